@@ -1,0 +1,294 @@
+"""An IMAP mailbox session (imapclient for the conversation, lean parsers for bulk fetches).
+
+Folders are opened with EXAMINE and bodies read with BODY.PEEK[], so nothing this session does
+can set \\Seen (RFC 3501 sections 6.3.2 and 6.4.5). Where the server offers QRESYNC it is
+enabled (RFC 7162 section 3.2.3), which makes every EXAMINE report HIGHESTMODSEQ and lets a
+UID FETCH ask for expunges since a mod-sequence with the VANISHED modifier.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import imaplib
+import socket
+import ssl
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import imapclient  # type: ignore[import-untyped]
+from imapclient import exceptions as imap_errors
+
+from mailfathom.adapters.config.secrets import read_secret
+from mailfathom.adapters.imap.responses import (
+    FetchItems,
+    compress_uids,
+    message_id_from_header,
+    parse_uid_set,
+)
+from mailfathom.app.sync_types import (
+    ChangeSet,
+    EnvelopeItem,
+    FetchedMessage,
+    FlagChange,
+    FolderStatus,
+    RemoteFlags,
+)
+from mailfathom.domain.config import AccountConfig, TlsMode
+from mailfathom.domain.errors import MailServerAuthError, SyncError
+from mailfathom.domain.identifiers import parse_msg_ids
+
+FETCH_CHUNK = 250
+_NETWORK_ERRORS = (OSError, socket.timeout, imaplib.IMAP4.error, imap_errors.IMAPClientError)
+
+
+_CHANGE_KEYS = ("EXISTS", "EXPUNGE", "FETCH", "VANISHED", "RECENT")
+
+
+def _reports_change(response: object) -> bool:
+    """Whether an IDLE response announces new, changed or expunged mail."""
+    if not isinstance(response, tuple) or len(response) < 2:
+        return False
+    kinds = {b"EXISTS", b"EXPUNGE", b"FETCH", b"VANISHED", b"RECENT"}
+    return response[1] in kinds or response[0] in kinds
+
+
+class ImapConnector:
+    def open(self, account: AccountConfig) -> ImapSession:
+        if account.imap is None:
+            raise SyncError(f"Account '{account.account_id}' has no IMAP connection.")
+        settings = account.imap
+        try:
+            context = ssl.create_default_context()
+            client = imapclient.IMAPClient(
+                settings.host,
+                port=settings.port,
+                ssl=settings.tls is TlsMode.IMPLICIT,
+                ssl_context=context,
+                timeout=settings.timeout_seconds,
+            )
+            if settings.tls is TlsMode.STARTTLS:
+                client.starttls(context)
+        except _NETWORK_ERRORS as exc:
+            raise SyncError(
+                f"The mail server of account '{account.account_id}' could not be reached."
+            ) from exc
+        try:
+            client.login(settings.username, read_secret(settings.secret))
+        except imap_errors.LoginError as exc:
+            _quietly_close(client)
+            raise MailServerAuthError(
+                f"The mail server refused the credentials of account '{account.account_id}'."
+            ) from exc
+        except _NETWORK_ERRORS as exc:
+            _quietly_close(client)
+            raise SyncError(
+                f"The mail server of account '{account.account_id}' failed during login."
+            ) from exc
+        return ImapSession(client, account.account_id)
+
+
+def _quietly_close(client: Any) -> None:
+    # The session is being abandoned either way; a failing LOGOUT changes nothing.
+    with contextlib.suppress(Exception):
+        client.logout()
+
+
+class ImapSession:
+    def __init__(self, client: Any, account_id: str) -> None:
+        self._client = client
+        self._imap: imaplib.IMAP4 = client._imap  # the underlying imaplib connection
+        self._account_id = account_id
+        client.normalise_times = False
+        caps = {c.upper() for c in client.capabilities()}
+        self._condstore = b"CONDSTORE" in caps or b"QRESYNC" in caps
+        self._qresync = b"QRESYNC" in caps
+        self._idle = b"IDLE" in caps
+        if self._qresync:
+            self._guard(lambda: client.enable("QRESYNC"))
+        elif self._condstore:
+            self._guard(lambda: client.enable("CONDSTORE"))
+        self._selected: str | None = None
+
+    @property
+    def supports_condstore(self) -> bool:
+        return self._condstore
+
+    @property
+    def supports_qresync(self) -> bool:
+        return self._qresync
+
+    @property
+    def supports_idle(self) -> bool:
+        return self._idle
+
+    def _guard(self, action: Any) -> Any:
+        try:
+            return action()
+        except _NETWORK_ERRORS as exc:
+            raise SyncError(
+                f"The mail server of account '{self._account_id}' failed a command."
+            ) from exc
+
+    def list_folders(self) -> list[str]:
+        return [str(name) for _flags, _delim, name in self._guard(self._client.list_folders)]
+
+    def select(self, remote_name: str) -> FolderStatus:
+        info = self._guard(lambda: self._client.select_folder(remote_name, readonly=True))
+        self._selected = remote_name
+        modseq = info.get(b"HIGHESTMODSEQ")
+        return FolderStatus(
+            uidvalidity=int(info[b"UIDVALIDITY"]),
+            uid_next=int(info[b"UIDNEXT"]) if b"UIDNEXT" in info else None,
+            exists=int(info.get(b"EXISTS", 0)),
+            highest_modseq=int(modseq) if modseq is not None and self._condstore else None,
+        )
+
+    def _uid(self, command: str, *args: str) -> list[Any]:
+        def run() -> list[Any]:
+            typ, data = self._imap.uid(command, *args)
+            if typ != "OK":
+                raise SyncError(f"A {command} on account '{self._account_id}' was refused.")
+            return list(data)
+
+        result: list[Any] = self._guard(run)
+        return result
+
+    def search_uids(self) -> list[int]:
+        data = self._uid("SEARCH", "ALL")
+        uids: list[int] = []
+        for line in data:
+            if line:
+                uids.extend(int(x) for x in line.split())
+        return sorted(uids)
+
+    def _fetch(self, uids: Sequence[int], items: str) -> Iterator[tuple[bytes, bytes | None]]:
+        """Yield (item text, literal or None) per FETCH response, in chunks of UIDs."""
+        ordered = sorted(set(uids))
+        for start in range(0, len(ordered), FETCH_CHUNK):
+            chunk = ordered[start : start + FETCH_CHUNK]
+            data = self._uid("FETCH", compress_uids(chunk), items)
+            index = 0
+            while index < len(data):
+                entry = data[index]
+                index += 1
+                if isinstance(entry, tuple):
+                    text, literal = entry[0], entry[1]
+                    # Items the server wrote after the literal arrive as the next plain line.
+                    if index < len(data) and isinstance(data[index], bytes):
+                        text = text + b" " + data[index]
+                        index += 1
+                    yield text, literal
+                elif entry:
+                    yield entry, None
+
+    def fetch_envelopes(self, uids: Sequence[int]) -> list[EnvelopeItem]:
+        items = "(UID RFC822.SIZE FLAGS INTERNALDATE" + (" MODSEQ)" if self._condstore else ")")
+        result = []
+        for text, _ in self._fetch(uids, items):
+            parsed = FetchItems(text)
+            if parsed.uid is None:
+                continue
+            result.append(
+                EnvelopeItem(
+                    uid=parsed.uid,
+                    size_octets=parsed.size or 0,
+                    flags=parsed.flags or RemoteFlags(),
+                    modseq=parsed.modseq,
+                    received_at=parsed.internaldate,
+                )
+            )
+        return result
+
+    def _fetch_raw(
+        self, uids: Sequence[int], section: str, headers_only: bool
+    ) -> Iterator[FetchedMessage]:
+        items = (
+            f"(UID RFC822.SIZE FLAGS INTERNALDATE{' MODSEQ' if self._condstore else ''} {section})"
+        )
+        for text, literal in self._fetch(uids, items):
+            parsed = FetchItems(text)
+            if parsed.uid is None or literal is None:
+                continue
+            yield FetchedMessage(
+                uid=parsed.uid,
+                size_octets=parsed.size or len(literal),
+                flags=parsed.flags or RemoteFlags(),
+                modseq=parsed.modseq,
+                received_at=parsed.internaldate,
+                raw=literal,
+                headers_only=headers_only,
+            )
+
+    def fetch_bodies(self, uids: Sequence[int]) -> Iterator[FetchedMessage]:
+        return self._fetch_raw(uids, "BODY.PEEK[]", headers_only=False)
+
+    def fetch_headers(self, uids: Sequence[int]) -> Iterator[FetchedMessage]:
+        return self._fetch_raw(uids, "BODY.PEEK[HEADER]", headers_only=True)
+
+    def fetch_identity(self, uids: Sequence[int]) -> dict[int, tuple[str | None, int]]:
+        result: dict[int, tuple[str | None, int]] = {}
+        for text, literal in self._fetch(
+            uids, "(UID RFC822.SIZE BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)])"
+        ):
+            parsed = FetchItems(text)
+            if parsed.uid is None:
+                continue
+            ids = parse_msg_ids(message_id_from_header(literal or b""))
+            result[parsed.uid] = (ids[0] if ids else None, parsed.size or 0)
+        return result
+
+    def changes_since(self, modseq: int) -> ChangeSet:
+        vanished_key = "VANISHED"
+        self._imap.untagged_responses.pop(vanished_key, None)
+        data = self._uid("FETCH", "1:*", f"(UID FLAGS) (CHANGEDSINCE {modseq} VANISHED)")
+        changed = []
+        for entry in data:
+            text = entry[0] if isinstance(entry, tuple) else entry
+            if not text:
+                continue
+            parsed = FetchItems(text)
+            if parsed.uid is not None and parsed.flags is not None:
+                changed.append(FlagChange(uid=parsed.uid, flags=parsed.flags, modseq=parsed.modseq))
+        vanished: list[int] = []
+        for line in self._imap.untagged_responses.pop(vanished_key, []):
+            text = line.decode("ascii", "replace") if isinstance(line, bytes) else str(line)
+            text = text.replace("(EARLIER)", "").strip()
+            if text:
+                vanished.extend(parse_uid_set(text))
+        return ChangeSet(changed=tuple(changed), vanished=tuple(sorted(set(vanished))))
+
+    def all_flags(self) -> list[FlagChange]:
+        uids = self.search_uids()
+        if not uids:
+            return []
+        items = "(UID FLAGS" + (" MODSEQ)" if self._condstore else ")")
+        result = []
+        for text, _ in self._fetch(uids, items):
+            parsed = FetchItems(text)
+            if parsed.uid is not None and parsed.flags is not None:
+                result.append(FlagChange(uid=parsed.uid, flags=parsed.flags, modseq=parsed.modseq))
+        return result
+
+    def wait_for_change(self, timeout_seconds: float) -> bool:
+        """IDLE until the server reports a change to the selected folder (RFC 2177)."""
+        if not self._idle:
+            return False
+
+        def idle() -> bool:
+            # Changes the server reports while IDLE starts (RFC 2177 section 3) are filed by
+            # imaplib as untagged responses before the continuation; they count too.
+            self._imap.untagged_responses.clear()
+            self._client.idle()
+            try:
+                if any(key in self._imap.untagged_responses for key in _CHANGE_KEYS):
+                    return True
+                responses = self._client.idle_check(timeout=timeout_seconds)
+            finally:
+                self._client.idle_done()
+            return any(_reports_change(r) for r in responses)
+
+        changed: bool = self._guard(idle)
+        return changed
+
+    def close(self) -> None:
+        _quietly_close(self._client)

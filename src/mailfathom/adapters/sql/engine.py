@@ -1,0 +1,68 @@
+"""Opening the database: the embedded SQLite file or a PostgreSQL server.
+
+SQLite is reached through `sqlean.py` (a build of SQLite with FTS5 and extension loading that
+this Python's own `sqlite3` lacks). WAL journaling with synchronous=NORMAL keeps every committed
+transaction across a killed process; a power loss can drop the last commits, never corrupt.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+import sqlean  # type: ignore[import-untyped]
+from sqlalchemy import event
+
+from mailfathom.adapters.config.secrets import read_secret
+from mailfathom.domain.config import StoreConfig
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite+pysqlite:///{path}"
+
+
+def store_url(config: StoreConfig) -> str:
+    """The database URL, with the password read from its secret reference when one is set."""
+    if config.database_url:
+        if config.database_password_secret is None:
+            return config.database_url
+        url = sa.make_url(config.database_url).set(
+            password=read_secret(config.database_password_secret)
+        )
+        return url.render_as_string(hide_password=False)
+    return sqlite_url(config.sqlite_path)
+
+
+def create_store_engine(url: str) -> sa.Engine:
+    """An engine for `url` with the session settings the store relies on."""
+    if url.startswith("sqlite"):
+        return _sqlite_engine(url)
+    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+
+
+def _sqlite_engine(url: str) -> sa.Engine:
+    engine = sa.create_engine(url, module=sqlean.dbapi2, pool_size=5, max_overflow=10)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Transactions are begun explicitly below, so the driver must not begin its own.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        for pragma in (
+            "PRAGMA journal_mode=WAL",
+            "PRAGMA synchronous=NORMAL",
+            "PRAGMA foreign_keys=ON",
+            "PRAGMA busy_timeout=30000",
+            "PRAGMA cache_size=-65536",
+        ):
+            cursor.execute(pragma)
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: sa.Connection) -> None:
+        # IMMEDIATE takes the write lock at the start, so two writers queue on busy_timeout
+        # instead of one of them failing when it tries to upgrade a read lock.
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine

@@ -1,0 +1,121 @@
+"""Turning a normalized message into the rows that store and index it."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from mailfathom.adapters.sql.search_index import IndexDocument
+from mailfathom.adapters.sql.threads import join_ids
+from mailfathom.app.sync_types import NewMessage, RemoteFlags
+from mailfathom.domain.message import ContentMarker, NormalizedMessage
+
+_MAX_ID = 998
+
+
+def utc(value: datetime | None) -> datetime | None:
+    """Timestamps are stored in UTC: SQLite keeps no zone, so every write is normalized."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def flag_values(flags: RemoteFlags) -> dict[str, Any]:
+    return {
+        "seen": flags.seen,
+        "flagged": flags.flagged,
+        "answered": flags.answered,
+        "draft": flags.draft,
+        "deleted": flags.deleted,
+    }
+
+
+def derived_values(n: NormalizedMessage) -> dict[str, Any]:
+    """Columns of `messages` that come from the MIME rather than from the server."""
+    headers_only = n.headers_only
+    return {
+        "message_id_header": n.message_id[:_MAX_ID] if n.message_id else None,
+        "subject": n.subject,
+        "sent_at": utc(n.sent_at),
+        "attachment_count": None if headers_only else n.attachment_count,
+        "inline_count": None if headers_only else n.inline_resource_count,
+        "attachment_octets": None if headers_only else sum(p.size_octets for p in n.parts),
+        "is_encrypted": ContentMarker.ENCRYPTED in n.markers,
+        "has_unverified_signature": ContentMarker.UNVERIFIED_SIGNATURE in n.markers,
+        "has_unexpanded_tnef": ContentMarker.UNEXPANDED_TNEF in n.markers,
+        "defects": ",".join(n.defects) if n.defects else None,
+        "in_reply_to": join_ids([i[:_MAX_ID] for i in n.in_reply_to]),
+        "references_header": join_ids([i[:_MAX_ID] for i in n.references]),
+    }
+
+
+def message_row(
+    item: NewMessage, *, account_id: str, folder_id: int, uidvalidity: int, now: datetime
+) -> dict[str, Any]:
+    return {
+        "stored_email_id": uuid.uuid4(),
+        "account_id": account_id,
+        "folder_id": folder_id,
+        "uidvalidity": uidvalidity,
+        "uid": item.uid,
+        "modseq": item.modseq,
+        "received_at": utc(item.received_at),
+        "size_octets": item.size_octets,
+        "flags_observed_at": now,
+        "content_state": item.content_state.value,
+        "content_key": item.content_key,
+        "stored_at": now,
+        **flag_values(item.flags),
+        **derived_values(item.normalized),
+    }
+
+
+def child_rows(seq: int, account_id: str, n: NormalizedMessage) -> dict[str, list[dict[str, Any]]]:
+    identifiers = {i[:_MAX_ID] for i in (*n.references, *n.in_reply_to)}
+    if n.message_id:
+        identifiers.add(n.message_id[:_MAX_ID])
+    return {
+        "participants": [
+            {
+                "seq": seq,
+                "position": position,
+                "role": p.role.value,
+                "address": p.address[:_MAX_ID],
+                "address_key": p.address_key[:_MAX_ID],
+                "display_name": p.display_name,
+            }
+            for position, p in enumerate(n.participants)
+        ],
+        "identifiers": [
+            {"seq": seq, "account_id": account_id, "identifier": i} for i in sorted(identifiers)
+        ],
+        "parts": [
+            {
+                "seq": seq,
+                "position": position,
+                "kind": p.kind.value,
+                "file_name": p.file_name,
+                "name_was_normalized": p.name_was_normalized,
+                "media_type": p.media_type[:255],
+                "size_octets": p.size_octets,
+                "part_path": p.part_path[:255],
+                "content_id": p.content_id[:_MAX_ID] if p.content_id else None,
+            }
+            for position, p in enumerate(n.parts)
+        ],
+        "bodies": (
+            [] if n.headers_only else [{"seq": seq, "plain_text": n.plain_text, "html": n.html}]
+        ),
+    }
+
+
+def keyword_rows(seq: int, flags: RemoteFlags) -> list[dict[str, Any]]:
+    return [{"seq": seq, "keyword": k[:255]} for k in sorted(flags.keywords)]
+
+
+def index_document(seq: int, n: NormalizedMessage) -> IndexDocument:
+    people = " ".join(f"{p.display_name or ''} {p.address}".strip() for p in n.participants)
+    return IndexDocument(seq=seq, subject=n.subject or "", participants=people, body=n.plain_text)

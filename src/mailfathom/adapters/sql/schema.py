@@ -1,0 +1,160 @@
+"""Table definitions the queries are written against.
+
+The schema itself is created and changed only by the Alembic migrations under `migrations/`;
+these objects describe it for SQLAlchemy Core and must match the latest migration (the store
+contract tests compare them).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import TSVECTOR
+
+metadata = sa.MetaData()
+
+TS = sa.DateTime(timezone=True)
+BIGINT = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+accounts = sa.Table(
+    "accounts",
+    metadata,
+    sa.Column("account_id", sa.String(64), primary_key=True),
+    sa.Column("display_name", sa.String(256), nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("created_at", TS, nullable=False),
+)
+
+folders = sa.Table(
+    "folders",
+    metadata,
+    sa.Column("folder_id", BIGINT, primary_key=True, autoincrement=True),
+    sa.Column("account_id", sa.String(64), sa.ForeignKey("accounts.account_id"), nullable=False),
+    sa.Column("remote_name", sa.String(1024), nullable=False),
+    sa.Column("alias", sa.String(256), nullable=False),
+    sa.Column("role", sa.String(16)),
+    sa.Column("visible_to_tools", sa.Boolean, nullable=False),
+    sa.Column("uidvalidity", sa.BigInteger),
+    sa.Column("highest_modseq", sa.BigInteger),
+    sa.Column("uid_next", sa.BigInteger),
+    sa.Column("last_committed_at", TS),
+    sa.Column("push_supported", sa.Boolean),
+    sa.UniqueConstraint("account_id", "remote_name", name="uq_folders_account_remote"),
+)
+
+messages = sa.Table(
+    "messages",
+    metadata,
+    sa.Column("seq", BIGINT, primary_key=True, autoincrement=True),
+    sa.Column("stored_email_id", sa.Uuid, nullable=False, unique=True),
+    sa.Column("account_id", sa.String(64), nullable=False),
+    sa.Column("folder_id", BIGINT, sa.ForeignKey("folders.folder_id"), nullable=False),
+    sa.Column("uidvalidity", sa.BigInteger, nullable=False),
+    sa.Column("uid", sa.BigInteger, nullable=False),
+    sa.Column("modseq", sa.BigInteger),
+    sa.Column("message_id_header", sa.String(998)),
+    sa.Column("subject", sa.Text),
+    sa.Column("sent_at", TS),
+    sa.Column("received_at", TS),
+    sa.Column("size_octets", sa.BigInteger, nullable=False),
+    sa.Column("seen", sa.Boolean, nullable=False),
+    sa.Column("flagged", sa.Boolean, nullable=False),
+    sa.Column("answered", sa.Boolean, nullable=False),
+    sa.Column("draft", sa.Boolean, nullable=False),
+    sa.Column("deleted", sa.Boolean, nullable=False),
+    sa.Column("flags_observed_at", TS),
+    sa.Column("content_state", sa.String(24), nullable=False),
+    sa.Column("content_key", sa.String(64)),
+    sa.Column("attachment_count", sa.Integer),
+    sa.Column("inline_count", sa.Integer),
+    sa.Column("attachment_octets", sa.BigInteger),
+    sa.Column("is_encrypted", sa.Boolean, nullable=False),
+    sa.Column("has_unverified_signature", sa.Boolean, nullable=False),
+    sa.Column("has_unexpanded_tnef", sa.Boolean, nullable=False),
+    sa.Column("defects", sa.Text),
+    sa.Column("in_reply_to", sa.Text),
+    sa.Column("references_header", sa.Text),
+    sa.Column("thread_id", sa.Uuid),
+    sa.Column("thread_parent_seq", BIGINT),
+    sa.Column("thread_position", sa.Integer),
+    sa.Column("stored_at", TS, nullable=False),
+    sa.UniqueConstraint("folder_id", "uidvalidity", "uid", name="uq_messages_folder_uid"),
+)
+sa.Index("ix_messages_account_received", messages.c.account_id, messages.c.received_at)
+sa.Index("ix_messages_thread", messages.c.thread_id, messages.c.thread_position)
+sa.Index("ix_messages_content_state", messages.c.content_state)
+
+message_bodies = sa.Table(
+    "message_bodies",
+    metadata,
+    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), primary_key=True),
+    sa.Column("plain_text", sa.Text, nullable=False),
+    sa.Column("html", sa.Text),
+)
+
+participants = sa.Table(
+    "participants",
+    metadata,
+    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("role", sa.String(16), nullable=False),
+    sa.Column("address", sa.String(998), nullable=False),
+    sa.Column("address_key", sa.String(998), nullable=False),
+    sa.Column("display_name", sa.Text),
+    sa.PrimaryKeyConstraint("seq", "position", name="pk_participants"),
+)
+sa.Index("ix_participants_address", participants.c.address_key, participants.c.role)
+
+message_identifiers = sa.Table(
+    "message_identifiers",
+    metadata,
+    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), nullable=False),
+    sa.Column("account_id", sa.String(64), nullable=False),
+    sa.Column("identifier", sa.String(998), nullable=False),
+    sa.PrimaryKeyConstraint("seq", "identifier", name="pk_message_identifiers"),
+)
+sa.Index(
+    "ix_message_identifiers_lookup",
+    message_identifiers.c.account_id,
+    message_identifiers.c.identifier,
+)
+
+parts = sa.Table(
+    "parts",
+    metadata,
+    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("file_name", sa.String(200)),
+    sa.Column("name_was_normalized", sa.Boolean, nullable=False),
+    sa.Column("media_type", sa.String(255), nullable=False),
+    sa.Column("size_octets", sa.BigInteger, nullable=False),
+    sa.Column("part_path", sa.String(255), nullable=False),
+    sa.Column("content_id", sa.String(998)),
+    sa.PrimaryKeyConstraint("seq", "position", name="pk_parts"),
+)
+
+keywords = sa.Table(
+    "keywords",
+    metadata,
+    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), nullable=False),
+    sa.Column("keyword", sa.String(255), nullable=False),
+    sa.PrimaryKeyConstraint("seq", "keyword", name="pk_keywords"),
+)
+sa.Index("ix_keywords_keyword", keywords.c.keyword)
+
+repair_requests = sa.Table(
+    "repair_requests",
+    metadata,
+    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), primary_key=True),
+    sa.Column("reason", sa.String(32), nullable=False),
+    sa.Column("requested_at", TS, nullable=False),
+)
+
+# PostgreSQL only: the lexical index. SQLite keeps it in the FTS5 table `message_fts`,
+# created by the migration with raw DDL because Core has no construct for virtual tables.
+message_search = sa.Table(
+    "message_search",
+    metadata,
+    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), primary_key=True),
+    sa.Column("document", TSVECTOR, nullable=False),
+)

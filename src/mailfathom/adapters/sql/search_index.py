@@ -1,0 +1,105 @@
+"""Keeping the lexical index in step with stored messages.
+
+SQLite: an FTS5 table whose rowid is the message's `seq`. PostgreSQL: a tsvector per message
+under the `simple` configuration (no stemming, no stop words: one index serves mail in every
+language), weighted subject > participants > body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+# Bodies beyond this many characters are indexed up to it: PostgreSQL refuses a tsvector over
+# 1 MB, and both stores keep the same rule so a search means the same thing on either.
+INDEXED_BODY_CHARACTERS = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class IndexDocument:
+    seq: int
+    subject: str
+    participants: str
+    body: str
+
+
+_PG_INSERT = sa.text(
+    "INSERT INTO message_search (seq, document) VALUES (:seq, "
+    "setweight(to_tsvector('simple', :subject), 'A') || "
+    "setweight(to_tsvector('simple', :participants), 'B') || "
+    "setweight(to_tsvector('simple', :body), 'C')) "
+    "ON CONFLICT (seq) DO NOTHING"
+)
+_SQLITE_INSERT = sa.text(
+    "INSERT INTO message_fts (rowid, subject, participants, body) "
+    "VALUES (:seq, :subject, :participants, :body)"
+)
+
+
+def index_documents(connection: sa.Connection, documents: Sequence[IndexDocument]) -> None:
+    if not documents:
+        return
+    rows = [
+        {
+            "seq": d.seq,
+            "subject": d.subject,
+            "participants": d.participants,
+            "body": d.body[:INDEXED_BODY_CHARACTERS],
+        }
+        for d in documents
+    ]
+    statement = _PG_INSERT if connection.dialect.name == "postgresql" else _SQLITE_INSERT
+    connection.execute(statement, rows)
+
+
+def unindex(connection: sa.Connection, seqs: Sequence[int]) -> None:
+    """Remove index rows. PostgreSQL's rows go with the message by cascade."""
+    if not seqs or connection.dialect.name == "postgresql":
+        return
+    connection.execute(
+        sa.text("DELETE FROM message_fts WHERE rowid = :seq"), [{"seq": s} for s in seqs]
+    )
+
+
+def replace_document(connection: sa.Connection, document: IndexDocument) -> None:
+    if connection.dialect.name == "postgresql":
+        connection.execute(
+            sa.text("DELETE FROM message_search WHERE seq = :seq"), {"seq": document.seq}
+        )
+    else:
+        unindex(connection, [document.seq])
+    index_documents(connection, [document])
+
+
+def match_seqs(connection: sa.Connection, account_id: str, query: str, limit: int) -> list[int]:
+    """Sequence numbers of the best lexical matches for `query` (plain words, all required).
+
+    The full search tool is built on top of this later; the store contract uses it to prove
+    the index is maintained on both databases.
+    """
+    words = [w for w in query.split() if w]
+    if not words:
+        return []
+    if connection.dialect.name == "postgresql":
+        rows = connection.execute(
+            sa.text(
+                "SELECT s.seq FROM message_search s JOIN messages m ON m.seq = s.seq "
+                "WHERE m.account_id = :account AND s.document @@ plainto_tsquery('simple', :q) "
+                "ORDER BY ts_rank(s.document, plainto_tsquery('simple', :q)) DESC, s.seq "
+                "LIMIT :limit"
+            ),
+            {"account": account_id, "q": " ".join(words), "limit": limit},
+        )
+    else:
+        fts_query = " ".join('"' + w.replace('"', '""') + '"' for w in words)
+        rows = connection.execute(
+            sa.text(
+                "SELECT f.rowid FROM message_fts f JOIN messages m ON m.seq = f.rowid "
+                "WHERE message_fts MATCH :q AND m.account_id = :account "
+                "ORDER BY bm25(message_fts, 10.0, 5.0, 1.0), f.rowid LIMIT :limit"
+            ),
+            {"account": account_id, "q": fts_query, "limit": limit},
+        )
+    return [int(r[0]) for r in rows]

@@ -1,0 +1,140 @@
+"""Values that cross the synchronization ports."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from datetime import datetime
+
+from mailfathom.domain.message import NormalizedMessage
+
+
+class ContentState(enum.Enum):
+    """Whether a message's raw MIME is held locally, and if not, why."""
+
+    STORED = "stored"
+    EXCEEDED_SIZE_LIMIT = "exceededSizeLimit"
+    AWAITING_HEADROOM = "awaitingStorageHeadroom"
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteFlags:
+    """The flags a server showed for one message (RFC 3501 section 2.3.2).
+
+    Keywords are folded to lower case: flag names compare without regard to case.
+    """
+
+    seen: bool = False
+    flagged: bool = False
+    answered: bool = False
+    draft: bool = False
+    deleted: bool = False
+    keywords: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_names(cls, names: tuple[str, ...] | list[str]) -> RemoteFlags:
+        system = {"\\seen", "\\flagged", "\\answered", "\\draft", "\\deleted", "\\recent"}
+        folded = [n.lower() for n in names]
+        return cls(
+            seen="\\seen" in folded,
+            flagged="\\flagged" in folded,
+            answered="\\answered" in folded,
+            draft="\\draft" in folded,
+            deleted="\\deleted" in folded,
+            keywords=frozenset(n for n in folded if n not in system and not n.startswith("\\")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class FolderStatus:
+    """What selecting a folder reported (RFC 3501 section 6.3.1, RFC 7162 section 3.1.2.1)."""
+
+    uidvalidity: int
+    uid_next: int | None
+    exists: int
+    highest_modseq: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class EnvelopeItem:
+    """What a cheap per-message fetch reports before any body is read."""
+
+    uid: int
+    size_octets: int
+    flags: RemoteFlags
+    modseq: int | None
+    received_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedMessage:
+    """One message as fetched: its raw MIME, or only its header block when `headers_only`."""
+
+    uid: int
+    size_octets: int
+    flags: RemoteFlags
+    modseq: int | None
+    received_at: datetime | None
+    raw: bytes
+    headers_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FlagChange:
+    uid: int
+    flags: RemoteFlags
+    modseq: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSet:
+    """Changes since a known mod-sequence: flags that moved and UIDs that vanished."""
+
+    changed: tuple[FlagChange, ...]
+    vanished: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NewMessage:
+    """A message ready to be written: the fetch, its normalization and where its MIME went."""
+
+    uid: int
+    size_octets: int
+    flags: RemoteFlags
+    modseq: int | None
+    received_at: datetime | None
+    normalized: NormalizedMessage
+    content_state: ContentState
+    content_key: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FolderRecord:
+    """What the store knows about one mapped folder."""
+
+    folder_id: int
+    account_id: str
+    remote_name: str
+    alias: str
+    role: str | None
+    visible_to_tools: bool
+    uidvalidity: int | None
+    highest_modseq: int | None
+    uid_next: int | None
+    last_committed_at: datetime | None
+    push_supported: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    """What one folder pass did; counts only, no content."""
+
+    folder_alias: str
+    fetched_bodies: int = 0
+    stored: int = 0
+    flags_updated: int = 0
+    removed: int = 0
+    rekeyed: int = 0
+    deferred_for_headroom: int = 0
+    oversized: int = 0
+    uidvalidity_reset: bool = False

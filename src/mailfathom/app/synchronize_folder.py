@@ -1,0 +1,331 @@
+"""Bringing the local copy of one folder up to date with its mailbox.
+
+The pass is written so that it can be killed at any instant and simply run again:
+- new messages are committed in batches keyed by (folder, UIDVALIDITY, UID), so a repeated
+  batch inserts nothing twice, and the UIDs still to fetch are always "on the server, not
+  stored" rather than "after the last one we remember";
+- the folder's mod-sequence is recorded only after everything it covers was applied, so an
+  interrupted pass asks for the same changes again;
+- raw MIME is made durable before the row naming it commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+import structlog
+
+from mailfathom.app.ports import ContentStore, MailboxSession, Normalizer, SyncStore
+from mailfathom.app.sync_types import (
+    ContentState,
+    EnvelopeItem,
+    FetchedMessage,
+    FlagChange,
+    FolderRecord,
+    FolderStatus,
+    NewMessage,
+    SyncReport,
+)
+
+log = structlog.get_logger("mailfathom.sync")
+
+ENVELOPE_CHUNK = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class SyncLimits:
+    batch_messages: int = 500
+    batch_octets: int = 16 * 1024 * 1024
+    max_message_octets: int = 50 * 1024 * 1024
+    storage_ceiling_octets: int | None = None
+
+
+class FolderSynchronizer:
+    def __init__(
+        self,
+        store: SyncStore,
+        content: ContentStore,
+        normalizer: Normalizer,
+        *,
+        clock: Callable[[], datetime],
+        limits: SyncLimits,
+        stored_octets: Callable[[], int] | None = None,
+    ) -> None:
+        self._store = store
+        self._content = content
+        self._normalizer = normalizer
+        self._clock = clock
+        self._limits = limits
+        self._stored_octets = stored_octets
+
+    def run(self, session: MailboxSession, folder: FolderRecord) -> SyncReport:
+        status = session.select(folder.remote_name)
+        report = SyncReport(folder_alias=folder.alias)
+        reset = folder.uidvalidity is not None and folder.uidvalidity != status.uidvalidity
+        if reset:
+            report = self._adopt_new_uidvalidity(session, folder, status, report)
+        elif folder.uidvalidity is not None and self._nothing_changed(session, folder, status):
+            self._store.record_progress(
+                folder.folder_id,
+                uidvalidity=status.uidvalidity,
+                highest_modseq=status.highest_modseq,
+                uid_next=status.uid_next,
+                committed_at=self._clock(),
+                push_supported=session.supports_idle,
+            )
+            return report
+        elif folder.uidvalidity is not None:
+            report = self._reconcile_known(session, folder, status, report)
+
+        server_uids = session.search_uids()
+        if folder.uidvalidity is None or reset or not self._uses_modseq(session, folder, status):
+            stored = self._store.stored_uids(folder.folder_id, status.uidvalidity)
+            gone = stored - set(server_uids)
+            if gone:
+                self._discard(self._store.remove_uids(folder.folder_id, status.uidvalidity, gone))
+                report = replace(report, removed=report.removed + len(gone))
+        else:
+            stored = self._store.stored_uids(folder.folder_id, status.uidvalidity)
+        new_uids = [uid for uid in server_uids if uid not in stored]
+        report = self._fetch_new(session, folder, status.uidvalidity, new_uids, report)
+        report = self._retry_held_back(session, folder, status.uidvalidity, report)
+        if reset:
+            self._discard(self._store.drop_stale(folder.folder_id, status.uidvalidity))
+        self._store.record_progress(
+            folder.folder_id,
+            uidvalidity=status.uidvalidity,
+            highest_modseq=status.highest_modseq,
+            uid_next=status.uid_next,
+            committed_at=self._clock(),
+            push_supported=session.supports_idle,
+        )
+        log.info(
+            "folder.synchronized",
+            folder=folder.alias,
+            account=folder.account_id,
+            stored=report.stored,
+            fetched=report.fetched_bodies,
+            flags=report.flags_updated,
+            removed=report.removed,
+            rekeyed=report.rekeyed,
+            reset=report.uidvalidity_reset,
+        )
+        return report
+
+    # -- deciding what changed -----------------------------------------------------------
+
+    @staticmethod
+    def _uses_modseq(session: MailboxSession, folder: FolderRecord, status: FolderStatus) -> bool:
+        return (
+            session.supports_qresync
+            and folder.highest_modseq is not None
+            and status.highest_modseq is not None
+        )
+
+    def _nothing_changed(
+        self, session: MailboxSession, folder: FolderRecord, status: FolderStatus
+    ) -> bool:
+        """With CONDSTORE every flag change, arrival and expunge raises HIGHESTMODSEQ
+        (RFC 7162 section 3.1.2), so an unchanged value with an unchanged UIDNEXT means the
+        folder is exactly as last recorded."""
+        return (
+            self._uses_modseq(session, folder, status)
+            and status.highest_modseq == folder.highest_modseq
+            and status.uid_next == folder.uid_next
+            and not self._store.awaiting_headroom(folder.folder_id, status.uidvalidity)
+        )
+
+    def _reconcile_known(
+        self,
+        session: MailboxSession,
+        folder: FolderRecord,
+        status: FolderStatus,
+        report: SyncReport,
+    ) -> SyncReport:
+        now = self._clock()
+        if self._uses_modseq(session, folder, status):
+            assert folder.highest_modseq is not None
+            changes = session.changes_since(folder.highest_modseq)
+            updated = self._store.apply_flag_changes(
+                folder.folder_id, status.uidvalidity, changes.changed, now
+            )
+            removed = 0
+            if changes.vanished:
+                keys = self._store.remove_uids(
+                    folder.folder_id, status.uidvalidity, changes.vanished
+                )
+                self._discard(keys)
+                removed = len(changes.vanished)
+            return replace(report, flags_updated=updated, removed=removed)
+        current = session.all_flags()
+        known = self._store.stored_flags(folder.folder_id, status.uidvalidity)
+        moved = [c for c in current if c.uid in known and known[c.uid].flags != c.flags]
+        updated = self._store.apply_flag_changes(folder.folder_id, status.uidvalidity, moved, now)
+        return replace(report, flags_updated=updated)
+
+    def _adopt_new_uidvalidity(
+        self,
+        session: MailboxSession,
+        folder: FolderRecord,
+        status: FolderStatus,
+        report: SyncReport,
+    ) -> SyncReport:
+        """The server renumbered the folder (RFC 3501 section 2.3.1.1). Rows are matched to
+        the new UIDs by Message-ID and size and moved over, keeping their local identity;
+        whatever cannot be matched is fetched anew, and rows left unmatched are dropped only
+        after that, so no message is ever missing from the copy in between."""
+        log.warning("folder.uidvalidity_changed", folder=folder.alias, account=folder.account_id)
+        stale = self._store.stale_identities(folder.folder_id, status.uidvalidity)
+        already = self._store.stored_uids(folder.folder_id, status.uidvalidity)
+        candidates = [u for u in session.search_uids() if u not in already]
+        pairs: list[tuple[int, int]] = []
+        for start in range(0, len(candidates), ENVELOPE_CHUNK):
+            identity = session.fetch_identity(candidates[start : start + ENVELOPE_CHUNK])
+            for uid in sorted(identity):
+                seqs = stale.get(identity[uid])
+                if seqs:
+                    pairs.append((seqs.pop(0), uid))
+        rekeyed = self._store.rekey(folder.folder_id, status.uidvalidity, pairs)
+        current = session.all_flags()
+        moved_uids = {uid for _, uid in pairs}
+        self._store.apply_flag_changes(
+            folder.folder_id,
+            status.uidvalidity,
+            [c for c in current if c.uid in moved_uids],
+            self._clock(),
+        )
+        return replace(report, rekeyed=rekeyed, uidvalidity_reset=True)
+
+    # -- fetching ------------------------------------------------------------------------
+
+    def _fetch_new(
+        self,
+        session: MailboxSession,
+        folder: FolderRecord,
+        uidvalidity: int,
+        uids: Sequence[int],
+        report: SyncReport,
+    ) -> SyncReport:
+        for start in range(0, len(uids), ENVELOPE_CHUNK):
+            envelopes = session.fetch_envelopes(uids[start : start + ENVELOPE_CHUNK])
+            for batch in self._batches(envelopes):
+                report = self._store_batch(session, folder, uidvalidity, batch, report)
+        return report
+
+    def _batches(self, envelopes: Sequence[EnvelopeItem]) -> Iterator[list[EnvelopeItem]]:
+        batch: list[EnvelopeItem] = []
+        octets = 0
+        for envelope in envelopes:
+            if batch and (
+                len(batch) >= self._limits.batch_messages
+                or octets + envelope.size_octets > self._limits.batch_octets
+            ):
+                yield batch
+                batch, octets = [], 0
+            batch.append(envelope)
+            octets += envelope.size_octets
+        if batch:
+            yield batch
+
+    def _room_left(self) -> int | None:
+        ceiling = self._limits.storage_ceiling_octets
+        if ceiling is None or self._stored_octets is None:
+            return None
+        return ceiling - self._stored_octets()
+
+    def _store_batch(
+        self,
+        session: MailboxSession,
+        folder: FolderRecord,
+        uidvalidity: int,
+        batch: Sequence[EnvelopeItem],
+        report: SyncReport,
+    ) -> SyncReport:
+        room = self._room_left()
+        whole: list[EnvelopeItem] = []
+        held: dict[int, ContentState] = {}
+        for envelope in batch:
+            if envelope.size_octets > self._limits.max_message_octets:
+                held[envelope.uid] = ContentState.EXCEEDED_SIZE_LIMIT
+            elif room is not None and envelope.size_octets > room:
+                held[envelope.uid] = ContentState.AWAITING_HEADROOM
+            else:
+                whole.append(envelope)
+                if room is not None:
+                    room -= envelope.size_octets
+        fetched = list(session.fetch_bodies([e.uid for e in whole])) if whole else []
+        headers = list(session.fetch_headers(sorted(held))) if held else []
+        keys = self._content.put_many([m.raw for m in fetched])
+        items = [
+            self._new_message(m, ContentState.STORED, key)
+            for m, key in zip(fetched, keys, strict=True)
+        ] + [self._new_message(m, held[m.uid], None) for m in headers]
+        stored = self._store.add_messages(folder, uidvalidity, items, self._clock())
+        states = list(held.values())
+        return replace(
+            report,
+            fetched_bodies=report.fetched_bodies + len(fetched),
+            stored=report.stored + stored,
+            oversized=report.oversized + states.count(ContentState.EXCEEDED_SIZE_LIMIT),
+            deferred_for_headroom=report.deferred_for_headroom
+            + states.count(ContentState.AWAITING_HEADROOM),
+        )
+
+    def _new_message(
+        self, fetched: FetchedMessage, state: ContentState, key: str | None
+    ) -> NewMessage:
+        normalized = (
+            self._normalizer.headers(fetched.raw)
+            if fetched.headers_only
+            else self._normalizer.message(fetched.raw)
+        )
+        return NewMessage(
+            uid=fetched.uid,
+            size_octets=fetched.size_octets,
+            flags=fetched.flags,
+            modseq=fetched.modseq,
+            received_at=fetched.received_at,
+            normalized=normalized,
+            content_state=state,
+            content_key=key,
+        )
+
+    def _retry_held_back(
+        self,
+        session: MailboxSession,
+        folder: FolderRecord,
+        uidvalidity: int,
+        report: SyncReport,
+    ) -> SyncReport:
+        """Fetch content that arrived while storage was at its ceiling, as room allows."""
+        waiting = self._store.awaiting_headroom(folder.folder_id, uidvalidity)
+        if not waiting:
+            return report
+        room = self._room_left()
+        filled = 0
+        for envelope in session.fetch_envelopes(waiting):
+            if room is not None and envelope.size_octets > room:
+                continue
+            for fetched in session.fetch_bodies([envelope.uid]):
+                key = self._content.put(fetched.raw)
+                self._store.fill_content(
+                    folder.folder_id,
+                    uidvalidity,
+                    fetched.uid,
+                    self._normalizer.message(fetched.raw),
+                    key,
+                )
+                filled += 1
+                if room is not None:
+                    room -= fetched.size_octets
+        return replace(report, fetched_bodies=report.fetched_bodies + filled)
+
+    def _discard(self, keys: Sequence[str]) -> None:
+        for key in keys:
+            self._content.discard(key)
+
+
+def flags_differ(a: FlagChange, b: FlagChange) -> bool:
+    return a.flags != b.flags

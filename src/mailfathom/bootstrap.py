@@ -1,0 +1,94 @@
+"""The composition root: the one place where configuration becomes connected parts.
+
+Nothing connects at import time; `Services.open` does the work when a command asks for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.content.files import FileContentStore
+from mailfathom.adapters.imap.session import ImapConnector
+from mailfathom.adapters.local.maildir import LocalConnector
+from mailfathom.adapters.normalizer import MimeNormalizer
+from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql.engine import create_store_engine, store_url
+from mailfathom.adapters.sql.store import SqlStore
+from mailfathom.app.ports import MailboxSession
+from mailfathom.app.synchronize_account import AccountSynchronizer
+from mailfathom.app.synchronize_folder import FolderSynchronizer, SyncLimits
+from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class _ConnectorByKind:
+    """Routes each account to the connector of its kind."""
+
+    def __init__(self, imap: ImapConnector, local: LocalConnector) -> None:
+        self.imap = imap
+        self.local = local
+
+    def open(self, account: AccountConfig) -> MailboxSession:
+        if account.kind is AccountKind.LOCAL:
+            return self.local.open(account)
+        return self.imap.open(account)
+
+
+@dataclass
+class Services:
+    config: DeploymentConfig
+    engine: sa.Engine
+    store: SqlStore
+    content: FileContentStore
+    connectors: _ConnectorByKind
+    clock: Callable[[], datetime] = field(default=utc_now)
+
+    @classmethod
+    def open(cls, config: DeploymentConfig, *, migrate_schema: bool = True) -> Services:
+        config.store.data_dir.mkdir(parents=True, exist_ok=True)
+        engine = create_store_engine(store_url(config.store))
+        if migrate_schema:
+            migrate.upgrade(engine)
+        return cls(
+            config=config,
+            engine=engine,
+            store=SqlStore(engine),
+            content=FileContentStore(config.store.content_dir),
+            connectors=_ConnectorByKind(ImapConnector(), LocalConnector(config.store.data_dir)),
+        )
+
+    def folder_synchronizer(self, account: AccountConfig) -> FolderSynchronizer:
+        limits = SyncLimits(
+            batch_messages=self.config.sync.batch_messages,
+            batch_octets=self.config.sync.batch_octets,
+            max_message_octets=account.max_message_octets,
+            storage_ceiling_octets=account.storage_ceiling_octets,
+        )
+        return FolderSynchronizer(
+            self.store,
+            self.content,
+            MimeNormalizer(),
+            clock=self.clock,
+            limits=limits,
+            stored_octets=lambda: self.store.stored_octets(account.account_id),
+        )
+
+    def account_synchronizer(self) -> AccountSynchronizer:
+        return AccountSynchronizer(self.store, self.connectors, self.folder_synchronizer)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Services:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

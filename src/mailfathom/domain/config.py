@@ -1,0 +1,125 @@
+"""The deployment's configuration, as values.
+
+Loading and validating the TOML file is an adapter's job (`adapters/config`); these types are
+what every other layer receives. A secret never appears here: only a reference saying where
+to read it from at the moment a connection needs it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mailfathom.domain.folders import FolderRole
+
+
+class AccountKind(enum.Enum):
+    IMAP = "imap"
+    LOCAL = "local"
+
+
+class SyncMode(enum.Enum):
+    POLLING = "polling"
+    PUSH = "push"
+
+
+class TlsMode(enum.Enum):
+    """How the IMAP connection is protected: implicit TLS, STARTTLS, or none (loopback only)."""
+
+    IMPLICIT = "implicit"
+    STARTTLS = "starttls"
+    NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class SecretRef:
+    """Where a secret is read from: exactly one of an environment variable or a file.
+
+    `origin` names the configuration key the reference came from (for example
+    `Accounts[0].Imap.Secret`), so a failure to read it can say which setting to fix without
+    repeating anything sensitive. It takes no part in comparisons.
+    """
+
+    env: str | None = None
+    file: Path | None = None
+    origin: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ImapConnection:
+    host: str
+    port: int
+    username: str
+    secret: SecretRef
+    tls: TlsMode = TlsMode.IMPLICIT
+    timeout_seconds: float = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class FolderMapping:
+    """One remote folder this deployment keeps a copy of.
+
+    `remote_name` is the server's name for it (for a local account: the local folder name),
+    `alias` the name MailFathom publishes it under.
+    """
+
+    remote_name: str
+    alias: str
+    role: FolderRole | None = None
+    visible_to_tools: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class AccountConfig:
+    account_id: str
+    display_name: str
+    kind: AccountKind
+    folders: tuple[FolderMapping, ...]
+    imap: ImapConnection | None = None
+    sync_mode: SyncMode = SyncMode.POLLING
+    poll_interval_seconds: float = 300.0
+    max_message_octets: int = 50 * 1024 * 1024
+    storage_ceiling_octets: int | None = None
+    addresses: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StoreConfig:
+    """Where state lives. `database_url` None means the embedded SQLite file under `data_dir`.
+
+    `database_url` never carries a password; when the database needs one,
+    `database_password_secret` says where to read it.
+    """
+
+    data_dir: Path
+    database_url: str | None = None
+    database_password_secret: SecretRef | None = None
+
+    @property
+    def content_dir(self) -> Path:
+        return self.data_dir / "content"
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.data_dir / "mailfathom.sqlite3"
+
+
+@dataclass(frozen=True, slots=True)
+class SyncConfig:
+    enabled: bool = True
+    batch_messages: int = 500
+    batch_octets: int = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class DeploymentConfig:
+    store: StoreConfig
+    accounts: tuple[AccountConfig, ...]
+    sync: SyncConfig = field(default_factory=SyncConfig)
+
+    def account(self, account_id: str) -> AccountConfig | None:
+        for account in self.accounts:
+            if account.account_id == account_id:
+                return account
+        return None

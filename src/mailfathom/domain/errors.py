@@ -1,0 +1,64 @@
+"""The error-code registry.
+
+Every failure that reaches a caller or an operator carries a stable five-digit code. The first
+digit is the category; only the boundary category (5xxxx) is ever shown to a tool caller as it
+stands, everything else collapses to 54001 there. Messages name a field, a rule or a limit and
+never a value taken from mail or from a request.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Category(enum.IntEnum):
+    CONFIGURATION = 1
+    STORE = 2
+    SYNCHRONIZATION = 3
+    CONTENT = 4
+    BOUNDARY = 5
+
+
+class MailFathomError(Exception):
+    """Base of every failure the project raises on purpose."""
+
+    code: int = 54001
+
+    def __init__(self, message: str, *, code: int | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.message = message
+
+    @property
+    def category(self) -> Category:
+        return Category(self.code // 10000)
+
+    def __str__(self) -> str:
+        return f"MailFathom error {self.code}: {self.message}"
+
+
+class ConfigurationError(MailFathomError):
+    """The configuration breaks a rule; the message names the key and the rule."""
+
+    code = 11001
+
+
+class StoreError(MailFathomError):
+    code = 21001
+
+
+class SyncError(MailFathomError):
+    """A synchronization step failed for a reason worth retrying later."""
+
+    code = 31001
+
+
+class MailServerAuthError(SyncError):
+    code = 31002
+
+
+class ContentMissingError(MailFathomError):
+    """The stored content of a message is missing or damaged; a repair was requested."""
+
+    code = 55001

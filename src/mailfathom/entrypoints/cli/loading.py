@@ -1,0 +1,33 @@
+"""Finding and loading the configuration a command runs with."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.domain.config import AccountConfig, DeploymentConfig
+from mailfathom.domain.errors import ConfigurationError
+
+
+def load(path: Path | None) -> DeploymentConfig:
+    if path is None:
+        env = os.environ.get("MAILFATHOM_CONFIG")
+        path = Path(env) if env else Path("mailfathom.toml")
+    if not path.is_file():
+        raise ConfigurationError(
+            "No configuration file was found: pass --config or set MAILFATHOM_CONFIG."
+        )
+    return load_config(path)
+
+
+def selected_accounts(config: DeploymentConfig, wanted: list[str] | None) -> list[AccountConfig]:
+    if not wanted:
+        return list(config.accounts)
+    chosen = []
+    for name in wanted:
+        account = config.account(name)
+        if account is None:
+            raise ConfigurationError(f"Account '{name}' is not configured.")
+        chosen.append(account)
+    return chosen

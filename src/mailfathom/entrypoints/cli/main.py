@@ -1,0 +1,180 @@
+"""The `mailfathom` / `mfctl` command line."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from mailfathom.bootstrap import Services
+from mailfathom.domain.errors import MailFathomError
+from mailfathom.entrypoints.cli import demo as demo_command
+from mailfathom.entrypoints.cli.importing import import_into_local
+from mailfathom.entrypoints.cli.loading import load, selected_accounts
+from mailfathom.entrypoints.cli.progress import sync_with_progress
+
+app = typer.Typer(
+    name="mailfathom",
+    help="A synchronized, indexed local copy of mailboxes.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+mailbox_app = typer.Typer(help="Work on stored mail.", no_args_is_help=True)
+app.add_typer(mailbox_app, name="mailbox")
+console = Console()
+err_console = Console(stderr=True)
+
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option("--config", "-c", help="Configuration file (default: $MAILFATHOM_CONFIG)."),
+]
+AccountOption = Annotated[
+    list[str] | None, typer.Option("--account", "-a", help="Limit to this account (repeatable).")
+]
+
+
+def _fail(error: MailFathomError) -> None:
+    err_console.print(str(error))
+    raise typer.Exit(code=2)
+
+
+@app.command()
+def demo(
+    data_dir: Annotated[Path, typer.Option(help="Where the demo deployment lives.")] = Path(
+        "./mailfathom-demo"
+    ),
+    messages: Annotated[int, typer.Option(help="How many messages to generate.")] = 300,
+) -> None:
+    """Create a local demo mailbox, synchronize it into the embedded store, show the result."""
+    try:
+        demo_command.run(data_dir, messages, console)
+    except MailFathomError as error:
+        _fail(error)
+
+
+@app.command()
+def sync(
+    config: ConfigOption = None,
+    account: AccountOption = None,
+    continuous: Annotated[
+        bool, typer.Option("--continuous", help="Keep running: push or polling per account.")
+    ] = False,
+) -> None:
+    """Synchronize accounts once (with progress), or continuously."""
+    try:
+        deployment = load(config)
+        with Services.open(deployment) as services:
+            accounts = selected_accounts(deployment, account)
+            if not deployment.sync.enabled:
+                err_console.print("Synchronization is disabled in the configuration.")
+                raise typer.Exit(code=1)
+            if not continuous:
+                for acc in accounts:
+                    sync_with_progress(services, acc, console)
+                return
+            stop = threading.Event()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(signum, lambda *_: stop.set())
+            synchronizer = services.account_synchronizer()
+            workers = [
+                threading.Thread(
+                    target=synchronizer.run_forever,
+                    args=(acc, stop),
+                    daemon=True,
+                    name=f"account-{acc.account_id}",
+                )
+                for acc in accounts
+            ]
+            for worker in workers:
+                worker.start()
+            console.print(f"Synchronizing {len(workers)} account(s); stop with Ctrl-C.")
+            while any(w.is_alive() for w in workers) and not stop.is_set():
+                stop.wait(1.0)
+            stop.set()
+            for worker in workers:
+                worker.join(timeout=30)
+    except MailFathomError as error:
+        _fail(error)
+
+
+@app.command("accounts")
+def list_accounts(config: ConfigOption = None) -> None:
+    """List accounts and their folders, with when each folder last committed progress."""
+    try:
+        deployment = load(config)
+        with Services.open(deployment) as services:
+            table = Table("account", "folder", "role", "tools", "messages", "last progress")
+            for acc in deployment.accounts:
+                counts = services.store.message_counts(acc.account_id)
+                records = {r.remote_name: r for r in services.store.folders_of(acc.account_id)}
+                if not acc.folders:
+                    table.add_row(acc.account_id, "(no folders mapped)", "", "", "", "")
+                for mapping in acc.folders:
+                    record = records.get(mapping.remote_name)
+                    when = record.last_committed_at if record else None
+                    table.add_row(
+                        acc.account_id,
+                        mapping.alias,
+                        mapping.role.value if mapping.role else "",
+                        "visible" if mapping.visible_to_tools else "withheld",
+                        str(counts.get(record.folder_id, 0) if record else 0),
+                        when.isoformat(timespec="seconds") if when else "never",
+                    )
+            console.print(table)
+    except MailFathomError as error:
+        _fail(error)
+
+
+@mailbox_app.command("rederive")
+def rederive(config: ConfigOption = None, account: AccountOption = None) -> None:
+    """Re-assemble conversations of stored mail from its message identifiers."""
+    try:
+        deployment = load(config)
+        with Services.open(deployment) as services:
+            for acc in selected_accounts(deployment, account):
+                count = services.store.rederive_conversations(acc.account_id)
+                console.print(f"{acc.account_id}: {count} messages placed in conversations")
+    except MailFathomError as error:
+        _fail(error)
+
+
+@app.command("import")
+def import_mail(
+    source: Annotated[Path, typer.Argument(help="A Maildir directory or an mbox file.")],
+    account: Annotated[str, typer.Option("--account", "-a", help="The local account.")],
+    folder: Annotated[str, typer.Option("--folder", "-f", help="Remote name of the folder.")] = (
+        "INBOX"
+    ),
+    config: ConfigOption = None,
+) -> None:
+    """Import an existing Maildir or mbox into a local account, then synchronize it."""
+    try:
+        deployment = load(config)
+        with Services.open(deployment) as services:
+            count = import_into_local(services, account, folder, source)
+            console.print(f"Imported {count} message(s).")
+            (acc,) = selected_accounts(deployment, [account])
+            sync_with_progress(services, acc, console)
+    except MailFathomError as error:
+        _fail(error)
+
+
+@app.command()
+def migrate(config: ConfigOption = None) -> None:
+    """Bring the database to the latest schema."""
+    try:
+        with Services.open(load(config)):
+            console.print("The store is at the latest schema.")
+    except MailFathomError as error:
+        _fail(error)
+
+
+def main() -> None:
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    app()

@@ -1,0 +1,48 @@
+"""The sample configuration shipped in docs/ stays valid."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mailfathom.adapters.config import load_config
+from mailfathom.domain.config import AccountKind, SecretRef, SyncMode, TlsMode
+from mailfathom.domain.folders import FolderRole
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def test_the_example_configuration_loads() -> None:
+    path = DOCS / "mailfathom.example.toml"
+    config = load_config(path)
+
+    assert config.store.data_dir == path.resolve().parent / "data"
+    assert config.store.database_url is None
+    assert [account.account_id for account in config.accounts] == ["work", "personal", "notes"]
+
+    work, personal, notes = config.accounts
+    assert work.sync_mode is SyncMode.PUSH
+    assert work.imap is not None
+    assert work.imap.secret == SecretRef(env="WORK_IMAP_PASSWORD")
+    assert [folder.role for folder in work.folders] == [
+        FolderRole.INBOX,
+        FolderRole.SENT,
+        FolderRole.JUNK,
+    ]
+    assert work.folders[2].visible_to_tools is False
+
+    assert personal.imap is not None
+    assert personal.imap.tls is TlsMode.STARTTLS
+    assert personal.imap.port == 143
+    assert personal.imap.secret == SecretRef(file=Path("/run/secrets/personal-imap"))
+
+    assert notes.kind is AccountKind.LOCAL
+    assert notes.imap is None
+
+
+def test_the_example_in_the_configuration_reference_loads(tmp_path: Path) -> None:
+    text = (DOCS / "configuration.md").read_text(encoding="utf-8")
+    example = text.split("## Complete example", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "mailfathom.toml"
+    path.write_text(example, encoding="utf-8")
+    config = load_config(path)
+    assert [account.account_id for account in config.accounts] == ["work", "notes"]

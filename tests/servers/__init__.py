@@ -1,0 +1,1 @@
+"""Launchers for real servers (Dovecot, PostgreSQL) used by the test suite."""

@@ -1,0 +1,95 @@
+"""pytest fixtures for the real test servers and the shared corpora.
+
+``tests/conftest.py`` re-exports these so every test module can use them.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .dovecot import DovecotServer, ImapAccount
+from .postgres import PostgresServer
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CORPORA_ENV = "MAILFATHOM_CORPORA"
+
+# Fixture name -> marker that a test using it gets automatically.
+FIXTURE_MARKERS = {
+    "dovecot": "dovecot",
+    "imap_account": "dovecot",
+    "postgres_server": "postgres",
+    "postgres_url": "postgres",
+    "corpora": "corpus",
+}
+
+
+@pytest.fixture(scope="session")
+def dovecot() -> Iterator[DovecotServer]:
+    """One Dovecot server for the whole session, listening on 127.0.0.1."""
+    server = DovecotServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def imap_account(dovecot: DovecotServer) -> ImapAccount:
+    """A new IMAP user with an empty INBOX on the session's Dovecot server."""
+    suffix = uuid.uuid4().hex[:12]
+    return dovecot.add_user(f"user-{suffix}", f"pw-{suffix}")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One PostgreSQL server for the whole session, listening on 127.0.0.1."""
+    server = PostgresServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A SQLAlchemy URL (``postgresql+psycopg://``) of a new, empty database.
+
+    The database is dropped after the test, with any connections still open to it.
+    """
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    url = postgres_server.create_database(name)
+    yield url
+    postgres_server.drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def corpora() -> Path:
+    """The shared test corpora: ``../shared/corpora`` beside the repository, or
+    ``$MAILFATHOM_CORPORA``. Skips the test when absent, except in CI where the
+    corpora must be present."""
+    override = os.environ.get(CORPORA_ENV)
+    path = Path(override) if override else REPO_ROOT.parent / "shared" / "corpora"
+    path = path.resolve()
+    if not path.is_dir():
+        if os.environ.get("CI") == "true":
+            pytest.fail(
+                f"shared corpora not found at {path}: CI requires them "
+                f"(set {CORPORA_ENV} to point elsewhere)",
+                pytrace=False,
+            )
+        pytest.skip(f"shared corpora not found at {path}: corpus tests skipped")
+    return path
+
+
+def add_fixture_markers(items: list[pytest.Item]) -> None:
+    """Mark each test with the markers of the server fixtures it uses, so that
+    ``-m "not dovecot"`` and the like select tests without hand-written marks."""
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        for marker in sorted({FIXTURE_MARKERS[n] for n in names if n in FIXTURE_MARKERS}):
+            item.add_marker(marker)

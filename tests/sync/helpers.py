@@ -1,0 +1,136 @@
+"""Building a deployment around a test Dovecot account."""
+
+from __future__ import annotations
+
+import imaplib
+import os
+import uuid
+from collections.abc import Sequence
+from dataclasses import replace
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.schema import messages
+from mailfathom.bootstrap import Services
+from mailfathom.domain.config import (
+    AccountConfig,
+    AccountKind,
+    DeploymentConfig,
+    FolderMapping,
+    ImapConnection,
+    SecretRef,
+    StoreConfig,
+    SyncMode,
+    TlsMode,
+)
+from mailfathom.domain.folders import FolderRole
+from servers.dovecot import ImapAccount
+
+
+def imap_account_config(
+    account: ImapAccount,
+    folders: Sequence[FolderMapping] = (FolderMapping("INBOX", "INBOX", FolderRole.INBOX),),
+    **overrides: Any,
+) -> AccountConfig:
+    env = f"MF_TEST_SECRET_{uuid.uuid4().hex[:8].upper()}"
+    os.environ[env] = account.password
+    base = AccountConfig(
+        account_id=f"acct-{uuid.uuid4().hex[:8]}",
+        display_name="Test account",
+        kind=AccountKind.IMAP,
+        folders=tuple(folders),
+        imap=ImapConnection(
+            host=account.host, port=account.port, username=account.username,
+            secret=SecretRef(env=env), tls=TlsMode.NONE, timeout_seconds=30,
+        ),
+        sync_mode=SyncMode.POLLING,
+    )
+    return replace(base, **overrides)
+
+
+def deployment(tmp_path: Path, account: AccountConfig, database_url: str | None = None,
+               ) -> DeploymentConfig:
+    return DeploymentConfig(
+        store=StoreConfig(data_dir=tmp_path / "data", database_url=database_url),
+        accounts=(account,),
+    )
+
+
+def open_services(tmp_path: Path, account: AccountConfig, database_url: str | None = None,
+                  ) -> Services:
+    return Services.open(deployment(tmp_path, account, database_url))
+
+
+def sample(subject: str, *, body: str = "Hello there.\n", message_id: str | None = None,
+           in_reply_to: str | None = None, references: str | None = None) -> bytes:
+    message = EmailMessage()
+    message["From"] = "Sender Person <sender@example.org>"
+    message["To"] = "receiver@example.net"
+    message["Subject"] = subject
+    message["Date"] = format_datetime(datetime(2026, 3, 1, 12, 0, tzinfo=UTC))
+    message["Message-ID"] = message_id or make_msgid(domain="example.org")
+    if in_reply_to:
+        message["In-Reply-To"] = in_reply_to
+    if references:
+        message["References"] = references
+    message.set_content(body)
+    return bytes(message)
+
+
+class RemoteMailbox:
+    """A second IMAP client acting behind the synchronizer's back."""
+
+    def __init__(self, account: ImapAccount) -> None:
+        self.conn = imaplib.IMAP4(account.host, account.port)
+        self.conn.login(account.username, account.password)
+
+    def append(self, raw: bytes, folder: str = "INBOX", flags: str = "") -> int:
+        typ, data = self.conn.append(folder, f"({flags})" if flags else None, None, raw)
+        assert typ == "OK", data
+        text = data[0].decode()
+        # [APPENDUID <uidvalidity> <uid>] (RFC 4315)
+        return int(text.split("APPENDUID", 1)[1].split()[1].rstrip("]"))
+
+    def store(self, uid: int, command: str, flags: str, folder: str = "INBOX") -> None:
+        self.conn.select(folder)
+        typ, _ = self.conn.uid("STORE", str(uid), command, f"({flags})")
+        assert typ == "OK"
+
+    def expunge(self, uid: int, folder: str = "INBOX") -> None:
+        self.store(uid, "+FLAGS.SILENT", "\\Deleted", folder)
+        typ, _ = self.conn.uid("EXPUNGE", str(uid))
+        assert typ == "OK"
+
+    def flags(self, folder: str = "INBOX") -> dict[int, str]:
+        self.conn.select(folder, readonly=True)
+        typ, data = self.conn.uid("FETCH", "1:*", "(UID FLAGS)")
+        assert typ == "OK"
+        result = {}
+        for line in data:
+            if not line:
+                continue
+            text = line.decode()
+            uid = int(text.split("UID ", 1)[1].split()[0].rstrip(")"))
+            result[uid] = text.split("FLAGS (", 1)[1].split(")", 1)[0]
+        return result
+
+    def close(self) -> None:
+        try:
+            self.conn.logout()
+        except (OSError, imaplib.IMAP4.error):
+            pass
+
+
+def stored_rows(services: Services, account_id: str) -> list[sa.Row[Any]]:
+    with services.engine.connect() as c:
+        return list(
+            c.execute(
+                sa.select(messages).where(messages.c.account_id == account_id)
+                .order_by(messages.c.folder_id, messages.c.uid)
+            )
+        )

@@ -1,0 +1,247 @@
+"""Synchronizing a real Dovecot mailbox into the store."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from mailfathom.adapters.imap.session import ImapSession
+from mailfathom.app.sync_types import ContentState
+from mailfathom.domain.config import FolderMapping, SyncMode
+from mailfathom.domain.folders import FolderRole
+from servers.dovecot import DovecotServer, ImapAccount
+
+from .helpers import RemoteMailbox, imap_account_config, open_services, sample, stored_rows
+
+
+@pytest.fixture
+def remote(imap_account: ImapAccount) -> Iterator[RemoteMailbox]:
+    mailbox = RemoteMailbox(imap_account)
+    yield mailbox
+    mailbox.close()
+
+
+@pytest.fixture
+def body_fetches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """UIDs whose bodies the synchronizer asked the server for."""
+    seen: list[int] = []
+    original = ImapSession.fetch_bodies
+
+    def counting(self: ImapSession, uids: list[int]):  # type: ignore[no-untyped-def]
+        seen.extend(uids)
+        return original(self, uids)
+
+    monkeypatch.setattr(ImapSession, "fetch_bodies", counting)
+    return seen
+
+
+def test_initial_sync_stores_every_message_once_and_resync_fetches_no_body(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox, body_fetches: list[int]
+) -> None:
+    uids = [remote.append(sample(f"Message {i}")) for i in range(30)]
+    account = imap_account_config(imap_account)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        rows = stored_rows(services, account.account_id)
+        assert sorted(r.uid for r in rows) == sorted(uids)
+        assert len({r.stored_email_id for r in rows}) == 30
+        assert sorted(body_fetches) == sorted(uids)
+
+        body_fetches.clear()
+        report = sync.run_once(account)
+        assert body_fetches == []
+        assert report.folders[0].fetched_bodies == 0
+        assert len(stored_rows(services, account.account_id)) == 30
+
+
+def test_synchronizing_never_sets_the_seen_flag(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
+) -> None:
+    uid = remote.append(sample("Unread"))
+    account = imap_account_config(imap_account)
+    with open_services(tmp_path, account) as services:
+        services.account_synchronizer().run_once(account)
+        (row,) = stored_rows(services, account.account_id)
+        assert row.seen is False
+    assert "\\Seen" not in remote.flags()[uid]
+
+
+def test_flag_changes_and_expunges_made_elsewhere_are_reflected(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox, body_fetches: list[int]
+) -> None:
+    uids = [remote.append(sample(f"M{i}")) for i in range(5)]
+    account = imap_account_config(imap_account)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        remote.store(uids[0], "+FLAGS", "\\Seen \\Flagged")
+        remote.store(uids[1], "+FLAGS", "$Label1 Work")
+        remote.expunge(uids[2])
+        body_fetches.clear()
+        report = sync.run_once(account).folders[0]
+        assert body_fetches == []
+        assert report.removed == 1
+        rows = {r.uid: r for r in stored_rows(services, account.account_id)}
+        assert set(rows) == {uids[0], uids[1], uids[3], uids[4]}
+        assert rows[uids[0]].seen and rows[uids[0]].flagged
+        assert services.store.stored_flags(rows[uids[1]].folder_id, rows[uids[1]].uidvalidity)[
+            uids[1]
+        ].flags.keywords == {"$label1", "work"}
+        remote.store(uids[0], "-FLAGS", "\\Seen")
+        sync.run_once(account)
+        rows = {r.uid: r for r in stored_rows(services, account.account_id)}
+        assert not rows[uids[0]].seen and rows[uids[0]].flagged
+
+
+def test_new_mail_after_the_first_pass_is_fetched_alone(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox, body_fetches: list[int]
+) -> None:
+    for i in range(3):
+        remote.append(sample(f"Old {i}"))
+    account = imap_account_config(imap_account)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        body_fetches.clear()
+        new_uid = remote.append(sample("New"))
+        sync.run_once(account)
+        assert body_fetches == [new_uid]
+        assert len(stored_rows(services, account.account_id)) == 4
+
+
+def test_uidvalidity_reset_keeps_identities_without_duplicates(
+    tmp_path: Path, dovecot: DovecotServer, imap_account: ImapAccount, remote: RemoteMailbox
+) -> None:
+    for i in range(6):
+        remote.append(sample(f"Kept {i}"))
+    account = imap_account_config(imap_account)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        before = {r.message_id_header: r.stored_email_id for r in stored_rows(
+            services, account.account_id)}
+        remote.close()
+        new_validity = dovecot.reset_uidvalidity(imap_account.username)
+        report = sync.run_once(account).folders[0]
+        assert report.uidvalidity_reset
+        rows = stored_rows(services, account.account_id)
+        assert len(rows) == 6
+        assert {r.uidvalidity for r in rows} == {new_validity}
+        assert {r.message_id_header: r.stored_email_id for r in rows} == before
+        assert sync.run_once(account).folders[0].fetched_bodies == 0
+
+
+def test_uidvalidity_reset_with_changed_contents_replaces_only_what_changed(
+    tmp_path: Path, dovecot: DovecotServer, imap_account: ImapAccount, remote: RemoteMailbox
+) -> None:
+    uids = [remote.append(sample(f"Item {i}")) for i in range(4)]
+    account = imap_account_config(imap_account)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        remote.expunge(uids[0])
+        remote.close()
+        dovecot.reset_uidvalidity(imap_account.username)
+        dovecot.save_message(imap_account.username, sample("Arrived during the reset"))
+        sync.run_once(account)
+        subjects = sorted(r.subject for r in stored_rows(services, account.account_id))
+        assert subjects == ["Arrived during the reset", "Item 1", "Item 2", "Item 3"]
+
+
+def test_messages_over_the_size_limit_are_stored_without_mime(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
+) -> None:
+    remote.append(sample("Small"))
+    remote.append(sample("Large", body="x" * 5000 + "\n"))
+    account = imap_account_config(imap_account, max_message_octets=3000)
+    with open_services(tmp_path, account) as services:
+        services.account_synchronizer().run_once(account)
+        rows = {r.subject: r for r in stored_rows(services, account.account_id)}
+        assert rows["Large"].content_state == ContentState.EXCEEDED_SIZE_LIMIT.value
+        assert rows["Large"].content_key is None
+        assert rows["Large"].attachment_count is None
+        assert rows["Small"].content_state == ContentState.STORED.value
+
+
+def test_mail_arriving_at_the_storage_ceiling_is_fetched_once_there_is_room(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
+) -> None:
+    first = sample("First", body="a" * 1500 + "\n")
+    remote.append(first)
+    remote.append(sample("Second", body="b" * 1500 + "\n"))
+    account = imap_account_config(imap_account, storage_ceiling_octets=len(first) + 200)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        rows = {r.subject: r for r in stored_rows(services, account.account_id)}
+        assert rows["First"].content_state == ContentState.STORED.value
+        assert rows["Second"].content_state == ContentState.AWAITING_HEADROOM.value
+        raised = replace(account, storage_ceiling_octets=10 * len(first))
+        sync.run_once(raised)
+        rows = {r.subject: r for r in stored_rows(services, account.account_id)}
+        assert rows["Second"].content_state == ContentState.STORED.value
+        assert rows["Second"].content_key is not None
+
+
+def test_several_folders_are_synchronized_and_absent_ones_reported(
+    tmp_path: Path, dovecot: DovecotServer, imap_account: ImapAccount, remote: RemoteMailbox
+) -> None:
+    dovecot.create_folder(imap_account.username, "Archive")
+    remote.append(sample("In inbox"))
+    remote.append(sample("In archive"), folder="Archive")
+    account = imap_account_config(
+        imap_account,
+        folders=(
+            FolderMapping("INBOX", "INBOX", FolderRole.INBOX),
+            FolderMapping("Archive", "Archive", FolderRole.ARCHIVE),
+            FolderMapping("Nowhere", "Nowhere"),
+        ),
+    )
+    with open_services(tmp_path, account) as services:
+        result = services.account_synchronizer().run_once(account)
+        assert result.missing_folders == ("Nowhere",)
+        assert sorted(r.subject for r in stored_rows(services, account.account_id)) == [
+            "In archive", "In inbox",
+        ]
+        freshness = {f.alias: f.last_committed_at for f in services.store.folders_of(
+            account.account_id)}
+        assert freshness["INBOX"] is not None and freshness["Archive"] is not None
+        assert freshness["Nowhere"] is None
+
+
+def test_push_mode_sees_a_new_message_within_seconds(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
+) -> None:
+    remote.append(sample("Before"))
+    account = imap_account_config(imap_account, sync_mode=SyncMode.PUSH)
+    with open_services(tmp_path, account) as services:
+        stop = threading.Event()
+        worker = threading.Thread(
+            target=services.account_synchronizer().run_forever, args=(account, stop), daemon=True
+        )
+        worker.start()
+        try:
+            _wait_for(lambda: len(stored_rows(services, account.account_id)) == 1, 20)
+            appended_at = time.monotonic()
+            remote.append(sample("Pushed"))
+            _wait_for(lambda: len(stored_rows(services, account.account_id)) == 2, 15)
+            elapsed = time.monotonic() - appended_at
+        finally:
+            stop.set()
+            worker.join(timeout=60)
+        assert not worker.is_alive()
+        assert elapsed < 15
+
+
+def _wait_for(condition, seconds: float) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {seconds} s")
+        time.sleep(0.05)
