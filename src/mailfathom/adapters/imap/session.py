@@ -15,7 +15,7 @@ import ssl
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import imapclient  # type: ignore[import-untyped]
+import imapclient
 from imapclient import exceptions as imap_errors
 
 from mailfathom.adapters.config.secrets import read_secret

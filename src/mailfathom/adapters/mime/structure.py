@@ -68,6 +68,11 @@ class _Body:
         self.plain.extend(other.plain)
         self.html.extend(other.html)
 
+    def has_content(self) -> bool:
+        return bool(self.html) or any(
+            piece.strip() if isinstance(piece, str) else piece.text.strip() for piece in self.plain
+        )
+
     def has_plain_text(self) -> bool:
         return any(isinstance(piece, str) and piece.strip() for piece in self.plain)
 
@@ -216,10 +221,13 @@ class _Walker:
                 if is_root:
                     result = found
             return result
+        # multipart/mixed and the subtypes treated like it (RFC 2046 section 5.1.3): the
+        # first part that reads as a body is the body. Later inline text (a list footer, a
+        # second text segment) is body text too, but not the message's body.
         for child, child_path in zip(children, paths, strict=True):
-            result.extend(
-                self.visit(child, child_path, depth + 1, body=body, in_related=in_related)
-            )
+            found = self.visit(child, child_path, depth + 1, body=body, in_related=in_related)
+            if not result.has_content():
+                result = found
         return result
 
     def _leaf(

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-import sqlean  # type: ignore[import-untyped]
+import sqlean
 from sqlalchemy import event
 
 from mailfathom.adapters.config.secrets import read_secret

@@ -379,7 +379,7 @@ class SqlStore:
                     ).scalars()
                 )
                 threads.rethread(c, remaining)
-            still_used = set()
+            still_used: set[str] = set()
             key_list = sorted(keys)
             for start in range(0, len(key_list), _CHUNK):
                 still_used.update(

@@ -8,6 +8,7 @@ and each resulting conversation keeps the identifier most of its members already
 from __future__ import annotations
 
 import uuid
+from typing import Any, TypeVar
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -18,9 +19,10 @@ from mailfathom.adapters.sql.schema import message_identifiers, messages
 from mailfathom.domain.conversations import ThreadInput, assemble_conversations
 
 _CHUNK = 500
+T = TypeVar("T")
 
 
-def _chunks(values: Sequence[int] | Sequence[str]) -> Iterable[list[int] | list[str]]:
+def _chunks(values: Sequence[T]) -> Iterable[list[T]]:
     items = list(values)
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
@@ -56,12 +58,12 @@ def place_new_messages(connection: sa.Connection, account_id: str, seqs: Sequenc
             ).scalars()
         )
     touching: set[int] = set(seqs)
-    for chunk in _chunks(sorted(identifiers)):
+    for id_chunk in _chunks(sorted(identifiers)):
         touching.update(
             connection.execute(
                 sa.select(message_identifiers.c.seq).where(
                     message_identifiers.c.account_id == account_id,
-                    message_identifiers.c.identifier.in_(chunk),
+                    message_identifiers.c.identifier.in_(id_chunk),
                 )
             ).scalars()
         )
@@ -92,7 +94,7 @@ def _chunk_uuids(values: set[uuid.UUID]) -> Iterable[list[uuid.UUID]]:
 
 def rethread(connection: sa.Connection, seqs: Sequence[int]) -> None:
     """Assemble the conversations of exactly these messages and write their placement."""
-    rows = []
+    rows: list[Any] = []
     for chunk in _chunks(seqs):
         rows.extend(
             connection.execute(
