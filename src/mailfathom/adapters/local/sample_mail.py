@@ -94,8 +94,9 @@ def generate_mailbox(
         sender = rng.choice(_PEOPLE)
         message_id = f"<{index}.{seed}.{rng.getrandbits(40):x}@mail.example.org>"
         folder = rng.choice(folders)
-        reply_to_thread = threads and rng.random() < 0.55
-        if junk_folder and rng.random() < 0.04:
+        is_junk = junk_folder is not None and rng.random() < 0.04
+        reply_to_thread = bool(threads) and not is_junk and rng.random() < 0.55
+        if is_junk and junk_folder:
             folder = junk_folder
             subject = f"You have won {rng.randint(2, 900)} prizes"
             references: list[str] = []
