@@ -165,7 +165,7 @@ def test_reset_uidvalidity_of_a_subfolder(
     dovecot: DovecotServer, imap_account: ImapAccount
 ) -> None:
     user = imap_account.username
-    folder = "Archive/2023 Café"
+    folder = "Archive/2023.01 Café"
     dovecot.create_folder(user, folder)
     dovecot.save_message(user, MESSAGE, folder)
     inbox_before = dovecot.uidvalidity(user)

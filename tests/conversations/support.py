@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeAlias
 
 from mailfathom.adapters.mime import normalize_message
 from mailfathom.domain.conversations import (
@@ -22,7 +23,7 @@ from mailfathom.domain.conversations import (
 )
 from mailfathom.domain.identifiers import normalize_references
 
-type Tree = list[str | Tree]
+Tree: TypeAlias = "list[str | Tree]"
 
 
 @dataclass(frozen=True)

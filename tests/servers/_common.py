@@ -7,6 +7,7 @@ import os
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -42,6 +43,17 @@ def free_port(host: str = LOOPBACK, attempts: int = 20) -> int:
             last_error = exc
             time.sleep(0.05)
     raise ServerStartError(f"could not find a free port on {host}: {last_error}")
+
+
+def scratch_dir(prefix: str) -> Path:
+    """Create a private temporary directory for a server.
+
+    ``/tmp`` is preferred over ``$TMPDIR``: the servers' unprivileged accounts
+    must be able to reach the directory, and Unix socket paths below it must
+    stay under the 107-byte limit.
+    """
+    base = "/tmp" if os.path.isdir("/tmp") else None
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=base))
 
 
 def tail(path: Path, lines: int = 40) -> str:

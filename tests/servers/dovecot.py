@@ -4,7 +4,8 @@ The server listens on 127.0.0.1 only, on a port chosen at start, with plaintext
 authentication allowed (there is no TLS on loopback). Each user has a
 ``passwd-file`` of its own, written by :meth:`DovecotServer.add_user` while the
 server runs. Mail is stored as Maildir under the temporary directory and is
-owned by an unprivileged uid.
+owned by an unprivileged uid. The hierarchy separator is ``/``; Drafts, Junk,
+Sent and Trash carry their SPECIAL-USE attributes once created.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ import re
 import shutil
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -33,6 +34,7 @@ from ._common import (
     free_port,
     pid_alive,
     run,
+    scratch_dir,
     tail,
     terminate,
 )
@@ -59,6 +61,12 @@ class ImapAccount:
     port: int
     username: str
     password: str
+
+
+def _unlink_files(paths: Iterable[Path]) -> None:
+    for path in paths:
+        if path.is_file():
+            path.unlink(missing_ok=True)
 
 
 def _binary(name: str) -> str:
@@ -121,15 +129,20 @@ class DovecotServer:
         return self.root / "users"
 
     def home(self, username: str) -> Path:
-        """The home directory of ``username``; the Maildir is ``home / "Maildir"``."""
+        """The home directory of ``username``."""
         return self.root / "home" / username
+
+    def maildir(self, username: str) -> Path:
+        """The root of ``username``'s mail: ``INBOX/`` and one directory per folder,
+        nested like the folder hierarchy (Maildir with ``LAYOUT=fs``)."""
+        return self.home(username) / "Maildir"
 
     # ------------------------------------------------------------- lifecycle
 
     def start(self) -> DovecotServer:
         if self._proc is not None:
             raise RuntimeError("the Dovecot server is already running")
-        self._root = Path(tempfile.mkdtemp(prefix="mailfathom-dovecot-"))
+        self._root = scratch_dir("mailfathom-dovecot-")
         try:
             self._prepare_tree()
             last_error: ServerStartError | None = None
@@ -277,17 +290,15 @@ class DovecotServer:
         happened when it returns. Returns the new UIDVALIDITY.
         """
         before = self.uidvalidity(username, folder)
-        mail_root = Path(self._mailbox_path(username, "INBOX", "control"))
+        mail_root = self.maildir(username)
         directories = {
             Path(self._mailbox_path(username, folder, kind)) for kind in ("control", "index")
         }
         self.disconnect_user(username)
         for directory in directories:
             for pattern in ("dovecot-uidlist", "dovecot-uidlist.lock", "dovecot.index*"):
-                for path in directory.glob(pattern):
-                    path.unlink(missing_ok=True)
-        for path in mail_root.glob("dovecot.list.index*"):
-            path.unlink(missing_ok=True)
+                _unlink_files(directory.glob(pattern))
+        _unlink_files(mail_root.glob("dovecot.list.index*"))
         after = self.uidvalidity(username, folder)
         if after == before:
             raise ServerError(f"UIDVALIDITY of {username}/{folder} did not change ({after})")
@@ -344,7 +355,10 @@ class DovecotServer:
             f"first_valid_uid = {self.mail_uid}",
             f"last_valid_uid = {self.mail_uid}",
             f"first_valid_gid = {self.mail_gid}",
-            "mail_location = maildir:~/Maildir",
+            # One directory per folder, nested like the hierarchy, with INBOX in a
+            # directory of its own: folder names may contain '.', and INBOX may
+            # have children, as on most public IMAP services.
+            "mail_location = maildir:~/Maildir:LAYOUT=fs:INBOX=~/Maildir/INBOX",
             # Changes made by other processes reach IDLE clients promptly even
             # where inotify is unavailable.
             "mailbox_idle_check_interval = 1 secs",

@@ -19,7 +19,6 @@ import re
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
@@ -35,6 +34,7 @@ from ._common import (
     free_port,
     pid_alive,
     run,
+    scratch_dir,
     tail,
 )
 
@@ -141,7 +141,7 @@ class PostgresServer:
     def start(self) -> PostgresServer:
         if self.pid is not None:
             raise RuntimeError("the PostgreSQL server is already running")
-        self._root = Path(tempfile.mkdtemp(prefix="mailfathom-pg-"))
+        self._root = scratch_dir("mailfathom-pg-")
         try:
             self.socket_dir.mkdir(mode=0o700)
             if self._owner is not None:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import imaplib
 import os
 import uuid
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -45,29 +46,45 @@ def imap_account_config(
         kind=AccountKind.IMAP,
         folders=tuple(folders),
         imap=ImapConnection(
-            host=account.host, port=account.port, username=account.username,
-            secret=SecretRef(env=env), tls=TlsMode.NONE, timeout_seconds=30,
+            host=account.host,
+            port=account.port,
+            username=account.username,
+            secret=SecretRef(env=env),
+            tls=TlsMode.NONE,
+            timeout_seconds=30,
         ),
         sync_mode=SyncMode.POLLING,
     )
     return replace(base, **overrides)
 
 
-def deployment(tmp_path: Path, account: AccountConfig, database_url: str | None = None,
-               ) -> DeploymentConfig:
+def deployment(
+    tmp_path: Path,
+    account: AccountConfig,
+    database_url: str | None = None,
+) -> DeploymentConfig:
     return DeploymentConfig(
         store=StoreConfig(data_dir=tmp_path / "data", database_url=database_url),
         accounts=(account,),
     )
 
 
-def open_services(tmp_path: Path, account: AccountConfig, database_url: str | None = None,
-                  ) -> Services:
+def open_services(
+    tmp_path: Path,
+    account: AccountConfig,
+    database_url: str | None = None,
+) -> Services:
     return Services.open(deployment(tmp_path, account, database_url))
 
 
-def sample(subject: str, *, body: str = "Hello there.\n", message_id: str | None = None,
-           in_reply_to: str | None = None, references: str | None = None) -> bytes:
+def sample(
+    subject: str,
+    *,
+    body: str = "Hello there.\n",
+    message_id: str | None = None,
+    in_reply_to: str | None = None,
+    references: str | None = None,
+) -> bytes:
     message = EmailMessage()
     message["From"] = "Sender Person <sender@example.org>"
     message["To"] = "receiver@example.net"
@@ -120,17 +137,16 @@ class RemoteMailbox:
         return result
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError, imaplib.IMAP4.error):
             self.conn.logout()
-        except (OSError, imaplib.IMAP4.error):
-            pass
 
 
 def stored_rows(services: Services, account_id: str) -> list[sa.Row[Any]]:
     with services.engine.connect() as c:
         return list(
             c.execute(
-                sa.select(messages).where(messages.c.account_id == account_id)
+                sa.select(messages)
+                .where(messages.c.account_id == account_id)
                 .order_by(messages.c.folder_id, messages.c.uid)
             )
         )

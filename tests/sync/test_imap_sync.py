@@ -89,14 +89,16 @@ def test_flag_changes_and_expunges_made_elsewhere_are_reflected(
         assert report.removed == 1
         rows = {r.uid: r for r in stored_rows(services, account.account_id)}
         assert set(rows) == {uids[0], uids[1], uids[3], uids[4]}
-        assert rows[uids[0]].seen and rows[uids[0]].flagged
+        assert rows[uids[0]].seen
+        assert rows[uids[0]].flagged
         assert services.store.stored_flags(rows[uids[1]].folder_id, rows[uids[1]].uidvalidity)[
             uids[1]
         ].flags.keywords == {"$label1", "work"}
         remote.store(uids[0], "-FLAGS", "\\Seen")
         sync.run_once(account)
         rows = {r.uid: r for r in stored_rows(services, account.account_id)}
-        assert not rows[uids[0]].seen and rows[uids[0]].flagged
+        assert not rows[uids[0]].seen
+        assert rows[uids[0]].flagged
 
 
 def test_new_mail_after_the_first_pass_is_fetched_alone(
@@ -124,8 +126,10 @@ def test_uidvalidity_reset_keeps_identities_without_duplicates(
     with open_services(tmp_path, account) as services:
         sync = services.account_synchronizer()
         sync.run_once(account)
-        before = {r.message_id_header: r.stored_email_id for r in stored_rows(
-            services, account.account_id)}
+        before = {
+            r.message_id_header: r.stored_email_id
+            for r in stored_rows(services, account.account_id)
+        }
         remote.close()
         new_validity = dovecot.reset_uidvalidity(imap_account.username)
         report = sync.run_once(account).folders[0]
@@ -207,11 +211,14 @@ def test_several_folders_are_synchronized_and_absent_ones_reported(
         result = services.account_synchronizer().run_once(account)
         assert result.missing_folders == ("Nowhere",)
         assert sorted(r.subject for r in stored_rows(services, account.account_id)) == [
-            "In archive", "In inbox",
+            "In archive",
+            "In inbox",
         ]
-        freshness = {f.alias: f.last_committed_at for f in services.store.folders_of(
-            account.account_id)}
-        assert freshness["INBOX"] is not None and freshness["Archive"] is not None
+        freshness = {
+            f.alias: f.last_committed_at for f in services.store.folders_of(account.account_id)
+        }
+        assert freshness["INBOX"] is not None
+        assert freshness["Archive"] is not None
         assert freshness["Nowhere"] is None
 
 

@@ -184,9 +184,9 @@ def _decode_word(encoding: str, encoded: str) -> bytes | None:
     try:
         if encoding in "qQ":
             return binascii.a2b_qp(data, header=True)
-        data = _NOT_BASE64.sub(b"", data)
-        if len(data) % 4 == 1:
-            data = data[:-1]
+        data = data.rstrip(b"=")
+        if _NOT_BASE64.search(data) or len(data) % 4 == 1:
+            return None
         return binascii.a2b_base64(data + b"=" * (-len(data) % 4))
     except (binascii.Error, ValueError):
         return None

@@ -23,6 +23,11 @@ def utc(value: datetime | None) -> datetime | None:
     return value.astimezone(UTC)
 
 
+def text_value(value: str) -> str:
+    """Text as a column can hold it: PostgreSQL refuses NUL in text, so both stores drop it."""
+    return value.replace("\x00", "") if "\x00" in value else value
+
+
 def flag_values(flags: RemoteFlags) -> dict[str, Any]:
     return {
         "seen": flags.seen,
@@ -38,7 +43,7 @@ def derived_values(n: NormalizedMessage) -> dict[str, Any]:
     headers_only = n.headers_only
     return {
         "message_id_header": n.message_id[:_MAX_ID] if n.message_id else None,
-        "subject": n.subject,
+        "subject": text_value(n.subject) if n.subject is not None else None,
         "sent_at": utc(n.sent_at),
         "attachment_count": None if headers_only else n.attachment_count,
         "inline_count": None if headers_only else n.inline_resource_count,
@@ -107,7 +112,15 @@ def child_rows(seq: int, account_id: str, n: NormalizedMessage) -> dict[str, lis
             for position, p in enumerate(n.parts)
         ],
         "bodies": (
-            [] if n.headers_only else [{"seq": seq, "plain_text": n.plain_text, "html": n.html}]
+            []
+            if n.headers_only
+            else [
+                {
+                    "seq": seq,
+                    "plain_text": text_value(n.plain_text),
+                    "html": text_value(n.html) if n.html is not None else None,
+                }
+            ]
         ),
     }
 
@@ -116,6 +129,21 @@ def keyword_rows(seq: int, flags: RemoteFlags) -> list[dict[str, Any]]:
     return [{"seq": seq, "keyword": k[:255]} for k in sorted(flags.keywords)]
 
 
+def _address_words(address: str) -> str:
+    """The address whole, plus its local part and domain labels as words of their own.
+
+    PostgreSQL's parser keeps an address as one token while FTS5 splits it; indexing the
+    parts explicitly lets a search for a name or a domain behave the same on both."""
+    return f"{address} {address.replace('@', ' ').replace('.', ' ')}"
+
+
 def index_document(seq: int, n: NormalizedMessage) -> IndexDocument:
-    people = " ".join(f"{p.display_name or ''} {p.address}".strip() for p in n.participants)
-    return IndexDocument(seq=seq, subject=n.subject or "", participants=people, body=n.plain_text)
+    people = " ".join(
+        f"{p.display_name or ''} {_address_words(p.address)}".strip() for p in n.participants
+    )
+    return IndexDocument(
+        seq=seq,
+        subject=text_value(n.subject or ""),
+        participants=text_value(people),
+        body=text_value(n.plain_text),
+    )

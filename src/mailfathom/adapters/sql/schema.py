@@ -158,3 +158,4 @@ message_search = sa.Table(
     sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), primary_key=True),
     sa.Column("document", TSVECTOR, nullable=False),
 )
+sa.Index("ix_message_search_document", message_search.c.document, postgresql_using="gin")

@@ -287,16 +287,13 @@ class SqlStore:
         with self.engine.begin() as c:
             for chunk_start in range(0, len(changes), _CHUNK):
                 chunk = changes[chunk_start : chunk_start + _CHUNK]
-                seq_by_uid = {
-                    uid: seq
-                    for uid, seq in c.execute(
+                seq_by_uid = dict(c.execute(
                         sa.select(messages.c.uid, messages.c.seq).where(
                             messages.c.folder_id == folder_id,
                             messages.c.uidvalidity == uidvalidity,
                             messages.c.uid.in_([ch.uid for ch in chunk]),
                         )
-                    )
-                }
+                    ))
                 present = [ch for ch in chunk if ch.uid in seq_by_uid]
                 if not present:
                     continue

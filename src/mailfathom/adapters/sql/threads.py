@@ -8,10 +8,10 @@ and each resulting conversation keeps the identifier most of its members already
 from __future__ import annotations
 
 import uuid
-from typing import Any, TypeVar
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 

@@ -1,0 +1,30 @@
+"""The store contract runs on every backend: the embedded SQLite file and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
+from mailfathom.adapters.sql.store import SqlStore
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[sa.Engine]:
+    if request.param == "sqlite":
+        url = sqlite_url(tmp_path / "store.sqlite3")
+    else:
+        url = request.getfixturevalue("postgres_url")
+    created = create_store_engine(url)
+    migrate.upgrade(created)
+    yield created
+    created.dispose()
+
+
+@pytest.fixture
+def store(engine: sa.Engine) -> SqlStore:
+    return SqlStore(engine)

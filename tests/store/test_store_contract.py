@@ -1,0 +1,341 @@
+"""What synchronization may rely on from the store, proven on SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+
+from mailfathom.adapters.sql import migrate, search_index
+from mailfathom.adapters.sql.schema import (
+    keywords,
+    message_bodies,
+    messages,
+    metadata,
+    participants,
+    parts,
+)
+from mailfathom.adapters.sql.store import SqlStore
+from mailfathom.app.sync_types import ContentState, FlagChange, FolderRecord, RemoteFlags
+from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
+from mailfathom.domain.folders import FolderRole
+
+from .builders import ATTACHMENT, new_message, normalized
+
+NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+VALIDITY = 1000
+
+
+def _folder(store: SqlStore, account_id: str = "acct", remote: str = "INBOX") -> FolderRecord:
+    store.ensure_account(
+        AccountConfig(
+            account_id=account_id, display_name=account_id, kind=AccountKind.LOCAL, folders=()
+        )
+    )
+    return store.ensure_folder(account_id, FolderMapping(remote, remote, FolderRole.INBOX))
+
+
+def _rows(store: SqlStore) -> list[sa.Row]:  # type: ignore[type-arg]
+    with store.engine.connect() as c:
+        return list(c.execute(sa.select(messages).order_by(messages.c.uid)))
+
+
+def _count(store: SqlStore, table: sa.Table) -> int:
+    with store.engine.connect() as c:
+        return int(c.execute(sa.select(sa.func.count()).select_from(table)).scalar_one())
+
+
+def test_the_schema_the_queries_use_is_the_one_the_migrations_create(
+    engine: sa.Engine,
+) -> None:
+    with engine.connect() as connection:
+        context = MigrationContext.configure(connection)
+        differences = [
+            d
+            for d in compare_metadata(context, metadata)
+            # FTS5's shadow tables are SQLite's own, and the PostgreSQL index table does not
+            # exist on SQLite by design.
+            if not (d[0] == "remove_table" and d[1].name.startswith("message_fts"))
+            and not (d[0] == "add_table" and d[1].name == "message_search")
+            and not (
+                d[0] == "add_index"
+                and d[1].table.name == "message_search"
+                and engine.dialect.name == "sqlite"
+            )
+        ]
+    assert differences == []
+
+
+def test_migrations_go_down_to_nothing_and_back_up(engine: sa.Engine) -> None:
+    migrate.downgrade(engine, "base")
+    assert migrate.current_revision(engine) is None
+    assert sa.inspect(engine).get_table_names() in ([], ["alembic_version"])
+    migrate.upgrade(engine)
+    assert migrate.current_revision(engine) == migrate.head_revision()
+
+
+def test_folders_are_created_once_and_follow_their_mapping(store: SqlStore) -> None:
+    first = _folder(store)
+    again = store.ensure_folder(
+        "acct", FolderMapping("INBOX", "Main", FolderRole.INBOX, visible_to_tools=False)
+    )
+    assert again.folder_id == first.folder_id
+    assert again.alias == "Main"
+    assert again.visible_to_tools is False
+    assert first.last_committed_at is None
+    assert first.uidvalidity is None
+
+
+def test_a_repeated_batch_stores_each_message_once(store: SqlStore) -> None:
+    folder = _folder(store)
+    batch = [new_message(uid, normalized(f"S{uid}", message_id=f"m{uid}@x")) for uid in (1, 2, 3)]
+    assert store.add_messages(folder, VALIDITY, batch, NOW) == 3
+    assert store.add_messages(folder, VALIDITY, batch, NOW) == 0
+    assert (
+        store.add_messages(
+            folder, VALIDITY, [*batch, new_message(4, normalized("S4", message_id="m4@x"))], NOW
+        )
+        == 1
+    )
+    rows = _rows(store)
+    assert [r.uid for r in rows] == [1, 2, 3, 4]
+    assert len({r.stored_email_id for r in rows}) == 4
+    assert store.folder(folder.folder_id).last_committed_at == NOW
+
+
+def test_what_normalization_derived_is_stored_with_the_message(store: SqlStore) -> None:
+    folder = _folder(store)
+    message = normalized(
+        "Quarterly report",
+        message_id="q@x",
+        body="Numbers attached.\x00 End",
+        parts=(ATTACHMENT,),
+    )
+    store.add_messages(
+        folder,
+        VALIDITY,
+        [new_message(7, message, flags=RemoteFlags(seen=True, keywords=frozenset({"$label1"})))],
+        NOW,
+    )
+    (row,) = _rows(store)
+    assert row.subject == "Quarterly report"
+    assert row.seen is True
+    assert row.attachment_count == 1
+    assert row.inline_count == 0
+    assert row.sent_at is not None
+    with store.engine.connect() as c:
+        people = c.execute(
+            sa.select(participants.c.role, participants.c.address_key).order_by(
+                participants.c.position
+            )
+        ).all()
+        body = c.execute(sa.select(message_bodies.c.plain_text)).scalar_one()
+        files = c.execute(sa.select(parts.c.file_name, parts.c.size_octets)).all()
+        words = c.execute(sa.select(keywords.c.keyword)).scalars().all()
+    assert people == [("from", "sender@example.org"), ("to", "owner@example.net")]
+    assert body == "Numbers attached. End"
+    assert files == [("report.pdf", 1234)]
+    assert words == ["$label1"]
+
+
+def test_flag_changes_replace_flags_and_keywords_of_known_uids_only(store: SqlStore) -> None:
+    folder = _folder(store)
+    store.add_messages(
+        folder,
+        VALIDITY,
+        [
+            new_message(
+                1, normalized("a", message_id="a@x"), flags=RemoteFlags(keywords=frozenset({"old"}))
+            )
+        ],
+        NOW,
+    )
+    changed = store.apply_flag_changes(
+        folder.folder_id,
+        VALIDITY,
+        [
+            FlagChange(1, RemoteFlags(flagged=True, keywords=frozenset({"new"})), 9),
+            FlagChange(99, RemoteFlags(seen=True), 10),
+        ],
+        NOW,
+    )
+    assert changed == 1
+    (flags,) = store.stored_flags(folder.folder_id, VALIDITY).values()
+    assert flags.flags == RemoteFlags(flagged=True, keywords=frozenset({"new"}))
+    assert flags.modseq == 9
+
+
+def test_removing_uids_drops_rows_and_reports_content_no_row_still_uses(
+    store: SqlStore,
+) -> None:
+    folder = _folder(store)
+    shared = "ab" * 32
+    store.add_messages(
+        folder,
+        VALIDITY,
+        [
+            new_message(1, normalized("one", message_id="1@x", parts=(ATTACHMENT,)), key=shared),
+            new_message(2, normalized("two", message_id="2@x"), key=shared),
+            new_message(3, normalized("three", message_id="3@x")),
+        ],
+        NOW,
+    )
+    assert store.remove_uids(folder.folder_id, VALIDITY, [1]) == []
+    assert store.remove_uids(folder.folder_id, VALIDITY, [2, 3, 42]) == sorted(
+        [shared, f"{3:064x}"]
+    )
+    assert _rows(store) == []
+    assert _count(store, participants) == 0
+    assert _count(store, parts) == 0
+
+
+def test_rows_survive_a_uidvalidity_change_under_their_identity(store: SqlStore) -> None:
+    folder = _folder(store)
+    store.add_messages(
+        folder,
+        VALIDITY,
+        [
+            new_message(5, normalized("kept", message_id="k@x"), size=100),
+            new_message(6, normalized("gone", message_id="g@x"), size=200),
+        ],
+        NOW,
+    )
+    identity = {r.subject: r.stored_email_id for r in _rows(store)}
+    stale = store.stale_identities(folder.folder_id, 2000)
+    assert set(stale) == {("k@x", 100), ("g@x", 200)}
+    assert store.rekey(folder.folder_id, 2000, [(stale[("k@x", 100)][0], 1)]) == 1
+    assert store.stored_uids(folder.folder_id, 2000) == {1}
+    store.drop_stale(folder.folder_id, 2000)
+    (row,) = _rows(store)
+    assert (row.uid, row.uidvalidity, row.stored_email_id) == (1, 2000, identity["kept"])
+
+
+def test_held_back_content_is_completed_in_place(store: SqlStore) -> None:
+    folder = _folder(store)
+    store.add_messages(
+        folder,
+        VALIDITY,
+        [
+            new_message(
+                3,
+                normalized("big", message_id="b@x", headers_only=True),
+                state=ContentState.AWAITING_HEADROOM,
+            )
+        ],
+        NOW,
+    )
+    assert store.awaiting_headroom(folder.folder_id, VALIDITY) == [3]
+    (before,) = _rows(store)
+    assert before.attachment_count is None
+    assert before.content_key is None
+    with store.engine.connect() as c:
+        assert search_index.match_seqs(c, "acct", "unicorn", 10) == []
+    store.fill_content(
+        folder.folder_id,
+        VALIDITY,
+        3,
+        normalized("big", message_id="b@x", body="a unicorn appears", parts=(ATTACHMENT,)),
+        "cd" * 32,
+    )
+    (after,) = _rows(store)
+    assert after.stored_email_id == before.stored_email_id
+    assert after.content_state == ContentState.STORED.value
+    assert after.attachment_count == 1
+    assert after.content_key == "cd" * 32
+    assert store.awaiting_headroom(folder.folder_id, VALIDITY) == []
+    with store.engine.connect() as c:
+        assert search_index.match_seqs(c, "acct", "unicorn", 10) == [after.seq]
+
+
+def test_the_lexical_index_follows_subject_participants_and_body(store: SqlStore) -> None:
+    folder = _folder(store)
+    store.add_messages(
+        folder,
+        VALIDITY,
+        [
+            new_message(1, normalized("Budget meeting", message_id="1@x", body="bring slides")),
+            new_message(
+                2,
+                normalized(
+                    "Lunch", message_id="2@x", body="pizza on friday", sender="carol@example.org"
+                ),
+            ),
+        ],
+        NOW,
+    )
+    seqs = {r.uid: r.seq for r in _rows(store)}
+    with store.engine.connect() as c:
+        assert search_index.match_seqs(c, "acct", "budget", 10) == [seqs[1]]
+        assert search_index.match_seqs(c, "acct", "pizza friday", 10) == [seqs[2]]
+        assert search_index.match_seqs(c, "acct", "carol", 10) == [seqs[2]]
+        assert search_index.match_seqs(c, "other", "pizza", 10) == []
+    store.remove_uids(folder.folder_id, VALIDITY, [2])
+    with store.engine.connect() as c:
+        assert search_index.match_seqs(c, "acct", "pizza", 10) == []
+
+
+def test_replies_join_their_conversation_whatever_order_they_arrive_in(
+    store: SqlStore,
+) -> None:
+    folder = _folder(store)
+    store.add_messages(
+        folder,
+        VALIDITY,
+        [
+            new_message(
+                2, normalized("Re: plan", message_id="r@x", references=("p@x",), minutes=5)
+            ),
+            new_message(3, normalized("unrelated", message_id="u@x")),
+        ],
+        NOW,
+    )
+    rows = {r.subject: r for r in _rows(store)}
+    assert rows["Re: plan"].thread_id != rows["unrelated"].thread_id
+    reply_thread = rows["Re: plan"].thread_id
+    store.add_messages(
+        folder, VALIDITY, [new_message(1, normalized("plan", message_id="p@x"))], NOW
+    )
+    rows = {r.subject: r for r in _rows(store)}
+    assert rows["plan"].thread_id == rows["Re: plan"].thread_id == reply_thread
+    assert rows["Re: plan"].thread_parent_seq == rows["plan"].seq
+    assert (rows["plan"].thread_position, rows["Re: plan"].thread_position) == (0, 1)
+
+
+def test_conversations_are_stable_under_rederivation_and_survive_removals(
+    store: SqlStore,
+) -> None:
+    folder = _folder(store)
+    store.add_messages(
+        folder,
+        VALIDITY,
+        [
+            new_message(1, normalized("root", message_id="a@x")),
+            new_message(2, normalized("child", message_id="b@x", references=("a@x",), minutes=1)),
+            new_message(
+                3, normalized("grandchild", message_id="c@x", references=("a@x", "b@x"), minutes=2)
+            ),
+        ],
+        NOW,
+    )
+    before = {
+        r.subject: (r.thread_id, r.thread_parent_seq, r.thread_position) for r in _rows(store)
+    }
+    assert store.rederive_conversations("acct") == 3
+    assert {
+        r.subject: (r.thread_id, r.thread_parent_seq, r.thread_position) for r in _rows(store)
+    } == before
+    store.remove_uids(folder.folder_id, VALIDITY, [2])
+    rows = {r.subject: r for r in _rows(store)}
+    assert rows["grandchild"].thread_id == rows["root"].thread_id
+    assert rows["grandchild"].thread_parent_seq == rows["root"].seq
+
+
+def test_timestamps_come_back_in_utc(store: SqlStore) -> None:
+    folder = _folder(store)
+    store.add_messages(folder, VALIDITY, [new_message(1, normalized("t", message_id="t@x"))], NOW)
+    (row,) = _rows(store)
+    sent = row.sent_at if row.sent_at.tzinfo else row.sent_at.replace(tzinfo=UTC)
+    assert sent == datetime(2026, 2, 1, 8, 0, tzinfo=UTC)
+    assert store.folder(folder.folder_id).last_committed_at == NOW
