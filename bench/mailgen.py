@@ -120,36 +120,47 @@ class MailGenerator:
         self.rng = random.Random(seed)
         self.seed = seed
         rng = self.rng
-        # A pool of sentences, so a body is a cheap join of pool entries.
+        # Pools of sentences and of paragraphs already wrapped at about 72 columns like an
+        # ordinary mail client, so a body is a cheap join of pool entries.
         self.sentences = [
             " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 20))).capitalize() + "."
             for _ in range(4000)
         ]
-        self.accented = [
+        accented = [
             s.replace(" the ", f" {rng.choice(ACCENTED)} ", 1) for s in self.sentences[:800]
         ]
+        self.paragraphs = [
+            self._wrap(rng.choices(self.sentences, k=rng.randint(2, 6))) for _ in range(3000)
+        ]
+        self.accented = [
+            self._wrap(rng.choices(accented, k=rng.randint(2, 6))) for _ in range(1000)
+        ]
+
+    @staticmethod
+    def _wrap(sentences: list[str]) -> str:
+        lines: list[str] = []
+        line: list[str] = []
+        width = 0
+        for word in " ".join(sentences).split(" "):
+            if width + len(word) > 72 and line:
+                lines.append(" ".join(line))
+                line, width = [], 0
+            line.append(word)
+            width += len(word) + 1
+        if line:
+            lines.append(" ".join(line))
+        return "\n".join(lines)
 
     def _text(self, target_octets: int, *, accented: bool) -> str:
         rng = self.rng
-        pool = self.accented if accented else self.sentences
+        pool = self.accented if accented else self.paragraphs
         out: list[str] = []
         size = 0
         while size < target_octets:
-            paragraph = " ".join(rng.choices(pool, k=rng.randint(2, 6)))
-            # Wrap at about 72 columns like an ordinary mail client.
-            line: list[str] = []
-            width = 0
-            for word in paragraph.split(" "):
-                if width + len(word) > 72 and line:
-                    out.append(" ".join(line))
-                    line, width = [], 0
-                line.append(word)
-                width += len(word) + 1
-            if line:
-                out.append(" ".join(line))
-            out.append("")
+            paragraph = rng.choice(pool)
+            out.append(paragraph)
             size += len(paragraph) + 2
-        return "\n".join(out)
+        return "\n\n".join(out) + "\n"
 
     def generate(
         self,
@@ -251,7 +262,7 @@ class MailGenerator:
                     f'<p style="margin:0 0 1em 0">{p}</p>\n' for p in body.split("\n\n") if p
                 )
                 html_text = (
-                    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+                    '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
                     "<style>body{font-family:Arial,sans-serif;font-size:14px}</style></head>"
                     f"<body><div><p>Hello,</p>\n{paragraphs}"
                     f'<p>See <a href="https://intranet.example.org/doc/{index}">the document'

@@ -44,6 +44,9 @@ _WANTED = frozenset(
         "authentication-results",
     }
 )
+MAX_ADDRESS_HEADER_LENGTH = 100_000
+"""Longest address header read (some thousands of recipients); the rest is a defect."""
+
 # RFC 5321 section 4.5.3.1.3 bounds a path at 256 octets; anything far beyond is not an
 # address a reply could be sent to.
 _MAX_ADDRESS_LENGTH = 512
@@ -155,19 +158,24 @@ def read_date(value: str) -> datetime | None:
 
 
 def _read_addresses(role: HeaderRole, value: str) -> tuple[list[Participant], bool]:
-    """Participants of one address header; the flag is False if an entry was dropped.
+    """Participants of one address header; the flag is False if anything was left out.
 
     Group syntax (RFC 5322 section 3.4) contributes its members; the group's display name
     names no mailbox and is not kept. Display names are phrases, so encoded words in them
     are decoded (RFC 2047 section 5).
     """
-    text, stashed = _stash_encoded_words(unfold(value))
+    text = unfold(value)
+    complete = True
+    if len(text) > MAX_ADDRESS_HEADER_LENGTH:
+        cut = text.rfind(",", 0, MAX_ADDRESS_HEADER_LENGTH)
+        text = text[: cut if cut > 0 else MAX_ADDRESS_HEADER_LENGTH]
+        complete = False
+    text, stashed = _stash_encoded_words(text)
     try:
         pairs = getaddresses([text])
     except Exception:
         return [], False
     found: list[Participant] = []
-    complete = True
     for raw_display, raw_address in pairs:
         if not raw_display and not raw_address:
             continue

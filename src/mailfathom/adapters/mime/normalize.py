@@ -24,7 +24,12 @@ from email.message import Message
 from email.parser import BytesParser
 
 from mailfathom.adapters.mime.headers import HeaderFields, read_header_fields
-from mailfathom.adapters.mime.structure import MimeContent, parser_defects, read_content
+from mailfathom.adapters.mime.structure import (
+    DEPTH_LIMIT_DEFECT,
+    MimeContent,
+    parser_defects,
+    read_content,
+)
 from mailfathom.domain.message import NormalizedMessage
 
 BODY_UNREADABLE_DEFECT = "mime:unreadable"
@@ -58,9 +63,12 @@ def normalize_headers(raw_header: bytes) -> NormalizedMessage:
 def _normalize_message(raw: bytes) -> NormalizedMessage:
     try:
         message = _PARSER.parsebytes(raw)
-    except Exception:
+    except Exception as error:
+        # The stdlib parser recurses once per nesting level; nesting deep enough to exhaust
+        # the interpreter's stack is reported as such.
+        reason = DEPTH_LIMIT_DEFECT if isinstance(error, RecursionError) else BODY_UNREADABLE_DEFECT
         fallback = normalize_headers(_header_block(raw))
-        seen = (*fallback.defects, BODY_UNREADABLE_DEFECT)
+        seen = (*fallback.defects, reason)
         return replace(fallback, defects=tuple(dict.fromkeys(seen)), headers_only=False)
     fields = _read_fields(message)
     content: MimeContent | None

@@ -1,0 +1,324 @@
+"""Every message of the shared corpora, through a real Dovecot server and into the store.
+
+Each file under ``<corpora>/messages/`` is one message, except a file whose first line
+starts with ``From `` which is an mbox and is split into its messages. Every message is
+APPENDed, octets unchanged, to a fresh Dovecot user; what the server refuses is recorded
+with its reason. The mailbox is then synchronized into SQLite, and separately into
+PostgreSQL, and each store must hold every accepted message exactly once, with content
+identical to what the server serves for it.
+
+The Dovecot user is loaded once per module and only read afterwards, so both stores are
+compared against the same mailbox.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import imaplib
+import mailbox
+import re
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from mailfathom.adapters.imap.session import ImapSession
+from mailfathom.app.sync_types import ContentState
+from mailfathom.domain.config import AccountConfig, FolderMapping
+from servers.dovecot import DovecotServer, ImapAccount
+
+from .helpers import imap_account_config, open_services, stored_rows
+
+pytestmark = pytest.mark.corpus
+
+# Messages per IMAP folder: large corpora are spread over several folders so that the
+# appends can run on parallel connections (Dovecot's per-message fsync dominates).
+FOLDER_CAPACITY = 400
+APPEND_CONNECTIONS = 8
+VERIFY_CHUNK = 200
+SOCKET_TIMEOUT_SECONDS = 60.0
+
+_APPENDUID = re.compile(rb"\[APPENDUID (\d+) (\d+)\]")
+_FETCH_UID = re.compile(rb"\bUID (\d+)\b")
+_SERVER_TIMING = re.compile(r"\s*\([\d.]+(?: \+ [\d.]+)* secs\)\.?\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusMessage:
+    """One message of the corpora: its file (``path#n`` for the n-th of an mbox)."""
+
+    source: str
+    raw: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    source: str
+    folder: str
+    uidvalidity: int
+    uid: int
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    source: str
+    folder: str
+    octets: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedMailbox:
+    account: ImapAccount
+    folders: tuple[str, ...]
+    appended: tuple[Appended, ...]
+    refused: tuple[Refused, ...]
+    files: int
+    append_seconds: float
+
+
+# -- reading the corpora -------------------------------------------------------------------
+
+
+def corpus_messages(root: Path) -> Iterator[CorpusMessage]:
+    """Every message under ``root``, in path order; mbox files yield each of their messages."""
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        name = path.relative_to(root).as_posix()
+        raw = path.read_bytes()
+        if not raw.startswith(b"From "):
+            yield CorpusMessage(name, raw)
+            continue
+        box = mailbox.mbox(path, create=False)
+        try:
+            for index, key in enumerate(box.keys()):
+                yield CorpusMessage(f"{name}#{index}", box.get_bytes(key))
+        finally:
+            box.close()
+
+
+def plan_folders(root: Path) -> dict[str, list[CorpusMessage]]:
+    """Folder name -> its messages: one or more folders per corpus subdirectory."""
+    by_corpus: dict[str, list[CorpusMessage]] = {}
+    for message in corpus_messages(root):
+        by_corpus.setdefault(message.source.split("/", 1)[0], []).append(message)
+    plan: dict[str, list[CorpusMessage]] = {}
+    for corpus, items in by_corpus.items():
+        for part, start in enumerate(range(0, len(items), FOLDER_CAPACITY), start=1):
+            plan[f"{corpus}-{part:02d}"] = items[start : start + FOLDER_CAPACITY]
+    return plan
+
+
+# -- talking to Dovecot --------------------------------------------------------------------
+
+
+def connect(account: ImapAccount) -> imaplib.IMAP4:
+    conn = imaplib.IMAP4(account.host, account.port, timeout=SOCKET_TIMEOUT_SECONDS)
+    conn.login(account.username, account.password)
+    return conn
+
+
+def append_verbatim(conn: imaplib.IMAP4, folder: str, raw: bytes) -> tuple[str, bytes]:
+    """APPEND ``raw`` exactly as it is.
+
+    ``IMAP4.append`` rewrites every line ending to CRLF first; here the server gets the
+    corpus octets unchanged (bare LF, bare CR, NUL and all) and decides for itself.
+    """
+    conn.literal = raw  # type: ignore[attr-defined]
+    typ, data = conn._simple_command("APPEND", folder)  # type: ignore[attr-defined]
+    text = data[-1] if data and isinstance(data[-1], bytes) else b""
+    return typ, text
+
+
+def _reason(text: bytes | str) -> str:
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    return _SERVER_TIMING.sub("", text).strip() or "(no reason given)"
+
+
+def append_folder(
+    account: ImapAccount, folder: str, items: Sequence[CorpusMessage]
+) -> tuple[list[Appended], list[Refused]]:
+    appended: list[Appended] = []
+    refused: list[Refused] = []
+    conn = connect(account)
+    try:
+        typ, data = conn.create(folder)
+        assert typ == "OK", (folder, data)
+        for item in items:
+            try:
+                typ, text = append_verbatim(conn, folder, item.raw)
+            except imaplib.IMAP4.abort as exc:
+                # The server dropped the connection over this message: a refusal too.
+                refused.append(Refused(item.source, folder, len(item.raw), _reason(str(exc))))
+                conn = connect(account)
+                continue
+            except imaplib.IMAP4.error as exc:  # a BAD answer
+                refused.append(Refused(item.source, folder, len(item.raw), _reason(str(exc))))
+                continue
+            if typ != "OK":
+                refused.append(Refused(item.source, folder, len(item.raw), _reason(text)))
+                continue
+            found = _APPENDUID.search(text)
+            assert found, f"APPEND of {item.source} answered without APPENDUID: {text!r}"
+            appended.append(Appended(item.source, folder, int(found.group(1)), int(found.group(2))))
+    finally:
+        with contextlib.suppress(OSError, imaplib.IMAP4.error):
+            conn.logout()
+    return appended, refused
+
+
+def server_bodies(
+    account: ImapAccount, folder: str, uids: Sequence[int]
+) -> Iterator[tuple[int, bytes]]:
+    """(uid, BODY.PEEK[] octets) as the server serves them now."""
+    conn = connect(account)
+    try:
+        typ, data = conn.select(folder, readonly=True)
+        assert typ == "OK", (folder, data)
+        ordered = sorted(uids)
+        for start in range(0, len(ordered), VERIFY_CHUNK):
+            chunk = ",".join(str(u) for u in ordered[start : start + VERIFY_CHUNK])
+            typ, data = conn.uid("FETCH", chunk, "(UID BODY.PEEK[])")
+            assert typ == "OK", (folder, data)
+            for entry in data:
+                if isinstance(entry, tuple):
+                    found = _FETCH_UID.search(entry[0])
+                    assert found, entry[0]
+                    yield int(found.group(1)), entry[1]
+    finally:
+        conn.logout()
+
+
+# -- the loaded mailbox --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def loaded_mailbox(dovecot: DovecotServer, corpora: Path) -> LoadedMailbox:
+    root = corpora / "messages"
+    files = sum(1 for p in root.rglob("*") if p.is_file())
+    plan = plan_folders(root)
+    account = dovecot.add_user(f"corpus-{time.time_ns() % 10**12}", "pw-corpus")
+    started = time.monotonic()
+    with ThreadPoolExecutor(APPEND_CONNECTIONS) as pool:
+        results = list(pool.map(lambda entry: append_folder(account, *entry), plan.items()))
+    elapsed = time.monotonic() - started
+    appended = tuple(a for done, _ in results for a in done)
+    refused = tuple(r for _, rejected in results for r in rejected)
+    print(
+        f"\ncorpus: {files} files, {sum(len(v) for v in plan.values())} messages in "
+        f"{len(plan)} folders; {len(appended)} appended, {len(refused)} refused, "
+        f"append took {elapsed:.1f} s"
+    )
+    for reason, count in Counter(r.reason for r in refused).most_common():
+        print(f"  refused x{count}: {reason}")
+    for r in refused:
+        print(f"    {r.source} ({r.octets} octets): {r.reason}")
+    assert appended, "Dovecot accepted no message of the corpora"
+    return LoadedMailbox(account, tuple(plan), appended, refused, files, elapsed)
+
+
+@pytest.fixture
+def body_fetches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """UIDs whose bodies the synchronizer asked the server for."""
+    seen: list[int] = []
+    original = ImapSession.fetch_bodies
+
+    def counting(self: ImapSession, uids: list[int]):  # type: ignore[no-untyped-def]
+        seen.extend(uids)
+        return original(self, uids)
+
+    monkeypatch.setattr(ImapSession, "fetch_bodies", counting)
+    return seen
+
+
+def corpus_account(loaded: LoadedMailbox) -> AccountConfig:
+    return imap_account_config(
+        loaded.account, folders=tuple(FolderMapping(f, f) for f in loaded.folders)
+    )
+
+
+# -- the checks ----------------------------------------------------------------------------
+
+
+def synchronize_and_verify(
+    tmp_path: Path, loaded: LoadedMailbox, body_fetches: list[int], database_url: str | None
+) -> None:
+    store_name = "PostgreSQL" if database_url else "SQLite"
+    account = corpus_account(loaded)
+    with open_services(tmp_path, account, database_url) as services:
+        sync = services.account_synchronizer()
+        started = time.monotonic()
+        first = sync.run_once(account)
+        sync_seconds = time.monotonic() - started
+        assert first.missing_folders == ()
+
+        records = {f.alias: f for f in services.store.folders_of(account.account_id)}
+        rows = stored_rows(services, account.account_id)
+        alias_of = {r.folder_id: r.alias for r in records.values()}
+        current = [r for r in rows if r.uidvalidity == records[alias_of[r.folder_id]].uidvalidity]
+
+        # Every accepted message exactly once, under the UIDVALIDITY it was appended with.
+        for folder in loaded.folders:
+            validities = {a.uidvalidity for a in loaded.appended if a.folder == folder}
+            assert validities <= {records[folder].uidvalidity}, folder
+        counts = Counter((alias_of[r.folder_id], r.uid) for r in current)
+        missing = [a.source for a in loaded.appended if counts[(a.folder, a.uid)] == 0]
+        doubled = [a.source for a in loaded.appended if counts[(a.folder, a.uid)] > 1]
+        assert missing == [], f"{len(missing)} accepted messages not stored: {missing[:20]}"
+        assert doubled == [], f"{len(doubled)} messages stored more than once: {doubled[:20]}"
+        assert len(rows) == len(loaded.appended)
+        assert sum(r.stored for r in first.folders) == len(loaded.appended)
+
+        # With no size limit or ceiling in reach, every message has its content stored, and
+        # that content is exactly what the server serves for the UID.
+        not_stored = [
+            (alias_of[r.folder_id], r.uid, r.content_state)
+            for r in rows
+            if r.content_state != ContentState.STORED.value
+        ]
+        assert not_stored == []
+        started = time.monotonic()
+        keys = {(alias_of[r.folder_id], r.uid): r.content_key for r in rows}
+        differing: list[str] = []
+        source = {(a.folder, a.uid): a.source for a in loaded.appended}
+        compared = 0
+        for folder in loaded.folders:
+            uids = [uid for (f, uid) in keys if f == folder]
+            for uid, served in server_bodies(loaded.account, folder, uids):
+                compared += 1
+                if services.content.get(keys[(folder, uid)]) != served:
+                    differing.append(source[(folder, uid)])
+        verify_seconds = time.monotonic() - started
+        assert compared == len(rows)
+        assert differing == []
+
+        body_fetches.clear()
+        started = time.monotonic()
+        second = sync.run_once(account)
+        resync_seconds = time.monotonic() - started
+        assert body_fetches == []
+        assert sum(r.fetched_bodies for r in second.folders) == 0
+        assert len(stored_rows(services, account.account_id)) == len(loaded.appended)
+
+    print(
+        f"\n{store_name}: {len(rows)} messages synchronized in {sync_seconds:.1f} s "
+        f"(append took {loaded.append_seconds:.1f} s for {len(loaded.appended)} accepted, "
+        f"{len(loaded.refused)} refused); contents of {compared} compared with the server "
+        f"in {verify_seconds:.1f} s; second pass {resync_seconds:.1f} s, no body fetched"
+    )
+
+
+def test_every_accepted_corpus_message_is_stored_once_in_sqlite_with_the_served_content(
+    tmp_path: Path, loaded_mailbox: LoadedMailbox, body_fetches: list[int]
+) -> None:
+    synchronize_and_verify(tmp_path, loaded_mailbox, body_fetches, None)
+
+
+def test_every_accepted_corpus_message_is_stored_once_in_postgresql_with_the_served_content(
+    tmp_path: Path, loaded_mailbox: LoadedMailbox, body_fetches: list[int], postgres_url: str
+) -> None:
+    synchronize_and_verify(tmp_path, loaded_mailbox, body_fetches, postgres_url)
