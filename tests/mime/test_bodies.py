@@ -103,7 +103,8 @@ def test_an_html_only_message_is_rendered_to_text() -> None:
             Content-Type: text/html; charset=utf-8
 
             <html><head><style>p {color: red}</style></head>
-            <body><h1>Title</h1><p>First&nbsp;paragraph &amp; more.</p><ul><li>one</li></ul></body></html>
+            <body><h1>Title</h1><p>First&nbsp;paragraph &amp; more.</p>
+            <ul><li>one</li></ul></body></html>
             """
         )
     )
@@ -138,9 +139,7 @@ def test_an_empty_plain_alternative_does_not_hide_the_html() -> None:
 
 
 def test_the_html_charset_can_come_from_a_meta_element() -> None:
-    body = b'<html><head><meta charset="koi8-r"></head><body>' + "Привет".encode(
-        "koi8-r"
-    )
+    body = b'<html><head><meta charset="koi8-r"></head><body>' + "Привет".encode("koi8-r")
     message = normalize_message(b"Content-Type: text/html\r\n\r\n" + body + b"</body></html>")
     assert "Привет" in message.plain_text
 

@@ -61,7 +61,20 @@ def test_line_breaks_become_a_single_space() -> None:
 
 @pytest.mark.parametrize(
     "mark",
-    ["\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u061c"],
+    [
+        "\u200e",
+        "\u200f",
+        "\u202a",
+        "\u202b",
+        "\u202c",
+        "\u202d",
+        "\u202e",
+        "\u2066",
+        "\u2067",
+        "\u2068",
+        "\u2069",
+        "\u061c",
+    ],
 )
 def test_bidirectional_controls_are_removed(mark: str) -> None:
     assert normalize_file_name(f"invoice{mark}fdp.exe") == ("invoicefdp.exe", True)

@@ -59,7 +59,11 @@ def test_a_group_contributes_its_members_and_not_its_name() -> None:
         )
     )
     to = [(p.address, p.display_name) for p in message.participants if p.role is HeaderRole.TO]
-    assert to == [("bob@example.com", "Bob B"), ("carol@example.com", None), ("dave@example.com", None)]
+    assert to == [
+        ("bob@example.com", "Bob B"),
+        ("carol@example.com", None),
+        ("dave@example.com", None),
+    ]
     assert message.defects == ()
 
 
@@ -123,9 +127,7 @@ def test_no_control_character_reaches_a_display_name() -> None:
 
 def test_the_subject_is_decoded_and_unfolded() -> None:
     message = normalize_message(
-        _message(
-            "Subject: =?utf-8?q?Caf=C3=A9?=\n =?utf-8?q?_au_lait?= and\n\tmore   words"
-        )
+        _message("Subject: =?utf-8?q?Caf=C3=A9?=\n =?utf-8?q?_au_lait?= and\n\tmore   words")
     )
     assert message.subject == "Café au lait and more words"
 

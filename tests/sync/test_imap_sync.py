@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from mailfathom.adapters.imap.session import ImapSession
+from mailfathom.app.read_stored_content import StoredContentReader
 from mailfathom.app.sync_types import ContentState
+from mailfathom.domain.errors import ContentMissingError
 from mailfathom.domain.config import FolderMapping, SyncMode
 from mailfathom.domain.folders import FolderRole
 from servers.dovecot import DovecotServer, ImapAccount
@@ -252,3 +254,43 @@ def _wait_for(condition, seconds: float) -> None:  # type: ignore[no-untyped-def
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {seconds} s")
         time.sleep(0.05)
+
+
+def test_missing_content_becomes_a_repair_request_that_the_next_pass_fulfils(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox, body_fetches: list[int]
+) -> None:
+    uids = [remote.append(sample(f"Kept {i}")) for i in range(3)]
+    account = imap_account_config(imap_account)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        victim = next(r for r in stored_rows(services, account.account_id) if r.uid == uids[1])
+        services.content.path_for(victim.content_key).write_bytes(b"damaged")
+        reader = StoredContentReader(services.store, services.content)
+        with pytest.raises(ContentMissingError) as raised:
+            reader.read(victim.stored_email_id)
+        assert raised.value.code == 55001
+        with pytest.raises(ContentMissingError):
+            reader.read(victim.stored_email_id)
+        body_fetches.clear()
+        sync.run_once(account)
+        assert body_fetches == [uids[1]]
+        assert reader.read(victim.stored_email_id) is not None
+        after = next(r for r in stored_rows(services, account.account_id) if r.uid == uids[1])
+        assert after.stored_email_id == victim.stored_email_id
+
+
+def test_verification_files_repair_requests_for_every_unreadable_file(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
+) -> None:
+    for i in range(4):
+        remote.append(sample(f"V{i}"))
+    account = imap_account_config(imap_account)
+    with open_services(tmp_path, account) as services:
+        services.account_synchronizer().run_once(account)
+        rows = stored_rows(services, account.account_id)
+        services.content.path_for(rows[0].content_key).unlink()
+        reader = StoredContentReader(services.store, services.content)
+        assert reader.verify_all(account.account_id) == 1
+        services.account_synchronizer().run_once(account)
+        assert reader.verify_all(account.account_id) == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Protocol
+from uuid import UUID
 
 from mailfathom.app.sync_types import (
     ChangeSet,
@@ -186,7 +187,23 @@ class SyncStore(Protocol):
         uid: int,
         normalized: NormalizedMessage,
         content_key: str,
-    ) -> None: ...
+    ) -> None:
+        """Complete a row from its full MIME; clears any repair request on it."""
+        ...
+
+    def awaiting_repair(self, folder_id: int, uidvalidity: int) -> list[int]: ...
+
+    def request_repair(self, seq: int, reason: str) -> None:
+        """Record that a row's content must be fetched again. Idempotent."""
+        ...
+
+
+class ContentRepairStore(Protocol):
+    def content_key_of(self, stored_email_id: UUID) -> tuple[int, str | None] | None: ...
+
+    def content_references(self, account_id: str | None = None) -> list[tuple[int, str]]: ...
+
+    def request_repair(self, seq: int, reason: str) -> None: ...
 
 
 class ConversationStore(Protocol):

@@ -17,6 +17,7 @@ from mailfathom.domain.errors import MailServerAuthError, SyncError
 log = structlog.get_logger("mailfathom.sync")
 
 IDLE_SECONDS = 25 * 60  # RFC 2177 section 3: re-issue IDLE at least every 29 minutes
+IDLE_SLICE = 10.0  # how long one IDLE waits before checking whether to stop
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +144,9 @@ class AccountSynchronizer:
                     # Short IDLE slices keep `stop` responsive; a change ends the slice early.
                     waited = 0.0
                     while not stop.is_set() and waited < IDLE_SECONDS:
-                        if session.wait_for_change(min(30.0, IDLE_SECONDS - waited)):
+                        if session.wait_for_change(min(IDLE_SLICE, IDLE_SECONDS - waited)):
                             break
-                        waited += 30.0
+                        waited += IDLE_SLICE
             except SyncError:
                 log.warning(
                     "folder.watch_failed",

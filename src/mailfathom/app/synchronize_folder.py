@@ -135,6 +135,7 @@ class FolderSynchronizer:
             and status.highest_modseq == folder.highest_modseq
             and status.uid_next == folder.uid_next
             and not self._store.awaiting_headroom(folder.folder_id, status.uidvalidity)
+            and not self._store.awaiting_repair(folder.folder_id, status.uidvalidity)
         )
 
     def _reconcile_known(
@@ -299,27 +300,31 @@ class FolderSynchronizer:
         uidvalidity: int,
         report: SyncReport,
     ) -> SyncReport:
-        """Fetch content that arrived while storage was at its ceiling, as room allows."""
+        """Fetch content that was found missing or damaged, and content that arrived while
+        storage was at its ceiling as far as room now allows."""
+        repair = self._store.awaiting_repair(folder.folder_id, uidvalidity)
         waiting = self._store.awaiting_headroom(folder.folder_id, uidvalidity)
-        if not waiting:
+        if not repair and not waiting:
             return report
         room = self._room_left()
-        filled = 0
-        for envelope in session.fetch_envelopes(waiting):
+        wanted = list(repair)
+        for envelope in session.fetch_envelopes(waiting) if waiting else []:
             if room is not None and envelope.size_octets > room:
                 continue
-            for fetched in session.fetch_bodies([envelope.uid]):
-                key = self._content.put(fetched.raw)
-                self._store.fill_content(
-                    folder.folder_id,
-                    uidvalidity,
-                    fetched.uid,
-                    self._normalizer.message(fetched.raw),
-                    key,
-                )
-                filled += 1
-                if room is not None:
-                    room -= fetched.size_octets
+            wanted.append(envelope.uid)
+            if room is not None:
+                room -= envelope.size_octets
+        filled = 0
+        for fetched in session.fetch_bodies(wanted):
+            key = self._content.put(fetched.raw)
+            self._store.fill_content(
+                folder.folder_id,
+                uidvalidity,
+                fetched.uid,
+                self._normalizer.message(fetched.raw),
+                key,
+            )
+            filled += 1
         return replace(report, fetched_bodies=report.fetched_bodies + filled)
 
     def _discard(self, keys: Sequence[str]) -> None:

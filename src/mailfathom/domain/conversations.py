@@ -154,18 +154,20 @@ def _order_key(msg: ThreadInput) -> tuple[int, int, str]:
 class _Forest:
     """Nodes (one per identifier, or per message without one) and their parent links."""
 
-    __slots__ = ("by_id", "child_count", "members", "parent")
+    __slots__ = ("by_id", "child_count", "claimed", "members", "parent")
 
     def __init__(self) -> None:
         self.by_id: dict[str, int] = {}
         self.parent: list[int] = []
         self.child_count: list[int] = []
         self.members: list[list[int]] = []
+        self.claimed: list[bool] = []
 
     def new_node(self) -> int:
         self.parent.append(_NONE)
         self.child_count.append(0)
         self.members.append([])
+        self.claimed.append(False)
         return len(self.parent) - 1
 
     def node_for(self, identifier: str) -> int:
@@ -175,38 +177,36 @@ class _Forest:
             self.by_id[identifier] = node
         return node
 
-    def _is_ancestor(self, candidate: int, node: int) -> bool:
-        """Whether `candidate` is `node` or one of its ancestors."""
-        if self.child_count[candidate] == 0:
-            return candidate == node
-        parent = self.parent
+    def _closes_loop(self, parent: int, child: int) -> bool:
+        """Whether making `parent` the parent of `child` would close a loop."""
+        if self.child_count[child] == 0:
+            return parent == child
+        up = self.parent
+        node = parent
         while node != _NONE:
-            if node == candidate:
+            if node == child:
                 return True
-            node = parent[node]
+            node = up[node]
         return False
 
-    def _set_parent(self, child: int, parent: int) -> None:
-        old = self.parent[child]
-        if old != _NONE:
-            self.child_count[old] -= 1
-        self.parent[child] = parent
-        if parent != _NONE:
+    def claim(self, child: int, parent: int) -> None:
+        """RFC 5256 step 1.B: the node's own message names its parent."""
+        self.claimed[child] = True
+        if not self._closes_loop(parent, child):
+            self.parent[child] = parent
             self.child_count[parent] += 1
 
     def link(self, parent: int, child: int) -> None:
-        """RFC 5256 step 1.A: keep an existing parent, never close a loop."""
-        if self.parent[child] != _NONE or self._is_ancestor(child, parent):
+        """RFC 5256 step 1.A: fill a parent nobody claimed, never closing a loop."""
+        if (
+            parent == child
+            or self.parent[child] != _NONE
+            or self.claimed[child]
+            or self._closes_loop(parent, child)
+        ):
             return
-        self._set_parent(child, parent)
-
-    def place(self, child: int, parent: int) -> None:
-        """RFC 5256 step 1.B: replace the parent (or clear it), never close a loop."""
-        if self.parent[child] == parent:
-            return
-        self._set_parent(child, _NONE)
-        if parent != _NONE and not self._is_ancestor(child, parent):
-            self._set_parent(child, parent)
+        self.parent[child] = parent
+        self.child_count[parent] += 1
 
 
 def assemble_conversations(messages: Iterable[ThreadInput]) -> list[Conversation]:
@@ -221,28 +221,32 @@ def assemble_conversations(messages: Iterable[ThreadInput]) -> list[Conversation
         raise ValueError("every message given to the assembler needs a distinct key")
 
     forest = _Forest()
+    node_for = forest.node_for
     node_of = [0] * count
     for index, msg in enumerate(ordered):
-        node = forest.node_for(msg.message_id) if msg.message_id else forest.new_node()
+        node = node_for(msg.message_id) if msg.message_id else forest.new_node()
         node_of[index] = node
         forest.members[node].append(index)
 
+    ref_nodes = [
+        [node_for(r) for r in normalize_references(m.references, m.in_reply_to, m.message_id)]
+        for m in ordered
+    ]
+
+    # Pass 1: every node whose first message names a parent takes it.
     members = forest.members
-    for index, msg in enumerate(ordered):
-        refs = normalize_references(msg.references, msg.in_reply_to, msg.message_id)
-        previous = _NONE
-        for identifier in refs:
-            current = forest.node_for(identifier)
-            if previous != _NONE and previous != current:
-                forest.link(previous, current)
-            previous = current
+    for index, refs in enumerate(ref_nodes):
         node = node_of[index]
-        if previous == node:
-            previous = _NONE
-        if members[node][0] == index:
-            forest.place(node, previous)
-        elif previous != _NONE:
-            forest.link(previous, node)
+        if refs and members[node][0] == index:
+            forest.claim(node, refs[-1])
+
+    # Pass 2: the rest of the References chains, and later copies' parents, fill the gaps.
+    for index, refs in enumerate(ref_nodes):
+        for parent, child in zip(refs, refs[1:]):
+            forest.link(parent, child)
+        node = node_of[index]
+        if refs and members[node][0] != index:
+            forest.link(refs[-1], node)
 
     return _conversations(ordered, forest, node_of)
 

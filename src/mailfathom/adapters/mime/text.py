@@ -14,6 +14,8 @@ import codecs
 import re
 from functools import lru_cache
 
+from inscriptis import get_text
+
 # Labels whose common real-world content is a superset of the named charset (the same
 # substitutions the WHATWG Encoding Standard makes for web content), or spellings Python
 # does not know.
@@ -56,6 +58,7 @@ _CONTROL_RUNS = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 # Body text keeps tab and line feed; other C0 and C1 controls carry nothing readable and NUL
 # cannot be stored in a PostgreSQL text column.
 _BODY_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_TAG = re.compile(r"<[^>]*>")
 
 
 @lru_cache(maxsize=256)
@@ -127,6 +130,15 @@ def clean_body_text(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _BODY_CONTROLS.sub("", text)
+
+
+def html_to_text(html: str) -> str:
+    """The text a reader sees in an HTML body, laid out as plain text."""
+    try:
+        text: str = get_text(html)
+    except Exception:
+        return " ".join(_TAG.sub(" ", html).split())
+    return clean_body_text(text)
 
 
 def decode_encoded_words(text: str) -> tuple[str, bool]:

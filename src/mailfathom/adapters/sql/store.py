@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -287,13 +288,15 @@ class SqlStore:
         with self.engine.begin() as c:
             for chunk_start in range(0, len(changes), _CHUNK):
                 chunk = changes[chunk_start : chunk_start + _CHUNK]
-                seq_by_uid = dict(c.execute(
+                seq_by_uid = dict(
+                    c.execute(
                         sa.select(messages.c.uid, messages.c.seq).where(
                             messages.c.folder_id == folder_id,
                             messages.c.uidvalidity == uidvalidity,
                             messages.c.uid.in_([ch.uid for ch in chunk]),
                         )
-                    ))
+                    ).all()
+                )
                 present = [ch for ch in chunk if ch.uid in seq_by_uid]
                 if not present:
                     continue
@@ -513,17 +516,40 @@ class SqlStore:
         with self.engine.begin() as c:
             c.execute(statement.values(seq=seq, reason=reason, requested_at=_now()))
 
-    def repair_requests_of(self, folder_id: int) -> list[tuple[int, int, int]]:
-        """(seq, uidvalidity, uid) of rows in this folder whose content needs fetching again."""
+    def awaiting_repair(self, folder_id: int, uidvalidity: int) -> list[int]:
+        """UIDs in this folder whose stored content was found missing or damaged."""
         with self.engine.connect() as c:
-            return [
-                (r.seq, r.uidvalidity, r.uid)
-                for r in c.execute(
-                    sa.select(messages.c.seq, messages.c.uidvalidity, messages.c.uid)
+            return list(
+                c.execute(
+                    sa.select(messages.c.uid)
                     .join(repair_requests, repair_requests.c.seq == messages.c.seq)
-                    .where(messages.c.folder_id == folder_id)
+                    .where(
+                        messages.c.folder_id == folder_id,
+                        messages.c.uidvalidity == uidvalidity,
+                    )
+                    .order_by(messages.c.uid)
+                ).scalars()
+            )
+
+    def content_references(self, account_id: str | None = None) -> list[tuple[int, str]]:
+        """(seq, content key) of every row whose content is meant to be held locally."""
+        query = sa.select(messages.c.seq, messages.c.content_key).where(
+            messages.c.content_state == ContentState.STORED.value,
+            messages.c.content_key.is_not(None),
+        )
+        if account_id is not None:
+            query = query.where(messages.c.account_id == account_id)
+        with self.engine.connect() as c:
+            return [(int(seq), str(key)) for seq, key in c.execute(query)]
+
+    def content_key_of(self, stored_email_id: uuid.UUID) -> tuple[int, str | None] | None:
+        with self.engine.connect() as c:
+            row = c.execute(
+                sa.select(messages.c.seq, messages.c.content_key).where(
+                    messages.c.stored_email_id == stored_email_id
                 )
-            ]
+            ).first()
+        return None if row is None else (int(row.seq), row.content_key)
 
     # -- overview ------------------------------------------------------------------------
 

@@ -1,0 +1,829 @@
+"""Initial synchronization benchmark: our sync against raw imaplib and mbsync, on one mailbox.
+
+    uv run python bench/initial_sync.py [--messages N] [--profile] [--profile-only]
+
+A private Dovecot is started on loopback and N generated messages (see `mailgen.py`) are
+written into its Maildir before Dovecot first looks at it; Dovecot then indexes the folders.
+That load is timed but is not part of any measured figure. On that one mailbox, one phase
+after the other (never concurrently, the machine may be small and shared):
+
+  ours      an initial sync into a fresh SQLite store (Services + run_once) in a child
+            process; messages/s, wall time and the child's peak RSS
+  imaplib   UID FETCH of the same items our sync asks for, BODY.PEEK[] included, in chunks
+            of 250 UIDs on one connection: the transfer ceiling for a Python client
+  mbsync    isync pulling the mailbox into a Maildir with FSync on
+  resync    ours and mbsync again with nothing changed on the server
+  postgres  optionally, our initial sync into PostgreSQL (a private server, fsync off)
+
+With --profile (or --profile-only, which skips the comparisons) our sync is run twice more
+into fresh stores: once with section timers (where the wall time goes, exclusive of nested
+sections) and once under pyinstrument. Results are printed and written as JSON (and the
+profiles as text/HTML) to bench/results/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import imaplib
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+RESULTS_DIR = BENCH_DIR / "results"
+sys.path[:0] = [str(BENCH_DIR), str(REPO / "tests")]
+
+import mailgen  # noqa: E402
+
+USER = "bench"
+PASSWORD = "bench-password"
+FETCH_CHUNK = 250  # the chunk size our IMAP session uses
+TARGETS = {
+    "ours_per_s": 1000.0,
+    "ours_over_mbsync": 0.5,
+    "resync_ours_over_mbsync": 1.0,
+    "peak_rss_mb": 300.0,
+}
+FOLDER_ROLES = {"INBOX": "INBOX", "Sent": "SENT", "Junk": "JUNK", "Archive": "ARCHIVE"}
+
+
+def log(message: str) -> None:
+    print(f"[{datetime.now():%H:%M:%S}] {message}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- tools
+
+
+def ensure_packages() -> None:
+    """Install Dovecot and isync from Debian when they are missing (as scripts/test does)."""
+    wanted = []
+    if not (shutil.which("dovecot") or Path("/usr/sbin/dovecot").exists()):
+        wanted.append("dovecot-imapd")
+    if not shutil.which("mbsync"):
+        wanted.append("isync")
+    if not wanted:
+        return
+    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    log(f"installing {' '.join(wanted)}")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    # Package scripts must not start a system-wide Dovecot.
+    policy = Path("/usr/sbin/policy-rc.d")
+    created = False
+    if not policy.exists() and os.geteuid() == 0:
+        policy.write_text("#!/bin/sh\nexit 101\n")
+        policy.chmod(0o755)
+        created = True
+    try:
+        subprocess.run([*sudo, "apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(
+            [*sudo, "apt-get", "install", "-y", "-qq", "--no-install-recommends", *wanted],
+            check=True,
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+    finally:
+        if created:
+            policy.unlink(missing_ok=True)
+
+
+def tool_version(args: list[str]) -> str:
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, timeout=10, check=False)
+    except OSError:
+        return "unavailable"
+    return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr) else ""
+
+
+def environment() -> dict[str, Any]:
+    cpu = ""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    import sqlalchemy
+    import sqlean
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_mb": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20,
+        "loadavg_at_start": os.getloadavg(),
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "sqlite": sqlean.sqlite_version,
+        "sqlalchemy": sqlalchemy.__version__,
+        "dovecot": tool_version(["dovecot", "--version"]),
+        "mbsync": tool_version(["mbsync", "--version"]),
+    }
+
+
+def run_measured(args: list[str], **options: Any) -> tuple[int, float, int]:
+    """Run a command; return its exit code, wall seconds and peak RSS in KiB (wait4)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(args, **options)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, wall, int(usage.ru_maxrss)
+
+
+# --------------------------------------------------------------------------- mailbox
+
+
+def load_maildir(server: Any, count: int, seed: int) -> dict[str, Any]:
+    """Write the generated messages straight into the user's Maildir, then let Dovecot index
+    them. File names carry S= and W= sizes and the mtime is the arrival time, as a delivery
+    agent would leave them."""
+    root = server.maildir(USER)
+    home = server.home(USER)
+    uid, gid = server.mail_uid, server.mail_gid
+    made: dict[str, Path] = {}
+    per_folder: dict[str, int] = {}
+    octets = 0
+    sizes: list[int] = []
+    start = time.perf_counter()
+    pid = os.getpid()
+    for index, message in enumerate(mailgen.generate(count, seed=seed)):
+        folder = message.folder
+        if folder not in made:
+            base = root / folder
+            for sub in ("cur", "new", "tmp"):
+                (base / sub).mkdir(parents=True, exist_ok=True)
+            made[folder] = base / "cur"
+        raw = message.raw
+        when = int(message.received_at.timestamp())
+        vsize = len(raw) + raw.count(b"\n")
+        name = f"{when}.M{index:07d}P{pid}.bench,S={len(raw)},W={vsize}:2,{message.flags}"
+        path = made[folder] / name
+        with open(path, "wb") as handle:
+            handle.write(raw)
+        os.utime(path, (when, when))
+        if os.geteuid() == 0:
+            os.chown(path, uid, gid)
+        per_folder[folder] = per_folder.get(folder, 0) + 1
+        octets += len(raw)
+        sizes.append(len(raw))
+    written = time.perf_counter() - start
+    if os.geteuid() == 0:
+        for directory in [home, *home.rglob("*")]:
+            if directory.is_dir():
+                os.chown(directory, uid, gid)
+    # Dovecot reads the directories, assigns UIDs and builds its index on first access.
+    for folder in per_folder:
+        server.doveadm("mailbox", "status", "-u", USER, "messages", folder, timeout=1800)
+    indexed = time.perf_counter() - start
+    sizes.sort()
+    return {
+        "folders": per_folder,
+        "messages": sum(per_folder.values()),
+        "octets": octets,
+        "mean_octets": octets / max(1, len(sizes)),
+        "median_octets": sizes[len(sizes) // 2] if sizes else 0,
+        "p95_octets": sizes[int(len(sizes) * 0.95)] if sizes else 0,
+        "max_octets": sizes[-1] if sizes else 0,
+        "generate_and_write_s": written,
+        "dovecot_index_s": indexed - written,
+    }
+
+
+def imap_connect(account: Any) -> imaplib.IMAP4:
+    conn = imaplib.IMAP4(account.host, account.port)
+    conn.login(account.username, account.password)
+    return conn
+
+
+def uid_ranges(uids: list[int]) -> str:
+    ranges = []
+    start = prev = uids[0]
+    for uid in uids[1:]:
+        if uid != prev + 1:
+            ranges.append(f"{start}:{prev}" if prev != start else str(start))
+            start = uid
+        prev = uid
+    ranges.append(f"{start}:{prev}" if prev != start else str(start))
+    return ",".join(ranges)
+
+
+def imap_fetch_all(account: Any, folders: list[str], items: str) -> tuple[int, int]:
+    """UID FETCH `items` for every message of `folders`; return (responses, literal octets)."""
+    conn = imap_connect(account)
+    responses = octets = 0
+    try:
+        for folder in folders:
+            typ, _ = conn.select(folder, readonly=True)
+            assert typ == "OK", folder
+            typ, data = conn.uid("SEARCH", "ALL")
+            uids = sorted(int(x) for x in data[0].split()) if data and data[0] else []
+            for start in range(0, len(uids), FETCH_CHUNK):
+                typ, data = conn.uid("FETCH", uid_ranges(uids[start : start + FETCH_CHUNK]), items)
+                assert typ == "OK"
+                for entry in data:
+                    if isinstance(entry, tuple):
+                        responses += 1
+                        octets += len(entry[1])
+                    elif entry and entry != b")":
+                        responses += 1
+    finally:
+        with contextlib.suppress(Exception):
+            conn.logout()
+    return responses, octets
+
+
+# --------------------------------------------------------------------------- phases
+
+
+def run_ours(spec: dict[str, Any], mode: str = "plain") -> dict[str, Any]:
+    """Run our sync in a child process (`--child`); return what it reported."""
+    out = Path(spec["work"]) / f"result-{uuid.uuid4().hex[:8]}.json"
+    child_spec = {**spec, "mode": mode, "out": str(out)}
+    code, wall, maxrss_kib = run_measured(
+        [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(child_spec)],
+        stdout=subprocess.DEVNULL,
+        cwd=str(REPO),
+    )
+    if code != 0 or not out.exists():
+        raise RuntimeError(f"our sync failed (exit code {code})")
+    result: dict[str, Any] = json.loads(out.read_text())
+    result["process_wall_s"] = wall
+    result["maxrss_mb_wait4"] = maxrss_kib / 1024
+    return result
+
+
+def write_mbsyncrc(path: Path, account: Any, near: Path) -> None:
+    near.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "FSync yes\n\n"
+        "IMAPAccount bench\n"
+        f"Host {account.host}\nPort {account.port}\n"
+        f"User {account.username}\nPass {account.password}\n"
+        "SSLType None\nAuthMechs LOGIN\nTimeout 600\n\n"
+        "IMAPStore far\nAccount bench\n\n"
+        f"MaildirStore near\nPath {near}/\nInbox {near}/INBOX\nSubFolders Verbatim\n\n"
+        "Channel bench\nFar :far:\nNear :near:\nPatterns *\n"
+        "Create Near\nSync Pull\nSyncState *\n"
+    )
+    path.chmod(0o600)
+
+
+def run_mbsync(rc: Path) -> dict[str, Any]:
+    code, wall, maxrss_kib = run_measured(
+        ["mbsync", "-c", str(rc), "-q", "-a"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    if code != 0:
+        raise RuntimeError(f"mbsync failed with exit code {code}")
+    return {"wall_s": wall, "maxrss_mb": maxrss_kib / 1024}
+
+
+def count_maildir(near: Path) -> int:
+    return sum(
+        1
+        for directory in near.rglob("cur")
+        for entry in os.scandir(directory)
+        if entry.is_file() and not entry.name.startswith(".")
+    ) + sum(1 for directory in near.rglob("new") for _ in os.scandir(directory))
+
+
+def repeated(
+    times: int, label: str, action: Callable[[], dict[str, Any]], key: str
+) -> dict[str, Any]:
+    runs = []
+    for attempt in range(times):
+        if times > 1:
+            log(f"{label}: run {attempt + 1}/{times}")
+        runs.append(action())
+    best = sorted(runs, key=lambda r: r[key])[len(runs) // 2]  # the median run
+    return {**best, "runs": [r[key] for r in runs]} if times > 1 else best
+
+
+# --------------------------------------------------------------------------- the child
+
+
+class Sections:
+    """Wall time per nested section; exclusive time excludes timed sections inside it."""
+
+    def __init__(self) -> None:
+        self.inclusive: dict[str, float] = {}
+        self.exclusive: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+        self._stack: list[list[Any]] = []
+
+    def enter(self, name: str) -> None:
+        path = f"{self._stack[-1][0]} > {name}" if self._stack else name
+        self._stack.append([path, time.perf_counter(), 0.0])
+
+    def leave(self) -> None:
+        path, started, nested = self._stack.pop()
+        elapsed = time.perf_counter() - started
+        self.inclusive[path] = self.inclusive.get(path, 0.0) + elapsed
+        self.exclusive[path] = self.exclusive.get(path, 0.0) + elapsed - nested
+        self.calls[path] = self.calls.get(path, 0) + 1
+        if self._stack:
+            self._stack[-1][2] += elapsed
+
+    def wrap(self, name: str, function: Callable[..., Any], *, listed: bool = False) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            self.enter(name)
+            try:
+                result = function(*args, **kwargs)
+                return list(result) if listed else result
+            finally:
+                self.leave()
+
+        return timed
+
+    def patch(self, owner: Any, attribute: str, name: str, *, listed: bool = False) -> None:
+        setattr(owner, attribute, self.wrap(name, getattr(owner, attribute), listed=listed))
+
+    def report(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "section": path,
+                "calls": self.calls[path],
+                "inclusive_s": self.inclusive[path],
+                "exclusive_s": self.exclusive[path],
+            }
+            for path in sorted(self.inclusive)
+        ]
+
+
+def _sql_kind(statement: str) -> str:
+    words = statement.split()
+    if not words:
+        return "?"
+    verb = words[0].upper()
+    upper = [w.upper() for w in words]
+    try:
+        if verb == "INSERT":
+            return f"INSERT {words[upper.index('INTO') + 1]}"
+        if verb == "UPDATE":
+            return f"UPDATE {words[1]} SET {words[3] if len(words) > 3 else ''}"
+        if verb == "DELETE":
+            return f"DELETE {words[upper.index('FROM') + 1]}"
+        if verb == "SELECT":
+            return f"SELECT FROM {words[upper.index('FROM') + 1]}"
+    except (ValueError, IndexError):
+        pass
+    return " ".join(words[:2])
+
+
+def instrument(sections: Sections, services: Any) -> None:
+    """Put section timers on the parts of one sync pass."""
+    import sqlalchemy as sa
+
+    from mailfathom.adapters.content import files
+    from mailfathom.adapters.imap.session import ImapSession
+    from mailfathom.adapters.mime import normalize, structure
+    from mailfathom.adapters.normalizer import MimeNormalizer
+    from mailfathom.adapters.sql import store, threads
+    from mailfathom.app.synchronize_folder import FolderSynchronizer
+
+    sections.patch(FolderSynchronizer, "run", "folder pass")
+    sections.patch(FolderSynchronizer, "_new_message", "build NewMessage")
+    sections.patch(ImapSession, "search_uids", "imap SEARCH")
+    sections.patch(ImapSession, "fetch_envelopes", "imap envelopes")
+    sections.patch(ImapSession, "fetch_bodies", "imap bodies (item parse)", listed=True)
+    sections.patch(ImapSession, "_uid", "imaplib command+read")
+    sections.patch(files.FileContentStore, "put_many", "content put_many (write+hash)")
+    sections.patch(files.os, "fsync", "fsync")
+    sections.patch(MimeNormalizer, "message", "normalize (other)")
+    normalize._PARSER.parsebytes = sections.wrap(
+        "parse (email.parser)", normalize._PARSER.parsebytes
+    )
+    sections.patch(normalize, "read_header_fields", "header fields")
+    sections.patch(normalize, "read_content", "MIME walk + text decode")
+    sections.patch(normalize, "parser_defects", "parser defects")
+    sections.patch(structure, "html_to_text", "html_to_text (inscriptis)")
+    sections.patch(store.SqlStore, "add_messages", "store.add_messages (Python/SQLAlchemy)")
+    for name in ("message_row", "child_rows", "index_document", "keyword_rows"):
+        sections.patch(store, name, f"rows.{name}")
+    sections.patch(store.search_index, "index_documents", "FTS index_documents")
+    sections.patch(threads, "place_new_messages", "threading (SQL lookups)")
+    sections.patch(threads, "rethread", "rethread (rows + UPDATE)")
+    sections.patch(threads, "assemble_conversations", "assemble_conversations")
+    for name in ("stored_uids", "record_progress", "folder", "ensure_folder", "ensure_account"):
+        sections.patch(store.SqlStore, name, f"store.{name}")
+
+    engine = services.engine
+
+    @sa.event.listens_for(engine, "before_cursor_execute")
+    def _before(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        sections.enter(f"SQL {_sql_kind(statement)}")
+
+    @sa.event.listens_for(engine, "after_cursor_execute")
+    def _after(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        sections.leave()
+
+    dialect = engine.dialect
+    dialect.do_commit = sections.wrap("SQL COMMIT", dialect.do_commit)
+
+
+def child_main(spec: dict[str, Any]) -> None:
+    from mailfathom.domain.config import FolderMapping
+    from mailfathom.domain.folders import FolderRole
+    from servers.dovecot import ImapAccount
+    from sync.helpers import imap_account_config, open_services
+
+    started = time.perf_counter()
+    account = imap_account_config(
+        ImapAccount(spec["host"], spec["port"], spec["user"], spec["password"]),
+        folders=[
+            FolderMapping(name, name, getattr(FolderRole, FOLDER_ROLES.get(name, "ALL")))
+            for name in spec["folders"]
+        ],
+        account_id=spec["account_id"],
+    )
+    services = open_services(Path(spec["store_dir"]), account, spec.get("database_url"))
+    opened = time.perf_counter()
+    sections = Sections() if spec["mode"] == "breakdown" else None
+    if sections:
+        instrument(sections, services)
+    profiler = None
+    if spec["mode"] == "pyinstrument":
+        from pyinstrument import Profiler
+
+        profiler = Profiler(interval=0.001)
+        profiler.start()
+    cprofile = None
+    if spec["mode"] == "cprofile":
+        import cProfile
+
+        cprofile = cProfile.Profile()
+        cprofile.enable()
+    usage_before = resource.getrusage(resource.RUSAGE_SELF)
+    sync_start = time.perf_counter()
+    if sections:
+        sections.enter("run_once")
+    report = services.account_synchronizer().run_once(account)
+    if sections:
+        sections.leave()
+    sync_wall = time.perf_counter() - sync_start
+    usage_after = resource.getrusage(resource.RUSAGE_SELF)
+    if profiler:
+        profiler.stop()
+        base = Path(spec["profile_base"])
+        base.with_suffix(".txt").write_text(
+            profiler.output_text(unicode=False, color=False, show_all=False)
+        )
+        base.with_suffix(".html").write_text(profiler.output_html())
+    if cprofile:
+        import pstats
+
+        cprofile.disable()
+        base = Path(spec["profile_base"])
+        cprofile.dump_stats(str(base.with_suffix(".pstats")))
+        with base.with_suffix(".cprofile.txt").open("w") as handle:
+            stats = pstats.Stats(cprofile, stream=handle)
+            stats.sort_stats("tottime").print_stats(60)
+            stats.sort_stats("cumulative").print_stats(60)
+
+    import sqlalchemy as sa
+
+    with services.engine.connect() as c:
+        stored = c.execute(sa.text("SELECT count(*) FROM messages")).scalar_one()
+        threads_n = c.execute(
+            sa.text("SELECT count(DISTINCT thread_id) FROM messages")
+        ).scalar_one()
+        if services.engine.dialect.name == "sqlite":
+            indexed = c.execute(sa.text("SELECT count(*) FROM message_fts")).scalar_one()
+        else:
+            indexed = c.execute(sa.text("SELECT count(*) FROM message_search")).scalar_one()
+    services.close()
+    vm_hwm_kib = 0
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            vm_hwm_kib = int(line.split()[1])
+    result = {
+        "mode": spec["mode"],
+        "sync_wall_s": sync_wall,
+        "open_s": opened - started,
+        "cpu_user_s": usage_after.ru_utime - usage_before.ru_utime,
+        "cpu_sys_s": usage_after.ru_stime - usage_before.ru_stime,
+        "stored_now": stored,
+        "indexed_now": indexed,
+        "conversations": threads_n,
+        "stored_this_pass": sum(f.stored for f in report.folders),
+        "fetched_bodies": sum(f.fetched_bodies for f in report.folders),
+        "vm_hwm_mb": vm_hwm_kib / 1024,
+        "content_octets": sum(
+            p.stat().st_size for p in (Path(spec["store_dir"]) / "data").rglob("*") if p.is_file()
+        ),
+    }
+    if sections:
+        result["sections"] = sections.report()
+    Path(spec["out"]).write_text(json.dumps(result))
+
+
+# --------------------------------------------------------------------------- report
+
+
+def per_s(count: float, seconds: float) -> float:
+    return count / seconds if seconds > 0 else float("nan")
+
+
+def print_table(results: dict[str, Any]) -> None:
+    n = results["mailbox"]["messages"]
+    mb = results["mailbox"]["octets"] / 1e6
+    rows: list[tuple[str, str, str, str]] = []
+
+    def add(label: str, seconds: float | None, extra: str = "") -> None:
+        if seconds is None:
+            return
+        rows.append(
+            (label, f"{seconds:9.2f}", f"{per_s(n, seconds):9.0f}", f"{per_s(mb, seconds):7.1f}")
+        )
+        if extra:
+            rows[-1] = (*rows[-1][:3], rows[-1][3] + "  " + extra)
+
+    ours = results.get("ours")
+    if ours:
+        add(
+            "ours: initial sync, SQLite (run_once)",
+            ours["sync_wall_s"],
+            f"peak RSS {ours['vm_hwm_mb']:.0f} MB",
+        )
+    imap = results.get("imaplib")
+    if imap:
+        add("imaplib: UID FETCH BODY.PEEK[] (ceiling)", imap["wall_s"])
+    mbs = results.get("mbsync")
+    if mbs:
+        add("mbsync: Maildir, FSync yes", mbs["wall_s"], f"peak RSS {mbs['maxrss_mb']:.0f} MB")
+    pg = results.get("ours_postgres")
+    if pg:
+        add("ours: initial sync, PostgreSQL", pg["sync_wall_s"], f"peak RSS {pg['vm_hwm_mb']:.0f}")
+    print()
+    print(f"{n} messages, {mb:.1f} MB  ({results['mailbox']['folders']})")
+    print(f"{'phase':44} {'wall s':>9} {'msg/s':>9} {'MB/s':>7}")
+    for label, seconds, rate, mbps in rows:
+        print(f"{label:44} {seconds} {rate} {mbps}")
+    resync = results.get("resync")
+    if resync:
+        print(
+            f"{'resync, no change: ours run_once':44} {resync['ours_sync_wall_s']:9.3f}"
+            f"   (whole process incl. start-up {resync['ours_process_wall_s']:.2f} s)"
+        )
+        print(f"{'resync, no change: mbsync':44} {resync['mbsync_wall_s']:9.3f}")
+    print()
+    print(f"{'check':44} {'value':>9} {'target':>9}  ok")
+    for name, value, target, ok in results["checks"]:
+        print(f"{name:44} {value:9.2f} {target:>9}  {'yes' if ok else 'NO'}")
+    print()
+
+
+def checks(results: dict[str, Any]) -> list[tuple[str, float, str, bool]]:
+    n = results["mailbox"]["messages"]
+    out: list[tuple[str, float, str, bool]] = []
+    ours = results.get("ours")
+    if not ours:
+        return out
+    rate = per_s(n, ours["sync_wall_s"])
+    out.append(("ours msg/s (absolute)", rate, ">= 1000", rate >= TARGETS["ours_per_s"]))
+    if "imaplib" in results:
+        ratio = ours["sync_wall_s"] and results["imaplib"]["wall_s"] / ours["sync_wall_s"]
+        out.append(("throughput ours / imaplib", ratio, "(info)", True))
+    if "mbsync" in results:
+        ratio = results["mbsync"]["wall_s"] / ours["sync_wall_s"]
+        out.append(("throughput ours / mbsync", ratio, ">= 0.5", ratio >= 0.5))
+    resync = results.get("resync")
+    if resync:
+        ratio = resync["ours_sync_wall_s"] / resync["mbsync_wall_s"]
+        out.append(("resync time ours / mbsync (run_once)", ratio, "<= 1.0", ratio <= 1.0))
+        ratio = resync["ours_process_wall_s"] / resync["mbsync_wall_s"]
+        out.append(("resync time ours / mbsync (whole process)", ratio, "(info)", True))
+    out.append(("peak RSS ours, MB", ours["vm_hwm_mb"], "< 300", ours["vm_hwm_mb"] < 300))
+    if "ours_postgres" in results:
+        rate = per_s(n, results["ours_postgres"]["sync_wall_s"])
+        out.append(("ours msg/s on PostgreSQL", rate, "(info)", True))
+    return out
+
+
+def print_sections(result: dict[str, Any], messages: int) -> None:
+    total = result["sync_wall_s"]
+    print(f"\nwhere the time goes ({messages} messages, run_once {total:.2f} s, exclusive):")
+    rows = sorted(result["sections"], key=lambda r: -r["exclusive_s"])
+    for row in rows:
+        if row["exclusive_s"] < 0.005 * total:
+            continue
+        share = 100 * row["exclusive_s"] / total
+        per_msg = 1000 * row["exclusive_s"] / max(1, messages)
+        print(
+            f"  {share:5.1f}%  {row['exclusive_s']:8.2f} s  {per_msg:6.3f} ms/msg  "
+            f"{row['calls']:7d}x  {row['section']}"
+        )
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=20000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=1, help="runs per measured phase (median)")
+    parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL phase")
+    parser.add_argument("--profile", action="store_true", help="also profile our sync")
+    parser.add_argument(
+        "--profile-only", action="store_true", help="only our sync: timed, sectioned, profiled"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child_main(json.loads(args.child))
+        return 0
+
+    ensure_packages()
+    from servers.dovecot import DovecotServer
+
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="mailfathom-bench-", dir="/var/tmp"))
+    results: dict[str, Any] = {
+        "benchmark": "initial_sync",
+        "started_at": stamp,
+        "command": " ".join(["uv run python bench/initial_sync.py", *sys.argv[1:]]),
+        "environment": environment(),
+        "work_dir_filesystem": tool_version(["df", "-T", str(work)]),
+    }
+    server = DovecotServer()
+    postgres = None
+    try:
+        server.start()
+        account = server.add_user(USER, PASSWORD)
+        log(f"dovecot on {account.host}:{account.port}; loading {args.messages} messages")
+        mailbox = load_maildir(server, args.messages, args.seed)
+        folders = sorted(mailbox["folders"], key=lambda f: (f != "INBOX", f))
+        # Every client then finds the same warm Dovecot index and cache and the message
+        # files in the page cache; this is part of loading, not of any measurement.
+        start = time.perf_counter()
+        responses, _ = imap_fetch_all(
+            account, folders, "(UID RFC822.SIZE FLAGS INTERNALDATE MODSEQ)"
+        )
+        mailbox["warm_up_s"] = time.perf_counter() - start
+        assert responses == mailbox["messages"], (responses, mailbox["messages"])
+        results["mailbox"] = mailbox
+        log(
+            f"loaded {mailbox['messages']} messages, {mailbox['octets'] / 1e6:.1f} MB: "
+            f"generate+write {mailbox['generate_and_write_s']:.1f} s, dovecot index "
+            f"{mailbox['dovecot_index_s']:.1f} s, warm-up {mailbox['warm_up_s']:.1f} s"
+        )
+        spec = {
+            "host": account.host,
+            "port": account.port,
+            "user": USER,
+            "password": PASSWORD,
+            "folders": folders,
+            "work": str(work),
+        }
+
+        def fresh_store(label: str) -> dict[str, Any]:
+            store_dir = work / f"store-{label}-{uuid.uuid4().hex[:6]}"
+            store_dir.mkdir()
+            return {**spec, "store_dir": str(store_dir), "account_id": f"bench-{label}"}
+
+        ours_spec: dict[str, Any] = {}
+
+        def ours_once() -> dict[str, Any]:
+            ours_spec.clear()
+            ours_spec.update(fresh_store("ours"))
+            log("ours: initial sync into SQLite")
+            r = run_ours(ours_spec)
+            r["store_dir"] = ours_spec["store_dir"]
+            log(f"ours: {r['sync_wall_s']:.2f} s, peak RSS {r['vm_hwm_mb']:.0f} MB")
+            return r
+
+        results["ours"] = repeated(args.repeat, "ours", ours_once, "sync_wall_s")
+        results["ours"]["messages_per_s"] = per_s(
+            mailbox["messages"], results["ours"]["sync_wall_s"]
+        )
+        if results["ours"]["stored_now"] != mailbox["messages"]:
+            raise RuntimeError(f"our store holds {results['ours']['stored_now']} messages")
+        ours_spec["store_dir"] = results["ours"]["store_dir"]
+
+        if not args.profile_only:
+
+            def imap_once() -> dict[str, Any]:
+                log("imaplib: UID FETCH BODY.PEEK[]")
+                t0 = time.perf_counter()
+                got, octets = imap_fetch_all(
+                    account,
+                    folders,
+                    "(UID RFC822.SIZE FLAGS INTERNALDATE MODSEQ BODY.PEEK[])",
+                )
+                wall = time.perf_counter() - t0
+                assert got == mailbox["messages"], got
+                log(f"imaplib: {wall:.2f} s")
+                return {"wall_s": wall, "octets": octets}
+
+            results["imaplib"] = repeated(args.repeat, "imaplib", imap_once, "wall_s")
+            results["imaplib"]["messages_per_s"] = per_s(
+                mailbox["messages"], results["imaplib"]["wall_s"]
+            )
+
+            mbsync_dirs: dict[str, Path] = {}
+
+            def mbsync_once() -> dict[str, Any]:
+                base = work / f"mbsync-{uuid.uuid4().hex[:6]}"
+                base.mkdir()
+                rc = base / "mbsyncrc"
+                write_mbsyncrc(rc, account, base / "Mail")
+                mbsync_dirs.update(rc=rc, near=base / "Mail")
+                log("mbsync: initial pull")
+                r = run_mbsync(rc)
+                got = count_maildir(base / "Mail")
+                if got != mailbox["messages"]:
+                    raise RuntimeError(f"mbsync stored {got} messages")
+                log(f"mbsync: {r['wall_s']:.2f} s")
+                return r
+
+            results["mbsync"] = repeated(args.repeat, "mbsync", mbsync_once, "wall_s")
+            results["mbsync"]["messages_per_s"] = per_s(
+                mailbox["messages"], results["mbsync"]["wall_s"]
+            )
+
+            log("resync (no change): ours, then mbsync")
+            ours_runs = [run_ours(ours_spec) for _ in range(max(1, args.repeat))]
+            again = sorted(ours_runs, key=lambda r: r["sync_wall_s"])[len(ours_runs) // 2]
+            if again["fetched_bodies"] != 0:
+                raise RuntimeError("the no-change resync fetched bodies")
+            mbsync_runs = [run_mbsync(mbsync_dirs["rc"]) for _ in range(max(1, args.repeat))]
+            mb_again = sorted(mbsync_runs, key=lambda r: r["wall_s"])[len(mbsync_runs) // 2]
+            results["resync"] = {
+                "ours_sync_wall_s": again["sync_wall_s"],
+                "ours_process_wall_s": again["process_wall_s"],
+                "ours_open_s": again["open_s"],
+                "ours_peak_rss_mb": again["vm_hwm_mb"],
+                "mbsync_wall_s": mb_again["wall_s"],
+                "ours_runs": [r["sync_wall_s"] for r in ours_runs],
+                "mbsync_runs": [r["wall_s"] for r in mbsync_runs],
+            }
+
+            if not args.no_postgres:
+                try:
+                    from servers.postgres import PostgresServer
+
+                    postgres = PostgresServer().start()
+                except Exception as exc:
+                    log(f"postgres: skipped ({str(exc).splitlines()[0]})")
+                    postgres = None
+                if postgres is not None:
+                    url = postgres.create_database("bench")
+                    log("ours: initial sync into PostgreSQL")
+                    pg = run_ours({**fresh_store("pg"), "database_url": url})
+                    pg["messages_per_s"] = per_s(mailbox["messages"], pg["sync_wall_s"])
+                    pg["note"] = "PostgreSQL test server runs with fsync=off"
+                    results["ours_postgres"] = pg
+                    log(f"postgres: {pg['sync_wall_s']:.2f} s")
+
+        if args.profile or args.profile_only:
+            log("ours: sectioned run")
+            sectioned = run_ours(fresh_store("sections"), mode="breakdown")
+            results["ours_sectioned"] = sectioned
+            base = RESULTS_DIR / f"initial_sync-{stamp}-profile"
+            log("ours: pyinstrument run")
+            profiled = run_ours(
+                {**fresh_store("profile"), "profile_base": str(base)}, mode="pyinstrument"
+            )
+            results["ours_pyinstrument"] = {
+                "sync_wall_s": profiled["sync_wall_s"],
+                "profile_text": str(base.with_suffix(".txt").relative_to(REPO)),
+                "profile_html": str(base.with_suffix(".html").relative_to(REPO)),
+            }
+    finally:
+        if postgres is not None:
+            postgres.stop()
+        server.stop()
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            log(f"kept {work}")
+
+    results["checks"] = checks(results)
+    results["finished_at"] = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    results["loadavg_at_end"] = os.getloadavg()
+    out = RESULTS_DIR / f"initial_sync-{stamp}.json"
+    out.write_text(json.dumps(results, indent=2, default=str))
+    print_table(results)
+    if "ours_sectioned" in results:
+        print_sections(results["ours_sectioned"], results["mailbox"]["messages"])
+    print(f"\nresults: {out.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""Reading a message's raw MIME from the local copy, and asking for repair when it is gone.
+
+Reading never reaches a mail server: content that is missing or no longer matches its hash is
+answered with `ContentMissingError` (55001) and a durable repair request, which the account's
+next synchronization pass acts on by fetching the message again.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import structlog
+
+from mailfathom.app.ports import ContentRepairStore, ContentStore
+from mailfathom.domain.errors import ContentMissingError
+
+log = structlog.get_logger("mailfathom.content")
+
+
+class StoredContentReader:
+    def __init__(self, store: ContentRepairStore, content: ContentStore) -> None:
+        self._store = store
+        self._content = content
+
+    def read(self, stored_email_id: UUID) -> bytes | None:
+        """The raw MIME, or None when the message holds none by design (over the size limit,
+        awaiting headroom) or no such message is stored."""
+        found = self._store.content_key_of(stored_email_id)
+        if found is None:
+            return None
+        seq, key = found
+        if key is None:
+            return None
+        try:
+            return self._content.get(key)
+        except ContentMissingError:
+            self._store.request_repair(seq, "content-unreadable")
+            log.warning("content.repair_requested")
+            raise
+
+    def verify_all(self, account_id: str | None = None) -> int:
+        """Check every stored content file; file a repair request for each bad one."""
+        bad = 0
+        for seq, key in self._store.content_references(account_id):
+            try:
+                self._content.get(key)
+            except ContentMissingError:
+                self._store.request_repair(seq, "content-unreadable")
+                bad += 1
+        return bad
