@@ -131,14 +131,14 @@ def environment() -> dict[str, Any]:
     }
 
 
-def run_measured(args: list[str], **options: Any) -> tuple[int, float, int]:
-    """Run a command; return its exit code, wall seconds and peak RSS in KiB (wait4)."""
+def run_measured(args: list[str], **options: Any) -> tuple[int, float, Any]:
+    """Run a command; return its exit code, wall seconds and resource usage (wait4)."""
     start = time.perf_counter()
     proc = subprocess.Popen(args, **options)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, wall, int(usage.ru_maxrss)
+    return proc.returncode, wall, usage
 
 
 # --------------------------------------------------------------------------- mailbox
@@ -249,8 +249,9 @@ def imap_fetch_all(account: Any, folders: list[str], items: str) -> tuple[int, i
 def run_ours(spec: dict[str, Any], mode: str = "plain") -> dict[str, Any]:
     """Run our sync in a child process (`--child`); return what it reported."""
     out = Path(spec["work"]) / f"result-{uuid.uuid4().hex[:8]}.json"
-    child_spec = {**spec, "mode": mode, "out": str(out)}
-    code, wall, maxrss_kib = run_measured(
+    child_spec = {**spec, "mode": mode, "out": str(out), "launched_at": time.time()}
+    loadavg = os.getloadavg()[0]
+    code, wall, usage = run_measured(
         [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(child_spec)],
         stdout=subprocess.DEVNULL,
         cwd=str(REPO),
@@ -259,7 +260,9 @@ def run_ours(spec: dict[str, Any], mode: str = "plain") -> dict[str, Any]:
         raise RuntimeError(f"our sync failed (exit code {code})")
     result: dict[str, Any] = json.loads(out.read_text())
     result["process_wall_s"] = wall
-    result["maxrss_mb_wait4"] = maxrss_kib / 1024
+    result["process_cpu_s"] = usage.ru_utime + usage.ru_stime
+    result["maxrss_mb_wait4"] = usage.ru_maxrss / 1024
+    result["loadavg_1min_before"] = loadavg
     return result
 
 
@@ -280,14 +283,21 @@ def write_mbsyncrc(path: Path, account: Any, near: Path) -> None:
 
 
 def run_mbsync(rc: Path) -> dict[str, Any]:
-    code, wall, maxrss_kib = run_measured(
+    loadavg = os.getloadavg()[0]
+    code, wall, usage = run_measured(
         ["mbsync", "-c", str(rc), "-q", "-a"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
     if code != 0:
         raise RuntimeError(f"mbsync failed with exit code {code}")
-    return {"wall_s": wall, "maxrss_mb": maxrss_kib / 1024}
+    return {
+        "wall_s": wall,
+        "cpu_user_s": usage.ru_utime,
+        "cpu_sys_s": usage.ru_stime,
+        "maxrss_mb": usage.ru_maxrss / 1024,
+        "loadavg_1min_before": loadavg,
+    }
 
 
 def count_maildir(near: Path) -> int:
@@ -320,21 +330,25 @@ class Sections:
     def __init__(self) -> None:
         self.inclusive: dict[str, float] = {}
         self.exclusive: dict[str, float] = {}
+        self.exclusive_cpu: dict[str, float] = {}
         self.calls: dict[str, int] = {}
         self._stack: list[list[Any]] = []
 
     def enter(self, name: str) -> None:
         path = f"{self._stack[-1][0]} > {name}" if self._stack else name
-        self._stack.append([path, time.perf_counter(), 0.0])
+        self._stack.append([path, time.perf_counter(), 0.0, time.thread_time(), 0.0])
 
     def leave(self) -> None:
-        path, started, nested = self._stack.pop()
+        path, started, nested, cpu_started, nested_cpu = self._stack.pop()
         elapsed = time.perf_counter() - started
+        cpu = time.thread_time() - cpu_started
         self.inclusive[path] = self.inclusive.get(path, 0.0) + elapsed
         self.exclusive[path] = self.exclusive.get(path, 0.0) + elapsed - nested
+        self.exclusive_cpu[path] = self.exclusive_cpu.get(path, 0.0) + cpu - nested_cpu
         self.calls[path] = self.calls.get(path, 0) + 1
         if self._stack:
             self._stack[-1][2] += elapsed
+            self._stack[-1][4] += cpu
 
     def wrap(self, name: str, function: Callable[..., Any], *, listed: bool = False) -> Any:
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -357,6 +371,7 @@ class Sections:
                 "calls": self.calls[path],
                 "inclusive_s": self.inclusive[path],
                 "exclusive_s": self.exclusive[path],
+                "exclusive_cpu_s": self.exclusive_cpu[path],
             }
             for path in sorted(self.inclusive)
         ]
@@ -434,6 +449,7 @@ def instrument(sections: Sections, services: Any) -> None:
 
 
 def child_main(spec: dict[str, Any]) -> None:
+    imported_at = time.time()
     from mailfathom.domain.config import FolderMapping
     from mailfathom.domain.folders import FolderRole
     from servers.dovecot import ImapAccount
@@ -510,6 +526,7 @@ def child_main(spec: dict[str, Any]) -> None:
             vm_hwm_kib = int(line.split()[1])
     result = {
         "mode": spec["mode"],
+        "start_up_s": imported_at - spec["launched_at"],
         "sync_wall_s": sync_wall,
         "open_s": opened - started,
         "cpu_user_s": usage_after.ru_utime - usage_before.ru_utime,
@@ -541,36 +558,34 @@ def print_table(results: dict[str, Any]) -> None:
     mb = results["mailbox"]["octets"] / 1e6
     rows: list[tuple[str, str, str, str]] = []
 
-    def add(label: str, seconds: float | None, extra: str = "") -> None:
-        if seconds is None:
+    def add(label: str, phase: dict[str, Any] | None, wall_key: str, rss: float | None) -> None:
+        if not phase:
             return
+        seconds = phase[wall_key]
+        cpu = phase.get("cpu_user_s", 0.0) + phase.get("cpu_sys_s", 0.0)
         rows.append(
-            (label, f"{seconds:9.2f}", f"{per_s(n, seconds):9.0f}", f"{per_s(mb, seconds):7.1f}")
+            (
+                label,
+                f"{seconds:9.2f}",
+                f"{per_s(n, seconds):9.0f}",
+                f"{per_s(mb, seconds):7.1f}",
+                f"{cpu:8.2f}",
+                f"{rss:8.0f}" if rss is not None else f"{'':8}",
+            )
         )
-        if extra:
-            rows[-1] = (*rows[-1][:3], rows[-1][3] + "  " + extra)
 
     ours = results.get("ours")
-    if ours:
-        add(
-            "ours: initial sync, SQLite (run_once)",
-            ours["sync_wall_s"],
-            f"peak RSS {ours['vm_hwm_mb']:.0f} MB",
-        )
-    imap = results.get("imaplib")
-    if imap:
-        add("imaplib: UID FETCH BODY.PEEK[] (ceiling)", imap["wall_s"])
+    add("ours: initial sync, SQLite (run_once)", ours, "sync_wall_s", ours and ours["vm_hwm_mb"])
+    add("imaplib: UID FETCH BODY.PEEK[] (ceiling)", results.get("imaplib"), "wall_s", None)
     mbs = results.get("mbsync")
-    if mbs:
-        add("mbsync: Maildir, FSync yes", mbs["wall_s"], f"peak RSS {mbs['maxrss_mb']:.0f} MB")
+    add("mbsync: Maildir, FSync yes", mbs, "wall_s", mbs and mbs["maxrss_mb"])
     pg = results.get("ours_postgres")
-    if pg:
-        add("ours: initial sync, PostgreSQL", pg["sync_wall_s"], f"peak RSS {pg['vm_hwm_mb']:.0f}")
+    add("ours: initial sync, PostgreSQL", pg, "sync_wall_s", pg and pg["vm_hwm_mb"])
     print()
     print(f"{n} messages, {mb:.1f} MB  ({results['mailbox']['folders']})")
-    print(f"{'phase':44} {'wall s':>9} {'msg/s':>9} {'MB/s':>7}")
-    for label, seconds, rate, mbps in rows:
-        print(f"{label:44} {seconds} {rate} {mbps}")
+    print(f"{'phase':44} {'wall s':>9} {'msg/s':>9} {'MB/s':>7} {'CPU s':>8} {'RSS MB':>8}")
+    for label, seconds, rate, mbps, cpu, rss in rows:
+        print(f"{label:44} {seconds} {rate} {mbps} {cpu} {rss}")
     resync = results.get("resync")
     if resync:
         print(
@@ -614,16 +629,21 @@ def checks(results: dict[str, Any]) -> list[tuple[str, float, str, bool]]:
 
 def print_sections(result: dict[str, Any], messages: int) -> None:
     total = result["sync_wall_s"]
-    print(f"\nwhere the time goes ({messages} messages, run_once {total:.2f} s, exclusive):")
+    cpu = result["cpu_user_s"] + result["cpu_sys_s"]
+    print(
+        f"\nwhere the time goes ({messages} messages, run_once {total:.2f} s wall, "
+        f"{cpu:.2f} s CPU; exclusive of nested sections):"
+    )
+    print(f"  {'wall%':>6} {'wall s':>8} {'ms/msg':>7} {'CPU s':>8} {'calls':>7}  section")
     rows = sorted(result["sections"], key=lambda r: -r["exclusive_s"])
     for row in rows:
-        if row["exclusive_s"] < 0.005 * total:
+        if row["exclusive_s"] < 0.002 * total:
             continue
         share = 100 * row["exclusive_s"] / total
         per_msg = 1000 * row["exclusive_s"] / max(1, messages)
         print(
-            f"  {share:5.1f}%  {row['exclusive_s']:8.2f} s  {per_msg:6.3f} ms/msg  "
-            f"{row['calls']:7d}x  {row['section']}"
+            f"  {share:5.1f}% {row['exclusive_s']:8.2f} {per_msg:7.3f} "
+            f"{row['exclusive_cpu_s']:8.2f} {row['calls']:7d}  {row['section']}"
         )
 
 
@@ -719,6 +739,8 @@ def main() -> int:
 
             def imap_once() -> dict[str, Any]:
                 log("imaplib: UID FETCH BODY.PEEK[]")
+                loadavg = os.getloadavg()[0]
+                before = resource.getrusage(resource.RUSAGE_SELF)
                 t0 = time.perf_counter()
                 got, octets = imap_fetch_all(
                     account,
@@ -726,9 +748,16 @@ def main() -> int:
                     "(UID RFC822.SIZE FLAGS INTERNALDATE MODSEQ BODY.PEEK[])",
                 )
                 wall = time.perf_counter() - t0
+                after = resource.getrusage(resource.RUSAGE_SELF)
                 assert got == mailbox["messages"], got
                 log(f"imaplib: {wall:.2f} s")
-                return {"wall_s": wall, "octets": octets}
+                return {
+                    "wall_s": wall,
+                    "octets": octets,
+                    "cpu_user_s": after.ru_utime - before.ru_utime,
+                    "cpu_sys_s": after.ru_stime - before.ru_stime,
+                    "loadavg_1min_before": loadavg,
+                }
 
             results["imaplib"] = repeated(args.repeat, "imaplib", imap_once, "wall_s")
             results["imaplib"]["messages_per_s"] = per_s(

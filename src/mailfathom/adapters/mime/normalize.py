@@ -53,11 +53,11 @@ def normalize_headers(raw_header: bytes) -> NormalizedMessage:
     filled in, the body, parts and markers are left empty and ``headers_only`` is set.
     """
     try:
-        message = _PARSER.parsebytes(raw_header, headersonly=True)
+        message = _PARSER.parsebytes(bytes(raw_header), headersonly=True)
+        fields = _read_fields(message)
+        return _build(fields, _defects(message, fields, None), headers_only=True)
     except Exception:
         return _build(HeaderFields(), [MESSAGE_UNREADABLE_DEFECT], headers_only=True)
-    fields = _read_fields(message)
-    return _build(fields, _defects(message, fields, None), headers_only=True)
 
 
 def _normalize_message(raw: bytes) -> NormalizedMessage:

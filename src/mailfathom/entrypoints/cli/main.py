@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from mailfathom.app.read_stored_content import StoredContentReader
 from mailfathom.bootstrap import Services
 from mailfathom.domain.errors import MailFathomError
 from mailfathom.entrypoints.cli import demo as demo_command
@@ -140,6 +141,20 @@ def rederive(config: ConfigOption = None, account: AccountOption = None) -> None
             for acc in selected_accounts(deployment, account):
                 count = services.store.rederive_conversations(acc.account_id)
                 console.print(f"{acc.account_id}: {count} messages placed in conversations")
+    except MailFathomError as error:
+        _fail(error)
+
+
+@mailbox_app.command("verify")
+def verify(config: ConfigOption = None, account: AccountOption = None) -> None:
+    """Check every stored content file; a bad one is re-fetched by the next sync."""
+    try:
+        deployment = load(config)
+        with Services.open(deployment) as services:
+            reader = StoredContentReader(services.store, services.content)
+            for acc in selected_accounts(deployment, account):
+                bad = reader.verify_all(acc.account_id)
+                console.print(f"{acc.account_id}: {bad} content file(s) queued for repair")
     except MailFathomError as error:
         _fail(error)
 
