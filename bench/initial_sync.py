@@ -402,7 +402,7 @@ def instrument(sections: Sections, services: Any) -> None:
     import sqlalchemy as sa
 
     from mailfathom.adapters.content import files
-    from mailfathom.adapters.imap.session import ImapSession
+    from mailfathom.adapters.imap.session import ImapConnector, ImapSession
     from mailfathom.adapters.mime import normalize, structure
     from mailfathom.adapters.normalizer import MimeNormalizer
     from mailfathom.adapters.sql import store, threads
@@ -410,6 +410,10 @@ def instrument(sections: Sections, services: Any) -> None:
 
     sections.patch(FolderSynchronizer, "run", "folder pass")
     sections.patch(FolderSynchronizer, "_new_message", "build NewMessage")
+    sections.patch(ImapConnector, "open", "imap connect+login+ENABLE")
+    sections.patch(ImapSession, "list_folders", "imap LIST")
+    sections.patch(ImapSession, "select", "imap EXAMINE")
+    sections.patch(ImapSession, "close", "imap LOGOUT")
     sections.patch(ImapSession, "search_uids", "imap SEARCH")
     sections.patch(ImapSession, "fetch_envelopes", "imap envelopes")
     sections.patch(ImapSession, "fetch_bodies", "imap bodies (item parse)", listed=True)
@@ -431,7 +435,14 @@ def instrument(sections: Sections, services: Any) -> None:
     sections.patch(threads, "place_new_messages", "threading (SQL lookups)")
     sections.patch(threads, "rethread", "rethread (rows + UPDATE)")
     sections.patch(threads, "assemble_conversations", "assemble_conversations")
-    for name in ("stored_uids", "record_progress", "folder", "ensure_folder", "ensure_account"):
+    for name in (
+        "stored_uids",
+        "record_progress",
+        "folder",
+        "ensure_folder",
+        "ensure_account",
+        "awaiting_headroom",
+    ):
         sections.patch(store.SqlStore, name, f"store.{name}")
 
     engine = services.engine
@@ -821,8 +832,11 @@ def main() -> int:
 
         if args.profile or args.profile_only:
             log("ours: sectioned run")
-            sectioned = run_ours(fresh_store("sections"), mode="breakdown")
+            sectioned_spec = fresh_store("sections")
+            sectioned = run_ours(sectioned_spec, mode="breakdown")
             results["ours_sectioned"] = sectioned
+            log("ours: sectioned no-change resync")
+            results["ours_sectioned_resync"] = run_ours(sectioned_spec, mode="breakdown")
             base = RESULTS_DIR / f"initial_sync-{stamp}-profile"
             log("ours: pyinstrument run")
             profiled = run_ours(
@@ -850,6 +864,8 @@ def main() -> int:
     print_table(results)
     if "ours_sectioned" in results:
         print_sections(results["ours_sectioned"], results["mailbox"]["messages"])
+        print("\nno-change resync:", end="")
+        print_sections(results["ours_sectioned_resync"], results["mailbox"]["messages"])
     print(f"\nresults: {out.relative_to(REPO)}")
     return 0
 

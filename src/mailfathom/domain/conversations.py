@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from mailfathom.domain.identifiers import connected_identifier_set, normalize_references
 from mailfathom.domain.message import NormalizedMessage
@@ -70,8 +70,6 @@ __all__ = [
     "thread_input_from",
 ]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
 _NONE = -1
 
 
@@ -142,40 +140,25 @@ def connected_identifiers(msg: ThreadInput) -> tuple[str, ...]:
     return connected_identifier_set(msg.message_id, msg.in_reply_to, msg.references)
 
 
-def _order_key(msg: ThreadInput) -> tuple[int, int, str]:
+def _order_key(msg: ThreadInput) -> tuple[int, float, str]:
     sent = msg.sent_at
     if sent is None:
-        return (1, 0, msg.key)
+        return (1, 0.0, msg.key)
     if sent.tzinfo is None:
         sent = sent.replace(tzinfo=UTC)
-    return (0, (sent - _EPOCH) // _MICROSECOND, msg.key)
+    # A float keeps microseconds distinct for any date before the 23rd century.
+    return (0, sent.timestamp(), msg.key)
 
 
-class _Forest:
-    """Nodes (one per identifier, or per message without one) and their parent links."""
+class _Links:
+    """Parent links between nodes, numbered 0..total-1; -1 stands for "no parent"."""
 
-    __slots__ = ("by_id", "child_count", "claimed", "members", "parent")
+    __slots__ = ("child_count", "claimed", "parent")
 
-    def __init__(self) -> None:
-        self.by_id: dict[str, int] = {}
-        self.parent: list[int] = []
-        self.child_count: list[int] = []
-        self.members: list[list[int]] = []
-        self.claimed: list[bool] = []
-
-    def new_node(self) -> int:
-        self.parent.append(_NONE)
-        self.child_count.append(0)
-        self.members.append([])
-        self.claimed.append(False)
-        return len(self.parent) - 1
-
-    def node_for(self, identifier: str) -> int:
-        node = self.by_id.get(identifier)
-        if node is None:
-            node = self.new_node()
-            self.by_id[identifier] = node
-        return node
+    def __init__(self, total: int) -> None:
+        self.parent = [_NONE] * total
+        self.child_count = [0] * total
+        self.claimed = bytearray(total)
 
     def _closes_loop(self, parent: int, child: int) -> bool:
         """Whether making `parent` the parent of `child` would close a loop."""
@@ -191,17 +174,17 @@ class _Forest:
 
     def claim(self, child: int, parent: int) -> None:
         """RFC 5256 step 1.B: the node's own message names its parent."""
-        self.claimed[child] = True
+        self.claimed[child] = 1
         if not self._closes_loop(parent, child):
             self.parent[child] = parent
             self.child_count[parent] += 1
 
     def link(self, parent: int, child: int) -> None:
-        """RFC 5256 step 1.A: fill a parent nobody claimed, never closing a loop."""
+        """RFC 5256 step 1.A: give a parent to a node nobody placed, never closing a loop."""
         if (
-            parent == child
-            or self.parent[child] != _NONE
+            self.parent[child] != _NONE
             or self.claimed[child]
+            or parent == child
             or self._closes_loop(parent, child)
         ):
             return
@@ -220,76 +203,98 @@ def assemble_conversations(messages: Iterable[ThreadInput]) -> list[Conversation
     if len({m.key for m in ordered}) != count:
         raise ValueError("every message given to the assembler needs a distinct key")
 
-    forest = _Forest()
-    node_for = forest.node_for
+    # Stored nodes are numbered in canonical order of their first message, placeholders
+    # after them.
+    node_by_id: dict[str, int] = {}
     node_of = [0] * count
+    first: list[int] = []
+    copies: dict[int, list[int]] = {}
     for index, msg in enumerate(ordered):
-        node = node_for(msg.message_id) if msg.message_id else forest.new_node()
+        identifier = msg.message_id
+        node = node_by_id.get(identifier) if identifier else None
+        if node is None:
+            node = len(first)
+            first.append(index)
+            if identifier:
+                node_by_id[identifier] = node
+        else:
+            copies.setdefault(node, []).append(index)
         node_of[index] = node
-        forest.members[node].append(index)
+    stored = len(first)
 
-    ref_nodes = [
-        [node_for(r) for r in normalize_references(m.references, m.in_reply_to, m.message_id)]
-        for m in ordered
-    ]
+    total = stored
+    ref_nodes: list[list[int]] = []
+    for msg in ordered:
+        nodes = []
+        for identifier in normalize_references(msg.references, msg.in_reply_to, msg.message_id):
+            node = node_by_id.get(identifier)
+            if node is None:
+                node = node_by_id[identifier] = total
+                total += 1
+            nodes.append(node)
+        ref_nodes.append(nodes)
 
-    # Pass 1: every node whose first message names a parent takes it.
-    members = forest.members
+    links = _Links(total)
+    # Pass 1: each node whose first message names a parent takes it.
+    for node in range(stored):
+        refs = ref_nodes[first[node]]
+        if refs:
+            links.claim(node, refs[-1])
+    # Pass 2: References chains, and the parents later copies name, fill what is left.
     for index, refs in enumerate(ref_nodes):
+        for position in range(1, len(refs)):
+            links.link(refs[position - 1], refs[position])
         node = node_of[index]
-        if refs and members[node][0] == index:
-            forest.claim(node, refs[-1])
+        if refs and first[node] != index:
+            links.link(refs[-1], node)
 
-    # Pass 2: the rest of the References chains, and later copies' parents, fill the gaps.
-    for index, refs in enumerate(ref_nodes):
-        for parent, child in zip(refs, refs[1:]):
-            forest.link(parent, child)
-        node = node_of[index]
-        if refs and members[node][0] != index:
-            forest.link(refs[-1], node)
-
-    return _conversations(ordered, forest, node_of)
+    return _conversations(ordered, links.parent, stored, first, copies)
 
 
 def _conversations(
-    ordered: list[ThreadInput], forest: _Forest, node_of: list[int]
+    ordered: list[ThreadInput],
+    parent: list[int],
+    stored: int,
+    first: list[int],
+    copies: dict[int, list[int]],
 ) -> list[Conversation]:
-    parent = forest.parent
-    members = forest.members
-    node_total = len(parent)
-
-    # Nearest stored node at or above each node (_NONE when only placeholders remain) and
-    # the topmost node, filled iteratively with the walked path remembered.
-    stored_at_or_above = [-2] * node_total
-    top = [-2] * node_total
+    """Steps 2 to 4: drop placeholders, group by tree, order depth first."""
+    # For placeholders: nearest stored ancestor (or _NONE) and topmost node, memoized.
+    anchor = [-2] * len(parent)
+    top = [-2] * len(parent)
     path: list[int] = []
-    for start in range(node_total):
-        node = start
-        while node != _NONE and stored_at_or_above[node] == -2:
-            path.append(node)
-            node = parent[node]
-        above_stored = _NONE if node == _NONE else stored_at_or_above[node]
-        above_top = path[-1] if node == _NONE else top[node]
-        while path:
-            node = path.pop()
-            if members[node]:
-                above_stored = node
-            stored_at_or_above[node] = above_stored
-            top[node] = above_top
-
-    # Stored nodes in canonical order of their representatives; appending in that order
-    # keeps every child list and root list sorted.
     children: dict[int, list[int]] = {}
     roots_by_top: dict[int, list[int]] = {}
-    for index, node in enumerate(node_of):
-        if members[node][0] != index:
-            continue
+    # Stored nodes in canonical order, so every child list and root list comes out sorted.
+    for node in range(stored):
         up = parent[node]
-        stored_parent = _NONE if up == _NONE else stored_at_or_above[up]
-        if stored_parent == _NONE:
-            roots_by_top.setdefault(top[node], []).append(node)
+        if up == _NONE:
+            roots_by_top[node] = [node]
+            continue
+        if up < stored:
+            children.setdefault(up, []).append(node)
+            continue
+        if anchor[up] == -2:
+            walk = up
+            while walk >= stored and anchor[walk] == -2:
+                path.append(walk)
+                walk = parent[walk]
+                if walk == _NONE:
+                    break
+            if walk == _NONE:
+                found_anchor, found_top = _NONE, path[-1]
+            elif walk < stored:
+                found_anchor, found_top = walk, _NONE
+            else:
+                found_anchor, found_top = anchor[walk], top[walk]
+            for placeholder in path:
+                anchor[placeholder] = found_anchor
+                top[placeholder] = found_top
+            path.clear()
+        if anchor[up] == _NONE:
+            roots_by_top.setdefault(top[up], []).append(node)
         else:
-            children.setdefault(stored_parent, []).append(node)
+            children.setdefault(anchor[up], []).append(node)
 
     result: list[Conversation] = []
     for roots in roots_by_top.values():
@@ -297,12 +302,13 @@ def _conversations(
         stack: list[tuple[int, str | None, int]] = [(n, None, 0) for n in reversed(roots)]
         while stack:
             node, parent_key, depth = stack.pop()
-            claimants = members[node]
-            for index in claimants:
-                placements.append(Placement(ordered[index].key, parent_key, len(placements), depth))
+            own_key = ordered[first[node]].key
+            placements.append(Placement(own_key, parent_key, len(placements), depth))
+            for index in copies.get(node, ()):
+                key = ordered[index].key
+                placements.append(Placement(key, parent_key, len(placements), depth))
             below = children.get(node)
             if below:
-                own_key = ordered[claimants[0]].key
                 stack.extend((child, own_key, depth + 1) for child in reversed(below))
         result.append(Conversation(tuple(placements)))
     return result

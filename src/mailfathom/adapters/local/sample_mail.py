@@ -66,7 +66,7 @@ def _paragraphs(rng: random.Random, target_octets: int) -> str:
     out: list[str] = []
     size = 0
     while size < target_octets:
-        sentence = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(8, 20)))
+        sentence = " ".join(rng.choices(_WORDS, k=rng.randint(8, 20)))
         line = sentence.capitalize() + "."
         out.append(line)
         size += len(line) + 1
@@ -131,7 +131,7 @@ def generate_mailbox(
                 subtype="html",
             )
         if rng.random() < 0.15:
-            payload = bytes(rng.getrandbits(8) for _ in range(rng.randint(500, max_octets // 3)))
+            payload = rng.randbytes(rng.randint(500, max(600, max_octets // 3)))
             name = rng.choice(["report.pdf", "notes.txt", "diagram.png", "budget.xlsx"])
             maintype, subtype = {
                 "report.pdf": ("application", "pdf"),

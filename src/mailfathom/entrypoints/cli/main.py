@@ -15,6 +15,7 @@ from rich.table import Table
 from mailfathom.app.read_stored_content import StoredContentReader
 from mailfathom.bootstrap import Services
 from mailfathom.domain.errors import MailFathomError
+from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.cli import demo as demo_command
 from mailfathom.entrypoints.cli.importing import import_into_local
 from mailfathom.entrypoints.cli.loading import load, selected_accounts
@@ -30,6 +31,11 @@ mailbox_app = typer.Typer(help="Work on stored mail.", no_args_is_help=True)
 app.add_typer(mailbox_app, name="mailbox")
 console = Console()
 err_console = Console(stderr=True)
+
+
+@app.callback()
+def _setup() -> None:
+    logs.configure()
 
 ConfigOption = Annotated[
     Path | None,

@@ -1,0 +1,105 @@
+"""The command line, run as a user runs it."""
+
+from __future__ import annotations
+
+import mailbox
+import subprocess
+import sys
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.local.sample_mail import generate_mailbox
+from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
+from mailfathom.adapters.sql.schema import messages
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mailfathom", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
+    )
+
+
+def _count(database: Path, **where: object) -> int:
+    engine = create_store_engine(sqlite_url(database))
+    try:
+        with engine.connect() as c:
+            query = sa.select(sa.func.count()).select_from(messages)
+            for column, value in where.items():
+                query = query.where(messages.c[column] == value)
+            return int(c.execute(query).scalar_one())
+    finally:
+        engine.dispose()
+
+
+def test_demo_generates_and_stores_a_mailbox_and_is_repeatable(tmp_path: Path) -> None:
+    first = _run("demo", "--data-dir", str(tmp_path / "demo"), "--messages", "60", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    database = tmp_path / "demo" / "data" / "mailfathom.sqlite3"
+    assert _count(database) == 60
+    again = _run("demo", "--data-dir", str(tmp_path / "demo"), "--messages", "60", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert _count(database) == 60
+    listing = _run("accounts", "--config", str(tmp_path / "demo" / "mailfathom.toml"),
+                   cwd=tmp_path)
+    assert listing.returncode == 0
+    assert "INBOX" in listing.stdout and "never" not in listing.stdout
+
+
+def test_a_configuration_error_names_the_key_and_starts_nothing(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text('[[Accounts]]\nId = "x"\nKind = "imap"\n', "utf-8")
+    result = _run("sync", "--config", str(config), cwd=tmp_path)
+    assert result.returncode == 2
+    assert "Accounts[0].Imap" in result.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_import_loads_a_maildir_and_an_mbox_into_a_local_account(tmp_path: Path) -> None:
+    samples = list(generate_mailbox(12, seed=3, max_octets=4000, junk_folder=None))
+    source_dir = mailbox.Maildir(tmp_path / "old-maildir", create=True)
+    for sample in samples[:7]:
+        message = mailbox.MaildirMessage(sample.raw)
+        message.set_flags("S")
+        source_dir.add(message)
+    source_mbox = mailbox.mbox(tmp_path / "old.mbox", create=True)
+    for sample in samples[7:]:
+        source_mbox.add(mailbox.mboxMessage(sample.raw))
+    source_mbox.flush()
+    config = tmp_path / "mailfathom.toml"
+    config.write_text(
+        '[[Accounts]]\nId = "notes"\nKind = "local"\n'
+        '[[Accounts.Folders]]\nRemote = "INBOX"\nRole = "Inbox"\n'
+        '[[Accounts.Folders]]\nRemote = "Old"\n',
+        "utf-8",
+    )
+    first = _run("import", "--config", str(config), "-a", "notes", str(tmp_path / "old-maildir"),
+                 cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    second = _run("import", "--config", str(config), "-a", "notes", "-f", "Old",
+                  str(tmp_path / "old.mbox"), cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    database = tmp_path / "data" / "mailfathom.sqlite3"
+    assert _count(database) == 12
+    assert _count(database, seen=True) == 7
+
+
+def test_rederive_rebuilds_conversations_of_stored_mail(tmp_path: Path) -> None:
+    assert _run("demo", "--data-dir", str(tmp_path / "d"), "--messages", "40",
+                cwd=tmp_path).returncode == 0
+    database = tmp_path / "d" / "data" / "mailfathom.sqlite3"
+    engine = create_store_engine(sqlite_url(database))
+    with engine.begin() as c:
+        before = dict(c.execute(sa.select(messages.c.seq, messages.c.thread_id)).all())
+        c.execute(messages.update().values(thread_id=None, thread_position=None))
+    result = _run("mailbox", "rederive", "--config", str(tmp_path / "d" / "mailfathom.toml"),
+                  cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    with engine.connect() as c:
+        after = dict(c.execute(sa.select(messages.c.seq, messages.c.thread_id)).all())
+    engine.dispose()
+    assert None not in after.values()
+    groups_before = {frozenset(s for s, t in before.items() if t == tid) for tid in before.values()}
+    groups_after = {frozenset(s for s, t in after.items() if t == tid) for tid in after.values()}
+    assert groups_after == groups_before
