@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from mailfathom.domain.conversations import (
     Conversation,
+    Placement,
     ThreadInput,
     assemble_conversations,
     connected_identifiers,
@@ -204,7 +205,11 @@ def test_replies_follow_their_parent_depth_first() -> None:
 
 def test_conversations_come_in_order_of_their_first_message() -> None:
     result = assemble_conversations(
-        [msg("late", "l@x", minute=50), msg("early", "e@x", minute=1), msg("none", None, minute=None)]
+        [
+            msg("late", "l@x", minute=50),
+            msg("early", "e@x", minute=1),
+            msg("none", None, minute=None),
+        ]
     )
     assert [c.keys for c in result] == [("early",), ("late",), ("none",)]
 
@@ -249,7 +254,11 @@ def test_the_first_copy_places_the_shared_node() -> None:
 
 
 def test_a_later_copy_places_the_node_when_the_first_names_no_parent() -> None:
-    inputs = [msg("p", "p@x"), msg("first", "m@x", minute=1), msg("second", "m@x", refs=("p@x",), minute=2)]
+    inputs = [
+        msg("p", "p@x"),
+        msg("first", "m@x", minute=1),
+        msg("second", "m@x", refs=("p@x",), minute=2),
+    ]
     assert shape(assemble_conversations(inputs)) == [
         [("p", None, 0), ("first", "p", 1), ("second", "p", 1)]
     ]
@@ -319,9 +328,10 @@ def synthetic_mailbox(count: int, seed: int = 1) -> list[ThreadInput]:
 
 def test_a_hundred_thousand_messages_take_seconds() -> None:
     inputs = synthetic_mailbox(100_000)
-    started = time.perf_counter()
+    # Processor time, so that other work on a shared machine does not count.
+    started = time.process_time()
     conversations = assemble_conversations(inputs)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert sum(len(c.members) for c in conversations) == 100_000
     assert elapsed < 15, f"assembling 100,000 messages took {elapsed:.1f} s"
 
@@ -348,7 +358,7 @@ def mailboxes(draw: st.DrawFn) -> list[ThreadInput]:
     ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(data=st.data(), inputs=mailboxes())
 def test_the_result_depends_only_on_the_set_of_messages(
     data: st.DataObject, inputs: list[ThreadInput]
@@ -358,47 +368,44 @@ def test_the_result_depends_only_on_the_set_of_messages(
     assert assemble_conversations(permuted) == expected
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(inputs=mailboxes())
 def test_structure_invariants_hold(inputs: list[ThreadInput]) -> None:
     conversations = assemble_conversations(inputs)
     check_invariants(inputs, conversations)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(inputs=mailboxes())
 def test_copies_of_one_identifier_are_listed_together(inputs: list[ThreadInput]) -> None:
-    layout = layout_of_conversations(assemble_conversations(inputs))
-    by_key = {m.key: m for m in inputs}
-    for thread in layout.threads:
-        runs: dict[str, list[int]] = defaultdict(list)
-        for position, key in enumerate(thread):
-            if by_key[key].message_id is not None:
-                runs[by_key[key].message_id].append(position)
-        for positions in runs.values():
-            assert positions == list(range(positions[0], positions[0] + len(positions)))
-            placed = {(layout.parent[thread[p]], thread[p] != thread[positions[0]]) for p in positions}
-            assert len({parent for parent, _ in placed}) == 1
-    claimants = defaultdict(set)
-    for m in inputs:
-        if m.message_id is not None:
-            claimants[m.message_id].add(layout.thread_of[m.key])
-    assert all(len(threads) == 1 for threads in claimants.values())
+    conversations = assemble_conversations(inputs)
+    id_of = {m.key: m.message_id for m in inputs}
+    seen_in: dict[str, int] = {}
+    for number, conversation in enumerate(conversations):
+        runs: dict[str, list[Placement]] = defaultdict(list)
+        for placement in conversation.members:
+            identifier = id_of[placement.key]
+            if identifier is not None:
+                runs[identifier].append(placement)
+        for identifier, copies in runs.items():
+            assert seen_in.setdefault(identifier, number) == number, "one conversation"
+            positions = [p.position for p in copies]
+            assert positions == list(range(positions[0], positions[0] + len(copies)))
+            assert len({(p.parent_key, p.depth) for p in copies}) == 1
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(inputs=mailboxes())
 def test_a_reply_sits_under_its_stored_parent(inputs: list[ThreadInput]) -> None:
-    conversations = assemble_conversations(inputs)
-    layout = layout_of_conversations(conversations)
-    order = {key: position for thread in layout.threads for position, key in enumerate(thread)}
-    first_holder: dict[str, str] = {}
-    for m in sorted(inputs, key=lambda m: (layout.thread_of[m.key], order[m.key])):
-        if m.message_id is not None:
-            first_holder.setdefault(m.message_id, m.key)
-    id_count = defaultdict(int)
-    for m in inputs:
-        id_count[m.message_id] += 1
+    layout = layout_of_conversations(assemble_conversations(inputs))
+    id_of = {m.key: m.message_id for m in inputs}
+    # The first copy of each identifier in reading order holds the node.
+    holder: dict[str, str] = {}
+    for thread in layout.threads:
+        for key in thread:
+            identifier = id_of[key]
+            if identifier is not None:
+                holder.setdefault(identifier, key)
 
     def ancestors(key: str) -> set[str]:
         found = set()
@@ -410,14 +417,14 @@ def test_a_reply_sits_under_its_stored_parent(inputs: list[ThreadInput]) -> None
 
     for m in inputs:
         named = claimed_parent(m)
-        if named is None or named not in first_holder:
-            continue
-        if m.message_id is not None and first_holder[m.message_id] != m.key:
-            continue  # a later copy: the node is placed by the first copy
-        holder = first_holder[named]
-        assert layout.thread_of[holder] == layout.thread_of[m.key]
-        own = first_holder.get(m.message_id, m.key) if m.message_id else m.key
-        assert layout.parent[m.key] == holder or own in ancestors(holder)
+        if named is None or named not in holder:
+            continue  # names no parent, or an unstored one
+        if m.message_id is not None and holder[m.message_id] != m.key:
+            continue  # a later copy: its node is placed by the first copy
+        parent = holder[named]
+        assert layout.thread_of[parent] == layout.thread_of[m.key]
+        # Under the named parent, or above it when that link would have closed a loop.
+        assert layout.parent[m.key] == parent or m.key in ancestors(parent)
 
 
 @settings(max_examples=200, deadline=None)

@@ -30,9 +30,12 @@ What is compared
 
 Deliberate differences
     The assembler departs from Dovecot for duplicate Message-IDs (shared node instead of a
-    fresh identifier for the later copy) and for a message naming itself in its
-    References. Neither occurs in this archive, so the allow-list below is empty; any
-    entry added to it must name the message and the reason.
+    fresh identifier for the later copy), for a message naming itself in its References,
+    and where Dovecot's one-message-at-a-time linking depends on arrival order (a message
+    naming no parent that arrives after a reply whose References place it; see
+    `mailfathom.domain.conversations`, "Linking"). None of these changes a result in this
+    archive, so the allow-list below is empty; any entry added to it must name the message
+    and the reason.
 """
 
 from __future__ import annotations

@@ -100,10 +100,9 @@ def test_references_take_priority_over_in_reply_to(corpora: Path) -> None:
     child: ``In-Reply-To: <B00-root>`` but ``References: <B00--root>`` (a typo);
     grand-child: ``In-Reply-To: <B01-child>``, ``References: <B01-child> <B00-root>``.
     RFC 5256 reads References only: child answers the unstored ``B00--root``;
-    grand-child answers root, and its References chain makes child the parent of root
-    (root names no parent of its own, and was read first, so nothing overrides the link).
-    notmuch, preferring In-Reply-To, builds root > child > grand-child. Both keep the
-    three messages in one conversation.
+    grand-child answers root, and its References chain makes child the parent of root,
+    which names no parent of its own. notmuch, preferring In-Reply-To, builds
+    root > child > grand-child. Both keep the three messages in one conversation.
     """
     inputs = load(corpora, "threading/parent-priority")
     conversations = assemble_conversations(inputs)

@@ -270,3 +270,19 @@ def test_a_header_block_with_its_blank_line_and_some_body_is_still_headers_only(
     assert message.headers_only
     assert message.subject == "hi"
     assert message.plain_text == ""
+
+
+def test_quoted_display_names_and_comments_are_read() -> None:
+    message = normalize_message(
+        _message(
+            'From: "Doe, Jane (Sales)" <jane@example.com>\n'
+            "To: bob@example.com (Bob Smith), <carol@example.com>\n"
+            'Cc: "Q. \\"Quoted\\" Person" <q@example.com>'
+        )
+    )
+    assert [(p.address, p.display_name) for p in message.participants] == [
+        ("jane@example.com", "Doe, Jane (Sales)"),
+        ("bob@example.com", "Bob Smith"),
+        ("carol@example.com", None),
+        ("q@example.com", 'Q. "Quoted" Person'),
+    ]

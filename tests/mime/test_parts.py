@@ -393,3 +393,26 @@ def test_a_pgp_signature_part_is_not_an_attachment() -> None:
     )
     assert message.plain_text.strip() == "Signed words."
     assert message.parts == ()
+
+
+def test_a_referenced_image_of_a_related_body_is_inline_even_if_marked_attachment() -> None:
+    message = normalize_message(
+        raw(
+            """
+            Content-Type: multipart/related; boundary=rel
+
+            --rel
+            Content-Type: text/html
+
+            <img src="CID:Chart@Example">
+            --rel
+            Content-Type: image/png; name=chart.png
+            Content-Disposition: attachment; filename=chart.png
+            Content-ID: <chart@example>
+
+            PNG
+            --rel--
+            """
+        )
+    )
+    assert [(p.kind, p.file_name) for p in message.parts] == [(PartKind.INLINE, "chart.png")]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import imaplib
+import itertools
 import os
 import random
 import re
@@ -41,15 +42,17 @@ from servers.dovecot import DovecotServer, ImapAccount
 
 pytestmark = pytest.mark.timeout(600)
 
-MESSAGE_COUNT = 2000
+MESSAGE_COUNT = 1500
 TEMPLATE_COUNT = 120  # generating is slow; copies of these get distinct Message-IDs
 ARCHIVE = "Archive"
 FOLDERS = ("INBOX", ARCHIVE)
 BATCH_MESSAGES = 25
 SEED = 20260301
 
+APPEND_CHUNK = 100
 STARTUP_SHARE = 0.25  # share of kills aimed at the start-up phase
-RUN_TIMEOUT = 240.0  # bound on one uninterrupted sync
+FIRST_START_GUESS = 2.0  # seconds; replaced by what the first watched runs show
+RUN_TIMEOUT = 240.0  # bound on one sync run
 POLL_SECONDS = 0.05
 SECRET_ENV = "MF_KILL_TEST_IMAP_SECRET"
 
@@ -79,7 +82,7 @@ class Mailbox:
 def _mailbox_messages() -> Iterator[tuple[str, str, bytes]]:
     """(folder, flags, raw) for MESSAGE_COUNT distinct messages of varied size and shape."""
     templates = list(
-        generate_mailbox(TEMPLATE_COUNT, seed=SEED % 1000, min_octets=1_000, max_octets=40_000)
+        generate_mailbox(TEMPLATE_COUNT, seed=SEED % 1000, min_octets=1_000, max_octets=24_000)
     )
     for index in range(MESSAGE_COUNT):
         template = templates[index % TEMPLATE_COUNT]
@@ -129,6 +132,30 @@ def read_server(account: ImapAccount) -> dict[str, ServerFolder]:
             conn.logout()
 
 
+def _append_all(conn: imaplib.IMAP4, folder: str, items: list[tuple[str, bytes]]) -> None:
+    """Deliver many messages with MULTIAPPEND (RFC 3502) and non-synchronizing literals
+    (RFC 7888): one command and one server transaction per chunk instead of per message."""
+    typ, data = conn.capability()
+    assert typ == "OK", data
+    capabilities = data[0].upper().split()
+    assert b"LITERAL+" in capabilities
+    assert b"MULTIAPPEND" in capabilities
+    for start in range(0, len(items), APPEND_CHUNK):
+        tag = f"MA{start:05d}".encode()
+        command = [tag, b" APPEND ", folder.encode()]
+        for flags, raw in items[start : start + APPEND_CHUNK]:
+            command.append(f" ({flags}) {{{len(raw)}+}}\r\n".encode())
+            command.append(raw)
+        command.append(b"\r\n")
+        conn.send(b"".join(command))
+        while True:  # each readline is bounded by the connection's timeout
+            line = conn.readline()
+            assert line, "the server closed the connection during APPEND"
+            if line.startswith(tag + b" "):
+                assert line.startswith(tag + b" OK"), line
+                break
+
+
 @pytest.fixture(scope="module")
 def mailbox(dovecot: DovecotServer) -> Mailbox:
     """A new Dovecot user holding MESSAGE_COUNT messages in INBOX and Archive.
@@ -138,12 +165,14 @@ def mailbox(dovecot: DovecotServer) -> Mailbox:
     suffix = uuid.uuid4().hex[:12]
     account = dovecot.add_user(f"user-{suffix}", f"pw-{suffix}")
     dovecot.create_folder(account.username, ARCHIVE)
-    conn = imaplib.IMAP4(account.host, account.port, timeout=30)
+    by_folder: dict[str, list[tuple[str, bytes]]] = {name: [] for name in FOLDERS}
+    for folder, flags, raw in _mailbox_messages():
+        by_folder[folder].append((flags, raw))
+    conn = imaplib.IMAP4(account.host, account.port, timeout=60)
     try:
         conn.login(account.username, account.password)
-        for folder, flags, raw in _mailbox_messages():
-            typ, data = conn.append(folder, f"({flags})" if flags else None, None, raw)
-            assert typ == "OK", data
+        for folder, items in by_folder.items():
+            _append_all(conn, folder, items)
     finally:
         conn.logout()
     server = read_server(account)
@@ -169,6 +198,8 @@ class Store:
     secret_env: str
     data_dir: Path = field(init=False)
     config: Path = field(init=False)
+    # content files already hashed: key -> (size, mtime_ns) when they matched
+    verified: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.data_dir = self.directory / "data"
@@ -219,35 +250,43 @@ def inspection_engine(url: str) -> sa.Engine:
     return sa.create_engine(url)
 
 
-def stored_count(store: Store) -> int:
-    """Rows committed so far, read without taking any lock the synchronizer could wait on."""
-    if store.url.startswith("sqlite"):
-        path = store.data_dir / "mailfathom.sqlite3"
+class RowCounter:
+    """Counts the rows committed so far, without taking a lock the synchronizer could wait on
+    (SQLite: a read-only connection per call; WAL lets it read beside the writer)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._engine = None if store.url.startswith("sqlite") else inspection_engine(store.url)
+
+    def __call__(self) -> int:
+        if self._engine is None:
+            return self._count_sqlite()
+        with self._engine.connect() as c:
+            if not sa.inspect(c).has_table("messages"):
+                return 0
+            query = sa.select(sa.func.count()).where(
+                messages.c.account_id == self._store.account_id
+            )
+            return int(c.scalar(query) or 0)
+
+    def _count_sqlite(self) -> int:
+        path = self._store.data_dir / "mailfathom.sqlite3"
         if not path.exists():
             return 0
         conn = sqlean.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
         try:
             (count,) = conn.execute(
-                "SELECT count(*) FROM messages WHERE account_id = ?", (store.account_id,)
+                "SELECT count(*) FROM messages WHERE account_id = ?", (self._store.account_id,)
             ).fetchone()
             return int(count)
-        except sqlean.OperationalError:  # no schema yet
+        except sqlean.OperationalError:  # the schema is not there yet
             return 0
         finally:
             conn.close()
-    engine = inspection_engine(store.url)
-    try:
-        with engine.connect() as c:
-            if not sa.inspect(c).has_table("messages"):
-                return 0
-            return int(
-                c.scalar(
-                    sa.select(sa.func.count()).where(messages.c.account_id == store.account_id)
-                )
-                or 0
-            )
-    finally:
-        engine.dispose()
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.dispose()
 
 
 # -- running the command line ------------------------------------------------------------------
@@ -298,40 +337,6 @@ def child_env(mailbox: Mailbox, tmp_path_factory: pytest.TempPathFactory) -> dic
     return env
 
 
-@dataclass(frozen=True)
-class Timing:
-    startup: float  # start of the process until the first batch is committed
-    copying: float  # first batch committed until the process exits
-
-
-@pytest.fixture(scope="module")
-def timing(
-    mailbox: Mailbox, child_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
-) -> Timing:
-    """An uninterrupted initial sync into a separate SQLite store, timed by watching rows."""
-    root = tmp_path_factory.mktemp("timed-run")
-    store = new_store(root / "store", mailbox.account, SECRET_ENV, None)
-    runner = Runner(child_env, root / "logs")
-    started = time.monotonic()
-    proc, log = runner.start(store)
-    first_row: float | None = None
-    deadline = started + RUN_TIMEOUT
-    while proc.poll() is None:
-        if time.monotonic() > deadline:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-            pytest.fail(f"the timed sync did not finish in {RUN_TIMEOUT}s")
-        if first_row is None and stored_count(store) > 0:
-            first_row = time.monotonic()
-        time.sleep(POLL_SECONDS)
-    finished = time.monotonic()
-    assert proc.returncode == 0, log.read_text(errors="replace")[-3000:]
-    assert first_row is not None, "the whole mailbox was committed between two polls"
-    snapshot = inspect_store(store, mailbox)
-    assert_complete(snapshot, mailbox)
-    return Timing(startup=first_row - started, copying=finished - first_row)
-
-
 # -- what must hold whenever the synchronizer is not running ------------------------------------
 
 
@@ -356,11 +361,30 @@ class Snapshot:
 
 
 def _content_matches(store: Store, key: str) -> bool:
+    """Whether the file named by `key` exists and hashes to it. A file is hashed again only
+    when its size or modification time changed since it last matched."""
     path = store.content_dir / key[:2] / key[2:4] / key
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest() == key
+        stat = path.stat()
+        seen = (stat.st_size, stat.st_mtime_ns)
+        if store.verified.get(key) == seen:
+            return True
+        if hashlib.sha256(path.read_bytes()).hexdigest() != key:
+            return False
     except OSError:
         return False
+    store.verified[key] = seen
+    return True
+
+
+def leftovers(store: Store) -> str:
+    """What interrupted runs left in the content directory (reported, not asserted)."""
+    files = [p for p in store.content_dir.rglob("*") if p.is_file()]
+    temporary = sum(1 for p in files if p.name.startswith(".tmp-"))
+    unreferenced = sum(
+        1 for p in files if not p.name.startswith(".tmp-") and p.name not in store.verified
+    )
+    return f"{temporary} temporary and {unreferenced} unreferenced content files left over"
 
 
 def inspect_store(store: Store, mailbox: Mailbox) -> Snapshot:
@@ -454,67 +478,135 @@ def assert_complete(snapshot: Snapshot, mailbox: Mailbox) -> None:
 
 
 @dataclass
-class Tally:
-    landed: int = 0  # killed while the process was still running
-    mid_copy: int = 0  # ... and left the store partly copied
-    advanced: int = 0  # ... after committing at least one more batch in that run
-    finished_first: int = 0  # the run completed before its kill was due
-    fresh_stores: int = 1
-    delays: list[float] = field(default_factory=list)
+class Pace:
+    """How fast the synchronizer runs here and now, learned from the runs the test watches."""
 
-    def summary(self) -> str:
+    startup: float = FIRST_START_GUESS  # process start until its first commit
+    batch: float = 1.0  # seconds between two commits
+
+    def learn(self, startup: float, batch: float | None) -> None:
+        self.startup = startup
+        if batch is not None:
+            self.batch = batch
+
+
+@dataclass
+class Tally:
+    landed: int = 0  # SIGKILL reached a running process
+    in_startup: int = 0  # ... before that run committed anything
+    mid_copy: int = 0  # ... and left the store partly copied
+    finished_first: int = 0  # the run completed before its kill was due
+    stores: int = 0
+    rows_at_kill: list[int] = field(default_factory=list)
+    seconds_at_kill: list[float] = field(default_factory=list)
+
+    def summary(self, total: int) -> str:
+        rows = sorted(self.rows_at_kill)
+        secs = sorted(self.seconds_at_kill)
         return (
-            f"{self.landed} kills landed while sync ran ({self.mid_copy} left the store partly "
-            f"copied, {self.advanced} after new commits in that run); {self.finished_first} "
-            f"runs finished before their kill; {self.fresh_stores} store(s) used; delays "
-            f"{min(self.delays, default=0):.2f}-{max(self.delays, default=0):.2f}s"
+            f"{self.landed} kills landed while sync ran: {self.in_startup} before the run's "
+            f"first commit, {self.mid_copy} leaving the store partly copied (rows at kill "
+            f"{rows[0] if rows else '-'}..{rows[-1] if rows else '-'} of {total}; "
+            f"{secs[0] if secs else 0:.2f}..{secs[-1] if secs else 0:.2f}s after start); "
+            f"{self.finished_first} runs finished before their kill; {self.stores} store(s)"
         )
+
+
+def plan(rng: random.Random, kills: int, total: int) -> list[int | None]:
+    """One entry per kill, for a fresh store: None kills at a random moment of start-up
+    (imports, migrations, login, envelope fetch, first batch); a number N kills at a random
+    moment within a batch, once at least N rows are committed and the run committed
+    something itself. The first kill of a store is a start-up kill, so a store's very first
+    start (which creates the schema) is interrupted too."""
+    kinds = [None] + [None if rng.random() < STARTUP_SHARE else 0 for _ in range(kills - 1)]
+    targets = iter(sorted(rng.randrange(total) for k in kinds if k is not None))
+    return [None if k is None else next(targets) for k in kinds]
+
+
+def _kill_after(proc: subprocess.Popen[bytes], delay: float) -> int:
+    try:
+        return proc.wait(timeout=delay)
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGKILL)
+        return proc.wait(timeout=30)
+
+
+def _copy_phase_kill(
+    proc: subprocess.Popen[bytes],
+    started: float,
+    rows: RowCounter,
+    before: int,
+    target: int,
+    rng: random.Random,
+    pace: Pace,
+) -> int:
+    first: tuple[float, int] | None = None
+    while proc.poll() is None:
+        now = time.monotonic()
+        if now - started > RUN_TIMEOUT:
+            _kill_after(proc, 0)
+            pytest.fail(f"a sync ran for more than {RUN_TIMEOUT}s without finishing")
+        count = rows()
+        if count > before:
+            if first is None:
+                first = (now, count)
+            if count >= target:
+                done = count - first[1]
+                batch = (now - first[0]) * BATCH_MESSAGES / done if done >= BATCH_MESSAGES else None
+                pace.learn(first[0] - started, batch)
+                return _kill_after(proc, rng.uniform(0.0, pace.batch))
+        time.sleep(POLL_SECONDS)
+    return proc.returncode
 
 
 def kill_and_restart(
     *,
     kills: int,
     mailbox: Mailbox,
-    timing: Timing,
     runner: Runner,
     make_store: Callable[[], Store],
     rng: random.Random,
 ) -> tuple[Store, Tally]:
     tally = Tally()
-    store = make_store()
-    # Each kill in the copying phase lets the run advance by about 1/kills of the mailbox on
-    # average, so the kill points of one store spread from the first batch to the last.
-    copy_window = 2.0 * timing.copying / kills
+    pace = Pace()
+    store: Store | None = None
     rounds = 0
+    schedule: list[int | None] = []
     while tally.landed < kills:
         rounds += 1
-        assert rounds <= 4 * kills, tally.summary()
-        before = stored_count(store)
-        if rng.random() < STARTUP_SHARE:
-            delay = rng.uniform(0.0, timing.startup)
-        else:
-            delay = timing.startup + rng.uniform(0.0, copy_window)
-        tally.delays.append(delay)
-        proc, log = runner.start(store)
+        assert rounds <= 3 * kills, tally.summary(mailbox.total)
+        if store is None:
+            store = make_store()
+            tally.stores += 1
+            schedule = plan(rng, kills - tally.landed, mailbox.total)
+        target = schedule.pop(0)
+        rows = RowCounter(store)
         try:
-            code = proc.wait(timeout=delay)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            code = proc.wait(timeout=30)
+            before = rows()
+            proc, log = runner.start(store)
+            started = time.monotonic()
+            if target is None:
+                code = _kill_after(proc, rng.uniform(0.0, pace.startup))
+            else:
+                code = _copy_phase_kill(proc, started, rows, before, target, rng, pace)
+            elapsed = time.monotonic() - started
+        finally:
+            rows.close()
         snapshot = inspect_store(store, mailbox)
         if code == -signal.SIGKILL:
             tally.landed += 1
-            if 0 < snapshot.rows < mailbox.total:
-                tally.mid_copy += 1
-            if snapshot.rows > before:
-                tally.advanced += 1
+            tally.rows_at_kill.append(snapshot.rows)
+            tally.seconds_at_kill.append(elapsed)
+            tally.in_startup += snapshot.rows == before
+            tally.mid_copy += 0 < snapshot.rows < mailbox.total
             continue
-        assert code == 0, f"round {rounds}: sync exited with {code}:\n{log.read_text()[-3000:]}"
+        output = log.read_text(errors="replace")
+        assert code == 0, f"round {rounds}: sync exited with {code}:\n{output[-3000:]}"
         tally.finished_first += 1
         assert_complete(snapshot, mailbox)
-        # Further rounds on a complete store could only kill no-op passes: start again empty.
-        store = make_store()
-        tally.fresh_stores += 1
+        # Kills on a complete store would only interrupt passes with nothing to do.
+        store = None
+    assert store is not None
     return store, tally
 
 
@@ -537,65 +629,39 @@ def finish_and_resync(store: Store, mailbox: Mailbox, runner: Runner) -> None:
 
 
 def run_scenario(
-    *,
-    kills: int,
-    mailbox: Mailbox,
-    timing: Timing,
-    child_env: dict[str, str],
-    root: Path,
-    database_url: str | None,
+    *, kills: int, mailbox: Mailbox, child_env: dict[str, str], root: Path, database_url: str | None
 ) -> Tally:
     rng = random.Random(SEED)
     runner = Runner(child_env, root / "logs")
-    generations = iter(range(1, 1000))
+    generations = itertools.count(1)
 
     def make_store() -> Store:
-        return new_store(
-            root / f"store-{next(generations)}", mailbox.account, SECRET_ENV, database_url
-        )
+        directory = root / f"store-{next(generations)}"
+        return new_store(directory, mailbox.account, SECRET_ENV, database_url)
 
     store, tally = kill_and_restart(
-        kills=kills,
-        mailbox=mailbox,
-        timing=timing,
-        runner=runner,
-        make_store=make_store,
-        rng=rng,
+        kills=kills, mailbox=mailbox, runner=runner, make_store=make_store, rng=rng
     )
     finish_and_resync(store, mailbox, runner)
-    print(f"\n{timing} {tally.summary()}")
+    print(f"\n{tally.summary(mailbox.total)}; {leftovers(store)}")
     return tally
 
 
 def test_sigkill_at_random_points_of_an_initial_sync_leaves_every_message_once_in_sqlite(
-    mailbox: Mailbox, timing: Timing, child_env: dict[str, str], tmp_path: Path
+    mailbox: Mailbox, child_env: dict[str, str], tmp_path: Path
 ) -> None:
     tally = run_scenario(
-        kills=20,
-        mailbox=mailbox,
-        timing=timing,
-        child_env=child_env,
-        root=tmp_path,
-        database_url=None,
+        kills=20, mailbox=mailbox, child_env=child_env, root=tmp_path, database_url=None
     )
     assert tally.landed >= 20
-    assert tally.mid_copy >= 10, tally.summary()
+    assert tally.mid_copy >= 10, tally.summary(mailbox.total)
 
 
 def test_sigkill_at_random_points_of_an_initial_sync_leaves_every_message_once_in_postgres(
-    mailbox: Mailbox,
-    timing: Timing,
-    child_env: dict[str, str],
-    tmp_path: Path,
-    postgres_url: str,
+    mailbox: Mailbox, child_env: dict[str, str], tmp_path: Path, postgres_url: str
 ) -> None:
     tally = run_scenario(
-        kills=5,
-        mailbox=mailbox,
-        timing=timing,
-        child_env=child_env,
-        root=tmp_path,
-        database_url=postgres_url,
+        kills=5, mailbox=mailbox, child_env=child_env, root=tmp_path, database_url=postgres_url
     )
     assert tally.landed >= 5
-    assert tally.mid_copy >= 2, tally.summary()
+    assert tally.mid_copy >= 2, tally.summary(mailbox.total)

@@ -1,14 +1,83 @@
-"""The MIME normalizer behind the `Normalizer` port."""
+"""The MIME normalizer behind the `Normalizer` port, in process or across worker processes.
+
+Normalization is pure CPU work on bytes already fetched, so a batch can be handed to a pool of
+processes while the synchronizing thread goes on fetching and writing: the two overlap, and on a
+machine with several cores normalization no longer holds the interpreter lock of the thread
+that talks to the server and the database.
+"""
 
 from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 
 from mailfathom.adapters.mime import normalize_headers, normalize_message
 from mailfathom.domain.message import NormalizedMessage
 
+# Below this many messages a batch is normalized in the calling thread: handing it to
+# another process would cost more in transfer than it saves.
+POOL_THRESHOLD = 24
+
+
+def _normalize_chunk(items: Sequence[tuple[bytes, bool]]) -> list[NormalizedMessage]:
+    return [normalize_headers(raw) if headers else normalize_message(raw) for raw, headers in items]
+
 
 class MimeNormalizer:
+    def __init__(self, workers: int = 0) -> None:
+        """`workers` processes normalize large batches; 0 keeps everything in process."""
+        self._workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
     def message(self, raw: bytes) -> NormalizedMessage:
         return normalize_message(raw)
 
     def headers(self, raw_header: bytes) -> NormalizedMessage:
         return normalize_headers(raw_header)
+
+    def start_batch(self, items: Sequence[tuple[bytes, bool]]) -> Future[list[NormalizedMessage]]:
+        """Begin normalizing (raw, headers_only) pairs; the future yields them in order."""
+        if self._workers <= 0 or len(items) < POOL_THRESHOLD:
+            done: Future[list[NormalizedMessage]] = Future()
+            done.set_result(_normalize_chunk(items))
+            return done
+        pool = self._ensure_pool()
+        size = max(1, -(-len(items) // (self._workers * 2)))
+        parts = [
+            pool.submit(_normalize_chunk, items[i : i + size]) for i in range(0, len(items), size)
+        ]
+        combined: Future[list[NormalizedMessage]] = Future()
+        remaining = [len(parts)]
+
+        def finished(_: Future[list[NormalizedMessage]]) -> None:
+            remaining[0] -= 1
+            if remaining[0] == 0 and not combined.done():
+                try:
+                    combined.set_result([m for part in parts for m in part.result()])
+                except Exception as error:
+                    combined.set_exception(error)
+
+        for part in parts:
+            part.add_done_callback(finished)
+        return combined
+
+    def _ensure_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # forkserver: worker processes never inherit the database connections or the
+            # threads of the process that starts them.
+            self._pool = ProcessPoolExecutor(
+                max_workers=self._workers,
+                mp_context=multiprocessing.get_context("forkserver"),
+            )
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def default_workers() -> int:
+    return max(1, (os.cpu_count() or 1))

@@ -8,6 +8,7 @@ into `mailfathom.domain.errors` types at the edge.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from datetime import datetime
 from typing import Protocol
 from uuid import UUID
@@ -110,9 +111,15 @@ class ContentStore(Protocol):
 
 
 class Normalizer(Protocol):
+    """Never raises for any input: a malformed message is described with its defects."""
+
     def message(self, raw: bytes) -> NormalizedMessage: ...
 
     def headers(self, raw_header: bytes) -> NormalizedMessage: ...
+
+    def start_batch(self, items: Sequence[tuple[bytes, bool]]) -> Future[list[NormalizedMessage]]:
+        """Begin normalizing (raw, headers_only) pairs, possibly elsewhere; results in order."""
+        ...
 
 
 class SyncStore(Protocol):

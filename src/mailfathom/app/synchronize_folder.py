@@ -12,6 +12,7 @@ The pass is written so that it can be killed at any instant and simply run again
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -22,12 +23,12 @@ from mailfathom.app.sync_types import (
     ContentState,
     EnvelopeItem,
     FetchedMessage,
-    FlagChange,
     FolderRecord,
     FolderStatus,
     NewMessage,
     SyncReport,
 )
+from mailfathom.domain.message import NormalizedMessage
 
 log = structlog.get_logger("mailfathom.sync")
 
@@ -209,10 +210,22 @@ class FolderSynchronizer:
         uids: Sequence[int],
         report: SyncReport,
     ) -> SyncReport:
+        """Fetch, normalize and commit new messages batch by batch.
+
+        Two batches are in flight at once: while one is being normalized (possibly in other
+        processes), the next is fetched and the previous is committed, so the connection,
+        the parser and the database are busy at the same time."""
+        room = self._room_left()
+        pending: _PreparedBatch | None = None
         for start in range(0, len(uids), ENVELOPE_CHUNK):
             envelopes = session.fetch_envelopes(uids[start : start + ENVELOPE_CHUNK])
             for batch in self._batches(envelopes):
-                report = self._store_batch(session, folder, uidvalidity, batch, report)
+                prepared, room = self._prepare(session, batch, room)
+                if pending is not None:
+                    report = self._commit(folder, uidvalidity, pending, report)
+                pending = prepared
+        if pending is not None:
+            report = self._commit(folder, uidvalidity, pending, report)
         return report
 
     def _batches(self, envelopes: Sequence[EnvelopeItem]) -> Iterator[list[EnvelopeItem]]:
@@ -236,15 +249,13 @@ class FolderSynchronizer:
             return None
         return ceiling - self._stored_octets()
 
-    def _store_batch(
+    def _prepare(
         self,
         session: MailboxSession,
-        folder: FolderRecord,
-        uidvalidity: int,
         batch: Sequence[EnvelopeItem],
-        report: SyncReport,
-    ) -> SyncReport:
-        room = self._room_left()
+        room: int | None,
+    ) -> tuple[_PreparedBatch, int | None]:
+        """Fetch a batch, make its MIME durable, and start normalizing it."""
         whole: list[EnvelopeItem] = []
         held: dict[int, ContentState] = {}
         for envelope in batch:
@@ -257,40 +268,44 @@ class FolderSynchronizer:
                 if room is not None:
                     room -= envelope.size_octets
         fetched = list(session.fetch_bodies([e.uid for e in whole])) if whole else []
-        headers = list(session.fetch_headers(sorted(held))) if held else []
-        keys = self._content.put_many([m.raw for m in fetched])
+        fetched += list(session.fetch_headers(sorted(held))) if held else []
+        keys: list[str | None] = list(
+            self._content.put_many([m.raw for m in fetched if not m.headers_only])
+        )
+        keys += [None] * sum(1 for m in fetched if m.headers_only)
+        normalizing = self._normalizer.start_batch([(m.raw, m.headers_only) for m in fetched])
+        return _PreparedBatch(fetched, keys, held, normalizing), room
+
+    def _commit(
+        self,
+        folder: FolderRecord,
+        uidvalidity: int,
+        prepared: _PreparedBatch,
+        report: SyncReport,
+    ) -> SyncReport:
+        normalized = prepared.normalizing.result()
         items = [
-            self._new_message(m, ContentState.STORED, key)
-            for m, key in zip(fetched, keys, strict=True)
-        ] + [self._new_message(m, held[m.uid], None) for m in headers]
+            NewMessage(
+                uid=m.uid,
+                size_octets=m.size_octets,
+                flags=m.flags,
+                modseq=m.modseq,
+                received_at=m.received_at,
+                normalized=n,
+                content_state=prepared.held.get(m.uid, ContentState.STORED),
+                content_key=key,
+            )
+            for m, key, n in zip(prepared.fetched, prepared.keys, normalized, strict=True)
+        ]
         stored = self._store.add_messages(folder, uidvalidity, items, self._clock())
-        states = list(held.values())
+        states = list(prepared.held.values())
         return replace(
             report,
-            fetched_bodies=report.fetched_bodies + len(fetched),
+            fetched_bodies=report.fetched_bodies + len(prepared.fetched) - len(states),
             stored=report.stored + stored,
             oversized=report.oversized + states.count(ContentState.EXCEEDED_SIZE_LIMIT),
             deferred_for_headroom=report.deferred_for_headroom
             + states.count(ContentState.AWAITING_HEADROOM),
-        )
-
-    def _new_message(
-        self, fetched: FetchedMessage, state: ContentState, key: str | None
-    ) -> NewMessage:
-        normalized = (
-            self._normalizer.headers(fetched.raw)
-            if fetched.headers_only
-            else self._normalizer.message(fetched.raw)
-        )
-        return NewMessage(
-            uid=fetched.uid,
-            size_octets=fetched.size_octets,
-            flags=fetched.flags,
-            modseq=fetched.modseq,
-            received_at=fetched.received_at,
-            normalized=normalized,
-            content_state=state,
-            content_key=key,
         )
 
     def _retry_held_back(
@@ -332,5 +347,9 @@ class FolderSynchronizer:
             self._content.discard(key)
 
 
-def flags_differ(a: FlagChange, b: FlagChange) -> bool:
-    return a.flags != b.flags
+@dataclass(frozen=True, slots=True)
+class _PreparedBatch:
+    fetched: list[FetchedMessage]
+    keys: list[str | None]
+    held: dict[int, ContentState]
+    normalizing: Future[list[NormalizedMessage]]

@@ -4,7 +4,8 @@ Mail arrives with charsets that are missing, misspelt, unknown to Python or simp
 with 8-bit octets in headers that RFC 5322 says are ASCII. Every function here returns text
 and never raises: a label that cannot be honoured falls back to UTF-8 when the octets are
 valid UTF-8, else to windows-1252 (which is what most mislabelled Western mail really is),
-with replacement characters for what still cannot be decoded.
+with replacement characters for what still cannot be decoded. HTML bodies are rendered to
+plain text here as well, for the same reader-facing purpose.
 """
 
 from __future__ import annotations
@@ -111,7 +112,10 @@ def header_to_unicode(value: str) -> str:
     """
     if value.isascii():
         return value
-    data = value.encode("utf-8", "surrogateescape")
+    try:
+        data = value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        data = value.encode("utf-8", "replace")
     return decode_bytes(data, None)
 
 

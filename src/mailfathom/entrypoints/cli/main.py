@@ -37,6 +37,7 @@ err_console = Console(stderr=True)
 def _setup() -> None:
     logs.configure()
 
+
 ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", "-c", help="Configuration file (default: $MAILFATHOM_CONFIG)."),
