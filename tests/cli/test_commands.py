@@ -17,7 +17,11 @@ from mailfathom.adapters.sql.schema import messages
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "mailfathom", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 
@@ -41,10 +45,10 @@ def test_demo_generates_and_stores_a_mailbox_and_is_repeatable(tmp_path: Path) -
     again = _run("demo", "--data-dir", str(tmp_path / "demo"), "--messages", "60", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert _count(database) == 60
-    listing = _run("accounts", "--config", str(tmp_path / "demo" / "mailfathom.toml"),
-                   cwd=tmp_path)
+    listing = _run("accounts", "--config", str(tmp_path / "demo" / "mailfathom.toml"), cwd=tmp_path)
     assert listing.returncode == 0
-    assert "INBOX" in listing.stdout and "never" not in listing.stdout
+    assert "INBOX" in listing.stdout
+    assert "never" not in listing.stdout
 
 
 def test_a_configuration_error_names_the_key_and_starts_nothing(tmp_path: Path) -> None:
@@ -74,11 +78,27 @@ def test_import_loads_a_maildir_and_an_mbox_into_a_local_account(tmp_path: Path)
         '[[Accounts.Folders]]\nRemote = "Old"\n',
         "utf-8",
     )
-    first = _run("import", "--config", str(config), "-a", "notes", str(tmp_path / "old-maildir"),
-                 cwd=tmp_path)
+    first = _run(
+        "import",
+        "--config",
+        str(config),
+        "-a",
+        "notes",
+        str(tmp_path / "old-maildir"),
+        cwd=tmp_path,
+    )
     assert first.returncode == 0, first.stderr
-    second = _run("import", "--config", str(config), "-a", "notes", "-f", "Old",
-                  str(tmp_path / "old.mbox"), cwd=tmp_path)
+    second = _run(
+        "import",
+        "--config",
+        str(config),
+        "-a",
+        "notes",
+        "-f",
+        "Old",
+        str(tmp_path / "old.mbox"),
+        cwd=tmp_path,
+    )
     assert second.returncode == 0, second.stderr
     database = tmp_path / "data" / "mailfathom.sqlite3"
     assert _count(database) == 12
@@ -86,15 +106,18 @@ def test_import_loads_a_maildir_and_an_mbox_into_a_local_account(tmp_path: Path)
 
 
 def test_rederive_rebuilds_conversations_of_stored_mail(tmp_path: Path) -> None:
-    assert _run("demo", "--data-dir", str(tmp_path / "d"), "--messages", "40",
-                cwd=tmp_path).returncode == 0
+    assert (
+        _run("demo", "--data-dir", str(tmp_path / "d"), "--messages", "40", cwd=tmp_path).returncode
+        == 0
+    )
     database = tmp_path / "d" / "data" / "mailfathom.sqlite3"
     engine = create_store_engine(sqlite_url(database))
     with engine.begin() as c:
         before = dict(c.execute(sa.select(messages.c.seq, messages.c.thread_id)).all())
         c.execute(messages.update().values(thread_id=None, thread_position=None))
-    result = _run("mailbox", "rederive", "--config", str(tmp_path / "d" / "mailfathom.toml"),
-                  cwd=tmp_path)
+    result = _run(
+        "mailbox", "rederive", "--config", str(tmp_path / "d" / "mailfathom.toml"), cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     with engine.connect() as c:
         after = dict(c.execute(sa.select(messages.c.seq, messages.c.thread_id)).all())

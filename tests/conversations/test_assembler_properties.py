@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import random
 import sys
-import time
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 
@@ -326,14 +325,13 @@ def synthetic_mailbox(count: int, seed: int = 1) -> list[ThreadInput]:
     return inputs
 
 
-def test_a_hundred_thousand_messages_take_seconds() -> None:
+def test_a_hundred_thousand_messages_are_each_placed_once() -> None:
+    # How long this takes is measured by bench/assemble_conversations.py, not asserted here.
     inputs = synthetic_mailbox(100_000)
-    # Processor time, so that other work on a shared machine does not count.
-    started = time.process_time()
     conversations = assemble_conversations(inputs)
-    elapsed = time.process_time() - started
-    assert sum(len(c.members) for c in conversations) == 100_000
-    assert elapsed < 15, f"assembling 100,000 messages took {elapsed:.1f} s"
+    placed = [p.key for c in conversations for p in c.members]
+    assert len(placed) == 100_000
+    assert set(placed) == {i.key for i in inputs}
 
 
 # Invariants on generated input

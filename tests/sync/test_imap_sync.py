@@ -13,8 +13,8 @@ import pytest
 from mailfathom.adapters.imap.session import ImapSession
 from mailfathom.app.read_stored_content import StoredContentReader
 from mailfathom.app.sync_types import ContentState
-from mailfathom.domain.errors import ContentMissingError
 from mailfathom.domain.config import FolderMapping, SyncMode
+from mailfathom.domain.errors import ContentMissingError
 from mailfathom.domain.folders import FolderRole
 from servers.dovecot import DovecotServer, ImapAccount
 

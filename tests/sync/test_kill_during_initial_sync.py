@@ -194,7 +194,7 @@ class Store:
 
     directory: Path
     account_id: str
-    url: str
+    database_url: str | None  # None: the embedded SQLite file
     secret_env: str
     data_dir: Path = field(init=False)
     config: Path = field(init=False)
@@ -208,6 +208,10 @@ class Store:
     @property
     def content_dir(self) -> Path:
         return self.data_dir / "content"
+
+    @property
+    def sqlite_file(self) -> Path | None:
+        return None if self.database_url else self.data_dir / "mailfathom.sqlite3"
 
 
 def new_store(
@@ -237,17 +241,24 @@ def new_store(
     ]
     for name in FOLDERS:
         lines += ["", "[[Accounts.Folders]]", f'Remote = "{name}"']
-    url = database_url or f"sqlite:///{directory / 'data' / 'mailfathom.sqlite3'}"
-    store = Store(directory, account_id, url, secret_env)
+    store = Store(directory, account_id, database_url, secret_env)
     store.config.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return store
 
 
-def inspection_engine(url: str) -> sa.Engine:
-    """A plain engine for reading the store while no synchronizer runs."""
-    if url.startswith("sqlite"):
-        return sa.create_engine(url.replace("sqlite:", "sqlite+pysqlite:", 1), module=sqlean.dbapi2)
-    return sa.create_engine(url)
+def inspection_engine(store: Store) -> sa.Engine | None:
+    """A plain engine for reading the store; None while an SQLite store has no file yet.
+
+    SQLite is opened read-only, so inspecting never checkpoints the WAL or otherwise changes
+    the files a killed run leaves for the next run to recover from."""
+    if store.database_url:
+        return sa.create_engine(store.database_url)
+    assert store.sqlite_file is not None
+    if not store.sqlite_file.exists():
+        return None
+    return sa.create_engine(
+        f"sqlite+pysqlite:///file:{store.sqlite_file}?mode=ro&uri=true", module=sqlean.dbapi2
+    )
 
 
 class RowCounter:
@@ -256,7 +267,7 @@ class RowCounter:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._engine = None if store.url.startswith("sqlite") else inspection_engine(store.url)
+        self._engine = inspection_engine(store) if store.database_url else None
 
     def __call__(self) -> int:
         if self._engine is None:
@@ -270,8 +281,8 @@ class RowCounter:
             return int(c.scalar(query) or 0)
 
     def _count_sqlite(self) -> int:
-        path = self._store.data_dir / "mailfathom.sqlite3"
-        if not path.exists():
+        path = self._store.sqlite_file
+        if path is None or not path.exists():
             return 0
         conn = sqlean.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
         try:
@@ -389,11 +400,14 @@ def leftovers(store: Store) -> str:
 
 def inspect_store(store: Store, mailbox: Mailbox) -> Snapshot:
     """Check the invariants an interrupted initial sync must keep, and describe the store."""
-    engine = inspection_engine(store.url)
+    empty = Snapshot({name: [] for name in FOLDERS}, Counter(), {})
+    engine = inspection_engine(store)
+    if engine is None:
+        return empty
     try:
         with engine.connect() as c:
             if not sa.inspect(c).has_table("messages"):
-                return Snapshot({name: [] for name in FOLDERS}, Counter(), {})
+                return empty
             folder_rows = {
                 r.remote_name: FolderRow(
                     r.folder_id, r.uidvalidity, r.highest_modseq, r.uid_next, r.last_committed_at

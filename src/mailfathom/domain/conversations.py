@@ -150,8 +150,14 @@ def thread_input_from(key: str, message: NormalizedMessage) -> ThreadInput:
 def connected_identifiers(msg: ThreadInput) -> tuple[str, ...]:
     """Every identifier the message touches: its own, References and In-Reply-To.
 
-    A newly stored message can only join conversations holding one of these identifiers;
-    the set is wider than what linking uses, so looking these up never misses a candidate.
+    A newly stored message can only join, or join together, conversations whose messages
+    name one of these identifiers; the set is wider than what linking uses, so looking
+    these up never misses a candidate. Re-assembling a set of messages reproduces their
+    whole-mailbox result when the set is closed under sharing these identifiers (every
+    message naming an identifier that a member names is a member too). The members of
+    the touched conversations are not always such a set: a conversation can leave out a
+    message that names one of its identifiers (an In-Reply-To set aside because References
+    is present, say), and that message's References still count as evidence.
     """
     return connected_identifier_set(msg.message_id, msg.in_reply_to, msg.references)
 
@@ -162,7 +168,8 @@ def _order_key(msg: ThreadInput) -> tuple[int, float, str]:
         return (1, 0.0, msg.key)
     if sent.tzinfo is None:
         sent = sent.replace(tzinfo=UTC)
-    # A float keeps microseconds distinct for any date before the 23rd century.
+    # A float keeps microseconds apart between the years 1834 and 2106; outside that range
+    # two sent times less than a few microseconds apart may tie, and the key decides.
     return (0, sent.timestamp(), msg.key)
 
 

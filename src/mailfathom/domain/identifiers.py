@@ -6,18 +6,22 @@ section 4.5.4, which allow phrases and comments between the identifiers). Real m
 grammar often: identifiers folded over two lines, missing brackets, phrases such as
 ``<id@host> (Some Person's message of ...)`` and lone words between identifiers.
 
-Conversations are compared with the IMAP THREAD=REFS answers of a widely deployed server, so
-extraction follows the same lenient reading, which keeps the two in agreement on real mail:
+Conversations are compared with Dovecot's THREAD=REFS answers, so extraction follows the
+same lenient reading (Dovecot's lib-mail message-id.c), which keeps the two in agreement on
+real mail:
 
 * only text between ``<`` and ``>`` can be an identifier; anything between bracketed tokens
   (words, commas, comments, addresses without brackets) is skipped;
-* a bracketed token must contain ``@`` to count: ``<abc>`` is ignored, and so is
-  everything else that is not an identifier, after which scanning resumes;
+* only ``>`` ends a token, so a stray ``<`` inside one stays part of it;
+* a bracketed token must contain ``@`` to count: ``<abc>`` is ignored, and scanning
+  resumes after it;
 * folding and other white space inside a token is removed (``<a b@c>`` reads ``ab@c``),
-  since a line fold inside a long identifier is the common reason for it;
+  since a line fold inside a long identifier is the usual reason for it;
 * a token holding a comment or a quoted string is read with the RFC 5322 grammar: comments
   and white space around the parts are dropped, a quoted id-left is unquoted
-  (``<"a b"@c>`` reads ``a b@c``); if that reading fails the token is skipped;
+  (``<"a b"@c>`` reads ``a b@c``); if that reading fails, the token is skipped and
+  scanning resumes just after its ``<``;
+* a domain literal (``<x@[192.0.2.1]>``) and non-ASCII text are kept as written;
 * identifiers are compared exactly as written (no case folding): RFC 5322 gives no
   case-insensitive comparison for msg-id, and case-insensitive matching would join messages
   the sender's software considered distinct.
@@ -27,13 +31,12 @@ The functions here are pure and never raise on malformed input.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 __all__ = [
     "connected_identifier_set",
     "normalize_references",
     "parse_msg_ids",
-    "thread_references",
 ]
 
 _LWSP = " \t\r\n"
@@ -221,7 +224,7 @@ def parse_msg_ids(value: str | None) -> tuple[str, ...]:
 
 
 def normalize_references(
-    references: Iterable[str], in_reply_to: Iterable[str], own_id: str | None
+    references: Sequence[str], in_reply_to: Iterable[str], own_id: str | None
 ) -> tuple[str, ...]:
     """The ancestry a message claims, oldest first, as RFC 5256 section 2.2 reads it.
 
@@ -232,20 +235,16 @@ def normalize_references(
     produce a loop that the linking step has to refuse.
     Repeats are kept so the linking step sees the header's order unchanged.
     """
-    refs = tuple(r for r in references if r and r != own_id)
-    if refs:
-        return refs
+    if references:
+        if own_id not in references and "" not in references:
+            return tuple(references)
+        refs = tuple(r for r in references if r and r != own_id)
+        if refs:
+            return refs
     for candidate in in_reply_to:
         if candidate and candidate != own_id:
             return (candidate,)
     return ()
-
-
-def thread_references(
-    message_id: str | None, in_reply_to: Iterable[str], references: Iterable[str]
-) -> tuple[str, ...]:
-    """Shorthand for `normalize_references` taking the fields in header order."""
-    return normalize_references(references, in_reply_to, message_id)
 
 
 def connected_identifier_set(
