@@ -49,7 +49,10 @@ def test_initial_sync_stores_every_message_once_and_resync_fetches_no_body(
     account = imap_account_config(imap_account)
     with open_services(tmp_path, account) as services:
         sync = services.account_synchronizer()
-        sync.run_once(account)
+        progress: list[tuple[str, int, int]] = []
+        sync.run_once(account, progress=lambda *event: progress.append(event))
+        assert progress[0] == ("INBOX", 0, 30)
+        assert progress[-1] == ("INBOX", 30, 30)
         rows = stored_rows(services, account.account_id)
         assert sorted(r.uid for r in rows) == sorted(uids)
         assert len({r.stored_email_id for r in rows}) == 30

@@ -10,7 +10,7 @@ import structlog
 
 from mailfathom.app.ports import MailboxConnector, MailboxSession, SyncStore
 from mailfathom.app.sync_types import FolderRecord, SyncReport
-from mailfathom.app.synchronize_folder import FolderSynchronizer
+from mailfathom.app.synchronize_folder import FolderSynchronizer, ProgressCallback
 from mailfathom.domain.config import AccountConfig, SyncMode
 from mailfathom.domain.errors import MailServerAuthError, SyncError
 
@@ -43,14 +43,17 @@ class AccountSynchronizer:
         return [self._store.ensure_folder(account.account_id, m) for m in account.folders]
 
     def run_once(
-        self, account: AccountConfig, on_folder: Callable[[SyncReport], None] | None = None
+        self,
+        account: AccountConfig,
+        on_folder: Callable[[SyncReport], None] | None = None,
+        progress: ProgressCallback | None = None,
     ) -> AccountReport:
         records = self.prepare(account)
         if not records:
             return AccountReport(account.account_id, (), ())
         session = self._connector.open(account)
         try:
-            return self._pass(session, account, records, on_folder)
+            return self._pass(session, account, records, on_folder, progress)
         finally:
             session.close()
 
@@ -60,6 +63,7 @@ class AccountSynchronizer:
         account: AccountConfig,
         records: list[FolderRecord],
         on_folder: Callable[[SyncReport], None] | None,
+        progress: ProgressCallback | None = None,
     ) -> AccountReport:
         existing = set(session.list_folders())
         synchronizer = self._folder_synchronizer(account)
@@ -72,7 +76,7 @@ class AccountSynchronizer:
                     "folder.absent_on_server", folder=record.alias, account=account.account_id
                 )
                 continue
-            report = synchronizer.run(session, self._store.folder(record.folder_id))
+            report = synchronizer.run(session, self._store.folder(record.folder_id), progress)
             reports.append(report)
             if on_folder:
                 on_folder(report)

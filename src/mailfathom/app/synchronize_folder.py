@@ -34,6 +34,8 @@ log = structlog.get_logger("mailfathom.sync")
 
 ENVELOPE_CHUNK = 2000
 
+ProgressCallback = Callable[[str, int, int], None]
+
 
 @dataclass(frozen=True, slots=True)
 class SyncLimits:
@@ -59,9 +61,17 @@ class FolderSynchronizer:
         self._normalizer = normalizer
         self._clock = clock
         self._limits = limits
+        self._progress: ProgressCallback | None = None
         self._stored_octets = stored_octets
 
-    def run(self, session: MailboxSession, folder: FolderRecord) -> SyncReport:
+    def run(
+        self,
+        session: MailboxSession,
+        folder: FolderRecord,
+        progress: ProgressCallback | None = None,
+    ) -> SyncReport:
+        """One pass over the folder. `progress(alias, stored, total)` follows new mail."""
+        self._progress = progress
         status = session.select(folder.remote_name)
         report = SyncReport(folder_alias=folder.alias)
         reset = folder.uidvalidity is not None and folder.uidvalidity != status.uidvalidity
@@ -217,16 +227,25 @@ class FolderSynchronizer:
         the parser and the database are busy at the same time."""
         room = self._room_left()
         pending: _PreparedBatch | None = None
+        total = len(uids)
+        if self._progress is not None and total:
+            self._progress(folder.alias, 0, total)
         for start in range(0, len(uids), ENVELOPE_CHUNK):
             envelopes = session.fetch_envelopes(uids[start : start + ENVELOPE_CHUNK])
             for batch in self._batches(envelopes):
                 prepared, room = self._prepare(session, batch, room)
                 if pending is not None:
                     report = self._commit(folder, uidvalidity, pending, report)
+                    self._report_progress(folder, report, total)
                 pending = prepared
         if pending is not None:
             report = self._commit(folder, uidvalidity, pending, report)
+            self._report_progress(folder, report, total)
         return report
+
+    def _report_progress(self, folder: FolderRecord, report: SyncReport, total: int) -> None:
+        if self._progress is not None:
+            self._progress(folder.alias, report.stored, total)
 
     def _batches(self, envelopes: Sequence[EnvelopeItem]) -> Iterator[list[EnvelopeItem]]:
         batch: list[EnvelopeItem] = []

@@ -1,8 +1,16 @@
-"""A synchronization pass with a progress display."""
+"""A synchronization pass with a progress bar per folder."""
 
 from __future__ import annotations
 
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
 from mailfathom.app.sync_types import SyncReport
 from mailfathom.bootstrap import Services
@@ -10,14 +18,28 @@ from mailfathom.domain.config import AccountConfig
 
 
 def sync_with_progress(services: Services, account: AccountConfig, console: Console) -> None:
-    def show(report: SyncReport) -> None:
-        console.print(
-            f"  {account.account_id}/{report.folder_alias}: {report.stored} new, "
-            f"{report.flags_updated} flag changes, {report.removed} removed"
-            + (", renumbered by the server" if report.uidvalidity_reset else "")
-        )
+    tasks: dict[str, TaskID] = {}
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
 
-    with console.status(f"Synchronizing {account.account_id}…", spinner="dots"):
-        result = services.account_synchronizer().run_once(account, on_folder=show)
+        def advance(alias: str, stored: int, total: int) -> None:
+            if alias not in tasks:
+                tasks[alias] = bar.add_task(f"{account.account_id}/{alias}", total=total)
+            bar.update(tasks[alias], completed=stored, total=total)
+
+        def show(report: SyncReport) -> None:
+            bar.console.print(
+                f"  {account.account_id}/{report.folder_alias}: {report.stored} new, "
+                f"{report.flags_updated} flag changes, {report.removed} removed"
+                + (", renumbered by the server" if report.uidvalidity_reset else "")
+            )
+
+        result = services.account_synchronizer().run_once(account, on_folder=show, progress=advance)
     for alias in result.missing_folders:
         console.print(f"  {account.account_id}/{alias}: not present on the server")
