@@ -12,6 +12,9 @@ from mailfathom.app.sync_types import NewMessage, RemoteFlags
 from mailfathom.domain.message import ContentMarker, NormalizedMessage
 
 _MAX_ID = 998
+# A subject longer than this is kept up to it: no reader needs more, and a hostile message
+# should not be able to put megabytes into every listing row.
+MAX_SUBJECT = 16_384
 
 
 def utc(value: datetime | None) -> datetime | None:
@@ -43,7 +46,7 @@ def derived_values(n: NormalizedMessage) -> dict[str, Any]:
     headers_only = n.headers_only
     return {
         "message_id_header": n.message_id[:_MAX_ID] if n.message_id else None,
-        "subject": text_value(n.subject) if n.subject is not None else None,
+        "subject": text_value(n.subject[:MAX_SUBJECT]) if n.subject is not None else None,
         "sent_at": utc(n.sent_at),
         "attachment_count": None if headers_only else n.attachment_count,
         "inline_count": None if headers_only else n.inline_resource_count,
@@ -143,7 +146,7 @@ def index_document(seq: int, n: NormalizedMessage) -> IndexDocument:
     )
     return IndexDocument(
         seq=seq,
-        subject=text_value(n.subject or ""),
+        subject=text_value((n.subject or "")[:MAX_SUBJECT]),
         participants=text_value(people),
         body=text_value(n.plain_text),
     )
