@@ -339,3 +339,21 @@ def test_timestamps_come_back_in_utc(store: SqlStore) -> None:
     sent = row.sent_at if row.sent_at.tzinfo else row.sent_at.replace(tzinfo=UTC)
     assert sent == datetime(2026, 2, 1, 8, 0, tzinfo=UTC)
     assert store.folder(folder.folder_id).last_committed_at == NOW
+
+
+def test_an_identifier_too_long_to_index_still_threads_exactly(store: SqlStore) -> None:
+    folder = _folder(store)
+    long_id = "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(950)) + "@example.org"
+    store.add_messages(
+        folder,
+        VALIDITY,
+        [
+            new_message(1, normalized("root", message_id=long_id)),
+            new_message(2, normalized("reply", message_id="r@x", references=(long_id,))),
+            new_message(3, normalized("other", message_id="o@x")),
+        ],
+        NOW,
+    )
+    rows = {r.subject: r for r in _rows(store)}
+    assert rows["reply"].thread_id == rows["root"].thread_id != rows["other"].thread_id
+    assert rows["reply"].thread_parent_seq == rows["root"].seq

@@ -4,8 +4,10 @@ Each file under ``<corpora>/messages/`` is one message, except a file whose firs
 starts with ``From `` which is an mbox and is split into its messages. Every message is
 APPENDed, octets unchanged, to a fresh Dovecot user; what the server refuses is recorded
 with its reason. The mailbox is then synchronized into SQLite, and separately into
-PostgreSQL, and each store must hold every accepted message exactly once, with content
-identical to what the server serves for it.
+PostgreSQL. Each store must hold every accepted message exactly once and nothing else; its
+content file must hold exactly the octets the server serves for the UID, and its columns
+and body text must be what the normalizer makes of those octets. A second pass must fetch
+no body.
 
 The Dovecot user is loaded once per module and only read afterwards, so both stores are
 compared against the same mailbox.
@@ -18,6 +20,7 @@ import imaplib
 import mailbox
 import re
 import time
+import uuid
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -207,7 +210,8 @@ def loaded_mailbox(dovecot: DovecotServer, corpora: Path) -> LoadedMailbox:
     root = corpora / "messages"
     files = sum(1 for p in root.rglob("*") if p.is_file())
     plan = plan_folders(root)
-    account = dovecot.add_user(f"corpus-{time.time_ns() % 10**12}", "pw-corpus")
+    suffix = uuid.uuid4().hex[:12]
+    account = dovecot.add_user(f"corpus-{suffix}", f"pw-{suffix}")
     started = time.monotonic()
     with ThreadPoolExecutor(APPEND_CONNECTIONS) as pool:
         results = list(pool.map(lambda entry: append_folder(account, *entry), plan.items()))

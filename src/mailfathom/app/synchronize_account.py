@@ -118,8 +118,11 @@ class AccountSynchronizer:
             except MailServerAuthError:
                 log.error("account.credentials_refused", account=account.account_id)
                 return
-            except SyncError:
-                log.warning("account.pass_failed", account=account.account_id, retry_in=backoff)
+            except Exception as error:  # a continuous run must outlive one bad pass
+                if isinstance(error, SyncError):
+                    log.warning("account.pass_failed", account=account.account_id, retry_in=backoff)
+                else:
+                    _log_unexpected(error, account.account_id, backoff)
                 stop.wait(backoff)
                 backoff = min(backoff * 2, 600.0)
 
@@ -151,7 +154,9 @@ class AccountSynchronizer:
                         if session.wait_for_change(min(IDLE_SLICE, IDLE_SECONDS - waited)):
                             break
                         waited += IDLE_SLICE
-            except SyncError:
+            except Exception as error:  # a continuous run must outlive one bad pass
+                if not isinstance(error, SyncError):
+                    _log_unexpected(error, account.account_id, backoff)
                 log.warning(
                     "folder.watch_failed",
                     account=account.account_id,
@@ -162,3 +167,14 @@ class AccountSynchronizer:
                 backoff = min(backoff * 2, 600.0)
             finally:
                 session.close()
+
+
+def _log_unexpected(error: Exception, account_id: str, backoff: float) -> None:
+    """Only the failure's type is logged: library messages can quote the values involved,
+    and those may be mail content."""
+    log.error(
+        "account.pass_failed_unexpectedly",
+        account=account_id,
+        error=type(error).__name__,
+        retry_in=backoff,
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -81,10 +82,23 @@ def message_row(
     }
 
 
+# Identifiers are looked up through a B-tree, whose entries PostgreSQL caps at about 2.7 kB;
+# a longer identifier (no real mail writes one) is indexed by its digest instead, which keeps
+# lookups exact because the same identifier always yields the same digest.
+_MAX_INDEXED_ID_OCTETS = 512
+
+
+def lookup_identifier(identifier: str) -> str:
+    encoded = identifier.encode("utf-8", "surrogatepass")
+    if len(encoded) <= _MAX_INDEXED_ID_OCTETS:
+        return identifier
+    return "sha256:" + hashlib.sha256(encoded).hexdigest()
+
+
 def child_rows(seq: int, account_id: str, n: NormalizedMessage) -> dict[str, list[dict[str, Any]]]:
-    identifiers = {i[:_MAX_ID] for i in (*n.references, *n.in_reply_to)}
+    identifiers = {lookup_identifier(i[:_MAX_ID]) for i in (*n.references, *n.in_reply_to)}
     if n.message_id:
-        identifiers.add(n.message_id[:_MAX_ID])
+        identifiers.add(lookup_identifier(n.message_id[:_MAX_ID]))
     return {
         "participants": [
             {
