@@ -56,3 +56,14 @@ def test_a_damaged_copy_of_the_same_size_is_replaced_when_stored_again(tmp_path:
     store.path_for(key).write_bytes(b"abcdeX")
     assert store.put(b"abcdef") == key
     assert store.get(key) == b"abcdef"
+
+
+def test_half_written_files_left_by_a_killed_writer_are_swept(tmp_path: Path) -> None:
+    store = FileContentStore(tmp_path)
+    key = store.put(b"kept")
+    leftover = store.path_for(key).parent / ".tmp-abandoned"
+    leftover.write_bytes(b"partial")
+    assert store.sweep_temporary(older_than_seconds=3600) == 0
+    assert store.sweep_temporary(older_than_seconds=-1) == 1
+    assert not leftover.exists()
+    assert store.get(key) == b"kept"

@@ -1,14 +1,16 @@
 """Killing `mailfathom sync` with SIGKILL during an initial sync, then starting it again.
 
-A Dovecot account holds a couple of thousand generated messages in two folders. The command
-line synchronizer runs as a child process with a small batch size, so a pass commits many
-times, and is killed at random moments (seeded) while it copies the mailbox. After every kill
-the store is inspected while nothing runs; at the end one uninterrupted run must leave exactly
-the server's messages, each once, and a further run must find nothing new.
+A Dovecot account holds 1,500 generated messages in two folders. The command line synchronizer
+runs as a child process with a small batch size, so a pass commits many times, and is killed
+at random moments (seeded) while it copies the mailbox. After every kill the store is checked
+while nothing runs; at the end one uninterrupted run must leave exactly the server's messages,
+each once, and a further run must find nothing new.
 
-Kill moments are drawn from a timed, uninterrupted run of the same mailbox: most fall at a
-random point of the copying phase, scaled so the kills of one test spread over the whole copy;
-the rest fall inside the start-up phase (imports, migrations, login, envelope fetch).
+Kill moments follow the synchronizer's progress, watched by polling the committed row count:
+most kills fall at a random moment within a batch once a randomly chosen number of rows is
+committed (the targets of one store spread over the whole copy); the rest fall at a random
+moment of start-up (imports, migrations, login, envelope fetch), timed from what the watched
+runs showed. Each store's very first start is interrupted too.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import sqlalchemy as sa
 import sqlean
 
 from mailfathom.adapters.local.sample_mail import generate_mailbox
+from mailfathom.adapters.normalizer import POOL_THRESHOLD
 from mailfathom.adapters.sql.schema import folders, message_bodies, messages
 from mailfathom.app.sync_types import ContentState
 from servers.dovecot import DovecotServer, ImapAccount
@@ -46,7 +49,7 @@ MESSAGE_COUNT = 1500
 TEMPLATE_COUNT = 120  # generating is slow; copies of these get distinct Message-IDs
 ARCHIVE = "Archive"
 FOLDERS = ("INBOX", ARCHIVE)
-BATCH_MESSAGES = 25
+BATCH_MESSAGES = 25  # at least POOL_THRESHOLD, so batches go through the normalization pool
 SEED = 20260301
 
 APPEND_CHUNK = 100
@@ -178,8 +181,8 @@ def mailbox(dovecot: DovecotServer) -> Mailbox:
         conn.logout()
     server = read_server(account)
     assert sum(len(f.message_ids) for f in server.values()) == MESSAGE_COUNT
-    for folder in server.values():
-        assert len(set(folder.message_ids.values())) == len(folder.message_ids)
+    for state in server.values():
+        assert len(set(state.message_ids.values())) == len(state.message_ids)
     assert all(server[name].message_ids for name in FOLDERS)
     return Mailbox(account, server)
 
@@ -304,8 +307,8 @@ class RowCounter:
 # -- running the command line ------------------------------------------------------------------
 
 
-def group_members(pgid: int) -> dict[int, str]:
-    """Live processes of process group `pgid` (Linux /proc), with their command lines."""
+def group_members(*pgids: int) -> dict[int, str]:
+    """Live processes of the process groups `pgids` (Linux /proc), with their command lines."""
     members: dict[int, str] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -313,7 +316,7 @@ def group_members(pgid: int) -> dict[int, str]:
         try:
             stat = (entry / "stat").read_text()
             state, _ppid, group = stat[stat.rindex(")") + 2 :].split()[:3]
-            if int(group) != pgid or state == "Z":
+            if int(group) not in pgids or state == "Z":
                 continue
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except (OSError, ValueError):
@@ -344,6 +347,7 @@ class Runner:
         self._env = env
         self._logs = logs
         self._runs = 0
+        self._groups: list[int] = []
         logs.mkdir(parents=True, exist_ok=True)
 
     def start(self, store: Store) -> tuple[subprocess.Popen[bytes], Path]:
@@ -358,7 +362,12 @@ class Runner:
                 cwd=store.directory,
                 start_new_session=True,
             )
+        self._groups.append(proc.pid)
         return proc, log
+
+    def close(self) -> None:
+        """End anything this runner started that is still running (after a failure)."""
+        kill_members(group_members(*self._groups))
 
     def complete(self, store: Store) -> str:
         """One uninterrupted pass; returns its output."""
@@ -654,13 +663,14 @@ def kill_and_restart(
             elapsed = time.monotonic() - started
         finally:
             rows.close()
-        snapshot = inspect_store(store, mailbox)
         if code == -signal.SIGKILL:
             # Whatever the killed run started has nothing left to report to; it must not
             # linger into the next rounds (see the test about leftover processes below).
             leftover = group_members(proc.pid)
             kill_members(leftover)
             tally.survivors += len(leftover)
+        snapshot = inspect_store(store, mailbox)
+        if code == -signal.SIGKILL:
             tally.landed += 1
             tally.rows_at_kill.append(snapshot.rows)
             tally.seconds_at_kill.append(elapsed)
@@ -707,10 +717,13 @@ def run_scenario(
         directory = root / f"store-{next(generations)}"
         return new_store(directory, mailbox.account, SECRET_ENV, database_url)
 
-    store, tally = kill_and_restart(
-        kills=kills, mailbox=mailbox, runner=runner, make_store=make_store, rng=rng
-    )
-    finish_and_resync(store, mailbox, runner)
+    try:
+        store, tally = kill_and_restart(
+            kills=kills, mailbox=mailbox, runner=runner, make_store=make_store, rng=rng
+        )
+        finish_and_resync(store, mailbox, runner)
+    finally:
+        runner.close()
     print(f"\n{tally.summary(mailbox.total)}; {leftovers(store)}")
     return tally
 
@@ -735,14 +748,10 @@ def test_sigkill_at_random_points_of_an_initial_sync_leaves_every_message_once_i
     assert tally.mid_copy >= 2, tally.summary(mailbox.total)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the normalization pool (forkserver, workers, resource tracker) outlives a killed "
-    "sync: pool workers block forever on their call queue",
-)
 def test_sigkill_of_sync_leaves_no_worker_processes_running(
     mailbox: Mailbox, child_env: dict[str, str], tmp_path: Path
 ) -> None:
+    assert BATCH_MESSAGES >= POOL_THRESHOLD
     store = new_store(tmp_path / "store", mailbox.account, SECRET_ENV, None)
     runner = Runner(child_env, tmp_path / "logs")
     rows = RowCounter(store)
@@ -757,8 +766,8 @@ def test_sigkill_of_sync_leaves_no_worker_processes_running(
         assert proc.poll() is None, log.read_text(errors="replace")[-3000:]
         os.kill(proc.pid, signal.SIGKILL)
         assert proc.wait(timeout=30) == -signal.SIGKILL
+        survivors = wait_for_group_exit(proc.pid, GRACE_SECONDS)
     finally:
         rows.close()
-    survivors = wait_for_group_exit(proc.pid, GRACE_SECONDS)
-    kill_members(survivors)
+        runner.close()
     assert not survivors, f"processes outlived the killed sync: {survivors}"

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import select
+import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -70,6 +73,8 @@ class MimeNormalizer:
             self._pool = ProcessPoolExecutor(
                 max_workers=self._workers,
                 mp_context=multiprocessing.get_context("forkserver"),
+                initializer=_exit_with_parent,
+                initargs=(os.getpid(),),
             )
         return self._pool
 
@@ -77,6 +82,33 @@ class MimeNormalizer:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def _exit_with_parent(parent_pid: int) -> None:
+    """Make a worker end when the process that started the pool ends, however it ends.
+
+    A worker's parent is the fork server, not the synchronizing process, so a parent-death
+    signal cannot be used; and after a SIGKILL nothing would ever close the queue the worker
+    waits on. A watcher thread waits on the starting process instead and exits with it."""
+
+    def watch() -> None:
+        try:
+            pidfd = os.pidfd_open(parent_pid)
+        except (AttributeError, OSError):
+            pidfd = None
+        if pidfd is not None:
+            select.select([pidfd], [], [])
+            os._exit(1)
+        while True:
+            try:
+                os.kill(parent_pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                pass
+            time.sleep(1.0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def default_workers() -> int:

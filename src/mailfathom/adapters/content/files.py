@@ -13,6 +13,7 @@ import os
 import re
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -92,6 +93,19 @@ class FileContentStore:
             self.path_for(key).unlink(missing_ok=True)
         except ValueError:
             return
+
+    def sweep_temporary(self, older_than_seconds: float = 600.0) -> int:
+        """Remove half-written files a killed writer left behind; returns how many."""
+        limit = time.time() - older_than_seconds
+        removed = 0
+        for path in self._root.rglob(".tmp-*"):
+            try:
+                if path.stat().st_mtime < limit:
+                    path.unlink()
+                    removed += 1
+            except OSError:
+                continue
+        return removed
 
     def used_octets(self) -> int:
         total = 0
