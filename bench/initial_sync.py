@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import imaplib
+import inspect
 import json
 import os
 import platform
@@ -44,7 +45,10 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
-sys.path[:0] = [str(BENCH_DIR), str(REPO / "tests")]
+# Every phase runs the same code: a copy of src/ and tests/ taken when the run starts (the
+# work tree may change while a long run is going on). Children find it through this variable.
+CODE = Path(os.environ.get("MF_BENCH_CODE", REPO))
+sys.path[:0] = [str(BENCH_DIR), str(CODE / "tests")]
 
 import mailgen  # noqa: E402
 
@@ -246,16 +250,136 @@ def imap_fetch_all(account: Any, folders: list[str], items: str) -> tuple[int, i
 # --------------------------------------------------------------------------- phases
 
 
+def snapshot_code(work: Path, worktree: bool) -> dict[str, Any]:
+    """Put a copy of src/ and tests/ aside so that every phase of this run imports the same
+    code: the last commit by default, or the work tree as it is now."""
+    target = work / "code"
+    target.mkdir()
+
+    def git(*args: str) -> str:
+        out = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
+        return out.stdout.strip()
+
+    head = git("rev-parse", "HEAD")
+    if worktree:
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+        for name in ("src", "tests"):
+            shutil.copytree(REPO / name, target / name, ignore=ignore)
+    else:
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", head, "src", "tests"],
+            cwd=REPO,
+            capture_output=True,
+            check=True,
+        )
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return {
+        "snapshot": str(target),
+        "source": "work tree" if worktree else "last commit",
+        "git_head": head,
+        "git_head_subject": git("log", "-1", "--format=%s"),
+        "uncommitted_in_src_and_tests": git("status", "--porcelain", "--", "src", "tests"),
+    }
+
+
+def process_tree(root: int) -> list[int]:
+    """`root` and every process descended from it."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry.name}/stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class TreeSampler:
+    """Samples a process and all its descendants: the largest total RSS and PSS seen, and
+    the CPU time each process had used when last seen (the sync's worker processes are not
+    children of the process we wait for, so wait4 does not count them)."""
+
+    def __init__(self, root_pid: int, interval: float = 0.2) -> None:
+        import threading
+
+        self.root_pid = root_pid
+        self.interval = interval
+        self.peak_rss_kib = 0
+        self.peak_pss_kib = 0
+        self.peak_processes = 0
+        self.cpu_ticks: dict[int, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        rss = pss = 0
+        pids = process_tree(self.root_pid)
+        for pid in pids:
+            try:
+                for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                    if line.startswith("Rss:"):
+                        rss += int(line.split()[1])
+                    elif line.startswith("Pss:"):
+                        pss += int(line.split()[1])
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                self.cpu_ticks[pid] = int(fields[11]) + int(fields[12])
+            except (OSError, IndexError, ValueError):
+                continue
+        self.peak_rss_kib = max(self.peak_rss_kib, rss)
+        self.peak_pss_kib = max(self.peak_pss_kib, pss)
+        self.peak_processes = max(self.peak_processes, len(pids))
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._sample()
+
+    def stop(self) -> dict[str, Any]:
+        self._stop.set()
+        self._thread.join()
+        ticks = os.sysconf("SC_CLK_TCK")
+        return {
+            "tree_peak_rss_mb": self.peak_rss_kib / 1024,
+            "tree_peak_pss_mb": self.peak_pss_kib / 1024,
+            "tree_peak_processes": self.peak_processes,
+            "tree_cpu_s": sum(self.cpu_ticks.values()) / ticks,
+        }
+
+
 def run_ours(spec: dict[str, Any], mode: str = "plain") -> dict[str, Any]:
     """Run our sync in a child process (`--child`); return what it reported."""
     out = Path(spec["work"]) / f"result-{uuid.uuid4().hex[:8]}.json"
     child_spec = {**spec, "mode": mode, "out": str(out), "launched_at": time.time()}
     loadavg = os.getloadavg()[0]
-    code, wall, usage = run_measured(
+    env = {**os.environ, "MF_BENCH_CODE": str(CODE), "PYTHONPATH": str(CODE / "src")}
+    start = time.perf_counter()
+    proc = subprocess.Popen(
         [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(child_spec)],
         stdout=subprocess.DEVNULL,
         cwd=str(REPO),
+        env=env,
     )
+    sampler = TreeSampler(proc.pid)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    tree = sampler.stop()
+    proc.returncode = code = os.waitstatus_to_exitcode(status)
     if code != 0 or not out.exists():
         raise RuntimeError(f"our sync failed (exit code {code})")
     result: dict[str, Any] = json.loads(out.read_text())
@@ -263,6 +387,7 @@ def run_ours(spec: dict[str, Any], mode: str = "plain") -> dict[str, Any]:
     result["process_cpu_s"] = usage.ru_utime + usage.ru_stime
     result["maxrss_mb_wait4"] = usage.ru_maxrss / 1024
     result["loadavg_1min_before"] = loadavg
+    result.update(tree)
     return result
 
 
@@ -332,6 +457,7 @@ class Sections:
         self.exclusive: dict[str, float] = {}
         self.exclusive_cpu: dict[str, float] = {}
         self.calls: dict[str, int] = {}
+        self.missing: list[str] = []
         self._stack: list[list[Any]] = []
 
     def enter(self, name: str) -> None:
@@ -362,7 +488,14 @@ class Sections:
         return timed
 
     def patch(self, owner: Any, attribute: str, name: str, *, listed: bool = False) -> None:
-        setattr(owner, attribute, self.wrap(name, getattr(owner, attribute), listed=listed))
+        """Time `owner.attribute`; a function the code under test no longer has is noted."""
+        if not hasattr(owner, attribute):
+            self.missing.append(f"{getattr(owner, '__name__', owner)}.{attribute}")
+            return
+        timed = self.wrap(name, getattr(owner, attribute), listed=listed)
+        if isinstance(inspect.getattr_static(owner, attribute), staticmethod):
+            timed = staticmethod(timed)
+        setattr(owner, attribute, timed)
 
     def report(self) -> list[dict[str, Any]]:
         return [
@@ -397,19 +530,30 @@ def _sql_kind(statement: str) -> str:
     return " ".join(words[:2])
 
 
-def instrument(sections: Sections, services: Any) -> None:
-    """Put section timers on the parts of one sync pass."""
+def instrument(sections: Sections, services: Any) -> list[str]:
+    """Put section timers on the parts of one sync pass; return what could not be timed
+    (the code under test changes; a missing function is skipped, not an error)."""
+    import importlib
+
     import sqlalchemy as sa
 
     from mailfathom.adapters.content import files
     from mailfathom.adapters.imap.session import ImapConnector, ImapSession
     from mailfathom.adapters.mime import normalize, structure
-    from mailfathom.adapters.normalizer import MimeNormalizer
     from mailfathom.adapters.sql import store, threads
     from mailfathom.app.synchronize_folder import FolderSynchronizer
 
+    try:
+        MimeNormalizer: Any = importlib.import_module(
+            "mailfathom.adapters.normalizer"
+        ).MimeNormalizer
+    except (ImportError, AttributeError):
+        MimeNormalizer = type("Absent", (), {})
+
     sections.patch(FolderSynchronizer, "run", "folder pass")
     sections.patch(FolderSynchronizer, "_new_message", "build NewMessage")
+    sections.patch(FolderSynchronizer, "_prepare", "prepare batch")
+    sections.patch(FolderSynchronizer, "_commit", "commit batch")
     sections.patch(ImapConnector, "open", "imap connect+login+ENABLE")
     sections.patch(ImapSession, "list_folders", "imap LIST")
     sections.patch(ImapSession, "select", "imap EXAMINE")
@@ -420,7 +564,21 @@ def instrument(sections: Sections, services: Any) -> None:
     sections.patch(ImapSession, "_uid", "imaplib command+read")
     sections.patch(files.FileContentStore, "put_many", "content put_many (write+hash)")
     sections.patch(files.os, "fsync", "fsync")
+    sections.patch(files, "_flush", "content flush (syncfs or fsync)")
+    sections.patch(files.FileContentStore, "_holds", "content: check existing file")
     sections.patch(MimeNormalizer, "message", "normalize (other)")
+    sections.patch(MimeNormalizer, "start_batch", "normalize: start batch")
+    if hasattr(MimeNormalizer, "start_batch"):
+        start_batch = MimeNormalizer.start_batch
+
+        def start_timed(self: Any, items: Any) -> Any:
+            future = start_batch(self, items)
+            future.result = sections.wrap("normalize: wait for result", future.result)
+            return future
+
+        MimeNormalizer.start_batch = start_timed
+    if hasattr(normalize, "_normalize_message"):
+        sections.patch(normalize, "_normalize_message", "normalize (other)")
     normalize._PARSER.parsebytes = sections.wrap(
         "parse (email.parser)", normalize._PARSER.parsebytes
     )
@@ -457,6 +615,7 @@ def instrument(sections: Sections, services: Any) -> None:
 
     dialect = engine.dialect
     dialect.do_commit = sections.wrap("SQL COMMIT", dialect.do_commit)
+    return sections.missing
 
 
 def child_main(spec: dict[str, Any]) -> None:
@@ -476,10 +635,26 @@ def child_main(spec: dict[str, Any]) -> None:
         account_id=spec["account_id"],
     )
     services = open_services(Path(spec["store_dir"]), account, spec.get("database_url"))
+    if spec.get("sqlite_cache_kib") and services.engine.dialect.name == "sqlite":
+        # Experiment: a smaller SQLite page cache than the project's setting, applied after
+        # the project's own connect hook on every new connection.
+        import sqlalchemy as sa
+
+        services.engine.dispose()
+        pragma = f"PRAGMA cache_size=-{int(spec['sqlite_cache_kib'])}"
+
+        @sa.event.listens_for(services.engine, "connect")
+        def _cache(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.execute(pragma)
+
     opened = time.perf_counter()
+    if spec.get("normalizer_workers") is not None and hasattr(services, "normalizer"):
+        normalizer = type(services.normalizer)
+        services.normalizer.close()
+        services.normalizer = normalizer(workers=spec["normalizer_workers"])
+    workers = getattr(getattr(services, "normalizer", None), "_workers", None)
     sections = Sections() if spec["mode"] == "breakdown" else None
-    if sections:
-        instrument(sections, services)
+    not_timed = instrument(sections, services) if sections else []
     profiler = None
     if spec["mode"] == "pyinstrument":
         from pyinstrument import Profiler
@@ -500,7 +675,15 @@ def child_main(spec: dict[str, Any]) -> None:
     if sections:
         sections.leave()
     sync_wall = time.perf_counter() - sync_start
+    command_s = time.time() - spec["launched_at"]
     usage_after = resource.getrusage(resource.RUSAGE_SELF)
+    # Worker processes (normalization) start during the pass and live until close().
+    helpers_cpu = sum(cpu_seconds(pid) for pid in process_tree(os.getpid())[1:])
+    vm_hwm_kib = 0
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            vm_hwm_kib = int(line.split()[1])
+    pool_status = services.engine.pool.status()
     if profiler:
         profiler.stop()
         base = Path(spec["profile_base"])
@@ -526,31 +709,48 @@ def child_main(spec: dict[str, Any]) -> None:
         threads_n = c.execute(
             sa.text("SELECT count(DISTINCT thread_id) FROM messages")
         ).scalar_one()
+        largest = c.execute(
+            sa.text(
+                "SELECT max(n) FROM (SELECT count(*) AS n FROM messages GROUP BY thread_id) AS t"
+            )
+        ).scalar_one()
         if services.engine.dialect.name == "sqlite":
             indexed = c.execute(sa.text("SELECT count(*) FROM message_fts")).scalar_one()
+            database_octets = sum(
+                p.stat().st_size
+                for p in Path(spec["store_dir"], "data").glob("mailfathom.sqlite3*")
+            )
         else:
             indexed = c.execute(sa.text("SELECT count(*) FROM message_search")).scalar_one()
+            database_octets = c.execute(
+                sa.text("SELECT pg_database_size(current_database())")
+            ).scalar_one()
     services.close()
-    vm_hwm_kib = 0
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            vm_hwm_kib = int(line.split()[1])
+    content_octets = 0
+    for directory, _dirs, names in os.walk(Path(spec["store_dir"], "data", "content")):
+        content_octets += sum(os.stat(os.path.join(directory, n)).st_size for n in names)
     result = {
         "mode": spec["mode"],
         "start_up_s": imported_at - spec["launched_at"],
         "sync_wall_s": sync_wall,
+        "command_s": command_s,
         "open_s": opened - started,
         "cpu_user_s": usage_after.ru_utime - usage_before.ru_utime,
         "cpu_sys_s": usage_after.ru_stime - usage_before.ru_stime,
+        "helper_processes_cpu_s": helpers_cpu,
         "stored_now": stored,
         "indexed_now": indexed,
         "conversations": threads_n,
+        "largest_conversation": largest,
         "stored_this_pass": sum(f.stored for f in report.folders),
         "fetched_bodies": sum(f.fetched_bodies for f in report.folders),
         "vm_hwm_mb": vm_hwm_kib / 1024,
-        "content_octets": sum(
-            p.stat().st_size for p in (Path(spec["store_dir"]) / "data").rglob("*") if p.is_file()
-        ),
+        "pool_status": pool_status,
+        "normalizer_workers": workers,
+        "not_timed": not_timed,
+        "sqlite_cache_kib_override": spec.get("sqlite_cache_kib"),
+        "content_octets": content_octets,
+        "database_octets": database_octets,
     }
     if sections:
         result["sections"] = sections.report()
@@ -573,7 +773,7 @@ def print_table(results: dict[str, Any]) -> None:
         if not phase:
             return
         seconds = phase[wall_key]
-        cpu = phase.get("cpu_user_s", 0.0) + phase.get("cpu_sys_s", 0.0)
+        cpu = sum(phase.get(k, 0.0) for k in ("cpu_user_s", "cpu_sys_s", "helper_processes_cpu_s"))
         rows.append(
             (
                 label,
@@ -586,22 +786,35 @@ def print_table(results: dict[str, Any]) -> None:
         )
 
     ours = results.get("ours")
-    add("ours: initial sync, SQLite (run_once)", ours, "sync_wall_s", ours and ours["vm_hwm_mb"])
+    add(
+        "ours: initial sync, SQLite (run_once)",
+        ours,
+        "sync_wall_s",
+        ours and ours["tree_peak_rss_mb"],
+    )
     add("imaplib: UID FETCH BODY.PEEK[] (ceiling)", results.get("imaplib"), "wall_s", None)
     mbs = results.get("mbsync")
     add("mbsync: Maildir, FSync yes", mbs, "wall_s", mbs and mbs["maxrss_mb"])
     pg = results.get("ours_postgres")
-    add("ours: initial sync, PostgreSQL", pg, "sync_wall_s", pg and pg["vm_hwm_mb"])
+    add("ours: initial sync, PostgreSQL", pg, "sync_wall_s", pg and pg["tree_peak_rss_mb"])
     print()
     print(f"{n} messages, {mb:.1f} MB  ({results['mailbox']['folders']})")
     print(f"{'phase':44} {'wall s':>9} {'msg/s':>9} {'MB/s':>7} {'CPU s':>8} {'RSS MB':>8}")
     for label, seconds, rate, mbps, cpu, rss in rows:
         print(f"{label:44} {seconds} {rate} {mbps} {cpu} {rss}")
+    if ours:
+        print(
+            f"  ours: CPU is the sync's own process plus its helper processes "
+            f"({ours['helper_processes_cpu_s']:.1f} s of it); "
+            f"RSS is the sum over its {ours['tree_peak_processes']} processes "
+            f"(PSS {ours['tree_peak_pss_mb']:.0f} MB, "
+            f"main process alone {ours['vm_hwm_mb']:.0f} MB)"
+        )
     resync = results.get("resync")
     if resync:
         print(
             f"{'resync, no change: ours run_once':44} {resync['ours_sync_wall_s']:9.3f}"
-            f"   (whole process incl. start-up {resync['ours_process_wall_s']:.2f} s)"
+            f"   (process start to end of run_once {resync['ours_command_s']:.2f} s)"
         )
         print(f"{'resync, no change: mbsync':44} {resync['mbsync_wall_s']:9.3f}")
     print()
@@ -629,9 +842,11 @@ def checks(results: dict[str, Any]) -> list[tuple[str, float, str, bool]]:
     if resync:
         ratio = resync["ours_sync_wall_s"] / resync["mbsync_wall_s"]
         out.append(("resync time ours / mbsync (run_once)", ratio, "<= 1.0", ratio <= 1.0))
-        ratio = resync["ours_process_wall_s"] / resync["mbsync_wall_s"]
+        ratio = resync["ours_command_s"] / resync["mbsync_wall_s"]
         out.append(("resync time ours / mbsync (whole process)", ratio, "(info)", True))
-    out.append(("peak RSS ours, MB", ours["vm_hwm_mb"], "< 300", ours["vm_hwm_mb"] < 300))
+    rss = ours["tree_peak_rss_mb"]
+    out.append(("peak RSS ours, all processes, MB", rss, "< 300", rss < 300))
+    out.append(("peak PSS ours, all processes, MB", ours["tree_peak_pss_mb"], "(info)", True))
     if "ours_postgres" in results:
         rate = per_s(n, results["ours_postgres"]["sync_wall_s"])
         out.append(("ours msg/s on PostgreSQL", rate, "(info)", True))
@@ -646,7 +861,10 @@ def print_sections(result: dict[str, Any], messages: int) -> None:
         f"{cpu:.2f} s CPU; exclusive of nested sections):"
     )
     print(f"  {'wall%':>6} {'wall s':>8} {'ms/msg':>7} {'CPU s':>8} {'calls':>7}  section")
-    rows = sorted(result["sections"], key=lambda r: -r["exclusive_s"])
+    rows = sorted(
+        (r for r in result["sections"] if r["section"].startswith("run_once")),
+        key=lambda r: -r["exclusive_s"],
+    )
     for row in rows:
         if row["exclusive_s"] < 0.002 * total:
             continue
@@ -671,6 +889,22 @@ def main() -> int:
     parser.add_argument(
         "--profile-only", action="store_true", help="only our sync: timed, sectioned, profiled"
     )
+    parser.add_argument(
+        "--sqlite-cache-kib",
+        type=int,
+        help="experiment: override the SQLite page cache size (KiB) of our sync",
+    )
+    parser.add_argument(
+        "--worktree",
+        action="store_true",
+        help="measure src/ as it is in the work tree (default: as of the last commit)",
+    )
+    parser.add_argument("--ours-only", action="store_true", help="only our sync, plain")
+    parser.add_argument(
+        "--postgres-sections",
+        action="store_true",
+        help="also a sectioned run of our sync into PostgreSQL",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -679,18 +913,26 @@ def main() -> int:
         return 0
 
     ensure_packages()
-    from servers.dovecot import DovecotServer
-
+    global CODE
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="mailfathom-bench-", dir="/var/tmp"))
+    code = snapshot_code(work, args.worktree)
+    CODE = Path(code["snapshot"])
+    sys.path[:0] = [str(CODE / "tests"), str(CODE / "src")]
+    from servers.dovecot import DovecotServer
+
     results: dict[str, Any] = {
         "benchmark": "initial_sync",
         "started_at": stamp,
         "command": " ".join(["uv run python bench/initial_sync.py", *sys.argv[1:]]),
+        "code": code,
         "environment": environment(),
         "work_dir_filesystem": tool_version(["df", "-T", str(work)]),
     }
+    log(f"code: {code['git_head'][:10]} {code['git_head_subject']!r} ({code['source']})")
+    if code["uncommitted_in_src_and_tests"] and args.worktree:
+        log("code: with uncommitted changes in src/ or tests/ (copied as they are now)")
     server = DovecotServer()
     postgres = None
     try:
@@ -725,7 +967,12 @@ def main() -> int:
         def fresh_store(label: str) -> dict[str, Any]:
             store_dir = work / f"store-{label}-{uuid.uuid4().hex[:6]}"
             store_dir.mkdir()
-            return {**spec, "store_dir": str(store_dir), "account_id": f"bench-{label}"}
+            return {
+                **spec,
+                "store_dir": str(store_dir),
+                "account_id": f"bench-{label}",
+                "sqlite_cache_kib": args.sqlite_cache_kib,
+            }
 
         ours_spec: dict[str, Any] = {}
 
@@ -746,7 +993,7 @@ def main() -> int:
             raise RuntimeError(f"our store holds {results['ours']['stored_now']} messages")
         ours_spec["store_dir"] = results["ours"]["store_dir"]
 
-        if not args.profile_only:
+        if not (args.profile_only or args.ours_only):
 
             def imap_once() -> dict[str, Any]:
                 log("imaplib: UID FETCH BODY.PEEK[]")
@@ -806,6 +1053,8 @@ def main() -> int:
             results["resync"] = {
                 "ours_sync_wall_s": again["sync_wall_s"],
                 "ours_process_wall_s": again["process_wall_s"],
+                "ours_command_s": again["command_s"],
+                "loadavg_1min_before": again["loadavg_1min_before"],
                 "ours_open_s": again["open_s"],
                 "ours_peak_rss_mb": again["vm_hwm_mb"],
                 "mbsync_wall_s": mb_again["wall_s"],
@@ -830,23 +1079,46 @@ def main() -> int:
                     results["ours_postgres"] = pg
                     log(f"postgres: {pg['sync_wall_s']:.2f} s")
 
+        if args.postgres_sections:
+            from servers.postgres import PostgresServer
+
+            if postgres is None:
+                postgres = PostgresServer().start()
+            url = postgres.create_database("bench_sections")
+            log("ours: sectioned run into PostgreSQL")
+            results["ours_postgres_sectioned"] = run_ours(
+                {**fresh_store("pg-sections"), "database_url": url}, mode="breakdown"
+            )
+
         if args.profile or args.profile_only:
+            # As configured (normalization in worker processes where the code does that):
+            # where the synchronizing thread spends or waits its time.
             log("ours: sectioned run")
             sectioned_spec = fresh_store("sections")
-            sectioned = run_ours(sectioned_spec, mode="breakdown")
-            results["ours_sectioned"] = sectioned
+            results["ours_sectioned"] = run_ours(sectioned_spec, mode="breakdown")
             log("ours: sectioned no-change resync")
             results["ours_sectioned_resync"] = run_ours(sectioned_spec, mode="breakdown")
-            base = RESULTS_DIR / f"initial_sync-{stamp}-profile"
-            log("ours: pyinstrument run")
-            profiled = run_ours(
-                {**fresh_store("profile"), "profile_base": str(base)}, mode="pyinstrument"
+            # Everything in one thread: the cost of every step, normalization included.
+            log("ours: sectioned run, normalization in process")
+            results["ours_sectioned_serial"] = run_ours(
+                {**fresh_store("serial"), "normalizer_workers": 0}, mode="breakdown"
             )
-            results["ours_pyinstrument"] = {
-                "sync_wall_s": profiled["sync_wall_s"],
-                "profile_text": str(base.with_suffix(".txt").relative_to(REPO)),
-                "profile_html": str(base.with_suffix(".html").relative_to(REPO)),
-            }
+            for label, workers in (("serial", 0), ("default", None)):
+                base = RESULTS_DIR / f"initial_sync-{stamp}-pyinstrument-{label}"
+                log(f"ours: pyinstrument run ({label})")
+                profiled = run_ours(
+                    {
+                        **fresh_store(f"profile-{label}"),
+                        "profile_base": str(base),
+                        "normalizer_workers": workers,
+                    },
+                    mode="pyinstrument",
+                )
+                results[f"ours_pyinstrument_{label}"] = {
+                    "sync_wall_s": profiled["sync_wall_s"],
+                    "profile_text": str(base.with_suffix(".txt").relative_to(REPO)),
+                    "profile_html": str(base.with_suffix(".html").relative_to(REPO)),
+                }
     finally:
         if postgres is not None:
             postgres.stop()
@@ -863,9 +1135,16 @@ def main() -> int:
     out.write_text(json.dumps(results, indent=2, default=str))
     print_table(results)
     if "ours_sectioned" in results:
-        print_sections(results["ours_sectioned"], results["mailbox"]["messages"])
+        n = results["mailbox"]["messages"]
+        print("\nas configured:", end="")
+        print_sections(results["ours_sectioned"], n)
+        print("\nnormalization in process (every step in one thread):", end="")
+        print_sections(results["ours_sectioned_serial"], n)
         print("\nno-change resync:", end="")
-        print_sections(results["ours_sectioned_resync"], results["mailbox"]["messages"])
+        print_sections(results["ours_sectioned_resync"], n)
+    if "ours_postgres_sectioned" in results:
+        print("\nPostgreSQL, as configured:", end="")
+        print_sections(results["ours_postgres_sectioned"], results["mailbox"]["messages"])
     print(f"\nresults: {out.relative_to(REPO)}")
     return 0
 

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from mailfathom.adapters.content.files import FileContentStore
 from mailfathom.adapters.imap.session import ImapConnector
 from mailfathom.adapters.local.maildir import LocalConnector
-from mailfathom.adapters.normalizer import MimeNormalizer, default_workers
+from mailfathom.adapters.preparer import MimeMessagePreparer, default_workers
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
 from mailfathom.adapters.sql.store import SqlStore
@@ -49,7 +49,7 @@ class Services:
     store: SqlStore
     content: FileContentStore
     connectors: _ConnectorByKind
-    normalizer: MimeNormalizer
+    preparer: MimeMessagePreparer
     clock: Callable[[], datetime] = field(default=utc_now)
 
     @classmethod
@@ -64,7 +64,7 @@ class Services:
             store=SqlStore(engine),
             content=FileContentStore(config.store.content_dir),
             connectors=_ConnectorByKind(ImapConnector(), LocalConnector(config.store.data_dir)),
-            normalizer=MimeNormalizer(workers=default_workers()),
+            preparer=MimeMessagePreparer(config.store.content_dir, workers=default_workers()),
         )
 
     def folder_synchronizer(self, account: AccountConfig) -> FolderSynchronizer:
@@ -77,7 +77,7 @@ class Services:
         return FolderSynchronizer(
             self.store,
             self.content,
-            self.normalizer,
+            self.preparer,
             clock=self.clock,
             limits=limits,
             stored_octets=lambda: self.store.stored_octets(account.account_id),
@@ -87,7 +87,7 @@ class Services:
         return AccountSynchronizer(self.store, self.connectors, self.folder_synchronizer)
 
     def close(self) -> None:
-        self.normalizer.close()
+        self.preparer.close()
         self.engine.dispose()
 
     def __enter__(self) -> Services:

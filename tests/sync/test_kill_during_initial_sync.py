@@ -38,7 +38,7 @@ import sqlalchemy as sa
 import sqlean
 
 from mailfathom.adapters.local.sample_mail import generate_mailbox
-from mailfathom.adapters.normalizer import POOL_THRESHOLD
+from mailfathom.adapters.preparer import POOL_THRESHOLD
 from mailfathom.adapters.sql.schema import folders, message_bodies, messages
 from mailfathom.app.sync_types import ContentState
 from servers.dovecot import DovecotServer, ImapAccount

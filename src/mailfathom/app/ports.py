@@ -21,6 +21,7 @@ from mailfathom.app.sync_types import (
     FolderRecord,
     FolderStatus,
     NewMessage,
+    PreparedMessage,
 )
 from mailfathom.domain.config import AccountConfig, FolderMapping
 from mailfathom.domain.conversations import ThreadInput
@@ -103,6 +104,10 @@ class ContentStore(Protocol):
         """Store several messages, made durable together before returning."""
         ...
 
+    def flush(self, keys: Sequence[str]) -> None:
+        """Make content written without waiting for the disk durable."""
+        ...
+
     def get(self, key: str) -> bytes: ...
 
     def discard(self, key: str) -> None: ...
@@ -110,15 +115,18 @@ class ContentStore(Protocol):
     def used_octets(self) -> int: ...
 
 
-class Normalizer(Protocol):
-    """Never raises for any input: a malformed message is described with its defects."""
+class MessagePreparer(Protocol):
+    """Turns fetched octets into what the store keeps. Never raises for any input: a
+    malformed message is described with its defects."""
 
     def message(self, raw: bytes) -> NormalizedMessage: ...
 
     def headers(self, raw_header: bytes) -> NormalizedMessage: ...
 
-    def start_batch(self, items: Sequence[tuple[bytes, bool]]) -> Future[list[NormalizedMessage]]:
-        """Begin normalizing (raw, headers_only) pairs, possibly elsewhere; results in order."""
+    def start_batch(self, items: Sequence[tuple[bytes, bool]]) -> Future[list[PreparedMessage]]:
+        """Begin preparing (raw, headers_only) pairs, possibly in other processes: whole
+        messages are written to the content store (not yet flushed, see
+        `ContentStore.flush`) and normalized. Results come in the order given."""
         ...
 
 

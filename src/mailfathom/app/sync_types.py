@@ -138,3 +138,12 @@ class SyncReport:
     deferred_for_headroom: int = 0
     oversized: int = 0
     uidvalidity_reset: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedMessage:
+    """A fetched message made ready to store: its content key (None when only the header
+    block was fetched) and what normalization read from it."""
+
+    content_key: str | None
+    normalized: NormalizedMessage

@@ -18,7 +18,7 @@ from datetime import datetime
 
 import structlog
 
-from mailfathom.app.ports import ContentStore, MailboxSession, Normalizer, SyncStore
+from mailfathom.app.ports import ContentStore, MailboxSession, MessagePreparer, SyncStore
 from mailfathom.app.sync_types import (
     ContentState,
     EnvelopeItem,
@@ -26,9 +26,9 @@ from mailfathom.app.sync_types import (
     FolderRecord,
     FolderStatus,
     NewMessage,
+    PreparedMessage,
     SyncReport,
 )
-from mailfathom.domain.message import NormalizedMessage
 
 log = structlog.get_logger("mailfathom.sync")
 
@@ -50,7 +50,7 @@ class FolderSynchronizer:
         self,
         store: SyncStore,
         content: ContentStore,
-        normalizer: Normalizer,
+        preparer: MessagePreparer,
         *,
         clock: Callable[[], datetime],
         limits: SyncLimits,
@@ -58,7 +58,7 @@ class FolderSynchronizer:
     ) -> None:
         self._store = store
         self._content = content
-        self._normalizer = normalizer
+        self._preparer = preparer
         self._clock = clock
         self._limits = limits
         self._progress: ProgressCallback | None = None
@@ -288,12 +288,8 @@ class FolderSynchronizer:
                     room -= envelope.size_octets
         fetched = list(session.fetch_bodies([e.uid for e in whole])) if whole else []
         fetched += list(session.fetch_headers(sorted(held))) if held else []
-        keys: list[str | None] = list(
-            self._content.put_many([m.raw for m in fetched if not m.headers_only])
-        )
-        keys += [None] * sum(1 for m in fetched if m.headers_only)
-        normalizing = self._normalizer.start_batch([(m.raw, m.headers_only) for m in fetched])
-        return _PreparedBatch(fetched, keys, held, normalizing), room
+        preparing = self._preparer.start_batch([(m.raw, m.headers_only) for m in fetched])
+        return _PreparedBatch(fetched, held, preparing), room
 
     def _commit(
         self,
@@ -302,7 +298,8 @@ class FolderSynchronizer:
         prepared: _PreparedBatch,
         report: SyncReport,
     ) -> SyncReport:
-        normalized = prepared.normalizing.result()
+        ready = prepared.preparing.result()
+        self._content.flush([r.content_key for r in ready if r.content_key is not None])
         items = [
             NewMessage(
                 uid=m.uid,
@@ -310,11 +307,11 @@ class FolderSynchronizer:
                 flags=m.flags,
                 modseq=m.modseq,
                 received_at=m.received_at,
-                normalized=n,
+                normalized=r.normalized,
                 content_state=prepared.held.get(m.uid, ContentState.STORED),
-                content_key=key,
+                content_key=r.content_key,
             )
-            for m, key, n in zip(prepared.fetched, prepared.keys, normalized, strict=True)
+            for m, r in zip(prepared.fetched, ready, strict=True)
         ]
         stored = self._store.add_messages(folder, uidvalidity, items, self._clock())
         states = list(prepared.held.values())
@@ -355,7 +352,7 @@ class FolderSynchronizer:
                 folder.folder_id,
                 uidvalidity,
                 fetched.uid,
-                self._normalizer.message(fetched.raw),
+                self._preparer.message(fetched.raw),
                 key,
             )
             filled += 1
@@ -369,6 +366,5 @@ class FolderSynchronizer:
 @dataclass(frozen=True, slots=True)
 class _PreparedBatch:
     fetched: list[FetchedMessage]
-    keys: list[str | None]
     held: dict[int, ContentState]
-    normalizing: Future[list[NormalizedMessage]]
+    preparing: Future[list[PreparedMessage]]

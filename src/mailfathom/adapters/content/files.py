@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import itertools
 import os
 import re
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,53 +23,66 @@ _KEY = re.compile(r"^[0-9a-f]{64}$")
 
 
 class FileContentStore:
+    """Files under `root/<first two hex digits>/<key>`.
+
+    Writing and flushing are separate steps so that a batch written by several processes is
+    made durable with one flush before the rows naming it are committed."""
+
     def __init__(self, root: Path, *, durable: bool = True) -> None:
         self._root = root
+        self._root_text = str(root)
         self._durable = durable
         self._root.mkdir(parents=True, exist_ok=True)
-        self._directories: set[Path] = set()
+        self._directories: set[str] = set()
+        self._counter = itertools.count()
 
     def path_for(self, key: str) -> Path:
         if not _KEY.match(key):
             raise ValueError("not a content key")
-        return self._root / key[:2] / key[2:4] / key
+        return self._root / key[:2] / key
 
     def put(self, raw: bytes) -> str:
         return self.put_many([raw])[0]
 
     def put_many(self, raws: Sequence[bytes]) -> list[str]:
-        keys: list[str] = []
-        written: list[Path] = []
-        for raw in raws:
-            key = hashlib.sha256(raw).hexdigest()
-            keys.append(key)
-            target = self.path_for(key)
-            if self._holds(target, key, len(raw)):
-                continue
-            directory = target.parent
-            if directory not in self._directories:
-                directory.mkdir(parents=True, exist_ok=True)
-                self._directories.add(directory)
-            fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=".tmp-")
-            try:
-                _write_all(fd, raw)
-            finally:
-                os.close(fd)
-            os.replace(tmp_name, target)
-            written.append(target)
-        if written and self._durable:
-            # One flush for the whole batch: the caller commits the rows naming these files
-            # only after this returns, so a row never outlives its content on disk.
-            _flush(self._root, written)
+        keys = [self.write(raw) for raw in raws]
+        self.flush(keys)
         return keys
 
+    def write(self, raw: bytes) -> str:
+        """Store the octets under their hash without waiting for the disk; see `flush`."""
+        key = hashlib.sha256(raw).hexdigest()
+        directory = os.path.join(self._root_text, key[:2])
+        target = os.path.join(directory, key)
+        if self._holds(target, key, len(raw)):
+            return key
+        if directory not in self._directories:
+            os.makedirs(directory, exist_ok=True)
+            self._directories.add(directory)
+        temporary = os.path.join(directory, f".tmp-{os.getpid()}-{next(self._counter)}")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            _write_all(fd, raw)
+        finally:
+            os.close(fd)
+        os.replace(temporary, target)
+        return key
+
+    def flush(self, keys: Sequence[str]) -> None:
+        """Make the files of `keys` and their directory entries durable. The caller commits
+        the rows naming these files only after this returns, so a row never outlives its
+        content on disk."""
+        if keys and self._durable:
+            _flush(self._root, [self.path_for(k) for k in keys])
+
     @staticmethod
-    def _holds(target: Path, key: str, size: int) -> bool:
+    def _holds(target: str, key: str, size: int) -> bool:
         """Whether an intact copy is already in place (a damaged one is replaced)."""
         try:
-            if target.stat().st_size != size:
+            if os.stat(target).st_size != size:
                 return False
-            return hashlib.sha256(target.read_bytes()).hexdigest() == key
+            with open(target, "rb") as handle:
+                return hashlib.sha256(handle.read()).hexdigest() == key
         except OSError:
             return False
 

@@ -1,9 +1,11 @@
-"""The MIME normalizer behind the `Normalizer` port, in process or across worker processes.
+"""The `MessagePreparer` port: fetched octets become stored content and normalized values.
 
-Normalization is pure CPU work on bytes already fetched, so a batch can be handed to a pool of
-processes while the synchronizing thread goes on fetching and writing: the two overlap, and on a
-machine with several cores normalization no longer holds the interpreter lock of the thread
-that talks to the server and the database.
+Hashing, writing the content file and normalizing are CPU and file work on octets already
+fetched, so a batch can be handed to a pool of processes while the synchronizing thread goes on
+fetching and committing: the steps overlap, and on a machine with several cores none of this
+holds the interpreter lock of the thread that talks to the server and the database. Files are
+written without waiting for the disk; the synchronizer flushes a whole batch at once before it
+commits the rows that name them.
 """
 
 from __future__ import annotations
@@ -15,8 +17,11 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
 
+from mailfathom.adapters.content.files import FileContentStore
 from mailfathom.adapters.mime import normalize_headers, normalize_message
+from mailfathom.app.sync_types import PreparedMessage
 from mailfathom.domain.message import NormalizedMessage
 
 # Below this many messages a batch is normalized in the calling thread: handing it to
@@ -24,13 +29,25 @@ from mailfathom.domain.message import NormalizedMessage
 POOL_THRESHOLD = 24
 
 
-def _normalize_chunk(items: Sequence[tuple[bytes, bool]]) -> list[NormalizedMessage]:
-    return [normalize_headers(raw) if headers else normalize_message(raw) for raw, headers in items]
+_WORKER_STORES: dict[str, FileContentStore] = {}
 
 
-class MimeNormalizer:
-    def __init__(self, workers: int = 0) -> None:
-        """`workers` processes normalize large batches; 0 keeps everything in process."""
+def _prepare_chunk(root: str, items: Sequence[tuple[bytes, bool]]) -> list[PreparedMessage]:
+    store = _WORKER_STORES.get(root)
+    if store is None:
+        store = _WORKER_STORES[root] = FileContentStore(Path(root), durable=False)
+    return [
+        PreparedMessage(None, normalize_headers(raw))
+        if headers
+        else PreparedMessage(store.write(raw), normalize_message(raw))
+        for raw, headers in items
+    ]
+
+
+class MimeMessagePreparer:
+    def __init__(self, content_root: Path, workers: int = 0) -> None:
+        """`workers` processes prepare large batches; 0 keeps everything in process."""
+        self._root = str(content_root)
         self._workers = workers
         self._pool: ProcessPoolExecutor | None = None
 
@@ -40,21 +57,22 @@ class MimeNormalizer:
     def headers(self, raw_header: bytes) -> NormalizedMessage:
         return normalize_headers(raw_header)
 
-    def start_batch(self, items: Sequence[tuple[bytes, bool]]) -> Future[list[NormalizedMessage]]:
-        """Begin normalizing (raw, headers_only) pairs; the future yields them in order."""
+    def start_batch(self, items: Sequence[tuple[bytes, bool]]) -> Future[list[PreparedMessage]]:
+        """Begin preparing (raw, headers_only) pairs; the future yields them in order."""
         if self._workers <= 0 or len(items) < POOL_THRESHOLD:
-            done: Future[list[NormalizedMessage]] = Future()
-            done.set_result(_normalize_chunk(items))
+            done: Future[list[PreparedMessage]] = Future()
+            done.set_result(_prepare_chunk(self._root, items))
             return done
         pool = self._ensure_pool()
         size = max(1, -(-len(items) // (self._workers * 2)))
         parts = [
-            pool.submit(_normalize_chunk, items[i : i + size]) for i in range(0, len(items), size)
+            pool.submit(_prepare_chunk, self._root, items[i : i + size])
+            for i in range(0, len(items), size)
         ]
-        combined: Future[list[NormalizedMessage]] = Future()
+        combined: Future[list[PreparedMessage]] = Future()
         remaining = [len(parts)]
 
-        def finished(_: Future[list[NormalizedMessage]]) -> None:
+        def finished(_: Future[list[PreparedMessage]]) -> None:
             remaining[0] -= 1
             if remaining[0] == 0 and not combined.done():
                 try:
