@@ -57,13 +57,11 @@ class FolderStatus:
 
 @dataclass(frozen=True, slots=True)
 class EnvelopeItem:
-    """What a cheap per-message fetch reports before any body is read."""
+    """What a cheap per-message fetch reports before any body is read: enough to decide
+    whether to fetch the body. Flags and dates are read with the body itself."""
 
     uid: int
     size_octets: int
-    flags: RemoteFlags
-    modseq: int | None
-    received_at: datetime | None
 
 
 @dataclass(frozen=True, slots=True)

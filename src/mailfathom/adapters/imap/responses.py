@@ -8,7 +8,7 @@ these small, strict parsers instead (RFC 3501 section 7.4.2, RFC 7162 section 3.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 
 from mailfathom.app.sync_types import RemoteFlags
 
@@ -42,11 +42,34 @@ class FetchItems:
         self.internaldate = parse_internaldate(date.group(1)) if date else None
 
 
+_MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+    )
+}
+
+
 def parse_internaldate(value: bytes) -> datetime | None:
-    """date-time per RFC 3501 section 9: "17-Jul-1996 02:44:25 -0700", day may be space-led."""
+    """date-time per RFC 3501 section 9: "17-Jul-1996 02:44:25 -0700", day may be space-led.
+
+    Read by hand: strptime costs more than the rest of a FETCH response's parsing."""
     try:
-        return datetime.strptime(value.decode("ascii").strip(), "%d-%b-%Y %H:%M:%S %z")
-    except (ValueError, UnicodeDecodeError):
+        date, clock, zone = value.decode("ascii").split()
+        day, month, year = date.split("-")
+        hour, minute, second = clock.split(":")
+        sign = -1 if zone[0] == "-" else 1
+        offset = timedelta(hours=int(zone[1:3]), minutes=int(zone[3:5])) * sign
+        return datetime(
+            int(year),
+            _MONTHS[month.capitalize()],
+            int(day),
+            int(hour),
+            int(minute),
+            int(second),
+            tzinfo=timezone(offset),
+        )
+    except (ValueError, KeyError, IndexError, UnicodeDecodeError):
         return None
 
 

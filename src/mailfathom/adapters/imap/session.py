@@ -182,21 +182,11 @@ class ImapSession:
                     yield entry, None
 
     def fetch_envelopes(self, uids: Sequence[int]) -> list[EnvelopeItem]:
-        items = "(UID RFC822.SIZE FLAGS INTERNALDATE" + (" MODSEQ)" if self._condstore else ")")
         result = []
-        for text, _ in self._fetch(uids, items):
+        for text, _ in self._fetch(uids, "(UID RFC822.SIZE)"):
             parsed = FetchItems(text)
-            if parsed.uid is None:
-                continue
-            result.append(
-                EnvelopeItem(
-                    uid=parsed.uid,
-                    size_octets=parsed.size or 0,
-                    flags=parsed.flags or RemoteFlags(),
-                    modseq=parsed.modseq,
-                    received_at=parsed.internaldate,
-                )
-            )
+            if parsed.uid is not None:
+                result.append(EnvelopeItem(uid=parsed.uid, size_octets=parsed.size or 0))
         return result
 
     def _fetch_raw(

@@ -180,28 +180,29 @@ class LocalSession:
     def search_uids(self) -> list[int]:
         return sorted(self._files)
 
-    def _envelope(self, uid: int) -> tuple[Path, EnvelopeItem] | None:
+    def _located(self, uid: int) -> tuple[Path, os.stat_result] | None:
         path = self._current(uid)
         if path is None:
             return None
-        stat = path.stat()
-        return path, EnvelopeItem(
-            uid=uid,
-            size_octets=stat.st_size,
-            flags=_flags_of(path.name),
-            modseq=None,
-            received_at=datetime.fromtimestamp(stat.st_mtime, UTC),
-        )
+        try:
+            return path, path.stat()
+        except FileNotFoundError:
+            return None
 
     def fetch_envelopes(self, uids: Sequence[int]) -> list[EnvelopeItem]:
-        return [e for uid in sorted(uids) if (found := self._envelope(uid)) for e in [found[1]]]
+        result = []
+        for uid in sorted(uids):
+            found = self._located(uid)
+            if found is not None:
+                result.append(EnvelopeItem(uid=uid, size_octets=found[1].st_size))
+        return result
 
     def _read(self, uids: Sequence[int], headers_only: bool) -> Iterator[FetchedMessage]:
         for uid in sorted(uids):
-            found = self._envelope(uid)
+            found = self._located(uid)
             if found is None:
                 continue
-            path, envelope = found
+            path, stat = found
             try:
                 raw = path.read_bytes()
             except FileNotFoundError:
@@ -211,10 +212,10 @@ class LocalSession:
                 raw = raw[: end + 2] if end >= 0 else raw
             yield FetchedMessage(
                 uid=uid,
-                size_octets=envelope.size_octets,
-                flags=envelope.flags,
+                size_octets=stat.st_size,
+                flags=_flags_of(path.name),
                 modseq=None,
-                received_at=envelope.received_at,
+                received_at=datetime.fromtimestamp(stat.st_mtime, UTC),
                 raw=raw,
                 headers_only=headers_only,
             )
@@ -241,10 +242,12 @@ class LocalSession:
         raise SyncError("Local folders keep no mod-sequences.")
 
     def all_flags(self) -> list[FlagChange]:
-        return [
-            FlagChange(uid=e.uid, flags=e.flags, modseq=None)
-            for e in self.fetch_envelopes(list(self._files))
-        ]
+        result = []
+        for uid in sorted(self._files):
+            found = self._located(uid)
+            if found is not None:
+                result.append(FlagChange(uid=uid, flags=_flags_of(found[0].name), modseq=None))
+        return result
 
     def wait_for_change(self, timeout_seconds: float) -> bool:
         return False

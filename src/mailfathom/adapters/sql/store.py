@@ -84,55 +84,55 @@ class SqlStore:
     # -- accounts and folders ------------------------------------------------------------
 
     def ensure_account(self, account: AccountConfig) -> None:
-        with self.engine.begin() as c:
-            existing = c.execute(
-                sa.select(accounts.c.account_id).where(accounts.c.account_id == account.account_id)
+        """Create or update the account row; a pass that changes nothing writes nothing."""
+        wanted = (account.display_name, account.kind.value)
+        with self.engine.connect() as c:
+            row = c.execute(
+                sa.select(accounts.c.display_name, accounts.c.kind).where(
+                    accounts.c.account_id == account.account_id
+                )
             ).first()
-            if existing is None:
+        if row is not None and tuple(row) == wanted:
+            return
+        with self.engine.begin() as c:
+            if row is None:
                 c.execute(
-                    accounts.insert().values(
+                    self._insert(accounts)
+                    .values(
                         account_id=account.account_id,
                         display_name=account.display_name,
                         kind=account.kind.value,
                         created_at=_now(),
                     )
+                    .on_conflict_do_nothing(index_elements=["account_id"])
                 )
-            else:
-                c.execute(
-                    accounts.update()
-                    .where(accounts.c.account_id == account.account_id)
-                    .values(display_name=account.display_name, kind=account.kind.value)
-                )
+            c.execute(
+                accounts.update()
+                .where(accounts.c.account_id == account.account_id)
+                .values(display_name=account.display_name, kind=account.kind.value)
+            )
 
     def ensure_folder(self, account_id: str, mapping: FolderMapping) -> FolderRecord:
+        """Create or update the folder row from its mapping; unchanged mappings write nothing."""
         values = {
             "alias": mapping.alias,
             "role": mapping.role.value if mapping.role else None,
             "visible_to_tools": mapping.visible_to_tools,
         }
+        where = (folders.c.account_id == account_id, folders.c.remote_name == mapping.remote_name)
+        with self.engine.connect() as c:
+            row = c.execute(sa.select(folders).where(*where)).first()
+        if row is not None and all(getattr(row, k) == v for k, v in values.items()):
+            return _folder_record(row)
         with self.engine.begin() as c:
-            row = c.execute(
-                sa.select(folders).where(
-                    folders.c.account_id == account_id,
-                    folders.c.remote_name == mapping.remote_name,
-                )
-            ).first()
             if row is None:
                 c.execute(
-                    folders.insert().values(
-                        account_id=account_id, remote_name=mapping.remote_name, **values
-                    )
+                    self._insert(folders)
+                    .values(account_id=account_id, remote_name=mapping.remote_name, **values)
+                    .on_conflict_do_nothing(index_elements=["account_id", "remote_name"])
                 )
-            else:
-                c.execute(
-                    folders.update().where(folders.c.folder_id == row.folder_id).values(**values)
-                )
-            row = c.execute(
-                sa.select(folders).where(
-                    folders.c.account_id == account_id,
-                    folders.c.remote_name == mapping.remote_name,
-                )
-            ).one()
+            c.execute(folders.update().where(*where).values(**values))
+            row = c.execute(sa.select(folders).where(*where)).one()
         return _folder_record(row)
 
     def folder(self, folder_id: int) -> FolderRecord:
