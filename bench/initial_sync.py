@@ -1,24 +1,31 @@
 """Initial synchronization benchmark: our sync against raw imaplib and mbsync, on one mailbox.
 
-    uv run python bench/initial_sync.py [--messages N] [--profile] [--profile-only]
+    uv run python bench/initial_sync.py [--messages N] [--repeat R] [--profile | --profile-only]
 
 A private Dovecot is started on loopback and N generated messages (see `mailgen.py`) are
-written into its Maildir before Dovecot first looks at it; Dovecot then indexes the folders.
-That load is timed but is not part of any measured figure. On that one mailbox, one phase
-after the other (never concurrently, the machine may be small and shared):
+written into its Maildir before Dovecot first looks at it; Dovecot then indexes the folders
+and one envelope fetch warms its cache. That load is timed but is not part of any measured
+figure. On that one mailbox, one phase after the other (never concurrently: the machine may be
+small and shared), each measured phase R times (the median run is reported):
 
   ours      an initial sync into a fresh SQLite store (Services + run_once) in a child
-            process; messages/s, wall time and the child's peak RSS
+            process: messages/s, wall and CPU time, and peak memory of the child and every
+            process it starts (summed RSS and PSS, sampled every 0.2 s)
   imaplib   UID FETCH of the same items our sync asks for, BODY.PEEK[] included, in chunks
             of 250 UIDs on one connection: the transfer ceiling for a Python client
   mbsync    isync pulling the mailbox into a Maildir with FSync on
   resync    ours and mbsync again with nothing changed on the server
-  postgres  optionally, our initial sync into PostgreSQL (a private server, fsync off)
+  postgres  our initial sync into PostgreSQL (a private server with fsync off); skipped with
+            --no-postgres or when PostgreSQL is not installed
 
-With --profile (or --profile-only, which skips the comparisons) our sync is run twice more
-into fresh stores: once with section timers (where the wall time goes, exclusive of nested
-sections) and once under pyinstrument. Results are printed and written as JSON (and the
-profiles as text/HTML) to bench/results/.
+--profile (after the above) or --profile-only (instead of the comparisons) adds runs of our
+sync into fresh stores: with section timers as configured, a no-change resync with section
+timers, with section timers and normalization in process (every step in one thread), and
+under pyinstrument both ways. --postgres-sections adds a sectioned run into PostgreSQL.
+
+The code measured is a copy of src/ and tests/ taken at the start (the last commit, or the
+work tree with --worktree), so that every phase runs the same code. Results are printed and
+written as JSON (profiles as text and HTML) to bench/results/, which git ignores.
 """
 
 from __future__ import annotations
@@ -543,12 +550,21 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     from mailfathom.adapters.sql import store, threads
     from mailfathom.app.synchronize_folder import FolderSynchronizer
 
-    try:
-        MimeNormalizer: Any = importlib.import_module(
-            "mailfathom.adapters.normalizer"
-        ).MimeNormalizer
-    except (ImportError, AttributeError):
-        MimeNormalizer = type("Absent", (), {})
+    def optional(module: str, name: str) -> Any:
+        try:
+            return getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            return None
+
+    # The class that hands batches to worker processes has had more than one name.
+    handlers = [
+        h
+        for h in (
+            optional("mailfathom.adapters.normalizer", "MimeNormalizer"),
+            optional("mailfathom.adapters.preparer", "MimeMessagePreparer"),
+        )
+        if h is not None
+    ]
 
     sections.patch(FolderSynchronizer, "run", "folder pass")
     sections.patch(FolderSynchronizer, "_new_message", "build NewMessage")
@@ -565,18 +581,21 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     sections.patch(files.FileContentStore, "put_many", "content put_many (write+hash)")
     sections.patch(files.os, "fsync", "fsync")
     sections.patch(files, "_flush", "content flush (syncfs or fsync)")
+    sections.patch(files.FileContentStore, "write", "content write (hash+file)")
+    sections.patch(files.FileContentStore, "flush", "content flush")
     sections.patch(files.FileContentStore, "_holds", "content: check existing file")
-    sections.patch(MimeNormalizer, "message", "normalize (other)")
-    sections.patch(MimeNormalizer, "start_batch", "normalize: start batch")
-    if hasattr(MimeNormalizer, "start_batch"):
-        start_batch = MimeNormalizer.start_batch
+    for handler in handlers:
+        sections.patch(handler, "message", "normalize (other)")
+        if not hasattr(handler, "start_batch"):
+            continue
+        sections.patch(handler, "start_batch", "normalize: start batch")
 
-        def start_timed(self: Any, items: Any) -> Any:
+        def start_timed(self: Any, items: Any, start_batch: Any = handler.start_batch) -> Any:
             future = start_batch(self, items)
             future.result = sections.wrap("normalize: wait for result", future.result)
             return future
 
-        MimeNormalizer.start_batch = start_timed
+        handler.start_batch = start_timed
     if hasattr(normalize, "_normalize_message"):
         sections.patch(normalize, "_normalize_message", "normalize (other)")
     normalize._PARSER.parsebytes = sections.wrap(
@@ -648,11 +667,12 @@ def child_main(spec: dict[str, Any]) -> None:
             dbapi_connection.execute(pragma)
 
     opened = time.perf_counter()
-    if spec.get("normalizer_workers") is not None and hasattr(services, "normalizer"):
-        normalizer = type(services.normalizer)
-        services.normalizer.close()
-        services.normalizer = normalizer(workers=spec["normalizer_workers"])
-    workers = getattr(getattr(services, "normalizer", None), "_workers", None)
+    # The part that hands batches to worker processes (its name has changed over time).
+    handler = getattr(services, "preparer", None) or getattr(services, "normalizer", None)
+    if spec.get("normalizer_workers") is not None and handler is not None:
+        handler.close()
+        handler._workers = spec["normalizer_workers"]
+    workers = getattr(handler, "_workers", None)
     sections = Sections() if spec["mode"] == "breakdown" else None
     not_timed = instrument(sections, services) if sections else []
     profiler = None

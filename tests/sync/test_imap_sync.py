@@ -297,3 +297,15 @@ def test_verification_files_repair_requests_for_every_unreadable_file(
         assert reader.verify_all(account.account_id) == 1
         services.account_synchronizer().run_once(account)
         assert reader.verify_all(account.account_id) == 0
+
+
+def test_the_imap_session_keeps_no_protocol_trace_that_could_hold_secrets(
+    tmp_path: Path, imap_account: ImapAccount
+) -> None:
+    account = imap_account_config(imap_account)
+    with open_services(tmp_path, account) as services:
+        session = services.connectors.open(account)
+        try:
+            assert session._imap.debug == 0  # type: ignore[attr-defined]
+        finally:
+            session.close()

@@ -58,7 +58,7 @@ class ImapConnector:
             raise SyncError(f"Account '{account.account_id}' has no IMAP connection.")
         settings = account.imap
         try:
-            context = ssl.create_default_context()
+            context = ssl.create_default_context() if settings.tls is not TlsMode.NONE else None
             client = imapclient.IMAPClient(
                 settings.host,
                 port=settings.port,
@@ -66,6 +66,11 @@ class ImapConnector:
                 ssl_context=context,
                 timeout=settings.timeout_seconds,
             )
+            # imapclient raises imaplib's debug level, so imaplib formats every command and
+            # response (the LOGIN line and message literals included) for a logger before
+            # anything decides whether to log it. That is a secret and mail content on their
+            # way into a log record, and on bulk fetches it costs more than the parsing.
+            client._imap.debug = 0
             if settings.tls is TlsMode.STARTTLS:
                 client.starttls(context)
         except _NETWORK_ERRORS as exc:
