@@ -915,6 +915,11 @@ def main() -> int:
         help="experiment: override the SQLite page cache size (KiB) of our sync",
     )
     parser.add_argument(
+        "--workers",
+        type=int,
+        help="experiment: worker processes of our sync (default: the product's choice)",
+    )
+    parser.add_argument(
         "--worktree",
         action="store_true",
         help="measure src/ as it is in the work tree (default: as of the last commit)",
@@ -992,6 +997,7 @@ def main() -> int:
                 "store_dir": str(store_dir),
                 "account_id": f"bench-{label}",
                 "sqlite_cache_kib": args.sqlite_cache_kib,
+                "normalizer_workers": args.workers,
             }
 
         ours_spec: dict[str, Any] = {}

@@ -1,6 +1,7 @@
 """From raw RFC 5322 octets to a `NormalizedMessage`, for any input at all.
 
-Parsing uses the stdlib parser with the ``compat32`` policy: it only splits the message
+Parsing yields the stdlib parser's tree with the ``compat32`` policy (well-formed mail takes a
+faster route to the identical tree, see `fastparse`): it only splits the message
 into header fields and MIME entities, never interprets a header, and so neither raises on
 malformed fields nor spends time building structured header objects. The fields this
 project needs are decoded by `headers`, the MIME tree is read by `structure`.
@@ -23,6 +24,7 @@ from email import policy
 from email.message import Message
 from email.parser import BytesParser
 
+from mailfathom.adapters.mime.fastparse import parse_fast
 from mailfathom.adapters.mime.headers import HeaderFields, read_header_fields
 from mailfathom.adapters.mime.structure import (
     DEPTH_LIMIT_DEFECT,
@@ -62,7 +64,7 @@ def normalize_headers(raw_header: bytes) -> NormalizedMessage:
 
 def _normalize_message(raw: bytes) -> NormalizedMessage:
     try:
-        message = _PARSER.parsebytes(raw)
+        message = parse_fast(raw) or _PARSER.parsebytes(raw)
     except Exception as error:
         # The stdlib parser recurses once per nesting level; nesting deep enough to exhaust
         # the interpreter's stack is reported as such.
