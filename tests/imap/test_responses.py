@@ -25,7 +25,7 @@ def test_internaldate_is_read_with_its_zone_and_a_space_led_day() -> None:
 
 def test_fetch_items_are_read_around_the_literal() -> None:
     items = FetchItems(
-        b'12 (UID 40 RFC822.SIZE 2048 FLAGS (\\Seen $Label1) MODSEQ (77) '
+        b"12 (UID 40 RFC822.SIZE 2048 FLAGS (\\Seen $Label1) MODSEQ (77) "
         b'INTERNALDATE "01-Mar-2026 12:00:00 +0100" BODY[] {2048}'
     )
     assert (items.uid, items.size, items.modseq) == (40, 2048, 77)
