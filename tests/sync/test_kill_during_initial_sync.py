@@ -37,6 +37,7 @@ import pytest
 import sqlalchemy as sa
 import sqlean
 
+from mailfathom.adapters.content.files import FileContentStore
 from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.adapters.preparer import POOL_THRESHOLD
 from mailfathom.adapters.sql.schema import folders, message_bodies, messages
@@ -429,7 +430,7 @@ class Snapshot:
 def _content_matches(store: Store, key: str) -> bool:
     """Whether the file named by `key` exists and hashes to it. A file is hashed again only
     when its size or modification time changed since it last matched."""
-    path = store.content_dir / key[:2] / key[2:4] / key
+    path = FileContentStore(store.content_dir, durable=False).path_for(key)
     try:
         stat = path.stat()
         seen = (stat.st_size, stat.st_mtime_ns)
