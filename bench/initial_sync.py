@@ -609,6 +609,7 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     normalize._PARSER.parsebytes = sections.wrap(
         "parse (email.parser)", normalize._PARSER.parsebytes
     )
+    sections.patch(normalize, "parse_fast", "parse (fast route)")
     sections.patch(normalize, "read_header_fields", "header fields")
     sections.patch(normalize, "read_content", "MIME walk + text decode")
     sections.patch(normalize, "parser_defects", "parser defects")

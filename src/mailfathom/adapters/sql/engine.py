@@ -71,6 +71,8 @@ class _Checkpointer:
                 self._wake.clear()
                 with contextlib.suppress(sqlean.Error):
                     connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            with contextlib.suppress(sqlean.Error):
+                connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             connection.close()
 
@@ -96,6 +98,9 @@ def _sqlite_engine(url: str) -> sa.Engine:
             "PRAGMA foreign_keys=ON",
             "PRAGMA busy_timeout=30000",
             "PRAGMA cache_size=-16384",
+            # Once a checkpoint has emptied the log, the file is cut back to this size instead
+            # of keeping the high-water mark of an initial synchronization on disk.
+            "PRAGMA journal_size_limit=67108864",
             # The checkpointer thread does this work; the limit here only bounds the log
             # should that thread fall behind.
             "PRAGMA wal_autocheckpoint=" + ("20000" if checkpointer else "1000"),
