@@ -143,8 +143,12 @@ class AccountSynchronizer:
                 continue
             try:
                 while not stop.is_set():
-                    synchronizer.run(session, self._store.folder(record.folder_id))
+                    report = synchronizer.run(session, self._store.folder(record.folder_id))
                     backoff = 5.0
+                    if _changed_anything(report):
+                        # Mail may have arrived while this pass ran; only a pass that found
+                        # nothing new proves the folder matched the server when it began.
+                        continue
                     if not session.supports_idle:
                         stop.wait(account.poll_interval_seconds)
                         continue
@@ -167,6 +171,17 @@ class AccountSynchronizer:
                 backoff = min(backoff * 2, 600.0)
             finally:
                 session.close()
+
+
+def _changed_anything(report: SyncReport) -> bool:
+    return bool(
+        report.stored
+        or report.fetched_bodies
+        or report.flags_updated
+        or report.removed
+        or report.rekeyed
+        or report.uidvalidity_reset
+    )
 
 
 def _log_unexpected(error: Exception, account_id: str, backoff: float) -> None:

@@ -139,6 +139,9 @@ class ImapSession:
 
     def select(self, remote_name: str) -> FolderStatus:
         info = self._guard(lambda: self._client.select_folder(remote_name, readonly=True))
+        # What the server announced until now is reflected in `info`; anything filed after
+        # this point is news that `wait_for_change` must not miss.
+        self._imap.untagged_responses.clear()
         self._selected = remote_name
         modseq = info.get(b"HIGHESTMODSEQ")
         return FolderStatus(
@@ -270,9 +273,14 @@ class ImapSession:
             return False
 
         def idle() -> bool:
+            # A change announced during the last pass's commands (after its EXAMINE) was
+            # filed by imaplib and is news: report it rather than wait for another.
+            pending = any(key in self._imap.untagged_responses for key in _CHANGE_KEYS)
+            self._imap.untagged_responses.clear()
+            if pending:
+                return True
             # Changes the server reports while IDLE starts (RFC 2177 section 3) are filed by
             # imaplib as untagged responses before the continuation; they count too.
-            self._imap.untagged_responses.clear()
             self._client.idle()
             try:
                 if any(key in self._imap.untagged_responses for key in _CHANGE_KEYS):
