@@ -31,7 +31,6 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from mailfathom.adapters.imap.session import ImapSession
 from mailfathom.adapters.mime import normalize_message
 from mailfathom.adapters.sql.rows import derived_values
 from mailfathom.adapters.sql.schema import message_bodies, messages
@@ -229,20 +228,6 @@ def loaded_mailbox(dovecot: DovecotServer, corpora: Path) -> LoadedMailbox:
         print(f"    {r.source} ({r.octets} octets): {r.reason}")
     assert appended, "Dovecot accepted no message of the corpora"
     return LoadedMailbox(account, tuple(plan), appended, refused, files, elapsed)
-
-
-@pytest.fixture
-def body_fetches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """UIDs whose bodies the synchronizer asked the server for."""
-    seen: list[int] = []
-    original = ImapSession.fetch_bodies
-
-    def counting(self: ImapSession, uids: list[int]):  # type: ignore[no-untyped-def]
-        seen.extend(uids)
-        return original(self, uids)
-
-    monkeypatch.setattr(ImapSession, "fetch_bodies", counting)
-    return seen
 
 
 def corpus_account(loaded: LoadedMailbox) -> AccountConfig:

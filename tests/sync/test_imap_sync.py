@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from mailfathom.adapters.imap.session import ImapSession
 from mailfathom.app.read_stored_content import StoredContentReader
 from mailfathom.app.sync_types import ContentState
 from mailfathom.domain.config import FolderMapping, SyncMode
@@ -26,20 +25,6 @@ def remote(imap_account: ImapAccount) -> Iterator[RemoteMailbox]:
     mailbox = RemoteMailbox(imap_account)
     yield mailbox
     mailbox.close()
-
-
-@pytest.fixture
-def body_fetches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """UIDs whose bodies the synchronizer asked the server for."""
-    seen: list[int] = []
-    original = ImapSession.fetch_bodies
-
-    def counting(self: ImapSession, uids: list[int]):  # type: ignore[no-untyped-def]
-        seen.extend(uids)
-        return original(self, uids)
-
-    monkeypatch.setattr(ImapSession, "fetch_bodies", counting)
-    return seen
 
 
 def test_initial_sync_stores_every_message_once_and_resync_fetches_no_body(
