@@ -615,7 +615,7 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     sections.patch(normalize, "parser_defects", "parser defects")
     sections.patch(structure, "html_to_text", "html_to_text (inscriptis)")
     sections.patch(store.SqlStore, "add_messages", "store.add_messages (Python/SQLAlchemy)")
-    for name in ("message_row", "child_rows", "index_document", "keyword_rows"):
+    for name in ("message_row", "add_child_rows", "index_document", "keyword_tuples"):
         sections.patch(store, name, f"rows.{name}")
     sections.patch(store.search_index, "index_documents", "FTS index_documents")
     sections.patch(threads, "place_new_messages", "threading (SQL lookups)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -95,51 +96,85 @@ def lookup_identifier(identifier: str) -> str:
     return "sha256:" + hashlib.sha256(encoded).hexdigest()
 
 
-def child_rows(seq: int, account_id: str, n: NormalizedMessage) -> dict[str, list[dict[str, Any]]]:
+PARTICIPANT_COLUMNS = ("seq", "position", "role", "address", "address_key", "display_name")
+IDENTIFIER_COLUMNS = ("seq", "account_id", "identifier")
+PART_COLUMNS = (
+    "seq",
+    "position",
+    "kind",
+    "file_name",
+    "name_was_normalized",
+    "media_type",
+    "size_octets",
+    "part_path",
+    "content_id",
+)
+BODY_COLUMNS = ("seq", "plain_text", "html")
+KEYWORD_COLUMNS = ("seq", "keyword")
+
+
+@dataclass(slots=True)
+class ChildRows:
+    """The rows of the tables hanging off `messages`, as tuples in the column orders above."""
+
+    participants: list[tuple[Any, ...]] = field(default_factory=list)
+    identifiers: list[tuple[Any, ...]] = field(default_factory=list)
+    parts: list[tuple[Any, ...]] = field(default_factory=list)
+    bodies: list[tuple[Any, ...]] = field(default_factory=list)
+    keywords: list[tuple[Any, ...]] = field(default_factory=list)
+
+    def tables(self) -> tuple[tuple[str, tuple[str, ...], list[tuple[Any, ...]]], ...]:
+        return (
+            ("participants", PARTICIPANT_COLUMNS, self.participants),
+            ("message_identifiers", IDENTIFIER_COLUMNS, self.identifiers),
+            ("parts", PART_COLUMNS, self.parts),
+            ("message_bodies", BODY_COLUMNS, self.bodies),
+            ("keywords", KEYWORD_COLUMNS, self.keywords),
+        )
+
+
+def add_child_rows(rows: ChildRows, seq: int, account_id: str, n: NormalizedMessage) -> None:
     identifiers = {lookup_identifier(i[:_MAX_ID]) for i in (*n.references, *n.in_reply_to)}
     if n.message_id:
         identifiers.add(lookup_identifier(n.message_id[:_MAX_ID]))
-    return {
-        "participants": [
-            {
-                "seq": seq,
-                "position": position,
-                "role": p.role.value,
-                "address": p.address[:_MAX_ID],
-                "address_key": p.address_key[:_MAX_ID],
-                "display_name": p.display_name,
-            }
-            for position, p in enumerate(n.participants)
-        ],
-        "identifiers": [
-            {"seq": seq, "account_id": account_id, "identifier": i} for i in sorted(identifiers)
-        ],
-        "parts": [
-            {
-                "seq": seq,
-                "position": position,
-                "kind": p.kind.value,
-                "file_name": p.file_name,
-                "name_was_normalized": p.name_was_normalized,
-                "media_type": p.media_type[:255],
-                "size_octets": p.size_octets,
-                "part_path": p.part_path[:255],
-                "content_id": p.content_id[:_MAX_ID] if p.content_id else None,
-            }
-            for position, p in enumerate(n.parts)
-        ],
-        "bodies": (
-            []
-            if n.headers_only
-            else [
-                {
-                    "seq": seq,
-                    "plain_text": text_value(n.plain_text),
-                    "html": text_value(n.html) if n.html is not None else None,
-                }
-            ]
-        ),
-    }
+    rows.participants.extend(
+        (
+            seq,
+            position,
+            p.role.value,
+            p.address[:_MAX_ID],
+            p.address_key[:_MAX_ID],
+            p.display_name,
+        )
+        for position, p in enumerate(n.participants)
+    )
+    rows.identifiers.extend((seq, account_id, i) for i in sorted(identifiers))
+    rows.parts.extend(
+        (
+            seq,
+            position,
+            p.kind.value,
+            p.file_name,
+            p.name_was_normalized,
+            p.media_type[:255],
+            p.size_octets,
+            p.part_path[:255],
+            p.content_id[:_MAX_ID] if p.content_id else None,
+        )
+        for position, p in enumerate(n.parts)
+    )
+    if not n.headers_only:
+        rows.bodies.append(
+            (
+                seq,
+                text_value(n.plain_text),
+                text_value(n.html) if n.html is not None else None,
+            )
+        )
+
+
+def keyword_tuples(seq: int, flags: RemoteFlags) -> list[tuple[Any, ...]]:
+    return [(seq, k[:255]) for k in sorted(flags.keywords)]
 
 
 def keyword_rows(seq: int, flags: RemoteFlags) -> list[dict[str, Any]]:

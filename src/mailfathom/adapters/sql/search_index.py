@@ -25,33 +25,22 @@ class IndexDocument:
     body: str
 
 
-_PG_INSERT = sa.text(
-    "INSERT INTO message_search (seq, document) VALUES (:seq, "
-    "setweight(to_tsvector('simple', :subject), 'A') || "
-    "setweight(to_tsvector('simple', :participants), 'B') || "
-    "setweight(to_tsvector('simple', :body), 'C')) "
+_PG_INSERT = (
+    "INSERT INTO message_search (seq, document) VALUES (%s, "
+    "setweight(to_tsvector('simple', %s), 'A') || "
+    "setweight(to_tsvector('simple', %s), 'B') || "
+    "setweight(to_tsvector('simple', %s), 'C')) "
     "ON CONFLICT (seq) DO NOTHING"
 )
-_SQLITE_INSERT = sa.text(
-    "INSERT INTO message_fts (rowid, subject, participants, body) "
-    "VALUES (:seq, :subject, :participants, :body)"
-)
+_SQLITE_INSERT = "INSERT INTO message_fts (rowid, subject, participants, body) VALUES (?, ?, ?, ?)"
 
 
 def index_documents(connection: sa.Connection, documents: Sequence[IndexDocument]) -> None:
     if not documents:
         return
-    rows = [
-        {
-            "seq": d.seq,
-            "subject": d.subject,
-            "participants": d.participants,
-            "body": d.body[:INDEXED_BODY_CHARACTERS],
-        }
-        for d in documents
-    ]
+    rows = [(d.seq, d.subject, d.participants, d.body[:INDEXED_BODY_CHARACTERS]) for d in documents]
     statement = _PG_INSERT if connection.dialect.name == "postgresql" else _SQLITE_INSERT
-    connection.execute(statement, rows)
+    connection.exec_driver_sql(statement, rows)
 
 
 def unindex(connection: sa.Connection, seqs: Sequence[int]) -> None:

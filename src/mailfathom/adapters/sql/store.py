@@ -10,13 +10,15 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from mailfathom.adapters.sql import search_index, threads
+from mailfathom.adapters.sql import bulk, search_index, threads
 from mailfathom.adapters.sql.rows import (
-    child_rows,
+    ChildRows,
+    add_child_rows,
     derived_values,
     flag_values,
     index_document,
     keyword_rows,
+    keyword_tuples,
     message_row,
 )
 from mailfathom.adapters.sql.schema import (
@@ -242,30 +244,15 @@ class SqlStore:
                 if len(rows) > 1
                 else (c.execute(statement, rows[0]).all())
             )
-            children: dict[str, list[dict[str, Any]]] = {
-                "participants": [],
-                "identifiers": [],
-                "parts": [],
-                "bodies": [],
-            }
-            words: list[dict[str, Any]] = []
+            children = ChildRows()
             documents = []
             for seq, uid in inserted:
-                normalized = by_uid[uid].normalized
-                for name, values in child_rows(seq, folder.account_id, normalized).items():
-                    children[name].extend(values)
-                words.extend(keyword_rows(seq, by_uid[uid].flags))
-                documents.append(index_document(seq, normalized))
-            for table, name in (
-                (participants, "participants"),
-                (message_identifiers, "identifiers"),
-                (parts, "parts"),
-                (message_bodies, "bodies"),
-            ):
-                if children[name]:
-                    c.execute(table.insert(), children[name])
-            if words:
-                c.execute(keywords.insert(), words)
+                item = by_uid[uid]
+                add_child_rows(children, seq, folder.account_id, item.normalized)
+                children.keywords.extend(keyword_tuples(seq, item.flags))
+                documents.append(index_document(seq, item.normalized))
+            for table_name, columns, values in children.tables():
+                bulk.insert_rows(c, table_name, columns, values)
             search_index.index_documents(c, documents)
             threads.place_new_messages(c, folder.account_id, [seq for seq, _ in inserted])
             c.execute(
@@ -499,15 +486,10 @@ class SqlStore:
             for table in (participants, message_identifiers, parts, message_bodies):
                 c.execute(table.delete().where(table.c.seq == seq))
             c.execute(repair_requests.delete().where(repair_requests.c.seq == seq))
-            for name, values in child_rows(seq, account_id, normalized).items():
-                table = {
-                    "participants": participants,
-                    "identifiers": message_identifiers,
-                    "parts": parts,
-                    "bodies": message_bodies,
-                }[name]
-                if values:
-                    c.execute(table.insert(), values)
+            children = ChildRows()
+            add_child_rows(children, seq, account_id, normalized)
+            for table_name, columns, values in children.tables():
+                bulk.insert_rows(c, table_name, columns, values)
             search_index.replace_document(c, index_document(seq, normalized))
             threads.place_new_messages(c, account_id, [seq])
 
