@@ -13,13 +13,21 @@ from typing import Any
 import sqlalchemy as sa
 
 from mailfathom.adapters.content.files import FileContentStore
+from mailfathom.adapters.cursor_signing import HmacCursorSigner
+from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 from mailfathom.adapters.imap.session import ImapConnector
 from mailfathom.adapters.local.maildir import LocalConnector
 from mailfathom.adapters.preparer import MimeMessagePreparer, default_workers
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
+from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.store import SqlStore
+from mailfathom.app.get_email_content import EmailContentReader
+from mailfathom.app.list_accounts import AccountDirectoryReader
+from mailfathom.app.list_emails import MailboxTimelineReader
+from mailfathom.app.mailbox_selection import ServedAccount
 from mailfathom.app.ports import MailboxSession
+from mailfathom.app.search_emails import MailboxSearchReader
 from mailfathom.app.synchronize_account import AccountSynchronizer
 from mailfathom.app.synchronize_folder import FolderSynchronizer, SyncLimits
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig
@@ -42,6 +50,14 @@ class _ConnectorByKind:
         return self.imap.open(account)
 
 
+@dataclass(frozen=True, slots=True)
+class ReadingUseCases:
+    accounts: AccountDirectoryReader
+    timeline: MailboxTimelineReader
+    content: EmailContentReader
+    search: MailboxSearchReader
+
+
 @dataclass
 class Services:
     config: DeploymentConfig
@@ -51,6 +67,7 @@ class Services:
     connectors: _ConnectorByKind
     preparer: MimeMessagePreparer
     clock: Callable[[], datetime] = field(default=utc_now)
+    read_engine: sa.Engine | None = None
 
     @classmethod
     def open(cls, config: DeploymentConfig, *, migrate_schema: bool = True) -> Services:
@@ -83,11 +100,33 @@ class Services:
             stored_octets=lambda: self.store.stored_octets(account.account_id),
         )
 
+    def reading(self) -> ReadingUseCases:
+        """The four reading use cases over the local store; none of them holds a mailbox
+        connection."""
+        if self.read_engine is None:
+            self.read_engine = create_store_engine(store_url(self.config.store), read_only=True)
+        reader = SqlMailboxReader(self.read_engine)
+        served = [
+            ServedAccount(a.account_id, a.display_name, a.sync_mode.value)
+            for a in self.config.accounts
+        ]
+        signer = HmacCursorSigner.from_key_file(self.config.store.data_dir / "cursor.key")
+        return ReadingUseCases(
+            accounts=AccountDirectoryReader(
+                reader, served, synchronization_enabled=self.config.sync.enabled
+            ),
+            timeline=MailboxTimelineReader(reader, served, signer),
+            content=EmailContentReader(reader, served, self.content, self.store, NhHtmlSanitizer()),
+            search=MailboxSearchReader(reader, served),
+        )
+
     def account_synchronizer(self) -> AccountSynchronizer:
         return AccountSynchronizer(self.store, self.connectors, self.folder_synchronizer)
 
     def close(self) -> None:
         self.preparer.close()
+        if self.read_engine is not None:
+            self.read_engine.dispose()
         self.engine.dispose()
 
     def __enter__(self) -> Services:

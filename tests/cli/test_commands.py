@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import mailbox
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from log_audit import register_headers
 from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
 from mailfathom.adapters.sql.schema import messages
@@ -38,13 +40,28 @@ def _count(database: Path, **where: object) -> int:
 
 
 def test_demo_generates_and_stores_a_mailbox_and_is_repeatable(tmp_path: Path) -> None:
-    first = _run("demo", "--data-dir", str(tmp_path / "demo"), "--messages", "60", cwd=tmp_path)
+    for sample in generate_mailbox(60):
+        register_headers(sample.raw)
+    first = _run(
+        "demo", "--no-serve", "--data-dir", str(tmp_path / "demo"), "--messages", "60", cwd=tmp_path
+    )
     assert first.returncode == 0, first.stderr
     database = tmp_path / "demo" / "data" / "mailfathom.sqlite3"
     assert _count(database) == 60
-    again = _run("demo", "--data-dir", str(tmp_path / "demo"), "--messages", "60", cwd=tmp_path)
+    again = _run(
+        "demo", "--no-serve", "--data-dir", str(tmp_path / "demo"), "--messages", "60", cwd=tmp_path
+    )
     assert again.returncode == 0, again.stderr
     assert _count(database) == 60
+    key = (tmp_path / "demo" / "demo-api-key").read_text("ascii").strip()
+    # Both runs print the same key, the endpoint, and client configurations for both transports.
+    for run in (first, again):
+        assert f"API key: {key}" in run.stdout
+        assert "http://127.0.0.1:8625/mcp" in run.stdout
+        assert '"--stdio"' in run.stdout
+    config_text = (tmp_path / "demo" / "mailfathom.toml").read_text("utf-8")
+    assert key not in config_text
+    assert hashlib.sha256(key.encode()).hexdigest() in config_text
     listing = _run("accounts", "--config", str(tmp_path / "demo" / "mailfathom.toml"), cwd=tmp_path)
     assert listing.returncode == 0
     assert "INBOX" in listing.stdout
@@ -62,6 +79,8 @@ def test_a_configuration_error_names_the_key_and_starts_nothing(tmp_path: Path) 
 
 def test_import_loads_a_maildir_and_an_mbox_into_a_local_account(tmp_path: Path) -> None:
     samples = list(generate_mailbox(12, seed=3, max_octets=4000, junk_folder=None))
+    for sample in samples:
+        register_headers(sample.raw)
     source_dir = mailbox.Maildir(tmp_path / "old-maildir", create=True)
     for sample in samples[:7]:
         message = mailbox.MaildirMessage(sample.raw)
@@ -107,7 +126,15 @@ def test_import_loads_a_maildir_and_an_mbox_into_a_local_account(tmp_path: Path)
 
 def test_rederive_rebuilds_conversations_of_stored_mail(tmp_path: Path) -> None:
     assert (
-        _run("demo", "--data-dir", str(tmp_path / "d"), "--messages", "40", cwd=tmp_path).returncode
+        _run(
+            "demo",
+            "--no-serve",
+            "--data-dir",
+            str(tmp_path / "d"),
+            "--messages",
+            "40",
+            cwd=tmp_path,
+        ).returncode
         == 0
     )
     database = tmp_path / "d" / "data" / "mailfathom.sqlite3"

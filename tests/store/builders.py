@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from log_audit import register
 from mailfathom.app.sync_types import ContentState, NewMessage, RemoteFlags
 from mailfathom.domain.message import (
     HeaderRole,
@@ -27,6 +28,7 @@ def normalized(
     parts: tuple[PartDescription, ...] = (),
     headers_only: bool = False,
 ) -> NormalizedMessage:
+    register(subject, body, sender)
     return NormalizedMessage(
         subject=subject,
         sent_at=BASE + timedelta(minutes=minutes),

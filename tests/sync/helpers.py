@@ -16,6 +16,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from log_audit import register
 from mailfathom.adapters.sql.schema import messages
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import (
@@ -96,6 +97,7 @@ def sample(
     if references:
         message["References"] = references
     message.set_content(body)
+    register(subject, body, "sender@example.org", "receiver@example.net", "Sender Person")
     return bytes(message)
 
 

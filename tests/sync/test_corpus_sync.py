@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from log_audit import register_headers
 from mailfathom.adapters.mime import normalize_message
 from mailfathom.adapters.sql.rows import derived_values
 from mailfathom.adapters.sql.schema import message_bodies, messages
@@ -227,6 +228,9 @@ def loaded_mailbox(dovecot: DovecotServer, corpora: Path) -> LoadedMailbox:
     for r in refused:
         print(f"    {r.source} ({r.octets} octets): {r.reason}")
     assert appended, "Dovecot accepted no message of the corpora"
+    for messages_of_folder in plan.values():
+        for corpus_message in messages_of_folder:
+            register_headers(corpus_message.raw)
     return LoadedMailbox(account, tuple(plan), appended, refused, files, elapsed)
 
 

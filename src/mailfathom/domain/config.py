@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mailfathom.domain.access import Permission, ToolCategory
 from mailfathom.domain.folders import FolderRole
 
 
@@ -117,9 +118,36 @@ class DeploymentConfig:
     store: StoreConfig
     accounts: tuple[AccountConfig, ...]
     sync: SyncConfig = field(default_factory=SyncConfig)
+    mcp: McpEndpointConfig = field(default_factory=lambda: McpEndpointConfig())
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:
             if account.account_id == account_id:
                 return account
         return None
+
+
+DEFAULT_MCP_PORT = 8625
+
+
+@dataclass(frozen=True, slots=True)
+class CallerEntry:
+    """One way in to the MCP endpoint.
+
+    `api_key_sha256` is the hex SHA-256 of the key a caller presents as a bearer token; the key
+    itself is never configured or stored. None admits callers that present nothing, which
+    configuration allows only on a loopback address. `permissions` None serves every
+    permission; otherwise exactly the names listed."""
+
+    name: str
+    api_key_sha256: str | None
+    permissions: frozenset[Permission] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class McpEndpointConfig:
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_MCP_PORT
+    published_categories: frozenset[ToolCategory] | None = None
+    callers: tuple[CallerEntry, ...] = ()

@@ -17,6 +17,7 @@ class Category(enum.IntEnum):
     SYNCHRONIZATION = 3
     CONTENT = 4
     BOUNDARY = 5
+    AUTHORIZATION = 6
 
 
 class MailFathomError(Exception):
@@ -62,3 +63,18 @@ class ContentMissingError(MailFathomError):
     """The stored content of a message is missing or damaged; a repair was requested."""
 
     code = 55001
+
+
+class Refusal(MailFathomError):
+    """A request the use case will not serve, with a code from `codes.Code` and a sentence
+    written for the caller: it names the argument and the rule, never the value."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message, code=int(code))
+
+
+class PermissionDenied(MailFathomError):
+    """A use case was reached by a caller whose grant does not name its permission. The
+    entrypoint normally refuses first; this is the second, independent check."""
+
+    code = 61001

@@ -17,19 +17,22 @@ when a connection needs it.
 from __future__ import annotations
 
 import enum
-import ipaddress
-import json
-import math
 import re
 import tomllib
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from pathlib import Path, PurePosixPath
-from typing import Any, TypeVar
+from typing import TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
+from mailfathom.adapters.config.mcp_section import parse_mcp_endpoint
+from mailfathom.adapters.config.toml_loader_base import (
+    _REFERENCE_HINT,
+    _is_loopback,
+    _Problems,
+    _string_keyed,
+    _Table,
+)
 from mailfathom.domain.config import (
     AccountConfig,
     AccountKind,
@@ -100,7 +103,7 @@ def parse_config(data: Mapping[str, object], *, base_dir: Path) -> DeploymentCon
 # --------------------------------------------------------------------------------------------
 # Vocabulary and limits
 
-_TOP_KEYS = frozenset({"Store", "Sync", "Accounts"})
+_TOP_KEYS = frozenset({"Store", "Sync", "Accounts", "McpEndpoint"})
 _STORE_KEYS = frozenset({"DataDir", "DatabaseUrl", "DatabasePasswordSecret"})
 _SYNC_KEYS = frozenset({"Enabled", "BatchMessages", "BatchSize"})
 _ACCOUNT_KEYS = frozenset(
@@ -121,37 +124,12 @@ _IMAP_KEYS = frozenset({"Host", "Port", "Username", "Tls", "Secret", "TimeoutSec
 _SECRET_KEYS = frozenset({"Env", "File"})
 _FOLDER_KEYS = frozenset({"Remote", "Alias", "Role", "VisibleToTools"})
 
-# Unknown keys that look like an attempt to write a secret inline get a message pointing at
-# the reference syntax instead of a bare "unknown key".
-_LITERAL_SECRET_KEYS = frozenset(
-    {"pass", "passwd", "pwd", "token", "apikey", "apitoken", "accesstoken", "secretvalue"}
-)
 
 _ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*")
-_SIZE_UNITS: Mapping[str, int] = {
-    "": 1,
-    "b": 1,
-    "kb": 1000,
-    "mb": 1000**2,
-    "gb": 1000**3,
-    "tb": 1000**4,
-    "kib": 1024,
-    "mib": 1024**2,
-    "gib": 1024**3,
-    "tib": 1024**4,
-}
-_SIZE_RULE = (
-    'must be a whole number of bytes or a size such as "25MB" '
-    "(units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)"
-)
-_SIZE_LIMIT = 2**63 - 1  # what a signed 64-bit database column holds
 _NAME_LIMIT = 256
 _HOST_LIMIT = 253
 _ADDRESS_LIMIT = 254
-_REFERENCE_HINT = 'write Secret = { Env = "VARIABLE" } or Secret = { File = "path" } instead'
 _DATABASE_REFERENCE_HINT = 'give it with DatabasePasswordSecret = { Env = "VARIABLE" } instead'
 _DRIVERLESS_POSTGRES = "postgresql"
 _POSTGRES_SCHEME = "postgresql+psycopg"
@@ -186,175 +164,6 @@ _TOML_CONSTANT_MESSAGES = frozenset(
 
 # --------------------------------------------------------------------------------------------
 # Problem collection and typed access
-
-
-@dataclass(slots=True)
-class _Problems:
-    items: list[str] = field(default_factory=list)
-
-    def add(self, path: str, rule: str) -> None:
-        self.items.append(f"{path}: {rule}")
-
-
-def _key_path(parent: str, key: str) -> str:
-    """Append `key` to a key path, quoting it as TOML would when it is not a bare key."""
-    if _BARE_KEY.fullmatch(key):
-        shown = key
-    else:
-        shown = json.dumps(key[:64] + ("…" if len(key) > 64 else ""), ensure_ascii=True)
-    return f"{parent}.{shown}" if parent else shown
-
-
-class _Table:
-    """One TOML table being validated: typed getters that record problems instead of raising."""
-
-    def __init__(self, data: Mapping[str, object], path: str, problems: _Problems) -> None:
-        self.data = data
-        self.path = path
-        self.problems = problems
-
-    def at(self, key: str) -> str:
-        return _key_path(self.path, key)
-
-    def refuse_unknown(
-        self, allowed: frozenset[str], *, reference_hint: str = _REFERENCE_HINT
-    ) -> None:
-        for key in self.data:
-            if key in allowed:
-                continue
-            folded = key.casefold()
-            if folded in _LITERAL_SECRET_KEYS or "password" in folded or "secret" in folded:
-                self.problems.add(
-                    self.at(key), f"a secret is not accepted in the file; {reference_hint}"
-                )
-                continue
-            near = next((name for name in allowed if name.casefold() == folded), None)
-            hint = f" (keys are case-sensitive: did you mean {near}?)" if near else ""
-            self.problems.add(self.at(key), f"unknown key{hint}")
-
-    def has(self, key: str) -> bool:
-        return key in self.data
-
-    def string(self, key: str, *, required: bool = False) -> str | None:
-        if key not in self.data:
-            if required:
-                self.problems.add(self.at(key), "is required")
-            return None
-        value = self.data[key]
-        if not isinstance(value, str):
-            self.problems.add(self.at(key), "must be a string")
-            return None
-        return value
-
-    def boolean(self, key: str, default: bool) -> bool:
-        if key not in self.data:
-            return default
-        value = self.data[key]
-        if not isinstance(value, bool):
-            self.problems.add(self.at(key), "must be true or false")
-            return default
-        return value
-
-    def integer(self, key: str) -> int | None:
-        if key not in self.data:
-            return None
-        value = self.data[key]
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.problems.add(self.at(key), "must be an integer")
-            return None
-        return value
-
-    def number(self, key: str) -> float | None:
-        if key not in self.data:
-            return None
-        value = self.data[key]
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            self.problems.add(self.at(key), "must be a number")
-            return None
-        try:
-            number = float(value)
-        except OverflowError:
-            number = math.inf
-        if not math.isfinite(number):
-            self.problems.add(self.at(key), "must be a finite number")
-            return None
-        return number
-
-    def table(self, key: str) -> _Table | None:
-        if key not in self.data:
-            return None
-        value = self.data[key]
-        if not isinstance(value, Mapping):
-            self.problems.add(self.at(key), "must be a table")
-            return None
-        return _Table(_string_keyed(value), self.at(key), self.problems)
-
-    def tables(self, key: str) -> list[_Table]:
-        """An array of tables (`[[Key]]`); an absent key is an empty array."""
-        if key not in self.data:
-            return []
-        value = self.data[key]
-        if not isinstance(value, list | tuple) or not all(
-            isinstance(item, Mapping) for item in value
-        ):
-            self.problems.add(self.at(key), "must be an array of tables")
-            return []
-        return [
-            _Table(_string_keyed(item), f"{self.at(key)}[{index}]", self.problems)
-            for index, item in enumerate(value)
-        ]
-
-    def strings(self, key: str) -> list[str] | None:
-        if key not in self.data:
-            return None
-        value = self.data[key]
-        if not isinstance(value, list | tuple) or not all(isinstance(item, str) for item in value):
-            self.problems.add(self.at(key), "must be an array of strings")
-            return None
-        return list(value)
-
-    def size(self, key: str) -> int | None:
-        """A size in bytes: an integer, or a string with a unit. Must be greater than zero."""
-        if key not in self.data:
-            return None
-        octets = _parse_size(self.data[key])
-        if octets is None:
-            self.problems.add(self.at(key), _SIZE_RULE)
-            return None
-        if octets <= 0:
-            self.problems.add(self.at(key), "must be greater than zero")
-            return None
-        if octets > _SIZE_LIMIT:
-            self.problems.add(self.at(key), "must be less than 8 EiB (2**63 bytes)")
-            return None
-        return octets
-
-
-def _string_keyed(value: Mapping[Any, object]) -> Mapping[str, object]:
-    # TOML keys are always strings; this only narrows the type for callers that pass mappings.
-    return {str(key): item for key, item in value.items()}
-
-
-def _parse_size(value: object) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if not isinstance(value, str):
-        return None
-    match = _SIZE.fullmatch(value)
-    if match is None:
-        return None
-    unit = _SIZE_UNITS.get(match.group(2).lower())
-    if unit is None:
-        return None
-    try:
-        amount = Decimal(match.group(1)) * unit
-    except InvalidOperation:
-        return None
-    if amount != amount.to_integral_value():
-        return None
-    return int(amount)
 
 
 def _has_control_characters(text: str) -> bool:
@@ -422,6 +231,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     account_tables = root.tables("Accounts")
     accounts = [_parse_account(table, base_dir) for table in account_tables]
     _check_account_names(account_tables, problems)
+    mcp = parse_mcp_endpoint(root.table("McpEndpoint"), problems)
 
     if problems.items:
         raise ConfigurationProblems(problems.items, source=source)
@@ -431,6 +241,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
         store=store,
         accounts=tuple(account for account in accounts if account is not None),
         sync=sync,
+        mcp=mcp,
     )
 
 
@@ -684,20 +495,6 @@ def _parse_addresses(table: _Table) -> tuple[str, ...] | None:
             ok = False
         seen.add(folded)
     return tuple(values) if ok else None
-
-
-def _is_loopback(host: str) -> bool:
-    name = host.rstrip(".").lower()
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
-    literal = name[1:-1] if name.startswith("[") and name.endswith("]") else name
-    try:
-        address = ipaddress.ip_address(literal)
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped.is_loopback
-    return address.is_loopback
 
 
 def _parse_imap(table: _Table, base_dir: Path) -> ImapConnection | None:

@@ -36,10 +36,15 @@ def store_url(config: StoreConfig) -> str:
     return sqlite_url(config.sqlite_path)
 
 
-def create_store_engine(url: str) -> sa.Engine:
-    """An engine for `url` with the session settings the store relies on."""
+def create_store_engine(url: str, *, read_only: bool = False) -> sa.Engine:
+    """An engine for `url` with the session settings the store relies on.
+
+    A read-only engine serves the reading tools: on SQLite its transactions begin deferred
+    and its connections refuse writes, so a read never takes the write lock a synchronization
+    pass needs (and never waits for one). On PostgreSQL every transaction is a snapshot already,
+    and the same settings serve both."""
     if url.startswith("sqlite"):
-        return _sqlite_engine(url)
+        return _sqlite_engine(url, read_only=read_only)
     return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
 
 
@@ -82,10 +87,11 @@ class _Checkpointer:
         self._thread.join(timeout=30)
 
 
-def _sqlite_engine(url: str) -> sa.Engine:
+def _sqlite_engine(url: str, *, read_only: bool = False) -> sa.Engine:
     engine = sa.create_engine(url, module=sqlean.dbapi2, pool_size=5, max_overflow=10)
     database = sa.make_url(url).database
-    checkpointer = _Checkpointer(database) if database and database != ":memory:" else None
+    on_disk = bool(database) and database != ":memory:"
+    checkpointer = _Checkpointer(str(database)) if on_disk and not read_only else None
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -104,6 +110,7 @@ def _sqlite_engine(url: str) -> sa.Engine:
             # The checkpointer thread does this work; the limit here only bounds the log
             # should that thread fall behind.
             "PRAGMA wal_autocheckpoint=" + ("20000" if checkpointer else "1000"),
+            *(["PRAGMA query_only=ON"] if read_only else []),
         ):
             cursor.execute(pragma)
         cursor.close()
@@ -112,7 +119,7 @@ def _sqlite_engine(url: str) -> sa.Engine:
     def _on_begin(connection: sa.Connection) -> None:
         # IMMEDIATE takes the write lock at the start, so two writers queue on busy_timeout
         # instead of one of them failing when it tries to upgrade a read lock.
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     if checkpointer is not None:
 

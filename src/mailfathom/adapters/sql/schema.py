@@ -82,6 +82,12 @@ messages = sa.Table(
 sa.Index("ix_messages_account_received", messages.c.account_id, messages.c.received_at)
 sa.Index("ix_messages_thread", messages.c.thread_id, messages.c.thread_position)
 sa.Index("ix_messages_content_state", messages.c.content_state)
+sa.Index(
+    "ix_messages_folder_received",
+    messages.c.folder_id,
+    messages.c.received_at,
+    messages.c.seq,
+)
 
 message_bodies = sa.Table(
     "message_bodies",

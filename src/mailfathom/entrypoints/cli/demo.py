@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import secrets
+import shutil
 from pathlib import Path
 
 from rich.console import Console
@@ -11,6 +16,7 @@ from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.bootstrap import Services
 from mailfathom.entrypoints.cli.progress import sync_with_progress
+from mailfathom.entrypoints.mcp.run import serve_http
 
 DEMO_CONFIG = """\
 # The demo deployment: one local account, kept in the embedded SQLite store.
@@ -42,14 +48,38 @@ Role = "Archive"
 Remote = "Junk"
 Alias = "Junk"
 Role = "Junk"
+
+[McpEndpoint]
+Enabled = true
+Listen = "127.0.0.1:{port}"
+
+# The demo's key is kept in demo-api-key beside this file; only its SHA-256 is configured.
+[[McpEndpoint.Callers]]
+Name = "demo"
+Credential = "apiKey"
+ApiKeySha256 = "{key_digest}"
 """
 
 
-def run(data_dir: Path, messages: int, console: Console) -> None:
+def _demo_key(data_dir: Path) -> str:
+    path = data_dir / "demo-api-key"
+    if path.exists():
+        return path.read_text("ascii").strip()
+    key = "mf-demo-" + secrets.token_urlsafe(24)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key + "\n")
+    return key
+
+
+def run(data_dir: Path, messages: int, console: Console, *, serve: bool, port: int) -> None:
     data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir = data_dir.resolve()
     config_path = data_dir / "mailfathom.toml"
+    key = _demo_key(data_dir)
     if not config_path.exists():
-        config_path.write_text(DEMO_CONFIG, "utf-8")
+        digest = hashlib.sha256(key.encode()).hexdigest()
+        config_path.write_text(DEMO_CONFIG.format(port=port, key_digest=digest), "utf-8")
     config = load_config(config_path)
     with Services.open(config) as services:
         (account,) = config.accounts
@@ -70,3 +100,31 @@ def run(data_dir: Path, messages: int, console: Console) -> None:
             f"Store: {config.store.sqlite_path}\n"
             f"Configuration: {config_path} (use it with --config for the other commands)"
         )
+        _print_clients(console, config_path, key, config.mcp.port)
+        if serve:
+            console.print(
+                f"Serving MCP at http://127.0.0.1:{config.mcp.port}/mcp (Ctrl-C stops it)"
+            )
+            serve_http(services)
+
+
+def _print_clients(console: Console, config_path: Path, key: str, port: int) -> None:
+    url = f"http://127.0.0.1:{port}/mcp"
+    http_client = {
+        "mcpServers": {
+            "mailfathom-demo": {"url": url, "headers": {"Authorization": f"Bearer {key}"}}
+        }
+    }
+    stdio_client = {
+        "mcpServers": {
+            "mailfathom-demo": {
+                "command": shutil.which("mailfathom") or "mailfathom",
+                "args": ["serve", "--stdio", "--config", str(config_path)],
+            }
+        }
+    }
+    console.print(f"MCP endpoint: {url}\nAPI key: {key}")
+    console.print("Client configuration over HTTP:")
+    console.print_json(json.dumps(http_client))
+    console.print("Client configuration over stdio (a desktop client starts the server):")
+    console.print_json(json.dumps(stdio_client))

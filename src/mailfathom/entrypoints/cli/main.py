@@ -58,10 +58,14 @@ def demo(
         "./mailfathom-demo"
     ),
     messages: Annotated[int, typer.Option(help="How many messages to generate.")] = 300,
+    serve: Annotated[
+        bool, typer.Option("--serve/--no-serve", help="Serve the MCP tools afterwards.")
+    ] = True,
+    port: Annotated[int, typer.Option(help="Port of the demo's MCP endpoint.")] = 8625,
 ) -> None:
-    """Create a local demo mailbox, synchronize it into the embedded store, show the result."""
+    """Create a local demo deployment, synchronize it, and serve its MCP tools."""
     try:
-        demo_command.run(data_dir, messages, console)
+        demo_command.run(data_dir, messages, console, serve=serve, port=port)
     except MailFathomError as error:
         _fail(error)
 
@@ -186,6 +190,30 @@ def import_mail(
             console.print(f"Imported {count} message(s).")
             (acc,) = selected_accounts(deployment, [account])
             sync_with_progress(services, acc, console)
+    except MailFathomError as error:
+        _fail(error)
+
+
+@app.command()
+def serve(
+    config: ConfigOption = None,
+    stdio: Annotated[
+        bool, typer.Option("--stdio", help="Speak MCP on stdin/stdout for a desktop client.")
+    ] = False,
+    port: Annotated[
+        int | None, typer.Option(help="Listen on this port instead of McpEndpoint.Listen's.")
+    ] = None,
+) -> None:
+    """Serve the MCP tools over Streamable HTTP (McpEndpoint.Listen), or over stdio."""
+    from mailfathom.entrypoints.mcp.run import serve_http, serve_stdio
+
+    try:
+        deployment = load(config)
+        with Services.open(deployment) as services:
+            if stdio:
+                serve_stdio(services)
+            else:
+                serve_http(services, port=port)
     except MailFathomError as error:
         _fail(error)
 

@@ -1,0 +1,127 @@
+"""The `[McpEndpoint]` section: whether the MCP endpoint runs, where, and who may call it.
+
+Enabling the endpoint requires at least one `[[McpEndpoint.Callers]]` entry, each stating how
+a caller is admitted: `Credential = "apiKey"` with the SHA-256 of the key (never the key), or
+`Credential = "none"`, which is accepted only when the endpoint listens on loopback.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TypeVar
+
+from mailfathom.adapters.config.toml_loader_base import Problems, Table, is_loopback
+from mailfathom.domain.access import Permission, ToolCategory
+from mailfathom.domain.config import DEFAULT_MCP_PORT, CallerEntry, McpEndpointConfig
+
+_T = TypeVar("_T")
+_KEYS = frozenset({"Enabled", "Listen", "PublishedToolCategories", "Callers"})
+_CALLER_KEYS = frozenset({"Name", "Credential", "ApiKeySha256", "Permissions"})
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_ACCEPTED_CATEGORIES = ", ".join(c.value for c in ToolCategory)
+_ACCEPTED_PERMISSIONS = ", ".join(p.value for p in Permission)
+
+
+def parse_mcp_endpoint(table: Table | None, problems: Problems) -> McpEndpointConfig:
+    if table is None:
+        return McpEndpointConfig()
+    table.refuse_unknown(_KEYS)
+    enabled = table.boolean("Enabled", False)
+    host, port = _parse_listen(table)
+    categories = _parse_categories(table)
+    callers = [_parse_caller(entry, host) for entry in table.tables("Callers")]
+    names = [c.name for c in callers if c is not None]
+    if len(set(names)) != len(names):
+        problems.add(table.at("Callers"), "every entry needs a Name of its own")
+    if sum(1 for c in callers if c is not None and c.api_key_sha256 is None) > 1:
+        problems.add(table.at("Callers"), 'at most one entry may use Credential = "none"')
+    if enabled and not table.tables("Callers"):
+        problems.add(
+            table.at("Callers"),
+            "an enabled endpoint needs at least one entry stating how callers are admitted",
+        )
+    return McpEndpointConfig(
+        enabled=enabled,
+        host=host,
+        port=port,
+        published_categories=categories,
+        callers=tuple(c for c in callers if c is not None),
+    )
+
+
+def _parse_listen(table: Table) -> tuple[str, int]:
+    text = table.string("Listen")
+    if text is None:
+        return "127.0.0.1", DEFAULT_MCP_PORT
+    host, sep, port_text = text.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not sep or not host or not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        table.problems.add(table.at("Listen"), 'must be "host:port" with a port from 1 to 65535')
+        return "127.0.0.1", DEFAULT_MCP_PORT
+    return host, int(port_text)
+
+
+def _parse_names(
+    table: Table, key: str, parse: Callable[[str], _T | None], what: str, accepted: str
+) -> frozenset[_T] | None:
+    """A list of names from a closed set; each unknown name is a problem listing the set."""
+    names = table.strings(key)
+    if names is None:
+        return None
+    chosen: set[_T] = set()
+    for index, name in enumerate(names):
+        value = parse(name)
+        if value is None:
+            table.problems.add(
+                f"{table.at(key)}[{index}]", f"names no {what}; accepted: {accepted}"
+            )
+            continue
+        chosen.add(value)
+    return frozenset(chosen)
+
+
+def _parse_categories(table: Table) -> frozenset[ToolCategory] | None:
+    return _parse_names(
+        table, "PublishedToolCategories", ToolCategory.parse, "tool category", _ACCEPTED_CATEGORIES
+    )
+
+
+def _parse_caller(entry: Table, host: str) -> CallerEntry | None:
+    entry.refuse_unknown(_CALLER_KEYS, reference_hint="give ApiKeySha256, the key's SHA-256")
+    problems = entry.problems
+    before = len(problems.items)
+    name = entry.string("Name", required=True)
+    if name is not None and not _NAME.fullmatch(name):
+        problems.add(entry.at("Name"), "must be 1 to 64 letters, digits, '.', '_' or '-'")
+    credential = entry.string("Credential", required=True)
+    digest = entry.string("ApiKeySha256")
+    if credential == "apiKey":
+        if digest is None:
+            problems.add(entry.at("ApiKeySha256"), 'is required with Credential = "apiKey"')
+        elif not _SHA256.fullmatch(digest):
+            problems.add(entry.at("ApiKeySha256"), "must be 64 lower-case hexadecimal digits")
+    elif credential == "none":
+        if digest is not None:
+            problems.add(entry.at("ApiKeySha256"), 'does not apply with Credential = "none"')
+        if not is_loopback(host):
+            problems.add(
+                entry.at("Credential"),
+                '"none" is allowed only when McpEndpoint.Listen is a loopback address',
+            )
+    elif credential is not None:
+        problems.add(entry.at("Credential"), 'must be "apiKey" or "none"')
+    permissions = _parse_permissions(entry)
+    if len(problems.items) != before or name is None:
+        return None
+    return CallerEntry(
+        name=name,
+        api_key_sha256=digest if credential == "apiKey" else None,
+        permissions=permissions,
+    )
+
+
+def _parse_permissions(entry: Table) -> frozenset[Permission] | None:
+    return _parse_names(entry, "Permissions", Permission.parse, "permission", _ACCEPTED_PERMISSIONS)

@@ -1,0 +1,1 @@
+"""HTML handling for what callers are shown."""

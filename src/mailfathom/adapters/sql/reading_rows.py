@@ -1,0 +1,358 @@
+"""Pieces of the read side: filters and search words as SQL, stored rows as read-side values.
+
+Text from a request is compared as the writer stored text: without NUL characters, which
+PostgreSQL refuses and the writer drops (`rows.text_value`).
+
+Case-insensitive comparisons fold text by the same rule on both databases as far as they can:
+SQLite's own `lower()` folds ASCII only, so the reader registers Python's `str.lower` on its
+connections; PostgreSQL folds with the ICU root locale when the server has ICU, because its
+plain `lower()` follows the database's LC_CTYPE, which under the C locale is ASCII only too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import TSQUERY
+
+from mailfathom.adapters.sql.rows import text_value, utc
+from mailfathom.adapters.sql.schema import keywords, message_bodies, messages, participants, parts
+from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
+from mailfathom.app.reading_types import (
+    ParticipantRow,
+    PartRow,
+    StoredFlags,
+    SummaryFilter,
+    SummaryRow,
+)
+from mailfathom.app.sync_types import ContentState
+
+CHUNK = 500
+# address_key is cut to this length when written (see rows.py), so a lookup is cut alike.
+_MAX_ADDRESS = 998
+# Past this many messages naming an address, SQLite checks the address per row (_named_as).
+_SHORT_LIST = 2000
+SQLITE_FOLD_FUNCTION = "mailfathom_lower"
+ICU_ROOT_COLLATION = "und-x-icu"
+
+T = TypeVar("T")
+
+
+def chunks(values: Sequence[T]) -> Iterable[Sequence[T]]:
+    for start in range(0, len(values), CHUNK):
+        yield values[start : start + CHUNK]
+
+
+def aware(value: datetime | None) -> datetime | None:
+    """SQLite hands timestamps back without their zone; every stored one is UTC."""
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+def python_lower(value: object) -> object:
+    return value.lower() if isinstance(value, str) else value
+
+
+@dataclass(frozen=True, slots=True)
+class TextRules:
+    """How this database folds case and finds a substring (see the module docstring)."""
+
+    dialect: str
+    icu: bool = False
+
+    def fold(self, expression: sa.ColumnElement[Any]) -> sa.ColumnElement[str]:
+        if self.dialect == "sqlite":
+            return sa.Function(SQLITE_FOLD_FUNCTION, expression, type_=sa.Text)
+        if self.icu:
+            return sa.func.lower(expression.collate(ICU_ROOT_COLLATION), type_=sa.Text)
+        return sa.func.lower(expression, type_=sa.Text)
+
+    def contains(self, column: sa.ColumnElement[Any], fragment: str) -> sa.ColumnElement[bool]:
+        """`fragment` anywhere in `column`, ignoring case; instr/strpos take it as plain text,
+        so `%`, `_` and backslashes are never wildcards or escapes."""
+        position = sa.func.instr if self.dialect == "sqlite" else sa.func.strpos
+        needle = self.fold(sa.literal(fragment, sa.Text))
+        return position(self.fold(column), needle, type_=sa.Integer) > 0
+
+
+def _carries_keyword(keyword: str) -> sa.ColumnElement[bool]:
+    """The message carries `keyword` (given lower-cased), in whatever case it was stored.
+
+    The writer stores keywords already folded (`RemoteFlags` folds them), so the plain
+    equality is what matches in practice, and it lets PostgreSQL estimate from the column's
+    statistics whether the keyword is common; `lower()` catches rows written otherwise. It
+    folds ASCII only on SQLite, which is enough: IMAP keywords are atoms, which are ASCII."""
+    return sa.exists().where(
+        keywords.c.seq == messages.c.seq,
+        sa.or_(keywords.c.keyword == keyword, sa.func.lower(keywords.c.keyword) == keyword),
+    )
+
+
+def _address_key(address: str) -> str:
+    return text_value(address).lower()[:_MAX_ADDRESS]
+
+
+def _named_as(
+    connection: sa.Connection, text: TextRules, address: str, roles: tuple[str, ...]
+) -> sa.ColumnElement[bool]:
+    """Messages naming `address` in one of `roles`.
+
+    PostgreSQL's planner weighs the two ways from its statistics. SQLite has none, so the
+    reader asks first whether the address is common: a rare one is looked up as a list of
+    `seq` (cheap to build, and the scan checks membership), a common one is checked per row
+    as the timeline is read in order, which stops as soon as the page is full instead of
+    first listing every message the address appears in."""
+    key = _address_key(address)
+    named = sa.select(participants.c.seq).where(
+        participants.c.address_key == key, participants.c.role.in_(roles)
+    )
+    if text.dialect == "sqlite":
+        found = connection.execute(
+            sa.select(sa.func.count()).select_from(named.limit(_SHORT_LIST).subquery())
+        ).scalar_one()
+        if found >= _SHORT_LIST:
+            return sa.exists().where(
+                participants.c.seq == messages.c.seq,
+                participants.c.address_key == key,
+                participants.c.role.in_(roles),
+            )
+    return messages.c.seq.in_(named)
+
+
+def filter_clauses(
+    connection: sa.Connection, selection: SummaryFilter, text: TextRules
+) -> list[sa.ColumnElement[bool]]:
+    """The selection's optional filters, to be ANDed with the folder scope.
+
+    `has_attachments=False` means known to have none: a message whose content is not stored
+    has no attachment count, and a filter should not claim what the store does not know. An
+    empty subject fragment filters nothing."""
+    s = selection
+    clauses: list[sa.ColumnElement[bool]] = []
+    if s.sender_address is not None:
+        clauses.append(_named_as(connection, text, s.sender_address, ("from",)))
+    if s.recipient_address is not None:
+        clauses.append(_named_as(connection, text, s.recipient_address, ("to", "cc")))
+    if s.subject_fragment:
+        clauses.append(text.contains(messages.c.subject, text_value(s.subject_fragment)))
+    if s.received_on_or_after is not None:
+        clauses.append(messages.c.received_at >= utc(s.received_on_or_after))
+    if s.received_before is not None:
+        clauses.append(messages.c.received_at < utc(s.received_before))
+    if s.seen is not None:
+        clauses.append(messages.c.seen == s.seen)
+    if s.flagged is not None:
+        clauses.append(messages.c.flagged == s.flagged)
+    if s.keyword is not None:
+        clauses.append(_carries_keyword(text_value(s.keyword).lower()))
+    if s.has_attachments is True:
+        clauses.append(messages.c.attachment_count > 0)
+    elif s.has_attachments is False:
+        clauses.append(messages.c.attachment_count == 0)
+    return clauses
+
+
+# Weights of the FTS5 columns (subject, participants, body), as PostgreSQL weighs A, B, C.
+BM25 = "bm25(message_fts, 10.0, 5.0, 1.0)"
+
+
+def searchable(words: Sequence[str]) -> list[str]:
+    """Words that carry something to look up. A word of punctuation alone holds no token on
+    either database; it is dropped rather than made to match nothing."""
+    return [text_value(w) for w in words if any(ch.isalnum() for ch in w)]
+
+
+def tsquery(words: Sequence[str]) -> sa.ColumnElement[Any]:
+    """Each word as a phrase of its own, ANDed; phraseto_tsquery reads its text as words
+    only, so no tsquery operator in it means anything."""
+    phrases = [
+        sa.func.phraseto_tsquery(sa.literal_column("'simple'"), sa.literal(w, sa.Text))
+        for w in words
+    ]
+    query: sa.ColumnElement[Any] = phrases[0]
+    for phrase in phrases[1:]:
+        query = query.op("&&", return_type=TSQUERY)(phrase)
+    return query
+
+
+def fts5_query(words: Sequence[str]) -> str:
+    """Each word as a quoted FTS5 string, ANDed: quoting makes operators, column filters,
+    prefixes and parentheses plain text."""
+    return " ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+SUMMARY_COLUMNS = tuple(
+    messages.c[name]
+    for name in (
+        "seq stored_email_id account_id folder_id message_id_header thread_id subject sent_at "
+        "received_at size_octets attachment_count inline_count attachment_octets is_encrypted "
+        "has_unverified_signature has_unexpanded_tnef seen flagged answered draft deleted "
+        "flags_observed_at content_state"
+    ).split()
+)
+DETAIL_COLUMNS = (messages.c.in_reply_to, messages.c.references_header, messages.c.content_key)
+
+
+def load_participants(
+    connection: sa.Connection, seqs: Sequence[int], roles: tuple[str, ...] | None = None
+) -> dict[int, list[ParticipantRow]]:
+    """Participants of `seqs` in header order, all of them or only those in `roles`."""
+    found: dict[int, list[ParticipantRow]] = {}
+    for chunk in chunks(seqs):
+        query = (
+            sa.select(
+                participants.c.seq,
+                participants.c.role,
+                participants.c.address,
+                participants.c.display_name,
+            )
+            .where(participants.c.seq.in_(chunk))
+            .order_by(participants.c.seq, participants.c.position)
+        )
+        if roles is not None:
+            query = query.where(participants.c.role.in_(roles))
+        for seq, role, address, name in connection.execute(query):
+            found.setdefault(seq, []).append(ParticipantRow(role, address, name))
+    return found
+
+
+def sender(people: Sequence[ParticipantRow]) -> ParticipantRow | None:
+    """The first From mailbox: the one a listing shows as the sender."""
+    return next((p for p in people if p.role == "from"), None)
+
+
+def load_keywords(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, tuple[str, ...]]:
+    found: dict[int, set[str]] = {}
+    for chunk in chunks(seqs):
+        for seq, keyword in connection.execute(
+            sa.select(keywords.c.seq, keywords.c.keyword).where(keywords.c.seq.in_(chunk))
+        ):
+            found.setdefault(seq, set()).add(keyword.lower())
+    return {seq: tuple(sorted(words)) for seq, words in found.items()}
+
+
+def summary_row(
+    row: sa.Row[Any], alias: str, people: Sequence[ParticipantRow], words: tuple[str, ...]
+) -> SummaryRow:
+    author = sender(people)
+    return SummaryRow(
+        seq=row.seq,
+        stored_email_id=row.stored_email_id,
+        account_id=row.account_id,
+        folder_id=row.folder_id,
+        folder_alias=alias,
+        message_id=row.message_id_header,
+        thread_id=row.thread_id,
+        subject=row.subject,
+        sender_address=author.address if author else None,
+        sender_name=author.display_name if author else None,
+        to_addresses=tuple(p.address for p in people if p.role == "to"),
+        sent_at=aware(row.sent_at),
+        received_at=aware(row.received_at),
+        size_octets=row.size_octets,
+        attachment_count=row.attachment_count,
+        inline_count=row.inline_count,
+        attachment_octets=row.attachment_octets,
+        is_encrypted=bool(row.is_encrypted),
+        has_unverified_signature=bool(row.has_unverified_signature),
+        has_unexpanded_tnef=bool(row.has_unexpanded_tnef),
+        flags=StoredFlags(
+            seen=bool(row.seen),
+            flagged=bool(row.flagged),
+            answered=bool(row.answered),
+            draft=bool(row.draft),
+            deleted=bool(row.deleted),
+            keywords=words,
+            observed_at=aware(row.flags_observed_at),
+        ),
+        content_state=ContentState(row.content_state),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """One message read for an answer: its summary, its row (with the detail columns when
+    asked for) and the participants read for it."""
+
+    summary: SummaryRow
+    row: sa.Row[Any]
+    participants: tuple[ParticipantRow, ...]
+
+
+def load_summaries(
+    connection: sa.Connection,
+    seqs: Sequence[int],
+    aliases: dict[int, str],
+    *,
+    details: bool = False,
+) -> dict[int, Loaded]:
+    """The messages `seqs` (all already known to lie in scope), read in batches. With
+    `details`, every participant and the threading and content columns come too."""
+    columns = (*SUMMARY_COLUMNS, *DETAIL_COLUMNS) if details else SUMMARY_COLUMNS
+    rows: list[sa.Row[Any]] = []
+    for chunk in chunks(seqs):
+        rows.extend(connection.execute(sa.select(*columns).where(messages.c.seq.in_(chunk))))
+    people = load_participants(connection, seqs, None if details else ("from", "to"))
+    words = load_keywords(connection, seqs)
+    loaded: dict[int, Loaded] = {}
+    for r in rows:
+        mine = people.get(r.seq, [])
+        summary = summary_row(r, aliases[r.folder_id], mine, words.get(r.seq, ()))
+        loaded[r.seq] = Loaded(summary, r, tuple(mine))
+    return loaded
+
+
+def load_bodies(
+    connection: sa.Connection, seqs: Sequence[int]
+) -> dict[int, tuple[str | None, str | None]]:
+    found: dict[int, tuple[str | None, str | None]] = {}
+    for chunk in chunks(seqs):
+        for seq, plain, html in connection.execute(
+            sa.select(
+                message_bodies.c.seq, message_bodies.c.plain_text, message_bodies.c.html
+            ).where(message_bodies.c.seq.in_(chunk))
+        ):
+            found[seq] = (plain, html)
+    return found
+
+
+def load_parts(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, list[PartRow]]:
+    found: dict[int, list[PartRow]] = {}
+    for chunk in chunks(seqs):
+        for r in connection.execute(
+            sa.select(
+                parts.c.seq,
+                parts.c.kind,
+                parts.c.file_name,
+                parts.c.name_was_normalized,
+                parts.c.media_type,
+                parts.c.size_octets,
+            )
+            .where(parts.c.seq.in_(chunk))
+            .order_by(parts.c.seq, parts.c.position)
+        ):
+            found.setdefault(r.seq, []).append(
+                PartRow(
+                    r.kind, r.file_name, bool(r.name_was_normalized), r.media_type, r.size_octets
+                )
+            )
+    return found
+
+
+def load_indexed_bodies(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, str]:
+    """Plain-text bodies as far as the lexical index holds them."""
+    found: dict[int, str] = {}
+    for chunk in chunks(seqs):
+        for seq, text in connection.execute(
+            sa.select(
+                message_bodies.c.seq,
+                sa.func.substr(message_bodies.c.plain_text, 1, INDEXED_BODY_CHARACTERS),
+            ).where(message_bodies.c.seq.in_(chunk))
+        ):
+            found[seq] = text
+    return found

@@ -1,0 +1,280 @@
+"""What the reading use cases answer with: summaries, content, conversations, matches.
+
+These are the use cases' projections; an entrypoint publishes them under its own names and
+enumerations. Readings this deployment does not make yet (sender authentication, machine
+authorship, download links) are reported as not established rather than invented.
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+
+class ContentAvailability(enum.Enum):
+    AVAILABLE = "available"
+    EXCEEDED_SIZE_LIMIT = "exceededSizeLimit"
+    AWAITING_STORAGE_HEADROOM = "awaitingStorageHeadroom"
+
+
+class AuthorAuthentication(enum.Enum):
+    AUTHENTICATED = "authenticated"
+    FAILED = "failed"
+    NOT_ESTABLISHED = "notEstablished"
+
+
+class DeploymentTrust(enum.Enum):
+    TRUSTED = "trusted"
+    UNKNOWN = "unknown"
+
+
+class AuthorshipState(enum.Enum):
+    LIKELY = "likely"
+    POSSIBLE = "possible"
+    UNLIKELY = "unlikely"
+    NOT_ASSESSED = "notAssessed"
+
+
+@dataclass(frozen=True, slots=True)
+class FolderFreshness:
+    account_id: str
+    alias: str
+    last_committed_at: datetime | None
+
+    @property
+    def was_synchronized(self) -> bool:
+        return self.last_committed_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class SenderVerification:
+    author_authentication: AuthorAuthentication = AuthorAuthentication.NOT_ESTABLISHED
+    deployment_trust: DeploymentTrust = DeploymentTrust.UNKNOWN
+
+
+@dataclass(frozen=True, slots=True)
+class MachineAuthorship:
+    state: AuthorshipState = AuthorshipState.NOT_ASSESSED
+    likelihood: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class AttachmentSummary:
+    attachment_count: int | None
+    inline_resource_count: int | None
+    total_size_octets: int | None
+    is_encrypted: bool
+    has_unverified_signature: bool
+    has_unexpanded_tnef: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FlagsView:
+    seen: bool
+    flagged: bool
+    answered: bool
+    draft: bool
+    deleted: bool
+    keywords: tuple[str, ...]
+    observed_at: datetime | None
+
+    @property
+    def was_observed(self) -> bool:
+        return self.observed_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class EmailSummary:
+    stored_email_id: uuid.UUID
+    account_id: str
+    account_display_name: str
+    folder_alias: str
+    message_id: str | None
+    thread_id: uuid.UUID | None
+    subject: str | None
+    sender_address: str | None
+    sender_display_name: str | None
+    sender_verification: SenderVerification
+    machine_authorship: MachineAuthorship
+    to_addresses: tuple[str, ...]
+    sent_at: datetime | None
+    received_at: datetime | None
+    size_octets: int
+    attachments: AttachmentSummary
+    flags: FlagsView
+    content_availability: ContentAvailability
+
+
+@dataclass(frozen=True, slots=True)
+class TimelinePage:
+    emails: tuple[EmailSummary, ...]
+    next_cursor: str | None
+    included_junk_mail: bool
+    folder_freshness: tuple[FolderFreshness, ...]
+
+
+# -- content -------------------------------------------------------------------------------
+
+
+class BodyAvailability(enum.Enum):
+    READABLE = "readable"
+    ENCRYPTED_NOT_READABLE_LOCALLY = "encryptedNotReadableLocally"
+    NOT_STORED_EXCEEDED_SIZE_LIMIT = "notStoredExceededSizeLimit"
+    NOT_STORED_AWAITING_STORAGE_HEADROOM = "notStoredAwaitingStorageHeadroom"
+
+
+class TruncatedBy(enum.Enum):
+    NONE = "none"
+    BODY_CHARACTER_LIMIT = "bodyCharacterLimit"
+    READ_CHARACTER_BUDGET = "readCharacterBudget"
+
+
+class DownloadState(enum.Enum):
+    NOT_REQUESTED = "notRequested"
+    UNAVAILABLE = "unavailable"
+
+
+@dataclass(frozen=True, slots=True)
+class TextRepresentation:
+    text: str
+    original_character_count: int
+    truncated_by: TruncatedBy
+
+
+@dataclass(frozen=True, slots=True)
+class BodyView:
+    availability: BodyAvailability
+    plain_text: TextRepresentation
+    sanitized_html: TextRepresentation | None
+
+
+@dataclass(frozen=True, slots=True)
+class AttachmentView:
+    file_name: str | None
+    was_file_name_normalized: bool
+    media_type: str
+    size_octets: int
+    download_state: DownloadState
+
+
+@dataclass(frozen=True, slots=True)
+class AttachmentCounts:
+    attachment_count: int
+    inline_resource_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParticipantView:
+    role: str
+    address: str
+    display_name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SenderAuthentication:
+    """The evidence behind a verdict. Nothing is evaluated yet, so every message reports
+    that the receiving server's reading found nothing."""
+
+    authenticated_domain: str | None
+    displayed_author_domain: str | None
+    authenticated_by: str = "none"
+    dmarc: str = "notReported"
+    verdict_source: str = "receivingServer"
+
+
+@dataclass(frozen=True, slots=True)
+class HeadersView:
+    subject: str | None
+    sent_at: datetime | None
+    received_at: datetime | None
+    participants: tuple[ParticipantView, ...]
+    message_id: str | None
+    in_reply_to: tuple[str, ...]
+    references: tuple[str, ...]
+    sender_authentication: SenderAuthentication
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadMessageRef:
+    stored_email_id: uuid.UUID
+    position: int | None
+    in_reply_to_stored_email_id: uuid.UUID | None
+    subject: str | None
+    sent_at: datetime | None
+    sender_address: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadBlock:
+    thread_id: uuid.UUID
+    position: int | None
+    in_reply_to_stored_email_id: uuid.UUID | None
+    message_count: int
+    other_messages: tuple[ThreadMessageRef, ...]
+    more_messages_not_named: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EmailContent:
+    account_id: str
+    folder_alias: str
+    size_octets: int
+    sender_verification: SenderVerification
+    machine_authorship: MachineAuthorship
+    headers: HeadersView
+    body: BodyView
+    attachments: tuple[AttachmentView, ...]
+    attachment_counts: AttachmentCounts | None
+    flags: FlagsView
+    thread: ThreadBlock | None
+
+
+@dataclass(frozen=True, slots=True)
+class EntryFailure:
+    code: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class EmailEntry:
+    stored_email_id: uuid.UUID
+    content: EmailContent | None
+    failure: EntryFailure | None
+
+
+@dataclass(frozen=True, slots=True)
+class ContentRead:
+    emails: tuple[EmailEntry, ...]
+    unread_thread_messages: tuple[uuid.UUID, ...]
+
+
+# -- search --------------------------------------------------------------------------------
+
+
+class RetrievalMode(enum.Enum):
+    LEXICAL = "lexical"
+    HYBRID = "hybrid"
+
+
+class SemanticSearchState(enum.Enum):
+    INACTIVE = "inactive"
+    AVAILABLE = "available"
+    DEGRADED = "degraded"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchMatch:
+    summary: EmailSummary
+    relevance_rank: float
+    snippets: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    matches: tuple[SearchMatch, ...]
+    retrieval_mode: RetrievalMode
+    semantic_search: SemanticSearchState
+    included_junk_mail: bool
+    folder_freshness: tuple[FolderFreshness, ...]

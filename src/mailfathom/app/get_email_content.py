@@ -1,0 +1,174 @@
+"""get_email_content: up to ten emails, or one conversation, read from the local copy.
+
+The answer is per email: one email that cannot be served (not held, or its stored content
+unreadable) costs the caller that entry, not the call. Reading never reaches a mail server;
+content found missing or damaged is answered with 55001 and a repair request.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import structlog
+
+from mailfathom.app.email_identifiers import (
+    MAX_EMAILS_PER_READ,
+    parse_email_list,
+    parse_identifier,
+)
+from mailfathom.app.email_views import (
+    BodyAvailability,
+    BodyView,
+    ContentRead,
+    EmailContent,
+    EmailEntry,
+    EntryFailure,
+    MachineAuthorship,
+    SenderVerification,
+)
+from mailfathom.app.mailbox_selection import ServedAccount
+from mailfathom.app.ports import ContentRepairStore, ContentStore
+from mailfathom.app.projection import flags_view, require
+from mailfathom.app.reading_ports import MailboxReadStore
+from mailfathom.app.reading_types import EmailRow, ThreadMember
+from mailfathom.app.rendering import (
+    CharacterBudget,
+    attachment_views,
+    counts_of,
+    empty_text,
+    headers_view,
+    thread_block,
+)
+from mailfathom.app.sync_types import ContentState
+from mailfathom.domain.access import Caller, Permission
+from mailfathom.domain.codes import Code
+from mailfathom.domain.errors import ContentMissingError, Refusal
+
+log = structlog.get_logger("mailfathom.read")
+
+_NOT_HELD = EntryFailure(Code.EMAIL_NOT_HELD, "No stored email answers to this identifier.")
+_UNREADABLE = EntryFailure(
+    Code.CONTENT_UNAVAILABLE,
+    "The stored content of this email is being repaired; ask again after the next synchronization.",
+)
+_NOT_STORED = {
+    ContentState.EXCEEDED_SIZE_LIMIT: BodyAvailability.NOT_STORED_EXCEEDED_SIZE_LIMIT,
+    ContentState.AWAITING_HEADROOM: BodyAvailability.NOT_STORED_AWAITING_STORAGE_HEADROOM,
+}
+
+
+class HtmlSanitizer(Protocol):
+    def sanitize(self, html: str) -> str:
+        """HTML with everything active or remote removed; safe to show as is."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ContentRequest:
+    stored_email_ids: Iterable[object] | None = None
+    thread_id: object | None = None
+    include_sanitized_html: bool = False
+    include_attachment_download_links: bool = False
+
+
+class EmailContentReader:
+    def __init__(
+        self,
+        store: MailboxReadStore,
+        served: Sequence[ServedAccount],
+        content: ContentStore,
+        repairs: ContentRepairStore,
+        sanitizer: HtmlSanitizer,
+    ) -> None:
+        self._store = store
+        self._served = tuple(a.account_id for a in served)
+        self._content = content
+        self._repairs = repairs
+        self._sanitizer = sanitizer
+
+    def read(self, caller: Caller, request: ContentRequest) -> ContentRead:
+        require(caller, Permission.MAIL_READ)
+        if (request.stored_email_ids is None) == (request.thread_id is None):
+            raise Refusal(
+                Code.SELECTION_AMBIGUOUS,
+                "Name either storedEmailIds or threadId, exactly one of the two.",
+            )
+        folder_ids = [f.folder_id for f in self._store.readable_folders(self._served)]
+        unread: tuple[uuid.UUID, ...] = ()
+        if request.stored_email_ids is not None:
+            wanted = parse_email_list(request.stored_email_ids)
+        else:
+            thread_id = parse_identifier(
+                request.thread_id, Code.NOT_A_THREAD_IDENTIFIER, "thread id"
+            )
+            conversation = self._store.thread(thread_id, folder_ids) if folder_ids else []
+            wanted = [m.stored_email_id for m in conversation[:MAX_EMAILS_PER_READ]]
+            unread = tuple(m.stored_email_id for m in conversation[MAX_EMAILS_PER_READ:])
+        rows = self._store.emails(wanted, folder_ids) if wanted and folder_ids else {}
+        budget = CharacterBudget()
+        threads: dict[uuid.UUID, list[ThreadMember]] = {}
+        entries: list[EmailEntry] = []
+        for identifier in wanted:
+            row = rows.get(identifier)
+            if row is None:
+                entries.append(EmailEntry(identifier, None, _NOT_HELD))
+                continue
+            if not self._content_intact(row):
+                entries.append(EmailEntry(identifier, None, _UNREADABLE))
+                continue
+            members: list[ThreadMember] | None = None
+            thread_id_of = row.summary.thread_id
+            if thread_id_of is not None:
+                if thread_id_of not in threads:
+                    threads[thread_id_of] = self._store.thread(thread_id_of, folder_ids)
+                members = threads[thread_id_of]
+            content = self._content_of(row, members, budget, request)
+            entries.append(EmailEntry(identifier, content, None))
+        return ContentRead(tuple(entries), unread)
+
+    def _content_intact(self, row: EmailRow) -> bool:
+        if row.summary.content_state is not ContentState.STORED or row.content_key is None:
+            return True
+        try:
+            self._content.get(row.content_key)
+        except ContentMissingError:
+            self._repairs.request_repair(row.summary.seq, "content-unreadable")
+            log.warning("content.repair_requested")
+            return False
+        return True
+
+    def _content_of(
+        self,
+        row: EmailRow,
+        members: list[ThreadMember] | None,
+        budget: CharacterBudget,
+        request: ContentRequest,
+    ) -> EmailContent:
+        summary = row.summary
+        state = summary.content_state
+        if state in _NOT_STORED:
+            body = BodyView(_NOT_STORED[state], empty_text(), None)
+        elif summary.is_encrypted:
+            body = BodyView(BodyAvailability.ENCRYPTED_NOT_READABLE_LOCALLY, empty_text(), None)
+        else:
+            plain = budget.take(row.plain_text or "")
+            html = None
+            if request.include_sanitized_html and row.html is not None:
+                html = budget.take(self._sanitizer.sanitize(row.html))
+            body = BodyView(BodyAvailability.READABLE, plain, html)
+        return EmailContent(
+            account_id=summary.account_id,
+            folder_alias=summary.folder_alias,
+            size_octets=summary.size_octets,
+            sender_verification=SenderVerification(),
+            machine_authorship=MachineAuthorship(),
+            headers=headers_view(row),
+            body=body,
+            attachments=attachment_views(row, request.include_attachment_download_links),
+            attachment_counts=counts_of(row),
+            flags=flags_view(summary.flags),
+            thread=thread_block(summary, members),
+        )

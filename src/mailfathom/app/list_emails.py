@@ -1,0 +1,76 @@
+"""list_emails: a bounded page of summaries from the local copy, newest received first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mailfathom.app import cursors
+from mailfathom.app.email_views import TimelinePage
+from mailfathom.app.mailbox_selection import SelectionInput, ServedAccount, resolve_selection
+from mailfathom.app.projection import freshness, require, summarize
+from mailfathom.app.reading_ports import MailboxReadStore
+from mailfathom.app.reading_types import TimelinePosition
+from mailfathom.domain.access import Caller, Permission
+from mailfathom.domain.codes import Code
+from mailfathom.domain.errors import Refusal
+
+DEFAULT_PAGE_SIZE = 25
+MAX_PAGE_SIZE = 100
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineRequest:
+    selection: SelectionInput
+    newest_first: bool = True
+    page_size: int | None = None
+    cursor: str | None = None
+
+
+class MailboxTimelineReader:
+    def __init__(
+        self,
+        store: MailboxReadStore,
+        served: Sequence[ServedAccount],
+        signer: cursors.CursorSigner,
+    ) -> None:
+        self._store = store
+        self._served = tuple(served)
+        self._names = {a.account_id: a.display_name for a in served}
+        self._signer = signer
+
+    def read(self, caller: Caller, request: TimelineRequest) -> TimelinePage:
+        require(caller, Permission.MAIL_READ)
+        size = DEFAULT_PAGE_SIZE if request.page_size is None else request.page_size
+        if not 1 <= size <= MAX_PAGE_SIZE:
+            raise Refusal(
+                Code.PAGE_SIZE_OUT_OF_RANGE,
+                f"The page size must be from 1 to {MAX_PAGE_SIZE}.",
+            )
+        resolved = resolve_selection(self._store, self._served, request.selection)
+        direction = "newestFirst" if request.newest_first else "oldestFirst"
+        digest = cursors.selection_digest(resolved.fingerprint_parts, direction)
+        after: TimelinePosition | None = None
+        if request.cursor is not None:
+            after = cursors.accept(self._signer, request.cursor, digest)
+        rows = []
+        if resolved.store_filter is not None:
+            rows = self._store.summaries(
+                resolved.store_filter,
+                newest_first=request.newest_first,
+                after=after,
+                limit=size + 1,
+            )
+        page = rows[:size]
+        next_cursor = None
+        if len(rows) > size:
+            last = page[-1]
+            next_cursor = cursors.issue(
+                self._signer, digest, TimelinePosition(last.received_at, last.seq)
+            )
+        return TimelinePage(
+            emails=tuple(summarize(r, self._names) for r in page),
+            next_cursor=next_cursor,
+            included_junk_mail=resolved.included_junk_mail,
+            folder_freshness=freshness(resolved.covered),
+        )

@@ -1,0 +1,60 @@
+"""Ports of the read side: the stored mailbox as the reading use cases query it.
+
+Every method is synchronous, reads only the local store, opens no mail-server session and
+changes nothing. Each takes the folders a request may read and never returns a row outside
+them, so a withheld folder cannot leak through a method that forgot to check.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Protocol
+
+from mailfathom.app.reading_types import (
+    EmailRow,
+    FolderView,
+    SearchRow,
+    SummaryFilter,
+    SummaryRow,
+    ThreadMember,
+    TimelinePosition,
+)
+
+
+class MailboxReadStore(Protocol):
+    def readable_folders(self, account_ids: Sequence[str]) -> list[FolderView]:
+        """Folders of these accounts mapped visible to tools, ordered by account and alias.
+
+        Only folders the current configuration maps are known to the store (synchronization
+        creates their rows); folders whose mapping says `visible_to_tools = false` are left
+        out here, which is what keeps them out of every answer."""
+        ...
+
+    def summaries(
+        self,
+        selection: SummaryFilter,
+        *,
+        newest_first: bool,
+        after: TimelinePosition | None,
+        limit: int,
+    ) -> list[SummaryRow]:
+        """Up to `limit` rows in timeline order, starting after `after` when given."""
+        ...
+
+    def search(self, selection: SummaryFilter, words: Sequence[str], limit: int) -> list[SearchRow]:
+        """Up to `limit` rows carrying every one of `words` in their subject, participants or
+        body, best first (ties: newest received, then highest `seq`), each with its lexical
+        rank (higher is better, comparable within one call) and its indexed body text."""
+        ...
+
+    def emails(
+        self, stored_email_ids: Sequence[uuid.UUID], folder_ids: Sequence[int]
+    ) -> dict[uuid.UUID, EmailRow]:
+        """The named emails that lie in `folder_ids`; the others are simply absent."""
+        ...
+
+    def thread(self, thread_id: uuid.UUID, folder_ids: Sequence[int]) -> list[ThreadMember]:
+        """The conversation's messages that lie in `folder_ids`, in the conversation's order
+        (reply relation first, then sent time, then `seq`); empty when none is visible."""
+        ...

@@ -1,0 +1,60 @@
+"""Who may call what: permissions, tool categories, and the caller a use case serves."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Permission(enum.Enum):
+    """The permission names a caller's grant is written in. No name implies another."""
+
+    MAIL_READ = "mailfathom.mail.read"
+    FLAGS_WRITE = "mailfathom.mail.flags.write"
+    SEND = "mailfathom.mail.send"
+    DRAFTS_WRITE = "mailfathom.mail.drafts.write"
+    ASK = "mailfathom.mail.ask"
+    CONTACTS_READ = "mailfathom.mail.contacts.read"
+    CONTACTS_WRITE = "mailfathom.mail.contacts.write"
+
+    @classmethod
+    def parse(cls, text: str) -> Permission | None:
+        for member in cls:
+            if member.value == text:
+                return member
+        return None
+
+
+class ToolCategory(enum.Enum):
+    """What a tool is for. The set is closed: a name outside it is unknown, never new."""
+
+    MAILBOX = "mailbox"
+    FLAGS = "flags"
+    SENDING = "sending"
+    DRAFTS = "drafts"
+    ANSWERING = "answering"
+    CONTACTS = "contacts"
+
+    @classmethod
+    def parse(cls, text: str) -> ToolCategory | None:
+        wanted = text.strip().lower()
+        for member in cls:
+            if member.value == wanted:
+                return member
+        return None
+
+
+ALL_PERMISSIONS = frozenset(Permission)
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """The party a use case serves: what it was granted, and a label for counting its calls.
+
+    `label` is the operator's name for the admission entry, never a credential."""
+
+    permissions: frozenset[Permission]
+    label: str
+
+    def may(self, permission: Permission) -> bool:
+        return permission in self.permissions

@@ -1,0 +1,54 @@
+"""The registry of stable five-digit failure codes a caller can be shown.
+
+The first digit is the category (see `errors.Category`); every code here belongs to the
+boundary category, so it is published to a caller as it stands. A code is never reused for a
+different meaning, and a failure from any other category is shown as `UNDIAGNOSED`.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Code(enum.IntEnum):
+    # 51xxx: the request itself carries something no call can be served with.
+    PAGE_SIZE_OUT_OF_RANGE = 51001
+    FILTER_NOT_ACCEPTED = 51002
+    RESULT_LIMIT_OUT_OF_RANGE = 51003
+    NOT_AN_EMAIL_IDENTIFIER = 51004
+    EMAIL_COUNT_OUT_OF_RANGE = 51005
+    EMAIL_NAMED_TWICE = 51006
+    SELECTION_AMBIGUOUS = 51007
+    NOT_A_THREAD_IDENTIFIER = 51008
+    CONTACT_LISTING_NOT_ACCEPTED = 51009
+    NOT_A_CONTACT_IDENTIFIER = 51010
+    CONTACT_RULE_BROKEN = 51011
+    FLAG_CHANGE_NOT_ACCEPTED = 51012
+    MESSAGE_FIELD_NOT_COMPOSABLE = 51013
+    MESSAGE_TOO_LARGE = 51014
+    NOT_AN_OUTGOING_IDENTIFIER = 51016
+    # 52xxx: continuation cursors.
+    CURSOR_NOT_ISSUED_HERE = 52001
+    CURSOR_FOR_OTHER_FILTERS = 52002
+    CONTACT_CURSOR_NOT_ISSUED_HERE = 52003
+    # 53xxx: the request names something this deployment does not serve to this caller.
+    ACCOUNT_NOT_SERVED = 53001
+    EMAIL_NOT_HELD = 53002
+    FOLDER_ROLE_NOT_MAPPED = 53003
+    CONTACT_NOT_RESOLVED = 53004
+    EMAIL_NOT_ANSWERABLE = 53005
+    RECIPIENT_NOT_ADMITTED = 53006
+    OUTGOING_NOT_KNOWN = 53007
+    DRAFT_NOT_HELD = 53008
+    RECIPIENT_NOT_VOUCHED = 53009
+    DRAFT_WITHOUT_RECIPIENTS = 53010
+    # 54001: anything the boundary deliberately does not describe.
+    UNDIAGNOSED = 54001
+    # 55xxx-58xxx: states of this deployment a caller may act on.
+    CONTENT_UNAVAILABLE = 55001
+    ANSWERING_UNAVAILABLE = 56001
+    SENDING_NOT_CONFIGURED = 56002
+    SENDING_NOT_ENABLED = 56003
+    ANSWERING_BUDGET_SPENT = 57001
+    SEND_CEILING_REACHED = 57002
+    STATE_ALREADY_PASSED = 58001

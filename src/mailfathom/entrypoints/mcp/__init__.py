@@ -1,0 +1,1 @@
+"""The MCP entrypoint: tool descriptors, argument conversion and result mapping only."""

@@ -1,0 +1,34 @@
+"""Putting the MCP server together from a deployment's configuration and services."""
+
+from __future__ import annotations
+
+from mailfathom.bootstrap import Services
+from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ToolCategory
+from mailfathom.entrypoints.mcp.http_app import caller_of
+from mailfathom.entrypoints.mcp.read_tools import register_read_tools
+from mailfathom.entrypoints.mcp.registry import ToolRegistry
+from mailfathom.entrypoints.mcp.server import EndpointPolicy, MailFathomMcp
+from mailfathom.entrypoints.mcp.telemetry import ToolTelemetry
+
+
+def build_server(services: Services) -> MailFathomMcp:
+    """The server for this deployment. Over stdio the caller is the operator's open entry
+    (`Credential = "none"`) when there is one, and otherwise served every permission: whoever
+    can start the process can read the store it opens."""
+    config = services.config.mcp
+    registry = ToolRegistry()
+    register_read_tools(registry, services.reading())
+    published = config.published_categories
+    policy = EndpointPolicy(
+        published_categories=published if published is not None else frozenset(ToolCategory),
+        stdio_caller=_stdio_caller(services),
+    )
+    telemetry = ToolTelemetry(frozenset(registry.specs))
+    return MailFathomMcp(registry, policy, telemetry)
+
+
+def _stdio_caller(services: Services) -> Caller:
+    entries = [e for e in services.config.mcp.callers if e.api_key_sha256 is None]
+    if entries:
+        return caller_of(entries[0])
+    return Caller(permissions=ALL_PERMISSIONS, label="stdio")

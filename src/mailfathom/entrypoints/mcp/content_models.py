@@ -1,0 +1,172 @@
+"""The published shape of a get_email_content result."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from mailfathom.entrypoints.mcp.models import (
+    MachineAuthorshipModel,
+    Published,
+    RemoteFlagsModel,
+    SenderVerificationModel,
+)
+
+
+class TextModel(Published):
+    text: str = Field(description="The text as returned, possibly cut.")
+    originalCharacterCount: int = Field(description="How long the whole text is.")
+    truncatedBy: Literal["none", "bodyCharacterLimit", "readCharacterBudget"] = Field(
+        description="Which bound cut the text, or none."
+    )
+
+
+class BodyModel(Published):
+    availability: Literal[
+        "readable",
+        "encryptedNotReadableLocally",
+        "notStoredExceededSizeLimit",
+        "notStoredAwaitingStorageHeadroom",
+    ] = Field(description="Whether the text is the message, and if not, why it is empty.")
+    plainText: TextModel = Field(description="The plain-text body.")
+    sanitizedHtml: TextModel | None = Field(
+        description="The HTML body with everything active or remote removed; null unless "
+        "asked for and present."
+    )
+
+
+class AttachmentModel(Published):
+    fileName: str | None = Field(
+        description="The normalized file name; null when nothing usable was written."
+    )
+    wasFileNameNormalized: bool = Field(description="Whether the written name was rewritten.")
+    mediaType: str = Field(description="The declared media type.")
+    sizeBytes: int = Field(description="The decoded size in bytes.")
+    downloadState: Literal["notRequested", "unavailable"] = Field(
+        description="notRequested unless links were asked for; unavailable where this "
+        "deployment cannot issue them."
+    )
+
+
+class AttachmentCountsModel(Published):
+    attachmentCount: int = Field(description="Files attached by the author.")
+    inlineResourceCount: int = Field(description="Resources the body displays in place.")
+
+
+class ParticipantModel(Published):
+    role: Literal["from", "sender", "reply-to", "to", "cc", "bcc"] = Field(
+        description="The header the participant was named in."
+    )
+    address: str = Field(description="The address as written.")
+    displayName: str | None = Field(description="The display name, if one was written.")
+
+
+class SenderAuthenticationModel(Published):
+    authenticatedDomain: str | None = Field(
+        description="The domain that authenticated, upper-cased ASCII; null if none did."
+    )
+    displayedAuthorDomain: str | None = Field(
+        description="The From domain, upper-cased ASCII; null without a usable From."
+    )
+    authenticatedBy: Literal["dkim", "spf", "none"] = Field(
+        description="The check that established authenticatedDomain."
+    )
+    dmarc: str = Field(description="The DMARC result the trusted server reported.")
+    verdictSource: Literal["receivingServer", "localVerification"] = Field(
+        description="Which reading produced this evidence."
+    )
+
+
+class HeadersModel(Published):
+    subject: str | None = Field(description="The decoded subject.")
+    sentAt: datetime | None = Field(description="The Date header, UTC.")
+    receivedAt: datetime | None = Field(description="When the server received it, UTC.")
+    participants: list[ParticipantModel] = Field(description="Everyone named, with roles.")
+    messageId: str | None = Field(description="The Message-ID.")
+    inReplyTo: list[str] = Field(description="The In-Reply-To identifiers.")
+    references: list[str] = Field(description="The References identifiers.")
+    senderAuthentication: SenderAuthenticationModel = Field(
+        description="The evidence the sender verdict was reached from."
+    )
+
+
+class AuthorshipEvidenceModel(Published):
+    signals: list[str] = Field(description="Signals the text carried, strongest first.")
+    profileRevision: str | None = Field(
+        description="The weighting the likelihood was computed under; null if not assessed."
+    )
+
+
+class ThreadMessageModel(Published):
+    storedEmailId: str = Field(description="The other message's identifier.")
+    position: int | None = Field(description="Its place in the conversation's order.")
+    inReplyToStoredEmailId: str | None = Field(
+        description="The message it answers, or null when it is a root of what is shown."
+    )
+    subject: str | None = Field(description="Its subject.")
+    sentAt: datetime | None = Field(description="Its Date header, UTC.")
+    senderAddress: str | None = Field(description="Its From address.")
+
+
+class ThreadModel(Published):
+    threadId: str = Field(description="Pass back as threadId to read the conversation.")
+    position: int | None = Field(
+        description="This email's zero-based place in the conversation's order."
+    )
+    inReplyToStoredEmailId: str | None = Field(
+        description="The message this one answers, or null when it is a root of what is shown."
+    )
+    messageCount: int = Field(description="How many of the conversation's messages are visible.")
+    otherMessages: list[ThreadMessageModel] = Field(
+        description="The other visible messages, named but not reproduced, in order."
+    )
+    moreMessagesNotNamed: bool = Field(
+        description="Whether otherMessages stopped short; read the thread by threadId then."
+    )
+
+
+class EmailContentModel(Published):
+    accountId: str = Field(description="The account holding the email.")
+    folderAlias: str = Field(description="The folder holding it.")
+    sizeBytes: int = Field(description="The size of the whole email as the server reported it.")
+    senderVerification: SenderVerificationModel = Field(description="The sender verdict pair.")
+    machineAuthorship: MachineAuthorshipModel = Field(description="The authorship reading.")
+    authorshipEvidence: AuthorshipEvidenceModel = Field(
+        description="What the authorship reading was computed from."
+    )
+    headers: HeadersModel = Field(description="Normalized headers and sender evidence.")
+    body: BodyModel = Field(description="The body representations, or why there are none.")
+    attachments: list[AttachmentModel] = Field(
+        description="One entry per attachment; empty when the email carries none."
+    )
+    attachmentCounts: AttachmentCountsModel | None = Field(
+        description="Counts of attachments and inline resources; null when never read."
+    )
+    remoteFlags: RemoteFlagsModel = Field(description="The flags a server last showed.")
+    thread: ThreadModel | None = Field(
+        description="The conversation this email belongs to; null when none is assembled."
+    )
+
+
+class FailureModel(Published):
+    code: int = Field(description="The stable five-digit code, as a failed call reports it.")
+    message: str = Field(description="Why this email has no content.")
+
+
+class EmailEntryModel(Published):
+    storedEmailId: str = Field(description="The email this entry answers for.")
+    content: EmailContentModel | None = Field(description="The email as read, or null.")
+    failure: FailureModel | None = Field(description="Why there is no content, or null.")
+
+
+class GetEmailContentResult(Published):
+    emails: list[EmailEntryModel] = Field(
+        description="One entry per named email in the order named, or per conversation "
+        "message served in the conversation's order."
+    )
+    unreadThreadMessages: list[str] = Field(
+        description="The conversation's messages this call did not carry; pass them as "
+        "storedEmailIds to read them. Empty when emails were named."
+    )

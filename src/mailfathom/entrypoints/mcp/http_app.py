@@ -1,0 +1,108 @@
+"""Serving the MCP endpoint over Streamable HTTP, with `/metrics` beside it.
+
+Admission happens before the MCP layer sees a request: a bearer key is hashed and compared
+with the configured digests; a request with no credential is admitted only by an entry that
+says `Credential = "none"`, and only from a loopback peer. Everything else is answered 401
+with a bearer challenge. DNS-rebinding protection stays on for loopback hosts (the SDK's
+default); any other listen address must name its allowed hosts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import ipaddress
+import json
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from mailfathom.domain.access import ALL_PERMISSIONS, Caller
+from mailfathom.domain.config import CallerEntry
+from mailfathom.entrypoints.mcp.server import CALLER_STATE_KEY, MailFathomMcp
+
+MCP_PATH = "/mcp"
+
+
+def caller_of(entry: CallerEntry) -> Caller:
+    permissions = entry.permissions if entry.permissions is not None else ALL_PERMISSIONS
+    return Caller(permissions=frozenset(permissions), label=entry.name)
+
+
+def _is_loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class AdmissionGate:
+    """ASGI middleware admitting callers by configured entry, before anything else runs."""
+
+    def __init__(self, app: ASGIApp, entries: Sequence[CallerEntry]) -> None:
+        self._app = app
+        self._keyed = [(e.api_key_sha256, caller_of(e)) for e in entries if e.api_key_sha256]
+        open_entries = [e for e in entries if e.api_key_sha256 is None]
+        self._open = caller_of(open_entries[0]) if open_entries else None
+
+    def admit(self, authorization: str | None, peer: str | None) -> Caller | None:
+        if authorization is None:
+            return self._open if self._open is not None and _is_loopback(peer) else None
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return None
+        digest = hashlib.sha256(token.strip().encode("utf-8", "surrogatepass")).hexdigest()
+        found = None
+        for expected, caller in self._keyed:
+            if hmac.compare_digest(expected, digest):
+                found = caller
+        return found
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(MCP_PATH):
+            await self._app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        client = scope.get("client")
+        caller = self.admit(headers.get("authorization"), client[0] if client else None)
+        if caller is None:
+            body = json.dumps(
+                {"error": "invalid_token", "error_description": "Authentication required"}
+            ).encode()
+            response = Response(
+                body,
+                status_code=401,
+                media_type="application/json",
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
+            await response(scope, receive, send)
+            return
+        scope.setdefault("state", {})[CALLER_STATE_KEY] = caller
+        await self._app(scope, receive, send)
+
+
+def build_http_app(
+    server: MailFathomMcp, entries: Sequence[CallerEntry], *, host: str = "127.0.0.1"
+) -> Starlette:
+    mcp_app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+
+    async def metrics(_request: Request) -> Response:
+        return Response(generate_latest(server.telemetry.registry), media_type=CONTENT_TYPE_LATEST)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Any) -> AsyncIterator[None]:
+        async with server.session_manager.run():
+            yield
+
+    app = Starlette(routes=[Route("/metrics", metrics), Mount("/", app=mcp_app)], lifespan=lifespan)
+    app.add_middleware(AdmissionGate, entries=list(entries))
+    return app

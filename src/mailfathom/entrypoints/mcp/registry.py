@@ -1,0 +1,138 @@
+"""Tools as this endpoint knows them: category, permission, and one way to run them.
+
+`ToolRegistry.run` is the single path every call takes into a use case: it resolves the
+caller, runs the use case off the event loop, and maps any failure onto the error contract
+(`MailFathom error NNNNN: <sentence>`), collapsing everything outside the boundary category to
+54001 and logging what it withheld.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import traceback
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.to_thread
+import structlog
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel
+
+from mailfathom.domain.access import Caller, Permission, ToolCategory
+from mailfathom.domain.codes import Code
+from mailfathom.domain.errors import Category, MailFathomError
+
+log = structlog.get_logger("mailfathom.mcp")
+
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+UNDIAGNOSED_MESSAGE = "The call failed; the server log records why."
+
+current_caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar(
+    "mailfathom_caller", default=None
+)
+current_outcome: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "mailfathom_outcome", default=None
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    title: str
+    description: str
+    category: ToolCategory | None
+    permission: Permission
+    annotations: ToolAnnotations
+    function: Callable[..., Awaitable[CallToolResult]]
+
+
+def error_result(code: int, message: str) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"MailFathom error {code}: {message}")],
+        is_error=True,
+    )
+
+
+def _success(model: BaseModel) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=model.model_dump_json())],
+        structured_content=model.model_dump(mode="json"),
+    )
+
+
+def _note_outcome(code: int | None) -> None:
+    box = current_outcome.get()
+    if box is not None and code is not None:
+        box.append(code)
+
+
+class ToolRegistry:
+    def __init__(self) -> None:
+        self.specs: dict[str, ToolSpec] = {}
+
+    def add(self, spec: ToolSpec) -> None:
+        self.specs[spec.name] = spec
+
+    async def run(self, name: str, call: Callable[[Caller], BaseModel]) -> CallToolResult:
+        caller = current_caller.get()
+        if caller is None:
+            _note_outcome(int(Code.UNDIAGNOSED))
+            log.error("tool.no_caller", tool=name)
+            return error_result(Code.UNDIAGNOSED, UNDIAGNOSED_MESSAGE)
+        try:
+            model = await anyio.to_thread.run_sync(call, caller)
+        except MailFathomError as error:
+            if error.category is Category.BOUNDARY:
+                _note_outcome(error.code)
+                return error_result(error.code, error.message)
+            return self._undiagnosed(name, error)
+        except Exception as error:
+            return self._undiagnosed(name, error)
+        return _success(model)
+
+    @staticmethod
+    def _undiagnosed(name: str, error: BaseException) -> CallToolResult:
+        correlation = uuid.uuid4().hex[:16]
+        code = error.code if isinstance(error, MailFathomError) else None
+        log.error(
+            "tool.undiagnosed_failure",
+            tool=name,
+            correlation_id=correlation,
+            internal_code=code,
+            error_type=type(error).__name__,
+            stack=_frames(error),
+        )
+        _note_outcome(int(Code.UNDIAGNOSED))
+        return error_result(Code.UNDIAGNOSED, UNDIAGNOSED_MESSAGE)
+
+
+def _frames(error: BaseException) -> list[str]:
+    """Where the failure happened, frame by frame, without the exception's message: a
+    library's message can quote the values it was handed, and those can be mail."""
+    frames: list[str] = []
+    current: BaseException | None = error
+    while current is not None and len(frames) < 60:
+        frames.extend(
+            f"{f.filename}:{f.lineno} {f.name}" for f in traceback.extract_tb(current.__traceback__)
+        )
+        current = current.__cause__ or current.__context__
+        if current is not None:
+            frames.append(f"caused by {type(current).__name__}")
+    return frames
+
+
+def outcome_code(result: Any) -> int | None:
+    """The code a failed result carries, read back from its text."""
+    if not isinstance(result, CallToolResult) or not result.is_error:
+        return None
+    for block in result.content:
+        text = getattr(block, "text", "")
+        if text.startswith("MailFathom error "):
+            digits = text[len("MailFathom error ") :][:5]
+            if digits.isdigit():
+                return int(digits)
+    return None

@@ -1,0 +1,55 @@
+"""One measurement per tool call, published as a log line and as two instruments.
+
+The tool name is a dimension only when this endpoint publishes a tool of that name, and is
+logged only when it is spelled like one of ours; anything else a caller wrote becomes a fixed
+placeholder, so a caller can neither write into the log nor create a time series.
+"""
+
+from __future__ import annotations
+
+import re
+
+import structlog
+from prometheus_client import CollectorRegistry, Counter, Histogram
+
+log = structlog.get_logger("mailfathom.mcp")
+
+UNRECOGNIZED = "unrecognized"
+_TOOL_NAME = re.compile(r"[a-z][a-z_]{0,39}")
+OUTCOMES = ("success", "refused", "failed", "unknownTool", "cancelled", "protocolError")
+
+
+class ToolTelemetry:
+    def __init__(self, published: frozenset[str]) -> None:
+        self.published = published
+        self.registry = CollectorRegistry()
+        self.calls = Counter(
+            "mailfathom_mcp_tool_calls",
+            "MCP tool calls by tool, outcome and code.",
+            ["tool", "outcome", "code"],
+            registry=self.registry,
+        )
+        self.duration = Histogram(
+            "mailfathom_mcp_tool_call_duration_seconds",
+            "Duration of MCP tool calls by tool and outcome.",
+            ["tool", "outcome"],
+            registry=self.registry,
+            buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+        )
+
+    def record(
+        self, name: str, outcome: str, code: int | None, seconds: float, caller: str | None
+    ) -> None:
+        logged = name if _TOOL_NAME.fullmatch(name) else UNRECOGNIZED
+        dimension = name if name in self.published else UNRECOGNIZED
+        code_text = str(code) if code is not None else ""
+        self.calls.labels(dimension, outcome, code_text).inc()
+        self.duration.labels(dimension, outcome).observe(seconds)
+        log.info(
+            "tool.call",
+            tool=logged,
+            outcome=outcome,
+            code=code,
+            duration_ms=round(seconds * 1000, 3),
+            caller=caller,
+        )

@@ -1,0 +1,92 @@
+"""The official MCP client, driven synchronously from tests."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult
+
+T = TypeVar("T")
+
+
+def over_http(
+    url: str,
+    key: str | None,
+    work: Callable[[Client], Awaitable[T]],
+    *,
+    headers: Mapping[str, str] | None = None,
+    mode: str = "auto",
+) -> T:
+    async def run() -> T:
+        sent = dict(headers or {})
+        if key is not None:
+            sent["Authorization"] = f"Bearer {key}"
+        async with (
+            httpx2.AsyncClient(headers=sent, timeout=httpx2.Timeout(30, read=60)) as http,
+            Client(streamable_http_client(url, http_client=http), mode=mode) as client,  # type: ignore[arg-type]
+        ):
+            return await work(client)
+
+    return anyio.run(run)
+
+
+def over_stdio(
+    config: Path, env: Mapping[str, str], work: Callable[[Client], Awaitable[T]], errlog: Path
+) -> T:
+    async def run() -> T:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "mailfathom", "serve", "--stdio", "--config", str(config)],
+            env=dict(env),
+        )
+        with errlog.open("a") as log:
+            async with Client(stdio_client(params, errlog=log)) as client:
+                return await work(client)
+
+    return anyio.run(run)
+
+
+def call(
+    url: str, key: str | None, tool: str, arguments: dict[str, Any] | None = None, **options: Any
+) -> CallToolResult:
+    async def work(client: Client) -> CallToolResult:
+        return await client.call_tool(tool, arguments or {})
+
+    return over_http(url, key, work, **options)
+
+
+def tool_names(url: str, key: str | None, **options: Any) -> list[str]:
+    async def work(client: Client) -> list[str]:
+        listed = await client.list_tools()
+        return [t.name for t in listed.tools]
+
+    return over_http(url, key, work, **options)
+
+
+def text(result: CallToolResult) -> str:
+    return "".join(getattr(b, "text", "") for b in result.content)
+
+
+def code(result: CallToolResult) -> int | None:
+    """The five-digit code of a failed call, or None for a success."""
+    if not result.is_error:
+        return None
+    body = text(result)
+    assert body.startswith("MailFathom error "), body
+    return int(body[len("MailFathom error ") :][:5])
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, text(result)
+    assert isinstance(result.structured_content, dict)
+    assert json.loads(text(result)) == result.structured_content
+    return result.structured_content

@@ -1,0 +1,317 @@
+"""A deployment synchronized from the test Dovecot, served by `mailfathom serve` over HTTP."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from email.message import EmailMessage
+from email.utils import format_datetime
+from pathlib import Path
+
+import pytest
+
+from log_audit import register, register_all
+from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.bootstrap import Services
+from servers.dovecot import DovecotServer
+from sync.helpers import RemoteMailbox
+
+KEYS = {
+    "full": "key-full-" + uuid.uuid4().hex,
+    "reader": "key-reader-" + uuid.uuid4().hex,
+    "nothing": "key-nothing-" + uuid.uuid4().hex,
+    "sender": "key-sender-" + uuid.uuid4().hex,
+}
+BASE = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
+FILLER_COUNT = 30
+BULK_COUNT = 4
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def message(
+    subject: str,
+    *,
+    sent: datetime,
+    body: str = "Plain words.\n",
+    sender: str = "Alice Example <alice@example.org>",
+    to: str = "owner@example.net",
+    message_id: str | None = None,
+    in_reply_to: str | None = None,
+    html: str | None = None,
+    attachment: tuple[str, bytes] | None = None,
+) -> bytes:
+    m = EmailMessage()
+    m["From"] = sender
+    m["To"] = to
+    m["Subject"] = subject
+    m["Date"] = format_datetime(sent)
+    m["Message-ID"] = message_id or f"<{uuid.uuid4().hex}@example.org>"
+    if in_reply_to:
+        m["In-Reply-To"] = in_reply_to
+        m["References"] = in_reply_to
+    register(subject, body, sender, to, html)
+    m.set_content(body)
+    if html is not None:
+        m.add_alternative(html, subtype="html")
+    if attachment is not None:
+        name, data = attachment
+        m.add_attachment(data, maintype="application", subtype="pdf", filename=name)
+    return bytes(m)
+
+
+@dataclass(frozen=True)
+class Deployment:
+    url: str
+    config_path: Path
+    env: dict[str, str]
+    account_id: str
+    data_dir: Path
+
+    @property
+    def server_log(self) -> Path:
+        return self.data_dir.parent / "server.log"
+
+    @property
+    def metrics_url(self) -> str:
+        return self.url.removesuffix("/mcp") + "/metrics"
+
+
+# Everything the fixture's mail carries that no log line may ever repeat.
+SENSITIVE = [
+    "Quarterly report draft",
+    "quarterly-root@example.org",
+    "alice@example.org",
+    "bob@example.org",
+    "carol@example.org",
+    "dana@example.org",
+    "owner@example.net",
+    "Alice Example",
+    "Revenue grew strongly",
+    "revenue numbers look right",
+    "Confidential remark",
+    "Newsletter with pictures",
+    "You won a prize",
+    "Claim your prize",
+    "Routine filler body",
+    "Filler note",
+    "figures.pdf",
+]
+
+
+def _config_text(account_host: str, port: int, user: str, secret_env: str, data: Path) -> str:
+    return f"""
+[Store]
+DataDir = "{data}"
+
+[[Accounts]]
+Id = "work"
+DisplayName = "Work Mail"
+Kind = "imap"
+
+[Accounts.Imap]
+Host = "{account_host}"
+Port = {port}
+Username = "{user}"
+Tls = "none"
+Secret = {{ Env = "{secret_env}" }}
+
+[[Accounts.Folders]]
+Remote = "INBOX"
+Alias = "INBOX"
+Role = "Inbox"
+
+[[Accounts.Folders]]
+Remote = "Archive"
+Alias = "Archive"
+Role = "Archive"
+
+[[Accounts.Folders]]
+Remote = "Junk"
+Alias = "Junk"
+Role = "Junk"
+
+[[Accounts.Folders]]
+Remote = "Bulk"
+Alias = "Bulk"
+
+[[Accounts.Folders]]
+Remote = "Private"
+Alias = "Private"
+VisibleToTools = false
+
+[McpEndpoint]
+Enabled = true
+Listen = "127.0.0.1:8625"
+
+[[McpEndpoint.Callers]]
+Name = "full"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["full"])}"
+
+[[McpEndpoint.Callers]]
+Name = "reader"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["reader"])}"
+Permissions = ["mailfathom.mail.read"]
+
+[[McpEndpoint.Callers]]
+Name = "nothing"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["nothing"])}"
+Permissions = []
+
+[[McpEndpoint.Callers]]
+Name = "sender"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["sender"])}"
+Permissions = ["mailfathom.mail.send"]
+
+[[McpEndpoint.Callers]]
+Name = "local"
+Credential = "none"
+"""
+
+
+def _populate(mailbox: RemoteMailbox) -> None:
+    for folder in ("Archive", "Junk", "Private", "Bulk"):
+        mailbox.conn.create(folder)
+    root_id = "<quarterly-root@example.org>"
+    mailbox.append(
+        message(
+            "Quarterly report draft",
+            sent=BASE,
+            body="The quarterly figures are attached. Revenue grew strongly.\n",
+            message_id=root_id,
+            attachment=("figures.pdf", b"%PDF-1.4 test figures"),
+        )
+    )
+    mailbox.append(
+        message(
+            "Re: Quarterly report draft",
+            sent=BASE + timedelta(hours=1),
+            sender="Bob Example <bob@example.org>",
+            body="Thanks, the revenue numbers look right.\n",
+            message_id="<quarterly-reply-1@example.org>",
+            in_reply_to=root_id,
+        ),
+        folder="Archive",
+    )
+    mailbox.append(
+        message(
+            "Re: Quarterly report draft",
+            sent=BASE + timedelta(hours=2),
+            sender="Carol Hidden <carol@example.org>",
+            body="Confidential remark on the quarterly numbers.\n",
+            message_id="<quarterly-reply-2@example.org>",
+            in_reply_to=root_id,
+        ),
+        folder="Private",
+    )
+    mailbox.append(
+        message(
+            "Newsletter with pictures",
+            sent=BASE + timedelta(hours=3),
+            body="Plain version of the newsletter.\n",
+            html="<p>Hello <b>reader</b><script>alert(1)</script>"
+            '<img src="https://tracker.example/p.gif"></p>',
+        ),
+        flags="\\Flagged $Important",
+    )
+    mailbox.append(
+        message("You won a prize", sent=BASE + timedelta(hours=4), body="Claim your prize now.\n"),
+        folder="Junk",
+    )
+    for n in range(BULK_COUNT):
+        mailbox.append(
+            message(
+                f"Bulk export {n}",
+                sent=BASE - timedelta(days=100 + n),
+                body=(f"row {n} " + "lorem ipsum dolor sit amet " * 2400),
+            ),
+            folder="Bulk",
+        )
+    for n in range(FILLER_COUNT):
+        mailbox.append(
+            message(
+                f"Filler note {n:02d}",
+                sent=BASE - timedelta(days=n + 1),
+                body=f"Routine filler body number {n}.\n",
+                sender="Dana Filler <dana@example.org>",
+            ),
+            flags="\\Seen" if n % 2 else "",
+        )
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError("the MCP server exited during start-up")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError("the MCP server did not start listening")
+
+
+@pytest.fixture(scope="session")
+def mcp_deployment(
+    dovecot: DovecotServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Deployment]:
+    register_all(SENSITIVE)
+    suffix = uuid.uuid4().hex[:10]
+    account = dovecot.add_user(f"mcp-{suffix}", f"pw-{suffix}")
+    mailbox = RemoteMailbox(account)
+    try:
+        _populate(mailbox)
+    finally:
+        mailbox.close()
+    root = tmp_path_factory.mktemp("mcp")
+    secret_env = f"MF_MCP_TEST_SECRET_{suffix.upper()}"
+    env = {**os.environ, secret_env: account.password}
+    os.environ[secret_env] = account.password
+    config_path = root / "mailfathom.toml"
+    config_path.write_text(
+        _config_text(account.host, account.port, account.username, secret_env, root / "data"),
+        "utf-8",
+    )
+    config = load_config(config_path)
+    with Services.open(config) as services:
+        services.account_synchronizer().run_once(config.accounts[0])
+    port = _free_port()
+    log_path = root / "server.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "mailfathom", "serve", "--config", str(config_path),
+             "--port", str(port)],
+            env=env,
+            stdout=log,
+            stderr=log,
+        )  # fmt: skip
+    try:
+        _wait_for_port(port, process)
+        yield Deployment(f"http://127.0.0.1:{port}/mcp", config_path, env, "work", root / "data")
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -1,0 +1,95 @@
+"""The advertised tools/list is contract: any drift from the pinned copy fails the build.
+
+Regenerate the pinned copy deliberately with MAILFATHOM_PIN_DESCRIPTOR=1 after a reviewed change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+
+from mcp_tests.client import over_http
+from mcp_tests.deployment import KEYS, Deployment
+
+PINNED = Path(__file__).with_name("descriptor.json")
+ANNOTATIONS = {
+    "readOnlyHint": True,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
+
+
+def _advertised(d: Deployment) -> list[dict[str, Any]]:
+    async def work(client: Client) -> list[dict[str, Any]]:
+        listed = await client.list_tools()
+        return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools]
+
+    tools = over_http(d.url, KEYS["full"], work, mode="legacy")
+    return sorted(tools, key=lambda t: t["name"])
+
+
+def _properties(schema: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    found = list(schema.get("properties", {}).items())
+    for definition in schema.get("$defs", {}).values():
+        found.extend(definition.get("properties", {}).items())
+    return found
+
+
+def test_tools_list_matches_the_pinned_descriptor(mcp_deployment: Deployment) -> None:
+    advertised = _advertised(mcp_deployment)
+    if os.environ.get("MAILFATHOM_PIN_DESCRIPTOR") == "1":
+        PINNED.write_text(json.dumps(advertised, indent=2, sort_keys=True) + "\n", "utf-8")
+    assert advertised == json.loads(PINNED.read_text("utf-8"))
+
+
+def test_every_descriptor_follows_the_conventions(mcp_deployment: Deployment) -> None:
+    advertised = _advertised(mcp_deployment)
+    titles = {t["name"]: t["title"] for t in advertised}
+    assert titles == {
+        "get_email_content": "Get email content",
+        "list_accounts": "List accounts",
+        "list_emails": "List emails",
+        "search_emails": "Search emails",
+    }
+    for tool in advertised:
+        assert tool["annotations"] == ANNOTATIONS, tool["name"]
+        assert "mail server" in tool["description"]
+        for name, schema in _properties(tool["inputSchema"]):
+            assert schema.get("description"), (tool["name"], name)
+        assert tool["outputSchema"]["type"] == "object"
+        for name, schema in _properties(tool["outputSchema"]):
+            assert schema.get("description"), (tool["name"], name)
+
+
+def test_search_offers_no_way_to_page_or_widen_extracts(mcp_deployment: Deployment) -> None:
+    search = next(t for t in _advertised(mcp_deployment) if t["name"] == "search_emails")
+    arguments = set(search["inputSchema"]["properties"])
+    assert not arguments & {"cursor", "offset", "page", "snippetLength", "extractCharacters"}
+    assert search["inputSchema"]["required"] == ["queryText"]
+
+
+def test_account_listing_schema_publishes_no_connection_detail(
+    mcp_deployment: Deployment,
+) -> None:
+    listing = next(t for t in _advertised(mcp_deployment) if t["name"] == "list_accounts")
+    names = {name.lower() for name, _ in _properties(listing["outputSchema"])}
+    for forbidden in ("host", "port", "username", "user", "secret", "password", "server"):
+        assert forbidden not in names
+
+
+def test_enumerations_travel_as_camel_case_names(mcp_deployment: Deployment) -> None:
+    flat = json.dumps(_advertised(mcp_deployment))
+    for spelling in (
+        '"newestFirst", "oldestFirst"',
+        '"available", "exceededSizeLimit", "awaitingStorageHeadroom"',
+        '"none", "bodyCharacterLimit", "readCharacterBudget"',
+        '"lexical", "hybrid"',
+        '"inactive", "available", "degraded"',
+        '"notRequested", "unavailable"',
+    ):
+        assert spelling in flat, spelling

@@ -1,0 +1,42 @@
+"""The same server over stdio, as a desktop client starts it."""
+
+from __future__ import annotations
+
+from mcp import Client
+
+from mcp_tests.client import code, over_stdio, structured
+from mcp_tests.deployment import Deployment
+
+
+def test_stdio_serves_the_read_tools(mcp_deployment: Deployment) -> None:
+    async def work(client: Client) -> tuple[list[str], dict[str, object], int | None]:
+        listed = await client.list_tools()
+        accounts = await client.call_tool("list_accounts", {})
+        refused = await client.call_tool("list_emails", {"pageSize": 0})
+        return sorted(t.name for t in listed.tools), structured(accounts), code(refused)
+
+    names, accounts, refused = over_stdio(
+        mcp_deployment.config_path,
+        mcp_deployment.env,
+        work,
+        mcp_deployment.data_dir.parent / "stdio.log",
+    )
+    assert names == ["get_email_content", "list_accounts", "list_emails", "search_emails"]
+    assert [a["accountId"] for a in accounts["accounts"]] == ["work"]  # type: ignore[index]
+    assert refused == 51001
+
+
+def test_stdio_reads_a_conversation(mcp_deployment: Deployment) -> None:
+    async def work(client: Client) -> dict[str, object]:
+        found = structured(await client.call_tool("search_emails", {"queryText": "quarterly"}))
+        thread_id = found["matches"][0]["summary"]["threadId"]  # type: ignore[index]
+        return structured(await client.call_tool("get_email_content", {"threadId": thread_id}))
+
+    result = over_stdio(
+        mcp_deployment.config_path,
+        mcp_deployment.env,
+        work,
+        mcp_deployment.data_dir.parent / "stdio.log",
+    )
+    subjects = [e["content"]["headers"]["subject"] for e in result["emails"]]  # type: ignore[index,union-attr]
+    assert subjects == ["Quarterly report draft", "Re: Quarterly report draft"]

@@ -1,0 +1,39 @@
+"""What the server published about the calls the other tests made, and what it logged.
+
+Named to run after the other MCP tests in this directory, whose calls it reads back."""
+
+from __future__ import annotations
+
+import httpx2
+
+from mcp_tests.client import call
+from mcp_tests.deployment import KEYS, SENSITIVE, Deployment
+
+
+def test_metrics_count_calls_by_published_tool_only(mcp_deployment: Deployment) -> None:
+    call(mcp_deployment.url, KEYS["full"], "list_emails", {"pageSize": 0})
+    call(mcp_deployment.url, KEYS["full"], "not_a_tool_x", {})
+    call(mcp_deployment.url, KEYS["full"], "list_accounts", {})
+    metrics = httpx2.get(mcp_deployment.metrics_url).text
+    assert 'mailfathom_mcp_tool_calls_total{code="51001",outcome="refused",tool="list_emails"}' in (
+        metrics
+    )
+    assert 'outcome="success",tool="list_accounts"' in metrics
+    assert 'outcome="unknownTool",tool="unrecognized"' in metrics
+    assert "not_a_tool_x" not in metrics
+    assert "mailfathom_mcp_tool_call_duration_seconds_bucket" in metrics
+
+
+def test_server_log_records_calls_and_carries_no_mail_content(
+    mcp_deployment: Deployment,
+) -> None:
+    call(mcp_deployment.url, KEYS["full"], "search_emails", {"queryText": "revenue strongly"})
+    call(mcp_deployment.url, KEYS["full"], "list_emails", {"senderAddress": "alice@example.org"})
+    call(mcp_deployment.url, KEYS["full"], "list_emails", {"pageSize": "Quarterly report draft"})
+    # A caller-chosen name reaches the log only when it is spelled like one of our tool names.
+    call(mcp_deployment.url, KEYS["full"], "Ask Alice Anything", {})
+    log = mcp_deployment.server_log.read_text("utf-8", "replace")
+    assert '"event": "tool.call"' in log
+    assert '"tool": "unrecognized"' in log
+    for fragment in [*SENSITIVE, "revenue strongly", "Ask Alice", *KEYS.values()]:
+        assert fragment.lower() not in log.lower(), fragment
