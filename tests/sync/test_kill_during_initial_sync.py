@@ -486,6 +486,9 @@ def inspect_store(store: Store, mailbox: Mailbox) -> Snapshot:
                     .join(folders, folders.c.folder_id == messages.c.folder_id)
                     .outerjoin(message_bodies, message_bodies.c.seq == messages.c.seq)
                     .where(messages.c.account_id == store.account_id)
+                    # Plans (and so row order) may change as the table grows; the
+                    # comparisons between passes are of the same rows in the same order.
+                    .order_by(messages.c.seq)
                 )
             )
     finally:
