@@ -34,9 +34,6 @@ UNDIAGNOSED_MESSAGE = "The call failed; the server log records why."
 current_caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar(
     "mailfathom_caller", default=None
 )
-current_outcome: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
-    "mailfathom_outcome", default=None
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +61,6 @@ def _success(model: BaseModel) -> CallToolResult:
     )
 
 
-def _note_outcome(code: int | None) -> None:
-    box = current_outcome.get()
-    if box is not None and code is not None:
-        box.append(code)
-
-
 class ToolRegistry:
     def __init__(self) -> None:
         self.specs: dict[str, ToolSpec] = {}
@@ -80,14 +71,12 @@ class ToolRegistry:
     async def run(self, name: str, call: Callable[[Caller], BaseModel]) -> CallToolResult:
         caller = current_caller.get()
         if caller is None:
-            _note_outcome(int(Code.UNDIAGNOSED))
             log.error("tool.no_caller", tool=name)
             return error_result(Code.UNDIAGNOSED, UNDIAGNOSED_MESSAGE)
         try:
             model = await anyio.to_thread.run_sync(call, caller)
         except MailFathomError as error:
             if error.category is Category.BOUNDARY:
-                _note_outcome(error.code)
                 return error_result(error.code, error.message)
             return self._undiagnosed(name, error)
         except Exception as error:
@@ -106,7 +95,6 @@ class ToolRegistry:
             error_type=type(error).__name__,
             stack=_frames(error),
         )
-        _note_outcome(int(Code.UNDIAGNOSED))
         return error_result(Code.UNDIAGNOSED, UNDIAGNOSED_MESSAGE)
 
 

@@ -22,7 +22,6 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
-from mcp.types import CallToolResult
 
 from mailfathom.domain.access import Caller, ToolCategory
 from mailfathom.domain.codes import Code
@@ -31,7 +30,6 @@ from mailfathom.entrypoints.mcp.registry import (
     UNDIAGNOSED_MESSAGE,
     ToolRegistry,
     current_caller,
-    current_outcome,
     error_result,
     outcome_code,
 )
@@ -147,8 +145,6 @@ class MailFathomMcp(MCPServer):
         if name not in visible:
             self.telemetry.record(name, "unknownTool", None, time.perf_counter() - started, label)
             raise ToolError(f"Unknown tool: {name}")
-        box: list[int] = []
-        token = current_outcome.set(box)
         try:
             result = await super().call_tool(name, arguments, context)
         except MCPError:
@@ -166,8 +162,6 @@ class MailFathomMcp(MCPServer):
                 "tool.arguments_rejected tool=%s fields=%s", name, ",".join(fields)
             )
             result = error_result(Code.UNDIAGNOSED, UNDIAGNOSED_MESSAGE)
-        finally:
-            current_outcome.reset(token)
         code = outcome_code(result)
         outcome = (
             "success" if code is None else ("failed" if code == Code.UNDIAGNOSED else "refused")
@@ -197,7 +191,3 @@ def _rejected_fields(error: ToolError) -> list[str]:
         return sorted({str(e["loc"][0]) for e in found if e.get("loc")})
     except Exception:
         return []
-
-
-def tool_result_text(result: CallToolResult) -> str:
-    return "".join(getattr(block, "text", "") for block in result.content)

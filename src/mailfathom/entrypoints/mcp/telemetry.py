@@ -16,7 +16,6 @@ log = structlog.get_logger("mailfathom.mcp")
 
 UNRECOGNIZED = "unrecognized"
 _TOOL_NAME = re.compile(r"[a-z][a-z_]{0,39}")
-OUTCOMES = ("success", "refused", "failed", "unknownTool", "cancelled", "protocolError")
 
 
 class ToolTelemetry:
