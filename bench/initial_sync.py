@@ -36,7 +36,6 @@ import imaplib
 import inspect
 import json
 import os
-import platform
 import resource
 import shutil
 import subprocess
@@ -58,6 +57,7 @@ CODE = Path(os.environ.get("MF_BENCH_CODE", REPO))
 sys.path[:0] = [str(BENCH_DIR), str(CODE / "tests")]
 
 import mailgen  # noqa: E402
+from machine import environment, log, tool_version  # noqa: E402
 
 USER = "bench"
 PASSWORD = "bench-password"
@@ -69,10 +69,6 @@ TARGETS = {
     "peak_rss_mb": 300.0,
 }
 FOLDER_ROLES = {"INBOX": "INBOX", "Sent": "SENT", "Junk": "JUNK", "Archive": "ARCHIVE"}
-
-
-def log(message: str) -> None:
-    print(f"[{datetime.now():%H:%M:%S}] {message}", file=sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------- tools
@@ -108,38 +104,6 @@ def ensure_packages() -> None:
     finally:
         if created:
             policy.unlink(missing_ok=True)
-
-
-def tool_version(args: list[str]) -> str:
-    try:
-        out = subprocess.run(args, capture_output=True, text=True, timeout=10, check=False)
-    except OSError:
-        return "unavailable"
-    return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr) else ""
-
-
-def environment() -> dict[str, Any]:
-    cpu = ""
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    import sqlalchemy
-    import sqlean
-
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "memory_mb": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20,
-        "loadavg_at_start": os.getloadavg(),
-        "kernel": platform.release(),
-        "python": platform.python_version(),
-        "sqlite": sqlean.sqlite_version,
-        "sqlalchemy": sqlalchemy.__version__,
-        "dovecot": tool_version(["dovecot", "--version"]),
-        "mbsync": tool_version(["mbsync", "--version"]),
-    }
 
 
 def run_measured(args: list[str], **options: Any) -> tuple[int, float, Any]:
@@ -961,7 +925,9 @@ def main() -> int:
         "started_at": stamp,
         "command": " ".join(["uv run python bench/initial_sync.py", *sys.argv[1:]]),
         "code": code,
-        "environment": environment(),
+        "environment": environment(
+            {"dovecot": ["dovecot", "--version"], "mbsync": ["mbsync", "--version"]}
+        ),
         "work_dir_filesystem": tool_version(["df", "-T", str(work)]),
     }
     log(f"code: {code['git_head'][:10]} {code['git_head_subject']!r} ({code['source']})")

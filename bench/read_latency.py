@@ -69,7 +69,8 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 
 import read_latency_support as support  # noqa: E402
-from read_latency_support import log, summary_ms  # noqa: E402
+from machine import environment, log  # noqa: E402
+from read_latency_support import summary_ms  # noqa: E402
 
 REPO = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
@@ -1203,7 +1204,7 @@ def main() -> int:
         "started_at": stamp,
         "command": " ".join(["uv run python bench/read_latency.py", *sys.argv[1:]]),
         "code": code,
-        "environment": support.environment(),
+        "environment": environment({"notmuch": ["notmuch", "--version"]}),
         "iterations": args.iterations,
         "warmup": args.warmup,
         "targets": TARGETS,

@@ -7,11 +7,9 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import platform
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from datetime import datetime
@@ -25,10 +23,6 @@ OWNER = "owner@example.org"
 FOLDER_ROLES = {"INBOX": "Inbox", "Sent": "Sent", "Archive": "Archive", "Junk": "Junk"}
 # Files our Maildir bookkeeping leaves beside cur/new/tmp; notmuch must not try to index them.
 NOTMUCH_IGNORE = (".lock", ".mailfathom-uids", ".mailfathom-uids.tmp")
-
-
-def log(message: str) -> None:
-    print(f"[{datetime.now():%H:%M:%S}] {message}", file=sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------- statistics
@@ -82,41 +76,6 @@ def snapshot_code(work: Path) -> dict[str, Any]:
         "git_head_subject": git("log", "-1", "--format=%s"),
         "uncommitted_in_src": git("status", "--porcelain", "--", "src"),
     }
-
-
-def tool_version(args: list[str]) -> str:
-    try:
-        out = subprocess.run(args, capture_output=True, text=True, timeout=10, check=False)
-    except OSError:
-        return "unavailable"
-    text = (out.stdout or out.stderr).strip()
-    return text.splitlines()[0] if text else ""
-
-
-def environment() -> dict[str, Any]:
-    cpu = ""
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    import sqlalchemy
-    import sqlean
-
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "memory_mb": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20,
-        "loadavg_at_start": os.getloadavg(),
-        "kernel": platform.release(),
-        "python": platform.python_version(),
-        "sqlite": sqlean.sqlite_version,
-        "sqlalchemy": sqlalchemy.__version__,
-        "notmuch": tool_version(["notmuch", "--version"]),
-    }
-
-
-# --------------------------------------------------------------------------- the corpus
 
 
 def config_text(data_dir: Path, port: int, key_digest: str) -> str:

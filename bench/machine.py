@@ -1,0 +1,50 @@
+"""What every benchmark records about the machine it ran on, and its progress lines."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+
+def log(message: str) -> None:
+    print(f"[{datetime.now():%H:%M:%S}] {message}", file=sys.stderr, flush=True)
+
+
+def tool_version(args: list[str]) -> str:
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, timeout=10, check=False)
+    except OSError:
+        return "unavailable"
+    text = (out.stdout or out.stderr).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def environment(tools: Mapping[str, list[str]]) -> dict[str, Any]:
+    """CPU, memory, load, versions, and the first line of `--version` of each tool."""
+    cpu = ""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    import sqlalchemy
+    import sqlean
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_mb": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20,
+        "loadavg_at_start": os.getloadavg(),
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "sqlite": sqlean.sqlite_version,
+        "sqlalchemy": sqlalchemy.__version__,
+        **{name: tool_version(args) for name, args in tools.items()},
+    }
