@@ -6,12 +6,14 @@ Every mailbox here is written through `SqlStore`, the same writer synchronizatio
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
 from mailfathom.adapters.sql.store import SqlStore
@@ -44,8 +46,14 @@ INLINE = PartDescription(
 
 
 @pytest.fixture
-def reader(engine: sa.Engine) -> MailboxReadStore:
-    return SqlMailboxReader(engine)
+def reader(engine: sa.Engine) -> Iterator[MailboxReadStore]:
+    """A reader on an engine of its own, as the server has: on SQLite its transactions
+    begin deferred and never take the write lock."""
+    read_engine = create_store_engine(
+        engine.url.render_as_string(hide_password=False), read_only=True
+    )
+    yield SqlMailboxReader(read_engine)
+    read_engine.dispose()
 
 
 def _in(*folders: FolderRecord, **filters: Any) -> SummaryFilter:
@@ -594,6 +602,75 @@ def test_search_applies_the_selection_and_returns_the_indexed_body(
     ]
     assert _found(reader, _in(hidden), "walrus") == []
     assert reader.search(_in(inbox), [], 10) == []
+
+
+def test_search_is_exact_beyond_the_first_window_of_best_scores(
+    store: SqlStore, reader: MailboxReadStore
+) -> None:
+    """Hundreds of equally scored matches, most of them outside the selection: the results
+    are still the newest matches in scope, whatever part of them the index ranks first."""
+    inbox = add_folder(store, "INBOX")
+    other = add_folder(store, "Other")
+    # The best-scored matches (the word in the subject) all lie in the other folder.
+    store_mail(
+        store,
+        other,
+        *(Mail(f"heron {i}", received=at(10_000 + i), body="heron") for i in range(260)),
+    )
+    twins = [
+        Mail("twin", received=at(i), body="heron", flags=RemoteFlags(seen=i % 97 != 5))
+        for i in range(700)
+    ]
+    store_mail(store, inbox, *twins, first_uid=1)
+    rows = reader.search(_in(inbox), ["heron"], 20)
+    assert [r.summary.received_at for r in rows] == [at(i) for i in range(699, 679, -1)]
+    assert len({r.rank for r in rows}) == 1
+    unseen = reader.search(_in(inbox, seen=False), ["heron"], 20)
+    assert [r.summary.received_at for r in unseen] == [
+        at(i) for i in (684, 587, 490, 393, 296, 199, 102, 5)
+    ]
+    subjects = [r.summary.subject for r in reader.search(_in(inbox, other), ["heron"], 50)]
+    assert subjects == [f"heron {i}" for i in range(259, 209, -1)]
+
+
+def test_the_sender_filter_survives_the_migration_that_keeps_it_on_the_message(
+    engine: sa.Engine, store: SqlStore, reader: MailboxReadStore
+) -> None:
+    from mailfathom.adapters.sql import migrate
+
+    folder = add_folder(store, "INBOX")
+    store_mail(
+        store,
+        folder,
+        Mail("first", received=at(1), sender="Grace@Example.NET"),
+        Mail("second", received=at(2), sender="other@example.net", cc=("grace@example.net",)),
+    )
+    migrate.downgrade(engine, "0002_read_indexes")
+    migrate.upgrade(engine)
+    assert _listed(reader, _in(folder, sender_address="grace@example.net")) == ["first"]
+    assert _listed(reader, _in(folder, recipient_address="grace@example.net")) == ["second"]
+
+
+def test_one_snapshot_reads_folders_once_and_answers_every_method(
+    store: SqlStore, reader: MailboxReadStore
+) -> None:
+    folder = add_folder(store, "INBOX")
+    hidden = add_folder(store, "Hidden", visible=False)
+    store_mail(store, folder, Mail("kept", received=at(1), body="ibis"))
+    store_mail(store, hidden, Mail("withheld", received=at(2), body="ibis"), first_uid=50)
+    with reader.snapshot() as view:
+        (listed,) = view.summaries(_in(folder, hidden), newest_first=True, after=None, limit=10)
+        # Written after the snapshot began: a snapshot sees the store as it was.
+        store_mail(store, folder, Mail("later", received=at(3), body="ibis"), first_uid=90)
+        assert [r.summary.subject for r in view.search(_in(folder), ["ibis"], 10)] == ["kept"]
+        assert [f.alias for f in view.readable_folders(["acct"])] == ["INBOX"]
+        assert set(view.emails([listed.stored_email_id], [hidden.folder_id])) == set()
+        assert listed.thread_id is not None
+        conversations = view.threads([listed.thread_id], [folder.folder_id, hidden.folder_id])
+        assert [m.stored_email_id for m in conversations[listed.thread_id]] == [
+            listed.stored_email_id
+        ]
+    assert len(reader.search(_in(folder), ["ibis"], 10)) == 2
 
 
 # -- content reads ----------------------------------------------------------------------

@@ -32,7 +32,7 @@ from mailfathom.app.email_views import (
 from mailfathom.app.mailbox_selection import ServedAccount
 from mailfathom.app.ports import ContentRepairStore, ContentStore
 from mailfathom.app.projection import flags_view, require
-from mailfathom.app.reading_ports import MailboxReadStore
+from mailfathom.app.reading_ports import MailboxReadStore, MailboxReadView
 from mailfathom.app.reading_types import EmailRow, ThreadMember
 from mailfathom.app.rendering import (
     CharacterBudget,
@@ -96,7 +96,11 @@ class EmailContentReader:
                 Code.SELECTION_AMBIGUOUS,
                 "Name either storedEmailIds or threadId, exactly one of the two.",
             )
-        folder_ids = [f.folder_id for f in self._store.readable_folders(self._served)]
+        with self._store.snapshot() as view:
+            return self._read(view, request)
+
+    def _read(self, view: MailboxReadView, request: ContentRequest) -> ContentRead:
+        folder_ids = [f.folder_id for f in view.readable_folders(self._served)]
         unread: tuple[uuid.UUID, ...] = ()
         if request.stored_email_ids is not None:
             wanted = parse_email_list(request.stored_email_ids)
@@ -104,27 +108,23 @@ class EmailContentReader:
             thread_id = parse_identifier(
                 request.thread_id, Code.NOT_A_THREAD_IDENTIFIER, "thread id"
             )
-            conversation = self._store.thread(thread_id, folder_ids) if folder_ids else []
+            conversation = view.thread(thread_id, folder_ids) if folder_ids else []
             wanted = [m.stored_email_id for m in conversation[:MAX_EMAILS_PER_READ]]
             unread = tuple(m.stored_email_id for m in conversation[MAX_EMAILS_PER_READ:])
-        rows = self._store.emails(wanted, folder_ids) if wanted and folder_ids else {}
+        rows = view.emails(wanted, folder_ids) if wanted and folder_ids else {}
+        intact = {i: row for i, row in rows.items() if self._content_intact(row)}
+        conversations = {r.summary.thread_id for r in intact.values()}
+        threads = view.threads(sorted(c for c in conversations if c is not None), folder_ids)
         budget = CharacterBudget()
-        threads: dict[uuid.UUID, list[ThreadMember]] = {}
         entries: list[EmailEntry] = []
         for identifier in wanted:
-            row = rows.get(identifier)
+            row = intact.get(identifier)
             if row is None:
-                entries.append(EmailEntry(identifier, None, _NOT_HELD))
+                failure = _UNREADABLE if identifier in rows else _NOT_HELD
+                entries.append(EmailEntry(identifier, None, failure))
                 continue
-            if not self._content_intact(row):
-                entries.append(EmailEntry(identifier, None, _UNREADABLE))
-                continue
-            members: list[ThreadMember] | None = None
-            thread_id_of = row.summary.thread_id
-            if thread_id_of is not None:
-                if thread_id_of not in threads:
-                    threads[thread_id_of] = self._store.thread(thread_id_of, folder_ids)
-                members = threads[thread_id_of]
+            thread_of = row.summary.thread_id
+            members = threads.get(thread_of, []) if thread_of is not None else None
             content = self._content_of(row, members, budget, request)
             entries.append(EmailEntry(identifier, content, None))
         return ContentRead(tuple(entries), unread)

@@ -47,20 +47,21 @@ class MailboxTimelineReader:
                 Code.PAGE_SIZE_OUT_OF_RANGE,
                 f"The page size must be from 1 to {MAX_PAGE_SIZE}.",
             )
-        resolved = resolve_selection(self._store, self._served, request.selection)
-        direction = "newestFirst" if request.newest_first else "oldestFirst"
-        digest = cursors.selection_digest(resolved.fingerprint_parts, direction)
-        after: TimelinePosition | None = None
-        if request.cursor is not None:
-            after = cursors.accept(self._signer, request.cursor, digest)
-        rows = []
-        if resolved.store_filter is not None:
-            rows = self._store.summaries(
-                resolved.store_filter,
-                newest_first=request.newest_first,
-                after=after,
-                limit=size + 1,
-            )
+        with self._store.snapshot() as view:
+            resolved = resolve_selection(view, self._served, request.selection)
+            direction = "newestFirst" if request.newest_first else "oldestFirst"
+            digest = cursors.selection_digest(resolved.fingerprint_parts, direction)
+            after: TimelinePosition | None = None
+            if request.cursor is not None:
+                after = cursors.accept(self._signer, request.cursor, digest)
+            rows = []
+            if resolved.store_filter is not None:
+                rows = view.summaries(
+                    resolved.store_filter,
+                    newest_first=request.newest_first,
+                    after=after,
+                    limit=size + 1,
+                )
         page = rows[:size]
         next_cursor = None
         if len(rows) > size:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from mailfathom.app.reading_ports import MailboxReadStore
+from mailfathom.app.reading_ports import FolderDirectory
 from mailfathom.app.reading_types import FolderView, SummaryFilter
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal
@@ -203,7 +203,7 @@ def _folders(
 
 
 def resolve_selection(
-    store: MailboxReadStore, served: Sequence[ServedAccount], given: SelectionInput
+    store: FolderDirectory, served: Sequence[ServedAccount], given: SelectionInput
 ) -> ResolvedSelection:
     """Check every filter, resolve the accounts and folders, and build the store filter.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 from mailfathom.app.reading_types import (
@@ -22,7 +23,7 @@ from mailfathom.app.reading_types import (
 )
 
 
-class MailboxReadStore(Protocol):
+class FolderDirectory(Protocol):
     def readable_folders(self, account_ids: Sequence[str]) -> list[FolderView]:
         """Folders of these accounts mapped visible to tools, ordered by account and alias.
 
@@ -31,6 +32,8 @@ class MailboxReadStore(Protocol):
         out here, which is what keeps them out of every answer."""
         ...
 
+
+class MailboxReadView(FolderDirectory, Protocol):
     def summaries(
         self,
         selection: SummaryFilter,
@@ -57,4 +60,20 @@ class MailboxReadStore(Protocol):
     def thread(self, thread_id: uuid.UUID, folder_ids: Sequence[int]) -> list[ThreadMember]:
         """The conversation's messages that lie in `folder_ids`, in the conversation's order
         (reply relation first, then sent time, then `seq`); empty when none is visible."""
+        ...
+
+    def threads(
+        self, thread_ids: Sequence[uuid.UUID], folder_ids: Sequence[int]
+    ) -> dict[uuid.UUID, list[ThreadMember]]:
+        """`thread` for several conversations at once; one with no visible message is
+        absent."""
+        ...
+
+
+class MailboxReadStore(MailboxReadView, Protocol):
+    def snapshot(self) -> AbstractContextManager[MailboxReadView]:
+        """A view whose reads all see the store as it was at one moment, for the span of one
+        request: a page, its conversations and its folders' freshness then agree even while
+        synchronization commits. Each method called on the store itself is a snapshot of
+        its own."""
         ...

@@ -67,12 +67,13 @@ class MailboxSearchReader:
                 f"The result limit must be from 1 to {MAX_RESULT_LIMIT}.",
             )
         words = _query_words(request.query_text)
-        resolved = resolve_selection(self._store, self._served, request.selection)
-        rows = (
-            self._store.search(resolved.store_filter, words, limit)
-            if resolved.store_filter is not None
-            else []
-        )
+        with self._store.snapshot() as view:
+            resolved = resolve_selection(view, self._served, request.selection)
+            rows = (
+                view.search(resolved.store_filter, words, limit)
+                if resolved.store_filter is not None
+                else []
+            )
         terms = snippets.query_terms(words)
         matches = tuple(
             SearchMatch(

@@ -19,6 +19,14 @@ from sqlalchemy import event
 from mailfathom.adapters.config.secrets import read_secret
 from mailfathom.domain.config import StoreConfig
 
+# SQLite's own lower() folds ASCII only; the read side compares text folded by Python's rule,
+# registered on every connection under this name (see reading_rows.TextRules).
+SQLITE_FOLD_FUNCTION = "mailfathom_lower"
+
+
+def python_lower(value: object) -> object:
+    return value.lower() if isinstance(value, str) else value
+
 
 def sqlite_url(path: Path) -> str:
     return f"sqlite+pysqlite:///{path}"
@@ -114,6 +122,7 @@ def _sqlite_engine(url: str, *, read_only: bool = False) -> sa.Engine:
         ):
             cursor.execute(pragma)
         cursor.close()
+        dbapi_connection.create_function(SQLITE_FOLD_FUNCTION, 1, python_lower, deterministic=True)
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: sa.Connection) -> None:

@@ -1,10 +1,11 @@
 """The read side of the store: listings, lexical search, content reads and conversations.
 
-Every method first narrows the requested folders to those that exist and are visible to
-tools, in the same connection as the reads that follow, so a withheld folder cannot leak even
-when a caller passes its id. Pages are found by a query over the few columns the order and
-the filters need; the page's rows, participants and keywords are then read in batches by
-`seq`, a constant number of queries whatever the page size.
+A request reads through one snapshot: one connection and one transaction, in which the
+folders visible to tools are read once. Every method narrows the folders it is asked for to
+those, so a withheld folder cannot leak even when a caller passes its id. Pages are found by
+a query over the few columns the order and the filters need; the page's rows, participants
+and keywords are then read in batches by `seq`, a constant number of queries whatever the
+page size.
 """
 
 from __future__ import annotations
@@ -18,26 +19,24 @@ from typing import Any
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.reading_rows import (
-    BM25,
     ICU_ROOT_COLLATION,
-    SQLITE_FOLD_FUNCTION,
     TextRules,
     aware,
     chunks,
     filter_clauses,
-    fts5_query,
     load_bodies,
+    load_identified,
     load_indexed_bodies,
-    load_participants,
     load_parts,
+    load_senders,
     load_summaries,
-    python_lower,
     searchable,
-    tsquery,
 )
+from mailfathom.adapters.sql.reading_search import postgresql_matches, sqlite_matches
 from mailfathom.adapters.sql.rows import utc
-from mailfathom.adapters.sql.schema import folders, message_search, messages
+from mailfathom.adapters.sql.schema import folders, messages
 from mailfathom.adapters.sql.threads import split_ids
+from mailfathom.app.reading_ports import MailboxReadView
 from mailfathom.app.reading_types import (
     EmailRow,
     FolderView,
@@ -84,6 +83,31 @@ def _order(columns: Sequence[sa.ColumnElement[Any]], newest_first: bool) -> list
     return [c.desc() if newest_first else c.asc() for c in columns]
 
 
+_VISIBLE_FOLDERS = sa.select(
+    folders.c.folder_id,
+    folders.c.account_id,
+    folders.c.alias,
+    folders.c.role,
+    folders.c.last_committed_at,
+).where(folders.c.visible_to_tools.is_(True))
+_THREADS = (
+    sa.select(
+        messages.c.seq,
+        messages.c.stored_email_id,
+        messages.c.thread_id,
+        messages.c.thread_parent_seq,
+        messages.c.thread_position,
+        messages.c.subject,
+        messages.c.sent_at,
+    )
+    .where(
+        messages.c.thread_id.in_(sa.bindparam("threads", expanding=True)),
+        messages.c.folder_id.in_(sa.bindparam("folders", expanding=True)),
+    )
+    .order_by(messages.c.thread_id, messages.c.thread_position.asc().nulls_last(), messages.c.seq)
+)
+
+
 class SqlMailboxReader:
     """`MailboxReadStore` on the same SQLite or PostgreSQL database `SqlStore` writes."""
 
@@ -93,18 +117,16 @@ class SqlMailboxReader:
         self._rules: TextRules | None = None
 
     @contextmanager
-    def _connect(self) -> Iterator[sa.Connection]:
-        """A connection whose reads all see one snapshot, so a page's rows, participants and
-        keywords agree even while synchronization commits (SQLite's transactions already do)."""
+    def snapshot(self) -> Iterator[SqlReadView]:
+        """One connection whose reads all see one snapshot, so a page's rows, participants
+        and keywords agree even while synchronization commits (SQLite's transactions already
+        do; PostgreSQL is asked for a repeatable-read, read-only transaction)."""
         with self._engine.connect() as connection:
-            if self._dialect == "sqlite":
-                driver: Any = connection.connection.driver_connection
-                driver.create_function(SQLITE_FOLD_FUNCTION, 1, python_lower, deterministic=True)
-            else:
+            if self._dialect != "sqlite":
                 connection.execution_options(
                     isolation_level="REPEATABLE READ", postgresql_readonly=True
                 )
-            yield connection
+            yield SqlReadView(connection, self._text(connection))
 
     def _text(self, connection: sa.Connection) -> TextRules:
         if self._rules is None:
@@ -119,51 +141,83 @@ class SqlMailboxReader:
             self._rules = TextRules(self._dialect, icu)
         return self._rules
 
-    @staticmethod
-    def _scope(connection: sa.Connection, folder_ids: Sequence[int]) -> dict[int, str]:
+    # Each method on the store itself reads in a snapshot of its own.
+
+    def readable_folders(self, account_ids: Sequence[str]) -> list[FolderView]:
+        with self.snapshot() as view:
+            return view.readable_folders(account_ids)
+
+    def summaries(
+        self,
+        selection: SummaryFilter,
+        *,
+        newest_first: bool,
+        after: TimelinePosition | None,
+        limit: int,
+    ) -> list[SummaryRow]:
+        with self.snapshot() as view:
+            return view.summaries(selection, newest_first=newest_first, after=after, limit=limit)
+
+    def search(self, selection: SummaryFilter, words: Sequence[str], limit: int) -> list[SearchRow]:
+        with self.snapshot() as view:
+            return view.search(selection, words, limit)
+
+    def emails(
+        self, stored_email_ids: Sequence[uuid.UUID], folder_ids: Sequence[int]
+    ) -> dict[uuid.UUID, EmailRow]:
+        with self.snapshot() as view:
+            return view.emails(stored_email_ids, folder_ids)
+
+    def thread(self, thread_id: uuid.UUID, folder_ids: Sequence[int]) -> list[ThreadMember]:
+        with self.snapshot() as view:
+            return view.thread(thread_id, folder_ids)
+
+    def threads(
+        self, thread_ids: Sequence[uuid.UUID], folder_ids: Sequence[int]
+    ) -> dict[uuid.UUID, list[ThreadMember]]:
+        with self.snapshot() as view:
+            return view.threads(thread_ids, folder_ids)
+
+
+class SqlReadView(MailboxReadView):
+    """The reads of one request, in one connection and one transaction."""
+
+    def __init__(self, connection: sa.Connection, rules: TextRules) -> None:
+        self._c = connection
+        self._rules = rules
+        self._dialect = rules.dialect
+        self._visible: dict[int, FolderView] | None = None
+
+    def _folders(self) -> dict[int, FolderView]:
+        """Every folder visible to tools, read once per snapshot."""
+        if self._visible is None:
+            self._visible = {
+                int(r.folder_id): FolderView(
+                    folder_id=int(r.folder_id),
+                    account_id=r.account_id,
+                    alias=r.alias,
+                    role=FolderRole(r.role) if r.role is not None else None,
+                    last_committed_at=aware(r.last_committed_at),
+                )
+                for r in self._c.execute(_VISIBLE_FOLDERS)
+            }
+        return self._visible
+
+    def _scope(self, folder_ids: Sequence[int]) -> dict[int, str]:
         """Alias of each requested folder that exists and is visible to tools."""
-        wanted = sorted(set(folder_ids))
-        if not wanted:
-            return {}
-        rows = connection.execute(
-            sa.select(folders.c.folder_id, folders.c.alias).where(
-                folders.c.folder_id.in_(wanted), folders.c.visible_to_tools.is_(True)
-            )
-        )
-        return {int(folder_id): alias for folder_id, alias in rows}
+        visible = self._folders()
+        return {i: visible[i].alias for i in sorted(set(folder_ids)) if i in visible}
 
     # -- folders -------------------------------------------------------------------------
 
     def readable_folders(self, account_ids: Sequence[str]) -> list[FolderView]:
-        if not account_ids:
+        wanted = set(account_ids)
+        if not wanted:
             return []
-        with self._connect() as c:
-            rows = list(
-                c.execute(
-                    sa.select(
-                        folders.c.folder_id,
-                        folders.c.account_id,
-                        folders.c.alias,
-                        folders.c.role,
-                        folders.c.last_committed_at,
-                    ).where(
-                        folders.c.account_id.in_(sorted(set(account_ids))),
-                        folders.c.visible_to_tools.is_(True),
-                    )
-                )
-            )
+        found = [f for f in self._folders().values() if f.account_id in wanted]
         # Sorted here, not by the database, so both backends agree whatever their collation.
-        rows.sort(key=lambda r: (r.account_id, r.alias, r.folder_id))
-        return [
-            FolderView(
-                folder_id=int(r.folder_id),
-                account_id=r.account_id,
-                alias=r.alias,
-                role=FolderRole(r.role) if r.role is not None else None,
-                last_committed_at=aware(r.last_committed_at),
-            )
-            for r in rows
-        ]
+        found.sort(key=lambda f: (f.account_id, f.alias, f.folder_id))
+        return found
 
     # -- listings and search -------------------------------------------------------------
 
@@ -177,18 +231,17 @@ class SqlMailboxReader:
     ) -> list[SummaryRow]:
         if limit <= 0:
             return []
-        with self._connect() as c:
-            scope = self._scope(c, selection.folder_ids)
-            if not scope:
-                return []
-            filters = filter_clauses(c, selection, self._text(c))
-            seqs: list[int] = []
-            for stretch in _stretches(newest_first, after):
-                if len(seqs) >= limit:
-                    break
-                query = self._page(stretch, newest_first, scope, filters, limit - len(seqs))
-                seqs.extend(c.execute(query).scalars())
-            loaded = load_summaries(c, seqs, scope)
+        scope = self._scope(selection.folder_ids)
+        if not scope:
+            return []
+        filters = filter_clauses(self._c, selection, self._rules)
+        seqs: list[int] = []
+        for stretch in _stretches(newest_first, after):
+            if len(seqs) >= limit:
+                break
+            query = self._page(stretch, newest_first, scope, filters, limit - len(seqs))
+            seqs.extend(self._c.execute(query).scalars())
+        loaded = load_summaries(self._c, seqs, scope)
         return [loaded[s].summary for s in seqs]
 
     def _page(
@@ -203,8 +256,8 @@ class SqlMailboxReader:
 
         PostgreSQL reads each folder's own index range (a LATERAL subquery per folder) and
         merges them, since it cannot merge the ranges of `folder_id IN (...)` itself and would
-        otherwise sort every row in scope. SQLite sorts the covering index entries of the
-        scope, which stays a few milliseconds at a hundred thousand messages."""
+        otherwise sort every row in scope. SQLite reads each folder's range of the index in
+        order and stops it once the page is full, then sorts what it kept."""
         keys = (messages.c.received_at, messages.c.seq) if stretch.dated else (messages.c.seq,)
         rows = sa.select(messages.c.seq, messages.c.received_at).where(stretch.condition, *filters)
         if self._dialect != "postgresql":
@@ -233,59 +286,19 @@ class SqlMailboxReader:
         terms = searchable(words)
         if not terms or limit <= 0:
             return []
-        with self._connect() as c:
-            scope = self._scope(c, selection.folder_ids)
-            if not scope:
-                return []
-            where = [
-                messages.c.folder_id.in_(sorted(scope)),
-                *filter_clauses(c, selection, self._text(c)),
-            ]
-            hits = c.execute(self._matches(terms, where, limit)).all()
-            seqs = [int(h.seq) for h in hits]
-            loaded = load_summaries(c, seqs, scope)
-            bodies = load_indexed_bodies(c, seqs)
-        return [
-            SearchRow(loaded[s].summary, float(h.rank), bodies.get(s, ""))
-            for s, h in zip(seqs, hits, strict=True)
+        scope = self._scope(selection.folder_ids)
+        if not scope:
+            return []
+        where = [
+            messages.c.folder_id.in_(sorted(scope)),
+            *filter_clauses(self._c, selection, self._rules),
         ]
-
-    def _matches(
-        self, terms: Sequence[str], where: list[sa.ColumnElement[bool]], limit: int
-    ) -> sa.Select[Any]:
-        """(seq, rank) of the best matches in scope, rank higher-is-better.
-
-        On SQLite the FTS5 match runs first, materialized with its bm25 score, because bm25
-        exists only inside a full-text query and the index answers a match far faster than
-        one lookup per message in scope. On PostgreSQL the planner combines the GIN index
-        with the folder filter itself, and ts_rank is computed only for rows in scope."""
-        newest = (messages.c.received_at.desc().nulls_last(), messages.c.seq.desc())
-        if self._dialect == "postgresql":
-            query = tsquery(terms)
-            rank = sa.func.ts_rank(message_search.c.document, query, type_=sa.Float).label("rank")
-            return (
-                sa.select(messages.c.seq, rank)
-                .join(message_search, message_search.c.seq == messages.c.seq)
-                .where(message_search.c.document.bool_op("@@")(query), *where)
-                .order_by(rank.desc(), *newest)
-                .limit(limit)
-            )
-        hits = (
-            sa.text(
-                f"SELECT rowid AS seq, {BM25} AS score FROM message_fts WHERE message_fts MATCH :q"
-            )
-            .bindparams(q=fts5_query(terms))
-            .columns(seq=sa.Integer, score=sa.Float)
-            .cte("hits")
-            .prefix_with("MATERIALIZED")
-        )
-        return (
-            sa.select(messages.c.seq, (-hits.c.score).label("rank"))
-            .select_from(hits.join(messages, messages.c.seq == hits.c.seq))
-            .where(*where)
-            .order_by(hits.c.score, *newest)
-            .limit(limit)
-        )
+        find = postgresql_matches if self._dialect == "postgresql" else sqlite_matches
+        hits = find(self._c, terms, where, limit)
+        seqs = [h.seq for h in hits]
+        loaded = load_summaries(self._c, seqs, scope)
+        bodies = load_indexed_bodies(self._c, seqs)
+        return [SearchRow(loaded[h.seq].summary, h.rank, bodies.get(h.seq, "")) for h in hits]
 
     # -- content and conversations -------------------------------------------------------
 
@@ -293,25 +306,13 @@ class SqlMailboxReader:
         self, stored_email_ids: Sequence[uuid.UUID], folder_ids: Sequence[int]
     ) -> dict[uuid.UUID, EmailRow]:
         wanted = sorted(set(stored_email_ids))
-        if not wanted:
+        scope = self._scope(folder_ids) if wanted else {}
+        if not scope:
             return {}
-        with self._connect() as c:
-            scope = self._scope(c, folder_ids)
-            if not scope:
-                return {}
-            seqs: list[int] = []
-            for chunk in chunks(wanted):
-                seqs.extend(
-                    c.execute(
-                        sa.select(messages.c.seq).where(
-                            messages.c.stored_email_id.in_(chunk),
-                            messages.c.folder_id.in_(sorted(scope)),
-                        )
-                    ).scalars()
-                )
-            loaded = load_summaries(c, seqs, scope, details=True)
-            bodies = load_bodies(c, seqs)
-            files = load_parts(c, seqs)
+        loaded = load_identified(self._c, wanted, scope)
+        seqs = list(loaded)
+        bodies = load_bodies(self._c, seqs)
+        files = load_parts(self._c, seqs)
         result: dict[uuid.UUID, EmailRow] = {}
         for seq, one in loaded.items():
             plain, html = bodies.get(seq, (None, None))
@@ -328,32 +329,32 @@ class SqlMailboxReader:
         return result
 
     def thread(self, thread_id: uuid.UUID, folder_ids: Sequence[int]) -> list[ThreadMember]:
-        with self._connect() as c:
-            scope = self._scope(c, folder_ids)
-            if not scope:
-                return []
-            rows = c.execute(
-                sa.select(
-                    messages.c.seq,
-                    messages.c.stored_email_id,
-                    messages.c.thread_parent_seq,
-                    messages.c.thread_position,
-                    messages.c.subject,
-                    messages.c.sent_at,
-                )
-                .where(messages.c.thread_id == thread_id, messages.c.folder_id.in_(sorted(scope)))
-                .order_by(messages.c.thread_position.asc().nulls_last(), messages.c.seq)
-            ).all()
-            people = load_participants(c, [r.seq for r in rows], ("from",))
-        return [
-            ThreadMember(
-                seq=int(r.seq),
-                stored_email_id=r.stored_email_id,
-                parent_seq=r.thread_parent_seq,
-                position=r.thread_position,
-                subject=r.subject,
-                sent_at=aware(r.sent_at),
-                sender_address=people[r.seq][0].address if r.seq in people else None,
+        return self.threads([thread_id], folder_ids).get(thread_id, [])
+
+    def threads(
+        self, thread_ids: Sequence[uuid.UUID], folder_ids: Sequence[int]
+    ) -> dict[uuid.UUID, list[ThreadMember]]:
+        wanted = sorted(set(thread_ids))
+        scope = self._scope(folder_ids) if wanted else {}
+        if not scope:
+            return {}
+        rows: list[sa.Row[Any]] = []
+        for chunk in chunks(wanted):
+            rows.extend(
+                self._c.execute(_THREADS, {"threads": list(chunk), "folders": sorted(scope)})
             )
-            for r in rows
-        ]
+        senders = load_senders(self._c, [r.seq for r in rows])
+        found: dict[uuid.UUID, list[ThreadMember]] = {}
+        for r in rows:
+            found.setdefault(r.thread_id, []).append(
+                ThreadMember(
+                    seq=int(r.seq),
+                    stored_email_id=r.stored_email_id,
+                    parent_seq=r.thread_parent_seq,
+                    position=r.thread_position,
+                    subject=r.subject,
+                    sent_at=aware(r.sent_at),
+                    sender_address=senders.get(r.seq),
+                )
+            )
+        return found

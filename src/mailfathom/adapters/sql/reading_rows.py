@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import TSQUERY
 
+from mailfathom.adapters.sql.engine import SQLITE_FOLD_FUNCTION
 from mailfathom.adapters.sql.rows import text_value, utc
 from mailfathom.adapters.sql.schema import keywords, message_bodies, messages, participants, parts
 from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
@@ -36,7 +37,6 @@ CHUNK = 500
 _MAX_ADDRESS = 998
 # Past this many messages naming an address, SQLite checks the address per row (_named_as).
 _SHORT_LIST = 2000
-SQLITE_FOLD_FUNCTION = "mailfathom_lower"
 ICU_ROOT_COLLATION = "und-x-icu"
 
 T = TypeVar("T")
@@ -52,10 +52,6 @@ def aware(value: datetime | None) -> datetime | None:
     if value is not None and value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     return value
-
-
-def python_lower(value: object) -> object:
-    return value.lower() if isinstance(value, str) else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +89,7 @@ def _carries_keyword(keyword: str) -> sa.ColumnElement[bool]:
     )
 
 
-def _address_key(address: str) -> str:
+def address_key(address: str) -> str:
     return text_value(address).lower()[:_MAX_ADDRESS]
 
 
@@ -107,7 +103,7 @@ def _named_as(
     `seq` (cheap to build, and the scan checks membership), a common one is checked per row
     as the timeline is read in order, which stops as soon as the page is full instead of
     first listing every message the address appears in."""
-    key = _address_key(address)
+    key = address_key(address)
     named = sa.select(participants.c.seq).where(
         participants.c.address_key == key, participants.c.role.in_(roles)
     )
@@ -131,11 +127,16 @@ def filter_clauses(
 
     `has_attachments=False` means known to have none: a message whose content is not stored
     has no attachment count, and a filter should not claim what the store does not know. An
-    empty subject fragment filters nothing."""
+    empty subject fragment filters nothing.
+
+    The sender is the first From mailbox, the one a summary shows, kept on the message row
+    so that a sender's page is read in timeline order from its own index. The flag filters
+    are written with literal values so that both databases can use the partial indexes
+    kept for unread and flagged mail, which a bound parameter would hide from the planner."""
     s = selection
     clauses: list[sa.ColumnElement[bool]] = []
     if s.sender_address is not None:
-        clauses.append(_named_as(connection, text, s.sender_address, ("from",)))
+        clauses.append(messages.c.sender_key == address_key(s.sender_address))
     if s.recipient_address is not None:
         clauses.append(_named_as(connection, text, s.recipient_address, ("to", "cc")))
     if s.subject_fragment:
@@ -145,9 +146,9 @@ def filter_clauses(
     if s.received_before is not None:
         clauses.append(messages.c.received_at < utc(s.received_before))
     if s.seen is not None:
-        clauses.append(messages.c.seen == s.seen)
+        clauses.append(messages.c.seen == (sa.true() if s.seen else sa.false()))
     if s.flagged is not None:
-        clauses.append(messages.c.flagged == s.flagged)
+        clauses.append(messages.c.flagged == (sa.true() if s.flagged else sa.false()))
     if s.keyword is not None:
         clauses.append(_carries_keyword(text_value(s.keyword).lower()))
     if s.has_attachments is True:
@@ -197,27 +198,68 @@ SUMMARY_COLUMNS = tuple(
 )
 DETAIL_COLUMNS = (messages.c.in_reply_to, messages.c.references_header, messages.c.content_key)
 
+# The statements of the read side are built once; each call binds its values. The lists of
+# `seq` and identifiers are expanding parameters, cut to CHUNK values per statement.
+_SEQS: sa.BindParameter[Any] = sa.bindparam("seqs", expanding=True)
+_IDS: sa.BindParameter[Any] = sa.bindparam("ids", expanding=True)
+_FOLDERS: sa.BindParameter[Any] = sa.bindparam("folders", expanding=True)
+_ROWS_BY_SEQ = {
+    details: sa.select(*SUMMARY_COLUMNS, *(DETAIL_COLUMNS if details else ())).where(
+        messages.c.seq.in_(_SEQS)
+    )
+    for details in (False, True)
+}
+_ROWS_BY_ID = sa.select(*SUMMARY_COLUMNS, *DETAIL_COLUMNS).where(
+    messages.c.stored_email_id.in_(_IDS), messages.c.folder_id.in_(_FOLDERS)
+)
+_PEOPLE = sa.select(
+    participants.c.seq, participants.c.role, participants.c.address, participants.c.display_name
+).order_by(participants.c.seq, participants.c.position)
+_ALL_PEOPLE = _PEOPLE.where(participants.c.seq.in_(_SEQS))
+_LISTED_PEOPLE = _ALL_PEOPLE.where(participants.c.role.in_(("from", "to")))
+_SENDERS = _ALL_PEOPLE.where(participants.c.role == "from")
+_KEYWORDS = sa.select(keywords.c.seq, keywords.c.keyword).where(keywords.c.seq.in_(_SEQS))
+_BODIES = sa.select(message_bodies.c.seq, message_bodies.c.plain_text, message_bodies.c.html).where(
+    message_bodies.c.seq.in_(_SEQS)
+)
+_INDEXED_BODIES = sa.select(
+    message_bodies.c.seq, sa.func.substr(message_bodies.c.plain_text, 1, INDEXED_BODY_CHARACTERS)
+).where(message_bodies.c.seq.in_(_SEQS))
+_PARTS = (
+    sa.select(
+        parts.c.seq,
+        parts.c.kind,
+        parts.c.file_name,
+        parts.c.name_was_normalized,
+        parts.c.media_type,
+        parts.c.size_octets,
+    )
+    .where(parts.c.seq.in_(_SEQS))
+    .order_by(parts.c.seq, parts.c.position)
+)
 
-def load_participants(
-    connection: sa.Connection, seqs: Sequence[int], roles: tuple[str, ...] | None = None
-) -> dict[int, list[ParticipantRow]]:
-    """Participants of `seqs` in header order, all of them or only those in `roles`."""
-    found: dict[int, list[ParticipantRow]] = {}
+
+def _by_seq(
+    connection: sa.Connection, statement: sa.Select[Any], seqs: Sequence[int]
+) -> Iterable[Any]:
     for chunk in chunks(seqs):
-        query = (
-            sa.select(
-                participants.c.seq,
-                participants.c.role,
-                participants.c.address,
-                participants.c.display_name,
-            )
-            .where(participants.c.seq.in_(chunk))
-            .order_by(participants.c.seq, participants.c.position)
-        )
-        if roles is not None:
-            query = query.where(participants.c.role.in_(roles))
-        for seq, role, address, name in connection.execute(query):
-            found.setdefault(seq, []).append(ParticipantRow(role, address, name))
+        yield from connection.execute(statement, {"seqs": list(chunk)})
+
+
+def _people(
+    connection: sa.Connection, statement: sa.Select[Any], seqs: Sequence[int]
+) -> dict[int, list[ParticipantRow]]:
+    found: dict[int, list[ParticipantRow]] = {}
+    for seq, role, address, name in _by_seq(connection, statement, seqs):
+        found.setdefault(seq, []).append(ParticipantRow(role, address, name))
+    return found
+
+
+def load_senders(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, str]:
+    """The first From address of each of `seqs` that has one."""
+    found: dict[int, str] = {}
+    for seq, _role, address, _name in _by_seq(connection, _SENDERS, seqs):
+        found.setdefault(seq, address)
     return found
 
 
@@ -228,11 +270,8 @@ def sender(people: Sequence[ParticipantRow]) -> ParticipantRow | None:
 
 def load_keywords(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, tuple[str, ...]]:
     found: dict[int, set[str]] = {}
-    for chunk in chunks(seqs):
-        for seq, keyword in connection.execute(
-            sa.select(keywords.c.seq, keywords.c.keyword).where(keywords.c.seq.in_(chunk))
-        ):
-            found.setdefault(seq, set()).add(keyword.lower())
+    for seq, keyword in _by_seq(connection, _KEYWORDS, seqs):
+        found.setdefault(seq, set()).add(keyword.lower())
     return {seq: tuple(sorted(words)) for seq, words in found.items()}
 
 
@@ -284,20 +323,11 @@ class Loaded:
     participants: tuple[ParticipantRow, ...]
 
 
-def load_summaries(
-    connection: sa.Connection,
-    seqs: Sequence[int],
-    aliases: dict[int, str],
-    *,
-    details: bool = False,
+def _assemble(
+    connection: sa.Connection, rows: list[sa.Row[Any]], aliases: dict[int, str], details: bool
 ) -> dict[int, Loaded]:
-    """The messages `seqs` (all already known to lie in scope), read in batches. With
-    `details`, every participant and the threading and content columns come too."""
-    columns = (*SUMMARY_COLUMNS, *DETAIL_COLUMNS) if details else SUMMARY_COLUMNS
-    rows: list[sa.Row[Any]] = []
-    for chunk in chunks(seqs):
-        rows.extend(connection.execute(sa.select(*columns).where(messages.c.seq.in_(chunk))))
-    people = load_participants(connection, seqs, None if details else ("from", "to"))
+    seqs = [r.seq for r in rows]
+    people = _people(connection, _ALL_PEOPLE if details else _LISTED_PEOPLE, seqs)
     words = load_keywords(connection, seqs)
     loaded: dict[int, Loaded] = {}
     for r in rows:
@@ -307,52 +337,45 @@ def load_summaries(
     return loaded
 
 
+def load_summaries(
+    connection: sa.Connection,
+    seqs: Sequence[int],
+    aliases: dict[int, str],
+    *,
+    details: bool = False,
+) -> dict[int, Loaded]:
+    """The messages `seqs` (all already known to lie in scope), read in batches. With
+    `details`, every participant and the threading and content columns come too."""
+    rows = list(_by_seq(connection, _ROWS_BY_SEQ[details], seqs))
+    return _assemble(connection, rows, aliases, details)
+
+
+def load_identified(
+    connection: sa.Connection, stored_email_ids: Sequence[Any], aliases: dict[int, str]
+) -> dict[int, Loaded]:
+    """The named emails that lie in the folders of `aliases`, with their details."""
+    folder_ids = sorted(aliases)
+    rows: list[sa.Row[Any]] = []
+    for chunk in chunks(stored_email_ids):
+        rows.extend(connection.execute(_ROWS_BY_ID, {"ids": list(chunk), "folders": folder_ids}))
+    return _assemble(connection, rows, aliases, True)
+
+
 def load_bodies(
     connection: sa.Connection, seqs: Sequence[int]
 ) -> dict[int, tuple[str | None, str | None]]:
-    found: dict[int, tuple[str | None, str | None]] = {}
-    for chunk in chunks(seqs):
-        for seq, plain, html in connection.execute(
-            sa.select(
-                message_bodies.c.seq, message_bodies.c.plain_text, message_bodies.c.html
-            ).where(message_bodies.c.seq.in_(chunk))
-        ):
-            found[seq] = (plain, html)
-    return found
+    return {seq: (plain, html) for seq, plain, html in _by_seq(connection, _BODIES, seqs)}
 
 
 def load_parts(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, list[PartRow]]:
     found: dict[int, list[PartRow]] = {}
-    for chunk in chunks(seqs):
-        for r in connection.execute(
-            sa.select(
-                parts.c.seq,
-                parts.c.kind,
-                parts.c.file_name,
-                parts.c.name_was_normalized,
-                parts.c.media_type,
-                parts.c.size_octets,
-            )
-            .where(parts.c.seq.in_(chunk))
-            .order_by(parts.c.seq, parts.c.position)
-        ):
-            found.setdefault(r.seq, []).append(
-                PartRow(
-                    r.kind, r.file_name, bool(r.name_was_normalized), r.media_type, r.size_octets
-                )
-            )
+    for r in _by_seq(connection, _PARTS, seqs):
+        found.setdefault(r.seq, []).append(
+            PartRow(r.kind, r.file_name, bool(r.name_was_normalized), r.media_type, r.size_octets)
+        )
     return found
 
 
 def load_indexed_bodies(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, str]:
     """Plain-text bodies as far as the lexical index holds them."""
-    found: dict[int, str] = {}
-    for chunk in chunks(seqs):
-        for seq, text in connection.execute(
-            sa.select(
-                message_bodies.c.seq,
-                sa.func.substr(message_bodies.c.plain_text, 1, INDEXED_BODY_CHARACTERS),
-            ).where(message_bodies.c.seq.in_(chunk))
-        ):
-            found[seq] = text
-    return found
+    return {int(seq): str(text or "") for seq, text in _by_seq(connection, _INDEXED_BODIES, seqs)}

@@ -11,7 +11,7 @@ from typing import Any
 from mailfathom.adapters.sql.search_index import IndexDocument
 from mailfathom.adapters.sql.threads import join_ids
 from mailfathom.app.sync_types import NewMessage, RemoteFlags
-from mailfathom.domain.message import ContentMarker, NormalizedMessage
+from mailfathom.domain.message import ContentMarker, HeaderRole, NormalizedMessage
 
 _MAX_ID = 998
 # A subject longer than this is kept up to it: no reader needs more, and a hostile message
@@ -59,6 +59,9 @@ def derived_values(n: NormalizedMessage) -> dict[str, Any]:
         "defects": ",".join(n.defects) if n.defects else None,
         "in_reply_to": join_ids([i[:_MAX_ID] for i in n.in_reply_to]),
         "references_header": join_ids([i[:_MAX_ID] for i in n.references]),
+        "sender_key": next(
+            (p.address_key[:_MAX_ID] for p in n.participants if p.role is HeaderRole.FROM), None
+        ),
     }
 
 

@@ -77,6 +77,8 @@ messages = sa.Table(
     sa.Column("thread_parent_seq", BIGINT),
     sa.Column("thread_position", sa.Integer),
     sa.Column("stored_at", TS, nullable=False),
+    # The first From address in comparison form (see participants.address_key).
+    sa.Column("sender_key", sa.String(998)),
     sa.UniqueConstraint("folder_id", "uidvalidity", "uid", name="uq_messages_folder_uid"),
 )
 sa.Index("ix_messages_account_received", messages.c.account_id, messages.c.received_at)
@@ -87,6 +89,29 @@ sa.Index(
     messages.c.folder_id,
     messages.c.received_at,
     messages.c.seq,
+)
+sa.Index(
+    "ix_messages_sender_received",
+    messages.c.sender_key,
+    messages.c.folder_id,
+    messages.c.received_at,
+    messages.c.seq,
+)
+sa.Index(
+    "ix_messages_unseen_received",
+    messages.c.folder_id,
+    messages.c.received_at,
+    messages.c.seq,
+    sqlite_where=sa.text("seen = 0"),
+    postgresql_where=sa.text("seen = false"),
+)
+sa.Index(
+    "ix_messages_flagged_received",
+    messages.c.folder_id,
+    messages.c.received_at,
+    messages.c.seq,
+    sqlite_where=sa.text("flagged = 1"),
+    postgresql_where=sa.text("flagged = true"),
 )
 
 message_bodies = sa.Table(
