@@ -33,6 +33,7 @@ from mailfathom.entrypoints.mcp.registry import (
     error_result,
     outcome_code,
 )
+from mailfathom.entrypoints.mcp.schemas import inline_definitions
 from mailfathom.entrypoints.mcp.telemetry import ToolTelemetry
 
 CATEGORIES_HEADER = "mailfathom-tool-categories"
@@ -95,6 +96,9 @@ class MailFathomMcp(MCPServer):
                 description=spec.description,
                 annotations=spec.annotations,
             )
+            tool = self._tool_manager.get_tool(spec.name)
+            if tool is not None and tool.fn_metadata.output_schema is not None:
+                tool.fn_metadata.output_schema = inline_definitions(tool.fn_metadata.output_schema)
         # The SDK reports every failed call at INFO, quoting what the caller sent.
         logging.getLogger("mcp.server.mcpserver.server").setLevel(logging.WARNING)
 
