@@ -736,8 +736,6 @@ def breakdown(services: Any, calls: dict[str, list[Call]], per_variant: int = 10
     their EXPLAIN QUERY PLAN."""
     import sqlalchemy as sa
 
-    from mailfathom.adapters.sql.reading_rows import SQLITE_FOLD_FUNCTION, python_lower
-
     # The reading use cases may read through an engine of their own (read-only connections).
     engine = getattr(services, "read_engine", None) or services.engine
     state: dict[str, Any] = {"on": False, "statements": []}
@@ -784,10 +782,8 @@ def breakdown(services: Any, calls: dict[str, list[Call]], per_variant: int = 10
                 statements = []
                 raw = engine.raw_connection()
                 try:
+                    # The engine registers the text-folding function on every connection.
                     driver = raw.driver_connection
-                    driver.create_function(
-                        SQLITE_FOLD_FUNCTION, 1, python_lower, deterministic=True
-                    )
                     for statement, (total, calls_n, parameters) in ranked[:4]:
                         plan = [
                             row[-1]

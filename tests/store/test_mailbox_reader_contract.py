@@ -611,6 +611,9 @@ def test_search_is_exact_beyond_the_first_window_of_best_scores(
     are still the newest matches in scope, whatever part of them the index ranks first."""
     inbox = add_folder(store, "INBOX")
     other = add_folder(store, "Other")
+    # Enough mail without the word that it is no common word (see the weightless test).
+    filler = add_folder(store, "Filler")
+    store_mail(store, filler, *(Mail(f"filler {i}", body="nothing") for i in range(1000)))
     # The best-scored matches (the word in the subject) all lie in the other folder.
     store_mail(
         store,
@@ -631,6 +634,38 @@ def test_search_is_exact_beyond_the_first_window_of_best_scores(
     ]
     subjects = [r.summary.subject for r in reader.search(_in(inbox, other), ["heron"], 50)]
     assert subjects == [f"heron {i}" for i in range(259, 209, -1)]
+
+
+def test_a_query_of_words_most_mail_carries_ranks_every_match_equally_newest_first(
+    store: SqlStore, reader: MailboxReadStore
+) -> None:
+    """A word in at least half of the indexed mail carries no weight; when every word of the
+    query is such a word, relevance has nothing to go by and the newest matches come first."""
+    inbox = add_folder(store, "INBOX")
+    store_mail(
+        store,
+        inbox,
+        Mail("common in the subject", received=at(1), body="common common common"),
+        Mail("plain", received=at(5), body="a common word and a rare one: lynx"),
+        Mail("plain", received=at(3), body="common again"),
+        Mail("none", received=at(9), body="nothing"),
+        Mail("lynx", received=at(2), body="nothing common here"),
+        Mail("unknown time", received=None, body="common"),
+        Mail("none", received=at(7), body="nothing"),
+    )
+    rows = reader.search(_in(inbox), ["COMMON"], 10)
+    assert [r.summary.received_at for r in rows] == [at(5), at(3), at(2), at(1), None]
+    assert {r.rank for r in rows} == {0.0}
+    assert [r.summary.received_at for r in reader.search(_in(inbox), ["common"], 2)] == [
+        at(5),
+        at(3),
+    ]
+    # A rare word beside it: ranked by the index as usual.
+    ranked = reader.search(_in(inbox), ["common", "lynx"], 10)
+    assert sorted(r.summary.subject or "" for r in ranked) == ["lynx", "plain"]
+    assert len({r.rank for r in ranked}) == 2
+    # Exactly half is enough: "nothing" is in 3 of 7, "common" in 5 of 7.
+    assert {r.rank for r in reader.search(_in(inbox), ["nothing"], 10)} != {0.0}
 
 
 def test_the_sender_filter_survives_the_migration_that_keeps_it_on_the_message(

@@ -111,7 +111,11 @@ class EmailContentReader:
             conversation = view.thread(thread_id, folder_ids) if folder_ids else []
             wanted = [m.stored_email_id for m in conversation[:MAX_EMAILS_PER_READ]]
             unread = tuple(m.stored_email_id for m in conversation[MAX_EMAILS_PER_READ:])
-        rows = view.emails(wanted, folder_ids) if wanted and folder_ids else {}
+        rows = (
+            view.emails(wanted, folder_ids, with_html=request.include_sanitized_html)
+            if wanted and folder_ids
+            else {}
+        )
         intact = {i: row for i, row in rows.items() if self._content_intact(row)}
         conversations = {r.summary.thread_id for r in intact.values()}
         threads = view.threads(sorted(c for c in conversations if c is not None), folder_ids)

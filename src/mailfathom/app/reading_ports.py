@@ -52,9 +52,14 @@ class MailboxReadView(FolderDirectory, Protocol):
         ...
 
     def emails(
-        self, stored_email_ids: Sequence[uuid.UUID], folder_ids: Sequence[int]
+        self,
+        stored_email_ids: Sequence[uuid.UUID],
+        folder_ids: Sequence[int],
+        *,
+        with_html: bool = True,
     ) -> dict[uuid.UUID, EmailRow]:
-        """The named emails that lie in `folder_ids`; the others are simply absent."""
+        """The named emails that lie in `folder_ids`; the others are simply absent. Without
+        `with_html` the HTML body is not read (`EmailRow.html` is None)."""
         ...
 
     def thread(self, thread_id: uuid.UUID, folder_ids: Sequence[int]) -> list[ThreadMember]:

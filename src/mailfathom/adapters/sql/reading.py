@@ -32,7 +32,12 @@ from mailfathom.adapters.sql.reading_rows import (
     load_summaries,
     searchable,
 )
-from mailfathom.adapters.sql.reading_search import postgresql_matches, sqlite_matches
+from mailfathom.adapters.sql.reading_search import (
+    Match,
+    postgresql_matches,
+    sqlite_matches,
+    weightless_matching,
+)
 from mailfathom.adapters.sql.rows import utc
 from mailfathom.adapters.sql.schema import folders, messages
 from mailfathom.adapters.sql.threads import split_ids
@@ -163,10 +168,14 @@ class SqlMailboxReader:
             return view.search(selection, words, limit)
 
     def emails(
-        self, stored_email_ids: Sequence[uuid.UUID], folder_ids: Sequence[int]
+        self,
+        stored_email_ids: Sequence[uuid.UUID],
+        folder_ids: Sequence[int],
+        *,
+        with_html: bool = True,
     ) -> dict[uuid.UUID, EmailRow]:
         with self.snapshot() as view:
-            return view.emails(stored_email_ids, folder_ids)
+            return view.emails(stored_email_ids, folder_ids, with_html=with_html)
 
     def thread(self, thread_id: uuid.UUID, folder_ids: Sequence[int]) -> list[ThreadMember]:
         with self.snapshot() as view:
@@ -235,14 +244,26 @@ class SqlReadView(MailboxReadView):
         if not scope:
             return []
         filters = filter_clauses(self._c, selection, self._rules)
+        seqs = self._timeline(scope, filters, newest_first, after, limit)
+        loaded = load_summaries(self._c, seqs, scope)
+        return [loaded[s].summary for s in seqs]
+
+    def _timeline(
+        self,
+        scope: dict[int, str],
+        filters: list[sa.ColumnElement[bool]],
+        newest_first: bool,
+        after: TimelinePosition | None,
+        limit: int,
+    ) -> list[int]:
+        """`seq` of up to `limit` rows of the scope passing `filters`, in timeline order."""
         seqs: list[int] = []
         for stretch in _stretches(newest_first, after):
             if len(seqs) >= limit:
                 break
             query = self._page(stretch, newest_first, scope, filters, limit - len(seqs))
             seqs.extend(self._c.execute(query).scalars())
-        loaded = load_summaries(self._c, seqs, scope)
-        return [loaded[s].summary for s in seqs]
+        return seqs
 
     def _page(
         self,
@@ -289,12 +310,17 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(selection.folder_ids)
         if not scope:
             return []
-        where = [
-            messages.c.folder_id.in_(sorted(scope)),
-            *filter_clauses(self._c, selection, self._rules),
-        ]
-        find = postgresql_matches if self._dialect == "postgresql" else sqlite_matches
-        hits = find(self._c, terms, where, limit)
+        filters = filter_clauses(self._c, selection, self._rules)
+        where = [messages.c.folder_id.in_(sorted(scope)), *filters]
+        matching = weightless_matching(self._c, terms)
+        if matching is not None:
+            # Nothing to rank by (see reading_search): the newest matches, all ranked 0.
+            newest = self._timeline(scope, [*filters, matching], True, None, limit)
+            hits = [Match(seq, 0.0) for seq in newest]
+        elif self._dialect == "postgresql":
+            hits = postgresql_matches(self._c, terms, where, limit)
+        else:
+            hits = sqlite_matches(self._c, terms, where, limit)
         seqs = [h.seq for h in hits]
         loaded = load_summaries(self._c, seqs, scope)
         bodies = load_indexed_bodies(self._c, seqs)
@@ -303,7 +329,11 @@ class SqlReadView(MailboxReadView):
     # -- content and conversations -------------------------------------------------------
 
     def emails(
-        self, stored_email_ids: Sequence[uuid.UUID], folder_ids: Sequence[int]
+        self,
+        stored_email_ids: Sequence[uuid.UUID],
+        folder_ids: Sequence[int],
+        *,
+        with_html: bool = True,
     ) -> dict[uuid.UUID, EmailRow]:
         wanted = sorted(set(stored_email_ids))
         scope = self._scope(folder_ids) if wanted else {}
@@ -311,7 +341,7 @@ class SqlReadView(MailboxReadView):
             return {}
         loaded = load_identified(self._c, wanted, scope)
         seqs = list(loaded)
-        bodies = load_bodies(self._c, seqs)
+        bodies = load_bodies(self._c, seqs, with_html=with_html)
         files = load_parts(self._c, seqs)
         result: dict[uuid.UUID, EmailRow] = {}
         for seq, one in loaded.items():

@@ -181,10 +181,15 @@ def tsquery(words: Sequence[str]) -> sa.ColumnElement[Any]:
     return query
 
 
+def fts5_phrases(words: Sequence[str]) -> list[str]:
+    """Each word as a quoted FTS5 string: quoting makes operators, column filters, prefixes
+    and parentheses plain text."""
+    return ['"' + w.replace('"', '""') + '"' for w in words]
+
+
 def fts5_query(words: Sequence[str]) -> str:
-    """Each word as a quoted FTS5 string, ANDed: quoting makes operators, column filters,
-    prefixes and parentheses plain text."""
-    return " ".join('"' + w.replace('"', '""') + '"' for w in words)
+    """The words as FTS5 phrases, ANDed."""
+    return " ".join(fts5_phrases(words))
 
 
 SUMMARY_COLUMNS = tuple(
@@ -219,9 +224,14 @@ _ALL_PEOPLE = _PEOPLE.where(participants.c.seq.in_(_SEQS))
 _LISTED_PEOPLE = _ALL_PEOPLE.where(participants.c.role.in_(("from", "to")))
 _SENDERS = _ALL_PEOPLE.where(participants.c.role == "from")
 _KEYWORDS = sa.select(keywords.c.seq, keywords.c.keyword).where(keywords.c.seq.in_(_SEQS))
-_BODIES = sa.select(message_bodies.c.seq, message_bodies.c.plain_text, message_bodies.c.html).where(
-    message_bodies.c.seq.in_(_SEQS)
-)
+_BODIES = {
+    with_html: sa.select(
+        message_bodies.c.seq,
+        message_bodies.c.plain_text,
+        message_bodies.c.html if with_html else sa.null(),
+    ).where(message_bodies.c.seq.in_(_SEQS))
+    for with_html in (False, True)
+}
 _INDEXED_BODIES = sa.select(
     message_bodies.c.seq, sa.func.substr(message_bodies.c.plain_text, 1, INDEXED_BODY_CHARACTERS)
 ).where(message_bodies.c.seq.in_(_SEQS))
@@ -362,9 +372,13 @@ def load_identified(
 
 
 def load_bodies(
-    connection: sa.Connection, seqs: Sequence[int]
+    connection: sa.Connection, seqs: Sequence[int], *, with_html: bool
 ) -> dict[int, tuple[str | None, str | None]]:
-    return {seq: (plain, html) for seq, plain, html in _by_seq(connection, _BODIES, seqs)}
+    """Plain text and (when asked for) HTML of `seqs`. SQLite keeps a row's columns in order
+    and reads a long value's overflow pages only when the value is asked for, so leaving the
+    HTML out saves reading it."""
+    statement = _BODIES[with_html]
+    return {seq: (plain, html) for seq, plain, html in _by_seq(connection, statement, seqs)}
 
 
 def load_parts(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, list[PartRow]]:

@@ -9,6 +9,12 @@ statement over every match, whenever the matches it left out could still belong 
 results (fewer than `limit` survived the scope, or the last result ties the worst score the
 window holds).
 
+A word found in at least half of the indexed mail carries no weight in bm25 (its inverse
+document frequency is zero or less, which FTS5 replaces with a token 1e-6). A query made only
+of such words has nothing to rank by, so every match ranks 0 and the newest come first: the
+timeline of the scope, narrowed to the matches, read newest first and stopped when the page
+is full, instead of scoring most of the mailbox to order it by noise.
+
 PostgreSQL combines its GIN index with the folder filter itself and computes ts_rank only
 for rows in scope.
 """
@@ -21,7 +27,7 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.reading_rows import BM25, fts5_query, tsquery
+from mailfathom.adapters.sql.reading_rows import BM25, fts5_phrases, fts5_query, tsquery
 from mailfathom.adapters.sql.schema import message_search, messages
 
 # The first window keeps this many matches (at least), and each widening multiplies it by
@@ -54,6 +60,60 @@ def _best_first(candidates: list[_Candidate]) -> list[_Candidate]:
     )
     ordered.sort(key=lambda c: c.score)
     return ordered
+
+
+_INDEXED_ROWS: dict[str, Any] = {
+    "sqlite": sa.text("SELECT count(*) FROM message_fts_docsize"),
+    "postgresql": sa.select(sa.func.count()).select_from(message_search),
+}
+
+
+def _matching(dialect: str, words: Sequence[str]) -> sa.ColumnElement[bool]:
+    """The message carries every one of `words`, as the index reads them."""
+    if dialect == "postgresql":
+        return sa.exists().where(
+            message_search.c.seq == messages.c.seq,
+            message_search.c.document.bool_op("@@")(tsquery(words)),
+        )
+    index = sa.table("message_fts", sa.column("rowid"))
+    matched = sa.text("message_fts MATCH :fts_words").bindparams(fts_words=fts5_query(words))
+    return sa.exists().where(matched, index.c.rowid == messages.c.seq)
+
+
+_SQLITE_OCCURRENCES = sa.text(
+    "SELECT count(*) FROM (SELECT 1 FROM message_fts WHERE message_fts MATCH :q LIMIT :n)"
+)
+
+
+def _occurrences(connection: sa.Connection, word: str, limit: int) -> int:
+    """How many indexed rows carry `word`, counted up to `limit`."""
+    if connection.dialect.name != "postgresql":
+        found = connection.execute(_SQLITE_OCCURRENCES, {"q": fts5_phrases([word])[0], "n": limit})
+        return int(found.scalar_one())
+    carrying = sa.select(sa.literal(1)).where(
+        message_search.c.document.bool_op("@@")(tsquery([word]))
+    )
+    counted = sa.select(sa.func.count()).select_from(carrying.limit(limit).subquery())
+    return int(connection.execute(counted).scalar_one())
+
+
+def weightless_matching(
+    connection: sa.Connection, words: Sequence[str]
+) -> sa.ColumnElement[bool] | None:
+    """When every word occurs in at least half of the indexed rows (where bm25's inverse
+    document frequency stops being positive), the condition that a message matches them;
+    otherwise None. Counting stops at half, so a common word costs half a walk of its list
+    and a rare one its whole, short, list. The rule is applied on PostgreSQL as well, whose
+    ts_rank weighs no word by its frequency, so that both stores answer such a query alike."""
+    dialect = connection.dialect.name
+    rows = int(connection.execute(_INDEXED_ROWS[dialect]).scalar_one())
+    half = (rows + 1) // 2
+    if rows == 0:
+        return None
+    for word in words:
+        if _occurrences(connection, word, half) < half:
+            return None
+    return _matching(dialect, words)
 
 
 def _window(query: str, where: Sequence[sa.ColumnElement[bool]], size: int) -> sa.Select[Any]:

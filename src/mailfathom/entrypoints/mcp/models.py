@@ -169,7 +169,9 @@ class ListEmailsResult(Published):
 class SearchMatchModel(Published):
     summary: EmailSummaryModel = Field(description="The matched email, as a listing shows it.")
     relevanceRank: float = Field(
-        description="Higher is more relevant; comparable only within this response."
+        description="Higher is more relevant; comparable only within this response. A word "
+        "found in at least half of the indexed mail carries no weight, so a query made only "
+        "of such words ranks every match 0 and the newest come first."
     )
     snippets: list[str] = Field(
         description="Bounded extracts of the body with matched words wrapped in **. Message "
