@@ -33,6 +33,7 @@ from mailfathom.adapters.sql.reading_rows import (
     searchable,
 )
 from mailfathom.adapters.sql.reading_search import (
+    CommonWords,
     Match,
     postgresql_matches,
     sqlite_matches,
@@ -120,6 +121,7 @@ class SqlMailboxReader:
         self._engine = engine
         self._dialect = engine.dialect.name
         self._rules: TextRules | None = None
+        self._common = CommonWords()
 
     @contextmanager
     def snapshot(self) -> Iterator[SqlReadView]:
@@ -131,7 +133,7 @@ class SqlMailboxReader:
                 connection.execution_options(
                     isolation_level="REPEATABLE READ", postgresql_readonly=True
                 )
-            yield SqlReadView(connection, self._text(connection))
+            yield SqlReadView(connection, self._text(connection), self._common)
 
     def _text(self, connection: sa.Connection) -> TextRules:
         if self._rules is None:
@@ -191,8 +193,9 @@ class SqlMailboxReader:
 class SqlReadView(MailboxReadView):
     """The reads of one request, in one connection and one transaction."""
 
-    def __init__(self, connection: sa.Connection, rules: TextRules) -> None:
+    def __init__(self, connection: sa.Connection, rules: TextRules, common: CommonWords) -> None:
         self._c = connection
+        self._common = common
         self._rules = rules
         self._dialect = rules.dialect
         self._visible: dict[int, FolderView] | None = None
@@ -312,7 +315,7 @@ class SqlReadView(MailboxReadView):
             return []
         filters = filter_clauses(self._c, selection, self._rules)
         where = [messages.c.folder_id.in_(sorted(scope)), *filters]
-        matching = weightless_matching(self._c, terms)
+        matching = weightless_matching(self._c, terms, self._common)
         if matching is not None:
             # Nothing to rank by (see reading_search): the newest matches, all ranked 0.
             newest = self._timeline(scope, [*filters, matching], True, None, limit)

@@ -21,6 +21,8 @@ for rows in scope.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -62,10 +64,54 @@ def _best_first(candidates: list[_Candidate]) -> list[_Candidate]:
     return ordered
 
 
-_INDEXED_ROWS: dict[str, Any] = {
-    "sqlite": sa.text("SELECT count(*) FROM message_fts_docsize"),
-    "postgresql": sa.select(sa.func.count()).select_from(message_search),
+# The state of the index a word's frequency was counted in: how many rows it holds and the
+# highest row identity. An added row raises the second, a removed one lowers the first.
+_INDEX_STATE: dict[str, Any] = {
+    "sqlite": sa.text("SELECT count(*), coalesce(max(id), 0) FROM message_fts_docsize"),
+    "postgresql": sa.select(
+        sa.func.count(), sa.func.coalesce(sa.func.max(message_search.c.seq), 0)
+    ),
 }
+
+
+class CommonWords:
+    """Which words occur in at least half of the indexed rows, remembered for the state of
+    the index they were counted in.
+
+    FTS5 keeps no document frequency per word (Xapian and Lucene do); counting one walks the
+    word's list of rows. The answer changes only when the index does, so it is kept per word
+    with the index state and counted again once that state has moved on."""
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self._capacity = capacity
+        self._known: OrderedDict[tuple[str, str], tuple[tuple[int, int], bool]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def all_common(self, connection: sa.Connection, words: Sequence[str]) -> bool:
+        dialect = connection.dialect.name
+        rows, highest = connection.execute(_INDEX_STATE[dialect]).one()
+        state = (int(rows), int(highest))
+        half = (state[0] + 1) // 2
+        if state[0] == 0:
+            return False
+        for word in words:
+            key = (dialect, word)
+            with self._lock:
+                known = self._known.get(key)
+                if known is not None:
+                    self._known.move_to_end(key)
+            if known is not None and known[0] == state:
+                common = known[1]
+            else:
+                common = _occurrences(connection, word, half) >= half
+                with self._lock:
+                    self._known[key] = (state, common)
+                    self._known.move_to_end(key)
+                    while len(self._known) > self._capacity:
+                        self._known.popitem(last=False)
+            if not common:
+                return False
+        return True
 
 
 def _matching(dialect: str, words: Sequence[str]) -> sa.ColumnElement[bool]:
@@ -98,22 +144,16 @@ def _occurrences(connection: sa.Connection, word: str, limit: int) -> int:
 
 
 def weightless_matching(
-    connection: sa.Connection, words: Sequence[str]
+    connection: sa.Connection, words: Sequence[str], common: CommonWords
 ) -> sa.ColumnElement[bool] | None:
     """When every word occurs in at least half of the indexed rows (where bm25's inverse
     document frequency stops being positive), the condition that a message matches them;
     otherwise None. Counting stops at half, so a common word costs half a walk of its list
     and a rare one its whole, short, list. The rule is applied on PostgreSQL as well, whose
     ts_rank weighs no word by its frequency, so that both stores answer such a query alike."""
-    dialect = connection.dialect.name
-    rows = int(connection.execute(_INDEXED_ROWS[dialect]).scalar_one())
-    half = (rows + 1) // 2
-    if rows == 0:
+    if not common.all_common(connection, words):
         return None
-    for word in words:
-        if _occurrences(connection, word, half) < half:
-            return None
-    return _matching(dialect, words)
+    return _matching(connection.dialect.name, words)
 
 
 def _window(query: str, where: Sequence[sa.ColumnElement[bool]], size: int) -> sa.Select[Any]:
