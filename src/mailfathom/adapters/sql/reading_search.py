@@ -67,7 +67,12 @@ def _best_first(candidates: list[_Candidate]) -> list[_Candidate]:
 # The state of the index a word's frequency was counted in: how many rows it holds and the
 # highest row identity. An added row raises the second, a removed one lowers the first.
 _INDEX_STATE: dict[str, Any] = {
-    "sqlite": sa.text("SELECT count(*), coalesce(max(id), 0) FROM message_fts_docsize"),
+    # Two subqueries: SQLite counts a table from its B-tree alone and finds the highest id
+    # with one descent, where one SELECT of both would walk every row.
+    "sqlite": sa.text(
+        "SELECT (SELECT count(*) FROM message_fts_docsize), "
+        "(SELECT coalesce(max(id), 0) FROM message_fts_docsize)"
+    ),
     "postgresql": sa.select(
         sa.func.count(), sa.func.coalesce(sa.func.max(message_search.c.seq), 0)
     ),
