@@ -12,7 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mailfathom.domain.access import Permission, ToolCategory
+from mailfathom.domain.connections import SecretRef, TlsMode
+from mailfathom.domain.delivery_config import AccountDelivery, MailDeliveryConfig
 from mailfathom.domain.folders import FolderRole
+
+__all__ = ["SecretRef", "TlsMode"]
 
 
 class AccountKind(enum.Enum):
@@ -23,28 +27,6 @@ class AccountKind(enum.Enum):
 class SyncMode(enum.Enum):
     POLLING = "polling"
     PUSH = "push"
-
-
-class TlsMode(enum.Enum):
-    """How the IMAP connection is protected: implicit TLS, STARTTLS, or none (loopback only)."""
-
-    IMPLICIT = "implicit"
-    STARTTLS = "starttls"
-    NONE = "none"
-
-
-@dataclass(frozen=True, slots=True)
-class SecretRef:
-    """Where a secret is read from: exactly one of an environment variable or a file.
-
-    `origin` names the configuration key the reference came from (for example
-    `Accounts[0].Imap.Secret`), so a failure to read it can say which setting to fix without
-    repeating anything sensitive. It takes no part in comparisons.
-    """
-
-    env: str | None = None
-    file: Path | None = None
-    origin: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +65,7 @@ class AccountConfig:
     max_message_octets: int = 50 * 1024 * 1024
     storage_ceiling_octets: int | None = None
     addresses: tuple[str, ...] = ()
+    delivery: AccountDelivery | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +102,8 @@ class DeploymentConfig:
     accounts: tuple[AccountConfig, ...]
     sync: SyncConfig = field(default_factory=SyncConfig)
     mcp: McpEndpointConfig = field(default_factory=lambda: McpEndpointConfig())
+    read_only: bool = False
+    mail_delivery: MailDeliveryConfig = field(default_factory=MailDeliveryConfig)
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:
