@@ -5,6 +5,7 @@ Nothing connects at import time; `Services.open` does the work when a command as
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -17,17 +18,24 @@ from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 from mailfathom.adapters.imap.session import ImapConnector
 from mailfathom.adapters.local.maildir import LocalConnector
+from mailfathom.adapters.local.peers import LocalPeerMailboxes
+from mailfathom.adapters.mime.compose import StdlibComposer
 from mailfathom.adapters.preparer import MimeMessagePreparer, default_workers
+from mailfathom.adapters.smtp.submission import SmtpTransports
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
+from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.store import SqlStore
+from mailfathom.app.deliver_outgoing import DeliveryPass
 from mailfathom.app.get_email_content import EmailContentReader
 from mailfathom.app.list_accounts import AccountDirectoryReader
 from mailfathom.app.list_emails import MailboxTimelineReader
 from mailfathom.app.mailbox_selection import ServedAccount
+from mailfathom.app.outgoing_mail import OutgoingMailCancellation, OutgoingMailReader
 from mailfathom.app.ports import MailboxSession
 from mailfathom.app.search_emails import MailboxSearchReader
+from mailfathom.app.send_email import AuthoredMailSubmission, Submission
 from mailfathom.app.synchronize_account import AccountSynchronizer
 from mailfathom.app.synchronize_folder import FolderSynchronizer, SyncLimits
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig
@@ -58,6 +66,13 @@ class ReadingUseCases:
     search: MailboxSearchReader
 
 
+@dataclass(frozen=True, slots=True)
+class SendingUseCases:
+    send: AuthoredMailSubmission
+    outgoing: OutgoingMailReader
+    cancellation: OutgoingMailCancellation
+
+
 @dataclass
 class Services:
     config: DeploymentConfig
@@ -70,7 +85,13 @@ class Services:
     read_engine: sa.Engine | None = None
 
     @classmethod
-    def open(cls, config: DeploymentConfig, *, migrate_schema: bool = True) -> Services:
+    def open(
+        cls,
+        config: DeploymentConfig,
+        *,
+        migrate_schema: bool = True,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> Services:
         config.store.data_dir.mkdir(parents=True, exist_ok=True)
         engine = create_store_engine(store_url(config.store))
         if migrate_schema:
@@ -82,6 +103,7 @@ class Services:
             content=FileContentStore(config.store.content_dir),
             connectors=_ConnectorByKind(ImapConnector(), LocalConnector(config.store.data_dir)),
             preparer=MimeMessagePreparer(config.store.content_dir, workers=default_workers()),
+            clock=clock,
         )
 
     def folder_synchronizer(self, account: AccountConfig) -> FolderSynchronizer:
@@ -118,6 +140,35 @@ class Services:
             timeline=MailboxTimelineReader(reader, served, signer),
             content=EmailContentReader(reader, served, self.content, self.store, NhHtmlSanitizer()),
             search=MailboxSearchReader(reader, served),
+        )
+
+    def sending(self) -> SendingUseCases:
+        """The sending use cases over the outbox; none of them reaches a mail server."""
+        served = [
+            ServedAccount(a.account_id, a.display_name, a.sync_mode.value)
+            for a in self.config.accounts
+        ]
+        outbox = SqlOutbox(self.engine)
+        submission = Submission(self.config, outbox, StdlibComposer(), clock=self.clock)
+        return SendingUseCases(
+            send=AuthoredMailSubmission(submission, served),
+            outgoing=OutgoingMailReader(outbox),
+            cancellation=OutgoingMailCancellation(outbox, clock=self.clock),
+        )
+
+    def delivery_pass(
+        self,
+        worker: str | None = None,
+        tls_context: Callable[[], ssl.SSLContext] = ssl.create_default_context,
+    ) -> DeliveryPass:
+        """The delivery pass: queued sends to peer mailboxes and submission servers."""
+        return DeliveryPass(
+            SqlOutbox(self.engine),
+            SmtpTransports(self.config, tls_context),
+            LocalPeerMailboxes(self.config, LocalConnector(self.config.store.data_dir)),
+            self.config.mail_delivery,
+            clock=self.clock,
+            worker=worker,
         )
 
     def account_synchronizer(self) -> AccountSynchronizer:

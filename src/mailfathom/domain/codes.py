@@ -52,3 +52,27 @@ class Code(enum.IntEnum):
     ANSWERING_BUDGET_SPENT = 57001
     SEND_CEILING_REACHED = 57002
     STATE_ALREADY_PASSED = 58001
+
+
+class DeliveryCode(enum.IntEnum):
+    """Why a delivery attempt failed, as an outgoing record keeps it (category 7).
+
+    These are read by whoever looks at a send afterwards (`get_outgoing_email`'s
+    `failureCode`, `mfctl outbox`); the record keeps the code and never a server's text, which
+    may repeat what a remote party wrote."""
+
+    # The submission server refused every recipient, or the message itself, for good (5xx).
+    REFUSED_BY_SERVER = 71001
+    # Temporary failures (4xx, no connection) until the configured attempts were spent.
+    ATTEMPTS_SPENT = 71002
+    # The connection ended after the message was handed over and before the server answered:
+    # it may have been accepted, so it is never offered again.
+    OUTCOME_UNKNOWN = 71003
+    # A recipient outside this deployment, and the account declares no submission server.
+    NO_ROUTE = 71004
+    # The submission server did not accept the account's credentials.
+    NOT_AUTHENTICATED = 71005
+    # A temporary failure; the send is queued again (on the record while it waits).
+    TEMPORARY_FAILURE = 71006
+    # A peer mailbox of this deployment could not take the message.
+    PEER_DELIVERY_FAILED = 71007

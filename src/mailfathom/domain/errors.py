@@ -18,6 +18,7 @@ class Category(enum.IntEnum):
     CONTENT = 4
     BOUNDARY = 5
     AUTHORIZATION = 6
+    DELIVERY = 7
 
 
 class MailFathomError(Exception):

@@ -25,6 +25,11 @@ from pathlib import Path, PurePosixPath
 from typing import TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
+from mailfathom.adapters.config.delivery_section import (
+    parse_account_delivery,
+    parse_deployment,
+    parse_mail_delivery,
+)
 from mailfathom.adapters.config.mcp_section import parse_mcp_endpoint
 from mailfathom.adapters.config.toml_loader_base import (
     _REFERENCE_HINT,
@@ -103,7 +108,7 @@ def parse_config(data: Mapping[str, object], *, base_dir: Path) -> DeploymentCon
 # --------------------------------------------------------------------------------------------
 # Vocabulary and limits
 
-_TOP_KEYS = frozenset({"Store", "Sync", "Accounts", "McpEndpoint"})
+_TOP_KEYS = frozenset({"Store", "Sync", "Accounts", "McpEndpoint", "Deployment", "MailDelivery"})
 _STORE_KEYS = frozenset({"DataDir", "DatabaseUrl", "DatabasePasswordSecret"})
 _SYNC_KEYS = frozenset({"Enabled", "BatchMessages", "BatchSize"})
 _ACCOUNT_KEYS = frozenset(
@@ -118,6 +123,7 @@ _ACCOUNT_KEYS = frozenset(
         "Addresses",
         "Imap",
         "Folders",
+        "Delivery",
     }
 )
 _IMAP_KEYS = frozenset({"Host", "Port", "Username", "Tls", "Secret", "TimeoutSeconds"})
@@ -232,6 +238,8 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     accounts = [_parse_account(table, base_dir) for table in account_tables]
     _check_account_names(account_tables, problems)
     mcp = parse_mcp_endpoint(root.table("McpEndpoint"), problems)
+    read_only = parse_deployment(root.table("Deployment"))
+    mail_delivery = parse_mail_delivery(root.table("MailDelivery"))
 
     if problems.items:
         raise ConfigurationProblems(problems.items, source=source)
@@ -242,6 +250,8 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
         accounts=tuple(account for account in accounts if account is not None),
         sync=sync,
         mcp=mcp,
+        read_only=read_only,
+        mail_delivery=mail_delivery,
     )
 
 
@@ -432,6 +442,14 @@ def _parse_account(table: _Table, base_dir: Path) -> AccountConfig | None:
     folders = _parse_folders(table)
     ok &= folders is not None
 
+    delivery = None
+    delivery_table = table.table("Delivery")
+    if delivery_table is not None:
+        delivery = parse_account_delivery(
+            delivery_table, lambda owner, key: _parse_secret(owner, key, base_dir)
+        )
+        ok &= delivery is not None
+
     if not ok or account_id is None or display_name is None or kind is None:
         return None
     assert folders is not None
@@ -448,6 +466,7 @@ def _parse_account(table: _Table, base_dir: Path) -> AccountConfig | None:
         max_message_octets=defaults.max_message_octets if max_message is None else max_message,
         storage_ceiling_octets=ceiling,
         addresses=addresses,
+        delivery=delivery,
     )
 
 

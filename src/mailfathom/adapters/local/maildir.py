@@ -84,6 +84,35 @@ class MaildirFolder:
         os.replace(tmp, target)
         return unique
 
+    def deliver_once(self, raw: bytes, name: str, flags: str = "") -> bool:
+        """Deliver under a name of the caller's choosing, unless a message of that name is
+        already here (in new/ or, with any flags, in cur/): a delivery repeated after a crash
+        leaves one message. Answers whether this call delivered it."""
+        if not name or any(ch in name for ch in "/:\x00") or name.startswith("."):
+            raise ValueError("not a Maildir file name")
+        with self._locked():
+            if (self.path / "new" / name).exists() or any(
+                _base(entry.name) == name for entry in os.scandir(self.path / "cur")
+            ):
+                return False
+            tmp = self.path / "tmp" / name
+            with open(tmp, "wb") as handle:
+                handle.write(raw)
+                handle.flush()
+                os.fsync(handle.fileno())
+            target = (
+                self.path
+                / ("cur" if flags else "new")
+                / (f"{name}:2,{''.join(sorted(flags))}" if flags else name)
+            )
+            os.replace(tmp, target)
+            directory = os.open(target.parent, os.O_RDONLY)
+            try:
+                os.fsync(directory)
+            finally:
+                os.close(directory)
+            return True
+
     def scan(self) -> tuple[int, dict[int, Path]]:
         """Assign UIDs to files seen for the first time; return (uidvalidity, uid -> path)."""
         with self._locked():

@@ -190,3 +190,49 @@ message_search = sa.Table(
     sa.Column("document", TSVECTOR, nullable=False),
 )
 sa.Index("ix_message_search_document", message_search.c.document, postgresql_using="gin")
+
+# The outbox: one row per send a caller asked for, with the composed message. The account and
+# the caller's idempotency key identify a send, by constraint, so a retried call finds the
+# row its first attempt wrote.
+outgoing_emails = sa.Table(
+    "outgoing_emails",
+    metadata,
+    sa.Column("seq", BIGINT, primary_key=True, autoincrement=True),
+    sa.Column("outgoing_id", sa.Uuid, nullable=False, unique=True),
+    sa.Column("account_id", sa.String(64), nullable=False),
+    sa.Column("idempotency_key", sa.String(128), nullable=False),
+    sa.Column("caller", sa.String(64), nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("stage", sa.String(16), nullable=False),
+    sa.Column("queued_at", TS, nullable=False),
+    sa.Column("not_before", TS, nullable=False),
+    sa.Column("attempt_count", sa.Integer, nullable=False),
+    sa.Column("lease_owner", sa.String(64)),
+    sa.Column("lease_expires_at", TS),
+    sa.Column("transmission_started_at", TS),
+    sa.Column("failure_code", sa.Integer),
+    sa.Column("finished_at", TS),
+    sa.Column("message_id_header", sa.String(998), nullable=False),
+    sa.Column("envelope_from", sa.String(998), nullable=False),
+    sa.Column("mime", sa.LargeBinary, nullable=False),
+    sa.UniqueConstraint("account_id", "idempotency_key", name="uq_outgoing_account_key"),
+)
+sa.Index("ix_outgoing_due", outgoing_emails.c.stage, outgoing_emails.c.not_before)
+sa.Index("ix_outgoing_queued", outgoing_emails.c.queued_at)
+
+outgoing_recipients = sa.Table(
+    "outgoing_recipients",
+    metadata,
+    sa.Column(
+        "outgoing_seq",
+        BIGINT,
+        sa.ForeignKey("outgoing_emails.seq", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("field", sa.String(3), nullable=False),
+    sa.Column("address", sa.String(998), nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("last_reply_code", sa.Integer),
+    sa.PrimaryKeyConstraint("outgoing_seq", "position", name="pk_outgoing_recipients"),
+)

@@ -7,6 +7,7 @@ from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ToolCategory
 from mailfathom.entrypoints.mcp.http_app import caller_of
 from mailfathom.entrypoints.mcp.read_tools import register_read_tools
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
+from mailfathom.entrypoints.mcp.send_tools import register_send_tools
 from mailfathom.entrypoints.mcp.server import EndpointPolicy, MailFathomMcp
 from mailfathom.entrypoints.mcp.telemetry import ToolTelemetry
 
@@ -18,6 +19,7 @@ def build_server(services: Services) -> MailFathomMcp:
     config = services.config.mcp
     registry = ToolRegistry()
     register_read_tools(registry, services.reading())
+    register_send_tools(registry, services.sending())
     published = config.published_categories
     policy = EndpointPolicy(
         published_categories=published if published is not None else frozenset(ToolCategory),

@@ -1,0 +1,231 @@
+"""Sending: an account's `[Accounts.Delivery]` block, `[MailDelivery]` and `[Deployment]`.
+
+Every number here bounds what can leave the deployment, so each is checked for a sensible
+range rather than merely for its type: a ceiling of zero or a negative hold is a mistake an
+operator should hear about at start-up, not discover when mail does or does not go out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from mailfathom.adapters.config.toml_loader_base import _is_loopback, _Table
+from mailfathom.domain.config import SecretRef, TlsMode
+from mailfathom.domain.delivery_config import (
+    AccountDelivery,
+    Ceiling,
+    MailDeliveryConfig,
+    RecipientPolicy,
+    SendCeilings,
+    SmtpConnection,
+    UnvouchedRecipients,
+)
+
+SecretParser = Callable[[_Table, str], SecretRef | None]
+
+_DELIVERY_KEYS = frozenset({"Enabled", "Address", "DisplayName", "Smtp"})
+_SMTP_KEYS = frozenset({"Host", "Port", "Tls", "Username", "Secret", "TimeoutSeconds"})
+_MAIL_DELIVERY_KEYS = frozenset(
+    {
+        "MaxRecipientCount",
+        "MaxBodyCharacters",
+        "HoldSeconds",
+        "MaxAttempts",
+        "RetryBaseSeconds",
+        "LeaseSeconds",
+        "UnvouchedRecipients",
+        "RecipientPolicy",
+        "SendCeilings",
+        "MaxAttachmentCount",
+        "MaxAttachmentSize",
+        "MaxTotalAttachmentSize",
+    }
+)
+_POLICY_KEYS = frozenset({"Allow", "Deny"})
+_CEILING_SCOPES = {"Account": "account", "Installation": "installation", "Client": "client"}
+_CEILING_KEYS = frozenset({"PerHour", "PerDay"})
+_DEPLOYMENT_KEYS = frozenset({"ReadOnly"})
+_SMTP_PORTS = {TlsMode.IMPLICIT: 465, TlsMode.STARTTLS: 587, TlsMode.NONE: 25}
+# An address as a sending account or a policy entry writes it: ASCII, no spaces, one "@".
+_ADDRESS = re.compile(r"[!-?A-~]{1,64}@[A-Za-z0-9.-]{1,253}")
+_DOMAIN = re.compile(r"@?[A-Za-z0-9]([A-Za-z0-9-]{0,62}\.)*[A-Za-z0-9-]{1,63}")
+_NAME_LIMIT = 256
+_HOST_LIMIT = 253
+
+
+def parse_deployment(table: _Table | None) -> bool:
+    """Whether the deployment runs read-only (nothing is sent, whatever accounts say)."""
+    if table is None:
+        return False
+    table.refuse_unknown(_DEPLOYMENT_KEYS)
+    return table.boolean("ReadOnly", False)
+
+
+def parse_account_delivery(table: _Table, parse_secret: SecretParser) -> AccountDelivery | None:
+    problems = table.problems
+    before = len(problems.items)
+    table.refuse_unknown(_DELIVERY_KEYS)
+    enabled = table.boolean("Enabled", False)
+    address = table.string("Address")
+    if address is not None and not _ADDRESS.fullmatch(address):
+        problems.add(
+            table.at("Address"),
+            "must be a plain ASCII address (local@domain) without a display name",
+        )
+    name = table.string("DisplayName")
+    if name is not None and (
+        len(name) > _NAME_LIMIT or any(ch in name for ch in "\r\n") or not name.strip()
+    ):
+        problems.add(table.at("DisplayName"), f"must be 1 to {_NAME_LIMIT} characters on one line")
+    smtp_table = table.table("Smtp")
+    smtp = _parse_smtp(smtp_table, parse_secret) if smtp_table is not None else None
+    if len(problems.items) != before:
+        return None
+    return AccountDelivery(enabled=enabled, address=address, display_name=name, smtp=smtp)
+
+
+def _parse_smtp(table: _Table, parse_secret: SecretParser) -> SmtpConnection | None:
+    problems = table.problems
+    before = len(problems.items)
+    table.refuse_unknown(_SMTP_KEYS)
+    host = table.string("Host", required=True)
+    if host is not None and (
+        not host or len(host) > _HOST_LIMIT or any(ch.isspace() or ord(ch) < 32 for ch in host)
+    ):
+        problems.add(table.at("Host"), f"must be a host name of 1 to {_HOST_LIMIT} characters")
+    tls_text = table.string("Tls")
+    tls = TlsMode.IMPLICIT
+    if tls_text is not None:
+        chosen = next((m for m in TlsMode if m.value == tls_text.lower()), None)
+        if chosen is None:
+            problems.add(table.at("Tls"), "must be one of implicit | starttls | none")
+        else:
+            tls = chosen
+    if tls is TlsMode.NONE and host is not None and not _is_loopback(host):
+        problems.add(
+            table.at("Tls"),
+            '"none" is allowed only when Host is a loopback address; credentials and mail '
+            "never cross a network in clear text",
+        )
+    port = table.integer("Port")
+    if port is not None and not 1 <= port <= 65535:
+        problems.add(table.at("Port"), "must be an integer from 1 to 65535")
+    username = table.string("Username")
+    if username is not None and (not username or any(ord(ch) < 32 for ch in username)):
+        problems.add(table.at("Username"), "must be non-empty, without control characters")
+    secret = parse_secret(table, "Secret") if table.has("Secret") else None
+    if (username is None) != (secret is None):
+        problems.add(table.at("Secret"), "Username and Secret are given together or not at all")
+    timeout = table.number("TimeoutSeconds")
+    if timeout is not None and timeout <= 0:
+        problems.add(table.at("TimeoutSeconds"), "must be greater than zero")
+    if len(problems.items) != before or host is None:
+        return None
+    return SmtpConnection(
+        host=host,
+        port=_SMTP_PORTS[tls] if port is None else port,
+        username=username,
+        secret=secret,
+        tls=tls,
+        timeout_seconds=60.0 if timeout is None else timeout,
+    )
+
+
+def _bounded(table: _Table, key: str, low: float, high: float, default: float) -> float:
+    value = table.number(key)
+    if value is None:
+        return default
+    if not low <= value <= high:
+        table.problems.add(table.at(key), f"must be from {low:g} to {high:g}")
+        return default
+    return value
+
+
+def _count(table: _Table, key: str, low: int, high: int, default: int) -> int:
+    value = table.integer(key)
+    if value is None:
+        return default
+    if not low <= value <= high:
+        table.problems.add(table.at(key), f"must be an integer from {low} to {high}")
+        return default
+    return value
+
+
+def parse_mail_delivery(table: _Table | None) -> MailDeliveryConfig:
+    defaults = MailDeliveryConfig()
+    if table is None:
+        return defaults
+    table.refuse_unknown(_MAIL_DELIVERY_KEYS)
+    unvouched = defaults.unvouched_recipients
+    text = table.string("UnvouchedRecipients")
+    if text is not None:
+        chosen = next((u for u in UnvouchedRecipients if u.value.lower() == text.lower()), None)
+        if chosen is None:
+            table.problems.add(table.at("UnvouchedRecipients"), "must be Allow or Refuse")
+        else:
+            unvouched = chosen
+    sizes = {}
+    for key, default in (
+        ("MaxAttachmentSize", defaults.max_attachment_octets),
+        ("MaxTotalAttachmentSize", defaults.max_total_attachment_octets),
+    ):
+        size = table.size(key)
+        sizes[key] = default if size is None else size
+    return MailDeliveryConfig(
+        max_recipient_count=_count(table, "MaxRecipientCount", 1, 500, 25),
+        max_body_characters=_count(table, "MaxBodyCharacters", 1, 10_000_000, 100_000),
+        hold_seconds=_bounded(table, "HoldSeconds", 0, 86_400, 0.0),
+        max_attempts=_count(table, "MaxAttempts", 1, 50, defaults.max_attempts),
+        retry_base_seconds=_bounded(table, "RetryBaseSeconds", 0.01, 86_400, 60.0),
+        lease_seconds=_bounded(table, "LeaseSeconds", 1, 86_400, defaults.lease_seconds),
+        unvouched_recipients=unvouched,
+        recipient_policy=_parse_policy(table.table("RecipientPolicy")),
+        ceilings=_parse_ceilings(table.table("SendCeilings")),
+        max_attachment_count=_count(table, "MaxAttachmentCount", 0, 500, 20),
+        max_attachment_octets=sizes["MaxAttachmentSize"],
+        max_total_attachment_octets=sizes["MaxTotalAttachmentSize"],
+    )
+
+
+def _parse_policy(table: _Table | None) -> RecipientPolicy:
+    if table is None:
+        return RecipientPolicy()
+    table.refuse_unknown(_POLICY_KEYS)
+    lists: dict[str, tuple[str, ...]] = {}
+    for key in ("Allow", "Deny"):
+        entries = table.strings(key) or []
+        for index, entry in enumerate(entries):
+            if not (_ADDRESS.fullmatch(entry) or _DOMAIN.fullmatch(entry)):
+                table.problems.add(
+                    f"{table.at(key)}[{index}]",
+                    "must be an address (local@domain) or a domain (example.org)",
+                )
+        lists[key] = tuple(_policy_entry(e) for e in entries)
+    return RecipientPolicy(allow=lists["Allow"], deny=lists["Deny"])
+
+
+def _policy_entry(entry: str) -> str:
+    """An entry in comparison form: lower-cased, a domain written "@example.org" without its
+    "@"."""
+    folded = entry.lower()
+    return folded[1:] if folded.startswith("@") else folded
+
+
+def _parse_ceilings(table: _Table | None) -> SendCeilings:
+    if table is None:
+        return SendCeilings()
+    table.refuse_unknown(frozenset(_CEILING_SCOPES))
+    found: dict[str, Ceiling] = {}
+    for key, field_name in _CEILING_SCOPES.items():
+        scope = table.table(key)
+        if scope is None:
+            continue
+        scope.refuse_unknown(_CEILING_KEYS)
+        hour = scope.integer("PerHour")
+        day = scope.integer("PerDay")
+        for name, value in (("PerHour", hour), ("PerDay", day)):
+            if value is not None and value < 1:
+                scope.problems.add(scope.at(name), "must be an integer of 1 or more")
+        found[field_name] = Ceiling(per_hour=hour, per_day=day)
+    return SendCeilings(**found)

@@ -1,0 +1,1 @@
+"""Handing mail to submission servers."""

@@ -1,0 +1,158 @@
+"""Handing a message to a submission server with `aiosmtplib` (RFC 5321, RFC 6409).
+
+One session per attempt: connect (implicit TLS, or STARTTLS required before anything else is
+said), authenticate when the account has credentials, MAIL FROM, one RCPT TO per address,
+and DATA only when every recipient was either accepted or refused for good. A temporary
+refusal of any recipient ends the session before DATA, so the whole message waits for the
+next attempt and nobody who accepted it now receives it twice.
+
+aiosmtplib's exceptions stay here: the pass sees reply codes and a few facts (connected,
+handed over, authentication refused), never a server's text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+from collections.abc import Callable, Sequence
+
+import aiosmtplib
+
+from mailfathom.adapters.config.secrets import read_secret
+from mailfathom.app.sending_ports import RecipientReply, SubmissionOutcome
+from mailfathom.domain.config import DeploymentConfig
+from mailfathom.domain.connections import TlsMode
+from mailfathom.domain.delivery_config import SmtpConnection
+
+ContextFactory = Callable[[], ssl.SSLContext]
+
+
+class SmtpSubmission:
+    def __init__(
+        self,
+        connection: SmtpConnection,
+        tls_context: ContextFactory = ssl.create_default_context,
+        local_hostname: str | None = None,
+    ) -> None:
+        self._connection = connection
+        self._tls_context = tls_context
+        self._local_hostname = local_hostname
+
+    def submit(
+        self,
+        envelope_from: str,
+        recipients: Sequence[str],
+        mime: bytes,
+        before_data: Callable[[], bool],
+    ) -> SubmissionOutcome:
+        return asyncio.run(self._submit(envelope_from, recipients, mime, before_data))
+
+    def _client(self) -> aiosmtplib.SMTP:
+        c = self._connection
+        protected = c.tls is not TlsMode.NONE
+        return aiosmtplib.SMTP(
+            hostname=c.host,
+            port=c.port,
+            use_tls=c.tls is TlsMode.IMPLICIT,
+            start_tls=c.tls is TlsMode.STARTTLS,
+            tls_context=self._tls_context() if protected else None,
+            timeout=c.timeout_seconds,
+            local_hostname=self._local_hostname,
+        )
+
+    async def _submit(
+        self,
+        envelope_from: str,
+        recipients: Sequence[str],
+        mime: bytes,
+        before_data: Callable[[], bool],
+    ) -> SubmissionOutcome:
+        client = self._client()
+        try:
+            await client.connect()
+        except (aiosmtplib.SMTPException, OSError):
+            return SubmissionOutcome(connected=False, temporary=True)
+        try:
+            return await self._session(client, envelope_from, recipients, mime, before_data)
+        finally:
+            with contextlib.suppress(aiosmtplib.SMTPException, OSError):
+                await client.quit()
+            client.close()
+
+    async def _session(
+        self,
+        client: aiosmtplib.SMTP,
+        envelope_from: str,
+        recipients: Sequence[str],
+        mime: bytes,
+        before_data: Callable[[], bool],
+    ) -> SubmissionOutcome:
+        c = self._connection
+        try:
+            if c.username is not None and c.secret is not None:
+                await client.login(c.username, read_secret(c.secret))
+            await client.mail(envelope_from)
+        except aiosmtplib.SMTPAuthenticationError:
+            return SubmissionOutcome(connected=False, authentication_refused=True)
+        except aiosmtplib.SMTPResponseException as refused:
+            temporary = 400 <= refused.code < 500
+            return SubmissionOutcome(connected=not temporary, temporary=temporary)
+        except (aiosmtplib.SMTPException, OSError):
+            return SubmissionOutcome(connected=False, temporary=True)
+        replies: list[RecipientReply] = []
+        try:
+            for address in recipients:
+                try:
+                    response = await client.rcpt(address)
+                    replies.append(RecipientReply(address, response.code, accepted=True))
+                except aiosmtplib.SMTPRecipientRefused as refused:
+                    temporary = 400 <= refused.code < 500
+                    replies.append(
+                        RecipientReply(address, refused.code, accepted=False, temporary=temporary)
+                    )
+        except (aiosmtplib.SMTPException, OSError):
+            return SubmissionOutcome(connected=False, temporary=True)
+        offered = tuple(replies)
+        if any(r.temporary for r in offered):
+            return SubmissionOutcome(connected=True, recipients=offered, temporary=True)
+        if not any(r.accepted for r in offered):
+            return SubmissionOutcome(connected=True, recipients=offered)
+        if not before_data():
+            return SubmissionOutcome(connected=True, recipients=offered, temporary=True)
+        try:
+            response = await client.data(mime)
+        except aiosmtplib.SMTPResponseException as refused:
+            temporary = 400 <= refused.code < 500
+            return SubmissionOutcome(
+                connected=True,
+                recipients=offered,
+                handed_over=True,
+                data_code=refused.code,
+                temporary=temporary,
+            )
+        except (aiosmtplib.SMTPException, OSError):
+            # The message went out and no answer came back: it may have been accepted.
+            return SubmissionOutcome(connected=True, recipients=offered, handed_over=True)
+        return SubmissionOutcome(
+            connected=True, recipients=offered, handed_over=True, data_code=response.code
+        )
+
+
+class SmtpTransports:
+    """The submission server of each account that declares one."""
+
+    def __init__(
+        self,
+        config: DeploymentConfig,
+        tls_context: ContextFactory = ssl.create_default_context,
+    ) -> None:
+        self._transports: dict[str, SmtpSubmission] = {}
+        for account in config.accounts:
+            if account.delivery is not None and account.delivery.smtp is not None:
+                self._transports[account.account_id] = SmtpSubmission(
+                    account.delivery.smtp, tls_context
+                )
+
+    def transport_for(self, account_id: str) -> SmtpSubmission | None:
+        return self._transports.get(account_id)

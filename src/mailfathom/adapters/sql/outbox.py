@@ -1,0 +1,346 @@
+"""The outbox on SQLite and PostgreSQL: `OutboxStore`.
+
+Every change of stage is one conditional UPDATE whose WHERE clause states the facts the change
+depends on (the stage, the lease, who holds it), and whoever's statement changed no row lost
+the race. That is what keeps a claim and a cancellation from both succeeding, and a worker
+that lost its lease from writing over what happened since.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.schema import outgoing_emails, outgoing_recipients
+from mailfathom.app.sending_ports import (
+    AttemptResult,
+    CeilingLimit,
+    CeilingReached,
+    ClaimedSend,
+    NewOutgoing,
+    OutboxListing,
+)
+from mailfathom.domain.codes import DeliveryCode
+from mailfathom.domain.outgoing import (
+    AddressField,
+    OutgoingKind,
+    OutgoingRecord,
+    Recipient,
+    RecipientState,
+    Stage,
+)
+
+_O = outgoing_emails.c
+_R = outgoing_recipients.c
+# Serializes the writing of sends on PostgreSQL, so that the ceilings counted before a write
+# still hold when it commits (SQLite's writers are serialized by BEGIN IMMEDIATE already).
+_OUTBOX_LOCK = 0x6D66_6F62
+
+
+class SqlOutbox:
+    def __init__(self, engine: sa.Engine) -> None:
+        self._engine = engine
+
+    # -- writing a send ------------------------------------------------------------------
+
+    def record(
+        self, new: NewOutgoing, ceilings: Sequence[CeilingLimit]
+    ) -> tuple[OutgoingRecord, bool]:
+        try:
+            with self._engine.begin() as c:
+                if c.dialect.name == "postgresql":
+                    c.execute(sa.select(sa.func.pg_advisory_xact_lock(_OUTBOX_LOCK)))
+                existing = self._seq_of(c, new.account_id, new.idempotency_key)
+                if existing is not None:
+                    return self._load(c, existing), False
+                for ceiling in ceilings:
+                    if self._counted(c, ceiling, new.queued_at) >= ceiling.limit:
+                        raise CeilingReached(ceiling.name)
+                seq = c.execute(
+                    sa.insert(outgoing_emails).returning(_O.seq),
+                    {
+                        "outgoing_id": new.outgoing_id,
+                        "account_id": new.account_id,
+                        "idempotency_key": new.idempotency_key,
+                        "caller": new.caller,
+                        "kind": new.kind.value,
+                        "stage": Stage.QUEUED.value,
+                        "queued_at": new.queued_at,
+                        "not_before": new.not_before,
+                        "attempt_count": 0,
+                        "message_id_header": new.message_id,
+                        "envelope_from": new.envelope_from,
+                        "mime": new.mime,
+                    },
+                ).scalar_one()
+                c.execute(
+                    sa.insert(outgoing_recipients),
+                    [
+                        {
+                            "outgoing_seq": seq,
+                            "position": position,
+                            "field": r.field.value,
+                            "address": r.address,
+                            "state": r.state.value,
+                        }
+                        for position, r in enumerate(new.recipients)
+                    ],
+                )
+                return self._load(c, int(seq)), True
+        except sa.exc.IntegrityError:
+            # Another call wrote the same account and key first; its record is the answer.
+            with self._engine.connect() as c:
+                found = self._seq_of(c, new.account_id, new.idempotency_key)
+                if found is None:
+                    raise
+                return self._load(c, found), False
+
+    @staticmethod
+    def _seq_of(c: sa.Connection, account_id: str, key: str) -> int | None:
+        found = c.execute(
+            sa.select(_O.seq).where(_O.account_id == account_id, _O.idempotency_key == key)
+        ).scalar_one_or_none()
+        return None if found is None else int(found)
+
+    @staticmethod
+    def _counted(c: sa.Connection, ceiling: CeilingLimit, now: datetime) -> int:
+        since = now - timedelta(seconds=ceiling.window_seconds)
+        query = (
+            sa.select(sa.func.count())
+            .select_from(outgoing_emails)
+            .where(_O.queued_at > since, _O.stage != Stage.CANCELLED.value)
+        )
+        if ceiling.account_id is not None:
+            query = query.where(_O.account_id == ceiling.account_id)
+        if ceiling.caller is not None:
+            query = query.where(_O.caller == ceiling.caller)
+        return int(c.execute(query).scalar_one())
+
+    # -- reading -------------------------------------------------------------------------
+
+    def find(self, outgoing_id: uuid.UUID) -> OutgoingRecord | None:
+        with self._engine.connect() as c:
+            seq = c.execute(
+                sa.select(_O.seq).where(_O.outgoing_id == outgoing_id)
+            ).scalar_one_or_none()
+            return None if seq is None else self._load(c, int(seq))
+
+    def find_key(self, account_id: str, idempotency_key: str) -> OutgoingRecord | None:
+        """The send an account holds under an idempotency key (for an operator)."""
+        with self._engine.connect() as c:
+            seq = self._seq_of(c, account_id, idempotency_key)
+            return None if seq is None else self._load(c, seq)
+
+    @staticmethod
+    def _recipients(c: sa.Connection, seq: int) -> tuple[Recipient, ...]:
+        rows = c.execute(
+            sa.select(_R.field, _R.address, _R.state, _R.last_reply_code)
+            .where(_R.outgoing_seq == seq)
+            .order_by(_R.position)
+        )
+        return tuple(
+            Recipient(AddressField(f), address, RecipientState(state), code)
+            for f, address, state, code in rows
+        )
+
+    def _load(self, c: sa.Connection, seq: int) -> OutgoingRecord:
+        row = c.execute(sa.select(outgoing_emails).where(_O.seq == seq)).one()
+        return _record(row, self._recipients(c, seq))
+
+    def listing(self, limit: int, stages: Sequence[Stage] | None = None) -> list[OutboxListing]:
+        query = sa.select(outgoing_emails).order_by(_O.queued_at.desc(), _O.seq.desc())
+        if stages:
+            query = query.where(_O.stage.in_([s.value for s in stages]))
+        with self._engine.connect() as c:
+            rows = c.execute(query.limit(limit)).all()
+            return [
+                OutboxListing(
+                    record=_record(r, self._recipients(c, int(r.seq))),
+                    idempotency_key=r.idempotency_key,
+                    not_before=_utc(r.not_before),
+                    lease_expires_at=_optional_utc(r.lease_expires_at),
+                    transmission_started=r.transmission_started_at is not None,
+                )
+                for r in rows
+            ]
+
+    # -- withdrawing ---------------------------------------------------------------------
+
+    def cancel(self, outgoing_id: uuid.UUID, now: datetime) -> OutgoingRecord | None:
+        with self._engine.begin() as c:
+            c.execute(
+                sa.update(outgoing_emails)
+                .where(
+                    _O.outgoing_id == outgoing_id,
+                    _O.stage == Stage.QUEUED.value,
+                    sa.or_(_O.lease_expires_at.is_(None), _O.lease_expires_at <= now),
+                )
+                .values(stage=Stage.CANCELLED.value, finished_at=now)
+            )
+            seq = c.execute(
+                sa.select(_O.seq).where(_O.outgoing_id == outgoing_id)
+            ).scalar_one_or_none()
+            return None if seq is None else self._load(c, int(seq))
+
+    def operator_cancel(self, outgoing_id: uuid.UUID, now: datetime) -> OutgoingRecord | None:
+        return self.cancel(outgoing_id, now)
+
+    # -- the delivery pass ---------------------------------------------------------------
+
+    def claim(
+        self, worker: str, now: datetime, lease_seconds: float, limit: int
+    ) -> list[ClaimedSend]:
+        with self._engine.connect() as c:
+            due = list(
+                c.execute(
+                    sa.select(_O.seq)
+                    .where(_O.stage == Stage.QUEUED.value, _O.not_before <= now)
+                    .order_by(_O.not_before, _O.seq)
+                    .limit(limit)
+                ).scalars()
+            )
+        claimed: list[ClaimedSend] = []
+        expires = now + timedelta(seconds=lease_seconds)
+        for seq in due:
+            with self._engine.begin() as c:
+                taken = c.execute(
+                    sa.update(outgoing_emails)
+                    .where(
+                        _O.seq == seq,
+                        _O.stage == Stage.QUEUED.value,
+                        _O.not_before <= now,
+                        sa.or_(_O.lease_expires_at.is_(None), _O.lease_expires_at <= now),
+                    )
+                    .values(
+                        stage=Stage.SENDING.value,
+                        lease_owner=worker,
+                        lease_expires_at=expires,
+                        attempt_count=_O.attempt_count + 1,
+                        transmission_started_at=None,
+                    )
+                ).rowcount
+                if taken != 1:
+                    continue
+                row = c.execute(
+                    sa.select(
+                        _O.outgoing_id, _O.account_id, _O.attempt_count, _O.envelope_from, _O.mime
+                    ).where(_O.seq == seq)
+                ).one()
+                claimed.append(
+                    ClaimedSend(
+                        seq=int(seq),
+                        outgoing_id=row.outgoing_id,
+                        account_id=row.account_id,
+                        attempt_count=int(row.attempt_count),
+                        envelope_from=row.envelope_from,
+                        mime=bytes(row.mime),
+                        recipients=self._recipients(c, int(seq)),
+                    )
+                )
+        return claimed
+
+    @staticmethod
+    def _held(seq: int, worker: str) -> list[sa.ColumnElement[bool]]:
+        return [_O.seq == seq, _O.stage == Stage.SENDING.value, _O.lease_owner == worker]
+
+    def begin_transmission(self, seq: int, worker: str, now: datetime) -> bool:
+        with self._engine.begin() as c:
+            changed = c.execute(
+                sa.update(outgoing_emails)
+                .where(*self._held(seq, worker), _O.lease_expires_at > now)
+                .values(transmission_started_at=now)
+            ).rowcount
+        return changed == 1
+
+    def finish(self, seq: int, worker: str, result: AttemptResult, now: datetime) -> bool:
+        values: dict[str, Any] = {
+            "stage": result.stage.value,
+            "failure_code": result.failure_code,
+            "lease_owner": None,
+            "lease_expires_at": None,
+        }
+        if result.stage is Stage.QUEUED:
+            values["not_before"] = result.retry_at or now
+            values["transmission_started_at"] = None
+        else:
+            values["finished_at"] = now
+        with self._engine.begin() as c:
+            changed = c.execute(
+                sa.update(outgoing_emails).where(*self._held(seq, worker)).values(**values)
+            ).rowcount
+            if changed != 1:
+                return False
+            for position, recipient in enumerate(result.recipients):
+                c.execute(
+                    sa.update(outgoing_recipients)
+                    .where(_R.outgoing_seq == seq, _R.position == position)
+                    .values(state=recipient.state.value, last_reply_code=recipient.last_reply_code)
+                )
+        return True
+
+    def recover(self, now: datetime, retry_at: datetime, max_attempts: int) -> int:
+        expired = [_O.stage == Stage.SENDING.value, _O.lease_expires_at <= now]
+        released = {"lease_owner": None, "lease_expires_at": None}
+        with self._engine.begin() as c:
+            unknown = c.execute(
+                sa.update(outgoing_emails)
+                .where(*expired, _O.transmission_started_at.is_not(None))
+                .values(
+                    stage=Stage.FAILED.value,
+                    failure_code=int(DeliveryCode.OUTCOME_UNKNOWN),
+                    finished_at=now,
+                    **released,
+                )
+            ).rowcount
+            spent = c.execute(
+                sa.update(outgoing_emails)
+                .where(
+                    *expired,
+                    _O.transmission_started_at.is_(None),
+                    _O.attempt_count >= max_attempts,
+                )
+                .values(
+                    stage=Stage.FAILED.value,
+                    failure_code=int(DeliveryCode.ATTEMPTS_SPENT),
+                    finished_at=now,
+                    **released,
+                )
+            ).rowcount
+            again = c.execute(
+                sa.update(outgoing_emails)
+                .where(*expired, _O.transmission_started_at.is_(None))
+                .values(stage=Stage.QUEUED.value, not_before=retry_at, **released)
+            ).rowcount
+        return int(unknown + spent + again)
+
+
+def _utc(value: datetime) -> datetime:
+    found = _optional_utc(value)
+    assert found is not None
+    return found
+
+
+def _optional_utc(value: datetime | None) -> datetime | None:
+    """SQLite hands timestamps back without their zone; every stored one is UTC."""
+    if value is None:
+        return None
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def _record(row: Any, recipients: tuple[Recipient, ...]) -> OutgoingRecord:
+    return OutgoingRecord(
+        outgoing_id=row.outgoing_id,
+        account_id=row.account_id,
+        caller=row.caller,
+        kind=OutgoingKind(row.kind),
+        stage=Stage(row.stage),
+        attempt_count=int(row.attempt_count),
+        queued_at=_utc(row.queued_at),
+        recipients=recipients,
+        failure_code=row.failure_code,
+        finished_at=_optional_utc(row.finished_at),
+    )

@@ -1,0 +1,182 @@
+"""The delivery pass: offer queued sends to where they go, and write down what happened.
+
+One attempt per claimed record. Recipients whose address belongs to a peer mailbox of this
+deployment (a local account) are put into that account's inbox; everybody else is offered to
+the account's submission server over one SMTP session. The record is told the moment the
+message is about to be handed over: from then on a lost connection leaves the outcome
+unknown, and such a send ends there rather than being offered twice.
+
+Replies: 2xx accepts a recipient or the message; 4xx (and no connection at all) is
+temporary, and the whole send waits for its next attempt, with a backoff doubling from
+`retry_base_seconds`, until `max_attempts` are spent; 5xx refuses for good. Recipients a
+server refused are recorded refused while the others are sent to, so nobody receives the
+message twice.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+import structlog
+
+from mailfathom.app.sending_ports import (
+    AttemptResult,
+    ClaimedSend,
+    OutboxStore,
+    PeerMailboxes,
+    SubmissionOutcome,
+    SubmissionTransport,
+)
+from mailfathom.domain.codes import DeliveryCode
+from mailfathom.domain.delivery_config import MailDeliveryConfig
+from mailfathom.domain.outgoing import Recipient, RecipientState, Stage
+
+log = structlog.get_logger("mailfathom.delivery")
+
+
+class TransportDirectory(Protocol):
+    def transport_for(self, account_id: str) -> SubmissionTransport | None:
+        """The submission server of the account, or None when it declares none."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class PassReport:
+    claimed: int
+    sent: int
+    failed: int
+    retried: int
+
+
+class DeliveryPass:
+    def __init__(
+        self,
+        outbox: OutboxStore,
+        transports: TransportDirectory,
+        peers: PeerMailboxes,
+        config: MailDeliveryConfig,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        worker: str | None = None,
+    ) -> None:
+        self._outbox = outbox
+        self._transports = transports
+        self._peers = peers
+        self._config = config
+        self._clock = clock
+        self.worker = worker or f"worker-{uuid.uuid4().hex[:12]}"
+
+    def run_once(self, limit: int = 20) -> PassReport:
+        now = self._clock()
+        self._outbox.recover(now, now, self._config.max_attempts)
+        claimed = self._outbox.claim(self.worker, now, self._config.lease_seconds, limit)
+        sent = failed = retried = 0
+        for send in claimed:
+            result = self._attempt(send)
+            if not self._outbox.finish(send.seq, self.worker, result, self._clock()):
+                log.warning("delivery.lease_lost", attempt=send.attempt_count)
+                continue
+            log.info(
+                "delivery.attempt",
+                stage=result.stage.value,
+                attempt=send.attempt_count,
+                failure_code=result.failure_code,
+            )
+            sent += result.stage is Stage.SENT
+            failed += result.stage is Stage.FAILED
+            retried += result.stage is Stage.QUEUED
+        return PassReport(len(claimed), sent, failed, retried)
+
+    # -- one attempt ---------------------------------------------------------------------
+
+    def _attempt(self, send: ClaimedSend) -> AttemptResult:
+        recipients = list(send.recipients)
+        pending = [i for i, r in enumerate(recipients) if r.state is RecipientState.PENDING]
+        remote: list[int] = []
+        peer_failed = False
+        for index in pending:
+            owner = self._peers.owner_of(recipients[index].address)
+            if owner is None:
+                remote.append(index)
+                continue
+            try:
+                self._peers.deliver(owner, send.mime, str(send.outgoing_id))
+                recipients[index] = replace(recipients[index], state=RecipientState.ACCEPTED)
+            except OSError:
+                peer_failed = True
+        if remote:
+            transport = self._transports.transport_for(send.account_id)
+            if transport is None:
+                for index in remote:
+                    recipients[index] = replace(recipients[index], state=RecipientState.REFUSED)
+                return self._ended(recipients, DeliveryCode.NO_ROUTE)
+            outcome = transport.submit(
+                send.envelope_from,
+                [recipients[i].address for i in remote],
+                send.mime,
+                lambda: self._outbox.begin_transmission(send.seq, self.worker, self._clock()),
+            )
+            return self._after_submission(send, recipients, remote, outcome)
+        if peer_failed:
+            return self._retry(send, recipients, DeliveryCode.PEER_DELIVERY_FAILED)
+        return AttemptResult(Stage.SENT, tuple(recipients))
+
+    def _after_submission(
+        self,
+        send: ClaimedSend,
+        recipients: list[Recipient],
+        remote: Sequence[int],
+        outcome: SubmissionOutcome,
+    ) -> AttemptResult:
+        if outcome.authentication_refused:
+            return self._ended(recipients, DeliveryCode.NOT_AUTHENTICATED)
+        if not outcome.connected:
+            return self._retry(send, recipients, DeliveryCode.TEMPORARY_FAILURE)
+        replies = {r.address: r for r in outcome.recipients}
+        temporary = False
+        for index in remote:
+            reply = replies.get(recipients[index].address)
+            if reply is None:
+                continue
+            state = recipients[index].state
+            if not reply.accepted and not reply.temporary:
+                state = RecipientState.REFUSED
+            temporary |= reply.temporary
+            recipients[index] = replace(recipients[index], state=state, last_reply_code=reply.code)
+        if outcome.handed_over and outcome.data_code is None:
+            return self._ended(recipients, DeliveryCode.OUTCOME_UNKNOWN)
+        if outcome.handed_over and outcome.data_code is not None and outcome.data_code < 300:
+            for index in remote:
+                if replies.get(recipients[index].address) is not None and (
+                    replies[recipients[index].address].accepted
+                ):
+                    recipients[index] = replace(recipients[index], state=RecipientState.ACCEPTED)
+            return AttemptResult(Stage.SENT, tuple(recipients))
+        if outcome.temporary or temporary:
+            # Nothing was accepted for good: the whole message is offered again later.
+            for index in remote:
+                if recipients[index].state is not RecipientState.REFUSED:
+                    recipients[index] = replace(recipients[index], state=RecipientState.PENDING)
+            return self._retry(send, recipients, DeliveryCode.TEMPORARY_FAILURE)
+        for index in remote:
+            if recipients[index].state is RecipientState.PENDING:
+                recipients[index] = replace(recipients[index], state=RecipientState.REFUSED)
+        if any(r.state is RecipientState.ACCEPTED for r in recipients):
+            return AttemptResult(Stage.SENT, tuple(recipients), DeliveryCode.REFUSED_BY_SERVER)
+        return self._ended(recipients, DeliveryCode.REFUSED_BY_SERVER)
+
+    @staticmethod
+    def _ended(recipients: Sequence[Recipient], code: DeliveryCode) -> AttemptResult:
+        return AttemptResult(Stage.FAILED, tuple(recipients), int(code))
+
+    def _retry(
+        self, send: ClaimedSend, recipients: Sequence[Recipient], code: DeliveryCode
+    ) -> AttemptResult:
+        if send.attempt_count >= self._config.max_attempts:
+            return self._ended(recipients, DeliveryCode.ATTEMPTS_SPENT)
+        delay = self._config.retry_base_seconds * (2 ** (send.attempt_count - 1))
+        retry_at = self._clock() + timedelta(seconds=delay)
+        return AttemptResult(Stage.QUEUED, tuple(recipients), int(code), retry_at)

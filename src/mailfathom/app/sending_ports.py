@@ -1,0 +1,230 @@
+"""Ports of the sending side: the outbox, the composer, and what a delivery pass talks to.
+
+The outbox is the only place a send exists. A sending tool writes a record and its composed
+message in one transaction and transmits nothing; a delivery pass claims records under a
+lease, and everything it learns is written back to the record.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from mailfathom.domain.outgoing import OutgoingKind, OutgoingRecord, Recipient, Stage
+
+
+@dataclass(frozen=True, slots=True)
+class NewOutgoing:
+    """A send as a sending tool writes it down."""
+
+    outgoing_id: uuid.UUID
+    account_id: str
+    idempotency_key: str
+    caller: str
+    kind: OutgoingKind
+    queued_at: datetime
+    not_before: datetime
+    message_id: str
+    envelope_from: str
+    mime: bytes
+    recipients: tuple[Recipient, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CeilingLimit:
+    """At most `limit` sends queued in the `window_seconds` before now, counted for the
+    account (`account_id`), for one caller (`caller`), or for the installation (neither).
+    `name` is what a refusal says was reached."""
+
+    name: str
+    limit: int
+    window_seconds: float
+    account_id: str | None = None
+    caller: str | None = None
+
+
+class CeilingReached(Exception):
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedSend:
+    """A record a delivery pass holds the lease on, with what it needs to transmit it."""
+
+    seq: int
+    outgoing_id: uuid.UUID
+    account_id: str
+    attempt_count: int
+    envelope_from: str
+    mime: bytes
+    recipients: tuple[Recipient, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptResult:
+    """How an attempt ended. `stage` QUEUED means try again at `retry_at`."""
+
+    stage: Stage
+    recipients: tuple[Recipient, ...]
+    failure_code: int | None = None
+    retry_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxListing:
+    """An operator's view of one record (`mfctl outbox`): no content, no subject."""
+
+    record: OutgoingRecord
+    idempotency_key: str
+    not_before: datetime
+    lease_expires_at: datetime | None
+    transmission_started: bool
+
+
+class OutboxStore(Protocol):
+    def record(
+        self, new: NewOutgoing, ceilings: Sequence[CeilingLimit]
+    ) -> tuple[OutgoingRecord, bool]:
+        """Write `new` unless the account already holds a record under its idempotency key;
+        answer the record that stands and whether this call wrote it. The key is unique per
+        account by a constraint, so two racing calls leave one record and both answer it.
+        Before writing, each ceiling is counted in the same transaction; one with no room
+        raises `CeilingReached` and nothing is written. A repeated call is answered
+        without counting: it sends nothing more."""
+        ...
+
+    def find(self, outgoing_id: uuid.UUID) -> OutgoingRecord | None: ...
+
+    def cancel(self, outgoing_id: uuid.UUID, now: datetime) -> OutgoingRecord | None:
+        """Withdraw the send in one conditional statement: only while it is queued and no
+        unexpired lease is held on it. Answers the record as it stands afterwards (None when
+        nothing is held under the identifier); the caller reads from its stage whether the
+        withdrawal happened."""
+        ...
+
+    def claim(
+        self, worker: str, now: datetime, lease_seconds: float, limit: int
+    ) -> list[ClaimedSend]:
+        """Take up to `limit` due sends (queued, not before now) under a lease, moving them to
+        sending and counting the attempt, in one conditional statement per record: a record
+        another worker or a cancellation took first is skipped."""
+        ...
+
+    def begin_transmission(self, seq: int, worker: str, now: datetime) -> bool:
+        """Note that the message is about to be handed to a server, while the lease is still
+        this worker's. From here a lost connection leaves the outcome unknown, and such a
+        send is never offered again. False when the lease was lost: transmit nothing."""
+        ...
+
+    def finish(self, seq: int, worker: str, result: AttemptResult, now: datetime) -> bool:
+        """Write an attempt's outcome and release the lease, if the lease is still this
+        worker's."""
+        ...
+
+    def recover(self, now: datetime, retry_at: datetime, max_attempts: int) -> int:
+        """Sends whose lease expired while sending: failed with an unknown outcome when a
+        transmission had begun; otherwise nothing left this deployment, and they are queued
+        again for `retry_at`, or failed once `max_attempts` attempts have been counted."""
+        ...
+
+    def listing(self, limit: int, stages: Sequence[Stage] | None = None) -> list[OutboxListing]:
+        """The newest records first, for an operator."""
+        ...
+
+    def operator_cancel(self, outgoing_id: uuid.UUID, now: datetime) -> OutgoingRecord | None:
+        """`cancel` without regard to who queued the send."""
+        ...
+
+
+class MessageComposer(Protocol):
+    def compose(self, message: AuthoredMessage) -> ComposedMessage:
+        """The message as transmitted: RFC 5322 with CRLF line ends, every part in a 7-bit
+        transfer encoding, no Bcc field, a Message-ID of its own. Never raises for a message
+        the use case validated."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    file_name: str | None
+    media_type: str
+    content: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class AuthoredMessage:
+    """A message as the use case settled it; every field already checked."""
+
+    from_address: str
+    from_name: str | None
+    to: tuple[str, ...]
+    cc: tuple[str, ...]
+    subject: str
+    plain_text: str
+    html: str | None
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
+    sent_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ComposedMessage:
+    message_id: str
+    mime: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class RecipientReply:
+    address: str
+    code: int | None
+    accepted: bool
+    temporary: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionOutcome:
+    """What a submission server said.
+
+    `connected` False: nothing was said at all (no connection, or it failed before any
+    recipient was offered); `temporary` says whether trying later may help. `handed_over`
+    True with `data_code` None: the message was sent and no answer came, so the outcome is
+    unknown."""
+
+    connected: bool
+    recipients: tuple[RecipientReply, ...] = ()
+    handed_over: bool = False
+    data_code: int | None = None
+    temporary: bool = False
+    authentication_refused: bool = False
+
+
+class SubmissionTransport(Protocol):
+    def submit(
+        self,
+        envelope_from: str,
+        recipients: Sequence[str],
+        mime: bytes,
+        before_data: Callable[[], bool],
+    ) -> SubmissionOutcome:
+        """Offer the message over one SMTP session. `before_data` is called after the server
+        accepted recipients and before the message is sent; when it answers False the
+        session ends without sending it."""
+        ...
+
+
+class PeerMailboxes(Protocol):
+    def owner_of(self, address: str) -> str | None:
+        """The account of this deployment that receives mail for `address` without a mail
+        server (a local account naming it among its addresses), or None."""
+        ...
+
+    def deliver(self, account_id: str, mime: bytes, key: str) -> None:
+        """Put the message into that account's inbox. Idempotent per `key`: a delivery
+        repeated after a crash leaves one message. Raises OSError when it cannot."""
+        ...

@@ -1,0 +1,64 @@
+"""Published shapes of the sending tools. Nothing about a message appears in them: no
+subject, no body, no Message-ID, no folder; recipients only as the caller wrote them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from mailfathom.entrypoints.mcp.models import Published
+
+OutgoingState = Literal["queued", "sending", "sent", "refused", "cancelled"]
+STATE_DESCRIPTION = (
+    "queued: waiting for the delivery pass; sending: an attempt holds it; sent: a server "
+    "accepted it; refused: it was given up on (failureCode says why); cancelled: withdrawn."
+)
+
+
+class SendResult(Published):
+    outgoingEmailId: str = Field(
+        description="The send's identifier, for get_outgoing_email and cancel_outgoing_email."
+    )
+    accountId: str = Field(description="The account the message is sent as.")
+    state: OutgoingState = Field(
+        description="queued for a new send; a repeated call (same idempotencyKey) answers "
+        "the first call's record as it stands now. " + STATE_DESCRIPTION
+    )
+    recipientCount: int = Field(
+        description="How many addresses the message is offered to across to, cc and bcc, "
+        "each address once."
+    )
+    queuedAt: datetime = Field(
+        description="When the send was first written down (for a repeated call: when the "
+        "first call wrote it)."
+    )
+
+
+class OutgoingRecipientModel(Published):
+    address: str = Field(description="The address as the send named it.")
+    field: Literal["to", "cc", "bcc"] = Field(description="The header that names it.")
+    state: Literal["pending", "accepted", "refused"] = Field(
+        description="What a mail server has made of this address so far."
+    )
+    lastReplyCode: int | None = Field(
+        description="The SMTP reply code a server last gave about this address; null until one did."
+    )
+
+
+class OutgoingStatusResult(Published):
+    outgoingEmailId: str = Field(description="The send's identifier.")
+    accountId: str = Field(description="The account the message is sent as.")
+    state: OutgoingState = Field(description=STATE_DESCRIPTION)
+    attemptCount: int = Field(
+        description="Delivery attempts made, counted as each begins (one under way counts)."
+    )
+    queuedAt: datetime = Field(description="When the send was first written down.")
+    recipients: list[OutgoingRecipientModel] = Field(
+        description="Everybody the message is addressed to, in header order."
+    )
+    failureCode: int | None = Field(
+        description="The five-digit code the last failed attempt recorded; null while none "
+        "failed. It may be present on a send that later succeeded."
+    )

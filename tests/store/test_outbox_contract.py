@@ -1,0 +1,306 @@
+"""What the sending use cases and the delivery pass rely on from the outbox, on SQLite and
+PostgreSQL alike: one record per account and key under racing calls, ceilings counted in the
+same transaction as the write, and stage changes that cannot both win."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.outbox import SqlOutbox
+from mailfathom.app.sending_ports import AttemptResult, CeilingLimit, CeilingReached, NewOutgoing
+from mailfathom.domain.codes import DeliveryCode
+from mailfathom.domain.outgoing import (
+    AddressField,
+    OutgoingKind,
+    Recipient,
+    RecipientState,
+    Stage,
+)
+
+T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def outbox(engine: sa.Engine) -> SqlOutbox:
+    return SqlOutbox(engine)
+
+
+def _new(
+    key: str = "k1", *, account: str = "acct", caller: str = "agent", at: datetime = T0
+) -> NewOutgoing:
+    return NewOutgoing(
+        outgoing_id=uuid.uuid4(),
+        account_id=account,
+        idempotency_key=key,
+        caller=caller,
+        kind=OutgoingKind.NEW,
+        queued_at=at,
+        not_before=at,
+        message_id="<m@example.org>",
+        envelope_from="me@example.org",
+        mime=b"Subject: x\r\n\r\nbody\r\n",
+        recipients=(
+            Recipient(AddressField.TO, "a@example.net"),
+            Recipient(AddressField.BCC, "b@example.net"),
+        ),
+    )
+
+
+def test_a_send_is_written_with_its_recipients_and_read_back(outbox: SqlOutbox) -> None:
+    record, created = outbox.record(_new(), [])
+    assert created
+    assert record.stage is Stage.QUEUED
+    assert record.queued_at == T0
+    assert record.attempt_count == 0
+    assert [(r.field, r.address, r.state) for r in record.recipients] == [
+        (AddressField.TO, "a@example.net", RecipientState.PENDING),
+        (AddressField.BCC, "b@example.net", RecipientState.PENDING),
+    ]
+    assert outbox.find(record.outgoing_id) == record
+    assert outbox.find(uuid.uuid4()) is None
+
+
+def test_the_same_key_answers_the_first_record_and_another_account_may_reuse_it(
+    outbox: SqlOutbox,
+) -> None:
+    first, _ = outbox.record(_new(), [])
+    again, created = outbox.record(_new(at=T0 + timedelta(minutes=5)), [])
+    assert not created
+    assert again == first
+    other, created = outbox.record(_new(account="other"), [])
+    assert created
+    assert other.outgoing_id != first.outgoing_id
+
+
+def test_twenty_racing_calls_with_one_key_leave_one_record(
+    outbox: SqlOutbox, engine: sa.Engine
+) -> None:
+    start = threading.Barrier(20)
+
+    def call(_: int) -> uuid.UUID:
+        start.wait(timeout=30)
+        return outbox.record(_new("race"), [])[0].outgoing_id
+
+    with ThreadPoolExecutor(20) as pool:
+        answers = set(pool.map(call, range(20)))
+    assert len(answers) == 1
+    with engine.connect() as c:
+        assert c.execute(sa.text("SELECT count(*) FROM outgoing_emails")).scalar_one() == 1
+
+
+def _hourly(account: str) -> CeilingLimit:
+    return CeilingLimit("the account's hourly ceiling", 2, 3600, account_id=account)
+
+
+def test_a_ceiling_is_counted_before_the_write_and_a_repeat_is_not_counted(
+    outbox: SqlOutbox,
+) -> None:
+    outbox.record(_new("a"), [_hourly("acct")])
+    outbox.record(_new("b", at=T0 + timedelta(minutes=1)), [_hourly("acct")])
+    with pytest.raises(CeilingReached) as reached:
+        outbox.record(_new("c", at=T0 + timedelta(minutes=2)), [_hourly("acct")])
+    assert reached.value.name == "the account's hourly ceiling"
+    assert outbox.find_key("acct", "c") is None
+    # A repeated call is answered without counting; another account has room of its own.
+    assert not outbox.record(_new("a", at=T0 + timedelta(minutes=3)), [_hourly("acct")])[1]
+    other = _new("c", account="other", at=T0 + timedelta(minutes=2))
+    assert outbox.record(other, [_hourly("other")])[1]
+    # Once the first send is an hour old, there is room again.
+    assert outbox.record(_new("c", at=T0 + timedelta(minutes=60, seconds=1)), [_hourly("acct")])[1]
+
+
+def test_a_cancelled_send_is_not_counted_and_a_caller_ceiling_counts_that_caller(
+    outbox: SqlOutbox,
+) -> None:
+    def per_caller(name: str) -> list[CeilingLimit]:
+        return [CeilingLimit("this client's hourly ceiling", 1, 3600, caller=name)]
+
+    first = outbox.record(_new("a"), per_caller("agent"))[0]
+    with pytest.raises(CeilingReached):
+        outbox.record(_new("b", account="other"), per_caller("agent"))
+    assert outbox.record(_new("b", caller="someone-else"), per_caller("someone-else"))[1]
+    outbox.cancel(first.outgoing_id, T0)
+    assert outbox.record(_new("c", account="other"), per_caller("agent"))[1]
+
+
+def test_racing_sends_never_pass_a_ceiling(outbox: SqlOutbox) -> None:
+    ceiling = CeilingLimit("the installation's hourly ceiling", 5, 3600)
+    start = threading.Barrier(12)
+
+    def call(i: int) -> bool:
+        start.wait(timeout=30)
+        try:
+            return outbox.record(_new(f"k{i}"), [ceiling])[1]
+        except CeilingReached:
+            return False
+
+    with ThreadPoolExecutor(12) as pool:
+        written = sum(pool.map(call, range(12)))
+    assert written == 5
+
+
+def _claim_one(outbox: SqlOutbox, worker: str = "w1", at: datetime = T0) -> Any:
+    (claimed,) = outbox.claim(worker, at, 60, 10)
+    return claimed
+
+
+def test_a_claim_takes_a_due_send_under_a_lease_and_counts_the_attempt(
+    outbox: SqlOutbox,
+) -> None:
+    later = outbox.record(_new("later", at=T0 + timedelta(hours=1)), [])[0]
+    record = outbox.record(_new(), [])[0]
+    claimed = _claim_one(outbox)
+    assert claimed.outgoing_id == record.outgoing_id
+    assert claimed.attempt_count == 1
+    assert claimed.mime == b"Subject: x\r\n\r\nbody\r\n"
+    assert outbox.claim("w2", T0, 60, 10) == []
+    found = outbox.find(record.outgoing_id)
+    assert found is not None
+    assert found.stage is Stage.SENDING
+    assert outbox.find(later.outgoing_id).stage is Stage.QUEUED  # type: ignore[union-attr]
+
+
+def test_cancel_withdraws_only_a_waiting_send(outbox: SqlOutbox) -> None:
+    waiting = outbox.record(_new("w"), [])[0]
+    after = outbox.cancel(waiting.outgoing_id, T0)
+    assert after is not None
+    assert after.stage is Stage.CANCELLED
+    # Withdrawn twice: the same answer, nothing written again.
+    assert outbox.cancel(waiting.outgoing_id, T0 + timedelta(minutes=1)) == after
+    taken = outbox.record(_new("t"), [])[0]
+    _claim_one(outbox)
+    assert outbox.cancel(taken.outgoing_id, T0).stage is Stage.SENDING  # type: ignore[union-attr]
+    assert outbox.cancel(uuid.uuid4(), T0) is None
+    assert outbox.claim("w1", T0 + timedelta(hours=2), 60, 10) == []
+
+
+def _race(claim: Any, cancel: Any) -> list[Any]:
+    """Run a claim and a cancellation released at the same moment; the claim's result."""
+    start = threading.Barrier(2)
+    claimed: list[Any] = []
+
+    def claiming() -> None:
+        start.wait(timeout=30)
+        claimed.extend(claim())
+
+    def cancelling() -> None:
+        start.wait(timeout=30)
+        cancel()
+
+    threads = [threading.Thread(target=claiming), threading.Thread(target=cancelling)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return claimed
+
+
+def test_cancellation_racing_a_claim_never_leaves_both_winning(
+    outbox: SqlOutbox, engine: sa.Engine
+) -> None:
+    for round_ in range(60):
+        record = outbox.record(_new(f"r{round_}"), [])[0]
+        claimed = _race(
+            lambda worker=f"w{round_}": outbox.claim(worker, T0, 60, 1),
+            lambda outgoing_id=record.outgoing_id: outbox.cancel(outgoing_id, T0),
+        )
+        final = outbox.find(record.outgoing_id)
+        assert final is not None
+        if claimed:
+            assert final.stage is Stage.SENDING
+            assert outbox.finish(
+                claimed[0].seq,
+                f"w{round_}",
+                AttemptResult(Stage.SENT, final.recipients),
+                T0,
+            )
+        else:
+            assert final.stage is Stage.CANCELLED
+    with engine.connect() as c:
+        stages = dict(
+            c.execute(sa.text("SELECT stage, count(*) FROM outgoing_emails GROUP BY stage")).all()
+        )
+    assert sum(stages.values()) == 60
+    assert set(stages) <= {"sent", "cancelled"}
+
+
+def test_finishing_needs_the_lease_and_writes_each_recipient(outbox: SqlOutbox) -> None:
+    record = outbox.record(_new(), [])[0]
+    claimed = _claim_one(outbox)
+    done = (
+        Recipient(AddressField.TO, "a@example.net", RecipientState.ACCEPTED, 250),
+        Recipient(AddressField.BCC, "b@example.net", RecipientState.REFUSED, 550),
+    )
+    assert not outbox.finish(claimed.seq, "someone-else", AttemptResult(Stage.SENT, done), T0)
+    assert outbox.begin_transmission(claimed.seq, "w1", T0)
+    assert outbox.finish(claimed.seq, "w1", AttemptResult(Stage.SENT, done), T0)
+    final = outbox.find(record.outgoing_id)
+    assert final is not None
+    assert final.stage is Stage.SENT
+    assert final.recipients == done
+    assert final.finished_at == T0
+
+
+def test_a_temporary_failure_waits_for_its_retry_time(outbox: SqlOutbox) -> None:
+    record = outbox.record(_new(), [])[0]
+    claimed = _claim_one(outbox)
+    retry_at = T0 + timedelta(minutes=5)
+    result = AttemptResult(
+        Stage.QUEUED, record.recipients, int(DeliveryCode.TEMPORARY_FAILURE), retry_at
+    )
+    assert outbox.finish(claimed.seq, "w1", result, T0)
+    waiting = outbox.find(record.outgoing_id)
+    assert waiting is not None
+    assert (waiting.stage, waiting.failure_code) == (Stage.QUEUED, 71006)
+    assert outbox.claim("w1", T0 + timedelta(minutes=4), 60, 10) == []
+    again = _claim_one(outbox, at=retry_at)
+    assert again.attempt_count == 2
+
+
+@pytest.mark.parametrize("transmitted", [False, True])
+def test_an_expired_lease_is_recovered_by_whether_a_transmission_began(
+    outbox: SqlOutbox, transmitted: bool
+) -> None:
+    record = outbox.record(_new(), [])[0]
+    claimed = _claim_one(outbox)
+    if transmitted:
+        assert outbox.begin_transmission(claimed.seq, "w1", T0)
+    # The lease (60 s) has not expired yet: nothing is recovered.
+    assert outbox.recover(T0 + timedelta(seconds=30), T0, 5) == 0
+    assert outbox.recover(T0 + timedelta(seconds=61), T0 + timedelta(seconds=61), 5) == 1
+    after = outbox.find(record.outgoing_id)
+    assert after is not None
+    if transmitted:
+        assert (after.stage, after.failure_code) == (Stage.FAILED, 71003)
+    else:
+        assert after.stage is Stage.QUEUED
+    # The worker that lost its lease can no longer write anything.
+    assert not outbox.begin_transmission(claimed.seq, "w1", T0 + timedelta(seconds=62))
+    assert not outbox.finish(claimed.seq, "w1", AttemptResult(Stage.SENT, record.recipients), T0)
+
+
+def test_a_send_whose_attempts_are_spent_by_crashes_ends_failed(outbox: SqlOutbox) -> None:
+    record = outbox.record(_new(), [])[0]
+    at = T0
+    for _ in range(2):
+        _claim_one(outbox, at=at)
+        at += timedelta(seconds=61)
+        outbox.recover(at, at, 2)
+    after = outbox.find(record.outgoing_id)
+    assert after is not None
+    assert (after.stage, after.failure_code, after.attempt_count) == (Stage.FAILED, 71002, 2)
+
+
+def test_the_operator_listing_is_newest_first(outbox: SqlOutbox) -> None:
+    for i in range(3):
+        outbox.record(_new(f"k{i}", at=T0 + timedelta(minutes=i)), [])
+    listed = outbox.listing(10)
+    assert [entry.idempotency_key for entry in listed] == ["k2", "k1", "k0"]
+    assert [e.idempotency_key for e in outbox.listing(10, [Stage.CANCELLED])] == []
