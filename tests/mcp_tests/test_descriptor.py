@@ -16,6 +16,22 @@ from mcp_tests.client import over_http
 from mcp_tests.deployment import KEYS, Deployment
 
 PINNED = Path(__file__).with_name("descriptor.json")
+# The contract's table: sending is an open-world write that cannot be undone; withdrawing a
+# queued send destroys it without reaching anybody; reading one back is a closed-world read.
+ANNOTATIONS_OF = {
+    "send_email": {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": True,
+    },
+    "cancel_outgoing_email": {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    },
+}
 ANNOTATIONS = {
     "readOnlyHint": True,
     "destructiveHint": False,
@@ -55,9 +71,12 @@ def test_every_descriptor_follows_the_conventions(mcp_deployment: Deployment) ->
         "list_accounts": "List accounts",
         "list_emails": "List emails",
         "search_emails": "Search emails",
+        "send_email": "Send an email",
+        "get_outgoing_email": "Check a queued send",
+        "cancel_outgoing_email": "Withdraw a queued send",
     }
     for tool in advertised:
-        assert tool["annotations"] == ANNOTATIONS, tool["name"]
+        assert tool["annotations"] == ANNOTATIONS_OF.get(tool["name"], ANNOTATIONS), tool["name"]
         assert "mail server" in tool["description"]
         for name, schema in _properties(tool["inputSchema"]):
             assert schema.get("description"), (tool["name"], name)

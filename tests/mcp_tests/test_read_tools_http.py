@@ -14,6 +14,8 @@ from mcp_tests.client import call, code, structured, text, tool_names
 from mcp_tests.deployment import BULK_COUNT, FILLER_COUNT, KEYS, Deployment
 
 READ_TOOLS = ["get_email_content", "list_accounts", "list_emails", "search_emails"]
+SEND_TOOLS = ["cancel_outgoing_email", "get_outgoing_email", "send_email"]
+ALL_TOOLS = sorted(READ_TOOLS + SEND_TOOLS)
 ZERO = "00000000-0000-0000-0000-000000000000"
 
 
@@ -341,7 +343,7 @@ def test_unknown_thread_reads_as_nothing(mcp_deployment: Deployment) -> None:
 
 @pytest.mark.parametrize(
     ("key", "expected"),
-    [("full", READ_TOOLS), ("reader", READ_TOOLS), ("nothing", []), ("sender", [])],
+    [("full", ALL_TOOLS), ("reader", READ_TOOLS), ("nothing", []), ("sender", SEND_TOOLS)],
 )
 def test_grant_decides_which_tools_are_listed(
     mcp_deployment: Deployment, key: str, expected: list[str]
@@ -372,7 +374,9 @@ def test_categories_header_only_narrows(mcp_deployment: Deployment) -> None:
     # Nothing usable, or too long a header, leaves the deployment's selection in force.
     for value in (",,,", "bogus", "mailbox," * 80):
         names = tool_names(url, KEYS["full"], headers={"MailFathom-Tool-Categories": value})
-        assert sorted(names) == READ_TOOLS
+        assert sorted(names) == ALL_TOOLS
+    sending = tool_names(url, KEYS["full"], headers={"MailFathom-Tool-Categories": "sending"})
+    assert sorted(sending) == SEND_TOOLS
     narrowed_by_name_limit = "contacts," * 16 + "mailbox"
     assert (
         tool_names(
@@ -385,7 +389,7 @@ def test_categories_header_only_narrows(mcp_deployment: Deployment) -> None:
 def test_no_credential_is_admitted_on_loopback_by_the_open_entry(
     mcp_deployment: Deployment,
 ) -> None:
-    assert sorted(tool_names(mcp_deployment.url, None)) == READ_TOOLS
+    assert sorted(tool_names(mcp_deployment.url, None)) == ALL_TOOLS
 
 
 def test_a_wrong_key_is_refused_before_mcp(mcp_deployment: Deployment) -> None:

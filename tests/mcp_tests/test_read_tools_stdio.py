@@ -21,7 +21,15 @@ def test_stdio_serves_the_read_tools(mcp_deployment: Deployment) -> None:
         work,
         mcp_deployment.data_dir.parent / "stdio.log",
     )
-    assert names == ["get_email_content", "list_accounts", "list_emails", "search_emails"]
+    assert names == [
+        "cancel_outgoing_email",
+        "get_email_content",
+        "get_outgoing_email",
+        "list_accounts",
+        "list_emails",
+        "search_emails",
+        "send_email",
+    ]
     assert [a["accountId"] for a in accounts["accounts"]] == ["work"]  # type: ignore[index]
     assert refused == 51001
 

@@ -34,7 +34,8 @@ _UNTRUSTED = (
 )
 _QUEUED = (
     "Transmits nothing itself: the message and its record are written down and answered as "
-    "queued; the delivery pass sends it afterwards. Follow it with get_outgoing_email; stop "
+    "queued; the delivery pass hands it to a mail server afterwards. Follow it with "
+    "get_outgoing_email; stop "
     "it while it waits with cancel_outgoing_email."
 )
 _KEY = (
@@ -72,6 +73,12 @@ def status_result(record: OutgoingRecord) -> OutgoingStatusResult:
         ],
         failureCode=record.failure_code,
     )
+
+
+Identifier = Annotated[
+    str,
+    Field(description="Required. The outgoingEmailId a sending tool answered with."),
+]
 
 
 def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> None:
@@ -119,11 +126,6 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
         return await registry.run(
             "send_email", lambda caller: send_result(services.send.send(caller, request))
         )
-
-    Identifier = Annotated[
-        str,
-        Field(description="Required. The outgoingEmailId a sending tool answered with."),
-    ]
 
     async def get_outgoing_email(
         outgoingEmailId: Identifier,
