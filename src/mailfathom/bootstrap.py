@@ -156,6 +156,9 @@ class Services:
             cancellation=OutgoingMailCancellation(outbox, clock=self.clock),
         )
 
+    def outbox(self) -> SqlOutbox:
+        return SqlOutbox(self.engine)
+
     def delivery_pass(
         self,
         worker: str | None = None,

@@ -19,7 +19,9 @@ from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.cli import demo as demo_command
 from mailfathom.entrypoints.cli.importing import import_into_local
 from mailfathom.entrypoints.cli.loading import load, selected_accounts
+from mailfathom.entrypoints.cli.outbox import outbox_app
 from mailfathom.entrypoints.cli.progress import sync_with_progress
+from mailfathom.entrypoints.workers.delivery import run_delivery, start_delivery_thread
 
 app = typer.Typer(
     name="mailfathom",
@@ -29,6 +31,7 @@ app = typer.Typer(
 )
 mailbox_app = typer.Typer(help="Work on stored mail.", no_args_is_help=True)
 app.add_typer(mailbox_app, name="mailbox")
+app.add_typer(outbox_app, name="outbox")
 console = Console()
 err_console = Console(stderr=True)
 
@@ -203,6 +206,13 @@ def serve(
     port: Annotated[
         int | None, typer.Option(help="Listen on this port instead of McpEndpoint.Listen's.")
     ] = None,
+    deliver: Annotated[
+        bool,
+        typer.Option(
+            "--deliver/--no-deliver",
+            help="Run the delivery pass beside the server when an account may send.",
+        ),
+    ] = True,
 ) -> None:
     """Serve the MCP tools over Streamable HTTP (McpEndpoint.Listen), or over stdio."""
     from mailfathom.entrypoints.mcp.run import serve_http, serve_stdio
@@ -210,10 +220,44 @@ def serve(
     try:
         deployment = load(config)
         with Services.open(deployment) as services:
-            if stdio:
-                serve_stdio(services)
-            else:
-                serve_http(services, port=port)
+            stop = threading.Event()
+            worker = start_delivery_thread(services, stop) if deliver else None
+            try:
+                if stdio:
+                    serve_stdio(services)
+                else:
+                    serve_http(services, port=port)
+            finally:
+                stop.set()
+                if worker is not None:
+                    worker.join(timeout=30)
+    except MailFathomError as error:
+        _fail(error)
+
+
+@app.command("deliver")
+def deliver_command(
+    config: ConfigOption = None,
+    once: Annotated[bool, typer.Option("--once", help="Run one pass, then stop.")] = False,
+    interval: Annotated[
+        float, typer.Option(help="Seconds an idle worker waits before looking again.")
+    ] = 5.0,
+) -> None:
+    """Offer queued sends to where they go: peer mailboxes and submission servers."""
+    try:
+        deployment = load(config)
+        with Services.open(deployment) as services:
+            if once:
+                report = services.delivery_pass().run_once()
+                console.print(
+                    f"claimed {report.claimed}: sent {report.sent}, failed {report.failed}, "
+                    f"waiting to retry {report.retried}"
+                )
+                return
+            stop = threading.Event()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(signum, lambda *_: stop.set())
+            run_delivery(services, stop, interval=interval)
     except MailFathomError as error:
         _fail(error)
 

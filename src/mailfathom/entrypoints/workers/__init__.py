@@ -1,0 +1,1 @@
+"""Long-running workers a command starts."""

@@ -1,0 +1,56 @@
+"""The delivery worker: run the delivery pass until told to stop.
+
+A pass that found work runs again at once; an idle one waits `interval` seconds. Several
+workers (processes or machines sharing a PostgreSQL store) may run together: a send is taken
+by one claim, under a lease.
+"""
+
+from __future__ import annotations
+
+import ssl
+import threading
+from collections.abc import Callable
+
+import structlog
+
+from mailfathom.bootstrap import Services
+from mailfathom.domain.config import DeploymentConfig
+
+log = structlog.get_logger("mailfathom.delivery")
+
+
+def sending_configured(config: DeploymentConfig) -> bool:
+    """Whether any account may send at all (and the deployment is not read-only)."""
+    return not config.read_only and any(
+        a.delivery is not None and a.delivery.enabled for a in config.accounts
+    )
+
+
+def run_delivery(
+    services: Services,
+    stop: threading.Event,
+    *,
+    interval: float = 5.0,
+    tls_context: Callable[[], ssl.SSLContext] = ssl.create_default_context,
+) -> None:
+    delivery = services.delivery_pass(tls_context=tls_context)
+    while not stop.is_set():
+        try:
+            report = delivery.run_once()
+        except Exception as failure:
+            log.error("delivery.pass_failed", error_type=type(failure).__name__)
+            stop.wait(interval)
+            continue
+        if report.claimed == 0:
+            stop.wait(interval)
+
+
+def start_delivery_thread(services: Services, stop: threading.Event) -> threading.Thread | None:
+    """A daemon thread running the delivery worker, when the deployment sends at all."""
+    if not sending_configured(services.config):
+        return None
+    thread = threading.Thread(
+        target=run_delivery, args=(services, stop), daemon=True, name="delivery"
+    )
+    thread.start()
+    return thread

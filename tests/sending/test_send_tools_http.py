@@ -1,0 +1,228 @@
+"""The sending tools over Streamable HTTP with the official client: every refusal code they
+can produce, idempotency under twenty concurrent calls, and a withdrawal that never races the
+delivery pass."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from log_audit import register_all
+from mcp_tests.client import call, code, over_http, structured
+from servers.smtp import SmtpServer
+
+from .helpers import SMTP_PASSWORD, SMTP_USER
+from .served import KEYS, Served, relaxed_config, serve, strict_config
+
+SUBJECT = "Lunch on Thursday"
+BODY = "Shall we meet at noon by the fountain?\n"
+
+
+@pytest.fixture(scope="module")
+def smtp() -> Iterator[SmtpServer]:
+    server = SmtpServer({SMTP_USER: SMTP_PASSWORD}).start()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def relaxed(smtp: SmtpServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    root = tmp_path_factory.mktemp("relaxed")
+    yield from serve(root, relaxed_config(root, smtp), smtp, deliver=True)
+
+
+@pytest.fixture(scope="module")
+def strict(smtp: SmtpServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    root = tmp_path_factory.mktemp("strict")
+    yield from serve(root, strict_config(root, smtp), smtp, deliver=True)
+
+
+def _send(**overrides: Any) -> dict[str, Any]:
+    register_all([SUBJECT, BODY, "friend@example.net", "someone@blocked.example"])
+    arguments: dict[str, Any] = {
+        "account": "work",
+        "to": ["friend@example.net"],
+        "subject": SUBJECT,
+        "plainTextBody": BODY,
+        "idempotencyKey": uuid.uuid4().hex,
+    }
+    arguments.update(overrides)
+    return arguments
+
+
+def _code(served: Served, tool: str, arguments: dict[str, Any], key: str = "agent") -> int | None:
+    return code(call(served.url, KEYS[key], tool, arguments))
+
+
+@pytest.mark.parametrize(
+    ("overrides", "expected"),
+    [
+        ({"idempotencyKey": "  "}, 51013),
+        ({"idempotencyKey": "k" * 129}, 51013),
+        ({"idempotencyKey": "bad\x07key"}, 51013),
+        ({"account": ""}, 51013),
+        ({"account": "a" * 257}, 51013),
+        ({"account": "work\n"}, 51013),
+        ({"to": ["Friend <friend@example.net>"]}, 51013),
+        ({"to": ["frïend@example.net"]}, 51013),
+        ({"to": ["friend@example.net\r\nBcc: x@example.net"]}, 51013),
+        ({"to": [], "cc": None}, 51013),
+        ({"subject": "two\nlines"}, 51013),
+        ({"htmlBody": "   "}, 51013),
+        (
+            {"to": ["a@example.net", "b@example.net"], "cc": ["c@example.net", "d@example.net"]},
+            51014,
+        ),
+        ({"plainTextBody": "x" * 2001}, 51014),
+        ({"to": [f"p{i}@example.net" for i in range(501)]}, 51014),
+        ({"account": "nobody"}, 53001),
+        ({"to": ["someone@blocked.example"]}, 53006),
+        ({"to": ["someone@mail.blocked.example"]}, 53006),
+        ({"account": "bare"}, 56002),
+        ({"account": "quiet"}, 56003),
+    ],
+)
+def test_send_email_refuses_with_the_contract_codes(
+    relaxed: Served, overrides: dict[str, Any], expected: int
+) -> None:
+    assert _code(relaxed, "send_email", _send(**overrides)) == expected
+
+
+def test_a_send_is_answered_queued_and_read_back_by_its_own_caller_only(relaxed: Served) -> None:
+    arguments = _send(cc=["friend@example.net", "pal@example.net"], bcc=["hidden@example.net"])
+    result = call(relaxed.url, KEYS["agent"], "send_email", arguments)
+    assert code(result) is None
+    answer = structured(result)
+    assert answer["state"] == "queued"
+    assert answer["accountId"] == "work"
+    assert answer["recipientCount"] == 3
+    assert set(answer) == {"outgoingEmailId", "accountId", "state", "recipientCount", "queuedAt"}
+    # The same key again: the same record, nothing more queued.
+    again = structured(call(relaxed.url, KEYS["agent"], "send_email", arguments))
+    assert again == answer
+
+    identifier = answer["outgoingEmailId"]
+    status = structured(
+        call(relaxed.url, KEYS["agent"], "get_outgoing_email", {"outgoingEmailId": identifier})
+    )
+    assert status["state"] == "queued"
+    assert status["attemptCount"] == 0
+    assert status["failureCode"] is None
+    assert [(r["field"], r["address"], r["state"]) for r in status["recipients"]] == [
+        ("to", "friend@example.net", "pending"),
+        ("cc", "pal@example.net", "pending"),
+        ("bcc", "hidden@example.net", "pending"),
+    ]
+    for tool in ("get_outgoing_email", "cancel_outgoing_email"):
+        assert _code(relaxed, tool, {"outgoingEmailId": identifier}, key="second") == 53007
+
+
+@pytest.mark.parametrize("tool", ["get_outgoing_email", "cancel_outgoing_email"])
+@pytest.mark.parametrize(
+    ("identifier", "expected"),
+    [
+        ("", 51016),
+        ("not-an-id", 51016),
+        (str(uuid.UUID(int=0)), 51016),
+        (str(uuid.uuid4()), 53007),
+    ],
+)
+def test_naming_a_send_refuses_text_and_strangers_apart(
+    relaxed: Served, tool: str, identifier: str, expected: int
+) -> None:
+    assert _code(relaxed, tool, {"outgoingEmailId": identifier}) == expected
+
+
+def test_a_waiting_send_is_withdrawn_once_and_answered_alike_twice(relaxed: Served) -> None:
+    answer = structured(call(relaxed.url, KEYS["agent"], "send_email", _send()))
+    arguments = {"outgoingEmailId": answer["outgoingEmailId"]}
+    first = call(relaxed.url, KEYS["agent"], "cancel_outgoing_email", arguments)
+    assert code(first) is None
+    assert structured(first)["state"] == "cancelled"
+    second = call(relaxed.url, KEYS["agent"], "cancel_outgoing_email", arguments)
+    assert structured(second) == structured(first)
+
+
+def test_a_reader_is_not_offered_the_sending_tools_and_they_answer_as_unknown(
+    relaxed: Served,
+) -> None:
+    hidden = call(relaxed.url, KEYS["reader"], "send_email", _send())
+    unknown = call(relaxed.url, KEYS["reader"], "no_such_tool", {})
+    assert hidden.is_error
+    assert [getattr(b, "text", "") for b in hidden.content] == [
+        getattr(b, "text", "").replace("no_such_tool", "send_email") for b in unknown.content
+    ]
+
+
+def _wait_for_state(served: Served, identifier: str, state: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 60
+    while True:
+        status = structured(
+            call(served.url, KEYS["agent"], "get_outgoing_email", {"outgoingEmailId": identifier})
+        )
+        if status["state"] == state or time.monotonic() > deadline:
+            return status
+        time.sleep(0.5)
+
+
+def _received_subjects(smtp: SmtpServer, subject: str) -> int:
+    return sum(1 for r in smtp.received() if subject.encode() in r.content)
+
+
+def test_twenty_concurrent_identical_calls_queue_one_send_and_transmit_it_once(
+    strict: Served, smtp: SmtpServer
+) -> None:
+    subject = f"Concurrent {uuid.uuid4().hex[:8]}"
+    register_all([subject])
+    arguments = _send(to=["colleague@example.net"], subject=subject, idempotencyKey="same")
+
+    async def work(client: Client) -> list[dict[str, Any]]:
+        answers: list[dict[str, Any]] = []
+
+        async def one() -> None:
+            answers.append(structured(await client.call_tool("send_email", arguments)))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(20):
+                group.start_soon(one)
+        return answers
+
+    answers = over_http(strict.url, KEYS["agent"], work)
+    assert len(answers) == 20
+    assert len({a["outgoingEmailId"] for a in answers}) == 1
+    status = _wait_for_state(strict, answers[0]["outgoingEmailId"], "sent")
+    assert status["state"] == "sent"
+    assert status["attemptCount"] == 1
+    assert [(r["state"], r["lastReplyCode"]) for r in status["recipients"]] == [("accepted", 250)]
+    # The delivery pass has had time for more passes: still one message on the server.
+    time.sleep(6)
+    assert _received_subjects(smtp, subject) == 1
+    # Transmitted: withdrawing it is refused and changes nothing.
+    refused = call(
+        strict.url,
+        KEYS["agent"],
+        "cancel_outgoing_email",
+        {"outgoingEmailId": answers[0]["outgoingEmailId"]},
+    )
+    assert code(refused) == 58001
+
+
+def test_an_unvouched_address_and_a_spent_ceiling_are_refused(strict: Served) -> None:
+    assert _code(strict, "send_email", _send(to=["stranger@example.net"])) == 53009
+    # A vouched address goes through until this client's hourly ceiling (3) is spent; the
+    # concurrent test above queued one send under the same caller.
+    outcomes: list[int | None] = []
+    for _ in range(4):
+        outcomes.append(_code(strict, "send_email", _send(to=["colleague@example.net"])))
+        if outcomes[-1] is not None:
+            break
+    assert outcomes[-1] == 57002
+    assert all(outcome is None for outcome in outcomes[:-1])
+    # Another client has room of its own.
+    assert _code(strict, "send_email", _send(to=["me@example.org"]), key="second") is None
