@@ -57,8 +57,8 @@ DataDir = "{directory / "data"}"
 {deployment}
 
 [MailDelivery]
-RetryBaseSeconds = 30
-{mail_delivery}
+{mail_delivery if "RetryBaseSeconds" in mail_delivery else "RetryBaseSeconds = 30"}
+{mail_delivery if "RetryBaseSeconds" not in mail_delivery else ""}
 
 [[Accounts]]
 Id = "work"

@@ -7,7 +7,8 @@ reader that sees the JSON sees the whole message.
 
 `rules.json` in the spool directory, read at every command, lets a test make the server
 answer a recipient (`"rcpt": {"address": code}`) or the end of DATA (`"data": code`) with a
-code of its choosing; `"hang_data": true` accepts the message and never answers. When
+code of its choosing; `"hang_data": true` accepts the message and never answers; `"data_delay": seconds` keeps
+the message and answers after that long. When
 `deliver_command` is configured, each accepted message is also handed to it once per local
 recipient (`{user}` replaced by the part before "@"), which is how the round-trip test gets
 mail into Dovecot.
@@ -86,6 +87,8 @@ class Spool:
                 subprocess.run(argv, input=content, check=True, timeout=60)
         if rules.get("hang_data"):
             await asyncio.sleep(3600)
+        # Kept, then answered late: a client that dies meanwhile never learns it was accepted.
+        await asyncio.sleep(float(rules.get("data_delay", 0)))
         return "250 Message accepted"
 
 

@@ -16,7 +16,6 @@ from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.bootstrap import Services
 from mailfathom.entrypoints.cli.progress import sync_with_progress
-from mailfathom.entrypoints.mcp.run import serve_http
 
 DEMO_CONFIG = """\
 # The demo deployment: one local account, kept in the embedded SQLite store.
@@ -105,6 +104,9 @@ def run(data_dir: Path, messages: int, console: Console, *, serve: bool, port: i
             console.print(
                 f"Serving MCP at http://127.0.0.1:{config.mcp.port}/mcp (Ctrl-C stops it)"
             )
+            # The MCP stack is imported only by the commands that serve it.
+            from mailfathom.entrypoints.mcp.run import serve_http
+
             serve_http(services)
 
 

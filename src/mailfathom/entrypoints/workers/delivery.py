@@ -34,6 +34,7 @@ def run_delivery(
     tls_context: Callable[[], ssl.SSLContext] = ssl.create_default_context,
 ) -> None:
     delivery = services.delivery_pass(tls_context=tls_context)
+    log.info("delivery.started", worker=delivery.worker)
     while not stop.is_set():
         try:
             report = delivery.run_once()
