@@ -7,9 +7,9 @@ reader that sees the JSON sees the whole message.
 
 `rules.json` in the spool directory, read at every command, lets a test make the server
 answer a recipient (`"rcpt": {"address": code}`) or the end of DATA (`"data": code`) with a
-code of its choosing; `"hang_data": true` accepts the message and never answers; `"data_delay": seconds` keeps
-the message and answers after that long. When
-`deliver_command` is configured, each accepted message is also handed to it once per local
+code of its choosing; `"hang_data": true` keeps the message and never answers;
+`"data_delay": seconds` keeps it and answers after that long. When `deliver_command` is
+configured, each accepted message is also handed to it once per local
 recipient (`{user}` replaced by the part before "@"), which is how the round-trip test gets
 mail into Dovecot.
 """
