@@ -85,10 +85,19 @@ class DeliveryPass:
                 attempt=send.attempt_count,
                 failure_code=result.failure_code,
             )
+            if result.stage is Stage.SENT:
+                self._file_copy(send)
             sent += result.stage is Stage.SENT
             failed += result.stage is Stage.FAILED
             retried += result.stage is Stage.QUEUED
         return PassReport(len(claimed), sent, failed, retried)
+
+    def _file_copy(self, send: ClaimedSend) -> None:
+        """The sender's own copy, after the send ended well; losing it loses no mail."""
+        try:
+            self._peers.file_sent(send.account_id, send.mime, str(send.outgoing_id))
+        except OSError as failure:
+            log.warning("delivery.sent_copy_failed", error_type=type(failure).__name__)
 
     # -- one attempt ---------------------------------------------------------------------
 

@@ -228,3 +228,9 @@ class PeerMailboxes(Protocol):
         """Put the message into that account's inbox. Idempotent per `key`: a delivery
         repeated after a crash leaves one message. Raises OSError when it cannot."""
         ...
+
+    def file_sent(self, account_id: str, mime: bytes, key: str) -> bool:
+        """Keep the sender's copy in the account's sent folder where this deployment holds
+        that folder itself (a local account); False when it does not. Idempotent per
+        `key`."""
+        ...

@@ -7,6 +7,7 @@ import json
 import os
 import secrets
 import shutil
+import threading
 from pathlib import Path
 
 from rich.console import Console
@@ -16,9 +17,13 @@ from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.bootstrap import Services
 from mailfathom.entrypoints.cli.progress import sync_with_progress
+from mailfathom.entrypoints.workers.delivery import start_delivery_thread
+from mailfathom.entrypoints.workers.synchronization import start_sync_threads
 
 DEMO_CONFIG = """\
-# The demo deployment: one local account, kept in the embedded SQLite store.
+# The demo deployment: two local accounts in the embedded SQLite store. They may send to each
+# other (peer mailboxes, delivered without a mail server); mail to anybody else has nowhere to
+# go and ends as not deliverable.
 [Store]
 DataDir = "data"
 
@@ -27,6 +32,12 @@ Id = "demo"
 DisplayName = "Demo mailbox"
 Kind = "local"
 Addresses = ["owner@example.org"]
+PollIntervalSeconds = 2
+
+[Accounts.Delivery]
+Enabled = true
+Address = "owner@example.org"
+DisplayName = "Demo Owner"
 
 [[Accounts.Folders]]
 Remote = "INBOX"
@@ -47,6 +58,28 @@ Role = "Archive"
 Remote = "Junk"
 Alias = "Junk"
 Role = "Junk"
+
+[[Accounts]]
+Id = "colleague"
+DisplayName = "Colleague's mailbox"
+Kind = "local"
+Addresses = ["colleague@example.org"]
+PollIntervalSeconds = 2
+
+[Accounts.Delivery]
+Enabled = true
+Address = "colleague@example.org"
+DisplayName = "Demo Colleague"
+
+[[Accounts.Folders]]
+Remote = "INBOX"
+Alias = "INBOX"
+Role = "Inbox"
+
+[[Accounts.Folders]]
+Remote = "Sent"
+Alias = "Sent"
+Role = "Sent"
 
 [McpEndpoint]
 Enabled = true
@@ -81,7 +114,7 @@ def run(data_dir: Path, messages: int, console: Console, *, serve: bool, port: i
         config_path.write_text(DEMO_CONFIG.format(port=port, key_digest=digest), "utf-8")
     config = load_config(config_path)
     with Services.open(config) as services:
-        (account,) = config.accounts
+        account = config.accounts[0]
         marker = data_dir / ".generated"
         if not marker.exists():
             for sample in generate_mailbox(messages):
@@ -89,7 +122,8 @@ def run(data_dir: Path, messages: int, console: Console, *, serve: bool, port: i
                 folder.deliver(sample.raw, sample.flags)
             marker.write_text(str(messages), "ascii")
             console.print(f"Generated {messages} messages in {data_dir / 'data' / 'local'}")
-        sync_with_progress(services, account, console)
+        for each in config.accounts:
+            sync_with_progress(services, each, console)
         summary = services.store.summary(account.account_id)
         table = Table("folder", "messages", "conversations", "with attachments", "unread")
         for row in summary:
@@ -104,10 +138,22 @@ def run(data_dir: Path, messages: int, console: Console, *, serve: bool, port: i
             console.print(
                 f"Serving MCP at http://127.0.0.1:{config.mcp.port}/mcp (Ctrl-C stops it)"
             )
+            console.print(
+                "Sending works between the two demo accounts (owner@example.org and "
+                "colleague@example.org); both are synchronized every 2 seconds while serving."
+            )
             # The MCP stack is imported only by the commands that serve it.
             from mailfathom.entrypoints.mcp.run import serve_http
 
-            serve_http(services)
+            stop = threading.Event()
+            workers = start_sync_threads(services, config.accounts, stop)
+            delivery = start_delivery_thread(services, stop)
+            try:
+                serve_http(services)
+            finally:
+                stop.set()
+                for worker in [*workers, *([delivery] if delivery else [])]:
+                    worker.join(timeout=30)
 
 
 def _print_clients(console: Console, config_path: Path, key: str, port: int) -> None:

@@ -22,6 +22,7 @@ from mailfathom.entrypoints.cli.loading import load, selected_accounts
 from mailfathom.entrypoints.cli.outbox import outbox_app
 from mailfathom.entrypoints.cli.progress import sync_with_progress
 from mailfathom.entrypoints.workers.delivery import run_delivery, start_delivery_thread
+from mailfathom.entrypoints.workers.synchronization import start_sync_threads
 
 app = typer.Typer(
     name="mailfathom",
@@ -96,18 +97,7 @@ def sync(
             stop = threading.Event()
             for signum in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(signum, lambda *_: stop.set())
-            synchronizer = services.account_synchronizer()
-            workers = [
-                threading.Thread(
-                    target=synchronizer.run_forever,
-                    args=(acc, stop),
-                    daemon=True,
-                    name=f"account-{acc.account_id}",
-                )
-                for acc in accounts
-            ]
-            for worker in workers:
-                worker.start()
+            workers = start_sync_threads(services, accounts, stop)
             console.print(f"Synchronizing {len(workers)} account(s); stop with Ctrl-C.")
             while any(w.is_alive() for w in workers) and not stop.is_set():
                 stop.wait(1.0)

@@ -1,0 +1,27 @@
+"""Synchronization workers: one thread per account, push or polling as configured."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+from mailfathom.bootstrap import Services
+from mailfathom.domain.config import AccountConfig
+
+
+def start_sync_threads(
+    services: Services, accounts: Sequence[AccountConfig], stop: threading.Event
+) -> list[threading.Thread]:
+    synchronizer = services.account_synchronizer()
+    workers = [
+        threading.Thread(
+            target=synchronizer.run_forever,
+            args=(account, stop),
+            daemon=True,
+            name=f"account-{account.account_id}",
+        )
+        for account in accounts
+    ]
+    for worker in workers:
+        worker.start()
+    return workers

@@ -1,0 +1,103 @@
+"""Mail between two local accounts of one deployment, delivered by the delivery pass without
+any mail server, then synchronized and read like any other mail."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from log_audit import register_all
+from mailfathom.app.list_emails import TimelineRequest
+from mailfathom.app.mailbox_selection import SelectionInput
+from mailfathom.app.send_email import SendRequest
+from mailfathom.domain.codes import DeliveryCode
+from mailfathom.domain.outgoing import RecipientState, Stage
+
+from .helpers import AGENT, SendingDeployment
+from .helpers import open_deployment as _open
+
+PEER = """
+[[Accounts]]
+Id = "peer"
+DisplayName = "Peer agent"
+Kind = "local"
+Addresses = ["peer@example.org"]
+
+[[Accounts.Folders]]
+Remote = "INBOX"
+Role = "Inbox"
+
+[Accounts.Delivery]
+Enabled = true
+Address = "peer@example.org"
+"""
+SUBJECT = "Handing over the rota"
+
+
+@pytest.fixture
+def deployment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SendingDeployment]:
+    register_all([SUBJECT, "peer@example.org", "outsider@example.net"])
+    yield from _open(tmp_path, None, monkeypatch, extra_accounts=PEER)
+
+
+def _subjects(d: SendingDeployment, account: str, folder: str) -> list[str | None]:
+    page = d.services.reading().timeline.read(
+        AGENT,
+        TimelineRequest(selection=SelectionInput(accounts=[account], folders=[folder])),
+    )
+    return [e.subject for e in page.emails]
+
+
+def _sync(d: SendingDeployment, account_id: str) -> None:
+    account = d.services.config.account(account_id)
+    assert account is not None
+    d.services.account_synchronizer().run_once(account)
+
+
+def test_a_message_to_a_peer_mailbox_lands_in_its_inbox_once(
+    deployment: SendingDeployment,
+) -> None:
+    sending = deployment.services.sending()
+    record = sending.send.send(
+        AGENT,
+        SendRequest(
+            account="work",
+            to=["PEER@example.org"],
+            subject=SUBJECT,
+            plain_text_body="The rota is yours from Monday.\n",
+            idempotency_key="rota",
+        ),
+    )
+    deployment.services.delivery_pass().run_once()
+    # A second pass (as after a crash) adds nothing.
+    deployment.services.delivery_pass().run_once()
+    after = sending.outgoing.read(AGENT, str(record.outgoing_id))
+    assert after.stage is Stage.SENT
+    assert [r.state for r in after.recipients] == [RecipientState.ACCEPTED]
+
+    _sync(deployment, "peer")
+    _sync(deployment, "work")
+    assert _subjects(deployment, "peer", "INBOX") == [SUBJECT]
+    assert _subjects(deployment, "work", "Sent") == [SUBJECT]
+
+
+def test_an_outsider_without_a_submission_server_ends_as_no_route(
+    deployment: SendingDeployment,
+) -> None:
+    sending = deployment.services.sending()
+    record = sending.send.send(
+        AGENT,
+        SendRequest(
+            account="peer",
+            to=["outsider@example.net"],
+            subject=SUBJECT,
+            plain_text_body="Nobody can carry this.\n",
+            idempotency_key="nowhere",
+        ),
+    )
+    deployment.services.delivery_pass().run_once()
+    after = sending.outgoing.read(AGENT, str(record.outgoing_id))
+    assert (after.stage, after.failure_code) == (Stage.FAILED, DeliveryCode.NO_ROUTE)
+    assert [r.state for r in after.recipients] == [RecipientState.REFUSED]
