@@ -1,0 +1,134 @@
+"""Sending configuration: an account's Delivery block, [MailDelivery] and [Deployment]."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from config.test_config_loading import imap_account, parse, problems_of
+from mailfathom.domain.config import SecretRef, TlsMode
+from mailfathom.domain.delivery_config import (
+    AccountDelivery,
+    Ceiling,
+    MailDeliveryConfig,
+    RecipientPolicy,
+    SmtpConnection,
+    UnvouchedRecipients,
+)
+
+
+def with_delivery(**delivery: Any) -> dict[str, Any]:
+    return {"Accounts": [imap_account(Delivery=delivery)]}
+
+
+def test_nothing_is_sent_unless_configured() -> None:
+    config = parse({"Accounts": [imap_account()]})
+    assert config.accounts[0].delivery is None
+    assert config.read_only is False
+    assert config.mail_delivery == MailDeliveryConfig()
+    assert parse(with_delivery(Address="me@example.org")).accounts[0].delivery == AccountDelivery(
+        enabled=False, address="me@example.org"
+    )
+
+
+def test_a_delivery_block_with_a_submission_server() -> None:
+    config = parse(
+        with_delivery(
+            Enabled=True,
+            Address="me@example.org",
+            DisplayName="Me",
+            Smtp={
+                "Host": "smtp.example.org",
+                "Tls": "starttls",
+                "Username": "me",
+                "Secret": {"Env": "SMTP_PASSWORD"},
+            },
+        )
+    )
+    delivery = config.accounts[0].delivery
+    assert delivery == AccountDelivery(
+        enabled=True,
+        address="me@example.org",
+        display_name="Me",
+        smtp=SmtpConnection(
+            host="smtp.example.org",
+            port=587,
+            username="me",
+            secret=SecretRef(env="SMTP_PASSWORD"),
+            tls=TlsMode.STARTTLS,
+        ),
+    )
+
+
+def test_delivery_rules_are_checked() -> None:
+    found = problems_of(
+        with_delivery(
+            Address="Me <me@example.org>",
+            DisplayName="two\nlines",
+            Smtp={"Host": "smtp.example.org", "Tls": "none", "Port": 0, "Username": "me"},
+            Bogus=1,
+        )
+    )
+    text = "\n".join(found)
+    for fragment in (
+        "Accounts[0].Delivery.Address",
+        "Accounts[0].Delivery.DisplayName",
+        "Accounts[0].Delivery.Smtp.Tls",
+        "Accounts[0].Delivery.Smtp.Port",
+        "Accounts[0].Delivery.Smtp.Secret",
+        "Accounts[0].Delivery.Bogus",
+    ):
+        assert fragment in text, fragment
+
+
+def test_mail_delivery_and_deployment_sections() -> None:
+    config = parse(
+        {
+            "Accounts": [imap_account()],
+            "Deployment": {"ReadOnly": True},
+            "MailDelivery": {
+                "MaxRecipientCount": 5,
+                "MaxBodyCharacters": 1000,
+                "HoldSeconds": 30,
+                "UnvouchedRecipients": "refuse",
+                "RecipientPolicy": {"Allow": ["Example.org", "@partner.net"], "Deny": ["x@y.org"]},
+                "SendCeilings": {"Account": {"PerHour": 10}, "Client": {"PerDay": 3}},
+                "MaxAttachmentSize": "5MB",
+            },
+        }
+    )
+    assert config.read_only is True
+    d = config.mail_delivery
+    assert (d.max_recipient_count, d.max_body_characters, d.hold_seconds) == (5, 1000, 30)
+    assert d.unvouched_recipients is UnvouchedRecipients.REFUSE
+    assert d.recipient_policy == RecipientPolicy(
+        allow=("example.org", "partner.net"), deny=("x@y.org",)
+    )
+    assert d.ceilings.account == Ceiling(per_hour=10)
+    assert d.ceilings.client == Ceiling(per_day=3)
+    assert d.ceilings.installation == Ceiling()
+    assert d.max_attachment_octets == 5_000_000
+
+
+def test_mail_delivery_bounds_are_checked() -> None:
+    found = problems_of(
+        {
+            "Accounts": [imap_account()],
+            "MailDelivery": {
+                "MaxRecipientCount": 0,
+                "HoldSeconds": -1,
+                "UnvouchedRecipients": "Maybe",
+                "RecipientPolicy": {"Deny": ["not an entry"]},
+                "SendCeilings": {"Account": {"PerHour": 0}, "Galaxy": {}},
+            },
+        }
+    )
+    text = "\n".join(found)
+    for fragment in (
+        "MailDelivery.MaxRecipientCount",
+        "MailDelivery.HoldSeconds",
+        "MailDelivery.UnvouchedRecipients",
+        "MailDelivery.RecipientPolicy.Deny[0]",
+        "MailDelivery.SendCeilings.Account.PerHour",
+        "MailDelivery.SendCeilings.Galaxy",
+    ):
+        assert fragment in text, fragment
