@@ -19,6 +19,7 @@ from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 from mailfathom.adapters.imap.session import ImapConnector
 from mailfathom.adapters.local.maildir import LocalConnector
 from mailfathom.adapters.local.peers import LocalPeerMailboxes
+from mailfathom.adapters.mime.attachments import MimeAttachmentReader
 from mailfathom.adapters.mime.compose import StdlibComposer
 from mailfathom.adapters.preparer import MimeMessagePreparer, default_workers
 from mailfathom.adapters.smtp.submission import SmtpTransports
@@ -34,6 +35,7 @@ from mailfathom.app.list_emails import MailboxTimelineReader
 from mailfathom.app.mailbox_selection import ServedAccount
 from mailfathom.app.outgoing_mail import OutgoingMailCancellation, OutgoingMailReader
 from mailfathom.app.ports import MailboxSession
+from mailfathom.app.respond_to_email import AuthoredResponseSubmission
 from mailfathom.app.search_emails import MailboxSearchReader
 from mailfathom.app.send_email import AuthoredMailSubmission, Submission
 from mailfathom.app.synchronize_account import AccountSynchronizer
@@ -69,6 +71,7 @@ class ReadingUseCases:
 @dataclass(frozen=True, slots=True)
 class SendingUseCases:
     send: AuthoredMailSubmission
+    response: AuthoredResponseSubmission
     outgoing: OutgoingMailReader
     cancellation: OutgoingMailCancellation
 
@@ -150,8 +153,18 @@ class Services:
         ]
         outbox = SqlOutbox(self.engine)
         submission = Submission(self.config, outbox, StdlibComposer(), clock=self.clock)
+        if self.read_engine is None:
+            self.read_engine = create_store_engine(store_url(self.config.store), read_only=True)
         return SendingUseCases(
             send=AuthoredMailSubmission(submission, served),
+            response=AuthoredResponseSubmission(
+                submission,
+                SqlMailboxReader(self.read_engine),
+                served,
+                self.content,
+                self.store,
+                MimeAttachmentReader(),
+            ),
             outgoing=OutgoingMailReader(outbox),
             cancellation=OutgoingMailCancellation(outbox, clock=self.clock),
         )

@@ -18,13 +18,16 @@ from mcp_tests.deployment import KEYS, Deployment
 PINNED = Path(__file__).with_name("descriptor.json")
 # The contract's table: sending is an open-world write that cannot be undone; withdrawing a
 # queued send destroys it without reaching anybody; reading one back is a closed-world read.
+SENDS = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": True,
+    "openWorldHint": True,
+}
 ANNOTATIONS_OF = {
-    "send_email": {
-        "readOnlyHint": False,
-        "destructiveHint": True,
-        "idempotentHint": True,
-        "openWorldHint": True,
-    },
+    "send_email": SENDS,
+    "reply_to_email": SENDS,
+    "forward_email": SENDS,
     "cancel_outgoing_email": {
         "readOnlyHint": False,
         "destructiveHint": True,
@@ -72,6 +75,8 @@ def test_every_descriptor_follows_the_conventions(mcp_deployment: Deployment) ->
         "list_emails": "List emails",
         "search_emails": "Search emails",
         "send_email": "Send an email",
+        "reply_to_email": "Reply to an email",
+        "forward_email": "Forward an email",
         "get_outgoing_email": "Check a queued send",
         "cancel_outgoing_email": "Withdraw a queued send",
     }

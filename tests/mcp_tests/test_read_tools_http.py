@@ -14,7 +14,13 @@ from mcp_tests.client import call, code, structured, text, tool_names
 from mcp_tests.deployment import BULK_COUNT, FILLER_COUNT, KEYS, Deployment
 
 READ_TOOLS = ["get_email_content", "list_accounts", "list_emails", "search_emails"]
-SEND_TOOLS = ["cancel_outgoing_email", "get_outgoing_email", "send_email"]
+SEND_TOOLS = [
+    "cancel_outgoing_email",
+    "forward_email",
+    "get_outgoing_email",
+    "reply_to_email",
+    "send_email",
+]
 ALL_TOOLS = sorted(READ_TOOLS + SEND_TOOLS)
 ZERO = "00000000-0000-0000-0000-000000000000"
 

@@ -23,10 +23,12 @@ def test_stdio_serves_the_read_tools(mcp_deployment: Deployment) -> None:
     )
     assert names == [
         "cancel_outgoing_email",
+        "forward_email",
         "get_email_content",
         "get_outgoing_email",
         "list_accounts",
         "list_emails",
+        "reply_to_email",
         "search_emails",
         "send_email",
     ]

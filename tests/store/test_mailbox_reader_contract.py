@@ -763,8 +763,8 @@ def test_emails_returns_the_named_messages_in_scope_with_their_content(
     assert full.references == ("root@x", "parent@x")
     assert (full.plain_text, full.html) == ("plain words", "<p>plain words</p>")
     assert full.parts == (
-        PartRow("attachment", "report.pdf", False, "application/pdf", 1234),
-        PartRow("inline", "logo.png", True, "image/png", 99),
+        PartRow("attachment", "report.pdf", False, "application/pdf", 1234, "2"),
+        PartRow("inline", "logo.png", True, "image/png", 99, "3"),
     )
     assert full.content_key is not None
     held_back = found[ids["not held"]]

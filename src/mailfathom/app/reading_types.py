@@ -107,6 +107,8 @@ class PartRow:
     name_was_normalized: bool
     media_type: str
     size_octets: int
+    # Where the part sits in the MIME tree, numbered as IMAP numbers body sections.
+    part_path: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -234,3 +234,11 @@ class PeerMailboxes(Protocol):
         that folder itself (a local account); False when it does not. Idempotent per
         `key`."""
         ...
+
+
+class AttachmentReader(Protocol):
+    def read(self, raw: bytes, part_paths: Sequence[str]) -> list[bytes]:
+        """The decoded octets of the parts at `part_paths` (IMAP body-section numbering) of
+        the message `raw`, in that order. Raises ValueError for a path the message does not
+        have."""
+        ...

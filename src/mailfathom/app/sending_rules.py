@@ -92,6 +92,11 @@ def _entries(values: Iterable[object] | None, field: str, room: int) -> list[str
     return found
 
 
+def address_list(values: Iterable[object] | None, field: str) -> list[str]:
+    """One optional list of plain addresses (an absent list is empty)."""
+    return _entries(values, field, MAX_RECORD_RECIPIENTS)
+
+
 def recipients(
     to: Iterable[object] | None,
     cc: Iterable[object] | None,

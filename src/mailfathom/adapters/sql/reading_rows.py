@@ -243,6 +243,7 @@ _PARTS = (
         parts.c.name_was_normalized,
         parts.c.media_type,
         parts.c.size_octets,
+        parts.c.part_path,
     )
     .where(parts.c.seq.in_(_SEQS))
     .order_by(parts.c.seq, parts.c.position)
@@ -385,7 +386,14 @@ def load_parts(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, list
     found: dict[int, list[PartRow]] = {}
     for r in _by_seq(connection, _PARTS, seqs):
         found.setdefault(r.seq, []).append(
-            PartRow(r.kind, r.file_name, bool(r.name_was_normalized), r.media_type, r.size_octets)
+            PartRow(
+                r.kind,
+                r.file_name,
+                bool(r.name_was_normalized),
+                r.media_type,
+                r.size_octets,
+                r.part_path,
+            )
         )
     return found
 

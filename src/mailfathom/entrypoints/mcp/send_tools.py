@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from mailfathom.app.respond_to_email import ForwardRequest, ReplyRequest
 from mailfathom.app.send_email import SendRequest
 from mailfathom.bootstrap import SendingUseCases
 from mailfathom.domain.access import Permission, ToolCategory
@@ -127,6 +128,96 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
             "send_email", lambda caller: send_result(services.send.send(caller, request))
         )
 
+    async def reply_to_email(
+        storedEmailId: Annotated[
+            str,
+            Field(
+                description="Required. The email to answer, as a listing, search or read "
+                "returned it."
+            ),
+        ],
+        audience: Annotated[
+            Literal["senderOnly", "everyone"],
+            Field(
+                description="Required, no default. senderOnly: whoever asked for answers "
+                "(Reply-To, else From). everyone: also the original To and Cc, less this "
+                "account's own address."
+            ),
+        ],
+        plainTextBody: Annotated[
+            str,
+            Field(
+                description="Required. What you write, placed above the quoted original "
+                "(do not paste the original yourself)."
+            ),
+        ],
+        idempotencyKey: Annotated[str, Field(description=_KEY)],
+        cc: Annotated[
+            list[str] | None,
+            Field(description="Addresses to copy in beside those the reply reaches."),
+        ] = None,
+        htmlBody: Annotated[
+            str | None,
+            Field(description="An HTML alternative of what you write; never blank."),
+        ] = None,
+    ) -> Annotated[CallToolResult, SendResult]:
+        request = ReplyRequest(
+            stored_email_id=storedEmailId,
+            everyone=audience == "everyone",
+            plain_text_body=plainTextBody,
+            idempotency_key=idempotencyKey,
+            cc=cc,
+            html_body=htmlBody,
+        )
+        return await registry.run(
+            "reply_to_email",
+            lambda caller: send_result(services.response.reply(caller, request)),
+        )
+
+    async def forward_email(
+        storedEmailId: Annotated[
+            str,
+            Field(
+                description="Required. The email to forward, as a listing, search or read "
+                "returned it."
+            ),
+        ],
+        to: Annotated[
+            list[str],
+            Field(description="Required. Addresses to forward to, each a plain address."),
+        ],
+        plainTextBody: Annotated[
+            str,
+            Field(description="Required. What you write, placed above the forwarded email."),
+        ],
+        idempotencyKey: Annotated[str, Field(description=_KEY)],
+        cc: Annotated[
+            list[str] | None,
+            Field(description="Addresses to copy, visible to every recipient. Omitted: none."),
+        ] = None,
+        bcc: Annotated[
+            list[str] | None,
+            Field(description="Addresses to copy without naming them to anyone. Omitted: none."),
+        ] = None,
+        htmlBody: Annotated[
+            str | None,
+            Field(description="An HTML alternative of what you write; never blank."),
+        ] = None,
+    ) -> Annotated[CallToolResult, SendResult]:
+        request = ForwardRequest(
+            stored_email_id=storedEmailId,
+            to=to,
+            plain_text_body=plainTextBody,
+            idempotency_key=idempotencyKey,
+            cc=cc,
+            bcc=bcc,
+            html_body=htmlBody,
+        )
+        return await registry.run(
+            "forward_email",
+            lambda caller: send_result(services.response.forward(caller, request)),
+        )
+
     async def get_outgoing_email(
         outgoingEmailId: Identifier,
     ) -> Annotated[CallToolResult, OutgoingStatusResult]:
@@ -159,6 +250,41 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
             permission=Permission.SEND,
             annotations=SENDS,
             function=send_email,
+        )
+    )
+    registry.add(
+        ToolSpec(
+            name="reply_to_email",
+            title="Reply to an email",
+            description=(
+                "Sends a reply to an email this deployment holds, from the account that "
+                "received it. Who it reaches, the subject, the threading headers and the "
+                "quoted original are taken from the stored email; you write only your text "
+                "and may copy others in. "
+                + _QUEUED
+                + " It attaches nothing and forwards nothing (forward_email does). "
+                + _UNTRUSTED
+            ),
+            category=ToolCategory.SENDING,
+            permission=Permission.SEND,
+            annotations=SENDS,
+            function=reply_to_email,
+        )
+    )
+    registry.add(
+        ToolSpec(
+            name="forward_email",
+            title="Forward an email",
+            description=(
+                "Sends an email this deployment holds on to the addresses you give, with your "
+                "text above it and the original's files attached (within the deployment's "
+                "attachment limits). The subject and the forwarded text are taken from the "
+                "stored email. " + _QUEUED + " " + _UNTRUSTED
+            ),
+            category=ToolCategory.SENDING,
+            permission=Permission.SEND,
+            annotations=SENDS,
+            function=forward_email,
         )
     )
     registry.add(
