@@ -22,6 +22,7 @@ from mailfathom.adapters.local.peers import LocalPeerMailboxes
 from mailfathom.adapters.mime.attachments import MimeAttachmentReader
 from mailfathom.adapters.mime.compose import StdlibComposer
 from mailfathom.adapters.preparer import MimeMessagePreparer, default_workers
+from mailfathom.adapters.sent_folders import SentFolderCopies
 from mailfathom.adapters.smtp.submission import SmtpTransports
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
@@ -178,10 +179,12 @@ class Services:
         tls_context: Callable[[], ssl.SSLContext] = ssl.create_default_context,
     ) -> DeliveryPass:
         """The delivery pass: queued sends to peer mailboxes and submission servers."""
+        peers = LocalPeerMailboxes(self.config, LocalConnector(self.config.store.data_dir))
         return DeliveryPass(
             SqlOutbox(self.engine),
             SmtpTransports(self.config, tls_context),
-            LocalPeerMailboxes(self.config, LocalConnector(self.config.store.data_dir)),
+            peers,
+            SentFolderCopies(self.config, peers, ImapConnector()),
             self.config.mail_delivery,
             clock=self.clock,
             worker=worker,

@@ -136,5 +136,14 @@ Secret = {{ Env = "MAILFATHOM_TEST_SMTP_SECRET" }}
             assert reply.subject == f"Re: {subject}"  # type: ignore[attr-defined]
             assert reply.thread_id == sent.thread_id  # type: ignore[attr-defined]
             assert reply.thread_id is not None  # type: ignore[attr-defined]
+
+            # Bob keeps his copy: appended to his Sent folder, in his own conversation.
+            assert dovecot.mailbox_status(bob.username, "Sent")["messages"] == 1
+            bob_account = config.account("bob")
+            assert bob_account is not None
+            synchronizer.run_once(bob_account)
+            (copy,) = emails("bob", "Sent")
+            assert copy.subject == f"Re: {subject}"  # type: ignore[attr-defined]
+            assert copy.thread_id == received.thread_id  # type: ignore[attr-defined]
     finally:
         smtp.close()

@@ -28,11 +28,13 @@ from mailfathom.app.sending_ports import (
     ClaimedSend,
     OutboxStore,
     PeerMailboxes,
+    SentFolders,
     SubmissionOutcome,
     SubmissionTransport,
 )
 from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.delivery_config import MailDeliveryConfig
+from mailfathom.domain.errors import MailFathomError
 from mailfathom.domain.outgoing import Recipient, RecipientState, Stage
 
 log = structlog.get_logger("mailfathom.delivery")
@@ -58,6 +60,7 @@ class DeliveryPass:
         outbox: OutboxStore,
         transports: TransportDirectory,
         peers: PeerMailboxes,
+        sent_folders: SentFolders,
         config: MailDeliveryConfig,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         worker: str | None = None,
@@ -65,6 +68,7 @@ class DeliveryPass:
         self._outbox = outbox
         self._transports = transports
         self._peers = peers
+        self._sent_folders = sent_folders
         self._config = config
         self._clock = clock
         self.worker = worker or f"worker-{uuid.uuid4().hex[:12]}"
@@ -95,8 +99,8 @@ class DeliveryPass:
     def _file_copy(self, send: ClaimedSend) -> None:
         """The sender's own copy, after the send ended well; losing it loses no mail."""
         try:
-            self._peers.file_sent(send.account_id, send.mime, str(send.outgoing_id))
-        except OSError as failure:
+            self._sent_folders.file(send.account_id, send.mime, str(send.outgoing_id))
+        except (OSError, MailFathomError) as failure:
             log.warning("delivery.sent_copy_failed", error_type=type(failure).__name__)
 
     # -- one attempt ---------------------------------------------------------------------

@@ -229,10 +229,12 @@ class PeerMailboxes(Protocol):
         repeated after a crash leaves one message. Raises OSError when it cannot."""
         ...
 
-    def file_sent(self, account_id: str, mime: bytes, key: str) -> bool:
-        """Keep the sender's copy in the account's sent folder where this deployment holds
-        that folder itself (a local account); False when it does not. Idempotent per
-        `key`."""
+
+class SentFolders(Protocol):
+    def file(self, account_id: str, mime: bytes, key: str) -> bool:
+        """Keep the sender's copy of a sent message in the folder the account maps to the
+        sent role (a local folder, or the account's IMAP server with APPEND); False when the
+        account maps none. Raises OSError or a SyncError when the copy could not be kept."""
         ...
 
 

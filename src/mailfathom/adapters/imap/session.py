@@ -293,5 +293,14 @@ class ImapSession:
         changed: bool = self._guard(idle)
         return changed
 
+    def append(self, remote_name: str, raw: bytes, flags: tuple[bytes, ...] = ()) -> None:
+        """Add a message to a folder (RFC 3501 section 6.3.11)."""
+        try:
+            self._client.append(remote_name, raw, flags=flags)
+        except _NETWORK_ERRORS as exc:
+            raise SyncError(
+                f"The mail server of account '{self._account_id}' did not take the message."
+            ) from exc
+
     def close(self) -> None:
         _quietly_close(self._client)
