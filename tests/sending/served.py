@@ -16,8 +16,11 @@ import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from email.message import EmailMessage
 from pathlib import Path
 
+from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.bootstrap import Services
 from mcp_tests.deployment import _free_port, _wait_for_port
 from servers.smtp import SmtpServer
 
@@ -161,10 +164,36 @@ Client = {{ PerHour = 3 }}
 {work}{colleague}{_callers()}"""
 
 
-def serve(root: Path, text: str, smtp: SmtpServer, *, deliver: bool) -> Iterator[Served]:
+def incoming(subject: str, to: str) -> bytes:
+    m = EmailMessage()
+    m["From"] = "Olga Writer <olga@example.net>"
+    m["To"] = to
+    m["Subject"] = subject
+    m["Message-ID"] = f"<{uuid.uuid4().hex}@example.net>"
+    m.set_content("A message to answer.\n")
+    return bytes(m)
+
+
+def serve(
+    root: Path,
+    text: str,
+    smtp: SmtpServer,
+    *,
+    deliver: bool,
+    mail: dict[str, bytes] | None = None,
+) -> Iterator[Served]:
+    """`mail`: a message to store in each named local account's inbox before serving."""
     root.mkdir(parents=True, exist_ok=True)
     config_path = root / "mailfathom.toml"
     config_path.write_text(text, "utf-8")
+    if mail:
+        config = load_config(config_path)
+        with Services.open(config) as services:
+            for account_id, raw in mail.items():
+                services.connectors.local.folder(account_id, "INBOX").deliver(raw)
+                account = config.account(account_id)
+                assert account is not None
+                services.account_synchronizer().run_once(account)
     env = {
         **os.environ,
         "MAILFATHOM_TEST_SMTP_SECRET": SMTP_PASSWORD,

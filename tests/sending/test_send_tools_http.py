@@ -18,9 +18,10 @@ from mcp_tests.client import call, code, over_http, structured
 from servers.smtp import SmtpServer
 
 from .helpers import SMTP_PASSWORD, SMTP_USER
-from .served import KEYS, Served, relaxed_config, serve, strict_config
+from .served import KEYS, Served, incoming, relaxed_config, serve, strict_config
 
 SUBJECT = "Lunch on Thursday"
+ANSWERED = "Question about the invoice"
 BODY = "Shall we meet at noon by the fountain?\n"
 
 
@@ -34,7 +35,9 @@ def smtp() -> Iterator[SmtpServer]:
 @pytest.fixture(scope="module")
 def relaxed(smtp: SmtpServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("relaxed")
-    yield from serve(root, relaxed_config(root, smtp), smtp, deliver=True)
+    register_all([ANSWERED, "olga@example.net", "Olga Writer"])
+    mail = {name: incoming(ANSWERED, f"{name}@example.org") for name in ("work", "quiet", "bare")}
+    yield from serve(root, relaxed_config(root, smtp), smtp, deliver=True, mail=mail)
 
 
 @pytest.fixture(scope="module")
@@ -226,3 +229,67 @@ def test_an_unvouched_address_and_a_spent_ceiling_are_refused(strict: Served) ->
     assert all(outcome is None for outcome in outcomes[:-1])
     # Another client has room of its own.
     assert _code(strict, "send_email", _send(to=["me@example.org"]), key="second") is None
+
+
+def _stored_email(served: Served, account: str) -> str:
+    page = structured(
+        call(
+            served.url, KEYS["agent"], "list_emails", {"accounts": [account], "folders": ["INBOX"]}
+        )
+    )
+    return str(page["emails"][0]["storedEmailId"])
+
+
+def _reply(stored: str, **overrides: Any) -> dict[str, Any]:
+    arguments: dict[str, Any] = {
+        "storedEmailId": stored,
+        "audience": "senderOnly",
+        "plainTextBody": "Thank you, noted.",
+        "idempotencyKey": uuid.uuid4().hex,
+    }
+    arguments.update(overrides)
+    return arguments
+
+
+def test_replies_and_forwards_refuse_with_the_contract_codes(relaxed: Served) -> None:
+    work = _stored_email(relaxed, "work")
+    cases: list[tuple[str, dict[str, Any], int | None, str]] = [
+        ("reply_to_email", _reply(work), None, "agent"),
+        ("reply_to_email", _reply("not-an-id"), 51004, "agent"),
+        ("reply_to_email", _reply(str(uuid.UUID(int=0))), 51004, "agent"),
+        ("reply_to_email", _reply(str(uuid.uuid4())), 53005, "agent"),
+        ("reply_to_email", _reply(_stored_email(relaxed, "bare")), 56002, "agent"),
+        ("reply_to_email", _reply(_stored_email(relaxed, "quiet")), 56003, "agent"),
+        ("reply_to_email", _reply(work, idempotencyKey=""), 51013, "agent"),
+        ("reply_to_email", _reply(work, cc=["bjørn@example.net"]), 51013, "agent"),
+        ("reply_to_email", _reply(work, plainTextBody="x" * 2001), 51014, "agent"),
+        ("reply_to_email", _reply(work, cc=["x@blocked.example"]), 53006, "agent"),
+        # Sending without reading: offered the tool, refused by the use case behind it.
+        ("reply_to_email", _reply(work), 54001, "second"),
+        ("forward_email", _forward(work), None, "agent"),
+        ("forward_email", _forward(str(uuid.uuid4())), 53005, "agent"),
+        ("forward_email", _forward("nope"), 51004, "agent"),
+        ("forward_email", _forward(work, to=["a@blocked.example"]), 53006, "agent"),
+        (
+            "forward_email",
+            _forward(work, to=["a@x.net", "b@x.net", "c@x.net", "d@x.net"]),
+            51014,
+            "agent",
+        ),
+    ]
+    for tool, arguments, expected, key in cases:
+        result = call(relaxed.url, KEYS[key], tool, arguments)
+        assert code(result) == expected, (tool, arguments, key)
+        if expected is None:
+            assert structured(result)["state"] == "queued"
+
+
+def _forward(stored: str, **overrides: Any) -> dict[str, Any]:
+    arguments: dict[str, Any] = {
+        "storedEmailId": stored,
+        "to": ["pal@example.net"],
+        "plainTextBody": "Have a look.",
+        "idempotencyKey": uuid.uuid4().hex,
+    }
+    arguments.update(overrides)
+    return arguments
