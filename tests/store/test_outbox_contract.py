@@ -304,3 +304,24 @@ def test_the_operator_listing_is_newest_first(outbox: SqlOutbox) -> None:
     listed = outbox.listing(10)
     assert [entry.idempotency_key for entry in listed] == ["k2", "k1", "k0"]
     assert [e.idempotency_key for e in outbox.listing(10, [Stage.CANCELLED])] == []
+
+
+def test_several_workers_claiming_together_take_each_send_once(outbox: SqlOutbox) -> None:
+    for i in range(40):
+        outbox.record(_new(f"k{i}"), [])
+    start = threading.Barrier(4)
+
+    def work(worker: str) -> list[int]:
+        start.wait(timeout=30)
+        taken: list[int] = []
+        while True:
+            claimed = outbox.claim(worker, T0, 60, 3)
+            if not claimed:
+                return taken
+            taken.extend(c.seq for c in claimed)
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(work, [f"w{i}" for i in range(4)]))
+    every = [seq for taken in results for seq in taken]
+    assert len(every) == 40
+    assert len(set(every)) == 40

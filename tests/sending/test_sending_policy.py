@@ -1,0 +1,135 @@
+"""The deployment's own bounds on sending, at the use cases: read-only deployments, the
+allow half of the recipient policy, unvouched addresses (never judged when derived), and each
+ceiling named by its refusal."""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from log_audit import register_all
+from mailfathom.app.list_emails import TimelineRequest
+from mailfathom.app.mailbox_selection import SelectionInput
+from mailfathom.app.respond_to_email import ReplyRequest
+from mailfathom.app.send_email import SendRequest
+from mailfathom.domain.codes import Code
+from mailfathom.domain.errors import Refusal
+from mailfathom.domain.outgoing import Stage
+
+from .helpers import AGENT, OTHER_AGENT, SendingDeployment
+from .helpers import open_deployment as _open
+
+ADDRESSES = ["stranger@example.net", "ok@partner.example", "x@sub.partner.example"]
+
+
+def _request(to: str, key: str) -> SendRequest:
+    return SendRequest(
+        account="work", to=[to], subject="Policy", plain_text_body="x", idempotency_key=key
+    )
+
+
+def _refusal(d: SendingDeployment, to: str, key: str = "k", caller: object = AGENT) -> int:
+    with pytest.raises(Refusal) as refused:
+        d.services.sending().send.send(caller, _request(to, key))  # type: ignore[arg-type]
+    return refused.value.code
+
+
+@pytest.fixture
+def register() -> None:
+    register_all([*ADDRESSES, "Policy"])
+
+
+def test_a_read_only_deployment_sends_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, register: None
+) -> None:
+    for d in _open(tmp_path, None, monkeypatch, deployment="[Deployment]\nReadOnly = true"):
+        assert _refusal(d, "stranger@example.net") == Code.SENDING_NOT_ENABLED
+
+
+def test_only_what_an_allowed_entry_covers_is_admitted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, register: None
+) -> None:
+    policy = '[MailDelivery.RecipientPolicy]\nAllow = ["partner.example", "me@example.org"]'
+    for d in _open(tmp_path, None, monkeypatch, mail_delivery="", deployment=policy):
+        assert _refusal(d, "stranger@example.net") == Code.RECIPIENT_NOT_ADMITTED
+        sending = d.services.sending().send
+        assert sending.send(AGENT, _request("ok@partner.example", "a")).stage is Stage.QUEUED
+        assert sending.send(AGENT, _request("x@sub.partner.example", "b")).stage is Stage.QUEUED
+
+
+def test_unvouched_addresses_are_refused_but_derived_recipients_are_not_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, register: None
+) -> None:
+    for d in _open(tmp_path, None, monkeypatch, mail_delivery='UnvouchedRecipients = "Refuse"'):
+        assert _refusal(d, "stranger@example.net") == Code.RECIPIENT_NOT_VOUCHED
+        # A stranger's mail can be answered: the answered email vouches for its sender.
+        incoming = EmailMessage()
+        incoming["From"] = "stranger@example.net"
+        incoming["To"] = "me@example.org"
+        incoming["Subject"] = "Policy"
+        incoming["Message-ID"] = "<policy-1@example.net>"
+        incoming.set_content("Hello.\n")
+        d.services.connectors.local.folder("work", "INBOX").deliver(bytes(incoming))
+        account = d.services.config.account("work")
+        assert account is not None
+        d.services.account_synchronizer().run_once(account)
+        page = d.services.reading().timeline.read(
+            AGENT, TimelineRequest(selection=SelectionInput(folders=["INBOX"]))
+        )
+        reply = d.services.sending().response.reply(
+            AGENT,
+            ReplyRequest(
+                stored_email_id=str(page.emails[0].stored_email_id),
+                everyone=False,
+                plain_text_body="Hello back.",
+                idempotency_key="reply",
+            ),
+        )
+        assert [r.address for r in reply.recipients] == ["stranger@example.net"]
+        # A copy the caller writes in is judged.
+        with pytest.raises(Refusal) as refused:
+            d.services.sending().response.reply(
+                AGENT,
+                ReplyRequest(
+                    stored_email_id=str(page.emails[0].stored_email_id),
+                    everyone=False,
+                    plain_text_body="Hello back.",
+                    idempotency_key="reply-2",
+                    cc=["ok@partner.example"],
+                ),
+            )
+        assert refused.value.code == Code.RECIPIENT_NOT_VOUCHED
+
+
+@pytest.mark.parametrize(
+    ("ceilings", "name"),
+    [
+        ("Account = { PerHour = 2 }", "the account's hourly ceiling"),
+        ("Installation = { PerDay = 2 }", "the installation's daily ceiling"),
+        ("Client = { PerHour = 2 }", "this client's hourly ceiling"),
+    ],
+)
+def test_each_ceiling_is_named_when_it_is_reached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, register: None, ceilings: str, name: str
+) -> None:
+    section = f"[MailDelivery.SendCeilings]\n{ceilings}"
+    for d in _open(tmp_path, None, monkeypatch, deployment=section):
+        sending = d.services.sending().send
+        sending.send(AGENT, _request("stranger@example.net", "1"))
+        sending.send(AGENT, _request("stranger@example.net", "2"))
+        with pytest.raises(Refusal) as refused:
+            sending.send(AGENT, _request("stranger@example.net", "3"))
+        assert refused.value.code == Code.SEND_CEILING_REACHED
+        assert name in refused.value.message
+        # A repeated call is answered, not counted; another caller has room unless the
+        # ceiling is the account's or the installation's.
+        assert sending.send(AGENT, _request("stranger@example.net", "1")).stage is Stage.QUEUED
+        other = "this client" in name
+        if other:
+            assert sending.send(OTHER_AGENT, _request("stranger@example.net", "4")).stage is (
+                Stage.QUEUED
+            )
+        else:
+            assert _refusal(d, "stranger@example.net", "4", OTHER_AGENT) == 57002
