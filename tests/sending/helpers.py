@@ -46,7 +46,7 @@ def sending_config(
 [Accounts.Delivery.Smtp]
 Host = "127.0.0.1"
 Port = {smtp.port}
-Tls = "starttls"
+Tls = "{"implicit" if smtp.implicit_tls else "starttls"}"
 Username = "{SMTP_USER}"
 Secret = {{ Env = "MAILFATHOM_TEST_SMTP_SECRET" }}
 """

@@ -212,3 +212,20 @@ def test_a_send_is_withdrawn_while_it_waits_and_then_never_leaves(
     assert sending.cancellation.cancel(AGENT, str(record.outgoing_id)) == cancelled
     _deliver(deployment)
     assert smtp.received() == []
+
+
+def test_implicit_tls_submission_delivers_as_well(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = SmtpServer({SMTP_USER: SMTP_PASSWORD}, implicit_tls=True).start()
+    try:
+        for d in _open(tmp_path, server, monkeypatch):
+            record = d.services.sending().send.send(AGENT, _request())
+            d.services.delivery_pass(tls_context=server.client_context).run_once()
+            (received,) = server.received()
+            assert received.tls
+            assert received.login == SMTP_USER
+            done = d.services.sending().outgoing.read(AGENT, str(record.outgoing_id))
+            assert done.stage is Stage.SENT
+    finally:
+        server.close()

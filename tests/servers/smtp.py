@@ -36,8 +36,15 @@ class Received:
 class SmtpServer:
     host = "127.0.0.1"
 
-    def __init__(self, users: dict[str, str], deliver_command: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        users: dict[str, str],
+        deliver_command: list[str] | None = None,
+        *,
+        implicit_tls: bool = False,
+    ) -> None:
         self.users = users
+        self.implicit_tls = implicit_tls
         self.deliver_command = deliver_command
         self.port = 0
         self.root = scratch_dir("mailfathom-smtp-")
@@ -61,6 +68,7 @@ class SmtpServer:
             "cert": str(self.root / "server.pem"),
             "key": str(self.root / "server.pem"),
             "deliver_command": self.deliver_command,
+            "implicit_tls": self.implicit_tls,
         }
         config_path = self.root / "config.json"
         config_path.write_text(json.dumps(config))

@@ -75,7 +75,7 @@ class Spool:
             "mail_from": envelope.mail_from,
             "rcpt_tos": list(envelope.rcpt_tos),
             "login": session.auth_data,
-            "tls": session.ssl is not None,
+            "tls": session.ssl is not None or bool(server.transport.get_extra_info("ssl_object")),
         }
         tmp = self.dir / f".{n}.json"
         tmp.write_text(json.dumps(meta))
@@ -99,18 +99,24 @@ async def main(config_path: str) -> None:
     context.load_cert_chain(config["cert"], config["key"])
     loop = asyncio.get_running_loop()
 
+    implicit = bool(config.get("implicit_tls"))
+
     def factory() -> SMTP:
+        # With implicit TLS the whole connection is protected before SMTP begins (RFC 8314);
+        # otherwise the client must say STARTTLS before anything else is accepted.
         return SMTP(
             spool,
             hostname="smtp.test",
-            tls_context=context,
-            require_starttls=True,
+            tls_context=None if implicit else context,
+            require_starttls=not implicit,
             auth_required=True,
-            auth_require_tls=True,
+            auth_require_tls=not implicit,
             authenticator=spool.authenticate,
         )
 
-    server = await loop.create_server(factory, host="127.0.0.1", port=config["port"])
+    server = await loop.create_server(
+        factory, host="127.0.0.1", port=config["port"], ssl=context if implicit else None
+    )
     print("ready", flush=True)
     async with server:
         await server.serve_forever()
