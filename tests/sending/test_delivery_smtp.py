@@ -229,3 +229,21 @@ def test_implicit_tls_submission_delivers_as_well(
             assert done.stage is Stage.SENT
     finally:
         server.close()
+
+
+def test_temporary_failures_end_once_the_attempts_are_spent(
+    tmp_path: Path, smtp: SmtpServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    smtp.clear()
+    smtp.set_rules(rcpt={"ann@example.net": 451})
+    for d in _open(tmp_path, smtp, monkeypatch, mail_delivery="MaxAttempts = 2"):
+        sending = d.services.sending()
+        record = sending.send.send(AGENT, _request())
+        _deliver(d)
+        d.clock.advance(31)
+        _deliver(d)
+        after = sending.outgoing.read(AGENT, str(record.outgoing_id))
+        assert (after.stage, after.failure_code) == (Stage.FAILED, DeliveryCode.ATTEMPTS_SPENT)
+        assert after.attempt_count == 2
+    smtp.set_rules()
+    assert smtp.received() == []
