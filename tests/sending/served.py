@@ -28,7 +28,7 @@ from .helpers import SMTP_PASSWORD, SMTP_USER
 
 KEYS = {
     "agent": "key-agent-" + uuid.uuid4().hex,
-    "second": "key-second-" + uuid.uuid4().hex,
+    "sendonly": "key-sendonly-" + uuid.uuid4().hex,
     "reader": "key-reader-" + uuid.uuid4().hex,
 }
 
@@ -57,9 +57,9 @@ Credential = "apiKey"
 ApiKeySha256 = "{_digest(KEYS["agent"])}"
 
 [[McpEndpoint.Callers]]
-Name = "second"
+Name = "sendonly"
 Credential = "apiKey"
-ApiKeySha256 = "{_digest(KEYS["second"])}"
+ApiKeySha256 = "{_digest(KEYS["sendonly"])}"
 Permissions = ["mailfathom.mail.send"]
 
 [[McpEndpoint.Callers]]

@@ -123,7 +123,7 @@ def test_a_send_is_answered_queued_and_read_back_by_its_own_caller_only(relaxed:
         ("bcc", "hidden@example.net", "pending"),
     ]
     for tool in ("get_outgoing_email", "cancel_outgoing_email"):
-        assert _code(relaxed, tool, {"outgoingEmailId": identifier}, key="second") == 53007
+        assert _code(relaxed, tool, {"outgoingEmailId": identifier}, key="sendonly") == 53007
 
 
 @pytest.mark.parametrize("tool", ["get_outgoing_email", "cancel_outgoing_email"])
@@ -228,7 +228,7 @@ def test_an_unvouched_address_and_a_spent_ceiling_are_refused(strict: Served) ->
     assert outcomes[-1] == 57002
     assert all(outcome is None for outcome in outcomes[:-1])
     # Another client has room of its own.
-    assert _code(strict, "send_email", _send(to=["me@example.org"]), key="second") is None
+    assert _code(strict, "send_email", _send(to=["me@example.org"]), key="sendonly") is None
 
 
 def _stored_email(served: Served, account: str) -> str:
@@ -265,7 +265,7 @@ def test_replies_and_forwards_refuse_with_the_contract_codes(relaxed: Served) ->
         ("reply_to_email", _reply(work, plainTextBody="x" * 2001), 51014, "agent"),
         ("reply_to_email", _reply(work, cc=["x@blocked.example"]), 53006, "agent"),
         # Sending without reading: offered the tool, refused by the use case behind it.
-        ("reply_to_email", _reply(work), 54001, "second"),
+        ("reply_to_email", _reply(work), 54001, "sendonly"),
         ("forward_email", _forward(work), None, "agent"),
         ("forward_email", _forward(str(uuid.uuid4())), 53005, "agent"),
         ("forward_email", _forward("nope"), 51004, "agent"),
