@@ -76,6 +76,19 @@ def status_result(record: OutgoingRecord) -> OutgoingStatusResult:
     )
 
 
+IdempotencyKey = Annotated[str, Field(description=_KEY)]
+CopiedAddresses = Annotated[
+    list[str] | None,
+    Field(description="Addresses to copy, visible to every recipient. Omitted: none."),
+]
+BlindCopiedAddresses = Annotated[
+    list[str] | None,
+    Field(description="Addresses to copy without naming them to anyone. Omitted: none."),
+]
+HtmlAlternative = Annotated[
+    str | None,
+    Field(description="An HTML alternative sent beside the plain text; never blank."),
+]
 Identifier = Annotated[
     str,
     Field(description="Required. The outgoingEmailId a sending tool answered with."),
@@ -100,19 +113,10 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
             str,
             Field(description="Required. The message as plain text, even beside htmlBody."),
         ],
-        idempotencyKey: Annotated[str, Field(description=_KEY)],
-        cc: Annotated[
-            list[str] | None,
-            Field(description="Addresses to copy, visible to every recipient. Omitted: none."),
-        ] = None,
-        bcc: Annotated[
-            list[str] | None,
-            Field(description="Addresses to copy without naming them to anyone. Omitted: none."),
-        ] = None,
-        htmlBody: Annotated[
-            str | None,
-            Field(description="An HTML alternative sent beside the text; never blank."),
-        ] = None,
+        idempotencyKey: IdempotencyKey,
+        cc: CopiedAddresses = None,
+        bcc: BlindCopiedAddresses = None,
+        htmlBody: HtmlAlternative = None,
     ) -> Annotated[CallToolResult, SendResult]:
         request = SendRequest(
             account=account,
@@ -151,15 +155,12 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
                 "(do not paste the original yourself)."
             ),
         ],
-        idempotencyKey: Annotated[str, Field(description=_KEY)],
+        idempotencyKey: IdempotencyKey,
         cc: Annotated[
             list[str] | None,
             Field(description="Addresses to copy in beside those the reply reaches."),
         ] = None,
-        htmlBody: Annotated[
-            str | None,
-            Field(description="An HTML alternative of what you write; never blank."),
-        ] = None,
+        htmlBody: HtmlAlternative = None,
     ) -> Annotated[CallToolResult, SendResult]:
         request = ReplyRequest(
             stored_email_id=storedEmailId,
@@ -190,19 +191,10 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
             str,
             Field(description="Required. What you write, placed above the forwarded email."),
         ],
-        idempotencyKey: Annotated[str, Field(description=_KEY)],
-        cc: Annotated[
-            list[str] | None,
-            Field(description="Addresses to copy, visible to every recipient. Omitted: none."),
-        ] = None,
-        bcc: Annotated[
-            list[str] | None,
-            Field(description="Addresses to copy without naming them to anyone. Omitted: none."),
-        ] = None,
-        htmlBody: Annotated[
-            str | None,
-            Field(description="An HTML alternative of what you write; never blank."),
-        ] = None,
+        idempotencyKey: IdempotencyKey,
+        cc: CopiedAddresses = None,
+        bcc: BlindCopiedAddresses = None,
+        htmlBody: HtmlAlternative = None,
     ) -> Annotated[CallToolResult, SendResult]:
         request = ForwardRequest(
             stored_email_id=storedEmailId,
