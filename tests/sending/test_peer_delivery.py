@@ -11,6 +11,7 @@ import pytest
 from log_audit import register_all
 from mailfathom.app.list_emails import TimelineRequest
 from mailfathom.app.mailbox_selection import SelectionInput
+from mailfathom.app.respond_to_email import ReplyRequest
 from mailfathom.app.send_email import SendRequest
 from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.outgoing import RecipientState, Stage
@@ -101,3 +102,72 @@ def test_an_outsider_without_a_submission_server_ends_as_no_route(
     after = sending.outgoing.read(AGENT, str(record.outgoing_id))
     assert (after.stage, after.failure_code) == (Stage.FAILED, DeliveryCode.NO_ROUTE)
     assert [r.state for r in after.recipients] == [RecipientState.REFUSED]
+
+
+def test_peers_reply_to_each_other_and_see_one_conversation(
+    deployment: SendingDeployment,
+) -> None:
+    services = deployment.services
+    sending = services.sending()
+    sending.send.send(
+        AGENT,
+        SendRequest(
+            account="work",
+            to=["peer@example.org"],
+            subject=SUBJECT,
+            plain_text_body="The rota is yours from Monday.\n",
+            idempotency_key="rota",
+        ),
+    )
+    services.delivery_pass().run_once()
+    _sync(deployment, "peer")
+    page = services.reading().timeline.read(
+        AGENT, TimelineRequest(selection=SelectionInput(accounts=["peer"], folders=["INBOX"]))
+    )
+    (received,) = page.emails
+    reply = sending.response.reply(
+        AGENT,
+        ReplyRequest(
+            stored_email_id=str(received.stored_email_id),
+            everyone=False,
+            plain_text_body="Thanks, I have it.",
+            idempotency_key="rota-thanks",
+        ),
+    )
+    assert [r.address for r in reply.recipients] == ["me@example.org"]
+    services.delivery_pass().run_once()
+    _sync(deployment, "work")
+
+    def conversation(folder: str) -> list[tuple[str | None, object]]:
+        listed = services.reading().timeline.read(
+            AGENT, TimelineRequest(selection=SelectionInput(accounts=["work"], folders=[folder]))
+        )
+        return [(e.subject, e.thread_id) for e in listed.emails]
+
+    ((answer_subject, answer_thread),) = conversation("INBOX")
+    ((sent_subject, sent_thread),) = conversation("Sent")
+    assert (answer_subject, sent_subject) == (f"Re: {SUBJECT}", SUBJECT)
+    assert answer_thread == sent_thread
+    assert answer_thread is not None
+
+
+def test_a_peer_is_served_even_when_another_recipient_has_no_route(
+    deployment: SendingDeployment,
+) -> None:
+    sending = deployment.services.sending()
+    record = sending.send.send(
+        AGENT,
+        SendRequest(
+            account="work",
+            to=["peer@example.org", "outsider@example.net"],
+            subject=SUBJECT,
+            plain_text_body="Half of this can be carried.\n",
+            idempotency_key="half",
+        ),
+    )
+    deployment.services.delivery_pass().run_once()
+    after = sending.outgoing.read(AGENT, str(record.outgoing_id))
+    assert (after.stage, after.failure_code) == (Stage.SENT, DeliveryCode.NO_ROUTE)
+    assert [r.state for r in after.recipients] == [RecipientState.ACCEPTED, RecipientState.REFUSED]
+    _sync(deployment, "peer")
+    assert _subjects(deployment, "peer", "INBOX") == [SUBJECT]

@@ -177,12 +177,15 @@ class DeliveryPass:
         for index in remote:
             if recipients[index].state is RecipientState.PENDING:
                 recipients[index] = replace(recipients[index], state=RecipientState.REFUSED)
-        if any(r.state is RecipientState.ACCEPTED for r in recipients):
-            return AttemptResult(Stage.SENT, tuple(recipients), DeliveryCode.REFUSED_BY_SERVER)
         return self._ended(recipients, DeliveryCode.REFUSED_BY_SERVER)
 
     @staticmethod
     def _ended(recipients: Sequence[Recipient], code: DeliveryCode) -> AttemptResult:
+        """The attempt ends for good. A send some recipient accepted (a peer mailbox, or the
+        server for part of the list) was sent, with the failure on the record; one nobody
+        accepted failed."""
+        if any(r.state is RecipientState.ACCEPTED for r in recipients):
+            return AttemptResult(Stage.SENT, tuple(recipients), int(code))
         return AttemptResult(Stage.FAILED, tuple(recipients), int(code))
 
     def _retry(
