@@ -133,3 +133,13 @@ def test_each_ceiling_is_named_when_it_is_reached(
             )
         else:
             assert _refusal(d, "stranger@example.net", "4", OTHER_AGENT) == 57002
+
+
+def test_a_key_another_caller_used_on_the_account_is_refused_not_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, register: None
+) -> None:
+    for d in _open(tmp_path, None, monkeypatch):
+        sending = d.services.sending().send
+        first = sending.send(AGENT, _request("stranger@example.net", "shared-key"))
+        assert _refusal(d, "stranger@example.net", "shared-key", OTHER_AGENT) == 51013
+        assert sending.send(AGENT, _request("stranger@example.net", "shared-key")) == first

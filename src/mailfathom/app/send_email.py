@@ -24,7 +24,9 @@ from mailfathom.app.sending_ports import (
     OutboxStore,
 )
 from mailfathom.domain.access import Caller, Permission
+from mailfathom.domain.codes import Code
 from mailfathom.domain.config import DeploymentConfig
+from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import AddressField, OutgoingKind, OutgoingRecord, Recipient
 
 
@@ -86,9 +88,17 @@ class Submission:
         )
         limits = sending_policy.ceilings(self.config, account_id, caller.label)
         try:
-            record, _created = self._outbox.record(new, limits)
+            record, created = self._outbox.record(new, limits)
         except CeilingReached as reached:
             raise sending_policy.ceiling_refusal(reached.name) from None
+        if not created and record.caller != caller.label:
+            # The key is unique per account, and the send under it is another caller's: it
+            # is not this caller's to read back, so the key is refused instead.
+            raise Refusal(
+                Code.MESSAGE_FIELD_NOT_COMPOSABLE,
+                "The idempotencyKey is already in use on this account; choose a new one for "
+                "a new message.",
+            )
         return record
 
 
