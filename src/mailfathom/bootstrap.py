@@ -126,16 +126,23 @@ class Services:
             stored_octets=lambda: self.store.stored_octets(account.account_id),
         )
 
-    def reading(self) -> ReadingUseCases:
-        """The four reading use cases over the local store; none of them holds a mailbox
-        connection."""
-        if self.read_engine is None:
-            self.read_engine = create_store_engine(store_url(self.config.store), read_only=True)
-        reader = SqlMailboxReader(self.read_engine)
-        served = [
+    def _served(self) -> list[ServedAccount]:
+        return [
             ServedAccount(a.account_id, a.display_name, a.sync_mode.value)
             for a in self.config.accounts
         ]
+
+    def _reader(self) -> SqlMailboxReader:
+        """A reader on the read-only engine, created on first use and shared."""
+        if self.read_engine is None:
+            self.read_engine = create_store_engine(store_url(self.config.store), read_only=True)
+        return SqlMailboxReader(self.read_engine)
+
+    def reading(self) -> ReadingUseCases:
+        """The four reading use cases over the local store; none of them holds a mailbox
+        connection."""
+        reader = self._reader()
+        served = self._served()
         signer = HmacCursorSigner.from_key_file(self.config.store.data_dir / "cursor.key")
         return ReadingUseCases(
             accounts=AccountDirectoryReader(
@@ -148,19 +155,14 @@ class Services:
 
     def sending(self) -> SendingUseCases:
         """The sending use cases over the outbox; none of them reaches a mail server."""
-        served = [
-            ServedAccount(a.account_id, a.display_name, a.sync_mode.value)
-            for a in self.config.accounts
-        ]
+        served = self._served()
         outbox = SqlOutbox(self.engine)
         submission = Submission(self.config, outbox, StdlibComposer(), clock=self.clock)
-        if self.read_engine is None:
-            self.read_engine = create_store_engine(store_url(self.config.store), read_only=True)
         return SendingUseCases(
             send=AuthoredMailSubmission(submission, served),
             response=AuthoredResponseSubmission(
                 submission,
-                SqlMailboxReader(self.read_engine),
+                self._reader(),
                 served,
                 self.content,
                 self.store,

@@ -51,6 +51,12 @@ def _subjects(d: SendingDeployment, account: str, folder: str) -> list[str | Non
     return [e.subject for e in page.emails]
 
 
+def _request(account: str, to: list[str], body: str, key: str) -> SendRequest:
+    return SendRequest(
+        account=account, to=to, subject=SUBJECT, plain_text_body=body, idempotency_key=key
+    )
+
+
 def _sync(d: SendingDeployment, account_id: str) -> None:
     account = d.services.config.account(account_id)
     assert account is not None
@@ -63,13 +69,7 @@ def test_a_message_to_a_peer_mailbox_lands_in_its_inbox_once(
     sending = deployment.services.sending()
     record = sending.send.send(
         AGENT,
-        SendRequest(
-            account="work",
-            to=["PEER@example.org"],
-            subject=SUBJECT,
-            plain_text_body="The rota is yours from Monday.\n",
-            idempotency_key="rota",
-        ),
+        _request("work", ["PEER@example.org"], "The rota is yours from Monday.\n", "rota"),
     )
     deployment.services.delivery_pass().run_once()
     # A second pass (as after a crash) adds nothing.
@@ -90,13 +90,7 @@ def test_an_outsider_without_a_submission_server_ends_as_no_route(
     sending = deployment.services.sending()
     record = sending.send.send(
         AGENT,
-        SendRequest(
-            account="peer",
-            to=["outsider@example.net"],
-            subject=SUBJECT,
-            plain_text_body="Nobody can carry this.\n",
-            idempotency_key="nowhere",
-        ),
+        _request("peer", ["outsider@example.net"], "Nobody can carry this.\n", "nowhere"),
     )
     deployment.services.delivery_pass().run_once()
     after = sending.outgoing.read(AGENT, str(record.outgoing_id))
@@ -111,13 +105,7 @@ def test_peers_reply_to_each_other_and_see_one_conversation(
     sending = services.sending()
     sending.send.send(
         AGENT,
-        SendRequest(
-            account="work",
-            to=["peer@example.org"],
-            subject=SUBJECT,
-            plain_text_body="The rota is yours from Monday.\n",
-            idempotency_key="rota",
-        ),
+        _request("work", ["peer@example.org"], "The rota is yours from Monday.\n", "rota"),
     )
     services.delivery_pass().run_once()
     _sync(deployment, "peer")
@@ -157,12 +145,11 @@ def test_a_peer_is_served_even_when_another_recipient_has_no_route(
     sending = deployment.services.sending()
     record = sending.send.send(
         AGENT,
-        SendRequest(
-            account="work",
-            to=["peer@example.org", "outsider@example.net"],
-            subject=SUBJECT,
-            plain_text_body="Half of this can be carried.\n",
-            idempotency_key="half",
+        _request(
+            "work",
+            ["peer@example.org", "outsider@example.net"],
+            "Half of this can be carried.\n",
+            "half",
         ),
     )
     deployment.services.delivery_pass().run_once()

@@ -163,9 +163,8 @@ class DeliveryPass:
             return self._ended(recipients, DeliveryCode.OUTCOME_UNKNOWN)
         if outcome.handed_over and outcome.data_code is not None and outcome.data_code < 300:
             for index in remote:
-                if replies.get(recipients[index].address) is not None and (
-                    replies[recipients[index].address].accepted
-                ):
+                reply = replies.get(recipients[index].address)
+                if reply is not None and reply.accepted:
                     recipients[index] = replace(recipients[index], state=RecipientState.ACCEPTED)
             return AttemptResult(Stage.SENT, tuple(recipients))
         if outcome.temporary or temporary:

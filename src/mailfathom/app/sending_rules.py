@@ -29,8 +29,8 @@ _DOMAIN = re.compile(r"([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-
 _MAX_ADDRESS = 254
 
 
-def _composable(field: str) -> Refusal:
-    return Refusal(Code.MESSAGE_FIELD_NOT_COMPOSABLE, field)
+def _composable(message: str) -> Refusal:
+    return Refusal(Code.MESSAGE_FIELD_NOT_COMPOSABLE, message)
 
 
 def has_control(text: str) -> bool:

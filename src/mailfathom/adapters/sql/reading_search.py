@@ -161,20 +161,20 @@ def weightless_matching(
     return _matching(connection.dialect.name, words)
 
 
+def _scored(query: str, name: str, size: int | None = None) -> Any:
+    """The matches of `query` with their bm25 score, the `size` best of them when given, as a
+    materialized CTE: bm25 exists only inside the full-text query itself."""
+    sql = f"SELECT rowid AS seq, {BM25} AS score FROM message_fts WHERE message_fts MATCH :q"
+    statement = sa.text(sql if size is None else sql + " ORDER BY score LIMIT :k")
+    bound = statement.bindparams(q=query) if size is None else statement.bindparams(q=query, k=size)
+    return bound.columns(seq=sa.Integer, score=sa.Float).cte(name).prefix_with("MATERIALIZED")
+
+
 def _window(query: str, where: Sequence[sa.ColumnElement[bool]], size: int) -> sa.Select[Any]:
     """The `size` best matches by score, each with its received time and whether it lies in
     scope. The scope is a computed column rather than a condition, so that SQLite looks each
     match up by primary key instead of walking a folder's index in search of them."""
-    best = (
-        sa.text(
-            f"SELECT rowid AS seq, {BM25} AS score FROM message_fts "
-            "WHERE message_fts MATCH :q ORDER BY score LIMIT :k"
-        )
-        .bindparams(q=query, k=size)
-        .columns(seq=sa.Integer, score=sa.Float)
-        .cte("best")
-        .prefix_with("MATERIALIZED")
-    )
+    best = _scored(query, "best", size)
     in_scope = sa.case((sa.and_(*where), sa.true()), else_=sa.false())
     return (
         sa.select(best.c.seq, best.c.score, messages.c.received_at, in_scope.label("kept"))
@@ -208,13 +208,7 @@ def sqlite_matches(
 def _every_match(
     connection: sa.Connection, query: str, where: Sequence[sa.ColumnElement[bool]], limit: int
 ) -> list[Match]:
-    hits = (
-        sa.text(f"SELECT rowid AS seq, {BM25} AS score FROM message_fts WHERE message_fts MATCH :q")
-        .bindparams(q=query)
-        .columns(seq=sa.Integer, score=sa.Float)
-        .cte("hits")
-        .prefix_with("MATERIALIZED")
-    )
+    hits = _scored(query, "hits")
     statement = (
         sa.select(messages.c.seq, hits.c.score)
         .select_from(hits.join(messages, messages.c.seq == hits.c.seq))

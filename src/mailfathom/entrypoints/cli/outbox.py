@@ -7,19 +7,22 @@ the failure code) and never the message itself.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.bootstrap import Services
 from mailfathom.domain.errors import MailFathomError
 from mailfathom.domain.outgoing import OutgoingRecord, Stage
 from mailfathom.entrypoints.cli.loading import load
 
+T = TypeVar("T")
 outbox_app = typer.Typer(help="Queued sends: list, show and cancel them.", no_args_is_help=True)
 console = Console()
 err_console = Console(stderr=True)
@@ -35,6 +38,17 @@ def _identifier(text: str) -> uuid.UUID:
         return uuid.UUID(text)
     except ValueError:
         err_console.print("Not an outgoing email identifier.")
+        raise typer.Exit(code=2) from None
+
+
+def _with_outbox(config: Path | None, work: Callable[[SqlOutbox], T]) -> T:
+    """Run `work` on the deployment's outbox; a configuration or store failure ends the
+    command with its message and exit code 2."""
+    try:
+        with Services.open(load(config)) as services:
+            return work(services.outbox())
+    except MailFathomError as error:
+        err_console.print(str(error))
         raise typer.Exit(code=2) from None
 
 
@@ -74,12 +88,7 @@ def list_outbox(
             err_console.print(f"Unknown state; accepted: {', '.join(published)}")
             raise typer.Exit(code=2)
         wanted.append(published[name])
-    try:
-        with Services.open(load(config)) as services:
-            entries = services.outbox().listing(limit, wanted or None)
-    except MailFathomError as error:
-        err_console.print(str(error))
-        raise typer.Exit(code=2) from None
+    entries = _with_outbox(config, lambda outbox: outbox.listing(limit, wanted or None))
     table = Table("outgoing email", "account", "state", "attempts", "queued at", "recipients")
     for entry in entries:
         r = entry.record
@@ -101,12 +110,7 @@ def show(
 ) -> None:
     """One send: its state, attempts, recipients and their last replies."""
     identifier = _identifier(outgoing_email_id)
-    try:
-        with Services.open(load(config)) as services:
-            record = services.outbox().find(identifier)
-    except MailFathomError as error:
-        err_console.print(str(error))
-        raise typer.Exit(code=2) from None
+    record = _with_outbox(config, lambda outbox: outbox.find(identifier))
     if record is None:
         err_console.print("No send is held under that identifier.")
         raise typer.Exit(code=1)
@@ -120,12 +124,9 @@ def cancel(
 ) -> None:
     """Withdraw a send that is still waiting (whoever queued it)."""
     identifier = _identifier(outgoing_email_id)
-    try:
-        with Services.open(load(config)) as services:
-            record = services.outbox().operator_cancel(identifier, datetime.now(UTC))
-    except MailFathomError as error:
-        err_console.print(str(error))
-        raise typer.Exit(code=2) from None
+    record = _with_outbox(
+        config, lambda outbox: outbox.operator_cancel(identifier, datetime.now(UTC))
+    )
     if record is None:
         err_console.print("No send is held under that identifier.")
         raise typer.Exit(code=1)
