@@ -516,7 +516,7 @@ def instrument(sections: Sections, services: Any) -> list[str]:
 
     import sqlalchemy as sa
 
-    from mailfathom.adapters.content import files
+    from mailfathom.adapters.content import packs
     from mailfathom.adapters.imap.session import ImapConnector, ImapSession
     from mailfathom.adapters.mime import normalize, structure
     from mailfathom.adapters.sql import store, threads
@@ -550,12 +550,12 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     sections.patch(ImapSession, "fetch_envelopes", "imap envelopes")
     sections.patch(ImapSession, "fetch_bodies", "imap bodies (item parse)", listed=True)
     sections.patch(ImapSession, "_uid", "imaplib command+read")
-    sections.patch(files.FileContentStore, "put_many", "content put_many (write+hash)")
-    sections.patch(files.os, "fsync", "fsync")
-    sections.patch(files, "_flush", "content flush (syncfs or fsync)")
-    sections.patch(files.FileContentStore, "write", "content write (hash+file)")
-    sections.patch(files.FileContentStore, "flush", "content flush")
-    sections.patch(files.FileContentStore, "_holds", "content: check existing file")
+    sections.patch(packs.PackContentStore, "put", "content put (one message)")
+    sections.patch(packs.PackContentStore, "write_many", "content write_many (hash+lookup)")
+    sections.patch(packs.PackContentStore, "_append", "content append")
+    sections.patch(packs, "_write_all", "content: pack write")
+    sections.patch(packs.os, "fdatasync", "content: pack fdatasync")
+    sections.patch(packs.PackContentStore, "_record", "content: index commit")
     for handler in handlers:
         sections.patch(handler, "message", "normalize (other)")
         if not hasattr(handler, "start_batch"):
@@ -904,6 +904,9 @@ def main() -> int:
         help="also a sectioned run of our sync into PostgreSQL",
     )
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    parser.add_argument(
+        "--dir", default="/var/tmp", help="where the scratch directory is made (default /var/tmp)"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -914,7 +917,7 @@ def main() -> int:
     global CODE
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="mailfathom-bench-", dir="/var/tmp"))
+    work = Path(tempfile.mkdtemp(prefix="mailfathom-bench-", dir=args.dir))
     code = snapshot_code(work, args.worktree)
     CODE = Path(code["snapshot"])
     sys.path[:0] = [str(CODE / "tests"), str(CODE / "src")]

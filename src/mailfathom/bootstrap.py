@@ -13,7 +13,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.content.files import FileContentStore
+from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 from mailfathom.adapters.imap.session import ImapConnector
@@ -82,7 +82,7 @@ class Services:
     config: DeploymentConfig
     engine: sa.Engine
     store: SqlStore
-    content: FileContentStore
+    content: PackContentStore
     connectors: _ConnectorByKind
     preparer: MimeMessagePreparer
     clock: Callable[[], datetime] = field(default=utc_now)
@@ -104,7 +104,7 @@ class Services:
             config=config,
             engine=engine,
             store=SqlStore(engine),
-            content=FileContentStore(config.store.content_dir),
+            content=PackContentStore(config.store.content_dir),
             connectors=_ConnectorByKind(ImapConnector(), LocalConnector(config.store.data_dir)),
             preparer=MimeMessagePreparer(config.store.content_dir, workers=default_workers()),
             clock=clock,
@@ -197,6 +197,7 @@ class Services:
 
     def close(self) -> None:
         self.preparer.close()
+        self.content.close()
         if self.read_engine is not None:
             self.read_engine.dispose()
         self.engine.dispose()

@@ -203,11 +203,10 @@ def test_an_email_that_cannot_be_answered_is_one_answer(
 ) -> None:
     responding = deployment.services.sending().response
     stored = _stored(deployment, _original())
-    # Its content file goes missing: unanswerable, like an identifier nothing is held under.
+    # Its stored content goes missing: unanswerable, like an identifier nothing is held under.
     content_dir = deployment.services.config.store.content_dir
-    for path in content_dir.rglob("*"):
-        if path.is_file():
-            path.unlink()
+    for path in content_dir.rglob("*.pack"):
+        path.unlink()
     answers = []
     for identifier in (stored, "7c9e6679-7425-40de-944b-e07fc1f90ae7"):
         with pytest.raises(Refusal) as refused:

@@ -17,6 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from log_audit import register
+from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.sql.schema import messages
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import (
@@ -152,3 +153,15 @@ def stored_rows(services: Services, account_id: str) -> list[sa.Row[Any]]:
                 .order_by(messages.c.folder_id, messages.c.uid)
             )
         )
+
+
+def damage_content(content: PackContentStore, key: str | None) -> None:
+    """Overwrite the first octet of a stored message, as a failing disk would."""
+    assert key is not None
+    location = content.locate(key)
+    assert location is not None
+    with location.path.open("r+b") as pack:
+        pack.seek(location.offset)
+        first = pack.read(1)
+        pack.seek(location.offset)
+        pack.write(b"Y" if first != b"Y" else b"Z")

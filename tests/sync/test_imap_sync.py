@@ -17,7 +17,14 @@ from mailfathom.domain.errors import ContentMissingError
 from mailfathom.domain.folders import FolderRole
 from servers.dovecot import DovecotServer, ImapAccount
 
-from .helpers import RemoteMailbox, imap_account_config, open_services, sample, stored_rows
+from .helpers import (
+    RemoteMailbox,
+    damage_content,
+    imap_account_config,
+    open_services,
+    sample,
+    stored_rows,
+)
 
 
 @pytest.fixture
@@ -253,7 +260,7 @@ def test_missing_content_becomes_a_repair_request_that_the_next_pass_fulfils(
         sync = services.account_synchronizer()
         sync.run_once(account)
         victim = next(r for r in stored_rows(services, account.account_id) if r.uid == uids[1])
-        services.content.path_for(victim.content_key).write_bytes(b"damaged")
+        damage_content(services.content, victim.content_key)
         reader = StoredContentReader(services.store, services.content)
         with pytest.raises(ContentMissingError) as raised:
             reader.read(victim.stored_email_id)
@@ -268,7 +275,7 @@ def test_missing_content_becomes_a_repair_request_that_the_next_pass_fulfils(
         assert after.stored_email_id == victim.stored_email_id
 
 
-def test_verification_files_repair_requests_for_every_unreadable_file(
+def test_verification_files_repair_requests_for_every_unreadable_copy(
     tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
 ) -> None:
     for i in range(4):
@@ -277,7 +284,7 @@ def test_verification_files_repair_requests_for_every_unreadable_file(
     with open_services(tmp_path, account) as services:
         services.account_synchronizer().run_once(account)
         rows = stored_rows(services, account.account_id)
-        services.content.path_for(rows[0].content_key).unlink()
+        damage_content(services.content, rows[0].content_key)
         reader = StoredContentReader(services.store, services.content)
         assert reader.verify_all(account.account_id) == 1
         services.account_synchronizer().run_once(account)

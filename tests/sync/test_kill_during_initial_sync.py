@@ -16,7 +16,6 @@ runs showed. Each store's very first start is interrupted too.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import imaplib
 import itertools
 import os
@@ -37,11 +36,12 @@ import pytest
 import sqlalchemy as sa
 import sqlean
 
-from mailfathom.adapters.content.files import FileContentStore
+from mailfathom.adapters.content.packs import Location, PackContentStore
 from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.adapters.preparer import POOL_THRESHOLD
 from mailfathom.adapters.sql.schema import folders, message_bodies, messages
 from mailfathom.app.sync_types import ContentState
+from mailfathom.domain.errors import ContentMissingError
 from servers.dovecot import DovecotServer, ImapAccount
 
 pytestmark = pytest.mark.timeout(600)
@@ -204,7 +204,7 @@ class Store:
     data_dir: Path = field(init=False)
     config: Path = field(init=False)
     # content files already hashed: key -> (size, mtime_ns) when they matched
-    verified: dict[str, tuple[int, int]] = field(default_factory=dict)
+    verified: dict[str, Location] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.data_dir = self.directory / "data"
@@ -428,30 +428,36 @@ class Snapshot:
 
 
 def _content_matches(store: Store, key: str) -> bool:
-    """Whether the file named by `key` exists and hashes to it. A file is hashed again only
-    when its size or modification time changed since it last matched."""
-    path = FileContentStore(store.content_dir, durable=False).path_for(key)
+    """Whether the content store holds octets that hash to `key`. A key is read again only
+    when its location changed since it last matched."""
+    content = PackContentStore(store.content_dir, durable=False)
     try:
-        stat = path.stat()
-        seen = (stat.st_size, stat.st_mtime_ns)
-        if store.verified.get(key) == seen:
+        location = content.locate(key)
+        if location is not None and store.verified.get(key) == location:
             return True
-        if hashlib.sha256(path.read_bytes()).hexdigest() != key:
+        try:
+            content.get(key)
+        except ContentMissingError:
             return False
-    except OSError:
-        return False
-    store.verified[key] = seen
+    finally:
+        content.close()
+    if location is not None:
+        store.verified[key] = location
     return True
 
 
 def leftovers(store: Store) -> str:
-    """What interrupted runs left in the content directory (reported, not asserted)."""
-    files = [p for p in store.content_dir.rglob("*") if p.is_file()]
-    temporary = sum(1 for p in files if p.name.startswith(".tmp-"))
-    unreferenced = sum(
-        1 for p in files if not p.name.startswith(".tmp-") and p.name not in store.verified
-    )
-    return f"{temporary} temporary and {unreferenced} unreferenced content files left over"
+    """What interrupted runs left in the content store (reported, not asserted): packs, and
+    the octets no index entry points at (a batch written but never committed is indexed and
+    counted as held)."""
+    packs = list((store.content_dir / "packs").glob("*.pack"))
+    content = PackContentStore(store.content_dir, durable=False)
+    try:
+        held = content.used_octets()
+    finally:
+        content.close()
+    written = sum(p.stat().st_size for p in packs)
+    return f"{len(packs)} packs, {written - held} octets in them not indexed or headers"
 
 
 def inspect_store(store: Store, mailbox: Mailbox) -> Snapshot:

@@ -3,9 +3,9 @@
 Hashing, writing the content file and normalizing are CPU and file work on octets already
 fetched, so a batch can be handed to a pool of processes while the synchronizing thread goes on
 fetching and committing: the steps overlap, and on a machine with several cores none of this
-holds the interpreter lock of the thread that talks to the server and the database. Files are
-written without waiting for the disk; the synchronizer flushes a whole batch at once before it
-commits the rows that name them.
+holds the interpreter lock of the thread that talks to the server and the database. Each part
+of a batch is stored with one write and one flush of a pack, so the content is durable before
+the synchronizer commits the rows that name it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
-from mailfathom.adapters.content.files import FileContentStore
+from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.mime import normalize_headers, normalize_message
 from mailfathom.app.sync_types import PreparedMessage
 from mailfathom.domain.message import NormalizedMessage
@@ -29,17 +29,18 @@ from mailfathom.domain.message import NormalizedMessage
 POOL_THRESHOLD = 24
 
 
-_WORKER_STORES: dict[str, FileContentStore] = {}
+_WORKER_STORES: dict[str, PackContentStore] = {}
 
 
 def _prepare_chunk(root: str, items: Sequence[tuple[bytes, bool]]) -> list[PreparedMessage]:
     store = _WORKER_STORES.get(root)
     if store is None:
-        store = _WORKER_STORES[root] = FileContentStore(Path(root), durable=False)
+        store = _WORKER_STORES[root] = PackContentStore(Path(root))
+    keys = iter(store.write_many([raw for raw, headers in items if not headers]))
     return [
         PreparedMessage(None, normalize_headers(raw))
         if headers
-        else PreparedMessage(store.write(raw), normalize_message(raw))
+        else PreparedMessage(next(keys), normalize_message(raw))
         for raw, headers in items
     ]
 

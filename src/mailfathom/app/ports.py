@@ -94,8 +94,9 @@ class MailboxConnector(Protocol):
 class ContentStore(Protocol):
     """Raw MIME kept by content address (SHA-256 of the octets).
 
-    `put` is idempotent: storing the same octets twice yields the same key and one file.
-    `get` raises `ContentMissingError` when the file is absent or no longer hashes to its key.
+    `put` is idempotent: storing the same octets twice yields the same key and one copy, and
+    a damaged copy is replaced. Both `put` and `put_many` return once the content is durable.
+    `get` raises `ContentMissingError` when the copy is absent or no longer hashes to its key.
     """
 
     def put(self, raw: bytes) -> str: ...
@@ -104,13 +105,13 @@ class ContentStore(Protocol):
         """Store several messages, made durable together before returning."""
         ...
 
-    def flush(self, keys: Sequence[str]) -> None:
-        """Make content written without waiting for the disk durable."""
-        ...
-
     def get(self, key: str) -> bytes: ...
 
     def discard(self, key: str) -> None: ...
+
+    def reclaim(self) -> int:
+        """Give back the space of discarded content; returns how many files were removed."""
+        ...
 
     def used_octets(self) -> int: ...
 
@@ -125,8 +126,8 @@ class MessagePreparer(Protocol):
 
     def start_batch(self, items: Sequence[tuple[bytes, bool]]) -> Future[list[PreparedMessage]]:
         """Begin preparing (raw, headers_only) pairs, possibly in other processes: whole
-        messages are written to the content store (not yet flushed, see
-        `ContentStore.flush`) and normalized. Results come in the order given."""
+        messages are stored in the content store, durably by the time the future resolves,
+        and normalized. Results come in the order given."""
         ...
 
 

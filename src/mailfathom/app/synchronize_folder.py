@@ -104,6 +104,8 @@ class FolderSynchronizer:
         report = self._retry_held_back(session, folder, status.uidvalidity, report)
         if reset:
             self._discard(self._store.drop_stale(folder.folder_id, status.uidvalidity))
+        if report.removed or reset:
+            self._content.reclaim()
         self._store.record_progress(
             folder.folder_id,
             uidvalidity=status.uidvalidity,
@@ -289,6 +291,9 @@ class FolderSynchronizer:
         fetched = list(session.fetch_bodies([e.uid for e in whole])) if whole else []
         fetched += list(session.fetch_headers(sorted(held))) if held else []
         preparing = self._preparer.start_batch([(m.raw, m.headers_only) for m in fetched])
+        # The octets are the preparer's now; holding them until the commit would only keep
+        # two batches of raw mail in memory at once.
+        fetched = [replace(m, raw=b"") for m in fetched]
         return _PreparedBatch(fetched, held, preparing), room
 
     def _commit(
@@ -299,7 +304,6 @@ class FolderSynchronizer:
         report: SyncReport,
     ) -> SyncReport:
         ready = prepared.preparing.result()
-        self._content.flush([r.content_key for r in ready if r.content_key is not None])
         items = [
             NewMessage(
                 uid=m.uid,

@@ -20,6 +20,9 @@ from mailfathom.adapters.mime.text import (
 
 _META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?([A-Za-z0-9_:.\-]+)", re.IGNORECASE)
 _META_SCAN_LENGTH = 4096
+# The charset parameter of a plain Content-Type value: no RFC 2231 encoding, no comments, no
+# escapes. Anything else goes through the stdlib's full parameter parser.
+_PLAIN_CHARSET = re.compile(r';\s*charset\s*=\s*(?:"([^"\\]+)"|([^\s;"]+))', re.IGNORECASE)
 _MAX_SIZED_ENTITIES = 5000
 
 
@@ -85,15 +88,29 @@ def decode_text(part: Message, subtype_is_html: bool) -> str:
     """
     payload = part.get_payload(decode=True)
     data = payload if isinstance(payload, bytes) else b""
-    try:
-        charset = part.get_content_charset()
-    except Exception:
-        charset = None
+    charset = _charset(part)
     if charset is None and subtype_is_html:
         match = _META_CHARSET.search(data, 0, _META_SCAN_LENGTH)
         if match:
             charset = match.group(1).decode("ascii")
     return clean_body_text(decode_bytes(data, charset))
+
+
+def _charset(part: Message) -> str | None:
+    """The Content-Type charset, lower-cased, as `Message.get_content_charset` reads it."""
+    header = part.get("content-type")
+    if isinstance(header, str) and not any(c in header for c in "*\\("):
+        found: list[tuple[str, str]] = _PLAIN_CHARSET.findall(header)
+        quotes = header.count('"')
+        if len(found) == 1 and (quotes == 0 or (quotes == 2 and found[0][0])):
+            value = found[0][0] or found[0][1]
+            if value.isascii():
+                return value.lower()
+    try:
+        charset: str | None = part.get_content_charset()
+    except Exception:
+        return None
+    return charset
 
 
 def decoded_size(part: Message) -> int:

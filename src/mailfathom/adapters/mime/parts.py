@@ -35,12 +35,16 @@ def describe_parts(
     candidates: Iterable[PartCandidate], html_texts: Iterable[str]
 ) -> list[PartDescription]:
     """Classify and describe each candidate, in the order they were found."""
-    referenced = _referenced_content_ids(html_texts)
+    found = [(candidate, entity.content_id(candidate.part)) for candidate in candidates]
+    # The HTML is scanned for cid: references only when some part could be referenced.
+    if any(content_id is not None for _, content_id in found):
+        referenced = _referenced_content_ids(html_texts)
+    else:
+        referenced = set()
     described: list[PartDescription] = []
-    for candidate in candidates:
+    for candidate, content_id in found:
         part = candidate.part
         file_name, rewritten = normalize_file_name(entity.file_name(part))
-        content_id = entity.content_id(part)
         described.append(
             PartDescription(
                 kind=_kind(candidate, content_id, referenced),

@@ -65,25 +65,69 @@ def derived_values(n: NormalizedMessage) -> dict[str, Any]:
     }
 
 
+_DERIVED_COLUMNS = (
+    "message_id_header",
+    "subject",
+    "sent_at",
+    "attachment_count",
+    "inline_count",
+    "attachment_octets",
+    "is_encrypted",
+    "has_unverified_signature",
+    "has_unexpanded_tnef",
+    "defects",
+    "in_reply_to",
+    "references_header",
+    "sender_key",
+)
+MESSAGE_COLUMNS = (
+    "stored_email_id",
+    "account_id",
+    "folder_id",
+    "uidvalidity",
+    "uid",
+    "modseq",
+    "received_at",
+    "size_octets",
+    "flags_observed_at",
+    "content_state",
+    "content_key",
+    "stored_at",
+    "seen",
+    "flagged",
+    "answered",
+    "draft",
+    "deleted",
+    *_DERIVED_COLUMNS,
+)
+
+
 def message_row(
     item: NewMessage, *, account_id: str, folder_id: int, uidvalidity: int, now: datetime
-) -> dict[str, Any]:
-    return {
-        "stored_email_id": uuid.uuid4(),
-        "account_id": account_id,
-        "folder_id": folder_id,
-        "uidvalidity": uidvalidity,
-        "uid": item.uid,
-        "modseq": item.modseq,
-        "received_at": utc(item.received_at),
-        "size_octets": item.size_octets,
-        "flags_observed_at": now,
-        "content_state": item.content_state.value,
-        "content_key": item.content_key,
-        "stored_at": now,
-        **flag_values(item.flags),
-        **derived_values(item.normalized),
-    }
+) -> tuple[Any, ...]:
+    """The `messages` row of a new message, in `MESSAGE_COLUMNS` order."""
+    flags = item.flags
+    derived = derived_values(item.normalized)
+    return (
+        uuid.uuid4(),
+        account_id,
+        folder_id,
+        uidvalidity,
+        item.uid,
+        item.modseq,
+        utc(item.received_at),
+        item.size_octets,
+        now,
+        item.content_state.value,
+        item.content_key,
+        now,
+        flags.seen,
+        flags.flagged,
+        flags.answered,
+        flags.draft,
+        flags.deleted,
+        *[derived[name] for name in _DERIVED_COLUMNS],
+    )
 
 
 # Identifiers are looked up through a B-tree, whose entries PostgreSQL caps at about 2.7 kB;

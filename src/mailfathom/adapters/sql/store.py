@@ -12,6 +12,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from mailfathom.adapters.sql import bulk, search_index, threads
 from mailfathom.adapters.sql.rows import (
+    MESSAGE_COLUMNS,
     ChildRows,
     add_child_rows,
     derived_values,
@@ -73,10 +74,18 @@ def _aware(value: datetime | None) -> datetime | None:
     return value
 
 
+_INSERTED = sa.select(messages.c.seq, messages.c.uid, messages.c.stored_email_id).where(
+    messages.c.folder_id == sa.bindparam("folder_id"),
+    messages.c.uidvalidity == sa.bindparam("uidvalidity"),
+    messages.c.uid.in_(sa.bindparam("uids", expanding=True)),
+)
+
+
 class SqlStore:
     def __init__(self, engine: sa.Engine) -> None:
         self.engine = engine
         self._dialect = engine.dialect.name
+        self._converters: list[bulk.Converter] | None = None
 
     def _insert(self, table: sa.Table) -> Any:
         if self._dialect == "postgresql":
@@ -232,18 +241,9 @@ class SqlStore:
             )
             for item in items
         ]
-        statement = (
-            self._insert(messages)
-            .on_conflict_do_nothing(index_elements=["folder_id", "uidvalidity", "uid"])
-            .returning(messages.c.seq, messages.c.uid)
-        )
         by_uid = {item.uid: item for item in items}
         with self.engine.begin() as c:
-            inserted = (
-                c.execute(statement, rows).all()
-                if len(rows) > 1
-                else (c.execute(statement, rows[0]).all())
-            )
+            inserted = self._insert_messages(c, folder.folder_id, uidvalidity, rows)
             children = ChildRows()
             documents = []
             for seq, uid in inserted:
@@ -261,6 +261,38 @@ class SqlStore:
                 .values(last_committed_at=committed_at)
             )
         return len(inserted)
+
+    def _insert_messages(
+        self,
+        c: sa.Connection,
+        folder_id: int,
+        uidvalidity: int,
+        rows: Sequence[tuple[Any, ...]],
+    ) -> list[tuple[int, int]]:
+        """Insert `messages` rows, skipping UIDs already stored (a repeated batch), and return
+        (seq, uid) of the rows this call inserted, in UID order.
+
+        The rows go to the driver in one call; which of them are new is read back by the
+        stored-email identifiers this call generated, since a row some earlier pass stored
+        keeps its own."""
+        if self._converters is None:
+            self._converters = bulk.converters(c, messages, MESSAGE_COLUMNS)
+        bulk.insert_rows(
+            c,
+            "messages",
+            MESSAGE_COLUMNS,
+            bulk.driver_rows(self._converters, rows),
+            suffix=" ON CONFLICT (folder_id, uidvalidity, uid) DO NOTHING",
+        )
+        ours = {row[0]: row[4] for row in rows}
+        found = c.execute(
+            _INSERTED,
+            {"folder_id": folder_id, "uidvalidity": uidvalidity, "uids": list(ours.values())},
+        )
+        return sorted(
+            ((int(seq), int(uid)) for seq, uid, email_id in found if email_id in ours),
+            key=lambda pair: pair[1],
+        )
 
     def apply_flag_changes(
         self,

@@ -106,6 +106,8 @@ def rethread(connection: sa.Connection, seqs: Sequence[int]) -> None:
                     messages.c.references_header,
                     messages.c.sent_at,
                     messages.c.thread_id,
+                    messages.c.thread_parent_seq,
+                    messages.c.thread_position,
                 ).where(messages.c.seq.in_(chunk))
             ).all()
         )
@@ -149,6 +151,12 @@ def rethread(connection: sa.Connection, seqs: Sequence[int]) -> None:
         for placement in conversation.members:
             row = by_key[placement.key]
             parent = by_key[placement.parent_key].seq if placement.parent_key else None
+            if (row.thread_id, row.thread_parent_seq, row.thread_position) == (
+                thread_id,
+                parent,
+                placement.position,
+            ):
+                continue  # already placed so: a member of a conversation new mail joined
             updates.append(
                 {
                     "b_seq": row.seq,
@@ -157,6 +165,8 @@ def rethread(connection: sa.Connection, seqs: Sequence[int]) -> None:
                     "thread_position": placement.position,
                 }
             )
+    if not updates:
+        return
     connection.execute(
         messages.update()
         .where(messages.c.seq == sa.bindparam("b_seq"))

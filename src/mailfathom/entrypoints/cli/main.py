@@ -155,9 +155,9 @@ def verify(config: ConfigOption = None, account: AccountOption = None) -> None:
     try:
         deployment = load(config)
         with Services.open(deployment) as services:
-            swept = services.content.sweep_temporary()
+            swept = services.content.sweep_temporary() + services.content.reclaim()
             if swept:
-                console.print(f"Removed {swept} half-written content file(s).")
+                console.print(f"Removed {swept} left-over or compacted content file(s).")
             reader = StoredContentReader(services.store, services.content)
             for acc in selected_accounts(deployment, account):
                 bad = reader.verify_all(acc.account_id)

@@ -1,0 +1,429 @@
+"""Raw MIME in append-only pack files, addressed by the SHA-256 of the octets.
+
+A message is one record in a pack: a small header (a marker, the digest, the length) and the
+octets. A SQLite index beside the packs maps each content key to its pack, offset and length.
+Storing a batch is one write and one flush of one pack, and one index transaction: creating a
+file per message costs far more than that on many file systems (an inode allocation each), and
+an initial synchronization stores tens of thousands of messages.
+
+Rules that keep it safe to kill at any moment:
+- each store instance appends only to packs it created, and holds an exclusive `flock` on the
+  pack it is appending to, so no two writers ever share one and compaction leaves it alone;
+- records are made durable before the index names them, and the index is durable before
+  `write_many` returns; an interrupted append leaves octets no index row points at;
+- every read re-hashes the octets, so damage is reported as missing content, never served.
+
+Content stored by earlier versions as one file per message (`<first two hex digits>/<key>`) is
+still read, verified and discarded the same way.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import sqlite3
+import struct
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mailfathom.domain.errors import ContentMissingError
+
+_KEY = re.compile(r"^[0-9a-f]{64}$")
+MARKER = b"MFC1"
+HEADER = struct.Struct(">4s32sQ")
+# A pack is closed and a new one begun once it would grow past this.
+PACK_LIMIT = 64 * 1024 * 1024
+# How many octets os.writev takes in one call at most is bounded by IOV_MAX buffers.
+_IOV_MAX = 1024
+_INDEX_FILE = "index.sqlite3"
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, pack TEXT NOT NULL, "
+    "offset INTEGER NOT NULL, length INTEGER NOT NULL) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS ix_entries_pack ON entries (pack)",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    path: Path
+    offset: int
+    length: int
+
+
+@dataclass(slots=True)
+class _OpenPack:
+    name: str
+    fd: int
+    size: int
+
+
+class PackContentStore:
+    """Packs under `root/packs/`, the index in `root/index.sqlite3`."""
+
+    def __init__(self, root: Path, *, durable: bool = True) -> None:
+        self._root = root
+        self._packs = root / "packs"
+        self._packs.mkdir(parents=True, exist_ok=True)
+        self._durable = durable
+        self._lock = threading.RLock()
+        self._current: _OpenPack | None = None
+        self._index = sqlite3.connect(
+            root / _INDEX_FILE, timeout=60.0, isolation_level=None, check_same_thread=False
+        )
+        self._index.execute("PRAGMA journal_mode=WAL")
+        self._index.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+        for statement in _SCHEMA:
+            self._index.execute(statement)
+
+    # -- writing -------------------------------------------------------------------------
+
+    def put(self, raw: bytes) -> str:
+        """Store one message; a damaged copy already held under its key is replaced."""
+        key = hashlib.sha256(raw).hexdigest()
+        with self._lock:
+            if self._intact(key, len(raw)):
+                return key
+            self._forget([key])
+            self._append({key: raw})
+        return key
+
+    def put_many(self, raws: Sequence[bytes]) -> list[str]:
+        return self.write_many(raws)
+
+    def write_many(self, raws: Sequence[bytes]) -> list[str]:
+        """Store messages not held yet and return every key, in order. With a durable store
+        the octets and their index rows are on disk when this returns."""
+        keys = [hashlib.sha256(raw).hexdigest() for raw in raws]
+        with self._lock:
+            known = self._known(keys)
+            new: dict[str, bytes] = {}
+            for key, raw in zip(keys, raws, strict=True):
+                if key not in known and key not in new:
+                    new[key] = raw
+            if new:
+                self._append(new)
+        return keys
+
+    def flush(self, keys: Sequence[str]) -> None:
+        """Nothing to do: `write_many` and `put` return only once their content is durable."""
+
+    def _append(self, new: dict[str, bytes]) -> None:
+        total = sum(HEADER.size + len(raw) for raw in new.values())
+        pack = self._writable(total)
+        records: list[tuple[str, str, int, int]] = []
+        buffers: list[bytes] = []
+        offset = pack.size
+        for key, raw in new.items():
+            buffers.append(HEADER.pack(MARKER, bytes.fromhex(key), len(raw)))
+            buffers.append(raw)
+            records.append((key, pack.name, offset + HEADER.size, len(raw)))
+            offset += HEADER.size + len(raw)
+        _write_all(pack.fd, buffers, pack.size)
+        pack.size = offset
+        if self._durable:
+            os.fdatasync(pack.fd)
+        self._record(records)
+
+    def _writable(self, incoming: int) -> _OpenPack:
+        pack = self._current
+        if pack is not None and pack.size > 0 and pack.size + incoming > PACK_LIMIT:
+            self._close_pack()
+            pack = None
+        while pack is None:
+            name = f"{uuid.uuid4().hex}.pack"
+            fd = os.open(self._packs / name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if os.fstat(fd).st_nlink == 0:  # removed as empty before it was locked
+                os.close(fd)
+                continue
+            if self._durable:
+                _fsync_directory(self._packs)
+            pack = self._current = _OpenPack(name, fd, 0)
+        return pack
+
+    def _record(self, records: list[tuple[str, str, int, int]]) -> None:
+        """Index new records. A key another writer indexed meanwhile keeps that copy; the
+        octets written here for it are left for `reclaim`."""
+        db = self._index
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany("INSERT OR IGNORE INTO entries VALUES (?, ?, ?, ?)", records)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _close_pack(self) -> None:
+        if self._current is not None:
+            os.close(self._current.fd)
+            self._current = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._close_pack()
+            self._index.close()
+
+    # -- reading -------------------------------------------------------------------------
+
+    def locate(self, key: str) -> Location | None:
+        """Where the octets of `key` are kept in a pack (None: not in any pack)."""
+        with self._lock:
+            row = self._index.execute(
+                "SELECT pack, offset, length FROM entries WHERE key = ?", (key,)
+            ).fetchone()
+        if row is None:
+            return None
+        return Location(self._packs / row[0], int(row[1]), int(row[2]))
+
+    def get(self, key: str) -> bytes:
+        if not _KEY.match(key):
+            raise ContentMissingError("The stored content of this email is missing.")
+        raw: bytes | None = None
+        for _ in range(2):  # a pack compacted between lookup and read: look up again
+            location = self.locate(key)
+            if location is None:
+                raw = self._legacy_read(key)
+                break
+            try:
+                raw = _read_at(location)
+                break
+            except FileNotFoundError:
+                continue
+            except OSError:
+                break
+        if raw is None:
+            raise ContentMissingError("The stored content of this email is missing.")
+        if hashlib.sha256(raw).hexdigest() != key:
+            raise ContentMissingError("The stored content of this email is damaged.")
+        return raw
+
+    def exists(self, key: str) -> bool:
+        if not _KEY.match(key):
+            return False
+        return self.locate(key) is not None or self._legacy_path(key).is_file()
+
+    def _known(self, keys: Iterable[str]) -> set[str]:
+        wanted = sorted(set(keys))
+        found: set[str] = set()
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            found.update(
+                row[0]
+                for row in self._index.execute(
+                    f"SELECT key FROM entries WHERE key IN ({', '.join('?' * len(chunk))})",
+                    chunk,
+                )
+            )
+        return found
+
+    def _intact(self, key: str, length: int) -> bool:
+        location = self.locate(key)
+        if location is None or location.length != length:
+            return False
+        try:
+            return hashlib.sha256(_read_at(location)).hexdigest() == key
+        except OSError:
+            return False
+
+    # -- removing ------------------------------------------------------------------------
+
+    def discard(self, key: str) -> None:
+        if not _KEY.match(key):
+            return
+        with self._lock:
+            self._forget([key])
+        self._legacy_path(key).unlink(missing_ok=True)
+
+    def _forget(self, keys: Sequence[str]) -> None:
+        self._index.executemany("DELETE FROM entries WHERE key = ?", [(k,) for k in keys])
+
+    def reclaim(self, min_dead_share: float = 0.5) -> int:
+        """Rewrite every pack of which at least `min_dead_share` is dead (discarded copies,
+        or octets a killed writer never indexed) into the current pack, and delete it.
+        Returns how many packs were removed. Packs a writer still appends to are skipped."""
+        with self._lock:
+            current = self._current.name if self._current is not None else None
+            live = dict(
+                self._index.execute(
+                    f"SELECT pack, sum(length) + count(*) * {HEADER.size} FROM entries "
+                    "GROUP BY pack"
+                ).fetchall()
+            )
+        removed = 0
+        for path in sorted(self._packs.glob("*.pack")):
+            if path.name == current:
+                continue
+            try:
+                size = path.stat().st_size
+            except FileNotFoundError:
+                continue
+            held = int(live.get(path.name, 0))
+            if size and (size - held) / size < min_dead_share:
+                continue
+            if self._rewrite(path.name, path):
+                removed += 1
+        return removed
+
+    def _rewrite(self, name: str, path: Path) -> bool:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            with self._lock:
+                live = self._index.execute(
+                    "SELECT key, offset, length FROM entries WHERE pack = ?", (name,)
+                ).fetchall()
+                intact: dict[str, bytes] = {}
+                for key, offset, length in live:
+                    raw = os.pread(fd, int(length), int(offset))
+                    if hashlib.sha256(raw).hexdigest() == key:
+                        intact[key] = raw
+                self._move(name, live, intact)
+        finally:
+            os.close(fd)
+        path.unlink(missing_ok=True)
+        if self._durable:
+            _fsync_directory(self._packs)
+        return True
+
+    def _move(self, name: str, live: list[tuple[str, int, int]], intact: dict[str, bytes]) -> None:
+        """Point the entries of pack `name` at fresh copies (damaged ones are dropped, so a
+        read reports them missing and they are fetched again) and forget the pack."""
+        if intact:
+            pack = self._writable(sum(HEADER.size + len(r) for r in intact.values()))
+            buffers: list[bytes] = []
+            moves: list[tuple[str, int, str]] = []
+            offset = pack.size
+            for key, raw in intact.items():
+                buffers += [HEADER.pack(MARKER, bytes.fromhex(key), len(raw)), raw]
+                moves.append((pack.name, offset + HEADER.size, key))
+                offset += HEADER.size + len(raw)
+            _write_all(pack.fd, buffers, pack.size)
+            pack.size = offset
+            if self._durable:
+                os.fdatasync(pack.fd)
+        else:
+            moves = []
+        db = self._index
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany(
+                "UPDATE entries SET pack = ?, offset = ? WHERE key = ? AND pack = ?",
+                [(*move, name) for move in moves],
+            )
+            db.executemany(
+                "DELETE FROM entries WHERE key = ? AND pack = ?",
+                [(key, name) for key, _, _ in live if key not in intact],
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def sweep_temporary(self, older_than_seconds: float = 600.0) -> int:
+        """Remove what killed writers left behind: packs no index row points into and
+        nobody appends to, and half-written one-file copies of earlier versions, when older
+        than the limit. Returns how many files were removed."""
+        limit = time.time() - older_than_seconds
+        removed = 0
+        with self._lock:
+            used = {row[0] for row in self._index.execute("SELECT DISTINCT pack FROM entries")}
+            current = self._current.name if self._current is not None else None
+        for path in self._packs.glob("*.pack"):
+            if path.name in used or path.name == current or not _older(path, limit):
+                continue
+            if _remove_unlocked(path):
+                removed += 1
+        for path in self._root.glob("[0-9a-f][0-9a-f]/.tmp-*"):
+            if _older(path, limit):
+                path.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
+    def used_octets(self) -> int:
+        with self._lock:
+            (packed,) = self._index.execute(
+                "SELECT coalesce(sum(length), 0) FROM entries"
+            ).fetchone()
+        total = int(packed)
+        for directory in self._root.glob("[0-9a-f][0-9a-f]"):
+            for path in directory.iterdir():
+                if _KEY.match(path.name):
+                    try:
+                        total += path.stat().st_size
+                    except OSError:
+                        continue
+        return total
+
+    # -- one file per message (earlier versions) -----------------------------------------
+
+    def _legacy_path(self, key: str) -> Path:
+        return self._root / key[:2] / key
+
+    def _legacy_read(self, key: str) -> bytes | None:
+        try:
+            return self._legacy_path(key).read_bytes()
+        except OSError:
+            return None
+
+
+def _read_at(location: Location) -> bytes:
+    fd = os.open(location.path, os.O_RDONLY)
+    try:
+        raw = os.pread(fd, location.length, location.offset)
+    finally:
+        os.close(fd)
+    return raw
+
+
+def _write_all(fd: int, buffers: list[bytes], offset: int) -> None:
+    """Write `buffers` one after the other from `offset`, however the kernel splits it."""
+    pending = [memoryview(b) for b in buffers if b]
+    first = 0
+    while first < len(pending):
+        written = os.pwritev(fd, pending[first : first + _IOV_MAX], offset)
+        offset += written
+        while first < len(pending) and written >= len(pending[first]):
+            written -= len(pending[first])
+            first += 1
+        if written:
+            pending[first] = pending[first][written:]
+
+
+def _fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _older(path: Path, limit: float) -> bool:
+    try:
+        return path.stat().st_mtime < limit
+    except OSError:
+        return False
+
+
+def _remove_unlocked(path: Path) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        path.unlink(missing_ok=True)
+        return True
+    finally:
+        os.close(fd)
