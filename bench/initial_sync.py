@@ -646,6 +646,19 @@ def child_main(spec: dict[str, Any]) -> None:
         handler.close()
         handler._workers = spec["normalizer_workers"]
     workers = getattr(handler, "_workers", None)
+    if spec.get("batches_in_flight"):
+        import dataclasses
+
+        made = services.folder_synchronizer
+
+        def with_depth(account: Any, made: Any = made) -> Any:
+            synchronizer = made(account)
+            synchronizer._limits = dataclasses.replace(
+                synchronizer._limits, batches_in_flight=spec["batches_in_flight"]
+            )
+            return synchronizer
+
+        services.folder_synchronizer = with_depth
     sections = Sections() if spec["mode"] == "breakdown" else None
     not_timed = instrument(sections, services) if sections else []
     profiler = None
@@ -893,6 +906,11 @@ def main() -> int:
         help="experiment: worker processes of our sync (default: the product's choice)",
     )
     parser.add_argument(
+        "--in-flight",
+        type=int,
+        help="experiment: batches in flight in our sync (default: the product's choice)",
+    )
+    parser.add_argument(
         "--worktree",
         action="store_true",
         help="measure src/ as it is in the work tree (default: as of the last commit)",
@@ -976,6 +994,7 @@ def main() -> int:
                 "account_id": f"bench-{label}",
                 "sqlite_cache_kib": args.sqlite_cache_kib,
                 "normalizer_workers": args.workers,
+                "batches_in_flight": args.in_flight,
             }
 
         ours_spec: dict[str, Any] = {}

@@ -262,3 +262,28 @@ def test_a_base64_text_body_is_decoded() -> None:
         )
     )
     assert message.plain_text == "Grüße"
+
+
+def test_control_characters_are_removed_exactly_as_the_character_class_says() -> None:
+    import random
+
+    from mailfathom.adapters.mime.text import _BODY_CONTROLS, clean_body_text
+
+    def expected(text: str) -> str:
+        return _BODY_CONTROLS.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+    fixed = ["plain", "nul\x00here", "tab\tand\nline", "c1\x85", "é\x9f", "é\xa0", "del\x7f"]
+    fixed += ["\ud800 lone surrogate", "crlf\r\nand\rcr", "漢字 and ü", "\x1b[31m escape"]
+    for text in fixed:
+        assert clean_body_text(text) == expected(text), repr(text)
+    draw = random.Random(20261130)
+    for _ in range(5000):
+        text = "".join(
+            chr(
+                draw.choice(
+                    [draw.randrange(0x00, 0x250), draw.randrange(0x80, 0xA0), draw.randrange(32)]
+                )
+            )
+            for _ in range(draw.randrange(0, 24))
+        )
+        assert clean_body_text(text) == expected(text), repr(text)

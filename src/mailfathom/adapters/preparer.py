@@ -58,6 +58,15 @@ class MimeMessagePreparer:
     def headers(self, raw_header: bytes) -> NormalizedMessage:
         return normalize_headers(raw_header)
 
+    def expect(self, count: int) -> None:
+        """Start the worker processes now if `count` messages will need them, so their
+        start-up overlaps the fetch of the first batch instead of delaying its result."""
+        if self._workers <= 0 or count < POOL_THRESHOLD or self._pool is not None:
+            return
+        pool = self._ensure_pool()
+        for _ in range(self._workers):
+            pool.submit(_started)
+
     def start_batch(self, items: Sequence[tuple[bytes, bool]]) -> Future[list[PreparedMessage]]:
         """Begin preparing (raw, headers_only) pairs; the future yields them in order."""
         if self._workers <= 0 or len(items) < POOL_THRESHOLD:
@@ -87,11 +96,11 @@ class MimeMessagePreparer:
 
     def _ensure_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            # forkserver: worker processes never inherit the database connections or the
-            # threads of the process that starts them.
+            # spawn: worker processes never inherit the database connections or the threads
+            # of the process that starts them, and no fork server stays around beside them.
             self._pool = ProcessPoolExecutor(
                 max_workers=self._workers,
-                mp_context=multiprocessing.get_context("forkserver"),
+                mp_context=multiprocessing.get_context("spawn"),
                 initializer=_exit_with_parent,
                 initargs=(os.getpid(),),
             )
@@ -103,12 +112,15 @@ class MimeMessagePreparer:
             self._pool = None
 
 
+def _started() -> None:
+    """A task that does nothing: submitting it makes the pool start a worker process."""
+
+
 def _exit_with_parent(parent_pid: int) -> None:
     """Make a worker end when the process that started the pool ends, however it ends.
 
-    A worker's parent is the fork server, not the synchronizing process, so a parent-death
-    signal cannot be used; and after a SIGKILL nothing would ever close the queue the worker
-    waits on. A watcher thread waits on the starting process instead and exits with it."""
+    After a SIGKILL of the synchronizing process nothing would ever close the queue the
+    worker waits on, so a watcher thread waits on the starting process and exits with it."""
 
     def watch() -> None:
         try:

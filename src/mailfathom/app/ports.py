@@ -124,6 +124,11 @@ class MessagePreparer(Protocol):
 
     def headers(self, raw_header: bytes) -> NormalizedMessage: ...
 
+    def expect(self, count: int) -> None:
+        """About `count` messages are coming: get ready (start helpers) while they are
+        fetched."""
+        ...
+
     def start_batch(self, items: Sequence[tuple[bytes, bool]]) -> Future[list[PreparedMessage]]:
         """Begin preparing (raw, headers_only) pairs, possibly in other processes: whole
         messages are stored in the content store, durably by the time the future resolves,

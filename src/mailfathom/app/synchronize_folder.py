@@ -11,6 +11,7 @@ The pass is written so that it can be killed at any instant and simply run again
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
@@ -43,6 +44,8 @@ class SyncLimits:
     batch_octets: int = 16 * 1024 * 1024
     max_message_octets: int = 50 * 1024 * 1024
     storage_ceiling_octets: int | None = None
+    # Batches fetched and handed to the preparer before the oldest of them is committed.
+    batches_in_flight: int = 2
 
 
 class FolderSynchronizer:
@@ -224,24 +227,25 @@ class FolderSynchronizer:
     ) -> SyncReport:
         """Fetch, normalize and commit new messages batch by batch.
 
-        Two batches are in flight at once: while one is being normalized (possibly in other
-        processes), the next is fetched and the previous is committed, so the connection,
+        Several batches are in flight at once: while some are being normalized (possibly in
+        other processes), the next is fetched and the oldest is committed, so the connection,
         the parser and the database are busy at the same time."""
         room = self._room_left()
-        pending: _PreparedBatch | None = None
+        pending: deque[_PreparedBatch] = deque()
         total = len(uids)
         if self._progress is not None and total:
             self._progress(folder.alias, 0, total)
+        self._preparer.expect(total)
         for start in range(0, len(uids), ENVELOPE_CHUNK):
             envelopes = session.fetch_envelopes(uids[start : start + ENVELOPE_CHUNK])
             for batch in self._batches(envelopes):
                 prepared, room = self._prepare(session, batch, room)
-                if pending is not None:
-                    report = self._commit(folder, uidvalidity, pending, report)
+                pending.append(prepared)
+                if len(pending) >= self._limits.batches_in_flight:
+                    report = self._commit(folder, uidvalidity, pending.popleft(), report)
                     self._report_progress(folder, report, total)
-                pending = prepared
-        if pending is not None:
-            report = self._commit(folder, uidvalidity, pending, report)
+        while pending:
+            report = self._commit(folder, uidvalidity, pending.popleft(), report)
             self._report_progress(folder, report, total)
         return report
 

@@ -111,7 +111,9 @@ def _sqlite_engine(url: str, *, read_only: bool = False) -> sa.Engine:
             "PRAGMA synchronous=NORMAL",
             "PRAGMA foreign_keys=ON",
             "PRAGMA busy_timeout=30000",
-            "PRAGMA cache_size=-16384",
+            # Readers keep more pages at hand; a writer mostly appends, and its cache is
+            # memory a long synchronization holds on to.
+            "PRAGMA cache_size=" + ("-16384" if read_only else "-4096"),
             # Once a checkpoint has emptied the log, the file is cut back to this size instead
             # of keeping the high-water mark of an initial synchronization on disk.
             "PRAGMA journal_size_limit=67108864",

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql import bulk
 from mailfathom.adapters.sql.schema import message_identifiers, messages
 from mailfathom.domain.conversations import ThreadInput, assemble_conversations
 
@@ -92,49 +93,55 @@ def _chunk_uuids(values: set[uuid.UUID]) -> Iterable[list[uuid.UUID]]:
         yield items[start : start + _CHUNK]
 
 
+_PLACEMENT_COLUMNS = (
+    "seq, stored_email_id, message_id_header, in_reply_to, references_header, sent_at, "
+    "thread_id, thread_parent_seq, thread_position"
+)
+
+
 def rethread(connection: sa.Connection, seqs: Sequence[int]) -> None:
-    """Assemble the conversations of exactly these messages and write their placement."""
+    """Assemble the conversations of exactly these messages and write their placement.
+
+    Rows are read and written with the driver's own values (a conversation identifier is
+    compared as the driver holds it), converting only what the assembler needs: this runs
+    in every commit of a synchronization."""
+    dialect = connection.dialect
+    read_time = messages.c.sent_at.type.dialect_impl(dialect).result_processor(dialect, None)
+    write_id = messages.c.thread_id.type.dialect_impl(dialect).bind_processor(dialect)
+    mark = bulk.placeholder(connection)
     rows: list[Any] = []
     for chunk in _chunks(seqs):
         rows.extend(
-            connection.execute(
-                sa.select(
-                    messages.c.seq,
-                    messages.c.stored_email_id,
-                    messages.c.message_id_header,
-                    messages.c.in_reply_to,
-                    messages.c.references_header,
-                    messages.c.sent_at,
-                    messages.c.thread_id,
-                    messages.c.thread_parent_seq,
-                    messages.c.thread_position,
-                ).where(messages.c.seq.in_(chunk))
+            connection.exec_driver_sql(
+                f"SELECT {_PLACEMENT_COLUMNS} FROM messages "
+                f"WHERE seq IN ({', '.join([mark] * len(chunk))})",
+                tuple(chunk),
             ).all()
         )
     if not rows:
         return
-    by_key = {str(r.stored_email_id): r for r in rows}
+    by_key = {str(r[1]): r for r in rows}
     inputs = [
         ThreadInput(
-            key=str(r.stored_email_id),
-            message_id=r.message_id_header,
-            in_reply_to=split_ids(r.in_reply_to),
-            references=split_ids(r.references_header),
-            sent_at=_aware(r.sent_at),
+            key=key,
+            message_id=r[2],
+            in_reply_to=split_ids(r[3]),
+            references=split_ids(r[4]),
+            sent_at=_aware(read_time(r[5]) if read_time is not None else r[5]),
         )
-        for r in rows
+        for key, r in by_key.items()
     ]
     conversations = assemble_conversations(inputs)
     # The oldest rows decide first, so an existing conversation keeps its identifier when
     # mail joins it, and a merge keeps the identifier of the conversation stored first.
-    conversations.sort(key=lambda c: min(by_key[p.key].seq for p in c.members))
-    taken: set[uuid.UUID] = set()
-    updates: list[dict[str, object]] = []
+    conversations.sort(key=lambda c: min(by_key[p.key][0] for p in c.members))
+    taken: set[Any] = set()
+    updates: list[tuple[Any, ...]] = []
     for conversation in conversations:
         held = Counter(
-            by_key[p.key].thread_id
+            by_key[p.key][6]
             for p in conversation.members
-            if by_key[p.key].thread_id is not None and by_key[p.key].thread_id not in taken
+            if by_key[p.key][6] is not None and by_key[p.key][6] not in taken
         )
         if held:
             best = max(held.values())
@@ -142,41 +149,25 @@ def rethread(connection: sa.Connection, seqs: Sequence[int]) -> None:
             thread_id = min(
                 candidates,
                 key=lambda t: min(
-                    by_key[p.key].seq for p in conversation.members if by_key[p.key].thread_id == t
+                    by_key[p.key][0] for p in conversation.members if by_key[p.key][6] == t
                 ),
             )
         else:
-            thread_id = uuid.uuid4()
+            fresh = uuid.uuid4()
+            thread_id = write_id(fresh) if write_id is not None else fresh
         taken.add(thread_id)
         for placement in conversation.members:
             row = by_key[placement.key]
-            parent = by_key[placement.parent_key].seq if placement.parent_key else None
-            if (row.thread_id, row.thread_parent_seq, row.thread_position) == (
-                thread_id,
-                parent,
-                placement.position,
-            ):
+            parent = by_key[placement.parent_key][0] if placement.parent_key else None
+            if (row[6], row[7], row[8]) == (thread_id, parent, placement.position):
                 continue  # already placed so: a member of a conversation new mail joined
-            updates.append(
-                {
-                    "b_seq": row.seq,
-                    "thread_id": thread_id,
-                    "thread_parent_seq": parent,
-                    "thread_position": placement.position,
-                }
-            )
-    if not updates:
-        return
-    connection.execute(
-        messages.update()
-        .where(messages.c.seq == sa.bindparam("b_seq"))
-        .values(
-            thread_id=sa.bindparam("thread_id"),
-            thread_parent_seq=sa.bindparam("thread_parent_seq"),
-            thread_position=sa.bindparam("thread_position"),
-        ),
-        updates,
-    )
+            updates.append((thread_id, parent, placement.position, row[0]))
+    if updates:
+        connection.exec_driver_sql(
+            f"UPDATE messages SET thread_id = {mark}, thread_parent_seq = {mark}, "
+            f"thread_position = {mark} WHERE seq = {mark}",
+            updates,
+        )
 
 
 def rederive_account(connection: sa.Connection, account_id: str) -> int:
