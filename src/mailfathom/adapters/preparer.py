@@ -13,10 +13,13 @@ from __future__ import annotations
 import multiprocessing
 import os
 import select
+import sys
 import threading
 import time
-from collections.abc import Sequence
+import types
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 from mailfathom.adapters.content.packs import PackContentStore
@@ -61,11 +64,8 @@ class MimeMessagePreparer:
     def expect(self, count: int) -> None:
         """Start the worker processes now if `count` messages will need them, so their
         start-up overlaps the fetch of the first batch instead of delaying its result."""
-        if self._workers <= 0 or count < POOL_THRESHOLD or self._pool is not None:
-            return
-        pool = self._ensure_pool()
-        for _ in range(self._workers):
-            pool.submit(_started)
+        if self._workers > 0 and count >= POOL_THRESHOLD:
+            self._ensure_pool()
 
     def start_batch(self, items: Sequence[tuple[bytes, bool]]) -> Future[list[PreparedMessage]]:
         """Begin preparing (raw, headers_only) pairs; the future yields them in order."""
@@ -98,12 +98,18 @@ class MimeMessagePreparer:
         if self._pool is None:
             # spawn: worker processes never inherit the database connections or the threads
             # of the process that starts them, and no fork server stays around beside them.
-            self._pool = ProcessPoolExecutor(
+            pool = ProcessPoolExecutor(
                 max_workers=self._workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_exit_with_parent,
                 initargs=(os.getpid(),),
             )
+            # Every worker is started here, at once: a pool starts a process when a task
+            # finds no idle one, and only here is the starting program kept out of them.
+            with _main_module_left_out():
+                for _ in range(self._workers):
+                    pool.submit(_started)
+            self._pool = pool
         return self._pool
 
     def close(self) -> None:
@@ -112,8 +118,29 @@ class MimeMessagePreparer:
             self._pool = None
 
 
+@contextmanager
+def _main_module_left_out() -> Iterator[None]:
+    """Start processes without running the starting program's main module in them.
+
+    A spawned process re-runs the parent's `__main__` so that functions defined there can be
+    called; nothing a worker runs is defined there, and for the `mailfathom` command it would
+    import the whole command line, its web stack and database layer into every worker, for
+    nothing but start-up time and memory."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
+
+
 def _started() -> None:
     """A task that does nothing: submitting it makes the pool start a worker process."""
+
+
+def _loaded_modules() -> list[str]:
+    """The modules a worker has imported (to check that it stays lean)."""
+    return sorted(sys.modules)
 
 
 def _exit_with_parent(parent_pid: int) -> None:

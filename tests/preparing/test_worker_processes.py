@@ -1,0 +1,53 @@
+"""The preparation workers: lean processes that end with the program that started them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+# A program shaped like the `mailfathom` command: its main module imports the command line
+# at the top, then hands a batch to the preparer and asks a worker what it has imported.
+PROGRAM = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    import mailfathom.entrypoints.cli.main  # what the installed command imports first
+
+    from mailfathom.adapters import preparer
+
+    def modules_of_worker():
+        import sys
+        return sorted(sys.modules)
+
+    if __name__ == "__main__":
+        prepare = preparer.MimeMessagePreparer(Path(sys.argv[1]), workers=2)
+        prepare.expect(100)
+        raw = b"Subject: hello\\r\\nMessage-ID: <a@b>\\r\\n\\r\\nbody\\r\\n"
+        prepared = prepare.start_batch([(raw, False)] * preparer.POOL_THRESHOLD).result()
+        pool = prepare._ensure_pool()
+        seen = pool.submit(preparer._loaded_modules).result()
+        print(json.dumps({"prepared": len(prepared), "worker_modules": seen}))
+        prepare.close()
+    """
+)
+
+
+def test_workers_do_not_import_the_program_that_starts_them(tmp_path: Path) -> None:
+    script = tmp_path / "program.py"
+    script.write_text(PROGRAM)
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "content")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    assert answer["prepared"] > 0
+    modules = set(answer["worker_modules"])
+    assert "mailfathom.adapters.mime" in modules
+    for heavy in ("mailfathom.entrypoints.cli.main", "typer", "sqlalchemy", "rich"):
+        assert heavy not in modules, heavy
