@@ -610,6 +610,27 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     return sections.missing
 
 
+def trace_memory_at_commits() -> list[Any]:
+    """Trace Python allocations and keep a snapshot taken as the largest commit began;
+    returns [traced octets, snapshot], filled in as the pass runs."""
+    import tracemalloc
+
+    from mailfathom.app.synchronize_folder import FolderSynchronizer
+
+    peak: list[Any] = []
+    tracemalloc.start()
+    commit = FolderSynchronizer._commit
+
+    def traced_commit(self: Any, *args: Any) -> Any:
+        current, _ = tracemalloc.get_traced_memory()
+        if not peak or current > peak[0]:
+            peak[:] = [current, tracemalloc.take_snapshot()]
+        return commit(self, *args)
+
+    FolderSynchronizer._commit = traced_commit  # type: ignore[method-assign]
+    return peak
+
+
 def child_main(spec: dict[str, Any]) -> None:
     imported_at = time.time()
     from mailfathom.domain.config import FolderMapping
@@ -673,6 +694,9 @@ def child_main(spec: dict[str, Any]) -> None:
 
         cprofile = cProfile.Profile()
         cprofile.enable()
+    memory_peak: list[Any] = []
+    if spec["mode"] == "memory":
+        memory_peak = trace_memory_at_commits()
     usage_before = resource.getrusage(resource.RUSAGE_SELF)
     sync_start = time.perf_counter()
     if sections:
@@ -697,6 +721,15 @@ def child_main(spec: dict[str, Any]) -> None:
             profiler.output_text(unicode=False, color=False, show_all=False)
         )
         base.with_suffix(".html").write_text(profiler.output_html())
+    if memory_peak:
+        import tracemalloc
+
+        traced, snapshot = memory_peak[0], memory_peak[1]
+        lines = [f"traced Python memory at its highest commit: {traced / 1e6:.1f} MB"]
+        for stat in snapshot.statistics("lineno")[:25]:
+            lines.append(f"{stat.size / 1e6:8.2f} MB {stat.count:8d} blocks  {stat.traceback}")
+        Path(spec["profile_base"]).with_suffix(".memory.txt").write_text("\n".join(lines))
+        tracemalloc.stop()
     if cprofile:
         import pstats
 
@@ -917,6 +950,11 @@ def main() -> int:
     )
     parser.add_argument("--ours-only", action="store_true", help="only our sync, plain")
     parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="also a run of our sync that traces Python allocations (top sites at the peak)",
+    )
+    parser.add_argument(
         "--postgres-sections",
         action="store_true",
         help="also a sectioned run of our sync into PostgreSQL",
@@ -1112,6 +1150,12 @@ def main() -> int:
             results["ours_postgres_sectioned"] = run_ours(
                 {**fresh_store("pg-sections"), "database_url": url}, mode="breakdown"
             )
+
+        if args.memory:
+            base = RESULTS_DIR / f"initial_sync-{stamp}-memory"
+            log("ours: run with traced allocations")
+            run_ours({**fresh_store("memory"), "profile_base": str(base)}, mode="memory")
+            log(f"memory: {base.with_suffix('.memory.txt').relative_to(REPO)}")
 
         if args.profile or args.profile_only:
             # As configured (normalization in worker processes where the code does that):

@@ -857,8 +857,8 @@ def test_literal_database_password_is_refused() -> None:
 
 
 def test_sync_settings_are_read() -> None:
-    sync = parse({"Sync": {"Enabled": False, "BatchMessages": 50, "BatchSize": "4MiB"}}).sync
-    assert (sync.enabled, sync.batch_messages, sync.batch_octets) == (False, 50, 4 * 1024**2)
+    sync = parse({"Sync": {"Enabled": False, "BatchMessages": 50, "BatchSize": "2MiB"}}).sync
+    assert (sync.enabled, sync.batch_messages, sync.batch_octets) == (False, 50, 2 * 1024**2)
 
 
 def test_sync_batch_messages_must_be_positive() -> None:

@@ -41,7 +41,7 @@ ProgressCallback = Callable[[str, int, int], None]
 @dataclass(frozen=True, slots=True)
 class SyncLimits:
     batch_messages: int = 500
-    batch_octets: int = 16 * 1024 * 1024
+    batch_octets: int = 4 * 1024 * 1024
     max_message_octets: int = 50 * 1024 * 1024
     storage_ceiling_octets: int | None = None
     # Batches fetched and handed to the preparer before the oldest of them is committed.

@@ -93,7 +93,7 @@ class StoreConfig:
 class SyncConfig:
     enabled: bool = True
     batch_messages: int = 500
-    batch_octets: int = 8 * 1024 * 1024
+    batch_octets: int = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
