@@ -2,11 +2,10 @@
 
     uv run python bench/fsync_strategies.py [--files 500] [--size 20000] [--dir /var/tmp]
 
-Writes a batch of files the way the content store lays them out (SHA-256 name, two levels of
-fan-out directories) and times only the flush that follows, for:
+Writes a batch of files the way the content store laid them out before it kept packs
+(SHA-256 name, two levels of fan-out directories) and times only the flush that follows, for:
 
-  - one fsync per file, then one per directory, one after the other (what
-    `FileContentStore.put_many` does today);
+  - one fsync per file, then one per directory, one after the other;
   - the same with every file in one directory (one directory fsync);
   - the same fsyncs issued from a thread pool, so the file system can commit many of them
     in one journal transaction;
