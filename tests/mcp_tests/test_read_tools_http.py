@@ -10,6 +10,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from mailfathom.adapters.content.packs import PackContentStore
 from mcp_tests.client import call, code, structured, text, tool_names
 from mcp_tests.deployment import BULK_COUNT, FILLER_COUNT, KEYS, Deployment
 
@@ -437,7 +438,13 @@ def test_unreadable_content_fails_its_entry_and_requests_repair(mcp_deployment: 
             "SELECT content_key, seq FROM messages WHERE stored_email_id = ?",
             (uuid.UUID(victim).hex,),
         ).fetchone()
-    (d.data_dir / "content" / key[:2] / key).unlink()
+    content = PackContentStore(d.data_dir / "content")
+    location = content.locate(key)
+    content.close()
+    assert location is not None
+    with location.path.open("r+b") as pack:  # the copy's octets no longer match its key
+        pack.seek(location.offset)
+        pack.write(b"\x00")
     result = structured(
         call(d.url, KEYS["full"], "get_email_content", {"storedEmailIds": [neighbour, victim]})
     )
