@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import mailbox
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from log_audit import register_headers
+from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
 from mailfathom.adapters.sql.schema import messages
@@ -153,3 +155,47 @@ def test_rederive_rebuilds_conversations_of_stored_mail(tmp_path: Path) -> None:
     groups_before = {frozenset(s for s, t in before.items() if t == tid) for tid in before.values()}
     groups_after = {frozenset(s for s, t in after.items() if t == tid) for tid in after.values()}
     assert groups_after == groups_before
+
+
+def test_verify_queues_damaged_copies_and_sweeps_what_killed_writers_left(tmp_path: Path) -> None:
+    for sample in generate_mailbox(30):
+        register_headers(sample.raw)
+    home = tmp_path / "demo"
+    made = _run("demo", "--no-serve", "--data-dir", str(home), "--messages", "30", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    config = str(home / "mailfathom.toml")
+    database = home / "data" / "mailfathom.sqlite3"
+    engine = create_store_engine(sqlite_url(database))
+    try:
+        with engine.connect() as c:
+            key = (
+                c.execute(
+                    sa.select(messages.c.content_key).where(messages.c.content_key.is_not(None))
+                )
+                .scalars()
+                .first()
+            )
+    finally:
+        engine.dispose()
+    assert key is not None
+    content = PackContentStore(home / "data" / "content")
+    location = content.locate(key)
+    content.close()
+    assert location is not None
+    with location.path.open("r+b") as pack:
+        pack.seek(location.offset)
+        pack.write(b"\x00")
+    orphan = home / "data" / "content" / "packs" / ("f" * 32 + ".pack")
+    orphan.write_bytes(b"a record nobody indexed")
+    os.utime(orphan, (1, 1))
+
+    checked = _run("mailbox", "verify", "--config", config, cwd=tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    assert "Removed 1 left-over or compacted content file(s)." in checked.stdout
+    assert "demo: 1 stored message(s) queued for repair" in checked.stdout
+    assert not orphan.exists()
+
+    repaired = _run("sync", "--config", config, cwd=tmp_path)
+    assert repaired.returncode == 0, repaired.stderr
+    again = _run("mailbox", "verify", "--config", config, cwd=tmp_path)
+    assert "demo: 0 stored message(s) queued for repair" in again.stdout

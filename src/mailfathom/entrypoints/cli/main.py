@@ -151,7 +151,7 @@ def rederive(config: ConfigOption = None, account: AccountOption = None) -> None
 
 @mailbox_app.command("verify")
 def verify(config: ConfigOption = None, account: AccountOption = None) -> None:
-    """Check every stored content file; a bad one is re-fetched by the next sync."""
+    """Check every stored message's content; a bad copy is fetched again by the next sync."""
     try:
         deployment = load(config)
         with Services.open(deployment) as services:
@@ -161,7 +161,7 @@ def verify(config: ConfigOption = None, account: AccountOption = None) -> None:
             reader = StoredContentReader(services.store, services.content)
             for acc in selected_accounts(deployment, account):
                 bad = reader.verify_all(acc.account_id)
-                console.print(f"{acc.account_id}: {bad} content file(s) queued for repair")
+                console.print(f"{acc.account_id}: {bad} stored message(s) queued for repair")
     except MailFathomError as error:
         _fail(error)
 
