@@ -9,7 +9,8 @@ import textwrap
 from pathlib import Path
 
 # A program shaped like the `mailfathom` command: its main module imports the command line
-# at the top, then hands a batch to the preparer and asks a worker what it has imported.
+# at the top, then hands a batch to the preparer and asks a worker what it has imported
+# (through a module beside it, since a worker does not run the main module).
 PROGRAM = textwrap.dedent(
     """
     import json, sys
@@ -17,10 +18,7 @@ PROGRAM = textwrap.dedent(
     import mailfathom.entrypoints.cli.main  # what the installed command imports first
 
     from mailfathom.adapters import preparer
-
-    def modules_of_worker():
-        import sys
-        return sorted(sys.modules)
+    import probe
 
     if __name__ == "__main__":
         prepare = preparer.MimeMessagePreparer(Path(sys.argv[1]), workers=2)
@@ -28,7 +26,7 @@ PROGRAM = textwrap.dedent(
         raw = b"Subject: hello\\r\\nMessage-ID: <a@b>\\r\\n\\r\\nbody\\r\\n"
         prepared = prepare.start_batch([(raw, False)] * preparer.POOL_THRESHOLD).result()
         pool = prepare._ensure_pool()
-        seen = pool.submit(preparer._loaded_modules).result()
+        seen = pool.submit(probe.loaded_modules).result()
         print(json.dumps({"prepared": len(prepared), "worker_modules": seen}))
         prepare.close()
     """
@@ -38,6 +36,9 @@ PROGRAM = textwrap.dedent(
 def test_workers_do_not_import_the_program_that_starts_them(tmp_path: Path) -> None:
     script = tmp_path / "program.py"
     script.write_text(PROGRAM)
+    (tmp_path / "probe.py").write_text(
+        "import sys\n\n\ndef loaded_modules():\n    return sorted(sys.modules)\n"
+    )
     done = subprocess.run(
         [sys.executable, str(script), str(tmp_path / "content")],
         capture_output=True,

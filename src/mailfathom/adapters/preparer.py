@@ -138,11 +138,6 @@ def _started() -> None:
     """A task that does nothing: submitting it makes the pool start a worker process."""
 
 
-def _loaded_modules() -> list[str]:
-    """The modules a worker has imported (to check that it stays lean)."""
-    return sorted(sys.modules)
-
-
 def _exit_with_parent(parent_pid: int) -> None:
     """Make a worker end when the process that started the pool ends, however it ends.
 

@@ -110,12 +110,13 @@ class PackContentStore:
                 self._append(new)
         return keys
 
-    def flush(self, keys: Sequence[str]) -> None:
-        """Nothing to do: `write_many` and `put` return only once their content is durable."""
-
     def _append(self, new: dict[str, bytes]) -> None:
-        total = sum(HEADER.size + len(raw) for raw in new.values())
-        pack = self._writable(total)
+        self._record(self._write_records(new))
+
+    def _write_records(self, new: dict[str, bytes]) -> list[tuple[str, str, int, int]]:
+        """Append one record per message to the current pack, durably when the store is;
+        returns (key, pack, offset of the octets, length) for each, in order."""
+        pack = self._writable(sum(HEADER.size + len(raw) for raw in new.values()))
         records: list[tuple[str, str, int, int]] = []
         buffers: list[bytes] = []
         offset = pack.size
@@ -128,7 +129,7 @@ class PackContentStore:
         pack.size = offset
         if self._durable:
             os.fdatasync(pack.fd)
-        self._record(records)
+        return records
 
     def _writable(self, incoming: int) -> _OpenPack:
         pack = self._current
@@ -152,12 +153,8 @@ class PackContentStore:
         octets written here for it are left for `reclaim`."""
         db = self._index
         db.execute("BEGIN IMMEDIATE")
-        try:
+        with db:  # commits, or rolls back on an error
             db.executemany("INSERT OR IGNORE INTO entries VALUES (?, ?, ?, ?)", records)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
 
     def _close_pack(self) -> None:
         if self._current is not None:
@@ -297,24 +294,13 @@ class PackContentStore:
     def _move(self, name: str, live: list[tuple[str, int, int]], intact: dict[str, bytes]) -> None:
         """Point the entries of pack `name` at fresh copies (damaged ones are dropped, so a
         read reports them missing and they are fetched again) and forget the pack."""
-        if intact:
-            pack = self._writable(sum(HEADER.size + len(r) for r in intact.values()))
-            buffers: list[bytes] = []
-            moves: list[tuple[str, int, str]] = []
-            offset = pack.size
-            for key, raw in intact.items():
-                buffers += [HEADER.pack(MARKER, bytes.fromhex(key), len(raw)), raw]
-                moves.append((pack.name, offset + HEADER.size, key))
-                offset += HEADER.size + len(raw)
-            _write_all(pack.fd, buffers, pack.size)
-            pack.size = offset
-            if self._durable:
-                os.fdatasync(pack.fd)
-        else:
-            moves = []
+        moves = [
+            (pack, offset, key)
+            for key, pack, offset, _ in (self._write_records(intact) if intact else [])
+        ]
         db = self._index
         db.execute("BEGIN IMMEDIATE")
-        try:
+        with db:  # commits, or rolls back on an error
             db.executemany(
                 "UPDATE entries SET pack = ?, offset = ? WHERE key = ? AND pack = ?",
                 [(*move, name) for move in moves],
@@ -323,10 +309,6 @@ class PackContentStore:
                 "DELETE FROM entries WHERE key = ? AND pack = ?",
                 [(key, name) for key, _, _ in live if key not in intact],
             )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
 
     def sweep_temporary(self, older_than_seconds: float = 600.0) -> int:
         """Remove what killed writers left behind: packs no index row points into and
