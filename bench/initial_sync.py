@@ -631,6 +631,23 @@ def trace_memory_at_commits() -> list[Any]:
     return peak
 
 
+def threads_cpu_seconds() -> dict[str, float]:
+    """CPU seconds (user + system) of each live thread of this process, by thread name."""
+    import threading
+
+    tick = os.sysconf("SC_CLK_TCK")
+    found: dict[str, float] = {}
+    for thread in threading.enumerate():
+        try:
+            fields = Path(f"/proc/self/task/{thread.native_id}/stat").read_text()
+        except OSError:
+            continue
+        values = fields.rsplit(")", 1)[1].split()
+        name = thread.name.split(" ")[0]
+        found[name] = found.get(name, 0.0) + (int(values[11]) + int(values[12])) / tick
+    return found
+
+
 def child_main(spec: dict[str, Any]) -> None:
     imported_at = time.time()
     from mailfathom.domain.config import FolderMapping
@@ -714,6 +731,7 @@ def child_main(spec: dict[str, Any]) -> None:
         if line.startswith("VmHWM:"):
             vm_hwm_kib = int(line.split()[1])
     pool_status = services.engine.pool.status()
+    thread_cpu = threads_cpu_seconds()
     if profiler:
         profiler.stop()
         base = Path(spec["profile_base"])
@@ -790,6 +808,7 @@ def child_main(spec: dict[str, Any]) -> None:
         "sqlite_cache_kib_override": spec.get("sqlite_cache_kib"),
         "content_octets": content_octets,
         "database_octets": database_octets,
+        "thread_cpu_s": thread_cpu,
     }
     if sections:
         result["sections"] = sections.report()
@@ -913,6 +932,10 @@ def print_sections(result: dict[str, Any], messages: int) -> None:
             f"  {share:5.1f}% {row['exclusive_s']:8.2f} {per_msg:7.3f} "
             f"{row['exclusive_cpu_s']:8.2f} {row['calls']:7d}  {row['section']}"
         )
+    by_thread = result.get("thread_cpu_s") or {}
+    if by_thread:
+        listed = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in by_thread.items())
+        print(f"  CPU by live thread at the end of the pass: {listed}")
 
 
 # --------------------------------------------------------------------------- main

@@ -19,6 +19,12 @@ def difference(ours: Message, theirs: Message, where: str = "message") -> str | 
     """Where two trees differ, or None when they are the same."""
     if ours.items() != theirs.items():
         return f"{where}: header fields"
+    for name in [*theirs.keys(), "content-type", "X-Not-There"]:
+        for asked in (name, name.upper(), name.lower()):
+            if str(ours.get(asked, "-")) != str(theirs.get(asked, "-")):
+                return f"{where}: get({asked!r})"
+            if (asked in ours) != (asked in theirs):
+                return f"{where}: {asked!r} in"
     for attribute in ("preamble", "epilogue"):
         if getattr(ours, attribute) != getattr(theirs, attribute):
             return f"{where}: {attribute}"
@@ -75,6 +81,39 @@ NESTED = (
 def test_a_nested_message_takes_the_fast_route_to_the_same_tree() -> None:
     assert parse_fast(NESTED) is not None
     assert check(NESTED) is None
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"From someone@example.org Mon Jan  1 00:00:00 2024\nSubject: envelope\n\nbody\n",
+        b"Subject: no body at all\r\nTo: a@example.org",
+        b"Subject: \r\n  folded after nothing\r\nTo:\ta@example.org \r\n\r\nbody\r\n",
+        "Subject: caf\u00e9 8-bit\nTo: a@example.org\nSubject: second\n\nbody\n".encode(),
+        b"Subject: only header lines, LF\n\n",
+    ],
+)
+def test_header_blocks_of_every_shape_read_as_the_stdlib_reads_them(raw: bytes) -> None:
+    assert parse_fast(raw) is not None
+    assert check(raw) is None
+
+
+def test_field_look_ups_follow_changes_made_after_parsing() -> None:
+    raw = NESTED
+    ours, theirs = parse_fast(raw), STDLIB.parsebytes(raw)
+    assert ours is not None
+    changes = (
+        lambda m: m.replace_header("Subject", "replaced"),
+        lambda m: m.__delitem__("mime-version"),
+        lambda m: m.__setitem__("X-Added", "added"),
+        lambda m: m.set_boundary("changed"),
+    )
+    for change in changes:
+        change(ours)
+        change(theirs)
+        assert difference(ours, theirs) is None
+    assert ours["subject"] == "replaced"
+    assert "MIME-Version" not in ours
 
 
 @pytest.mark.parametrize(

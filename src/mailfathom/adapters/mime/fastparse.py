@@ -20,7 +20,7 @@ import itertools
 import re
 from email import policy
 from email.message import Message
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 _COMPAT32 = policy.compat32
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -60,9 +60,85 @@ def _entity(text: str, depth: int) -> Message:
     return message
 
 
+class IndexedMessage(Message):
+    """A message tree node that finds a header field by name in one dictionary look-up.
+
+    `Message.get` compares every field name, lower-cased, on each call, and normalization
+    asks for the same few fields many times. The index holds each name's first field (the
+    one `get` answers with) and is used only while the field list is the one it was built from:
+    any change to the fields, by whatever method, falls back to the stdlib's own search."""
+
+    _index: dict[str, tuple[str, str]] | None = None
+    _indexed: list[tuple[str, str]] | None = None
+    _indexed_count = 0
+
+    def index_fields(self) -> None:
+        index: dict[str, tuple[str, str]] = {}
+        for name, value in self._headers:  # type: ignore[attr-defined]
+            index.setdefault(name.lower(), (name, value))
+        fields: list[tuple[str, str]] = self._headers  # type: ignore[attr-defined]
+        self._index = index
+        self._indexed = fields
+        self._indexed_count = len(fields)
+
+    def _usable_index(self) -> dict[str, tuple[str, str]] | None:
+        fields = self._headers  # type: ignore[attr-defined]
+        if len(fields) == self._indexed_count and fields is self._indexed:
+            return self._index
+        return None
+
+    def get(self, name: str, failobj: Any = None) -> Any:
+        index = self._usable_index()
+        if index is None:
+            return super().get(name, failobj)
+        found = index.get(name.lower())
+        if found is None:
+            return failobj
+        field, value = found
+        # The text was decoded from ASCII with escapes for 8-bit octets: a value with any
+        # other character holds such escapes, which the policy turns into a Header.
+        return value if value.isascii() else self.policy.header_fetch_parse(field, value)
+
+    def __contains__(self, name: str) -> bool:
+        index = self._usable_index()
+        if index is None:
+            return super().__contains__(name)
+        return name.lower() in index
+
+    def replace_header(self, _name: str, _value: Any) -> None:
+        self._indexed = None
+        super().replace_header(_name, _value)
+
+
+# A whole header block of ordinary fields: a name, a colon, the rest of the line and any
+# continuation lines, each ended by LF or CRLF.
+_FIELD = r"([\041-\071\073-\176]+):([^\n]*\n(?:[ \t][^\n]*\n)*)"
+_FIELD_PATTERN = re.compile(_FIELD)
+_ORDINARY_BLOCK = re.compile(f"(?:{_FIELD})*")
+
+
 def _headers(text: str) -> tuple[Message, str]:
     """Header fields as the feed parser reads them, and the body after the empty line."""
-    message = Message(policy=_COMPAT32)
+    message = IndexedMessage(policy=_COMPAT32)
+    end = _ORDINARY_BLOCK.match(text).end()  # type: ignore[union-attr]
+    if text.startswith("\r\n", end):
+        body = end + 2
+    elif text.startswith("\n", end):
+        body = end + 1
+    else:
+        body = -1
+    if body >= 0 and not text.startswith("From "):
+        # The common case, read in C: exactly what the line by line reading below yields.
+        message._headers = [  # type: ignore[attr-defined]
+            (name, value.lstrip(" \t").rstrip("\r\n"))
+            for name, value in _FIELD_PATTERN.findall(text, 0, end)
+        ]
+        message.index_fields()
+        return message, text[body:]
+    return _headers_line_by_line(message, text)
+
+
+def _headers_line_by_line(message: IndexedMessage, text: str) -> tuple[Message, str]:
     position = 0
     length = len(text)
     current: list[str] = []
@@ -98,6 +174,7 @@ def _headers(text: str) -> tuple[Message, str]:
         current = [line]
     if current:
         message.set_raw(*_COMPAT32.header_source_parse(current))
+    message.index_fields()
     return message, text[position:]
 
 
