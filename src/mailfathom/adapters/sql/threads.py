@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql import bulk
-from mailfathom.adapters.sql.schema import message_identifiers, messages
+from mailfathom.adapters.sql.schema import messages
 from mailfathom.domain.conversations import ThreadInput, assemble_conversations
 
 _CHUNK = 500
@@ -46,51 +46,29 @@ def join_ids(ids: Sequence[str]) -> str | None:
 
 
 def place_new_messages(connection: sa.Connection, account_id: str, seqs: Sequence[int]) -> None:
-    """Re-assemble every conversation the messages `seqs` touch, the messages included."""
+    """Re-assemble every conversation the messages `seqs` touch, the messages included.
+
+    One statement per chunk finds them: the messages sharing an identifier with a new one,
+    and every member of the conversations those belong to."""
     if not seqs:
         return
-    identifiers: set[str] = set()
+    mark = bulk.placeholder(connection)
+    members: set[int] = set(seqs)
     for chunk in _chunks(seqs):
-        identifiers.update(
-            connection.execute(
-                sa.select(message_identifiers.c.identifier).where(
-                    message_identifiers.c.seq.in_(chunk)
-                )
-            ).scalars()
+        listed = ", ".join([mark] * len(chunk))
+        statement = (
+            "WITH touching AS ("
+            f"SELECT seq FROM messages WHERE seq IN ({listed}) "
+            "UNION SELECT o.seq FROM message_identifiers o "
+            f"WHERE o.account_id = {mark} AND o.identifier IN ("
+            f"SELECT n.identifier FROM message_identifiers n WHERE n.seq IN ({listed}))) "
+            "SELECT seq FROM touching UNION SELECT m.seq FROM messages m WHERE m.thread_id IN ("
+            "SELECT t.thread_id FROM messages t JOIN touching USING (seq) "
+            "WHERE t.thread_id IS NOT NULL)"
         )
-    touching: set[int] = set(seqs)
-    for id_chunk in _chunks(sorted(identifiers)):
-        touching.update(
-            connection.execute(
-                sa.select(message_identifiers.c.seq).where(
-                    message_identifiers.c.account_id == account_id,
-                    message_identifiers.c.identifier.in_(id_chunk),
-                )
-            ).scalars()
-        )
-    thread_ids: set[uuid.UUID] = set()
-    for chunk in _chunks(sorted(touching)):
-        thread_ids.update(
-            t
-            for t in connection.execute(
-                sa.select(messages.c.thread_id).where(messages.c.seq.in_(chunk))
-            ).scalars()
-            if t is not None
-        )
-    members = set(touching)
-    for chunk_ids in _chunk_uuids(thread_ids):
-        members.update(
-            connection.execute(
-                sa.select(messages.c.seq).where(messages.c.thread_id.in_(chunk_ids))
-            ).scalars()
-        )
+        found = connection.exec_driver_sql(statement, (*chunk, account_id, *chunk))
+        members.update(int(row[0]) for row in found)
     rethread(connection, sorted(members))
-
-
-def _chunk_uuids(values: set[uuid.UUID]) -> Iterable[list[uuid.UUID]]:
-    items = sorted(values)
-    for start in range(0, len(items), _CHUNK):
-        yield items[start : start + _CHUNK]
 
 
 _PLACEMENT_COLUMNS = (
