@@ -631,6 +631,17 @@ def trace_memory_at_commits() -> list[Any]:
     return peak
 
 
+def process_io() -> dict[str, int]:
+    """This process's I/O counters: `wchar` (octets handed to write calls of any kind) and
+    `write_bytes` (octets the process caused to be sent to storage)."""
+    found: dict[str, int] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/io").read_text().splitlines():
+            name, _, value = line.partition(":")
+            found[name.strip()] = int(value)
+    return found
+
+
 def threads_cpu_seconds() -> dict[str, float]:
     """CPU seconds (user + system) of each live thread of this process, by thread name."""
     import threading
@@ -715,6 +726,7 @@ def child_main(spec: dict[str, Any]) -> None:
     if spec["mode"] == "memory":
         memory_peak = trace_memory_at_commits()
     usage_before = resource.getrusage(resource.RUSAGE_SELF)
+    io_before = process_io()
     sync_start = time.perf_counter()
     if sections:
         sections.enter("run_once")
@@ -732,6 +744,8 @@ def child_main(spec: dict[str, Any]) -> None:
             vm_hwm_kib = int(line.split()[1])
     pool_status = services.engine.pool.status()
     thread_cpu = threads_cpu_seconds()
+    io_after = process_io()
+    io_written = {k: io_after.get(k, 0) - io_before.get(k, 0) for k in io_after}
     if profiler:
         profiler.stop()
         base = Path(spec["profile_base"])
@@ -809,6 +823,7 @@ def child_main(spec: dict[str, Any]) -> None:
         "content_octets": content_octets,
         "database_octets": database_octets,
         "thread_cpu_s": thread_cpu,
+        "main_process_io": io_written,
     }
     if sections:
         result["sections"] = sections.report()
@@ -936,6 +951,12 @@ def print_sections(result: dict[str, Any], messages: int) -> None:
     if by_thread:
         listed = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in by_thread.items())
         print(f"  CPU by live thread at the end of the pass: {listed}")
+    written = result.get("main_process_io") or {}
+    if written:
+        print(
+            f"  main process during the pass: {written.get('wchar', 0) / 1e6:.0f} MB handed to "
+            f"write calls, {written.get('write_bytes', 0) / 1e6:.0f} MB sent to storage"
+        )
 
 
 # --------------------------------------------------------------------------- main
