@@ -23,11 +23,11 @@ from mailfathom.app.ports import ContentStore, MailboxSession, MessagePreparer, 
 from mailfathom.app.sync_types import (
     ContentState,
     EnvelopeItem,
-    FetchedMessage,
     FolderRecord,
     FolderStatus,
     NewMessage,
     PreparedMessage,
+    RemoteFlags,
     SyncReport,
 )
 
@@ -297,8 +297,8 @@ class FolderSynchronizer:
         preparing = self._preparer.start_batch([(m.raw, m.headers_only) for m in fetched])
         # The octets are the preparer's now; holding them until the commit would only keep
         # two batches of raw mail in memory at once.
-        fetched = [replace(m, raw=b"") for m in fetched]
-        return _PreparedBatch(fetched, held, preparing), room
+        arrived = [(m.uid, m.size_octets, m.flags, m.modseq, m.received_at) for m in fetched]
+        return _PreparedBatch(arrived, held, preparing), room
 
     def _commit(
         self,
@@ -308,18 +308,21 @@ class FolderSynchronizer:
         report: SyncReport,
     ) -> SyncReport:
         ready = prepared.preparing.result()
+        held = prepared.held
         items = [
             NewMessage(
-                uid=m.uid,
-                size_octets=m.size_octets,
-                flags=m.flags,
-                modseq=m.modseq,
-                received_at=m.received_at,
+                uid=uid,
+                size_octets=size,
+                flags=flags,
+                modseq=modseq,
+                received_at=received_at,
                 normalized=r.normalized,
-                content_state=prepared.held.get(m.uid, ContentState.STORED),
+                content_state=held.get(uid, ContentState.STORED),
                 content_key=r.content_key,
             )
-            for m, r in zip(prepared.fetched, ready, strict=True)
+            for (uid, size, flags, modseq, received_at), r in zip(
+                prepared.fetched, ready, strict=True
+            )
         ]
         stored = self._store.add_messages(folder, uidvalidity, items, self._clock())
         states = list(prepared.held.values())
@@ -371,8 +374,12 @@ class FolderSynchronizer:
             self._content.discard(key)
 
 
+# What the commit needs of a fetched message: UID, size, flags, mod-sequence, arrival time.
+_Arrived = tuple[int, int, RemoteFlags, int | None, datetime | None]
+
+
 @dataclass(frozen=True, slots=True)
 class _PreparedBatch:
-    fetched: list[FetchedMessage]
+    fetched: list[_Arrived]
     held: dict[int, ContentState]
     preparing: Future[list[PreparedMessage]]

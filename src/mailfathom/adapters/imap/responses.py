@@ -33,13 +33,23 @@ class FetchItems:
         modseq = _MODSEQ.search(text)
         self.modseq = int(modseq.group(1)) if modseq else None
         flags = _FLAGS.search(text)
-        self.flags = (
-            RemoteFlags.from_names(flags.group(1).decode("utf-8", "replace").split())
-            if flags
-            else None
-        )
+        self.flags = _remote_flags(flags.group(1)) if flags else None
         date = _INTERNALDATE.search(text)
         self.internaldate = parse_internaldate(date.group(1)) if date else None
+
+
+# Flag lists repeat from message to message, and the values are immutable.
+_KNOWN_FLAGS: dict[bytes, RemoteFlags] = {}
+_KNOWN_FLAGS_LIMIT = 4096
+
+
+def _remote_flags(names: bytes) -> RemoteFlags:
+    found = _KNOWN_FLAGS.get(names)
+    if found is None:
+        found = RemoteFlags.from_names(names.decode("utf-8", "replace").split())
+        if len(_KNOWN_FLAGS) < _KNOWN_FLAGS_LIMIT:
+            _KNOWN_FLAGS[names] = found
+    return found
 
 
 _MONTHS = {

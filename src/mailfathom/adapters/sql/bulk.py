@@ -54,16 +54,26 @@ def converters(
 def driver_rows(
     processors: Sequence[Converter], rows: Sequence[tuple[Any, ...]]
 ) -> list[tuple[Any, ...]]:
-    """Rows converted with `processors` (see `converters`), value by value."""
+    """Rows converted with `processors` (see `converters`), value by value.
+
+    A value that is the very object the previous row held in that column (a batch's common
+    timestamp, True and False) is converted once."""
     active = [(i, p) for i, p in enumerate(processors) if p is not None]
     if not active:
         return list(rows)
+    last: dict[int, tuple[Any, Any]] = {}
     converted: list[tuple[Any, ...]] = []
     for row in rows:
         values = list(row)
         for index, process in active:
             value = values[index]
-            if value is not None:
-                values[index] = process(value)
+            if value is None:
+                continue
+            previous = last.get(index)
+            if previous is not None and previous[0] is value:
+                values[index] = previous[1]
+            else:
+                values[index] = done = process(value)
+                last[index] = (value, done)
         converted.append(tuple(values))
     return converted

@@ -43,26 +43,37 @@ def flag_values(flags: RemoteFlags) -> dict[str, Any]:
     }
 
 
-def derived_values(n: NormalizedMessage) -> dict[str, Any]:
-    """Columns of `messages` that come from the MIME rather than from the server."""
+def derived_tuple(n: NormalizedMessage) -> tuple[Any, ...]:
+    """Columns of `messages` that come from the MIME rather than from the server, in
+    `_DERIVED_COLUMNS` order (this runs for every stored message)."""
     headers_only = n.headers_only
-    return {
-        "message_id_header": n.message_id[:_MAX_ID] if n.message_id else None,
-        "subject": text_value(n.subject[:MAX_SUBJECT]) if n.subject is not None else None,
-        "sent_at": utc(n.sent_at),
-        "attachment_count": None if headers_only else n.attachment_count,
-        "inline_count": None if headers_only else n.inline_resource_count,
-        "attachment_octets": None if headers_only else sum(p.size_octets for p in n.parts),
-        "is_encrypted": ContentMarker.ENCRYPTED in n.markers,
-        "has_unverified_signature": ContentMarker.UNVERIFIED_SIGNATURE in n.markers,
-        "has_unexpanded_tnef": ContentMarker.UNEXPANDED_TNEF in n.markers,
-        "defects": ",".join(n.defects) if n.defects else None,
-        "in_reply_to": join_ids([i[:_MAX_ID] for i in n.in_reply_to]),
-        "references_header": join_ids([i[:_MAX_ID] for i in n.references]),
-        "sender_key": next(
-            (p.address_key[:_MAX_ID] for p in n.participants if p.role is HeaderRole.FROM), None
-        ),
-    }
+    markers = n.markers
+    parts = n.parts
+    sender = None
+    for p in n.participants:
+        if p.role is HeaderRole.FROM:
+            sender = p.address.lower()[:_MAX_ID]
+            break
+    return (
+        n.message_id[:_MAX_ID] if n.message_id else None,
+        text_value(n.subject[:MAX_SUBJECT]) if n.subject is not None else None,
+        utc(n.sent_at),
+        None if headers_only else n.attachment_count,
+        None if headers_only else n.inline_resource_count,
+        None if headers_only else sum(p.size_octets for p in parts),
+        ContentMarker.ENCRYPTED in markers,
+        ContentMarker.UNVERIFIED_SIGNATURE in markers,
+        ContentMarker.UNEXPANDED_TNEF in markers,
+        ",".join(n.defects) if n.defects else None,
+        join_ids([i[:_MAX_ID] for i in n.in_reply_to]),
+        join_ids([i[:_MAX_ID] for i in n.references]),
+        sender,
+    )
+
+
+def derived_values(n: NormalizedMessage) -> dict[str, Any]:
+    """The same columns by name."""
+    return dict(zip(_DERIVED_COLUMNS, derived_tuple(n), strict=True))
 
 
 _DERIVED_COLUMNS = (
@@ -107,7 +118,6 @@ def message_row(
 ) -> tuple[Any, ...]:
     """The `messages` row of a new message, in `MESSAGE_COLUMNS` order."""
     flags = item.flags
-    derived = derived_values(item.normalized)
     return (
         uuid.uuid4(),
         account_id,
@@ -126,7 +136,7 @@ def message_row(
         flags.answered,
         flags.draft,
         flags.deleted,
-        *[derived[name] for name in _DERIVED_COLUMNS],
+        *derived_tuple(item.normalized),
     )
 
 

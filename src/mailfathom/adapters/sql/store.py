@@ -74,13 +74,6 @@ def _aware(value: datetime | None) -> datetime | None:
     return value
 
 
-_INSERTED = sa.select(messages.c.seq, messages.c.uid, messages.c.stored_email_id).where(
-    messages.c.folder_id == sa.bindparam("folder_id"),
-    messages.c.uidvalidity == sa.bindparam("uidvalidity"),
-    messages.c.uid.in_(sa.bindparam("uids", expanding=True)),
-)
-
-
 class SqlStore:
     def __init__(self, engine: sa.Engine) -> None:
         self.engine = engine
@@ -277,17 +270,21 @@ class SqlStore:
         keeps its own."""
         if self._converters is None:
             self._converters = bulk.converters(c, messages, MESSAGE_COLUMNS)
+        values = bulk.driver_rows(self._converters, rows)
         bulk.insert_rows(
             c,
             "messages",
             MESSAGE_COLUMNS,
-            bulk.driver_rows(self._converters, rows),
+            values,
             suffix=" ON CONFLICT (folder_id, uidvalidity, uid) DO NOTHING",
         )
-        ours = {row[0]: row[4] for row in rows}
-        found = c.execute(
-            _INSERTED,
-            {"folder_id": folder_id, "uidvalidity": uidvalidity, "uids": list(ours.values())},
+        # Identifiers compared as the driver holds them, as they were just written.
+        ours = {row[0]: row[4] for row in values}
+        mark = bulk.placeholder(c)
+        found = c.exec_driver_sql(
+            f"SELECT seq, uid, stored_email_id FROM messages WHERE folder_id = {mark} "
+            f"AND uidvalidity = {mark} AND uid IN ({', '.join([mark] * len(ours))})",
+            (folder_id, uidvalidity, *ours.values()),
         )
         return sorted(
             ((int(seq), int(uid)) for seq, uid, email_id in found if email_id in ours),
