@@ -631,6 +631,16 @@ def trace_memory_at_commits() -> list[Any]:
     return peak
 
 
+def steal_seconds() -> float:
+    """CPU time the hypervisor gave to others while this machine's CPUs wanted it, summed
+    over all CPUs since boot (the `steal` column of /proc/stat)."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def process_io() -> dict[str, int]:
     """This process's I/O counters: `wchar` (octets handed to write calls of any kind) and
     `write_bytes` (octets the process caused to be sent to storage)."""
@@ -727,6 +737,7 @@ def child_main(spec: dict[str, Any]) -> None:
         memory_peak = trace_memory_at_commits()
     usage_before = resource.getrusage(resource.RUSAGE_SELF)
     io_before = process_io()
+    steal_before = steal_seconds()
     sync_start = time.perf_counter()
     if sections:
         sections.enter("run_once")
@@ -744,6 +755,7 @@ def child_main(spec: dict[str, Any]) -> None:
             vm_hwm_kib = int(line.split()[1])
     pool_status = services.engine.pool.status()
     thread_cpu = threads_cpu_seconds()
+    steal = steal_seconds() - steal_before
     io_after = process_io()
     io_written = {k: io_after.get(k, 0) - io_before.get(k, 0) for k in io_after}
     if profiler:
@@ -824,6 +836,7 @@ def child_main(spec: dict[str, Any]) -> None:
         "database_octets": database_octets,
         "thread_cpu_s": thread_cpu,
         "main_process_io": io_written,
+        "host_steal_s": steal,
     }
     if sections:
         result["sections"] = sections.report()
@@ -883,6 +896,11 @@ def print_table(results: dict[str, Any]) -> None:
             f"(PSS {ours['tree_peak_pss_mb']:.0f} MB, "
             f"main process alone {ours['vm_hwm_mb']:.0f} MB)"
         )
+        if "host_steal_s" in ours:
+            print(
+                f"  ours: CPU time the host withheld from this machine during the pass "
+                f"(steal, both CPUs): {ours['host_steal_s']:.2f} s"
+            )
     resync = results.get("resync")
     if resync:
         print(

@@ -48,27 +48,52 @@ def join_ids(ids: Sequence[str]) -> str | None:
 def place_new_messages(connection: sa.Connection, account_id: str, seqs: Sequence[int]) -> None:
     """Re-assemble every conversation the messages `seqs` touch, the messages included.
 
-    One statement per chunk finds them: the messages sharing an identifier with a new one,
-    and every member of the conversations those belong to."""
+    Each step is one indexed look-up per chunk, with the driver's own values: the new
+    messages' identifiers, the messages sharing one, their conversations, and every member of
+    those."""
     if not seqs:
         return
-    mark = bulk.placeholder(connection)
-    members: set[int] = set(seqs)
-    for chunk in _chunks(seqs):
-        listed = ", ".join([mark] * len(chunk))
-        statement = (
-            "WITH touching AS ("
-            f"SELECT seq FROM messages WHERE seq IN ({listed}) "
-            "UNION SELECT o.seq FROM message_identifiers o "
-            f"WHERE o.account_id = {mark} AND o.identifier IN ("
-            f"SELECT n.identifier FROM message_identifiers n WHERE n.seq IN ({listed}))) "
-            "SELECT seq FROM touching UNION SELECT m.seq FROM messages m WHERE m.thread_id IN ("
-            "SELECT t.thread_id FROM messages t JOIN touching USING (seq) "
-            "WHERE t.thread_id IS NOT NULL)"
+    identifiers = _column_values(
+        connection, "SELECT identifier FROM message_identifiers WHERE seq IN ({})", seqs
+    )
+    touching: set[int] = set(seqs)
+    touching.update(
+        _column_values(
+            connection,
+            "SELECT seq FROM message_identifiers WHERE account_id = {mark} AND identifier IN ({})",
+            sorted(identifiers),
+            (account_id,),
         )
-        found = connection.exec_driver_sql(statement, (*chunk, account_id, *chunk))
-        members.update(int(row[0]) for row in found)
+    )
+    thread_ids = _column_values(
+        connection, "SELECT thread_id FROM messages WHERE seq IN ({})", sorted(touching)
+    )
+    thread_ids.discard(None)
+    members = set(touching)
+    members.update(
+        _column_values(
+            connection,
+            "SELECT seq FROM messages WHERE thread_id IN ({})",
+            sorted(thread_ids),
+        )
+    )
     rethread(connection, sorted(members))
+
+
+def _column_values(
+    connection: sa.Connection,
+    statement: str,
+    values: Sequence[Any],
+    leading: tuple[Any, ...] = (),
+) -> set[Any]:
+    """The first column of `statement` run over `values` in chunks: `{}` stands for the
+    chunk's placeholders and `{mark}` for one more, bound to `leading`."""
+    mark = bulk.placeholder(connection)
+    found: set[Any] = set()
+    for chunk in _chunks(values):
+        sql = statement.format(", ".join([mark] * len(chunk)), mark=mark)
+        found.update(row[0] for row in connection.exec_driver_sql(sql, (*leading, *chunk)))
+    return found
 
 
 _PLACEMENT_COLUMNS = (
