@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -23,6 +24,7 @@ from mailfathom.app.ports import ContentStore, MailboxSession, MessagePreparer, 
 from mailfathom.app.sync_types import (
     ContentState,
     EnvelopeItem,
+    FetchedMessage,
     FolderRecord,
     FolderStatus,
     NewMessage,
@@ -228,25 +230,42 @@ class FolderSynchronizer:
         """Fetch, normalize and commit new messages batch by batch.
 
         Several batches are in flight at once: while some are being normalized (possibly in
-        other processes), the next is fetched and the oldest is committed, so the connection,
-        the parser and the database are busy at the same time."""
+        other processes), the next is fetched on a helper thread and the oldest is committed,
+        so the server, the parser and the database are busy at the same time. The session is
+        only ever used by one thread at a time: the helper while a fetch is out, this thread
+        otherwise."""
         room = self._room_left()
         pending: deque[_PreparedBatch] = deque()
         total = len(uids)
-        if self._progress is not None and total:
+        if not total:
+            return report
+        if self._progress is not None:
             self._progress(folder.alias, 0, total)
         self._preparer.expect(total)
-        for start in range(0, len(uids), ENVELOPE_CHUNK):
-            envelopes = session.fetch_envelopes(uids[start : start + ENVELOPE_CHUNK])
-            for batch in self._batches(envelopes):
-                prepared, room = self._prepare(session, batch, room)
-                pending.append(prepared)
-                if len(pending) >= self._limits.batches_in_flight:
-                    report = self._commit(folder, uidvalidity, pending.popleft(), report)
-                    self._report_progress(folder, report, total)
-        while pending:
-            report = self._commit(folder, uidvalidity, pending.popleft(), report)
-            self._report_progress(folder, report, total)
+        fetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="imap-fetch")
+        fetching: Future[list[FetchedMessage]] | None = None
+        try:
+            for start in range(0, len(uids), ENVELOPE_CHUNK):
+                envelopes = session.fetch_envelopes(uids[start : start + ENVELOPE_CHUNK])
+                for batch in self._batches(envelopes):
+                    whole, held, room = self._split(batch, room)
+                    fetching = fetcher.submit(self._fetch_batch, session, whole, held)
+                    if len(pending) >= self._limits.batches_in_flight:
+                        report = self._commit(folder, uidvalidity, pending.popleft(), report)
+                        self._report_progress(folder, report, total)
+                    fetched = fetching.result()
+                    fetching = None
+                    pending.append(self._hand_off(fetched, held))
+            while pending:
+                report = self._commit(folder, uidvalidity, pending.popleft(), report)
+                self._report_progress(folder, report, total)
+        finally:
+            if fetching is not None:
+                # Something failed while a fetch was out: the session is the helper's until
+                # that fetch ends, whatever becomes of it.
+                with suppress(Exception):
+                    fetching.result()
+            fetcher.shutdown(wait=True)
         return report
 
     def _report_progress(self, folder: FolderRecord, report: SyncReport, total: int) -> None:
@@ -274,14 +293,11 @@ class FolderSynchronizer:
             return None
         return ceiling - self._stored_octets()
 
-    def _prepare(
-        self,
-        session: MailboxSession,
-        batch: Sequence[EnvelopeItem],
-        room: int | None,
-    ) -> tuple[_PreparedBatch, int | None]:
-        """Fetch a batch, make its MIME durable, and start normalizing it."""
-        whole: list[EnvelopeItem] = []
+    def _split(
+        self, batch: Sequence[EnvelopeItem], room: int | None
+    ) -> tuple[list[int], dict[int, ContentState], int | None]:
+        """The UIDs of a batch to fetch whole, those held back (and why), and the room left."""
+        whole: list[int] = []
         held: dict[int, ContentState] = {}
         for envelope in batch:
             if envelope.size_octets > self._limits.max_message_octets:
@@ -289,16 +305,29 @@ class FolderSynchronizer:
             elif room is not None and envelope.size_octets > room:
                 held[envelope.uid] = ContentState.AWAITING_HEADROOM
             else:
-                whole.append(envelope)
+                whole.append(envelope.uid)
                 if room is not None:
                     room -= envelope.size_octets
-        fetched = list(session.fetch_bodies([e.uid for e in whole])) if whole else []
+        return whole, held, room
+
+    @staticmethod
+    def _fetch_batch(
+        session: MailboxSession, whole: list[int], held: dict[int, ContentState]
+    ) -> list[FetchedMessage]:
+        fetched = list(session.fetch_bodies(whole)) if whole else []
         fetched += list(session.fetch_headers(sorted(held))) if held else []
+        return fetched
+
+    def _hand_off(
+        self, fetched: list[FetchedMessage], held: dict[int, ContentState]
+    ) -> _PreparedBatch:
+        """Give a fetched batch to the preparer, which makes its MIME durable and normalizes
+        it."""
         preparing = self._preparer.start_batch([(m.raw, m.headers_only) for m in fetched])
         # The octets are the preparer's now; holding them until the commit would only keep
         # two batches of raw mail in memory at once.
         arrived = [(m.uid, m.size_octets, m.flags, m.modseq, m.received_at) for m in fetched]
-        return _PreparedBatch(arrived, held, preparing), room
+        return _PreparedBatch(arrived, held, preparing)
 
     def _commit(
         self,
