@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,12 @@ def create_store_engine(url: str, *, read_only: bool = False) -> sa.Engine:
     return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
 
 
+# The checkpointer copies the log into the database at most once per interval while commits
+# come, and again when none came for a while.
+_CHECKPOINT_INTERVAL_SECONDS = 1.0
+_IDLE_CHECKPOINT_SECONDS = 5.0
+
+
 class _Checkpointer:
     """Moves committed pages from the write-ahead log into the database off the commit path.
 
@@ -79,11 +86,19 @@ class _Checkpointer:
         connection = sqlean.connect(self._path, isolation_level=None, check_same_thread=False)
         try:
             connection.execute("PRAGMA busy_timeout=30000")
+            last = 0.0
             while not self._stop.is_set():
-                self._wake.wait(timeout=5.0)
+                self._wake.wait(timeout=_IDLE_CHECKPOINT_SECONDS)
                 self._wake.clear()
+                # At most one checkpoint per interval while commits keep coming: a page that
+                # several commits rewrite (an index page, an FTS segment merged soon after)
+                # is then copied once, not once per commit.
+                pause = last + _CHECKPOINT_INTERVAL_SECONDS - time.monotonic()
+                if pause > 0 and self._stop.wait(pause):
+                    break
                 with contextlib.suppress(sqlean.Error):
                     connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                last = time.monotonic()
             with contextlib.suppress(sqlean.Error):
                 connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
