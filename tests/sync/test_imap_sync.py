@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from mailfathom.adapters.imap.session import ImapSession
 from mailfathom.app.read_stored_content import StoredContentReader
-from mailfathom.app.sync_types import ContentState
+from mailfathom.app.sync_types import ContentState, FetchedMessage
+from mailfathom.bootstrap import Services
 from mailfathom.domain.config import FolderMapping, SyncMode
 from mailfathom.domain.errors import ContentMissingError
 from mailfathom.domain.folders import FolderRole
@@ -20,6 +22,7 @@ from servers.dovecot import DovecotServer, ImapAccount
 from .helpers import (
     RemoteMailbox,
     damage_content,
+    deployment,
     imap_account_config,
     open_services,
     sample,
@@ -301,3 +304,40 @@ def test_the_imap_session_keeps_no_protocol_trace_that_could_hold_secrets(
             assert session._imap.debug == 0  # type: ignore[attr-defined]
         finally:
             session.close()
+
+
+class _ConnectionLost(Exception):
+    """Stands for the connection failing while a batch is fetched."""
+
+
+def test_a_fetch_failing_mid_pass_leaves_no_helper_behind_and_the_next_pass_completes(
+    tmp_path: Path,
+    imap_account: ImapAccount,
+    remote: RemoteMailbox,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    uids = [remote.append(sample(f"Message {i}")) for i in range(30)]
+    account = imap_account_config(imap_account)
+    config = deployment(tmp_path, account)
+    config = replace(config, sync=replace(config.sync, batch_messages=5))
+    original = ImapSession.fetch_bodies
+    calls: list[list[int]] = []
+
+    def failing_third(self: ImapSession, wanted: list[int]) -> Iterator[FetchedMessage]:
+        calls.append(list(wanted))
+        if len(calls) == 3:
+            raise _ConnectionLost
+        return original(self, wanted)
+
+    monkeypatch.setattr(ImapSession, "fetch_bodies", failing_third)
+    with Services.open(config) as services:
+        # The third batch's fetch fails on the helper thread while the first batch commits.
+        with pytest.raises(_ConnectionLost):
+            services.account_synchronizer().run_once(account)
+        helpers = [t for t in threading.enumerate() if t.name.startswith("imap-fetch")]
+        assert helpers == []
+        assert len(stored_rows(services, account.account_id)) < 30
+        monkeypatch.setattr(ImapSession, "fetch_bodies", original)
+        services.account_synchronizer().run_once(account)
+        rows = stored_rows(services, account.account_id)
+        assert sorted(r.uid for r in rows) == sorted(uids)
