@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from mailfathom.adapters.preparer import WORKER_NICENESS
+
 # A program shaped like the `mailfathom` command: its main module imports the command line
 # at the top, then hands a batch to the preparer and asks a worker what it has imported
 # (through a module beside it, since a worker does not run the main module).
@@ -52,3 +54,38 @@ def test_workers_do_not_import_the_program_that_starts_them(tmp_path: Path) -> N
     assert "mailfathom.adapters.mime" in modules
     for heavy in ("mailfathom.entrypoints.cli.main", "typer", "sqlalchemy", "rich"):
         assert heavy not in modules, heavy
+
+
+def test_workers_run_at_a_lower_priority_than_the_process_that_starts_them(
+    tmp_path: Path,
+) -> None:
+    # The synchronizing thread commits while the workers prepare; on a busy machine a worker
+    # should yield the core to it (and to the reading tools), never the other way round.
+    script = tmp_path / "program.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import json, os, sys
+            from pathlib import Path
+            from mailfathom.adapters import preparer
+            import probe
+
+            if __name__ == "__main__":
+                prepare = preparer.MimeMessagePreparer(Path(sys.argv[1]), workers=2)
+                pool = prepare._ensure_pool()
+                theirs = {pool.submit(probe.niceness).result() for _ in range(8)}
+                print(json.dumps({"ours": os.nice(0), "workers": sorted(theirs)}))
+                prepare.close()
+            """
+        )
+    )
+    (tmp_path / "probe.py").write_text("import os\n\n\ndef niceness():\n    return os.nice(0)\n")
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "content")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    assert answer["workers"] == [min(answer["ours"] + WORKER_NICENESS, 19)]

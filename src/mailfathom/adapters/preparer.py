@@ -19,7 +19,7 @@ import time
 import types
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from mailfathom.adapters.content.packs import PackContentStore
@@ -30,6 +30,14 @@ from mailfathom.domain.message import NormalizedMessage
 # Below this many messages a batch is normalized in the calling thread: handing it to
 # another process would cost more in transfer than it saves.
 POOL_THRESHOLD = 24
+
+# How much lower than the starting process the workers run (added to its nice value). The
+# synchronizing thread is the pipeline's critical path: it commits each batch while the workers
+# prepare the next ones, and when both cores are wanted at once a worker should wait rather
+# than it. The same rule lets the reading tools, served at normal priority, come before
+# background preparation. At 20,000 messages: 22.4 to 25.2 s against 25.3 to 26.9 s at equal
+# priority, runs taken alternately.
+WORKER_NICENESS = 10
 
 
 _WORKER_STORES: dict[str, PackContentStore] = {}
@@ -101,7 +109,7 @@ class MimeMessagePreparer:
             pool = ProcessPoolExecutor(
                 max_workers=self._workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_exit_with_parent,
+                initializer=_start_worker,
                 initargs=(os.getpid(),),
             )
             # Every worker is started here, at once: a pool starts a process when a task
@@ -136,6 +144,12 @@ def _main_module_left_out() -> Iterator[None]:
 
 def _started() -> None:
     """A task that does nothing: submitting it makes the pool start a worker process."""
+
+
+def _start_worker(parent_pid: int) -> None:
+    _exit_with_parent(parent_pid)
+    with suppress(OSError):
+        os.nice(WORKER_NICENESS)
 
 
 def _exit_with_parent(parent_pid: int) -> None:
