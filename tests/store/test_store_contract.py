@@ -74,6 +74,18 @@ def test_migrations_go_down_to_nothing_and_back_up(engine: sa.Engine) -> None:
     assert sa.inspect(engine).get_table_names() in ([], ["alembic_version"])
     migrate.upgrade(engine)
     assert migrate.current_revision(engine) == migrate.head_revision()
+    assert migrate.stored_revision(engine) == migrate.NEWEST_REVISION
+
+
+def test_the_newest_revision_known_without_alembic_is_alembics_head(engine: sa.Engine) -> None:
+    # The fast path of `upgrade` skips Alembic when the database records this revision: a
+    # migration added without moving the constant would otherwise never run.
+    assert migrate.head_revision() == migrate.NEWEST_REVISION
+    assert migrate.stored_revision(engine) == migrate.NEWEST_REVISION
+    migrate.downgrade(engine, "0003_filtered_timelines")
+    assert migrate.stored_revision(engine) == "0003_filtered_timelines"
+    migrate.upgrade(engine)
+    assert migrate.current_revision(engine) == migrate.NEWEST_REVISION
 
 
 def test_folders_are_created_once_and_follow_their_mapping(store: SqlStore) -> None:
