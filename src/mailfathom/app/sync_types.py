@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from mailfathom.domain.message import NormalizedMessage
+from mailfathom.domain.pickling import pickled_by_fields
 
 
 class ContentState(enum.Enum):
@@ -138,6 +139,7 @@ class SyncReport:
     uidvalidity_reset: bool = False
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class PreparedMessage:
     """A fetched message made ready to store: its content key (None when only the header

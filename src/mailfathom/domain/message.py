@@ -10,6 +10,8 @@ import enum
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from mailfathom.domain.pickling import pickled_by_fields
+
 
 class HeaderRole(enum.Enum):
     """The header a participant was named in (RFC 5322 section 3.6.2 and 3.6.3)."""
@@ -22,6 +24,7 @@ class HeaderRole(enum.Enum):
     BCC = "bcc"
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Participant:
     """One mailbox named in an address header.
@@ -52,6 +55,7 @@ class PartKind(enum.Enum):
     INLINE = "inline"
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class PartDescription:
     """A described file: normalized name, media type and decoded size in octets.
@@ -78,6 +82,7 @@ class ContentMarker(enum.Enum):
     UNEXPANDED_TNEF = "unexpandedTnef"
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class NormalizedMessage:
     """Everything read out of one message's MIME (or out of its headers alone).
