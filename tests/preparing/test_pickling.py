@@ -3,6 +3,7 @@ constructor call with their fields rather than through per-object state methods.
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 from dataclasses import dataclass, fields
 
@@ -80,3 +81,14 @@ def test_a_class_with_fewer_than_two_fields_is_refused() -> None:
         @dataclass(frozen=True, slots=True)
         class Single:
             value: int
+
+
+def test_a_class_with_a_keyword_only_field_is_refused() -> None:
+    # A call with the fields in order would put the keyword-only one in the wrong place.
+    with pytest.raises(TypeError):
+
+        @pickled_by_fields
+        @dataclass(frozen=True, slots=True)
+        class Mixed:
+            first: int
+            second: int = dataclasses.field(kw_only=True)

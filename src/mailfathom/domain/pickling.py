@@ -11,6 +11,7 @@ instead of 52.
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -22,8 +23,12 @@ def pickled_by_fields(cls: type[T]) -> type[T]:
     """Class decorator, applied above `@dataclass(frozen=True, slots=True)`: the class pickles
     as a call of itself with its fields in declaration order."""
     names: tuple[str, ...] = tuple(getattr(cls, "__slots__", ()))
-    if len(names) < 2:
-        raise TypeError(f"{cls.__name__} needs two or more slotted fields to use this")
+    declared = dataclasses.fields(cls)  # type: ignore[arg-type]
+    positional = tuple(f.name for f in declared if f.init and not f.kw_only)
+    if len(names) < 2 or positional != names:
+        raise TypeError(
+            f"{cls.__name__} needs two or more slotted fields, each a positional argument"
+        )
     values: Callable[[Any], tuple[Any, ...]] = operator.attrgetter(*names)
 
     def __reduce__(self: Any) -> tuple[type[Any], tuple[Any, ...]]:

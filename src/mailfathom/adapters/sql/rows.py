@@ -52,7 +52,7 @@ def derived_tuple(n: NormalizedMessage) -> tuple[Any, ...]:
     sender = None
     for p in n.participants:
         if p.role is HeaderRole.FROM:
-            sender = p.address.lower()[:_MAX_ID]
+            sender = p.address_key[:_MAX_ID]
             break
     return (
         n.message_id[:_MAX_ID] if n.message_id else None,
