@@ -136,7 +136,7 @@ class Services:
         """A reader on the read-only engine, created on first use and shared."""
         if self.read_engine is None:
             self.read_engine = create_store_engine(store_url(self.config.store), read_only=True)
-        return SqlMailboxReader(self.read_engine)
+        return SqlMailboxReader(self.read_engine, texts=self.content.get_text)
 
     def reading(self) -> ReadingUseCases:
         """The four reading use cases over the local store; none of them holds a mailbox

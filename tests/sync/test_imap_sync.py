@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from mailfathom.adapters.imap.session import ImapSession
+from mailfathom.app.get_email_content import ContentRequest
 from mailfathom.app.read_stored_content import StoredContentReader
 from mailfathom.app.sync_types import ContentState, FetchedMessage
 from mailfathom.bootstrap import Services
+from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.config import FolderMapping, SyncMode
 from mailfathom.domain.errors import ContentMissingError
 from mailfathom.domain.folders import FolderRole
@@ -28,6 +30,8 @@ from .helpers import (
     sample,
     stored_rows,
 )
+
+_READER = Caller(permissions=ALL_PERMISSIONS, label="reader")
 
 
 @pytest.fixture
@@ -276,6 +280,39 @@ def test_missing_content_becomes_a_repair_request_that_the_next_pass_fulfils(
         assert reader.read(victim.stored_email_id) is not None
         after = next(r for r in stored_rows(services, account.account_id) if r.uid == uids[1])
         assert after.stored_email_id == victim.stored_email_id
+
+
+def test_a_damaged_body_text_is_refused_then_repaired_into_the_database(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox, body_fetches: list[int]
+) -> None:
+    # A pass keeps each body in the content store right after the message's MIME. When that
+    # text is damaged, a read fails that message alone and asks for repair; the next pass
+    # fetches the message again, and its body is then kept in the database.
+    uids = [remote.append(sample(f"Kept {i}", body=f"Body number {i}\n")) for i in range(3)]
+    account = imap_account_config(imap_account)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        victim = next(r for r in stored_rows(services, account.account_id) if r.uid == uids[1])
+        location = services.content.locate(victim.content_key)
+        assert location is not None
+        with location.path.open("r+b") as pack:  # inside the text, after the MIME
+            pack.seek(location.offset + location.length + 30)
+            pack.write(b"#")
+        reading = services.reading().content
+        wanted = ContentRequest(stored_email_ids=[str(victim.stored_email_id)])
+        (entry,) = reading.read(_READER, wanted).emails
+        assert entry.content is None
+        assert entry.failure is not None
+        assert entry.failure.code == 55001
+        assert services.content.get(victim.content_key)  # the MIME itself is intact
+        body_fetches.clear()
+        sync.run_once(account)
+        assert body_fetches == [uids[1]]
+        (entry,) = reading.read(_READER, wanted).emails
+        assert entry.failure is None
+        assert entry.content is not None
+        assert "Body number 1" in entry.content.body.plain_text.text
 
 
 def test_verification_files_repair_requests_for_every_unreadable_copy(

@@ -20,9 +20,11 @@ import types
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from pathlib import Path
 
 from mailfathom.adapters.content.packs import PackContentStore
+from mailfathom.adapters.content.texts import encode_text
 from mailfathom.adapters.mime import normalize_headers, normalize_message
 from mailfathom.app.sync_types import PreparedMessage
 from mailfathom.domain.message import NormalizedMessage
@@ -44,16 +46,35 @@ _WORKER_STORES: dict[str, PackContentStore] = {}
 
 
 def _prepare_chunk(root: str, items: Sequence[tuple[bytes, bool]]) -> list[PreparedMessage]:
+    """Normalize a chunk and store its whole messages with their text, in one append.
+
+    Only the plain body goes back to the synchronizing process, for the lexical index, and as
+    the UTF-8 octets just written: the HTML body is needed there no more than a second copy
+    of the plain one."""
     store = _WORKER_STORES.get(root)
     if store is None:
         store = _WORKER_STORES[root] = PackContentStore(Path(root))
-    keys = iter(store.write_many([raw for raw, headers in items if not headers]))
+    whole = [(raw, normalize_message(raw)) for raw, headers in items if not headers]
+    texts = [encode_text(_storable(n.plain_text), _stored_html(n.html)) for _, n in whole]
+    keys = iter(store.write_many([raw for raw, _ in whole], [text for text, _ in texts]))
+    prepared = iter(
+        PreparedMessage(key, replace(n, plain_text="", html=None), plain)
+        for key, (_, n), (_, plain) in zip(keys, whole, texts, strict=True)
+    )
     return [
-        PreparedMessage(None, normalize_headers(raw))
-        if headers
-        else PreparedMessage(next(keys), normalize_message(raw))
+        PreparedMessage(None, normalize_headers(raw)) if headers else next(prepared)
         for raw, headers in items
     ]
+
+
+def _storable(text: str) -> str:
+    """Text as the database would hold it: PostgreSQL refuses NUL in text, so no store keeps
+    one, and a body reads the same wherever it is kept."""
+    return text.replace("\x00", "") if "\x00" in text else text
+
+
+def _stored_html(html: str | None) -> str | None:
+    return None if html is None else _storable(html)
 
 
 class MimeMessagePreparer:

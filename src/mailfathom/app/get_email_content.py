@@ -137,6 +137,8 @@ class EmailContentReader:
         if row.summary.content_state is not ContentState.STORED or row.content_key is None:
             return True
         try:
+            if row.text_missing:
+                raise ContentMissingError("The stored text of this email is missing.")
             self._content.get(row.content_key)
         except ContentMissingError:
             self._repairs.request_repair(row.summary.seq, "content-unreadable")

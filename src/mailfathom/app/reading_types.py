@@ -123,6 +123,8 @@ class EmailRow:
     html: str | None
     parts: tuple[PartRow, ...]
     content_key: str | None
+    # The body should be readable from the content store and is not (missing or damaged).
+    text_missing: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -92,6 +92,8 @@ class AuthoredResponseSubmission:
         raw = None
         if row.summary.content_state is ContentState.STORED and row.content_key is not None:
             try:
+                if row.text_missing:
+                    raise ContentMissingError("The stored text of this email is missing.")
                 raw = self._content.get(row.content_key)
             except ContentMissingError:
                 self._repairs.request_repair(row.summary.seq, "content-unreadable")

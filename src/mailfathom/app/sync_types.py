@@ -105,6 +105,8 @@ class NewMessage:
     normalized: NormalizedMessage
     content_state: ContentState
     content_key: str | None
+    # See `PreparedMessage.stored_text`.
+    stored_text: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +145,14 @@ class SyncReport:
 @dataclass(frozen=True, slots=True)
 class PreparedMessage:
     """A fetched message made ready to store: its content key (None when only the header
-    block was fetched) and what normalization read from it."""
+    block was fetched) and what normalization read from it.
+
+    `stored_text`: when the content store holds the message's text (plain and HTML body)
+    beside its MIME, the plain body in UTF-8, for the lexical index; the database then keeps
+    no copy of either body, and `normalized` carries neither (its plain text is empty, its
+    HTML None). Encoded text crosses from the workers as it was written, and is indexed as
+    it is, never decoded and encoded again on the way."""
 
     content_key: str | None
     normalized: NormalizedMessage
+    stored_text: bytes | None = None

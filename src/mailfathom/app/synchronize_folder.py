@@ -348,6 +348,7 @@ class FolderSynchronizer:
                 normalized=r.normalized,
                 content_state=held.get(uid, ContentState.STORED),
                 content_key=r.content_key,
+                stored_text=r.stored_text,
             )
             for (uid, size, flags, modseq, received_at), r in zip(
                 prepared.fetched, ready, strict=True

@@ -1,7 +1,9 @@
 """Raw MIME in append-only pack files, addressed by the SHA-256 of the octets.
 
 A message is one record in a pack: a small header (a marker, the digest, the length) and the
-octets. A SQLite index beside the packs maps each content key to its pack, offset and length.
+octets, followed directly by the text normalization read out of it when there is one (see
+`texts`). A SQLite index beside the packs maps each key to its pack, the offset and length of
+the octets, and the length of the text after them.
 Storing a batch is one write and one flush of one pack, and one index transaction: creating a
 file per message costs far more than that on many file systems (an inode allocation each), and
 an initial synchronization stores tens of thousands of messages.
@@ -11,7 +13,8 @@ Rules that keep it safe to kill at any moment:
   pack it is appending to, so no two writers ever share one and compaction leaves it alone;
 - records are made durable before the index names them, and the index is durable before
   `write_many` returns; an interrupted append leaves octets no index row points at;
-- every read re-hashes the octets, so damage is reported as missing content, never served.
+- every read re-hashes the octets (a text record checks its CRC-32), so damage is reported as
+  missing content, never served.
 
 Content stored by earlier versions as one file per message (`<first two hex digits>/<key>`) is
 still read, verified and discarded the same way.
@@ -32,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from mailfathom.adapters.content.texts import decode_text, is_text_record
 from mailfathom.domain.errors import ContentMissingError
 
 _KEY = re.compile(r"^[0-9a-f]{64}$")
@@ -47,6 +51,12 @@ _SCHEMA = (
     "offset INTEGER NOT NULL, length INTEGER NOT NULL) WITHOUT ROWID",
     "CREATE INDEX IF NOT EXISTS ix_entries_pack ON entries (pack)",
 )
+# Added once messages' text went into the packs; NULL where no text follows the octets.
+_TEXT_COLUMN = "ALTER TABLE entries ADD COLUMN text_length INTEGER"
+# What `_write_records` appends for one key: the octets and the text record, if any.
+_Record = tuple[bytes, bytes | None]
+# (key, pack, offset of the octets, their length, length of the text record or None)
+_Entry = tuple[str, str, int, int, int | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,10 +86,11 @@ class PackContentStore:
         self._index = sqlite3.connect(
             root / _INDEX_FILE, timeout=60.0, isolation_level=None, check_same_thread=False
         )
-        self._index.execute("PRAGMA journal_mode=WAL")
+        _use_write_ahead_log(self._index)
         self._index.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         for statement in _SCHEMA:
             self._index.execute(statement)
+        _add_text_column(self._index)
 
     # -- writing -------------------------------------------------------------------------
 
@@ -90,41 +101,54 @@ class PackContentStore:
             if self._intact(key, len(raw)):
                 return key
             self._forget([key])
-            self._append({key: raw})
+            self._append({key: (raw, None)})
         return key
 
     def put_many(self, raws: Sequence[bytes]) -> list[str]:
         return self.write_many(raws)
 
-    def write_many(self, raws: Sequence[bytes]) -> list[str]:
-        """Store messages not held yet and return every key, in order. With a durable store
-        the octets and their index rows are on disk when this returns."""
+    def write_many(
+        self, raws: Sequence[bytes], texts: Sequence[bytes | None] | None = None
+    ) -> list[str]:
+        """Store messages not held yet and return every key, in order. `texts`, when given,
+        holds for each message its encoded text record (see `texts.encode_text`) or None, and
+        the records go in the same append. With a durable store the octets and their index
+        rows are on disk when this returns."""
         keys = [hashlib.sha256(raw).hexdigest() for raw in raws]
+        records: dict[str, _Record] = {}
+        for key, raw, text in zip(keys, raws, texts or [None] * len(raws), strict=True):
+            records[key] = (raw, text)
         with self._lock:
-            known = self._known(keys)
-            new: dict[str, bytes] = {}
-            for key, raw in zip(keys, raws, strict=True):
-                if key not in known and key not in new:
-                    new[key] = raw
+            known = self._known(records)
+            # A copy stored without its text (by an earlier version) is stored again with it.
+            new = {
+                key: record
+                for key, record in records.items()
+                if key not in known or (record[1] is not None and not known[key])
+            }
             if new:
                 self._append(new)
         return keys
 
-    def _append(self, new: dict[str, bytes]) -> None:
+    def _append(self, new: dict[str, _Record]) -> None:
         self._record(self._write_records(new))
 
-    def _write_records(self, new: dict[str, bytes]) -> list[tuple[str, str, int, int]]:
+    def _write_records(self, new: dict[str, _Record]) -> list[_Entry]:
         """Append one record per message to the current pack, durably when the store is;
-        returns (key, pack, offset of the octets, length) for each, in order."""
-        pack = self._writable(sum(HEADER.size + len(raw) for raw in new.values()))
-        records: list[tuple[str, str, int, int]] = []
+        returns the index entry of each, in order."""
+        incoming = sum(HEADER.size + len(raw) + len(text or b"") for raw, text in new.values())
+        pack = self._writable(incoming)
+        records: list[_Entry] = []
         buffers: list[bytes] = []
         offset = pack.size
-        for key, raw in new.items():
+        for key, (raw, text) in new.items():
             buffers.append(HEADER.pack(MARKER, bytes.fromhex(key), len(raw)))
             buffers.append(raw)
-            records.append((key, pack.name, offset + HEADER.size, len(raw)))
-            offset += HEADER.size + len(raw)
+            if text is not None:
+                buffers.append(text)
+            text_length = None if text is None else len(text)
+            records.append((key, pack.name, offset + HEADER.size, len(raw), text_length))
+            offset += HEADER.size + len(raw) + (text_length or 0)
         _write_all(pack.fd, buffers, pack.size)
         pack.size = offset
         if self._durable:
@@ -148,13 +172,21 @@ class PackContentStore:
             pack = self._current = _OpenPack(name, fd, 0)
         return pack
 
-    def _record(self, records: list[tuple[str, str, int, int]]) -> None:
-        """Index new records. A key another writer indexed meanwhile keeps that copy; the
-        octets written here for it are left for `reclaim`."""
+    def _record(self, records: list[_Entry]) -> None:
+        """Index new records. A key another writer indexed meanwhile keeps that copy (unless
+        it lacks the text this one has); the octets written here for it are left for
+        `reclaim`."""
         db = self._index
         db.execute("BEGIN IMMEDIATE")
         with db:  # commits, or rolls back on an error
-            db.executemany("INSERT OR IGNORE INTO entries VALUES (?, ?, ?, ?)", records)
+            db.executemany(
+                "INSERT INTO entries (key, pack, offset, length, text_length) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET pack = excluded.pack, "
+                "offset = excluded.offset, length = excluded.length, "
+                "text_length = excluded.text_length "
+                "WHERE entries.text_length IS NULL AND excluded.text_length IS NOT NULL",
+                records,
+            )
 
     def _close_pack(self) -> None:
         if self._current is not None:
@@ -200,20 +232,43 @@ class PackContentStore:
             raise ContentMissingError("The stored content of this email is damaged.")
         return raw
 
+    def get_text(self, key: str) -> tuple[str, str | None]:
+        """(plain, html) of the message stored under content key `key`, as `write_many` was
+        given it; `ContentMissingError` when that record is absent or damaged."""
+        if not _KEY.match(key):
+            raise ContentMissingError("The stored text of this email is missing.")
+        for _ in range(2):  # a pack compacted between lookup and read: look up again
+            with self._lock:
+                row = self._index.execute(
+                    "SELECT pack, offset + length, text_length FROM entries WHERE key = ?",
+                    (key,),
+                ).fetchone()
+            if row is None or row[2] is None:
+                break
+            try:
+                return decode_text(_read_at(Location(self._packs / row[0], row[1], row[2])))
+            except FileNotFoundError:
+                continue
+            except OSError:
+                break
+        raise ContentMissingError("The stored text of this email is missing.")
+
     def exists(self, key: str) -> bool:
         if not _KEY.match(key):
             return False
         return self.locate(key) is not None or self._legacy_path(key).is_file()
 
-    def _known(self, keys: Iterable[str]) -> set[str]:
+    def _known(self, keys: Iterable[str]) -> dict[str, bool]:
+        """The keys among `keys` held already, each with whether its text is held too."""
         wanted = sorted(set(keys))
-        found: set[str] = set()
+        found: dict[str, bool] = {}
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             found.update(
-                row[0]
+                (row[0], row[1] is not None)
                 for row in self._index.execute(
-                    f"SELECT key FROM entries WHERE key IN ({', '.join('?' * len(chunk))})",
+                    "SELECT key, text_length FROM entries "
+                    f"WHERE key IN ({', '.join('?' * len(chunk))})",
                     chunk,
                 )
             )
@@ -248,7 +303,8 @@ class PackContentStore:
             current = self._current.name if self._current is not None else None
             live = dict(
                 self._index.execute(
-                    f"SELECT pack, sum(length) + count(*) * {HEADER.size} FROM entries "
+                    "SELECT pack, sum(length + coalesce(text_length, 0)) "
+                    f"+ count(*) * {HEADER.size} FROM entries "
                     "GROUP BY pack"
                 ).fetchall()
             )
@@ -276,14 +332,17 @@ class PackContentStore:
                 return False
             with self._lock:
                 live = self._index.execute(
-                    "SELECT key, offset, length FROM entries WHERE pack = ?", (name,)
+                    "SELECT key, offset, length, text_length FROM entries WHERE pack = ?",
+                    (name,),
                 ).fetchall()
-                intact: dict[str, bytes] = {}
-                for key, offset, length in live:
+                intact: dict[str, _Record] = {}
+                for key, offset, length, text_length in live:
                     raw = os.pread(fd, int(length), int(offset))
-                    if hashlib.sha256(raw).hexdigest() == key:
-                        intact[key] = raw
-                self._move(name, live, intact)
+                    if hashlib.sha256(raw).hexdigest() != key:
+                        continue
+                    text = os.pread(fd, text_length, offset + length) if text_length else None
+                    intact[key] = (raw, text if text is not None and is_text_record(text) else None)
+                self._move(name, [row[0] for row in live], intact)
         finally:
             os.close(fd)
         path.unlink(missing_ok=True)
@@ -291,23 +350,25 @@ class PackContentStore:
             _fsync_directory(self._packs)
         return True
 
-    def _move(self, name: str, live: list[tuple[str, int, int]], intact: dict[str, bytes]) -> None:
+    def _move(self, name: str, live: list[str], intact: dict[str, _Record]) -> None:
         """Point the entries of pack `name` at fresh copies (damaged ones are dropped, so a
-        read reports them missing and they are fetched again) and forget the pack."""
+        read reports them missing and they are fetched again; a damaged text is dropped
+        alone) and forget the pack."""
         moves = [
-            (pack, offset, key)
-            for key, pack, offset, _ in (self._write_records(intact) if intact else [])
+            (pack, offset, text_length, key)
+            for key, pack, offset, _, text_length in (self._write_records(intact) if intact else [])
         ]
         db = self._index
         db.execute("BEGIN IMMEDIATE")
         with db:  # commits, or rolls back on an error
             db.executemany(
-                "UPDATE entries SET pack = ?, offset = ? WHERE key = ? AND pack = ?",
+                "UPDATE entries SET pack = ?, offset = ?, text_length = ? "
+                "WHERE key = ? AND pack = ?",
                 [(*move, name) for move in moves],
             )
             db.executemany(
                 "DELETE FROM entries WHERE key = ? AND pack = ?",
-                [(key, name) for key, _, _ in live if key not in intact],
+                [(key, name) for key in live if key not in intact],
             )
 
     def sweep_temporary(self, older_than_seconds: float = 600.0) -> int:
@@ -333,7 +394,7 @@ class PackContentStore:
     def used_octets(self) -> int:
         with self._lock:
             (packed,) = self._index.execute(
-                "SELECT coalesce(sum(length), 0) FROM entries"
+                "SELECT coalesce(sum(length + coalesce(text_length, 0)), 0) FROM entries"
             ).fetchone()
         total = int(packed)
         for directory in self._root.glob("[0-9a-f][0-9a-f]"):
@@ -355,6 +416,36 @@ class PackContentStore:
             return self._legacy_path(key).read_bytes()
         except OSError:
             return None
+
+
+def _add_text_column(index: sqlite3.Connection) -> None:
+    """Give an index made before texts were kept its `text_length` column (once, whichever
+    process gets there first)."""
+    columns = {row[1] for row in index.execute("PRAGMA table_info(entries)")}
+    if "text_length" in columns:
+        return
+    try:
+        index.execute(_TEXT_COLUMN)
+    except sqlite3.OperationalError as error:
+        if "duplicate column" not in str(error):
+            raise
+
+
+def _use_write_ahead_log(index: sqlite3.Connection, patience_seconds: float = 60.0) -> None:
+    """Switch the index to write-ahead logging, waiting out other processes doing the same.
+
+    Switching needs the file to itself, and SQLite answers "database is locked" at once,
+    without its busy wait, when another connection is switching a new file at that moment:
+    the preparation workers all open the index as they start."""
+    deadline = time.monotonic() + patience_seconds
+    while True:
+        try:
+            index.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _read_at(location: Location) -> bytes:

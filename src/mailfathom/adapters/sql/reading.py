@@ -24,9 +24,7 @@ from mailfathom.adapters.sql.reading_rows import (
     aware,
     chunks,
     filter_clauses,
-    load_bodies,
     load_identified,
-    load_indexed_bodies,
     load_parts,
     load_senders,
     load_summaries,
@@ -39,8 +37,10 @@ from mailfathom.adapters.sql.reading_search import (
     sqlite_matches,
     weightless_matching,
 )
+from mailfathom.adapters.sql.reading_texts import LoadedText, TextSource, load_texts
 from mailfathom.adapters.sql.rows import utc
 from mailfathom.adapters.sql.schema import folders, messages
+from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
 from mailfathom.adapters.sql.threads import split_ids
 from mailfathom.app.reading_ports import MailboxReadView
 from mailfathom.app.reading_types import (
@@ -114,11 +114,22 @@ _THREADS = (
 )
 
 
+_NO_TEXT = LoadedText(None, None)
+
+
+def _indexed(text: LoadedText | None) -> str:
+    """The body as far as the lexical index holds it, which is what snippets come from."""
+    return (text.plain or "")[:INDEXED_BODY_CHARACTERS] if text is not None else ""
+
+
 class SqlMailboxReader:
     """`MailboxReadStore` on the same SQLite or PostgreSQL database `SqlStore` writes."""
 
-    def __init__(self, engine: sa.Engine) -> None:
+    def __init__(self, engine: sa.Engine, texts: TextSource | None = None) -> None:
+        """`texts` reads the bodies the content store keeps; without it only the bodies kept
+        in the database are read."""
         self._engine = engine
+        self._texts = texts
         self._dialect = engine.dialect.name
         self._rules: TextRules | None = None
         self._common = CommonWords()
@@ -133,7 +144,7 @@ class SqlMailboxReader:
                 connection.execution_options(
                     isolation_level="REPEATABLE READ", postgresql_readonly=True
                 )
-            yield SqlReadView(connection, self._text(connection), self._common)
+            yield SqlReadView(connection, self._text(connection), self._common, self._texts)
 
     def _text(self, connection: sa.Connection) -> TextRules:
         if self._rules is None:
@@ -193,8 +204,15 @@ class SqlMailboxReader:
 class SqlReadView(MailboxReadView):
     """The reads of one request, in one connection and one transaction."""
 
-    def __init__(self, connection: sa.Connection, rules: TextRules, common: CommonWords) -> None:
+    def __init__(
+        self,
+        connection: sa.Connection,
+        rules: TextRules,
+        common: CommonWords,
+        texts: TextSource | None = None,
+    ) -> None:
         self._c = connection
+        self._texts = texts
         self._common = common
         self._rules = rules
         self._dialect = rules.dialect
@@ -326,8 +344,8 @@ class SqlReadView(MailboxReadView):
             hits = sqlite_matches(self._c, terms, where, limit)
         seqs = [h.seq for h in hits]
         loaded = load_summaries(self._c, seqs, scope)
-        bodies = load_indexed_bodies(self._c, seqs)
-        return [SearchRow(loaded[h.seq].summary, h.rank, bodies.get(h.seq, "")) for h in hits]
+        bodies = load_texts(self._c, seqs, self._texts, with_html=False)
+        return [SearchRow(loaded[h.seq].summary, h.rank, _indexed(bodies.get(h.seq))) for h in hits]
 
     # -- content and conversations -------------------------------------------------------
 
@@ -344,20 +362,21 @@ class SqlReadView(MailboxReadView):
             return {}
         loaded = load_identified(self._c, wanted, scope)
         seqs = list(loaded)
-        bodies = load_bodies(self._c, seqs, with_html=with_html)
+        bodies = load_texts(self._c, seqs, self._texts, with_html=with_html)
         files = load_parts(self._c, seqs)
         result: dict[uuid.UUID, EmailRow] = {}
         for seq, one in loaded.items():
-            plain, html = bodies.get(seq, (None, None))
+            text = bodies.get(seq, _NO_TEXT)
             result[one.summary.stored_email_id] = EmailRow(
                 summary=one.summary,
                 participants=one.participants,
                 in_reply_to=split_ids(one.row.in_reply_to),
                 references=split_ids(one.row.references_header),
-                plain_text=plain,
-                html=html,
+                plain_text=text.plain,
+                html=text.html,
                 parts=tuple(files.get(seq, ())),
                 content_key=one.row.content_key,
+                text_missing=text.missing,
             )
         return result
 

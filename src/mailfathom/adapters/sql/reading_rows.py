@@ -21,8 +21,7 @@ from sqlalchemy.dialects.postgresql import TSQUERY
 
 from mailfathom.adapters.sql.engine import SQLITE_FOLD_FUNCTION
 from mailfathom.adapters.sql.rows import text_value, utc
-from mailfathom.adapters.sql.schema import keywords, message_bodies, messages, participants, parts
-from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
+from mailfathom.adapters.sql.schema import keywords, messages, participants, parts
 from mailfathom.app.reading_types import (
     ParticipantRow,
     PartRow,
@@ -224,17 +223,6 @@ _ALL_PEOPLE = _PEOPLE.where(participants.c.seq.in_(_SEQS))
 _LISTED_PEOPLE = _ALL_PEOPLE.where(participants.c.role.in_(("from", "to")))
 _SENDERS = _ALL_PEOPLE.where(participants.c.role == "from")
 _KEYWORDS = sa.select(keywords.c.seq, keywords.c.keyword).where(keywords.c.seq.in_(_SEQS))
-_BODIES = {
-    with_html: sa.select(
-        message_bodies.c.seq,
-        message_bodies.c.plain_text,
-        message_bodies.c.html if with_html else sa.null(),
-    ).where(message_bodies.c.seq.in_(_SEQS))
-    for with_html in (False, True)
-}
-_INDEXED_BODIES = sa.select(
-    message_bodies.c.seq, sa.func.substr(message_bodies.c.plain_text, 1, INDEXED_BODY_CHARACTERS)
-).where(message_bodies.c.seq.in_(_SEQS))
 _PARTS = (
     sa.select(
         parts.c.seq,
@@ -372,16 +360,6 @@ def load_identified(
     return _assemble(connection, rows, aliases, True)
 
 
-def load_bodies(
-    connection: sa.Connection, seqs: Sequence[int], *, with_html: bool
-) -> dict[int, tuple[str | None, str | None]]:
-    """Plain text and (when asked for) HTML of `seqs`. SQLite keeps a row's columns in order
-    and reads a long value's overflow pages only when the value is asked for, so leaving the
-    HTML out saves reading it."""
-    statement = _BODIES[with_html]
-    return {seq: (plain, html) for seq, plain, html in _by_seq(connection, statement, seqs)}
-
-
 def load_parts(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, list[PartRow]]:
     found: dict[int, list[PartRow]] = {}
     for r in _by_seq(connection, _PARTS, seqs):
@@ -396,8 +374,3 @@ def load_parts(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, list
             )
         )
     return found
-
-
-def load_indexed_bodies(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, str]:
-    """Plain-text bodies as far as the lexical index holds them."""
-    return {int(seq): str(text or "") for seq, text in _by_seq(connection, _INDEXED_BODIES, seqs)}

@@ -190,7 +190,11 @@ class ChildRows:
         )
 
 
-def add_child_rows(rows: ChildRows, seq: int, account_id: str, n: NormalizedMessage) -> None:
+def add_child_rows(
+    rows: ChildRows, seq: int, account_id: str, n: NormalizedMessage, *, text_stored: bool = False
+) -> None:
+    """The child rows of one message. `text_stored`: its bodies are in the content store, so
+    `message_bodies` gets no row (a read finds them there by the content key)."""
     identifiers = {lookup_identifier(i[:_MAX_ID]) for i in (*n.references, *n.in_reply_to)}
     if n.message_id:
         identifiers.add(lookup_identifier(n.message_id[:_MAX_ID]))
@@ -220,7 +224,7 @@ def add_child_rows(rows: ChildRows, seq: int, account_id: str, n: NormalizedMess
         )
         for position, p in enumerate(n.parts)
     )
-    if not n.headers_only:
+    if not n.headers_only and not text_stored:
         rows.bodies.append(
             (
                 seq,
@@ -246,7 +250,11 @@ def _address_words(address: str) -> str:
     return f"{address} {address.replace('@', ' ').replace('.', ' ')}"
 
 
-def index_document(seq: int, n: NormalizedMessage) -> IndexDocument:
+def index_document(
+    seq: int, n: NormalizedMessage, stored_text: bytes | None = None
+) -> IndexDocument:
+    """What the lexical index holds of a message; `stored_text` is its plain body in UTF-8
+    when `n` does not carry it (see `PreparedMessage.stored_text`)."""
     people = " ".join(
         f"{p.display_name or ''} {_address_words(p.address)}".strip() for p in n.participants
     )
@@ -254,5 +262,5 @@ def index_document(seq: int, n: NormalizedMessage) -> IndexDocument:
         seq=seq,
         subject=text_value((n.subject or "")[:MAX_SUBJECT]),
         participants=text_value(people),
-        body=text_value(n.plain_text),
+        body=text_value(n.plain_text) if stored_text is None else stored_text,
     )

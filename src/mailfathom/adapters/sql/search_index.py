@@ -22,7 +22,8 @@ class IndexDocument:
     seq: int
     subject: str
     participants: str
-    body: str
+    # UTF-8 octets where the text arrived encoded (see `PreparedMessage.stored_text`).
+    body: str | bytes
 
 
 _PG_INSERT = (
@@ -38,9 +39,22 @@ _SQLITE_INSERT = "INSERT INTO message_fts (rowid, subject, participants, body) V
 def index_documents(connection: sa.Connection, documents: Sequence[IndexDocument]) -> None:
     if not documents:
         return
-    rows = [(d.seq, d.subject, d.participants, d.body[:INDEXED_BODY_CHARACTERS]) for d in documents]
-    statement = _PG_INSERT if connection.dialect.name == "postgresql" else _SQLITE_INSERT
-    connection.exec_driver_sql(statement, rows)
+    postgresql = connection.dialect.name == "postgresql"
+    rows = [
+        (d.seq, d.subject, d.participants, _indexed_body(d.body, as_text=postgresql))
+        for d in documents
+    ]
+    connection.exec_driver_sql(_PG_INSERT if postgresql else _SQLITE_INSERT, rows)
+
+
+def _indexed_body(body: str | bytes, *, as_text: bool) -> str | bytes:
+    """The part of a body the index takes. FTS5 reads UTF-8 octets as the text they encode,
+    so encoded text goes to it as it is; PostgreSQL wants text."""
+    if isinstance(body, bytes):
+        if len(body) <= INDEXED_BODY_CHARACTERS and not as_text:
+            return body  # no more characters than octets
+        body = body.decode("utf-8")
+    return body[:INDEXED_BODY_CHARACTERS]
 
 
 def unindex(connection: sa.Connection, seqs: Sequence[int]) -> None:

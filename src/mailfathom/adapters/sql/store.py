@@ -241,9 +241,16 @@ class SqlStore:
             documents = []
             for seq, uid in inserted:
                 item = by_uid[uid]
-                add_child_rows(children, seq, folder.account_id, item.normalized)
+                stored = item.stored_text
+                add_child_rows(
+                    children,
+                    seq,
+                    folder.account_id,
+                    item.normalized,
+                    text_stored=stored is not None,
+                )
                 children.keywords.extend(keyword_tuples(seq, item.flags))
-                documents.append(index_document(seq, item.normalized))
+                documents.append(index_document(seq, item.normalized, stored))
             for table_name, columns, values in children.tables():
                 bulk.insert_rows(c, table_name, columns, values)
             search_index.index_documents(c, documents)

@@ -1,0 +1,77 @@
+"""Reading messages' bodies, wherever they are kept.
+
+Messages stored by a synchronization pass have their text (plain and HTML body) in the content
+store beside their MIME, found by the content key; messages whose content was filled in later
+(held back for room, or repaired), and those stored before text moved there, have a row in
+`message_bodies`. A row in `message_bodies` wins: it is the newer copy where both exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.reading_rows import chunks
+from mailfathom.adapters.sql.schema import message_bodies, messages
+from mailfathom.app.sync_types import ContentState
+from mailfathom.domain.errors import ContentMissingError
+
+# (plain, html) of the message stored under a content key; raises `ContentMissingError`.
+TextSource = Callable[[str], tuple[str, str | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedText:
+    plain: str | None
+    html: str | None
+    # The text should be in the content store and could not be read from it.
+    missing: bool = False
+
+
+_SEQS: sa.BindParameter[Any] = sa.bindparam("seqs", expanding=True)
+_TEXTS = {
+    with_html: sa.select(
+        messages.c.seq,
+        messages.c.content_key,
+        messages.c.content_state,
+        message_bodies.c.seq.is_not(None).label("in_database"),
+        message_bodies.c.plain_text,
+        message_bodies.c.html if with_html else sa.null().label("html"),
+    )
+    .select_from(messages.outerjoin(message_bodies, message_bodies.c.seq == messages.c.seq))
+    .where(messages.c.seq.in_(_SEQS))
+    for with_html in (False, True)
+}
+_STORED = ContentState.STORED.value
+
+
+def load_texts(
+    connection: sa.Connection,
+    seqs: Sequence[int],
+    source: TextSource | None,
+    *,
+    with_html: bool,
+) -> dict[int, LoadedText]:
+    """The bodies of `seqs` (the HTML body only when asked for). A message with no text
+    anywhere (only its header block was fetched) is left out. SQLite reads a long value's
+    overflow pages only when the value is selected, so leaving the HTML out saves reading it."""
+    found: dict[int, LoadedText] = {}
+    for chunk in chunks(seqs):
+        for row in connection.execute(_TEXTS[with_html], {"seqs": list(chunk)}):
+            seq = int(row.seq)
+            if row.in_database:
+                found[seq] = LoadedText(row.plain_text, row.html)
+            elif source is not None and row.content_key and row.content_state == _STORED:
+                found[seq] = _from_content(source, row.content_key, with_html)
+    return found
+
+
+def _from_content(source: TextSource, content_key: str, with_html: bool) -> LoadedText:
+    try:
+        plain, html = source(content_key)
+    except ContentMissingError:
+        return LoadedText(None, None, missing=True)
+    return LoadedText(plain, html if with_html else None)
