@@ -107,6 +107,11 @@ class ContentStore(Protocol):
 
     def get(self, key: str) -> bytes: ...
 
+    def get_text(self, key: str) -> tuple[str, str | None]:
+        """(plain, html) kept with the MIME under `key`; `ContentMissingError` when that
+        text is absent or damaged."""
+        ...
+
     def discard(self, key: str) -> None: ...
 
     def reclaim(self) -> int:
@@ -222,7 +227,10 @@ class SyncStore(Protocol):
 class ContentRepairStore(Protocol):
     def content_key_of(self, stored_email_id: UUID) -> tuple[int, str | None] | None: ...
 
-    def content_references(self, account_id: str | None = None) -> list[tuple[int, str]]: ...
+    def content_references(self, account_id: str | None = None) -> list[tuple[int, str, bool]]:
+        """(seq, content key, whether the bodies are kept in the content store) of every
+        message whose content is meant to be held locally."""
+        ...
 
     def request_repair(self, seq: int, reason: str) -> None: ...
 

@@ -39,11 +39,14 @@ class StoredContentReader:
             raise
 
     def verify_all(self, account_id: str | None = None) -> int:
-        """Check every stored content file; file a repair request for each bad one."""
+        """Check every stored message's MIME, and its bodies where the content store keeps
+        them; file a repair request for each message with anything missing or damaged."""
         bad = 0
-        for seq, key in self._store.content_references(account_id):
+        for seq, key, text_held in self._store.content_references(account_id):
             try:
                 self._content.get(key)
+                if text_held:
+                    self._content.get_text(key)
             except ContentMissingError:
                 self._store.request_repair(seq, "content-unreadable")
                 bad += 1

@@ -549,16 +549,22 @@ class SqlStore:
                 ).scalars()
             )
 
-    def content_references(self, account_id: str | None = None) -> list[tuple[int, str]]:
-        """(seq, content key) of every row whose content is meant to be held locally."""
-        query = sa.select(messages.c.seq, messages.c.content_key).where(
-            messages.c.content_state == ContentState.STORED.value,
-            messages.c.content_key.is_not(None),
+    def content_references(self, account_id: str | None = None) -> list[tuple[int, str, bool]]:
+        """(seq, content key, whether the bodies are in the content store) of every row whose
+        content is meant to be held locally. Bodies are in the content store unless the
+        database holds them (messages repaired, or stored by earlier versions)."""
+        query = (
+            sa.select(messages.c.seq, messages.c.content_key, message_bodies.c.seq.is_(None))
+            .select_from(messages.outerjoin(message_bodies, message_bodies.c.seq == messages.c.seq))
+            .where(
+                messages.c.content_state == ContentState.STORED.value,
+                messages.c.content_key.is_not(None),
+            )
         )
         if account_id is not None:
             query = query.where(messages.c.account_id == account_id)
         with self.engine.connect() as c:
-            return [(int(seq), str(key)) for seq, key in c.execute(query)]
+            return [(int(seq), str(key), bool(held)) for seq, key, held in c.execute(query)]
 
     def content_key_of(self, stored_email_id: uuid.UUID) -> tuple[int, str | None] | None:
         with self.engine.connect() as c:
