@@ -47,7 +47,8 @@ def test_a_prepared_message_survives_pickling_field_for_field() -> None:
     assert normalized.parts
     assert normalized.in_reply_to
     prepared = [
-        PreparedMessage("ab" * 32, normalized),
+        PreparedMessage("ab" * 32, normalized.without_bodies(), "Grüße".encode()),
+        PreparedMessage("cd" * 32, normalized),
         PreparedMessage(None, normalize_headers(RAW)),
     ]
     # Our own bytes, made one line above: nothing untrusted is loaded here.
@@ -92,3 +93,22 @@ def test_a_class_with_a_keyword_only_field_is_refused() -> None:
         class Mixed:
             first: int
             second: int = dataclasses.field(kw_only=True)
+
+
+def test_a_message_without_bodies_keeps_every_other_field() -> None:
+    # Every field is given a value other than its default, so a field added later and not
+    # copied by `without_bodies` shows up here.
+    base = normalize_message(RAW)
+    values = {f.name: getattr(base, f.name) for f in fields(NormalizedMessage)}
+    values.update(
+        html="<p>figures</p>",
+        headers_only=True,
+        list_id="numbers.example.org",
+        authentication_results=("mx.example.org; dkim=pass",),
+    )
+    full = NormalizedMessage(**values)
+    for f in fields(NormalizedMessage):
+        assert getattr(full, f.name) != f.default, f.name
+    stripped = full.without_bodies()
+    assert stripped == dataclasses.replace(full, plain_text="", html=None)
+    assert (stripped.plain_text, stripped.html) == ("", None)

@@ -20,7 +20,6 @@ import types
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager, suppress
-from dataclasses import replace
 from pathlib import Path
 
 from mailfathom.adapters.content.packs import PackContentStore
@@ -58,7 +57,7 @@ def _prepare_chunk(root: str, items: Sequence[tuple[bytes, bool]]) -> list[Prepa
     texts = [encode_text(_storable(n.plain_text), _stored_html(n.html)) for _, n in whole]
     keys = iter(store.write_many([raw for raw, _ in whole], [text for text, _ in texts]))
     prepared = iter(
-        PreparedMessage(key, replace(n, plain_text="", html=None), plain)
+        PreparedMessage(key, n.without_bodies(), plain)
         for key, (_, n), (_, plain) in zip(keys, whole, texts, strict=True)
     )
     return [

@@ -31,6 +31,7 @@ The functions here are pure and never raise on malformed input.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 __all__ = [
@@ -41,6 +42,8 @@ __all__ = [
 
 _LWSP = " \t\r\n"
 _STRIP_LWSP = str.maketrans("", "", _LWSP)
+# The characters of a bracketed token before its end (">"), a quoted string or a comment.
+_PLAIN_TOKEN = re.compile(r'[^>"(]*')
 # RFC 5322 section 3.2.3 atext, plus any non-ASCII character (treated as atext, the way
 # 8-bit header octets are in practice).
 _ATEXT_PUNCTUATION = frozenset("!#$%&'*+-/=?^_`{|}~")
@@ -196,22 +199,16 @@ def parse_msg_ids(value: str | None) -> tuple[str, ...]:
         if start < 0:
             break
         token_start = start + 1
-        scan = token_start
-        has_at = False
-        stop = ""
-        while scan < length:
-            char = text[scan]
-            if char == ">" or char == '"' or char == "(":
-                stop = char
-                break
-            if char == "@":
-                has_at = True
-            scan += 1
-        if not stop:
+        # Up to the first character that ends a plain token or starts a quoted string or a
+        # comment (scanned by the regular expression engine: References headers of long
+        # conversations hold dozens of identifiers).
+        matched = _PLAIN_TOKEN.match(text, token_start)
+        scan = matched.end() if matched else token_start
+        if scan >= length:
             break
-        if stop == ">":
+        if text[scan] == ">":
             pos = scan + 1
-            if has_at:
+            if text.find("@", token_start, scan) >= 0:
                 found.append(text[token_start:scan].translate(_STRIP_LWSP))
             continue
         structured = _read_structured(text, token_start)
