@@ -116,6 +116,30 @@ def test_field_look_ups_follow_changes_made_after_parsing() -> None:
     assert "MIME-Version" not in ours
 
 
+def test_the_media_type_follows_changes_made_after_parsing() -> None:
+    ours, theirs = parse_fast(NESTED), STDLIB.parsebytes(NESTED)
+    assert ours is not None
+    assert ours.get_content_type() == theirs.get_content_type()  # worked out once, kept
+    changes = (
+        lambda m: m.set_type("text/html"),
+        lambda m: m.set_param("charset", "utf-8"),
+        lambda m: m.__delitem__("content-type"),
+        lambda m: m.set_default_type("message/rfc822"),
+        lambda m: m.__setitem__("Content-Type", "image/png"),
+        lambda m: m.replace_header("Content-Type", "audio/ogg"),
+    )
+    for change in changes:
+        change(ours)
+        change(theirs)
+        assert ours.get_content_type() == theirs.get_content_type()
+        assert ours.get_content_maintype() == theirs.get_content_maintype()
+    untyped = parse_fast(b"Subject: no type\r\n\r\nbody\r\n")
+    assert untyped is not None
+    assert untyped.get_content_type() == "text/plain"
+    untyped.set_default_type("message/rfc822")  # as a digest's parts have
+    assert untyped.get_content_type() == "message/rfc822"
+
+
 @pytest.mark.parametrize(
     "raw",
     [

@@ -109,6 +109,22 @@ class IndexedMessage(Message):
         self._indexed = None
         super().replace_header(_name, _value)
 
+    # Normalization asks a part for its media type about seven times per message; it is
+    # worked out once per field list, like the index above.
+    _content_type: str | None = None
+
+    def get_content_type(self) -> str:
+        if self._usable_index() is None:
+            return super().get_content_type()
+        found = self._content_type
+        if found is None:
+            found = self._content_type = super().get_content_type()
+        return found
+
+    def set_default_type(self, ctype: str) -> None:
+        self._content_type = None
+        super().set_default_type(ctype)
+
 
 # A whole header block of ordinary fields: a name, a colon, the rest of the line and any
 # continuation lines, each ended by LF or CRLF.
