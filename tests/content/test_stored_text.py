@@ -5,11 +5,13 @@ stored before text was kept there."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from mailfathom.adapters.content import packs
 from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.content.texts import decode_text, encode_text, is_text_record
 from mailfathom.domain.errors import ContentMissingError
@@ -144,3 +146,48 @@ def test_processes_opening_a_new_store_at_the_same_moment_all_succeed(tmp_path: 
             root.mkdir()
             results = pool.starmap(_open_and_store, [(str(root), n) for n in range(3)])
             assert results == ["ok"] * 3
+
+
+def _open_packs(root: Path) -> list[str]:
+    """Pack files under `root` this process holds open (deleted ones end in " (deleted)")."""
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith(str(root)) and ".pack" in target:
+            found.append(target)
+    return found
+
+
+def test_the_html_body_is_decoded_only_when_asked_for(tmp_path: Path) -> None:
+    store = PackContentStore(tmp_path)
+    (key,) = store.write_many([b"Subject: h\r\n\r\nx"], [_text(PLAIN, HTML)])
+    assert store.get_text(key, with_html=False) == (PLAIN, None)
+    assert store.get_text(key) == (PLAIN, HTML)
+    record = _text(PLAIN, HTML)
+    assert decode_text(record, with_html=False) == (PLAIN, None)
+
+
+def test_packs_stay_open_for_reading_within_a_bound_and_compaction_closes_them(
+    tmp_path: Path,
+) -> None:
+    keys: list[str] = []
+    for n in range(packs._OPEN_FOR_READING + 4):  # a writer per pack: each its own pack
+        writer = PackContentStore(tmp_path)
+        keys += writer.write_many([f"Subject: {n}\r\n\r\n".encode() * 20], [_text(f"t{n}", None)])
+        writer.close()
+    assert not _open_packs(tmp_path)
+    reader = PackContentStore(tmp_path)
+    for n, key in enumerate(keys):
+        assert reader.get_text(key) == (f"t{n}", None)
+        assert reader.get(key)
+    assert len(_open_packs(tmp_path)) == packs._OPEN_FOR_READING
+    for key in keys[:-1]:
+        reader.discard(key)
+    assert reader.reclaim() == len(keys) - 1
+    assert reader.get_text(keys[-1]) == (f"t{len(keys) - 1}", None)
+    assert not [p for p in _open_packs(tmp_path) if p.endswith("(deleted)")]
+    reader.close()
+    assert not _open_packs(tmp_path)

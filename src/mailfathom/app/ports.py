@@ -107,9 +107,9 @@ class ContentStore(Protocol):
 
     def get(self, key: str) -> bytes: ...
 
-    def get_text(self, key: str) -> tuple[str, str | None]:
-        """(plain, html) kept with the MIME under `key`; `ContentMissingError` when that
-        text is absent or damaged."""
+    def get_text(self, key: str, *, with_html: bool = True) -> tuple[str, str | None]:
+        """(plain, html) kept with the MIME under `key` (html None unless `with_html`);
+        `ContentMissingError` when that text is absent or damaged."""
         ...
 
     def discard(self, key: str) -> None: ...

@@ -31,6 +31,7 @@ import struct
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,9 @@ MARKER = b"MFC1"
 HEADER = struct.Struct(">4s32sQ")
 # A pack is closed and a new one begun once it would grow past this.
 PACK_LIMIT = 64 * 1024 * 1024
+# Packs kept open for reading, the most recently read first out of the cache last: opening a
+# pack cost about as much as reading a message's text from it.
+_OPEN_FOR_READING = 16
 # How many octets os.writev takes in one call at most is bounded by IOV_MAX buffers.
 _IOV_MAX = 1024
 _INDEX_FILE = "index.sqlite3"
@@ -83,6 +87,10 @@ class PackContentStore:
         self._durable = durable
         self._lock = threading.RLock()
         self._current: _OpenPack | None = None
+        # Pack name -> descriptor. A pack deleted by compaction in another process stays
+        # readable through its descriptor; nothing looks there again once the index moved its
+        # entries, and the descriptor goes when it drops out of the cache.
+        self._readers: OrderedDict[str, int] = OrderedDict()
         self._index = sqlite3.connect(
             root / _INDEX_FILE, timeout=60.0, isolation_level=None, check_same_thread=False
         )
@@ -196,7 +204,28 @@ class PackContentStore:
     def close(self) -> None:
         with self._lock:
             self._close_pack()
+            while self._readers:
+                os.close(self._readers.popitem()[1])
             self._index.close()
+
+    def _read(self, location: Location) -> bytes:
+        """The octets at `location`, through a descriptor kept open for its pack."""
+        name = location.path.name
+        with self._lock:
+            fd = self._readers.get(name)
+            if fd is None:
+                fd = self._readers[name] = os.open(location.path, os.O_RDONLY)
+                if len(self._readers) > _OPEN_FOR_READING:
+                    os.close(self._readers.popitem(last=False)[1])
+            else:
+                self._readers.move_to_end(name)
+            return os.pread(fd, location.length, location.offset)
+
+    def _forget_reader(self, name: str) -> None:
+        with self._lock:
+            fd = self._readers.pop(name, None)
+            if fd is not None:
+                os.close(fd)
 
     # -- reading -------------------------------------------------------------------------
 
@@ -220,7 +249,7 @@ class PackContentStore:
                 raw = self._legacy_read(key)
                 break
             try:
-                raw = _read_at(location)
+                raw = self._read(location)
                 break
             except FileNotFoundError:
                 continue
@@ -232,9 +261,10 @@ class PackContentStore:
             raise ContentMissingError("The stored content of this email is damaged.")
         return raw
 
-    def get_text(self, key: str) -> tuple[str, str | None]:
+    def get_text(self, key: str, *, with_html: bool = True) -> tuple[str, str | None]:
         """(plain, html) of the message stored under content key `key`, as `write_many` was
-        given it; `ContentMissingError` when that record is absent or damaged."""
+        given it (html None unless `with_html`); `ContentMissingError` when that record is
+        absent or damaged."""
         if not _KEY.match(key):
             raise ContentMissingError("The stored text of this email is missing.")
         for _ in range(2):  # a pack compacted between lookup and read: look up again
@@ -246,7 +276,8 @@ class PackContentStore:
             if row is None or row[2] is None:
                 break
             try:
-                return decode_text(_read_at(Location(self._packs / row[0], row[1], row[2])))
+                record = self._read(Location(self._packs / row[0], row[1], row[2]))
+                return decode_text(record, with_html=with_html)
             except FileNotFoundError:
                 continue
             except OSError:
@@ -279,7 +310,7 @@ class PackContentStore:
         if location is None or location.length != length:
             return False
         try:
-            return hashlib.sha256(_read_at(location)).hexdigest() == key
+            return hashlib.sha256(self._read(location)).hexdigest() == key
         except OSError:
             return False
 
@@ -346,6 +377,7 @@ class PackContentStore:
         finally:
             os.close(fd)
         path.unlink(missing_ok=True)
+        self._forget_reader(name)
         if self._durable:
             _fsync_directory(self._packs)
         return True
@@ -384,6 +416,7 @@ class PackContentStore:
             if path.name in used or path.name == current or not _older(path, limit):
                 continue
             if _remove_unlocked(path):
+                self._forget_reader(path.name)
                 removed += 1
         for path in self._root.glob("[0-9a-f][0-9a-f]/.tmp-*"):
             if _older(path, limit):
@@ -446,15 +479,6 @@ def _use_write_ahead_log(index: sqlite3.Connection, patience_seconds: float = 60
             if "locked" not in str(error) or time.monotonic() > deadline:
                 raise
             time.sleep(0.01)
-
-
-def _read_at(location: Location) -> bytes:
-    fd = os.open(location.path, os.O_RDONLY)
-    try:
-        raw = os.pread(fd, location.length, location.offset)
-    finally:
-        os.close(fd)
-    return raw
 
 
 def _write_all(fd: int, buffers: list[bytes], offset: int) -> None:

@@ -33,15 +33,17 @@ def encode_text(plain: str, html: str | None) -> tuple[bytes, bytes]:
     return b"".join((head, plain_octets, html_octets)), plain_octets
 
 
-def decode_text(record: bytes) -> tuple[str, str | None]:
-    """(plain, html) out of a record; `ContentMissingError` when it is not an intact one."""
+def decode_text(record: bytes, *, with_html: bool = True) -> tuple[str, str | None]:
+    """(plain, html) out of a record, html None unless `with_html`; `ContentMissingError` when
+    it is not an intact one."""
     if not is_text_record(record):
         raise ContentMissingError("The stored text of this email is damaged.")
     _, _, has_html, plain_length = _HEAD.unpack_from(record)
     start = _HEAD.size
     plain = record[start : start + plain_length].decode("utf-8", "surrogatepass")
-    html = record[start + plain_length :].decode("utf-8", "surrogatepass") if has_html else None
-    return plain, html
+    if not (has_html and with_html):
+        return plain, None
+    return plain, record[start + plain_length :].decode("utf-8", "surrogatepass")
 
 
 def is_text_record(record: bytes) -> bool:

@@ -8,9 +8,9 @@ store beside their MIME, found by the content key; messages whose content was fi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import sqlalchemy as sa
 
@@ -19,8 +19,12 @@ from mailfathom.adapters.sql.schema import message_bodies, messages
 from mailfathom.app.sync_types import ContentState
 from mailfathom.domain.errors import ContentMissingError
 
-# (plain, html) of the message stored under a content key; raises `ContentMissingError`.
-TextSource = Callable[[str], tuple[str, str | None]]
+
+class TextSource(Protocol):
+    """(plain, html) of the message stored under a content key, html None unless asked for;
+    raises `ContentMissingError`."""
+
+    def __call__(self, key: str, *, with_html: bool = True) -> tuple[str, str | None]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +75,7 @@ def load_texts(
 
 def _from_content(source: TextSource, content_key: str, with_html: bool) -> LoadedText:
     try:
-        plain, html = source(content_key)
+        plain, html = source(content_key, with_html=with_html)
     except ContentMissingError:
         return LoadedText(None, None, missing=True)
-    return LoadedText(plain, html if with_html else None)
+    return LoadedText(plain, html)
