@@ -191,3 +191,9 @@ def test_packs_stay_open_for_reading_within_a_bound_and_compaction_closes_them(
     assert not [p for p in _open_packs(tmp_path) if p.endswith("(deleted)")]
     reader.close()
     assert not _open_packs(tmp_path)
+
+
+def test_a_record_keeps_no_nul_characters_as_no_store_does() -> None:
+    record, plain_octets = encode_text("a\x00b", "<p>\x00</p>")
+    assert plain_octets == b"ab"
+    assert decode_text(record) == ("ab", "<p></p>")

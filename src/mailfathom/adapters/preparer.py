@@ -54,7 +54,7 @@ def _prepare_chunk(root: str, items: Sequence[tuple[bytes, bool]]) -> list[Prepa
     if store is None:
         store = _WORKER_STORES[root] = PackContentStore(Path(root))
     whole = [(raw, normalize_message(raw)) for raw, headers in items if not headers]
-    texts = [encode_text(_storable(n.plain_text), _stored_html(n.html)) for _, n in whole]
+    texts = [encode_text(n.plain_text, n.html) for _, n in whole]
     keys = iter(store.write_many([raw for raw, _ in whole], [text for text, _ in texts]))
     prepared = iter(
         PreparedMessage(key, n.without_bodies(), plain)
@@ -64,16 +64,6 @@ def _prepare_chunk(root: str, items: Sequence[tuple[bytes, bool]]) -> list[Prepa
         PreparedMessage(None, normalize_headers(raw)) if headers else next(prepared)
         for raw, headers in items
     ]
-
-
-def _storable(text: str) -> str:
-    """Text as the database would hold it: PostgreSQL refuses NUL in text, so no store keeps
-    one, and a body reads the same wherever it is kept."""
-    return text.replace("\x00", "") if "\x00" in text else text
-
-
-def _stored_html(html: str | None) -> str | None:
-    return None if html is None else _storable(html)
 
 
 class MimeMessagePreparer:

@@ -23,10 +23,17 @@ TEXT_MARKER = b"MFT1"
 _HEAD = struct.Struct(">4sIBQ")
 
 
+def storable_text(value: str) -> str:
+    """Text as every store keeps it: PostgreSQL refuses NUL in text, so none keeps one, and a
+    body reads the same wherever it is kept."""
+    return value.replace("\x00", "") if "\x00" in value else value
+
+
 def encode_text(plain: str, html: str | None) -> tuple[bytes, bytes]:
-    """The record, and the plain body's UTF-8 octets (which the record holds too)."""
-    plain_octets = plain.encode("utf-8", "surrogatepass")
-    html_octets = html.encode("utf-8", "surrogatepass") if html is not None else b""
+    """The record, and the plain body's UTF-8 octets (which the record holds too), both
+    without NUL characters (see `storable_text`)."""
+    plain_octets = storable_text(plain).encode("utf-8", "surrogatepass")
+    html_octets = storable_text(html).encode("utf-8", "surrogatepass") if html is not None else b""
     has_html = 1 if html is not None else 0
     crc = zlib.crc32(html_octets, zlib.crc32(plain_octets, zlib.crc32(bytes([has_html]))))
     head = _HEAD.pack(TEXT_MARKER, crc, has_html, len(plain_octets))

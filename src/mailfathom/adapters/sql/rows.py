@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from mailfathom.adapters.content.texts import storable_text
 from mailfathom.adapters.sql.search_index import IndexDocument
 from mailfathom.adapters.sql.threads import join_ids
 from mailfathom.app.sync_types import NewMessage, RemoteFlags
@@ -28,9 +29,8 @@ def utc(value: datetime | None) -> datetime | None:
     return value.astimezone(UTC)
 
 
-def text_value(value: str) -> str:
-    """Text as a column can hold it: PostgreSQL refuses NUL in text, so both stores drop it."""
-    return value.replace("\x00", "") if "\x00" in value else value
+# Text as a column can hold it: PostgreSQL refuses NUL in text, so every store drops it.
+text_value = storable_text
 
 
 def flag_values(flags: RemoteFlags) -> dict[str, Any]:
