@@ -100,6 +100,57 @@ def test_folders_are_created_once_and_follow_their_mapping(store: SqlStore) -> N
     assert first.uidvalidity is None
 
 
+def test_folders_of_a_pass_are_read_together_and_follow_their_mappings(
+    store: SqlStore,
+) -> None:
+    inbox = _folder(store)
+    records = store.ensure_folders(
+        "acct",
+        [
+            FolderMapping("Sent", "Sent", FolderRole.SENT),
+            FolderMapping("INBOX", "Inbox", FolderRole.INBOX),
+            FolderMapping("Archive", "Archive", FolderRole.ARCHIVE, visible_to_tools=False),
+        ],
+    )
+    assert [r.remote_name for r in records] == ["Sent", "INBOX", "Archive"]
+    assert records[1].folder_id == inbox.folder_id
+    assert records[1].alias == "Inbox"
+    assert records[2].visible_to_tools is False
+    assert len({r.folder_id for r in records}) == 3
+    again = store.ensure_folders("acct", [FolderMapping("Archive", "Archive", FolderRole.ARCHIVE)])
+    assert again[0].folder_id == records[2].folder_id
+    assert again[0].visible_to_tools is True
+    assert store.ensure_folders("acct", []) == []
+
+
+def test_held_back_work_is_seen_in_one_question(store: SqlStore) -> None:
+    folder = _folder(store)
+    other = _folder(store, remote="Archive")
+    store.add_messages(folder, VALIDITY, [new_message(1, normalized("S1", message_id="m1@x"))], NOW)
+    assert store.holds_back(folder.folder_id, VALIDITY) is False
+    store.add_messages(
+        folder,
+        VALIDITY,
+        [
+            new_message(
+                2,
+                normalized("big", message_id="b@x", headers_only=True),
+                state=ContentState.AWAITING_HEADROOM,
+            )
+        ],
+        NOW,
+    )
+    assert store.holds_back(folder.folder_id, VALIDITY) is True
+    assert store.holds_back(folder.folder_id, VALIDITY + 1) is False
+    assert store.holds_back(other.folder_id, VALIDITY) is False
+    store.add_messages(other, VALIDITY, [new_message(7, normalized("S7", message_id="m7@x"))], NOW)
+    (seq,) = [r.seq for r in _rows(store) if r.folder_id == other.folder_id]
+    store.request_repair(seq, "damaged")
+    assert store.holds_back(other.folder_id, VALIDITY) is True
+    store.fill_content(other.folder_id, VALIDITY, 7, normalized("S7", message_id="m7@x"), "ab" * 32)
+    assert store.holds_back(other.folder_id, VALIDITY) is False
+
+
 def test_a_repeated_batch_stores_each_message_once(store: SqlStore) -> None:
     folder = _folder(store)
     batch = [new_message(uid, normalized(f"S{uid}", message_id=f"m{uid}@x")) for uid in (1, 2, 3)]

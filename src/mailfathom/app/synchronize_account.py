@@ -40,7 +40,7 @@ class AccountSynchronizer:
 
     def prepare(self, account: AccountConfig) -> list[FolderRecord]:
         self._store.ensure_account(account)
-        return [self._store.ensure_folder(account.account_id, m) for m in account.folders]
+        return self._store.ensure_folders(account.account_id, account.folders)
 
     def run_once(
         self,
@@ -76,7 +76,8 @@ class AccountSynchronizer:
                     "folder.absent_on_server", folder=record.alias, account=account.account_id
                 )
                 continue
-            report = synchronizer.run(session, self._store.folder(record.folder_id), progress)
+            # The records were read when this pass began, and only this pass moves them on.
+            report = synchronizer.run(session, record, progress)
             reports.append(report)
             if on_folder:
                 on_folder(report)

@@ -67,6 +67,15 @@ def _folder_record(row: sa.Row[Any]) -> FolderRecord:
     )
 
 
+def _folder_values(mapping: FolderMapping) -> dict[str, Any]:
+    """The columns of a folder row its mapping decides."""
+    return {
+        "alias": mapping.alias,
+        "role": mapping.role.value if mapping.role else None,
+        "visible_to_tools": mapping.visible_to_tools,
+    }
+
+
 def _aware(value: datetime | None) -> datetime | None:
     """SQLite hands timestamps back without their zone; every stored one is UTC."""
     if value is not None and value.tzinfo is None:
@@ -118,26 +127,41 @@ class SqlStore:
 
     def ensure_folder(self, account_id: str, mapping: FolderMapping) -> FolderRecord:
         """Create or update the folder row from its mapping; unchanged mappings write nothing."""
-        values = {
-            "alias": mapping.alias,
-            "role": mapping.role.value if mapping.role else None,
-            "visible_to_tools": mapping.visible_to_tools,
-        }
-        where = (folders.c.account_id == account_id, folders.c.remote_name == mapping.remote_name)
+        return self.ensure_folders(account_id, [mapping])[0]
+
+    def ensure_folders(
+        self, account_id: str, mappings: Sequence[FolderMapping]
+    ) -> list[FolderRecord]:
+        """The folder rows of `mappings`, in their order, created or updated from them. The
+        account's rows are read with one query; only a new or changed mapping writes."""
         with self.engine.connect() as c:
-            row = c.execute(sa.select(folders).where(*where)).first()
-        if row is not None and all(getattr(row, k) == v for k, v in values.items()):
-            return _folder_record(row)
+            rows = {
+                row.remote_name: row
+                for row in c.execute(sa.select(folders).where(folders.c.account_id == account_id))
+            }
+        records: list[FolderRecord] = []
+        for mapping in mappings:
+            row = rows.get(mapping.remote_name)
+            values = _folder_values(mapping)
+            if row is None or any(getattr(row, k) != v for k, v in values.items()):
+                row = self._write_folder(account_id, mapping, present=row is not None)
+            records.append(_folder_record(row))
+        return records
+
+    def _write_folder(
+        self, account_id: str, mapping: FolderMapping, *, present: bool
+    ) -> sa.Row[Any]:
+        values = _folder_values(mapping)
+        where = (folders.c.account_id == account_id, folders.c.remote_name == mapping.remote_name)
         with self.engine.begin() as c:
-            if row is None:
+            if not present:
                 c.execute(
                     self._insert(folders)
                     .values(account_id=account_id, remote_name=mapping.remote_name, **values)
                     .on_conflict_do_nothing(index_elements=["account_id", "remote_name"])
                 )
             c.execute(folders.update().where(*where).values(**values))
-            row = c.execute(sa.select(folders).where(*where)).one()
-        return _folder_record(row)
+            return c.execute(sa.select(folders).where(*where)).one()
 
     def folder(self, folder_id: int) -> FolderRecord:
         with self.engine.connect() as c:
@@ -489,6 +513,21 @@ class SqlStore:
                     .order_by(messages.c.uid)
                 ).scalars()
             )
+
+    def holds_back(self, folder_id: int, uidvalidity: int) -> bool:
+        """Whether any message of the folder awaits storage room or a content repair: one
+        query, for a pass that would otherwise find nothing to do."""
+        current = (messages.c.folder_id == folder_id, messages.c.uidvalidity == uidvalidity)
+        waiting = sa.select(messages.c.seq).where(
+            *current, messages.c.content_state == ContentState.AWAITING_HEADROOM.value
+        )
+        damaged = (
+            sa.select(messages.c.seq)
+            .join(repair_requests, repair_requests.c.seq == messages.c.seq)
+            .where(*current)
+        )
+        with self.engine.connect() as c:
+            return bool(c.execute(sa.select(sa.exists(waiting.union_all(damaged)))).scalar())
 
     def fill_content(
         self,
