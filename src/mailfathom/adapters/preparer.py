@@ -18,11 +18,11 @@ import threading
 import time
 import types
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from mailfathom.adapters.content.packs import PackContentStore
+from mailfathom.adapters.content.packs import PackContentStore, PendingEntry
 from mailfathom.adapters.content.texts import encode_text
 from mailfathom.adapters.mime import normalize_headers, normalize_message
 from mailfathom.app.sync_types import PreparedMessage
@@ -44,18 +44,52 @@ WORKER_NICENESS = 10
 _WORKER_STORES: dict[str, PackContentStore] = {}
 
 
-def _prepare_chunk(root: str, items: Sequence[tuple[bytes, bool]]) -> list[PreparedMessage]:
-    """Normalize a chunk and store its whole messages with their text, in one append.
-
-    Only the plain body goes back to the synchronizing process, for the lexical index, and as
-    the UTF-8 octets just written: the HTML body is needed there no more than a second copy
-    of the plain one."""
+def _worker_store(root: str) -> PackContentStore:
     store = _WORKER_STORES.get(root)
     if store is None:
         store = _WORKER_STORES[root] = PackContentStore(Path(root))
+    return store
+
+
+def _prepare_chunk(root: str, items: Sequence[tuple[bytes, bool]]) -> list[PreparedMessage]:
+    """Normalize a chunk and store its whole messages with their text, durably, in one
+    append."""
+    whole, texts = _normalized(items)
+    keys = _worker_store(root).write_many([raw for raw, _ in whole], [t for t, _ in texts])
+    return _results(items, whole, texts, keys)
+
+
+def _prepare_part(
+    root: str, items: Sequence[tuple[bytes, bool]]
+) -> tuple[list[PreparedMessage], list[PendingEntry]]:
+    """In a worker: what `_prepare_chunk` does, except that the append is neither flushed
+    nor indexed here. The starting process does both once for every part of a batch (see
+    `MimeMessagePreparer._make_durable`), so a worker never waits for the disk."""
+    whole, texts = _normalized(items)
+    keys, pending = _worker_store(root).append_pending(
+        [raw for raw, _ in whole], [t for t, _ in texts]
+    )
+    return _results(items, whole, texts, keys), pending
+
+
+def _normalized(
+    items: Sequence[tuple[bytes, bool]],
+) -> tuple[list[tuple[bytes, NormalizedMessage]], list[tuple[bytes, bytes]]]:
+    """The whole messages of `items` normalized, and the encoded text record of each with
+    its plain body in UTF-8."""
     whole = [(raw, normalize_message(raw)) for raw, headers in items if not headers]
-    texts = [encode_text(n.plain_text, n.html) for _, n in whole]
-    keys = iter(store.write_many([raw for raw, _ in whole], [text for text, _ in texts]))
+    return whole, [encode_text(n.plain_text, n.html) for _, n in whole]
+
+
+def _results(
+    items: Sequence[tuple[bytes, bool]],
+    whole: list[tuple[bytes, NormalizedMessage]],
+    texts: list[tuple[bytes, bytes]],
+    keys: list[str],
+) -> list[PreparedMessage]:
+    """One result per item, in order. Only the plain body goes back to the synchronizing
+    process, for the lexical index, and as the UTF-8 octets just written: the HTML body is
+    needed there no more than a second copy of the plain one."""
     prepared = iter(
         PreparedMessage(key, n.without_bodies(), plain)
         for key, (_, n), (_, plain) in zip(keys, whole, texts, strict=True)
@@ -72,6 +106,9 @@ class MimeMessagePreparer:
         self._root = str(content_root)
         self._workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        # In this process, for the batches the workers prepare: flushing and indexing.
+        self._content: PackContentStore | None = None
+        self._flushing: ThreadPoolExecutor | None = None
 
     def message(self, raw: bytes) -> NormalizedMessage:
         return normalize_message(raw)
@@ -94,23 +131,44 @@ class MimeMessagePreparer:
         pool = self._ensure_pool()
         size = max(1, -(-len(items) // (self._workers * 2)))
         parts = [
-            pool.submit(_prepare_chunk, self._root, items[i : i + size])
+            pool.submit(_prepare_part, self._root, items[i : i + size])
             for i in range(0, len(items), size)
         ]
         combined: Future[list[PreparedMessage]] = Future()
         remaining = [len(parts)]
 
-        def finished(_: Future[list[PreparedMessage]]) -> None:
+        def finished(_: Future[tuple[list[PreparedMessage], list[PendingEntry]]]) -> None:
             remaining[0] -= 1
-            if remaining[0] == 0 and not combined.done():
-                try:
-                    combined.set_result([m for part in parts for m in part.result()])
-                except Exception as error:
-                    combined.set_exception(error)
+            if remaining[0] == 0:
+                self._flusher().submit(self._make_durable, parts, combined)
 
         for part in parts:
             part.add_done_callback(finished)
         return combined
+
+    def _make_durable(
+        self,
+        parts: list[Future[tuple[list[PreparedMessage], list[PendingEntry]]]],
+        combined: Future[list[PreparedMessage]],
+    ) -> None:
+        """Flush and index what the parts of a batch appended, then hand the batch over.
+
+        One thread does this for every batch, in the order they complete: each pack a batch
+        touched is flushed once, and its index rows committed in one transaction, instead of
+        once per part in the workers."""
+        try:
+            done = [part.result() for part in parts]
+            assert self._content is not None
+            self._content.commit_pending([entry for _, pending in done for entry in pending])
+        except Exception as error:
+            combined.set_exception(error)
+        else:
+            combined.set_result([message for prepared, _ in done for message in prepared])
+
+    def _flusher(self) -> ThreadPoolExecutor:
+        if self._flushing is None:
+            self._flushing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="content-flush")
+        return self._flushing
 
     def _ensure_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -128,12 +186,20 @@ class MimeMessagePreparer:
                 for _ in range(self._workers):
                     pool.submit(_started)
             self._pool = pool
+            self._content = PackContentStore(Path(self._root))
         return self._pool
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        # After the pool: its last parts may still hand a batch to the flushing thread.
+        if self._flushing is not None:
+            self._flushing.shutdown(wait=True)
+            self._flushing = None
+        if self._content is not None:
+            self._content.close()
+            self._content = None
 
 
 @contextmanager

@@ -47,7 +47,9 @@ class SyncLimits:
     max_message_octets: int = 50 * 1024 * 1024
     storage_ceiling_octets: int | None = None
     # Batches fetched and handed to the preparer before the oldest of them is committed.
-    batches_in_flight: int = 2
+    # Three let the workers go on with the next batch while the one they finished is being
+    # flushed to disk and the one before it committed.
+    batches_in_flight: int = 3
 
 
 class FolderSynchronizer:
@@ -152,8 +154,7 @@ class FolderSynchronizer:
             self._uses_modseq(session, folder, status)
             and status.highest_modseq == folder.highest_modseq
             and status.uid_next == folder.uid_next
-            and not self._store.awaiting_headroom(folder.folder_id, status.uidvalidity)
-            and not self._store.awaiting_repair(folder.folder_id, status.uidvalidity)
+            and not self._store.holds_back(folder.folder_id, status.uidvalidity)
         )
 
     def _reconcile_known(

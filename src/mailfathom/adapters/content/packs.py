@@ -63,6 +63,21 @@ _Record = tuple[bytes, bytes | None]
 _Entry = tuple[str, str, int, int, int | None]
 
 
+# An entry appended but not yet flushed and indexed (see `append_pending`).
+PendingEntry = _Entry
+
+
+def _keyed(
+    raws: Sequence[bytes], texts: Sequence[bytes | None] | None
+) -> tuple[list[str], dict[str, _Record]]:
+    """The key of every message, in order, and one record per distinct key."""
+    keys = [hashlib.sha256(raw).hexdigest() for raw in raws]
+    records: dict[str, _Record] = {}
+    for key, raw, text in zip(keys, raws, texts or [None] * len(raws), strict=True):
+        records[key] = (raw, text)
+    return keys, records
+
+
 @dataclass(frozen=True, slots=True)
 class Location:
     path: Path
@@ -122,28 +137,57 @@ class PackContentStore:
         holds for each message its encoded text record (see `texts.encode_text`) or None, and
         the records go in the same append. With a durable store the octets and their index
         rows are on disk when this returns."""
-        keys = [hashlib.sha256(raw).hexdigest() for raw in raws]
-        records: dict[str, _Record] = {}
-        for key, raw, text in zip(keys, raws, texts or [None] * len(raws), strict=True):
-            records[key] = (raw, text)
+        keys, records = _keyed(raws, texts)
         with self._lock:
-            known = self._known(records)
-            # A copy stored without its text (by an earlier version) is stored again with it.
-            new = {
-                key: record
-                for key, record in records.items()
-                if key not in known or (record[1] is not None and not known[key])
-            }
+            new = self._not_held(records)
             if new:
                 self._append(new)
         return keys
 
-    def _append(self, new: dict[str, _Record]) -> None:
-        self._record(self._write_records(new))
+    def append_pending(
+        self, raws: Sequence[bytes], texts: Sequence[bytes | None] | None = None
+    ) -> tuple[list[str], list[PendingEntry]]:
+        """Append what `write_many` would, but neither flush nor index it: the keys in order,
+        and the entries `commit_pending` must be given before anything may name those keys.
 
-    def _write_records(self, new: dict[str, _Record]) -> list[_Entry]:
-        """Append one record per message to the current pack, durably when the store is;
-        returns the index entry of each, in order."""
+        This lets several processes append while one other flushes each pack once for all
+        of them. Until the entries are committed, the octets are unused space, as after an
+        interrupted append."""
+        keys, records = _keyed(raws, texts)
+        with self._lock:
+            new = self._not_held(records)
+            return keys, self._write_records(new, flush=False) if new else []
+
+    def commit_pending(self, entries: Sequence[PendingEntry]) -> None:
+        """Make appended records durable, one flush per pack, then index them in one
+        transaction. Only after this returns may a message row name their keys."""
+        if not entries:
+            return
+        if self._durable:
+            for name in sorted({entry[1] for entry in entries}):
+                fd = os.open(self._packs / name, os.O_RDONLY)
+                try:
+                    os.fdatasync(fd)  # flushes the file's pages whoever wrote them
+                finally:
+                    os.close(fd)
+        with self._lock:
+            self._record(list(entries))
+
+    def _not_held(self, records: dict[str, _Record]) -> dict[str, _Record]:
+        known = self._known(records)
+        # A copy stored without its text (by an earlier version) is stored again with it.
+        return {
+            key: record
+            for key, record in records.items()
+            if key not in known or (record[1] is not None and not known[key])
+        }
+
+    def _append(self, new: dict[str, _Record]) -> None:
+        self._record(self._write_records(new, flush=True))
+
+    def _write_records(self, new: dict[str, _Record], *, flush: bool) -> list[_Entry]:
+        """Append one record per message to the current pack (durably when the store is and
+        `flush` is set); returns the index entry of each, in order."""
         incoming = sum(HEADER.size + len(raw) + len(text or b"") for raw, text in new.values())
         pack = self._writable(incoming)
         records: list[_Entry] = []
@@ -159,7 +203,7 @@ class PackContentStore:
             offset += HEADER.size + len(raw) + (text_length or 0)
         _write_all(pack.fd, buffers, pack.size)
         pack.size = offset
-        if self._durable:
+        if self._durable and flush:
             os.fdatasync(pack.fd)
         return records
 
@@ -388,7 +432,9 @@ class PackContentStore:
         alone) and forget the pack."""
         moves = [
             (pack, offset, text_length, key)
-            for key, pack, offset, _, text_length in (self._write_records(intact) if intact else [])
+            for key, pack, offset, _, text_length in (
+                self._write_records(intact, flush=True) if intact else []
+            )
         ]
         db = self._index
         db.execute("BEGIN IMMEDIATE")
