@@ -67,6 +67,23 @@ def _folder_record(row: sa.Row[Any]) -> FolderRecord:
     )
 
 
+# Questions about held-back messages start from the rare rows: the unary `+` keeps SQLite
+# from walking a whole folder by its (folder, UIDVALIDITY) index to find the few rows in a
+# given state or with a repair request; those are looked up one by one instead.
+_WAITING = "FROM messages WHERE content_state = :waiting AND +folder_id = :f AND +uidvalidity = :u"
+_DAMAGED = (
+    "FROM messages WHERE seq IN (SELECT seq FROM repair_requests) "
+    "AND +folder_id = :f AND +uidvalidity = :u"
+)
+_AWAITING_HEADROOM = sa.text(f"SELECT uid {_WAITING} ORDER BY uid").bindparams(
+    waiting=ContentState.AWAITING_HEADROOM.value
+)
+_AWAITING_REPAIR = sa.text(f"SELECT uid {_DAMAGED} ORDER BY uid")
+_HOLDS_BACK = sa.text(
+    f"SELECT EXISTS (SELECT 1 {_WAITING}) OR EXISTS (SELECT 1 {_DAMAGED})"
+).bindparams(waiting=ContentState.AWAITING_HEADROOM.value)
+
+
 def _folder_values(mapping: FolderMapping) -> dict[str, Any]:
     """The columns of a folder row its mapping decides."""
     return {
@@ -502,32 +519,13 @@ class SqlStore:
 
     def awaiting_headroom(self, folder_id: int, uidvalidity: int) -> list[int]:
         with self.engine.connect() as c:
-            return list(
-                c.execute(
-                    sa.select(messages.c.uid)
-                    .where(
-                        messages.c.folder_id == folder_id,
-                        messages.c.uidvalidity == uidvalidity,
-                        messages.c.content_state == ContentState.AWAITING_HEADROOM.value,
-                    )
-                    .order_by(messages.c.uid)
-                ).scalars()
-            )
+            return list(c.execute(_AWAITING_HEADROOM, {"f": folder_id, "u": uidvalidity}).scalars())
 
     def holds_back(self, folder_id: int, uidvalidity: int) -> bool:
         """Whether any message of the folder awaits storage room or a content repair: one
         query, for a pass that would otherwise find nothing to do."""
-        current = (messages.c.folder_id == folder_id, messages.c.uidvalidity == uidvalidity)
-        waiting = sa.select(messages.c.seq).where(
-            *current, messages.c.content_state == ContentState.AWAITING_HEADROOM.value
-        )
-        damaged = (
-            sa.select(messages.c.seq)
-            .join(repair_requests, repair_requests.c.seq == messages.c.seq)
-            .where(*current)
-        )
         with self.engine.connect() as c:
-            return bool(c.execute(sa.select(sa.exists(waiting.union_all(damaged)))).scalar())
+            return bool(c.execute(_HOLDS_BACK, {"f": folder_id, "u": uidvalidity}).scalar())
 
     def fill_content(
         self,
@@ -576,17 +574,7 @@ class SqlStore:
     def awaiting_repair(self, folder_id: int, uidvalidity: int) -> list[int]:
         """UIDs in this folder whose stored content was found missing or damaged."""
         with self.engine.connect() as c:
-            return list(
-                c.execute(
-                    sa.select(messages.c.uid)
-                    .join(repair_requests, repair_requests.c.seq == messages.c.seq)
-                    .where(
-                        messages.c.folder_id == folder_id,
-                        messages.c.uidvalidity == uidvalidity,
-                    )
-                    .order_by(messages.c.uid)
-                ).scalars()
-            )
+            return list(c.execute(_AWAITING_REPAIR, {"f": folder_id, "u": uidvalidity}).scalars())
 
     def content_references(self, account_id: str | None = None) -> list[tuple[int, str, bool]]:
         """(seq, content key, whether the bodies are in the content store) of every row whose
