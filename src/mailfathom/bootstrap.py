@@ -5,7 +5,9 @@ Nothing connects at import time; `Services.open` does the work when a command as
 
 from __future__ import annotations
 
+import gc
 import ssl
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -77,6 +79,29 @@ class SendingUseCases:
     cancellation: OutgoingMailCancellation
 
 
+# Allocations between collections of the youngest generation (the interpreter's default is
+# 700). See `_settle_collector`.
+COLLECTOR_THRESHOLD = 10_000
+_collector_settled = threading.Event()
+
+
+def _settle_collector() -> None:
+    """Set the cyclic garbage collector up for a process that synchronizes mail, once.
+
+    A synchronization allocates many short-lived containers: at the default threshold the
+    synchronizing process ran about 620 young and 5 full collections per 20,000 messages, 1.0
+    to 1.1 s of its CPU. What start-up built (modules, the schema, the engine) lives as long
+    as the process, so it is frozen out of the full collections that walked it every time,
+    and young collections run every 10,000 allocations: 0.47 to 0.55 s. The garbage in
+    cycles is still collected, only in larger rounds."""
+    if _collector_settled.is_set():
+        return
+    _collector_settled.set()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(COLLECTOR_THRESHOLD, 10, 10)
+
+
 @dataclass
 class Services:
     config: DeploymentConfig
@@ -100,6 +125,7 @@ class Services:
         engine = create_store_engine(store_url(config.store))
         if migrate_schema:
             migrate.upgrade(engine)
+        _settle_collector()
         return cls(
             config=config,
             engine=engine,
