@@ -136,11 +136,17 @@ class MimeMessagePreparer:
         ]
         combined: Future[list[PreparedMessage]] = Future()
         remaining = [len(parts)]
+        counting = threading.Lock()
+        flushing = self._flushing
+        assert flushing is not None
 
         def finished(_: Future[tuple[list[PreparedMessage], list[PendingEntry]]]) -> None:
-            remaining[0] -= 1
-            if remaining[0] == 0:
-                self._flusher().submit(self._make_durable, parts, combined)
+            # Runs on the pool's result thread, or on this one for a part already done.
+            with counting:
+                remaining[0] -= 1
+                last = remaining[0] == 0
+            if last:
+                flushing.submit(self._make_durable, parts, combined)
 
         for part in parts:
             part.add_done_callback(finished)
@@ -165,11 +171,6 @@ class MimeMessagePreparer:
         else:
             combined.set_result([message for prepared, _ in done for message in prepared])
 
-    def _flusher(self) -> ThreadPoolExecutor:
-        if self._flushing is None:
-            self._flushing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="content-flush")
-        return self._flushing
-
     def _ensure_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
             # spawn: worker processes never inherit the database connections or the threads
@@ -187,6 +188,7 @@ class MimeMessagePreparer:
                     pool.submit(_started)
             self._pool = pool
             self._content = PackContentStore(Path(self._root))
+            self._flushing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="content-flush")
         return self._pool
 
     def close(self) -> None:
