@@ -18,7 +18,13 @@ from mailfathom.adapters.sql.schema import (
     parts,
 )
 from mailfathom.adapters.sql.store import SqlStore
-from mailfathom.app.sync_types import ContentState, FlagChange, FolderRecord, RemoteFlags
+from mailfathom.app.sync_types import (
+    ContentState,
+    FlagChange,
+    FolderRecord,
+    NewMessage,
+    RemoteFlags,
+)
 from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
 from mailfathom.domain.folders import FolderRole
 
@@ -35,6 +41,15 @@ def _folder(store: SqlStore, account_id: str = "acct", remote: str = "INBOX") ->
         )
     )
     return store.ensure_folder(account_id, FolderMapping(remote, remote, FolderRole.INBOX))
+
+
+def _awaiting_headroom(uid: int) -> NewMessage:
+    """A message stored by its header alone, its content waiting for storage room."""
+    return new_message(
+        uid,
+        normalized("big", message_id="b@x", headers_only=True),
+        state=ContentState.AWAITING_HEADROOM,
+    )
 
 
 def _rows(store: SqlStore) -> list[sa.Row]:  # type: ignore[type-arg]
@@ -128,18 +143,7 @@ def test_held_back_work_is_seen_in_one_question(store: SqlStore) -> None:
     other = _folder(store, remote="Archive")
     store.add_messages(folder, VALIDITY, [new_message(1, normalized("S1", message_id="m1@x"))], NOW)
     assert store.holds_back(folder.folder_id, VALIDITY) is False
-    store.add_messages(
-        folder,
-        VALIDITY,
-        [
-            new_message(
-                2,
-                normalized("big", message_id="b@x", headers_only=True),
-                state=ContentState.AWAITING_HEADROOM,
-            )
-        ],
-        NOW,
-    )
+    store.add_messages(folder, VALIDITY, [_awaiting_headroom(2)], NOW)
     assert store.holds_back(folder.folder_id, VALIDITY) is True
     assert store.holds_back(folder.folder_id, VALIDITY + 1) is False
     assert store.holds_back(other.folder_id, VALIDITY) is False
@@ -277,18 +281,7 @@ def test_rows_survive_a_uidvalidity_change_under_their_identity(store: SqlStore)
 
 def test_held_back_content_is_completed_in_place(store: SqlStore) -> None:
     folder = _folder(store)
-    store.add_messages(
-        folder,
-        VALIDITY,
-        [
-            new_message(
-                3,
-                normalized("big", message_id="b@x", headers_only=True),
-                state=ContentState.AWAITING_HEADROOM,
-            )
-        ],
-        NOW,
-    )
+    store.add_messages(folder, VALIDITY, [_awaiting_headroom(3)], NOW)
     assert store.awaiting_headroom(folder.folder_id, VALIDITY) == [3]
     (before,) = _rows(store)
     assert before.attachment_count is None
