@@ -15,7 +15,7 @@ import codecs
 import re
 from functools import lru_cache
 
-from inscriptis import get_text
+from mailfathom.adapters.html.plain_text import render_plain_text
 
 # Labels whose common real-world content is a superset of the named charset (the same
 # substitutions the WHATWG Encoding Standard makes for web content), or spellings Python
@@ -62,7 +62,6 @@ _BODY_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # The same characters as UTF-8: single octets for C0 and DEL, and C2 80 to C2 9F for C1.
 _C0_AND_DEL = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
 _C1_IN_UTF8 = re.compile(rb"\xc2[\x80-\x9f]")
-_TAG = re.compile(r"<[^>]*>")
 
 
 @lru_cache(maxsize=256)
@@ -151,12 +150,9 @@ def _has_body_controls(text: str) -> bool:
 
 
 def html_to_text(html: str) -> str:
-    """The text a reader sees in an HTML body, laid out as plain text."""
-    try:
-        text: str = get_text(html)
-    except Exception:
-        return " ".join(_TAG.sub(" ", html).split())
-    return clean_body_text(text)
+    """The text a reader sees in an HTML body, laid out as plain text (the rules are in
+    `mailfathom.adapters.html.plain_text`)."""
+    return clean_body_text(render_plain_text(clean_body_text(html)))
 
 
 def decode_encoded_words(text: str) -> tuple[str, bool]:

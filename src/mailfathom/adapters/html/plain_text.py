@@ -1,0 +1,213 @@
+"""Rendering an HTML body as the plain text a reader of it sees.
+
+The HTML is parsed with lxml and laid out by inscriptis, with these rules (docs/plain-text.md
+states them for readers):
+
+- The whole document counts. HTML5 parsing puts content found after `</body>` or `</html>`
+  back into the body, and list footers and appended parts of real mail live there; libxml2
+  drops it, so those two end tags are removed before parsing.
+- Only what a browser renders as text is kept. Head, script, style and title, and the
+  fallback content of elements that show something else or nothing (iframe, noscript,
+  object, embed, applet, noembed, noframes, template, audio, video, canvas, datalist) are
+  left out, as are elements hidden by a `hidden` attribute or an inline `display: none`. A
+  drop-down list shows its chosen option (the first when none is marked selected) alone.
+- Layout is not reproduced. Tables are not drawn as grids: each row starts a line and the
+  cells of a row that share a line are separated by one tab, while cells holding blocks
+  of their own fall onto lines of their own. Margins, padding, widths and alignment are
+  ignored, runs of white space inside text become one space, line ends lose their
+  trailing white space, and blank lines are at most one in a row. Paragraphs and headings
+  are set apart by one blank line, list items keep their bullet or number, and
+  preformatted text keeps its spaces.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from inscriptis.css_profiles import STRICT_CSS_PROFILE
+from inscriptis.html_engine import Inscriptis
+from inscriptis.html_properties import Display, WhiteSpace
+from inscriptis.model.config import ParserConfig
+from inscriptis.model.html_document_state import HtmlDocumentState
+from inscriptis.model.html_element import HtmlElement as Layout
+from inscriptis.model.tag import CustomHtmlTagHandlerMapping
+from lxml.etree import ParserError
+from lxml.html import HtmlElement, document_fromstring
+
+from mailfathom.adapters.html.inline_style import declarations
+
+# End tags after which an HTML5 parser goes on reading into the body.
+_DOCUMENT_END = re.compile(r"</(?:body|html)(?=[\s/>])[^>]{0,100}>", re.IGNORECASE)
+_XML_DECLARATION = re.compile(r"^<\?xml[^>]*>")
+_NOT_RENDERED = (
+    "iframe", "noscript", "object", "embed", "applet", "noembed", "noframes", "template",
+    "audio", "video", "canvas", "datalist",
+)  # fmt: skip
+_CELL_SEPARATOR = "\t"
+
+
+def _profile() -> dict[str, Layout]:
+    profile = dict(STRICT_CSS_PROFILE)
+    for tag in _NOT_RENDERED:
+        profile[tag] = Layout(display=Display.none)
+    for tag in ("table", "tr", "caption"):
+        profile[tag] = Layout(display=Display.block)
+    return profile
+
+
+_PROFILE = _profile()
+
+
+def _style(value: str, element: Layout) -> None:
+    """The parts of an inline style that decide what text shows: display none and
+    preformatted white space. Sizes, margins and alignment are layout and are ignored."""
+    for name, setting in declarations(value):
+        if name == "display" and setting == "none":
+            element.display = Display.none
+        elif name == "white-space":
+            if setting in ("pre", "pre-wrap", "pre-line", "break-spaces"):
+                element.whitespace = WhiteSpace.pre
+            elif setting in ("normal", "nowrap"):
+                element.whitespace = WhiteSpace.normal
+
+
+def _hidden(_value: str, element: Layout) -> None:
+    element.display = Display.none
+
+
+def _cell(state: HtmlDocumentState, _attributes: dict[str, str]) -> None:
+    """A table cell goes on with the line its row has begun, after a tab (one, however many
+    empty cells came between)."""
+    cell = state.tags[-1]
+    line = cell.canvas.current_block
+    # `content` drops a trailing space that is still collapsible, so no space precedes the tab.
+    if cell.display is Display.none or not line.content or line.content.endswith("\t"):
+        return
+    cell.canvas.write(cell, _CELL_SEPARATOR, whitespace=WhiteSpace.pre)
+    line.collapsable_whitespace = True  # white space that follows the tab is dropped
+
+
+def _ignore(_state: HtmlDocumentState, *_attributes: object) -> None:
+    return None
+
+
+# inscriptis draws tables as grids; its table handlers are replaced by the cell rule above.
+_TABLE_HANDLERS = CustomHtmlTagHandlerMapping(
+    start_tag_mapping={"table": _ignore, "tr": _ignore, "td": _cell, "th": _cell},
+    end_tag_mapping={"table": _ignore, "td": _ignore, "th": _ignore},
+)
+
+
+def _config() -> ParserConfig:
+    # inscriptis gives the profile's body element the canvas of each conversion, so every
+    # conversion has its own copy of it.
+    profile = {**_PROFILE, "body": _PROFILE["body"].__copy__()}
+    config = ParserConfig(css=profile, custom_html_tag_handler_mapping=_TABLE_HANDLERS)
+    config.attribute_handler.attribute_mapping = {"style": _style, "hidden": _hidden}
+    return config
+
+
+def _document(html: str) -> HtmlElement | None:
+    html = _DOCUMENT_END.sub("", html.strip())
+    if html.startswith("<?xml"):
+        html = _XML_DECLARATION.sub("", html, count=1)
+    try:
+        return document_fromstring(html)
+    except ParserError:  # nothing but comments, a doctype or white space
+        return None
+
+
+def _escape_ampersands(document: HtmlElement) -> None:
+    """inscriptis decodes character references in text that lxml has already decoded, which
+    would turn text showing `&lt;b&gt;` into the tag `<b>`; its ampersands are escaped once
+    more so that the second decoding gives the text back."""
+    for node in document.xpath("//text()[contains(., '&')]"):
+        parent = node.getparent()
+        if parent is None:
+            continue
+        escaped = node.replace("&", "&amp;")
+        try:
+            if node.is_tail:
+                parent.tail = escaped
+            else:
+                parent.text = escaped
+        except ValueError:  # a character lxml refuses to set (U+FFFE, U+FFFF): left as it is
+            continue
+
+
+def _drop_unchosen_options(document: HtmlElement) -> None:
+    for select in document.iter("select"):
+        options = list(select.iter("option"))
+        chosen = next((o for o in options if o.get("selected") is not None), None)
+        for option in options[1:] if chosen is None else options:
+            if option is not chosen:
+                option.drop_tree()
+
+
+class _Words(HTMLParser):
+    """The text outside the elements that are not rendered, for the rare document the
+    renderer fails on; the stdlib tokenizer reads anything without raising."""
+
+    _SKIPPED = frozenset({"head", "script", "style", "title", "select", *_NOT_RENDERED})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.pieces: list[str] = []
+        self._skipping: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self._SKIPPED:
+            self._skipping.append(tag)
+        self.pieces.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._skipping:
+            while self._skipping.pop() != tag:
+                pass
+        self.pieces.append(" ")
+
+    def handle_data(self, data: str) -> None:
+        if not self._skipping:
+            self.pieces.append(data)
+
+
+def _words_only(html: str) -> str:
+    words = _Words()
+    words.feed(html)
+    words.close()
+    text = " ".join("".join(words.pieces).split())
+    return text + "\n" if text else ""
+
+
+def _tidy(text: str) -> str:
+    """Lines without trailing white space, and no more than one blank line in a row, nor any
+    at either end. (A line-by-line pass: a regular expression anchored at line ends would
+    take quadratic time on a long run of spaces.)"""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        line = line.rstrip()
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines)
+
+
+def render_plain_text(html: str) -> str:
+    """The text a reader sees in an HTML document, laid out as plain text."""
+    try:
+        return _render(html)
+    except Exception:
+        return _words_only(html)
+
+
+def _render(html: str) -> str:
+    document = _document(html)
+    if document is None:
+        return ""
+    if "&" in html:
+        _escape_ampersands(document)
+    _drop_unchosen_options(document)
+    text = _tidy(Inscriptis(document, _config()).get_text())
+    return text + "\n" if text else ""
