@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -14,6 +13,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
+
+from mcp_tests.result_text import expand_text
 
 T = TypeVar("T")
 
@@ -88,5 +89,5 @@ def code(result: CallToolResult) -> int | None:
 def structured(result: CallToolResult) -> dict[str, Any]:
     assert not result.is_error, text(result)
     assert isinstance(result.structured_content, dict)
-    assert json.loads(text(result)) == result.structured_content
+    assert expand_text(text(result), result.structured_content) == result.structured_content
     return result.structured_content

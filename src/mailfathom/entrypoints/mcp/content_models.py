@@ -1,4 +1,6 @@
-"""The published shape of a get_email_content result."""
+"""The published shape of a get_email_content result. As in `models`, a property with a
+`default` is always present in structuredContent and left out of the text while it holds
+that value."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ class TextModel(Published):
     text: str = Field(description="The text as returned, possibly cut.")
     originalCharacterCount: int = Field(description="How long the whole text is.")
     truncatedBy: Literal["none", "bodyCharacterLimit", "readCharacterBudget"] = Field(
-        description="Which bound cut the text, or none."
+        default="none", description="Which bound cut the text, or none."
     )
 
 
@@ -29,24 +31,32 @@ class BodyModel(Published):
         "encryptedNotReadableLocally",
         "notStoredExceededSizeLimit",
         "notStoredAwaitingStorageHeadroom",
-    ] = Field(description="Whether the text is the message, and if not, why it is empty.")
+    ] = Field(
+        default="readable",
+        description="Whether the text is the message, and if not, why it is empty.",
+    )
     plainText: TextModel = Field(description="The plain-text body.")
     sanitizedHtml: TextModel | None = Field(
+        default=None,
         description="The HTML body with everything active or remote removed; null unless "
-        "asked for and present."
+        "asked for and present.",
     )
 
 
 class AttachmentModel(Published):
     fileName: str | None = Field(
-        description="The normalized file name; null when nothing usable was written."
+        default=None,
+        description="The normalized file name; null when nothing usable was written.",
     )
-    wasFileNameNormalized: bool = Field(description="Whether the written name was rewritten.")
+    wasFileNameNormalized: bool = Field(
+        default=False, description="Whether the written name was rewritten."
+    )
     mediaType: str = Field(description="The declared media type.")
     sizeBytes: int = Field(description="The decoded size in bytes.")
     downloadState: Literal["notRequested", "unavailable"] = Field(
+        default="notRequested",
         description="notRequested unless links were asked for; unavailable where this "
-        "deployment cannot issue them."
+        "deployment cannot issue them.",
     )
 
 
@@ -60,70 +70,88 @@ class ParticipantModel(Published):
         description="The header the participant was named in."
     )
     address: str = Field(description="The address as written.")
-    displayName: str | None = Field(description="The display name, if one was written.")
+    displayName: str | None = Field(
+        default=None, description="The display name, if one was written."
+    )
 
 
 class SenderAuthenticationModel(Published):
     authenticatedDomain: str | None = Field(
-        description="The domain that authenticated, upper-cased ASCII; null if none did."
+        default=None,
+        description="The domain that authenticated, upper-cased ASCII; null if none did.",
     )
     displayedAuthorDomain: str | None = Field(
-        description="The From domain, upper-cased ASCII; null without a usable From."
+        default=None,
+        description="The From domain, upper-cased ASCII; null without a usable From.",
     )
     authenticatedBy: Literal["dkim", "spf", "none"] = Field(
-        description="The check that established authenticatedDomain."
+        default="none", description="The check that established authenticatedDomain."
     )
-    dmarc: str = Field(description="The DMARC result the trusted server reported.")
+    dmarc: str = Field(
+        default="notReported",
+        description="The DMARC result the trusted server reported; notReported where it "
+        "reported none.",
+    )
     verdictSource: Literal["receivingServer", "localVerification"] = Field(
-        description="Which reading produced this evidence."
+        default="receivingServer", description="Which reading produced this evidence."
     )
 
 
 class HeadersModel(Published):
-    subject: str | None = Field(description="The decoded subject.")
-    sentAt: datetime | None = Field(description="The Date header, UTC.")
-    receivedAt: datetime | None = Field(description="When the server received it, UTC.")
-    participants: list[ParticipantModel] = Field(description="Everyone named, with roles.")
-    messageId: str | None = Field(description="The Message-ID.")
-    inReplyTo: list[str] = Field(description="The In-Reply-To identifiers.")
-    references: list[str] = Field(description="The References identifiers.")
+    subject: str | None = Field(default=None, description="The decoded subject.")
+    sentAt: datetime | None = Field(default=None, description="The Date header, UTC.")
+    receivedAt: datetime | None = Field(
+        default=None, description="When the server received it, UTC."
+    )
+    participants: list[ParticipantModel] = Field(
+        default=[], description="Everyone named, with roles."
+    )
+    messageId: str | None = Field(default=None, description="The Message-ID.")
+    inReplyTo: list[str] = Field(default=[], description="The In-Reply-To identifiers.")
+    references: list[str] = Field(default=[], description="The References identifiers.")
     senderAuthentication: SenderAuthenticationModel = Field(
-        description="The evidence the sender verdict was reached from."
+        default=SenderAuthenticationModel(),
+        description="The evidence the sender verdict was reached from.",
     )
 
 
 class AuthorshipEvidenceModel(Published):
-    signals: list[str] = Field(description="Signals the text carried, strongest first.")
+    signals: list[str] = Field(default=[], description="Signals the text carried, strongest first.")
     profileRevision: str | None = Field(
-        description="The weighting the likelihood was computed under; null if not assessed."
+        default=None,
+        description="The weighting the likelihood was computed under; null if not assessed.",
     )
 
 
 class ThreadMessageModel(Published):
     storedEmailId: str = Field(description="The other message's identifier.")
-    position: int | None = Field(description="Its place in the conversation's order.")
+    position: int | None = Field(default=None, description="Its place in the conversation's order.")
     inReplyToStoredEmailId: str | None = Field(
-        description="The message it answers, or null when it is a root of what is shown."
+        default=None,
+        description="The message it answers, or null when it is a root of what is shown.",
     )
-    subject: str | None = Field(description="Its subject.")
-    sentAt: datetime | None = Field(description="Its Date header, UTC.")
-    senderAddress: str | None = Field(description="Its From address.")
+    subject: str | None = Field(default=None, description="Its subject.")
+    sentAt: datetime | None = Field(default=None, description="Its Date header, UTC.")
+    senderAddress: str | None = Field(default=None, description="Its From address.")
 
 
 class ThreadModel(Published):
     threadId: str = Field(description="Pass back as threadId to read the conversation.")
     position: int | None = Field(
-        description="This email's zero-based place in the conversation's order."
+        default=None,
+        description="This email's zero-based place in the conversation's order.",
     )
     inReplyToStoredEmailId: str | None = Field(
-        description="The message this one answers, or null when it is a root of what is shown."
+        default=None,
+        description="The message this one answers, or null when it is a root of what is shown.",
     )
     messageCount: int = Field(description="How many of the conversation's messages are visible.")
     otherMessages: list[ThreadMessageModel] = Field(
-        description="The other visible messages, named but not reproduced, in order."
+        default=[], description="The other visible messages, named but not reproduced, in order."
     )
     moreMessagesNotNamed: bool = Field(
-        description="Whether otherMessages stopped short; read the thread by threadId then."
+        default=False,
+        description="Whether otherMessages stopped short; read the thread by threadId then.",
     )
 
 
@@ -131,22 +159,31 @@ class EmailContentModel(Published):
     accountId: str = Field(description="The account holding the email.")
     folderAlias: str = Field(description="The folder holding it.")
     sizeBytes: int = Field(description="The size of the whole email as the server reported it.")
-    senderVerification: SenderVerificationModel = Field(description="The sender verdict pair.")
-    machineAuthorship: MachineAuthorshipModel = Field(description="The authorship reading.")
+    senderVerification: SenderVerificationModel = Field(
+        default=SenderVerificationModel(), description="The sender verdict pair."
+    )
+    machineAuthorship: MachineAuthorshipModel = Field(
+        default=MachineAuthorshipModel(), description="The authorship reading."
+    )
     authorshipEvidence: AuthorshipEvidenceModel = Field(
-        description="What the authorship reading was computed from."
+        default=AuthorshipEvidenceModel(),
+        description="What the authorship reading was computed from.",
     )
     headers: HeadersModel = Field(description="Normalized headers and sender evidence.")
     body: BodyModel = Field(description="The body representations, or why there are none.")
     attachments: list[AttachmentModel] = Field(
-        description="One entry per attachment; empty when the email carries none."
+        default=[], description="One entry per attachment; empty when the email carries none."
     )
     attachmentCounts: AttachmentCountsModel | None = Field(
-        description="Counts of attachments and inline resources; null when never read."
+        default=None,
+        description="Counts of attachments and inline resources; null when never read.",
     )
-    remoteFlags: RemoteFlagsModel = Field(description="The flags a server last showed.")
+    remoteFlags: RemoteFlagsModel = Field(
+        default=RemoteFlagsModel(), description="The flags a server last showed."
+    )
     thread: ThreadModel | None = Field(
-        description="The conversation this email belongs to; null when none is assembled."
+        default=None,
+        description="The conversation this email belongs to; null when none is assembled.",
     )
 
 
@@ -157,16 +194,22 @@ class FailureModel(Published):
 
 class EmailEntryModel(Published):
     storedEmailId: str = Field(description="The email this entry answers for.")
-    content: EmailContentModel | None = Field(description="The email as read, or null.")
-    failure: FailureModel | None = Field(description="Why there is no content, or null.")
+    content: EmailContentModel | None = Field(
+        default=None, description="The email as read, or null."
+    )
+    failure: FailureModel | None = Field(
+        default=None, description="Why there is no content, or null."
+    )
 
 
 class GetEmailContentResult(Published):
     emails: list[EmailEntryModel] = Field(
+        default=[],
         description="One entry per named email in the order named, or per conversation "
-        "message served in the conversation's order."
+        "message served in the conversation's order.",
     )
     unreadThreadMessages: list[str] = Field(
+        default=[],
         description="The conversation's messages this call did not carry; pass them as "
-        "storedEmailIds to read them. Empty when emails were named."
+        "storedEmailIds to read them. Empty when emails were named.",
     )

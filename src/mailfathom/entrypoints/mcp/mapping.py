@@ -56,9 +56,11 @@ def _verification(value: v.SenderVerification) -> m.SenderVerificationModel:
 
 
 def _authorship(value: v.MachineAuthorship) -> m.MachineAuthorshipModel:
+    """No number beside notAssessed: there it would be a zero that means nothing."""
+    assessed = value.state is not v.AuthorshipState.NOT_ASSESSED
     return m.MachineAuthorshipModel(
         state=value.state.value,
-        likelihood=value.likelihood,
+        likelihood=value.likelihood if assessed else None,
     )
 
 

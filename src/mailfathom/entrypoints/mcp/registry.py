@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from mailfathom.domain.access import Caller, Permission, ToolCategory
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Category, MailFathomError
+from mailfathom.entrypoints.mcp.result_text import compact_text
 
 log = structlog.get_logger("mailfathom.mcp")
 
@@ -55,9 +56,10 @@ def error_result(code: int, message: str) -> CallToolResult:
 
 
 def _success(model: BaseModel) -> CallToolResult:
+    structured = model.model_dump(mode="json")
     return CallToolResult(
-        content=[TextContent(type="text", text=model.model_dump_json())],
-        structured_content=model.model_dump(mode="json"),
+        content=[TextContent(type="text", text=compact_text(model, structured))],
+        structured_content=structured,
     )
 
 

@@ -1,5 +1,6 @@
 """Published shapes of the sending tools. Nothing about a message appears in them: no
-subject, no body, no Message-ID, no folder; recipients only as the caller wrote them."""
+subject, no body, no Message-ID, no folder; recipients only as the caller wrote them. As in
+`models`, a property with a `default` is left out of the text while it holds that value."""
 
 from __future__ import annotations
 
@@ -43,7 +44,9 @@ class OutgoingRecipientModel(Published):
         description="What a mail server has made of this address so far."
     )
     lastReplyCode: int | None = Field(
-        description="The SMTP reply code a server last gave about this address; null until one did."
+        default=None,
+        description="The SMTP reply code a server last gave about this address; null until "
+        "one did.",
     )
 
 
@@ -56,9 +59,10 @@ class OutgoingStatusResult(Published):
     )
     queuedAt: datetime = Field(description="When the send was first written down.")
     recipients: list[OutgoingRecipientModel] = Field(
-        description="Everybody the message is addressed to, in header order."
+        default=[], description="Everybody the message is addressed to, in header order."
     )
     failureCode: int | None = Field(
+        default=None,
         description="The five-digit code the last failed attempt recorded; null while none "
-        "failed. It may be present on a send that later succeeded."
+        "failed. It may be present on a send that later succeeded.",
     )

@@ -13,6 +13,7 @@ from mailfathom.bootstrap import SendingUseCases
 from mailfathom.domain.access import Permission, ToolCategory
 from mailfathom.domain.outgoing import OutgoingRecord
 from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
+from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
 from mailfathom.entrypoints.mcp.send_models import (
     OutgoingRecipientModel,
     OutgoingStatusResult,
@@ -236,7 +237,9 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
                 + _QUEUED
                 + " It attaches nothing, replies to and forwards nothing (reply_to_email and "
                 "forward_email do), schedules nothing, and is not a mailing list: the "
-                "recipient count is bounded. Recipients are plain addresses. " + _UNTRUSTED
+                "recipient count is bounded. Recipients are plain addresses. "
+                + _UNTRUSTED
+                + TEXT_FORM
             ),
             category=ToolCategory.SENDING,
             permission=Permission.SEND,
@@ -256,6 +259,7 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
                 + _QUEUED
                 + " It attaches nothing and forwards nothing (forward_email does). "
                 + _UNTRUSTED
+                + TEXT_FORM
             ),
             category=ToolCategory.SENDING,
             permission=Permission.SEND,
@@ -271,7 +275,7 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
                 "Sends an email this deployment holds on to the addresses you give, with your "
                 "text above it and the original's files attached (within the deployment's "
                 "attachment limits). The subject and the forwarded text are taken from the "
-                "stored email. " + _QUEUED + " " + _UNTRUSTED
+                "stored email. " + _QUEUED + " " + _UNTRUSTED + TEXT_FORM
             ),
             category=ToolCategory.SENDING,
             permission=Permission.SEND,
@@ -287,7 +291,7 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
                 "Reports what became of one message you queued with a sending tool: its "
                 "state, attempts, each recipient's state and last SMTP reply code, and the "
                 "failure code of the last failed attempt. Reads the record only; no mail "
-                "server is asked. It cannot list sends."
+                "server is asked. It cannot list sends." + TEXT_FORM
             ),
             category=ToolCategory.SENDING,
             permission=Permission.SEND,
@@ -304,7 +308,7 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
                 "cannot recall a message that has been transmitted: a send being transmitted, "
                 "transmitted, or given up on is refused and nothing is withdrawn. A withdrawn "
                 "send is gone for good; to send it after all, queue it again with a new "
-                "idempotencyKey. Withdrawing reaches no mail server."
+                "idempotencyKey. Withdrawing reaches no mail server." + TEXT_FORM
             ),
             category=ToolCategory.SENDING,
             permission=Permission.SEND,

@@ -1,0 +1,89 @@
+"""The text block of a result: compact, and complete once the schema's defaults are filled in.
+
+Every call here goes through the official client over Streamable HTTP, which checks each
+structuredContent against the tool's outputSchema before handing it back.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcp import Client
+
+from mcp_tests.client import call, over_http, structured, text
+from mcp_tests.deployment import KEYS, Deployment
+from mcp_tests.result_text import authorship_readings, expand_text
+
+
+def _full_json(value: dict[str, Any]) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _reads(d: Deployment) -> dict[str, list[Any]]:
+    """One answer of every reading tool, with what it returned as structuredContent."""
+
+    async def work(client: Client) -> dict[str, list[Any]]:
+        page = await client.call_tool("list_emails", {"pageSize": 20})
+        ids = [e["storedEmailId"] for e in (page.structured_content or {})["emails"]]
+        search = await client.call_tool("search_emails", {"queryText": "quarterly"})
+        thread = (search.structured_content or {})["matches"][0]["summary"]["threadId"]
+        return {
+            "list_accounts": [await client.call_tool("list_accounts", {})],
+            "list_emails": [page],
+            "search_emails": [search],
+            "get_email_content": [
+                await client.call_tool(
+                    "get_email_content",
+                    {"storedEmailIds": ids[:10], "includeSanitizedHtml": True},
+                ),
+                await client.call_tool("get_email_content", {"threadId": thread}),
+            ],
+        }
+
+    return over_http(d.url, KEYS["full"], work)
+
+
+def test_every_read_tools_text_expands_to_its_structured_content(
+    mcp_deployment: Deployment,
+) -> None:
+    for tool, results in _reads(mcp_deployment).items():
+        for result in results:
+            full = structured(result)  # raises unless the expansion is exact
+            assert full, tool
+
+
+def test_a_page_of_summaries_is_written_in_well_under_half_the_full_form(
+    mcp_deployment: Deployment,
+) -> None:
+    result = call(mcp_deployment.url, KEYS["full"], "list_emails", {"pageSize": 20})
+    full = structured(result)
+    assert len(full["emails"]) == 20
+    assert len(text(result)) * 2 < len(_full_json(full))
+
+
+def test_no_likelihood_is_published_beside_not_assessed(mcp_deployment: Deployment) -> None:
+    readings = 0
+    for results in _reads(mcp_deployment).values():
+        for result in results:
+            for source in (
+                result.structured_content,
+                expand_text(text(result), structured(result)),
+            ):
+                for reading in authorship_readings(source):
+                    readings += 1
+                    if reading["state"] == "notAssessed":
+                        assert reading["likelihood"] is None
+    assert readings > 20
+
+
+def test_a_default_never_appears_in_the_text(mcp_deployment: Deployment) -> None:
+    page = call(mcp_deployment.url, KEYS["full"], "list_emails", {"pageSize": 20})
+    written = json.loads(text(page))
+    assert "nextCursor" in written  # the fixture holds more than a page
+    assert "includedJunkMail" not in written
+    columns = written["emails"]["columns"]
+    assert "storedEmailId" in columns
+    assert not [c for c in columns if c.startswith(("senderVerification", "machineAuthorship"))]
+    assert "remoteFlags.deleted" not in columns
+    assert "contentAvailability" not in columns
