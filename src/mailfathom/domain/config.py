@@ -113,6 +113,8 @@ class DeploymentConfig:
 
 
 DEFAULT_MCP_PORT = 8625
+DEFAULT_SESSIONS_PER_CALLER = 16
+DEFAULT_SESSION_IDLE_SECONDS = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +133,14 @@ class CallerEntry:
 
 @dataclass(frozen=True, slots=True)
 class McpEndpointConfig:
+    """The MCP endpoint. Each caller entry may hold `sessions_per_caller` open sessions of the
+    handshake protocol generation at once; a session with no request in flight for
+    `session_idle_seconds` is closed."""
+
     enabled: bool = False
     host: str = "127.0.0.1"
     port: int = DEFAULT_MCP_PORT
     published_categories: frozenset[ToolCategory] | None = None
     callers: tuple[CallerEntry, ...] = ()
+    sessions_per_caller: int = DEFAULT_SESSIONS_PER_CALLER
+    session_idle_seconds: float = DEFAULT_SESSION_IDLE_SECONDS

@@ -13,10 +13,28 @@ from typing import TypeVar
 
 from mailfathom.adapters.config.toml_loader_base import Problems, Table, is_loopback
 from mailfathom.domain.access import Permission, ToolCategory
-from mailfathom.domain.config import DEFAULT_MCP_PORT, CallerEntry, McpEndpointConfig
+from mailfathom.domain.config import (
+    DEFAULT_MCP_PORT,
+    DEFAULT_SESSION_IDLE_SECONDS,
+    DEFAULT_SESSIONS_PER_CALLER,
+    CallerEntry,
+    McpEndpointConfig,
+)
 
 _T = TypeVar("_T")
-_KEYS = frozenset({"Enabled", "Listen", "PublishedToolCategories", "Callers"})
+_KEYS = frozenset(
+    {
+        "Enabled",
+        "Listen",
+        "PublishedToolCategories",
+        "Callers",
+        "SessionsPerCaller",
+        "SessionIdleSeconds",
+    }
+)
+_MAX_SESSIONS_PER_CALLER = 1000
+_MIN_IDLE_SECONDS = 1.0
+_MAX_IDLE_SECONDS = 86400.0
 _CALLER_KEYS = frozenset({"Name", "Credential", "ApiKeySha256", "Permissions"})
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -48,7 +66,34 @@ def parse_mcp_endpoint(table: Table | None, problems: Problems) -> McpEndpointCo
         port=port,
         published_categories=categories,
         callers=tuple(c for c in callers if c is not None),
+        sessions_per_caller=_parse_sessions_per_caller(table),
+        session_idle_seconds=_parse_idle_seconds(table),
     )
+
+
+def _parse_sessions_per_caller(table: Table) -> int:
+    value = table.integer("SessionsPerCaller")
+    if value is None:
+        return DEFAULT_SESSIONS_PER_CALLER
+    if not 1 <= value <= _MAX_SESSIONS_PER_CALLER:
+        table.problems.add(
+            table.at("SessionsPerCaller"), f"must be from 1 to {_MAX_SESSIONS_PER_CALLER}"
+        )
+        return DEFAULT_SESSIONS_PER_CALLER
+    return value
+
+
+def _parse_idle_seconds(table: Table) -> float:
+    value = table.number("SessionIdleSeconds")
+    if value is None:
+        return DEFAULT_SESSION_IDLE_SECONDS
+    if not _MIN_IDLE_SECONDS <= value <= _MAX_IDLE_SECONDS:
+        table.problems.add(
+            table.at("SessionIdleSeconds"),
+            f"must be from {_MIN_IDLE_SECONDS:g} to {_MAX_IDLE_SECONDS:g} seconds",
+        )
+        return DEFAULT_SESSION_IDLE_SECONDS
+    return value
 
 
 def _parse_listen(table: Table) -> tuple[str, int]:

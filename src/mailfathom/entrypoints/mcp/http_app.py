@@ -4,7 +4,8 @@ Admission happens before the MCP layer sees a request: a bearer key is hashed an
 with the configured digests; a request with no credential is admitted only by an entry that
 says `Credential = "none"`, and only from a loopback peer. Everything else is answered 401
 with a bearer challenge. DNS-rebinding protection stays on for loopback hosts (the SDK's
-default); any other listen address must name its allowed hosts.
+default); any other listen address must name its allowed hosts. Sessions are then bounded per
+caller entry (`sessions.py`).
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
-from mailfathom.domain.config import CallerEntry
+from mailfathom.domain.config import CallerEntry, McpEndpointConfig
 from mailfathom.entrypoints.mcp.server import CALLER_STATE_KEY, MailFathomMcp
+from mailfathom.entrypoints.mcp.sessions import SessionGate
 
 MCP_PATH = "/mcp"
 
@@ -90,10 +92,15 @@ class AdmissionGate:
         await self._app(scope, receive, send)
 
 
-def build_http_app(
-    server: MailFathomMcp, entries: Sequence[CallerEntry], *, host: str = "127.0.0.1"
-) -> Starlette:
-    mcp_app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+def build_http_app(server: MailFathomMcp, config: McpEndpointConfig) -> Starlette:
+    entries = list(config.callers)
+    mcp_app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        host=config.host,
+        session_idle_timeout=config.session_idle_seconds,
+        # The gate bounds each caller entry below this; the SDK's own limit is a backstop.
+        max_sessions=2 * config.sessions_per_caller * max(1, len(entries)),
+    )
 
     async def metrics(_request: Request) -> Response:
         return Response(generate_latest(server.telemetry.registry), media_type=CONTENT_TYPE_LATEST)
@@ -104,5 +111,12 @@ def build_http_app(
             yield
 
     app = Starlette(routes=[Route("/metrics", metrics), Mount("/", app=mcp_app)], lifespan=lifespan)
-    app.add_middleware(AdmissionGate, entries=list(entries))
+    app.add_middleware(
+        SessionGate,
+        path=MCP_PATH,
+        caller_key=CALLER_STATE_KEY,
+        per_caller=config.sessions_per_caller,
+        idle_seconds=config.session_idle_seconds,
+    )
+    app.add_middleware(AdmissionGate, entries=entries)
     return app

@@ -25,7 +25,7 @@ def serve_http(
             "enables it and states how callers are admitted."
         )
     server = build_server(services)
-    app = build_http_app(server, config.callers, host=config.host)
+    app = build_http_app(server, config)
     uvicorn_config = uvicorn.Config(
         app,
         host=config.host,
