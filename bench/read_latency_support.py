@@ -97,6 +97,7 @@ Addresses = ["{OWNER}"]
 [McpEndpoint]
 Enabled = true
 Listen = "127.0.0.1:{port}"
+MetricsApiKeySha256 = "{key_digest}"
 
 [[McpEndpoint.Callers]]
 Name = "bench"

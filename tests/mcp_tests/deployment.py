@@ -29,6 +29,7 @@ KEYS = {
     "reader": "key-reader-" + uuid.uuid4().hex,
     "nothing": "key-nothing-" + uuid.uuid4().hex,
     "sender": "key-sender-" + uuid.uuid4().hex,
+    "metrics": "key-metrics-" + uuid.uuid4().hex,
 }
 BASE = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 FILLER_COUNT = 30
@@ -153,6 +154,7 @@ VisibleToTools = false
 [McpEndpoint]
 Enabled = true
 Listen = "127.0.0.1:8625"
+MetricsApiKeySha256 = "{_digest(KEYS["metrics"])}"
 
 [[McpEndpoint.Callers]]
 Name = "full"

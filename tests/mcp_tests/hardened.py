@@ -4,6 +4,7 @@ exit, so a test that must hold sessions open speaks HTTP itself)."""
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 import uuid
@@ -33,8 +34,10 @@ class Served:
 
 @contextmanager
 def serve_with(base: Deployment, endpoint_keys: str) -> Iterator[Served]:
-    """`mailfathom serve` over `base`'s store, with `endpoint_keys` added to `[McpEndpoint]`."""
-    text = base.config_path.read_text("utf-8")
+    """`mailfathom serve` over `base`'s store, with `endpoint_keys` added to `[McpEndpoint]`
+    (and `/metrics` only where they name its key)."""
+    lines = base.config_path.read_text("utf-8").splitlines(keepends=True)
+    text = "".join(line for line in lines if not line.startswith("MetricsApiKeySha256"))
     anchor = 'Listen = "127.0.0.1:8625"\n'
     assert anchor in text
     root = base.config_path.parent / f"served-{uuid.uuid4().hex[:8]}"
@@ -105,15 +108,18 @@ def close_session(http: httpx2.Client, url: str, key: str, session: str) -> int:
     return http.delete(url, headers=_headers(key, session)).status_code
 
 
+METRICS_KEY = "key-metrics-" + uuid.uuid4().hex
 BOUNDED_SESSIONS = 3
 
 
 @pytest.fixture(scope="session")
 def bounded_server(mcp_deployment: Deployment) -> Iterator[Served]:
-    """Three sessions per caller entry and a long idle period."""
+    """Three sessions per caller entry, a long idle period, and `/metrics` behind its key."""
+    digest = hashlib.sha256(METRICS_KEY.encode()).hexdigest()
     keys = f"""
 SessionsPerCaller = {BOUNDED_SESSIONS}
 SessionIdleSeconds = 600
+MetricsApiKeySha256 = "{digest}"
 """
     with serve_with(mcp_deployment, keys) as served:
         yield served

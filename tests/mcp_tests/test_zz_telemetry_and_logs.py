@@ -14,7 +14,8 @@ def test_metrics_count_calls_by_published_tool_only(mcp_deployment: Deployment) 
     call(mcp_deployment.url, KEYS["full"], "list_emails", {"pageSize": 0})
     call(mcp_deployment.url, KEYS["full"], "not_a_tool_x", {})
     call(mcp_deployment.url, KEYS["full"], "list_accounts", {})
-    metrics = httpx2.get(mcp_deployment.metrics_url).text
+    scraper = {"Authorization": f"Bearer {KEYS['metrics']}"}
+    metrics = httpx2.get(mcp_deployment.metrics_url, headers=scraper).text
     assert 'mailfathom_mcp_tool_calls_total{code="51001",outcome="refused",tool="list_emails"}' in (
         metrics
     )

@@ -135,7 +135,8 @@ class CallerEntry:
 class McpEndpointConfig:
     """The MCP endpoint. Each caller entry may hold `sessions_per_caller` open sessions of the
     handshake protocol generation at once; a session with no request in flight for
-    `session_idle_seconds` is closed."""
+    `session_idle_seconds` is closed. `/metrics` is served only to a bearer key whose SHA-256
+    is `metrics_api_key_sha256`, and not at all without one."""
 
     enabled: bool = False
     host: str = "127.0.0.1"
@@ -144,3 +145,4 @@ class McpEndpointConfig:
     callers: tuple[CallerEntry, ...] = ()
     sessions_per_caller: int = DEFAULT_SESSIONS_PER_CALLER
     session_idle_seconds: float = DEFAULT_SESSION_IDLE_SECONDS
+    metrics_api_key_sha256: str | None = None

@@ -30,6 +30,7 @@ _KEYS = frozenset(
         "Callers",
         "SessionsPerCaller",
         "SessionIdleSeconds",
+        "MetricsApiKeySha256",
     }
 )
 _MAX_SESSIONS_PER_CALLER = 1000
@@ -68,6 +69,7 @@ def parse_mcp_endpoint(table: Table | None, problems: Problems) -> McpEndpointCo
         callers=tuple(c for c in callers if c is not None),
         sessions_per_caller=_parse_sessions_per_caller(table),
         session_idle_seconds=_parse_idle_seconds(table),
+        metrics_api_key_sha256=_parse_metrics_key(table),
     )
 
 
@@ -94,6 +96,16 @@ def _parse_idle_seconds(table: Table) -> float:
         )
         return DEFAULT_SESSION_IDLE_SECONDS
     return value
+
+
+def _parse_metrics_key(table: Table) -> str | None:
+    digest = table.string("MetricsApiKeySha256")
+    if digest is not None and not _SHA256.fullmatch(digest):
+        table.problems.add(
+            table.at("MetricsApiKeySha256"), "must be 64 lower-case hexadecimal digits"
+        )
+        return None
+    return digest
 
 
 def _parse_listen(table: Table) -> tuple[str, int]:

@@ -1,11 +1,12 @@
-"""Serving the MCP endpoint over Streamable HTTP, with `/metrics` beside it.
+"""Serving the MCP endpoint over Streamable HTTP, with `/metrics` beside it when configured.
 
 Admission happens before the MCP layer sees a request: a bearer key is hashed and compared
 with the configured digests; a request with no credential is admitted only by an entry that
 says `Credential = "none"`, and only from a loopback peer. Everything else is answered 401
 with a bearer challenge. DNS-rebinding protection stays on for loopback hosts (the SDK's
 default); any other listen address must name its allowed hosts. Sessions are then bounded per
-caller entry (`sessions.py`).
+caller entry (`sessions.py`). `/metrics` is served only when the configuration names a key of
+its own, and only to a request presenting that key past the same Host and Origin check.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
@@ -47,6 +49,24 @@ def _is_loopback(host: str | None) -> bool:
         return False
 
 
+def bearer_digest(authorization: str) -> str | None:
+    """The hex SHA-256 of a bearer key, or None when the header carries no bearer key."""
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return hashlib.sha256(token.strip().encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _unauthorized() -> Response:
+    body = json.dumps({"error": "invalid_token", "error_description": "Authentication required"})
+    return Response(
+        body.encode(),
+        status_code=401,
+        media_type="application/json",
+        headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+    )
+
+
 class AdmissionGate:
     """ASGI middleware admitting callers by configured entry, before anything else runs."""
 
@@ -59,10 +79,9 @@ class AdmissionGate:
     def admit(self, authorization: str | None, peer: str | None) -> Caller | None:
         if authorization is None:
             return self._open if self._open is not None and _is_loopback(peer) else None
-        scheme, _, token = authorization.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
+        digest = bearer_digest(authorization)
+        if digest is None:
             return None
-        digest = hashlib.sha256(token.strip().encode("utf-8", "surrogatepass")).hexdigest()
         found = None
         for expected, caller in self._keyed:
             if hmac.compare_digest(expected, digest):
@@ -77,40 +96,66 @@ class AdmissionGate:
         client = scope.get("client")
         caller = self.admit(headers.get("authorization"), client[0] if client else None)
         if caller is None:
-            body = json.dumps(
-                {"error": "invalid_token", "error_description": "Authentication required"}
-            ).encode()
-            response = Response(
-                body,
-                status_code=401,
-                media_type="application/json",
-                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
-            )
-            await response(scope, receive, send)
+            await _unauthorized()(scope, receive, send)
             return
         scope.setdefault("state", {})[CALLER_STATE_KEY] = caller
         await self._app(scope, receive, send)
 
 
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+def transport_security(host: str) -> TransportSecuritySettings | None:
+    """The SDK's DNS-rebinding settings for a loopback listener (its own default), stated
+    here so that `/metrics` is held to the same Host and Origin rule as `/mcp`."""
+    if host not in LOOPBACK_NAMES:
+        return None
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
+
+
+def metrics_route(server: MailFathomMcp, digest: str, host: str) -> Route:
+    """`/metrics` for a scraper presenting the bearer key whose SHA-256 is `digest`."""
+    security = TransportSecurityMiddleware(transport_security(host))
+
+    async def metrics(request: Request) -> Response:
+        refused = await security.validate_request(request)
+        if refused is not None:
+            return refused
+        presented = bearer_digest(request.headers.get("authorization", ""))
+        if presented is not None and hmac.compare_digest(presented, digest):
+            return Response(
+                generate_latest(server.telemetry.registry), media_type=CONTENT_TYPE_LATEST
+            )
+        return _unauthorized()
+
+    return Route("/metrics", metrics)
+
+
 def build_http_app(server: MailFathomMcp, config: McpEndpointConfig) -> Starlette:
+    """The served app. `/metrics` exists only when the configuration names its key."""
     entries = list(config.callers)
     mcp_app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=config.host,
+        transport_security=transport_security(config.host),
         session_idle_timeout=config.session_idle_seconds,
         # The gate bounds each caller entry below this; the SDK's own limit is a backstop.
         max_sessions=2 * config.sessions_per_caller * max(1, len(entries)),
     )
-
-    async def metrics(_request: Request) -> Response:
-        return Response(generate_latest(server.telemetry.registry), media_type=CONTENT_TYPE_LATEST)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[None]:
         async with server.session_manager.run():
             yield
 
-    app = Starlette(routes=[Route("/metrics", metrics), Mount("/", app=mcp_app)], lifespan=lifespan)
+    routes: list[BaseRoute] = [Mount("/", app=mcp_app)]
+    if config.metrics_api_key_sha256 is not None:
+        routes.insert(0, metrics_route(server, config.metrics_api_key_sha256, config.host))
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(
         SessionGate,
         path=MCP_PATH,
