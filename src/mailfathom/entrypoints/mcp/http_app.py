@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.config import CallerEntry, McpEndpointConfig
+from mailfathom.entrypoints.mcp.sdk_logs import withhold_refused_values
 from mailfathom.entrypoints.mcp.server import CALLER_STATE_KEY, MailFathomMcp
 from mailfathom.entrypoints.mcp.sessions import SessionGate
 
@@ -146,6 +147,7 @@ def build_http_app(server: MailFathomMcp, config: McpEndpointConfig) -> Starlett
         # The gate bounds each caller entry below this; the SDK's own limit is a backstop.
         max_sessions=2 * config.sessions_per_caller * max(1, len(entries)),
     )
+    withhold_refused_values()
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[None]:
