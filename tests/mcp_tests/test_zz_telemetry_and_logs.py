@@ -31,7 +31,7 @@ def test_server_log_records_calls_and_carries_no_mail_content(
     call(mcp_deployment.url, KEYS["full"], "search_emails", {"queryText": "revenue strongly"})
     call(mcp_deployment.url, KEYS["full"], "list_emails", {"senderAddress": "alice@example.org"})
     call(mcp_deployment.url, KEYS["full"], "list_emails", {"pageSize": "Quarterly report draft"})
-    # A caller-chosen name reaches the log only when it is spelled like one of our tool names.
+    # A caller-chosen name never reaches the log; only published tool names do.
     call(mcp_deployment.url, KEYS["full"], "Ask Alice Anything", {})
     log = mcp_deployment.server_log.read_text("utf-8", "replace")
     assert '"event": "tool.call"' in log

@@ -1,13 +1,12 @@
 """One measurement per tool call, published as a log line and as two instruments.
 
-The tool name is a dimension only when this endpoint publishes a tool of that name, and is
-logged only when it is spelled like one of ours; anything else a caller wrote becomes a fixed
-placeholder, so a caller can neither write into the log nor create a time series.
+The tool name is a dimension, and is logged, only when this endpoint publishes a tool of that
+name; anything else a caller wrote becomes a fixed placeholder (a name merely spelled like
+one of ours is still the caller's text), so a caller can neither write into the log nor
+create a time series.
 """
 
 from __future__ import annotations
-
-import re
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -15,7 +14,6 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 log = structlog.get_logger("mailfathom.mcp")
 
 UNRECOGNIZED = "unrecognized"
-_TOOL_NAME = re.compile(r"[a-z][a-z_]{0,39}")
 
 
 class ToolTelemetry:
@@ -39,14 +37,13 @@ class ToolTelemetry:
     def record(
         self, name: str, outcome: str, code: int | None, seconds: float, caller: str | None
     ) -> None:
-        logged = name if _TOOL_NAME.fullmatch(name) else UNRECOGNIZED
         dimension = name if name in self.published else UNRECOGNIZED
         code_text = str(code) if code is not None else ""
         self.calls.labels(dimension, outcome, code_text).inc()
         self.duration.labels(dimension, outcome).observe(seconds)
         log.info(
             "tool.call",
-            tool=logged,
+            tool=dimension,
             outcome=outcome,
             code=code,
             duration_ms=round(seconds * 1000, 3),

@@ -1,0 +1,28 @@
+"""A tool name reaches the log only when this endpoint publishes a tool of that name."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import log_audit
+from mcp_tests.client import call
+from mcp_tests.deployment import KEYS, Deployment
+
+
+def test_a_caller_chosen_name_spelled_like_a_tool_is_not_logged(
+    mcp_deployment: Deployment,
+) -> None:
+    # Lower-case letters and underscores only: spelled exactly like one of our tool names.
+    chosen = "leak_" + "".join(chr(ord("a") + int(c, 16)) for c in uuid.uuid4().hex[:24])
+    log_audit.register(chosen)
+    before = mcp_deployment.server_log.read_text("utf-8", "replace").count('"unknownTool"')
+    assert call(mcp_deployment.url, KEYS["full"], chosen, {}).is_error
+    deadline = time.monotonic() + 20
+    while True:
+        log = mcp_deployment.server_log.read_text("utf-8", "replace")
+        if log.count('"unknownTool"') > before:
+            break
+        assert time.monotonic() < deadline, "the call was not logged"
+        time.sleep(0.05)
+    assert chosen not in log
