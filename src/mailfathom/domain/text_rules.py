@@ -1,0 +1,63 @@
+"""What text a value may hold: the one rule every check of caller or operator text applies.
+
+Three shapes of text are told apart:
+
+- A one-line value (a header value such as a subject or an address, a search query, a
+  filter, a key, a cursor) holds no control character: no C0 control, no DEL, no C1 control
+  (NEL, U+0085, among them), no line or paragraph separator (U+2028, U+2029), and no lone
+  surrogate. Each of those either breaks a line somewhere a line is parsed, or cannot be
+  written as UTF-8 at all.
+- A name a person reads (an account's or a folder's) is a one-line value that also holds no
+  bidirectional override or isolate, which can make one name display as another.
+- Multi-line text (a body) may break lines and hold tabs, but is made of Unicode scalar values
+  only, and holds no NUL.
+
+A lone surrogate (U+D800 to U+DFFF on its own) is not a character: it has no UTF-8 form, so
+text carrying one fails wherever it is encoded (a database driver, a composed message, a
+JSON answer). It can only arrive from a decoder that kept undecodable input, so it is refused
+where text enters, never repaired.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls, DEL, C1 controls (NEL among them), the line and paragraph separators (the
+# whole of the Zl and Zp categories), and the surrogate code points.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# Bidirectional embeddings, overrides (U+202A to U+202E) and isolates (U+2066 to U+2069).
+_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_control_character(text: str) -> bool:
+    """Whether `text` holds anything a one-line value may not: a C0 or C1 control, DEL, a
+    line or paragraph separator, or a lone surrogate."""
+    return _CONTROL.search(text) is not None
+
+
+def has_bidi_control(text: str) -> bool:
+    """Whether `text` holds a bidirectional embedding, override or isolate."""
+    return _BIDI_CONTROL.search(text) is not None
+
+
+def is_one_line(text: str) -> bool:
+    """Whether `text` may stand as a one-line value, such as a header value."""
+    return not has_control_character(text)
+
+
+def is_name(text: str) -> bool:
+    """Whether `text` may stand as a name a person reads: one line, and displayed in the
+    order it is written."""
+    return not has_control_character(text) and not has_bidi_control(text)
+
+
+def is_scalar_text(text: str) -> bool:
+    """Whether `text` is made of Unicode scalar values only (no lone surrogate)."""
+    return _SURROGATE.search(text) is None
+
+
+def is_body_text(text: str) -> bool:
+    """Whether `text` may stand as the body of a message: any line breaks, no NUL, and no
+    lone surrogate."""
+    return "\x00" not in text and is_scalar_text(text)
