@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 
 from log_audit import register_all
-from mcp_tests.client import call, code, over_http, structured
+from mcp_tests.client import call, code, over_http, structured, text
 from servers.smtp import SmtpServer
 
 from .helpers import SMTP_PASSWORD, SMTP_USER
@@ -293,3 +293,59 @@ def _forward(stored: str, **overrides: Any) -> dict[str, Any]:
     }
     arguments.update(overrides)
     return arguments
+
+
+# A word beside each refused character: registered with the log audit, and looked for in every
+# answer and in the server's log.
+_MARK = "Quokkaparade"
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"subject": f"two\u2028{_MARK}"},
+        {"subject": f"two\u2029{_MARK}"},
+        {"subject": f"two\x85{_MARK}"},
+        {"idempotencyKey": f"key\u2028{_MARK}"},
+        {"account": f"work\u2029{_MARK}"},
+    ],
+)
+def test_a_line_or_paragraph_separator_is_51013_over_http(
+    relaxed: Served, overrides: dict[str, Any]
+) -> None:
+    register_all([_MARK])
+    result = call(relaxed.url, KEYS["agent"], "send_email", _send(**overrides))
+    assert code(result) == 51013
+    assert _MARK not in text(result)
+
+
+def test_a_lone_surrogate_reaching_a_tool_is_refused_with_the_arguments_code(
+    relaxed: Served,
+) -> None:
+    """JSON text cannot carry a lone surrogate in a string (the parser refuses it), but a
+    list written as JSON text inside a string is decoded by the SDK with a parser that
+    accepts one, so these reach the use cases: each is refused with its own code, and
+    nothing the caller wrote is repeated in the answer or in the server's log."""
+    register_all([_MARK])
+    lone = f'["{_MARK}\\udc80"]'
+    cases: list[tuple[str, dict[str, Any], int]] = [
+        ("list_emails", {"accounts": lone}, 51002),
+        ("list_emails", {"folders": lone}, 51002),
+        ("search_emails", {"queryText": "answer", "accounts": lone}, 51002),
+        ("search_emails", {"queryText": "answer", "folders": lone}, 51002),
+        ("get_email_content", {"storedEmailIds": lone}, 51004),
+        ("send_email", _send(to=f'["{_MARK}\\udc80@example.net"]'), 51013),
+        ("send_email", _send(cc=f'["{_MARK}\\udc80@example.net"]'), 51013),
+        ("send_email", _send(bcc=f'["{_MARK}\\udc80@example.net"]'), 51013),
+        ("forward_email", _forward(_stored_email(relaxed, "work"), to=lone), 51013),
+        ("reply_to_email", _reply(_stored_email(relaxed, "work"), cc=lone), 51013),
+    ]
+    log_path = relaxed.data_dir.parent / "server.log"
+    logged_before = log_path.stat().st_size
+    for tool, arguments, expected in cases:
+        result = call(relaxed.url, KEYS["agent"], tool, arguments)
+        assert code(result) == expected, tool
+        assert _MARK not in text(result)
+    log = log_path.read_bytes()
+    assert _MARK.encode() not in log
+    assert b"tool.undiagnosed_failure" not in log[logged_before:]

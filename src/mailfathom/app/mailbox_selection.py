@@ -2,20 +2,22 @@
 
 Every bound is checked here, in the use case layer, so an entrypoint added later meets the
 same limits. Counts are checked while a caller's list is read and before any element is
-converted, so a list of a million names is refused at the 65th. No refusal repeats a value the
+converted, so a list of a million names is refused at the 65th. Text is held to the domain's
+one rule (`text_rules`): a name or a filter carrying a control character, a line or paragraph
+separator or a lone surrogate names nothing and is 51002. No refusal repeats a value the
 caller wrote, except an account name in 53001, which is the caller's own configured name for
-an account and is bounded and free of control characters before it is echoed.
+an account and has passed that rule, and the length bound, before it is echoed.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from mailfathom.app.reading_ports import FolderDirectory
 from mailfathom.app.reading_types import FolderView, SummaryFilter
+from mailfathom.domain import text_rules
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal
 from mailfathom.domain.folders import FolderRole
@@ -69,10 +71,6 @@ class ResolvedSelection:
     fingerprint_parts: tuple[object, ...]
 
 
-def has_control_characters(text: str) -> bool:
-    return any(unicodedata.category(ch) in {"Cc", "Cf", "Zl", "Zp"} for ch in text)
-
-
 def _refuse_filter(message: str) -> Refusal:
     return Refusal(Code.FILTER_NOT_ACCEPTED, message)
 
@@ -96,7 +94,7 @@ def _bounded_names(values: Iterable[object] | None, what: str) -> list[str] | No
             )
         if not value.strip():
             raise _refuse_filter(f"An entry of the {what} filter is blank.")
-        if has_control_characters(value):
+        if not text_rules.is_name(value):
             raise _refuse_filter(f"An entry of the {what} filter carries a control character.")
         names.append(value.strip())
     return names
@@ -133,7 +131,7 @@ def _address(value: str | None, what: str) -> str | None:
         or not domain
         or len(text) > MAX_ADDRESS_CHARACTERS
         or any(ch.isspace() for ch in text)
-        or has_control_characters(text)
+        or not text_rules.is_one_line(text)
         or "@" in domain
     ):
         raise _refuse_filter(f"The {what} filter is not a usable mail address.")
@@ -161,7 +159,7 @@ def _subject(value: str | None) -> str | None:
         raise _refuse_filter(
             f"The subject fragment filter is longer than {MAX_SUBJECT_FRAGMENT} characters."
         )
-    if has_control_characters(value):
+    if not text_rules.is_one_line(value):
         raise _refuse_filter("The subject fragment filter carries a control character.")
     return value
 

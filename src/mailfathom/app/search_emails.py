@@ -15,14 +15,10 @@ from mailfathom.app.email_views import (
     SearchResult,
     SemanticSearchState,
 )
-from mailfathom.app.mailbox_selection import (
-    SelectionInput,
-    ServedAccount,
-    has_control_characters,
-    resolve_selection,
-)
+from mailfathom.app.mailbox_selection import SelectionInput, ServedAccount, resolve_selection
 from mailfathom.app.projection import freshness, require, summarize
 from mailfathom.app.reading_ports import MailboxReadStore
+from mailfathom.domain import text_rules
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal
@@ -47,7 +43,7 @@ def _query_words(text: str) -> list[str]:
             Code.FILTER_NOT_ACCEPTED,
             f"The search query is longer than {MAX_QUERY_CHARACTERS} characters.",
         )
-    if has_control_characters(text):
+    if not text_rules.is_one_line(text):
         raise Refusal(Code.FILTER_NOT_ACCEPTED, "The search query carries a control character.")
     return text.split()
 

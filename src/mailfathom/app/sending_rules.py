@@ -3,7 +3,10 @@
 A message is composed long before a submission server says anything about it, so what is
 refused here is what stays wrong whatever a server would say: a value no message can carry
 (51013), more than the deployment composes (51014), an account that cannot send (53001,
-56002, 56003). Refusals name the field and the rule, never the value.
+56002, 56003). Text is held to the domain's one rule (`text_rules`): a one-line field carrying
+a control character, a line or paragraph separator or a lone surrogate, and a body that is not
+Unicode text, are 51013 before anything is composed. Refusals name the field and the rule,
+never the value.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from mailfathom.app.mailbox_selection import ServedAccount
+from mailfathom.domain import text_rules
 from mailfathom.domain.codes import Code
 from mailfathom.domain.config import AccountConfig, DeploymentConfig
 from mailfathom.domain.delivery_config import AccountDelivery
@@ -33,16 +37,12 @@ def _composable(message: str) -> Refusal:
     return Refusal(Code.MESSAGE_FIELD_NOT_COMPOSABLE, message)
 
 
-def has_control(text: str) -> bool:
-    return any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in text)
-
-
 def idempotency_key(value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _composable("The idempotencyKey is blank.")
     if len(value) > MAX_IDEMPOTENCY_KEY:
         raise _composable(f"The idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters.")
-    if has_control(value):
+    if not text_rules.is_one_line(value):
         raise _composable("The idempotencyKey carries a control character.")
     return value
 
@@ -52,8 +52,8 @@ def plain_address(value: object, field: str) -> str:
     name. A line break, a space, a non-ASCII character or anything but one address is 51013."""
     if not isinstance(value, str):
         raise _composable(f"An entry of {field} is not text.")
-    if any(ch in value for ch in "\r\n"):
-        raise _composable(f"An entry of {field} carries a line break.")
+    if not text_rules.is_one_line(value):
+        raise _composable(f"An entry of {field} carries a line break or a control character.")
     if not value.isascii():
         raise _composable(
             f"An entry of {field} is not an ASCII address; addresses outside ASCII are not sent."
@@ -134,10 +134,8 @@ def recipients(
 def subject(value: object) -> str:
     if not isinstance(value, str):
         raise _composable("The subject is not text.")
-    if any(ch in value for ch in "\r\n"):
-        raise _composable("The subject carries a line break.")
-    if has_control(value):
-        raise _composable("The subject carries a control character.")
+    if not text_rules.is_one_line(value):
+        raise _composable("The subject carries a line break or a control character.")
     if len(value) > MAX_SUBJECT:
         raise Refusal(
             Code.MESSAGE_TOO_LARGE, f"The subject is longer than {MAX_SUBJECT} characters."
@@ -160,8 +158,10 @@ def bodies(plain: object, html: object, max_characters: int, *, quoted: str = ""
         raise _composable("The htmlBody is not text.")
     if html is not None and not html.strip():
         raise _composable("The htmlBody is blank; omit it to send the plain text alone.")
-    if "\x00" in plain or (html is not None and "\x00" in html):
-        raise _composable("A body carries a NUL character.")
+    if not text_rules.is_body_text(plain) or (
+        html is not None and not text_rules.is_body_text(html)
+    ):
+        raise _composable("A body carries a NUL character or text that is not Unicode.")
     if len(plain) + len(quoted) > max_characters or (
         html is not None and len(html) + len(quoted) > max_characters
     ):
@@ -177,7 +177,7 @@ def account_name(value: object) -> str:
         raise _composable("The account is blank.")
     if len(value) > MAX_ACCOUNT_NAME:
         raise _composable(f"The account is longer than {MAX_ACCOUNT_NAME} characters.")
-    if has_control(value):
+    if not text_rules.is_name(value):
         raise _composable("The account carries a control character.")
     return value
 
