@@ -5,8 +5,9 @@ every part: a server that does not offer 8BITMIME accepts it as it is, and no bo
 re-encoded on the way. Non-ASCII header text becomes RFC 2047 encoded words.
 
 This Python's `email` package does not refuse a line break inside a header value (the fixes
-for CVE-2024-6923 came later), so every header value is checked here as well as by the use
-case before it reaches a header.
+for CVE-2024-6923 came later), and writes a lone surrogate as an `unknown-8bit` encoded word,
+so every header value is held here to the same one-line rule the use case applies before it
+reaches a header.
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
 from mailfathom.app.sending_ports import AuthoredMessage, ComposedMessage
+from mailfathom.domain import text_rules
 
 _POLICY = policy.SMTP.clone(cte_type="7bit")
 
 
 def _header_safe(value: str) -> str:
-    if "\r" in value or "\n" in value:
-        raise ValueError("a header value carries a line break")
+    if not text_rules.is_one_line(value):
+        raise ValueError("a header value carries a line break or a control character")
     return value
 
 
