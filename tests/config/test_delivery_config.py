@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from config.test_config_loading import imap_account, parse, problems_of
 from mailfathom.domain.config import SecretRef, TlsMode
 from mailfathom.domain.delivery_config import (
@@ -78,6 +80,25 @@ def test_delivery_rules_are_checked() -> None:
         "Accounts[0].Delivery.Bogus",
     ):
         assert fragment in text, fragment
+
+
+_NOT_ONE_LINE = ["\u2028", "\u2029", "\x85", "\x07", "\x7f", "\udc80"]
+
+
+@pytest.mark.parametrize("bad", [*_NOT_ONE_LINE, "\u202e"])
+def test_a_sending_display_name_is_held_to_the_name_rule(bad: str) -> None:
+    """The From display name is a header value and a name a person reads."""
+    found = problems_of(with_delivery(Address="me@example.org", DisplayName=f"Me{bad}Too"))
+    assert [p.split(":")[0] for p in found] == ["Accounts[0].Delivery.DisplayName"]
+
+
+@pytest.mark.parametrize("key", ["Host", "Username"])
+@pytest.mark.parametrize("bad", _NOT_ONE_LINE)
+def test_a_submission_server_is_held_to_the_one_line_rule(key: str, bad: str) -> None:
+    smtp = {"Host": "smtp.example.org", "Username": "me", "Secret": {"Env": "SMTP_PASSWORD"}}
+    smtp[key] = f"{smtp[key]}{bad}x"
+    found = problems_of(with_delivery(Address="me@example.org", Smtp=smtp))
+    assert [p.split(":")[0] for p in found] == [f"Accounts[0].Delivery.Smtp.{key}"]
 
 
 def test_mail_delivery_and_deployment_sections() -> None:

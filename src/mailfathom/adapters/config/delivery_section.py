@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from mailfathom.adapters.config.toml_loader_base import _is_loopback, _Table
+from mailfathom.domain import text_rules
 from mailfathom.domain.config import SecretRef, TlsMode
 from mailfathom.domain.delivery_config import (
     AccountDelivery,
@@ -75,9 +76,12 @@ def parse_account_delivery(table: _Table, parse_secret: SecretParser) -> Account
         )
     name = table.string("DisplayName")
     if name is not None and (
-        len(name) > _NAME_LIMIT or any(ch in name for ch in "\r\n") or not name.strip()
+        len(name) > _NAME_LIMIT or not text_rules.is_name(name) or not name.strip()
     ):
-        problems.add(table.at("DisplayName"), f"must be 1 to {_NAME_LIMIT} characters on one line")
+        problems.add(
+            table.at("DisplayName"),
+            f"must be 1 to {_NAME_LIMIT} characters on one line, without control characters",
+        )
     smtp_table = table.table("Smtp")
     smtp = _parse_smtp(smtp_table, parse_secret) if smtp_table is not None else None
     if len(problems.items) != before:
@@ -91,7 +95,10 @@ def _parse_smtp(table: _Table, parse_secret: SecretParser) -> SmtpConnection | N
     table.refuse_unknown(_SMTP_KEYS)
     host = table.string("Host", required=True)
     if host is not None and (
-        not host or len(host) > _HOST_LIMIT or any(ch.isspace() or ord(ch) < 32 for ch in host)
+        not host
+        or len(host) > _HOST_LIMIT
+        or any(ch.isspace() for ch in host)
+        or not text_rules.is_name(host)
     ):
         problems.add(table.at("Host"), f"must be a host name of 1 to {_HOST_LIMIT} characters")
     tls_text = table.string("Tls")
@@ -112,7 +119,7 @@ def _parse_smtp(table: _Table, parse_secret: SecretParser) -> SmtpConnection | N
     if port is not None and not 1 <= port <= 65535:
         problems.add(table.at("Port"), "must be an integer from 1 to 65535")
     username = table.string("Username")
-    if username is not None and (not username or any(ord(ch) < 32 for ch in username)):
+    if username is not None and (not username or not text_rules.is_name(username)):
         problems.add(table.at("Username"), "must be non-empty, without control characters")
     secret = parse_secret(table, "Secret") if table.has("Secret") else None
     if (username is None) != (secret is None):

@@ -19,7 +19,6 @@ from __future__ import annotations
 import enum
 import re
 import tomllib
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
@@ -38,6 +37,7 @@ from mailfathom.adapters.config.toml_loader_base import (
     _string_keyed,
     _Table,
 )
+from mailfathom.domain import text_rules
 from mailfathom.domain.config import (
     AccountConfig,
     AccountKind,
@@ -145,8 +145,6 @@ _DEFAULT_PORTS: Mapping[TlsMode, int] = {
     TlsMode.STARTTLS: 143,
     TlsMode.NONE: 143,
 }
-# Bidirectional-override and isolate characters: they can make one name display as another.
-_BIDI_CONTROLS = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
 _TOML_CONSTANT_MESSAGES = frozenset(
     {
         "Invalid statement",
@@ -172,20 +170,13 @@ _TOML_CONSTANT_MESSAGES = frozenset(
 # Problem collection and typed access
 
 
-def _has_control_characters(text: str) -> bool:
-    return any(
-        unicodedata.category(char) in {"Cc", "Cs", "Zl", "Zp"} or char in _BIDI_CONTROLS
-        for char in text
-    )
-
-
 def _check_name(problems: _Problems, path: str, name: str, *, what: str = "") -> bool:
     """A human-facing name: 1–256 characters, no control characters, no outer whitespace."""
     prefix = f"{what} " if what else ""
     if not 1 <= len(name) <= _NAME_LIMIT:
         problems.add(path, f"{prefix}must be 1 to {_NAME_LIMIT} characters long")
         return False
-    if _has_control_characters(name):
+    if not text_rules.is_name(name):
         problems.add(path, f"{prefix}must not contain control characters")
         return False
     if name != name.strip():
@@ -198,7 +189,7 @@ def _config_path(problems: _Problems, path: str, text: str, base_dir: Path) -> P
     if not text:
         problems.add(path, "must not be empty")
         return None
-    if "\x00" in text or _has_control_characters(text):
+    if not text_rules.is_name(text):
         problems.add(path, "must not contain control characters")
         return None
     if text.startswith("~"):
@@ -285,7 +276,7 @@ def _parse_store(table: _Table | None, base_dir: Path, problems: _Problems) -> S
 
 
 def _parse_database_url(problems: _Problems, path: str, text: str, base_dir: Path) -> str | None:
-    if not text or any(char.isspace() for char in text) or _has_control_characters(text):
+    if not text or any(char.isspace() for char in text) or not text_rules.is_name(text):
         problems.add(path, "must be a URL without spaces or control characters")
         return None
     try:
@@ -499,7 +490,7 @@ def _parse_addresses(table: _Table) -> tuple[str, ...] | None:
             or not domain
             or len(address) > _ADDRESS_LIMIT
             or any(char.isspace() for char in address)
-            or _has_control_characters(address)
+            or not text_rules.is_name(address)
         ):
             problems_rule = (
                 f"must be an e-mail address (local@domain, at most {_ADDRESS_LIMIT} "
@@ -526,7 +517,7 @@ def _parse_imap(table: _Table, base_dir: Path) -> ImapConnection | None:
         not host
         or len(host) > _HOST_LIMIT
         or any(char.isspace() for char in host)
-        or _has_control_characters(host)
+        or not text_rules.is_name(host)
     ):
         problems.add(
             table.at("Host"),
@@ -552,7 +543,7 @@ def _parse_imap(table: _Table, base_dir: Path) -> ImapConnection | None:
     ok &= port is not None or not table.has("Port")
 
     username = table.string("Username", required=True)
-    if username is not None and (not username or _has_control_characters(username)):
+    if username is not None and (not username or not text_rules.is_name(username)):
         problems.add(table.at("Username"), "must be non-empty, without control characters")
         username = None
 
@@ -602,7 +593,7 @@ def _parse_folders(account: _Table) -> tuple[FolderMapping, ...] | None:
             if not remote:
                 problems.add(table.at("Remote"), "must not be empty")
                 remote = None
-            elif _has_control_characters(remote):
+            elif not text_rules.is_name(remote):
                 problems.add(table.at("Remote"), "must not contain control characters")
                 remote = None
             elif (first := remotes.setdefault(_remote_identity(remote), index)) != index:
