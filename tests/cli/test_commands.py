@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 
 from log_audit import register_headers
@@ -77,6 +78,44 @@ def test_a_configuration_error_names_the_key_and_starts_nothing(tmp_path: Path) 
     assert result.returncode == 2
     assert "Accounts[0].Imap" in result.stderr
     assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [
+        ("sync", b"work\x1b[31mRED"),
+        ("sync", "work\u2028next".encode()),
+        ("sync", b"work\xffbyte"),
+        ("sync", "work\x85nel".encode()),
+        ("import", b"work\x1b[31mRED"),
+    ],
+    ids=["escape", "line-separator", "undecodable", "nel", "import-escape"],
+)
+def test_an_account_name_breaking_the_text_rule_is_refused_without_repeating_it(
+    tmp_path: Path, command: str, name: bytes
+) -> None:
+    """An account named on the command line is repeated back only when it is a name at all:
+    a terminal escape or a byte that is not UTF-8 never reaches the operator's terminal."""
+    config = tmp_path / "mailfathom.toml"
+    config.write_text(
+        f'[Store]\nDataDir = "{tmp_path / "data"}"\n\n[[Accounts]]\nId = "work"\n'
+        'Kind = "local"\nAddresses = ["me@example.org"]\n\n[[Accounts.Folders]]\n'
+        'Remote = "INBOX"\n',
+        "utf-8",
+    )
+    tail = [str(tmp_path)] if command == "import" else []
+    argv = [sys.executable, "-m", "mailfathom", command, "--config", str(config)]
+    argv += ["--account", os.fsdecode(name), *tail]
+    result = subprocess.run(
+        [os.fsencode(a) for a in argv], cwd=tmp_path, capture_output=True, timeout=300, check=False
+    )
+    assert result.returncode == 2
+    assert b"MailFathom error 11001" in result.stderr
+    assert b"RED" not in result.stderr
+    assert b"next" not in result.stderr
+    assert b"byte" not in result.stderr
+    assert b"nel" not in result.stderr
+    assert b"\x1b" not in result.stderr
 
 
 def test_import_loads_a_maildir_and_an_mbox_into_a_local_account(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import AccountKind
 from mailfathom.domain.errors import ConfigurationError, MailFathomError
+from mailfathom.entrypoints.cli.loading import account_not_configured
 
 
 def _maildir_flags(message: mailbox.MaildirMessage) -> str:
@@ -17,7 +18,7 @@ def _maildir_flags(message: mailbox.MaildirMessage) -> str:
 def import_into_local(services: Services, account_id: str, folder: str, source: Path) -> int:
     account = services.config.account(account_id)
     if account is None:
-        raise ConfigurationError(f"Account '{account_id}' is not configured.")
+        raise account_not_configured(account_id)
     if account.kind is not AccountKind.LOCAL:
         raise ConfigurationError(f"Account '{account_id}' is not a local account.")
     if folder not in {m.remote_name for m in account.folders}:

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.domain import text_rules
 from mailfathom.domain.config import AccountConfig, DeploymentConfig
 from mailfathom.domain.errors import ConfigurationError
 
@@ -21,6 +22,16 @@ def load(path: Path | None) -> DeploymentConfig:
     return load_config(path)
 
 
+def account_not_configured(name: str) -> ConfigurationError:
+    """The refusal of an account name nothing configured. The name is repeated only when it
+    is a name at all: a terminal escape, a line break or undecodable bytes are not echoed."""
+    if text_rules.is_name(name):
+        return ConfigurationError(f"Account '{name}' is not configured.")
+    return ConfigurationError(
+        "The account named is not configured: the name is not one line of text."
+    )
+
+
 def selected_accounts(config: DeploymentConfig, wanted: list[str] | None) -> list[AccountConfig]:
     if not wanted:
         return list(config.accounts)
@@ -28,6 +39,6 @@ def selected_accounts(config: DeploymentConfig, wanted: list[str] | None) -> lis
     for name in wanted:
         account = config.account(name)
         if account is None:
-            raise ConfigurationError(f"Account '{name}' is not configured.")
+            raise account_not_configured(name)
         chosen.append(account)
     return chosen
