@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import email
+import email.policy
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from email.message import EmailMessage
 from pathlib import Path
 
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.app.list_emails import TimelineRequest
+from mailfathom.app.mailbox_selection import SelectionInput
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from servers.smtp import SmtpServer
@@ -39,6 +44,7 @@ def sending_config(
     deployment: str = "",
     extra_accounts: str = "",
     enabled: bool = True,
+    addresses: tuple[str, ...] = ("me@example.org",),
 ) -> Path:
     smtp_block = ""
     if smtp is not None:
@@ -64,7 +70,7 @@ DataDir = "{directory / "data"}"
 Id = "work"
 DisplayName = "Work"
 Kind = "local"
-Addresses = ["me@example.org"]
+Addresses = [{", ".join(f'"{a}"' for a in addresses)}]
 
 [[Accounts.Folders]]
 Remote = "INBOX"
@@ -105,3 +111,25 @@ def open_deployment(
         yield SendingDeployment(services, clock, smtp)
     finally:
         services.close()
+
+
+def stored(d: SendingDeployment, raw: bytes) -> str:
+    """Put `raw` into the work account's inbox, synchronize, and answer its storedEmailId."""
+    d.services.connectors.local.folder("work", "INBOX").deliver(raw)
+    account = d.services.config.account("work")
+    assert account is not None
+    d.services.account_synchronizer().run_once(account)
+    page = d.services.reading().timeline.read(
+        AGENT, TimelineRequest(selection=SelectionInput(accounts=["work"], folders=["INBOX"]))
+    )
+    return str(page.emails[0].stored_email_id)
+
+
+def deliver_and_read(services: Services, smtp: SmtpServer) -> tuple[list[str], EmailMessage]:
+    """Run one delivery pass and parse the one message the SMTP server received, as a
+    receiving program would (the standard library's `email` package, default policy)."""
+    services.delivery_pass(tls_context=smtp.client_context).run_once()
+    (received,) = smtp.received()
+    message = email.message_from_bytes(received.content, policy=email.policy.default)
+    assert isinstance(message, EmailMessage)
+    return received.rcpt_tos, message

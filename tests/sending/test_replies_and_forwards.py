@@ -3,8 +3,6 @@ SMTP server, checked on the bytes it received."""
 
 from __future__ import annotations
 
-import email
-import email.policy
 from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
@@ -12,14 +10,19 @@ from pathlib import Path
 import pytest
 
 from log_audit import register_all
-from mailfathom.app.list_emails import TimelineRequest
-from mailfathom.app.mailbox_selection import SelectionInput
 from mailfathom.app.respond_to_email import ForwardRequest, ReplyRequest
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal
 from servers.smtp import SmtpServer
 
-from .helpers import AGENT, SMTP_PASSWORD, SMTP_USER, SendingDeployment
+from .helpers import (
+    AGENT,
+    SMTP_PASSWORD,
+    SMTP_USER,
+    SendingDeployment,
+    deliver_and_read,
+    stored,
+)
 from .helpers import open_deployment as _open
 
 ORIGINAL_SUBJECT = "Budget review for the spring"
@@ -34,13 +37,19 @@ PEOPLE = [
 ]
 
 
-def _original(*, with_reply_to: bool = True, subject: str = ORIGINAL_SUBJECT) -> bytes:
+def _original(
+    *,
+    with_reply_to: bool = True,
+    subject: str = ORIGINAL_SUBJECT,
+    to: str = "me@example.org, carol@example.net",
+    cc: str = "dave@example.net, Me@Example.org",
+) -> bytes:
     m = EmailMessage()
     m["From"] = "Alice Sender <alice@example.net>"
     if with_reply_to:
         m["Reply-To"] = "replies@example.net"
-    m["To"] = "me@example.org, carol@example.net"
-    m["Cc"] = "dave@example.net, Me@Example.org"
+    m["To"] = to
+    m["Cc"] = cc
     m["Subject"] = subject
     m["Date"] = "Mon, 29 Jun 2026 10:00:00 +0000"
     m["Message-ID"] = "<original-1@example.net>"
@@ -58,18 +67,6 @@ def smtp() -> Iterator[SmtpServer]:
     server.close()
 
 
-def _stored(d: SendingDeployment, raw: bytes) -> str:
-    """Put `raw` into the work account's inbox, synchronize, and answer its storedEmailId."""
-    d.services.connectors.local.folder("work", "INBOX").deliver(raw)
-    account = d.services.config.account("work")
-    assert account is not None
-    d.services.account_synchronizer().run_once(account)
-    page = d.services.reading().timeline.read(
-        AGENT, TimelineRequest(selection=SelectionInput(accounts=["work"], folders=["INBOX"]))
-    )
-    return str(page.emails[0].stored_email_id)
-
-
 @pytest.fixture
 def deployment(
     tmp_path: Path, smtp: SmtpServer, monkeypatch: pytest.MonkeyPatch
@@ -77,14 +74,6 @@ def deployment(
     smtp.clear()
     register_all([ORIGINAL_SUBJECT, ORIGINAL_BODY, *PEOPLE, "figures.pdf", "boss@example.net"])
     yield from _open(tmp_path, smtp, monkeypatch, mail_delivery="MaxAttachmentSize = 4000")
-
-
-def _deliver_and_read(d: SendingDeployment, smtp: SmtpServer) -> tuple[list[str], EmailMessage]:
-    d.services.delivery_pass(tls_context=smtp.client_context).run_once()
-    (received,) = smtp.received()
-    message = email.message_from_bytes(received.content, policy=email.policy.default)
-    assert isinstance(message, EmailMessage)
-    return received.rcpt_tos, message
 
 
 def _text(message: EmailMessage) -> str:
@@ -96,12 +85,12 @@ def _text(message: EmailMessage) -> str:
 def test_a_reply_to_everyone_is_derived_from_the_stored_email(
     deployment: SendingDeployment, smtp: SmtpServer
 ) -> None:
-    stored = _stored(deployment, _original())
+    email_id = stored(deployment, _original())
     responding = deployment.services.sending().response
     record = responding.reply(
         AGENT,
         ReplyRequest(
-            stored_email_id=stored,
+            stored_email_id=email_id,
             everyone=True,
             plain_text_body="The second table is fixed now.",
             idempotency_key="reply-1",
@@ -109,7 +98,7 @@ def test_a_reply_to_everyone_is_derived_from_the_stored_email(
         ),
     )
     assert len(record.recipients) == 4
-    rcpt, message = _deliver_and_read(deployment, smtp)
+    rcpt, message = deliver_and_read(deployment.services, smtp)
     # Reply-To answers for the sender; everybody else once, never this account's own address.
     assert rcpt == [
         "replies@example.net",
@@ -132,19 +121,19 @@ def test_a_reply_to_everyone_is_derived_from_the_stored_email(
 def test_a_reply_to_the_sender_only_reaches_reply_to_or_else_from_and_keeps_re_once(
     deployment: SendingDeployment, smtp: SmtpServer
 ) -> None:
-    stored = _stored(deployment, _original(with_reply_to=False, subject="RE: Old thread"))
+    email_id = stored(deployment, _original(with_reply_to=False, subject="RE: Old thread"))
     register_all(["Old thread"])
     responding = deployment.services.sending().response
     responding.reply(
         AGENT,
         ReplyRequest(
-            stored_email_id=stored,
+            stored_email_id=email_id,
             everyone=False,
             plain_text_body="Noted.",
             idempotency_key="reply-2",
         ),
     )
-    rcpt, message = _deliver_and_read(deployment, smtp)
+    rcpt, message = deliver_and_read(deployment.services, smtp)
     assert rcpt == ["alice@example.net"]
     assert message["Cc"] is None
     assert message["Subject"] == "RE: Old thread"
@@ -153,18 +142,18 @@ def test_a_reply_to_the_sender_only_reaches_reply_to_or_else_from_and_keeps_re_o
 def test_a_forward_carries_the_original_files_and_text(
     deployment: SendingDeployment, smtp: SmtpServer
 ) -> None:
-    stored = _stored(deployment, _original())
+    email_id = stored(deployment, _original())
     responding = deployment.services.sending().response
     responding.forward(
         AGENT,
         ForwardRequest(
-            stored_email_id=stored,
+            stored_email_id=email_id,
             to=["boss@example.net"],
             plain_text_body="For your information.",
             idempotency_key="fwd-1",
         ),
     )
-    rcpt, message = _deliver_and_read(deployment, smtp)
+    rcpt, message = deliver_and_read(deployment.services, smtp)
     assert rcpt == ["boss@example.net"]
     assert message["Subject"] == f"Fwd: {ORIGINAL_SUBJECT}"
     assert message["In-Reply-To"] is None
@@ -183,12 +172,12 @@ def test_a_forward_past_the_attachment_bounds_is_refused_before_anything_is_read
 ) -> None:
     register_all([ORIGINAL_SUBJECT, *PEOPLE])
     for d in _open(tmp_path, smtp, monkeypatch, mail_delivery="MaxAttachmentSize = 100"):
-        stored = _stored(d, _original())
+        email_id = stored(d, _original())
         with pytest.raises(Refusal) as refused:
             d.services.sending().response.forward(
                 AGENT,
                 ForwardRequest(
-                    stored_email_id=stored,
+                    stored_email_id=email_id,
                     to=["boss@example.net"],
                     plain_text_body="x",
                     idempotency_key="too-big",
@@ -202,13 +191,13 @@ def test_an_email_that_cannot_be_answered_is_one_answer(
     deployment: SendingDeployment,
 ) -> None:
     responding = deployment.services.sending().response
-    stored = _stored(deployment, _original())
+    email_id = stored(deployment, _original())
     # Its stored content goes missing: unanswerable, like an identifier nothing is held under.
     content_dir = deployment.services.config.store.content_dir
     for path in content_dir.rglob("*.pack"):
         path.unlink()
     answers = []
-    for identifier in (stored, "7c9e6679-7425-40de-944b-e07fc1f90ae7"):
+    for identifier in (email_id, "7c9e6679-7425-40de-944b-e07fc1f90ae7"):
         with pytest.raises(Refusal) as refused:
             responding.reply(
                 AGENT,
@@ -231,3 +220,4 @@ def test_an_email_that_cannot_be_answered_is_one_answer(
             ),
         )  # fmt: skip
     assert malformed.value.code == Code.NOT_AN_EMAIL_IDENTIFIER
+
