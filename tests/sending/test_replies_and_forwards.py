@@ -221,3 +221,30 @@ def test_an_email_that_cannot_be_answered_is_one_answer(
         )  # fmt: skip
     assert malformed.value.code == Code.NOT_AN_EMAIL_IDENTIFIER
 
+
+def test_a_reply_to_everyone_leaves_out_every_address_the_account_receives_as(
+    tmp_path: Path, smtp: SmtpServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    smtp.clear()
+    aliases = ("me@example.org", "me.alias@example.org", "Team@Example.org")
+    register_all([ORIGINAL_SUBJECT, ORIGINAL_BODY, *PEOPLE, *aliases, "figures.pdf"])
+    original = _original(
+        to="ME.ALIAS@example.org, carol@example.net",
+        cc="team@example.org, dave@example.net, me@example.org",
+    )
+    for d in _open(tmp_path, smtp, monkeypatch, addresses=aliases):
+        record = d.services.sending().response.reply(
+            AGENT,
+            ReplyRequest(
+                stored_email_id=stored(d, original),
+                everyone=True,
+                plain_text_body="Thanks, all.",
+                idempotency_key="reply-aliases",
+            ),
+        )
+        kept = ["replies@example.net", "carol@example.net", "dave@example.net"]
+        assert [r.address for r in record.recipients] == kept
+        rcpt, message = deliver_and_read(d.services, smtp)
+        assert rcpt == kept
+        assert message["To"] == "replies@example.net"
+        assert message["Cc"] == "carol@example.net, dave@example.net"

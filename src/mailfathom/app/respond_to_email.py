@@ -118,7 +118,9 @@ class AuthoredResponseSubmission:
         bounds = config.mail_delivery
         account_id = original.row.summary.account_id
         sender = sending_rules.sending_account(config, account_id)
-        to, cc = derive.reply_audience(original.row, request.everyone, sender.address)
+        to, cc = derive.reply_audience(
+            original.row, request.everyone, sender.account.own_addresses()
+        )
         derived = [_derived(a) for a in to + cc]
         written = sending_rules.address_list(request.cc, "cc")
         recipients = _merged(

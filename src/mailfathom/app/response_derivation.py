@@ -9,7 +9,7 @@ Message-ID. Section 3.6.5: "Re: " is prefixed once; a subject already carrying i
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
 from mailfathom.app.reading_types import EmailRow, ParticipantRow
@@ -49,11 +49,11 @@ def _of(people: Sequence[ParticipantRow], role: str) -> list[str]:
 
 
 def reply_audience(
-    original: EmailRow, everyone: bool, own_address: str
+    original: EmailRow, everyone: bool, own_addresses: Collection[str]
 ) -> tuple[list[str], list[str]]:
     """(To, Cc) of a reply: whoever asked for answers (Reply-To, else From), and for
-    `everyone` the original To and Cc as well, less this account's own address, each address
-    once."""
+    `everyone` the original To and Cc as well, less every address the account receives or
+    sends as (`own_addresses`, lower-cased), each address once."""
     people = original.participants
     to = _of(people, "reply-to") or _of(people, "from")
     cc: list[str] = []
@@ -64,7 +64,7 @@ def reply_audience(
     kept_cc: list[str] = []
     for address, target in [(a, kept_to) for a in to] + [(a, kept_cc) for a in cc]:
         key = address.lower()
-        if key in seen or (target is kept_cc and key == own_address.lower()):
+        if key in seen or (target is kept_cc and key in own_addresses):
             continue
         seen.add(key)
         target.append(address)

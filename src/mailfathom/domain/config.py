@@ -67,6 +67,21 @@ class AccountConfig:
     addresses: tuple[str, ...] = ()
     delivery: AccountDelivery | None = None
 
+    def own_addresses(self) -> frozenset[str]:
+        """Every address this account receives or sends as, lower-cased: its `Addresses`,
+        its `Delivery.Address`, and its IMAP login name when that is an address."""
+        found = {a.lower() for a in self.addresses}
+        if self.delivery is not None and self.delivery.address is not None:
+            found.add(self.delivery.address.lower())
+        if self.imap is not None and _is_address(self.imap.username):
+            found.add(self.imap.username.lower())
+        return frozenset(found)
+
+
+def _is_address(text: str) -> bool:
+    local, at, domain = text.rpartition("@")
+    return bool(at and local and domain) and not any(ch.isspace() for ch in text)
+
 
 @dataclass(frozen=True, slots=True)
 class StoreConfig:
