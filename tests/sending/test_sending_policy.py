@@ -143,3 +143,35 @@ def test_a_key_another_caller_used_on_the_account_is_refused_not_answered(
         first = sending.send(AGENT, _request("stranger@example.net", "shared-key"))
         assert _refusal(d, "stranger@example.net", "shared-key", OTHER_AGENT) == 51013
         assert sending.send(AGENT, _request("stranger@example.net", "shared-key")) == first
+
+
+def test_every_address_an_account_receives_as_is_vouched_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, register: None
+) -> None:
+    """The aliases an account lists and the IMAP login name, when it is an address, are
+    this deployment's own addresses like the one it sends as."""
+    register_all(["me.alias@example.org", "owner@mail.example"])
+    colleague = """
+[[Accounts]]
+Id = "owner"
+Kind = "imap"
+
+[Accounts.Imap]
+Host = "127.0.0.1"
+Port = 1
+Username = "owner@mail.example"
+Tls = "none"
+Secret = { Env = "MAILFATHOM_TEST_SMTP_SECRET" }
+"""
+    for d in _open(
+        tmp_path,
+        None,
+        monkeypatch,
+        mail_delivery='UnvouchedRecipients = "Refuse"',
+        extra_accounts=colleague,
+        addresses=("me@example.org", "me.alias@example.org"),
+    ):
+        sending = d.services.sending().send
+        for key, address in enumerate(["me.alias@example.org", "Owner@Mail.example"]):
+            assert sending.send(AGENT, _request(address, str(key))).stage is Stage.QUEUED
+        assert _refusal(d, "stranger@example.net") == Code.RECIPIENT_NOT_VOUCHED

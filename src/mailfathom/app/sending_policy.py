@@ -50,9 +50,7 @@ def own_addresses(config: DeploymentConfig) -> frozenset[str]:
     """Every address the deployment's accounts receive or send as."""
     found: set[str] = set()
     for account in config.accounts:
-        found.update(a.lower() for a in account.addresses)
-        if account.delivery is not None and account.delivery.address is not None:
-            found.add(account.delivery.address.lower())
+        found.update(account.own_addresses())
     return frozenset(found)
 
 

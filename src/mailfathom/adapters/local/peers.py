@@ -29,11 +29,8 @@ class LocalPeerMailboxes:
                     self._sent.setdefault(account.account_id, folder.remote_name)
             if account.account_id not in self._inboxes:
                 continue
-            own = list(account.addresses)
-            if account.delivery is not None and account.delivery.address is not None:
-                own.append(account.delivery.address)
-            for address in own:
-                self._owners.setdefault(address.lower(), account.account_id)
+            for address in sorted(account.own_addresses()):
+                self._owners.setdefault(address, account.account_id)
 
     def owner_of(self, address: str) -> str | None:
         return self._owners.get(address.lower())
