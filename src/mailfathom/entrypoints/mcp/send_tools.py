@@ -145,8 +145,8 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
             Literal["senderOnly", "everyone"],
             Field(
                 description="Required, no default. senderOnly: whoever asked for answers "
-                "(Reply-To, else From). everyone: also the original To and Cc, less this "
-                "account's own address."
+                "(Reply-To, else From). everyone: also the original To and Cc, less every "
+                "address this account receives or sends as."
             ),
         ],
         plainTextBody: Annotated[
