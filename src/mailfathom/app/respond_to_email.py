@@ -208,10 +208,12 @@ class AuthoredResponseSubmission:
             )
         if not parts or original.raw is None:
             return ()
-        octets = self._attachments.read(original.raw, [p.part_path or "" for p in parts])
+        found = self._attachments.read(original.raw, [p.part_path or "" for p in parts])
         return tuple(
-            Attachment(p.file_name, p.media_type, content)
-            for p, content in zip(parts, octets, strict=True)
+            Attachment(
+                p.file_name, p.media_type, part.content, part.parameters, part.transfer_encoding
+            )
+            for p, part in zip(parts, found, strict=True)
         )
 
 

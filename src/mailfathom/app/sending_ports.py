@@ -143,17 +143,35 @@ class OutboxStore(Protocol):
 
 class MessageComposer(Protocol):
     def compose(self, message: AuthoredMessage) -> ComposedMessage:
-        """The message as transmitted: RFC 5322 with CRLF line ends, every part in a 7-bit
-        transfer encoding, no Bcc field, a Message-ID of its own. Never raises for a message
-        the use case validated."""
+        """The message as transmitted: RFC 5322 with CRLF line ends, 7-bit throughout, no
+        Bcc field, a Message-ID of its own. An attached file keeps its Content-Type
+        parameters, and its transfer encoding when that is 7-bit safe. Never raises for a
+        message the use case validated."""
         ...
 
 
 @dataclass(frozen=True, slots=True)
+class StoredPart:
+    """A part of a stored message as a forward carries it on: its octets (an encapsulated
+    message as it was written, anything else with its transfer encoding undone), the
+    parameters of its Content-Type in their order, names lower-cased and values decoded,
+    and its Content-Transfer-Encoding, lower-cased (None when it names none)."""
+
+    content: bytes
+    parameters: tuple[tuple[str, str], ...] = ()
+    transfer_encoding: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Attachment:
+    """A file a message carries. `parameters` and `transfer_encoding` are what the original
+    part said, for a file taken from a stored message (see `StoredPart`)."""
+
     file_name: str | None
     media_type: str
     content: bytes
+    parameters: tuple[tuple[str, str], ...] = ()
+    transfer_encoding: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,8 +257,7 @@ class SentFolders(Protocol):
 
 
 class AttachmentReader(Protocol):
-    def read(self, raw: bytes, part_paths: Sequence[str]) -> list[bytes]:
-        """The decoded octets of the parts at `part_paths` (IMAP body-section numbering) of
-        the message `raw`, in that order. Raises ValueError for a path the message does not
-        have."""
+    def read(self, raw: bytes, part_paths: Sequence[str]) -> list[StoredPart]:
+        """The parts at `part_paths` (IMAP body-section numbering) of the message `raw`, in
+        that order. Raises ValueError for a path the message does not have."""
         ...

@@ -1,12 +1,18 @@
 """Reading stored parts back out of a raw message by their section numbers (RFC 3501 section
-6.4.5), as `structure` numbered them when the message was stored."""
+6.4.5), as `structure` numbered them when the message was stored, with what a forward needs
+to send each on as it was: its Content-Type parameters and its transfer encoding."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from email import message_from_bytes, policy
 from email.message import Message
 from typing import cast
+
+from mailfathom.app.sending_ports import StoredPart
+
+_LINE_BREAK = re.compile(r"[\r\n]")
 
 
 def _at(message: Message, path: str) -> Message:
@@ -33,7 +39,30 @@ def _octets(part: Message) -> bytes:
     return decoded if isinstance(decoded, bytes) else b""
 
 
+def _parameters(part: Message) -> tuple[tuple[str, str], ...]:
+    """The Content-Type parameters, RFC 2231 encoding undone, as the standard library's
+    header parser reads them."""
+    value = part.get("content-type")
+    if value is None:
+        return ()
+    try:
+        text = _LINE_BREAK.sub("", str(value))
+        header = policy.default.header_factory("content-type", text)
+        return tuple((str(k), str(v)) for k, v in header.params.items())
+    except Exception:
+        return ()
+
+
+def _transfer_encoding(part: Message) -> str | None:
+    value = part.get("content-transfer-encoding")
+    return str(value).strip().lower() or None if value is not None else None
+
+
 class MimeAttachmentReader:
-    def read(self, raw: bytes, part_paths: Sequence[str]) -> list[bytes]:
+    def read(self, raw: bytes, part_paths: Sequence[str]) -> list[StoredPart]:
         message = message_from_bytes(raw, policy=policy.compat32)
-        return [_octets(_at(message, path)) for path in part_paths]
+        found = []
+        for path in part_paths:
+            part = _at(message, path)
+            found.append(StoredPart(_octets(part), _parameters(part), _transfer_encoding(part)))
+        return found

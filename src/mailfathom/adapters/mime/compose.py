@@ -2,7 +2,9 @@
 
 The policy is SMTP's (CRLF line ends, lines folded at 78) with a 7-bit transfer encoding for
 every part: a server that does not offer 8BITMIME accepts it as it is, and no body is ever
-re-encoded on the way. Non-ASCII header text becomes RFC 2047 encoded words.
+re-encoded on the way. Non-ASCII header text becomes RFC 2047 encoded words. A file taken
+from a stored message keeps its Content-Type parameters and, where it is 7-bit safe, its
+transfer encoding (`seven_bit` says how).
 
 This Python's `email` package does not refuse a line break inside a header value (the fixes
 for CVE-2024-6923 came later), and writes a lone surrogate as an `unknown-8bit` encoded word,
@@ -14,11 +16,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from email import policy
+from email.contentmanager import ContentManager
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
-from mailfathom.app.sending_ports import AuthoredMessage, ComposedMessage
+from mailfathom.adapters.mime.seven_bit import encoded
+from mailfathom.app.sending_ports import Attachment, AuthoredMessage, ComposedMessage
 from mailfathom.domain import text_rules
 
 _POLICY = policy.SMTP.clone(cte_type="7bit")
@@ -53,13 +57,47 @@ class StdlibComposer:
         if message.html is not None:
             mail.add_alternative(message.html, subtype="html")
         for attachment in message.attachments:
-            maintype, _, subtype = attachment.media_type.partition("/")
-            if not subtype:
-                maintype, subtype = "application", "octet-stream"
-            mail.add_attachment(
-                attachment.content,
-                maintype=maintype,
-                subtype=subtype,
-                filename=attachment.file_name,
-            )
+            mail.add_attachment(attachment, content_manager=_FILES)
         return ComposedMessage(message_id=message_id, mime=mail.as_bytes(policy=_POLICY))
+
+
+def _has_control(text: str) -> bool:
+    return any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text)
+
+
+def _parameters(attachment: Attachment) -> list[tuple[str, str]]:
+    """The original part's Content-Type parameters. `name` is the file name as this
+    deployment keeps it (the written one may be unsafe); a value no header can carry is left
+    out."""
+    kept = []
+    for name, value in attachment.parameters:
+        if name == "boundary":
+            continue
+        if name == "name":
+            if attachment.file_name is None:
+                continue
+            value = attachment.file_name
+        if not _has_control(name) and not _has_control(value):
+            kept.append((name, value))
+    return kept
+
+
+def _set_file(part: EmailMessage, attachment: Attachment) -> None:
+    maintype, _, subtype = attachment.media_type.partition("/")
+    if not subtype:
+        maintype, subtype = "application", "octet-stream"
+    parameters = _parameters(attachment)
+    body, transfer_encoding = encoded(attachment.content, maintype, attachment.transfer_encoding)
+    media_type = f"{maintype}/{subtype}"
+    part["Content-Type"] = media_type
+    for name, value in parameters:
+        part.set_param(name, value)
+    part["Content-Transfer-Encoding"] = transfer_encoding
+    part["Content-Disposition"] = "attachment"
+    if attachment.file_name is not None:
+        part.set_param("filename", attachment.file_name, header="Content-Disposition")
+    part.set_payload(body)
+
+
+_FILES = ContentManager()
+_FILES.add_set_handler(Attachment, _set_file)
