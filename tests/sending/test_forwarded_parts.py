@@ -9,7 +9,8 @@ parameter it had (charset above all) and its transfer encoding where that is 7-b
 from __future__ import annotations
 
 from collections.abc import Iterator
-from email.message import EmailMessage
+from email import message_from_bytes, policy
+from email.message import EmailMessage, Message
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,57 @@ def _plain(message: EmailMessage) -> str:
     return str(body.get_content()).replace("\r\n", "\n")
 
 
+def test_a_forwarded_message_arrives_as_a_message_the_receiver_can_read(
+    deployment: SendingDeployment, smtp: SmtpServer
+) -> None:
+    _forward(deployment, _outer(_attached_message(_inner_seven_bit())), "fwd-rfc822")
+    message, _ = _received(deployment, smtp)
+    attachment = _only_attachment(message)
+    assert attachment.get_content_type() == "message/rfc822"
+    assert attachment.get("Content-Transfer-Encoding", "7bit").lower() in ("7bit", "8bit")
+    assert attachment.get_filename() == "minutes.eml"
+    inner = attachment.get_content()
+    assert isinstance(inner, EmailMessage)
+    assert inner["Subject"] == INNER_SUBJECT
+    assert inner["Message-ID"] == "<inner-1@example.net>"
+    assert _plain(inner) == INNER_TEXT
+    (inner_file,) = list(inner.iter_attachments())
+    assert inner_file.get_filename() == "amounts.csv"
+    assert inner_file.get_content().replace("\r\n", "\n") == CSV.decode()
+
+
+def test_a_forwarded_eight_bit_message_goes_out_seven_bit_with_its_text_intact(
+    deployment: SendingDeployment, smtp: SmtpServer
+) -> None:
+    inner = EmailMessage()
+    inner["From"] = "Board <board@example.net>"
+    inner["Subject"] = INNER_SUBJECT
+    inner.set_content(INNER_UTF8_TEXT, cte="8bit")
+    inner.add_attachment(CSV, maintype="text", subtype="csv", filename="amounts.csv")
+    original = _outer(_attached_message(inner))
+    assert any(octet >= 0x80 for octet in original)
+    _forward(deployment, original, "fwd-rfc822-8bit")
+    message, octets = _received(deployment, smtp)
+    # Whatever the submission server offers, the message needs no 8BITMIME.
+    assert all(octet < 0x80 for octet in octets)
+    attachment = _only_attachment(message)
+    assert attachment.get("Content-Transfer-Encoding", "7bit").lower() == "7bit"
+    forwarded = attachment.get_content()
+    assert isinstance(forwarded, EmailMessage)
+    assert forwarded["Subject"] == INNER_SUBJECT
+    assert _plain(forwarded) == INNER_UTF8_TEXT
+    assert forwarded.get_body(("plain",)).get_content_charset() == "utf-8"  # type: ignore[union-attr]
+    # The inner message's own parts keep their encodings: the file stays as it was written.
+    (inner_file,) = list(forwarded.iter_attachments())
+    assert (
+        inner_file["Content-Transfer-Encoding"]
+        == inner.get_payload()[1][  # type: ignore[index]
+            "Content-Transfer-Encoding"
+        ]
+    )
+    assert inner_file.get_content().replace("\r\n", "\n") == CSV.decode()
+
+
 def _text_file(text: str, charset: str, cte: str) -> EmailMessage:
     part = EmailMessage()
     part.set_content(text, charset=charset, cte=cte)
@@ -165,3 +217,52 @@ def test_a_forwarded_seven_bit_text_file_stays_seven_bit(
     assert attachment.get_content_charset() == "us-ascii"
     assert attachment["Content-Transfer-Encoding"] == "7bit"
     assert attachment.get_content().replace("\r\n", "\n") == "Plain notes.\n"
+
+
+# Real mail carrying encapsulated messages: delivery reports (a message/delivery-status part
+# and the returned message, one of them written in 8bit UTF-8) and a forward.
+CORPUS = [
+    "parser-fixtures/postal-mime/test/fixtures/bounce.eml",
+    "parser-fixtures/nodemailer-mailparser/test/fixtures/delivery-status.eml",
+    "parser-fixtures/flanker/tests/fixtures/messages/enclosed.eml",
+    "spamassassin-easy-ham-1/01542.ed72bf2cd81ccd4c076533fb0af004e5.txt",
+]
+
+
+def _encapsulated(message: Message) -> list[tuple[str, object]]:
+    """(media type, what a reader finds inside) for each encapsulated part, in order: the
+    subject, Message-ID and plain text of a message; the fields of a delivery report."""
+    found: list[tuple[str, object]] = []
+    for part in message.walk():
+        media_type = part.get_content_type()
+        inside = part.get_payload()
+        if media_type == "message/rfc822":
+            assert isinstance(inside, list), "no message found inside"
+            inner = inside[0]
+            assert isinstance(inner, EmailMessage)
+            body = inner.get_body(("plain",))
+            text = str(body.get_content()).replace("\r\n", "\n") if body is not None else None
+            found.append((media_type, (inner["Subject"], inner["Message-ID"], text)))
+        elif media_type == "message/delivery-status":
+            assert isinstance(inside, list), "no report fields found inside"
+            blocks = [sorted(block.items()) for block in inside]
+            found.append((media_type, [block for block in blocks if block]))
+    return found
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_real_mail_forwards_with_its_attached_messages_readable(
+    deployment: SendingDeployment, smtp: SmtpServer, corpora: Path, name: str
+) -> None:
+    raw = (corpora / "messages" / name).read_bytes()
+    original = message_from_bytes(raw, policy=policy.default)
+    expected = _encapsulated(original)
+    assert expected
+    register_all(
+        [str(o.get("Subject")) for o in original.walk() if o.get("Subject")]
+        + [str(original["From"])]
+    )
+    _forward(deployment, raw, "fwd-corpus")
+    message, octets = _received(deployment, smtp)
+    assert all(octet < 0x80 for octet in octets)
+    assert _encapsulated(message) == expected

@@ -12,6 +12,9 @@ from typing import cast
 
 from mailfathom.app.sending_ports import StoredPart
 
+# An encapsulated message is written back out with its own header lines as they were, not
+# folded again, and with CRLF line ends.
+_AS_WRITTEN = policy.default.clone(refold_source="none", linesep="\r\n")
 _LINE_BREAK = re.compile(r"[\r\n]")
 
 
@@ -30,11 +33,15 @@ def _at(message: Message, path: str) -> Message:
 
 
 def _octets(part: Message) -> bytes:
-    if part.get_content_type() == "message/rfc822" or part.is_multipart():
-        inner = part.get_payload()
-        if isinstance(inner, list) and inner and part.get_content_type() == "message/rfc822":
-            return bytes(cast(Message, inner[0]).as_bytes(policy=policy.compat32))
-        return bytes(part.as_bytes(policy=policy.compat32))
+    """The decoded body of a leaf; for an encapsulated message the message itself, and for
+    another entity whose body the parser read as header blocks (message/delivery-status)
+    those blocks, both as written."""
+    inner = part.get_payload()
+    if isinstance(inner, list):
+        if part.get_content_type() == "message/rfc822" and inner:
+            return bytes(cast(Message, inner[0]).as_bytes(policy=_AS_WRITTEN))
+        written = bytes(part.as_bytes(policy=_AS_WRITTEN))
+        return written.partition(b"\r\n\r\n")[2]
     decoded = part.get_payload(decode=True)
     return decoded if isinstance(decoded, bytes) else b""
 

@@ -4,7 +4,7 @@ The policy is SMTP's (CRLF line ends, lines folded at 78) with a 7-bit transfer 
 every part: a server that does not offer 8BITMIME accepts it as it is, and no body is ever
 re-encoded on the way. Non-ASCII header text becomes RFC 2047 encoded words. A file taken
 from a stored message keeps its Content-Type parameters and, where it is 7-bit safe, its
-transfer encoding (`seven_bit` says how).
+transfer encoding; an attached message is carried unencoded (`seven_bit` says how).
 
 This Python's `email` package does not refuse a line break inside a header value (the fixes
 for CVE-2024-6923 came later), and writes a lone surrogate as an `unknown-8bit` encoded word,
@@ -15,17 +15,18 @@ reaches a header.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from email import policy
-from email.contentmanager import ContentManager
+from email import message_from_string
+from email.contentmanager import ContentManager, raw_data_manager
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
-from mailfathom.adapters.mime.seven_bit import encoded
+from mailfathom.adapters.mime.seven_bit import CARRIED, carried_message, encoded
 from mailfathom.app.sending_ports import Attachment, AuthoredMessage, ComposedMessage
 from mailfathom.domain import text_rules
 
-_POLICY = policy.SMTP.clone(cte_type="7bit")
+# SMTP's policy, 7-bit, and an attached message's own header lines written as they came.
+_POLICY = CARRIED
 
 
 def _header_safe(value: str) -> str:
@@ -87,6 +88,18 @@ def _set_file(part: EmailMessage, attachment: Attachment) -> None:
     if not subtype:
         maintype, subtype = "application", "octet-stream"
     parameters = _parameters(attachment)
+    if (maintype, subtype) == ("message", "rfc822"):
+        # RFC 2046 section 5.2.1: never base64 or quoted-printable.
+        raw_data_manager.set_content(
+            part,
+            carried_message(attachment.content),
+            subtype="rfc822",
+            cte="7bit",
+            disposition="attachment",
+            filename=attachment.file_name,
+            params=dict(parameters),
+        )
+        return
     body, transfer_encoding = encoded(attachment.content, maintype, attachment.transfer_encoding)
     media_type = f"{maintype}/{subtype}"
     part["Content-Type"] = media_type
@@ -96,7 +109,14 @@ def _set_file(part: EmailMessage, attachment: Attachment) -> None:
     part["Content-Disposition"] = "attachment"
     if attachment.file_name is not None:
         part.set_param("filename", attachment.file_name, header="Content-Disposition")
-    part.set_payload(body)
+    if maintype == "message":
+        # The writer expects the body of a message/* part in the shape the parser gives it
+        # (header blocks for a delivery report, a message for the rest), so it is parsed.
+        head = f"Content-Type: {media_type}\r\nContent-Transfer-Encoding: {transfer_encoding}"
+        entity = message_from_string(f"{head}\r\n\r\n{body}", policy=_POLICY)
+        part.set_payload(entity.get_payload())
+    else:
+        part.set_payload(body)
 
 
 _FILES = ContentManager()
