@@ -26,6 +26,7 @@ from mcp.shared.exceptions import MCPError
 from mailfathom.domain.access import Caller, ToolCategory
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import ConfigurationError
+from mailfathom.entrypoints.mcp.arguments import with_literal_text
 from mailfathom.entrypoints.mcp.registry import (
     UNDIAGNOSED_MESSAGE,
     ToolRegistry,
@@ -97,7 +98,12 @@ class MailFathomMcp(MCPServer):
                 annotations=spec.annotations,
             )
             tool = self._tool_manager.get_tool(spec.name)
-            if tool is not None and tool.fn_metadata.output_schema is not None:
+            if tool is None:
+                raise ConfigurationError(
+                    f"The tool {spec.name} was not registered; the endpoint does not start."
+                )
+            tool.fn_metadata = with_literal_text(tool.fn_metadata)
+            if tool.fn_metadata.output_schema is not None:
                 tool.fn_metadata.output_schema = inline_definitions(tool.fn_metadata.output_schema)
         # The SDK reports every failed call at INFO, quoting what the caller sent.
         logging.getLogger("mcp.server.mcpserver.server").setLevel(logging.WARNING)

@@ -1,0 +1,242 @@
+"""Every text argument of every published tool reaches its use case as the text the caller
+sent, over Streamable HTTP with the official client. Text that reads as JSON ("null", "true",
+"1", "[]", "{}") is a filter that applies literally, a value refused for what it says, or the
+subject and body of the message the test SMTP server receives."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import json
+import time
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from mcp_tests.client import call, code, over_stdio, structured
+from mcp_tests.literal_deployment import (
+    BASE,
+    KEY,
+    KEYWORDS,
+    TEXTS,
+    LiteralDeployment,
+    call_with,
+    subject_of,
+)
+from mcp_tests.literal_deployment import literal as literal
+from servers.smtp import Received
+
+# Each text argument of each published tool, with what its text is: refused with a code, ...
+REFUSED = [
+    ("list_emails", "senderAddress", 51002),
+    ("list_emails", "recipientAddress", 51002),
+    ("list_emails", "cursor", 52001),
+    ("search_emails", "senderAddress", 51002),
+    ("search_emails", "recipientAddress", 51002),
+    ("get_email_content", "threadId", 51008),
+    ("send_email", "account", 53001),
+    ("reply_to_email", "storedEmailId", 51004),
+    ("forward_email", "storedEmailId", 51004),
+    ("get_outgoing_email", "outgoingEmailId", 51016),
+    ("cancel_outgoing_email", "outgoingEmailId", 51016),
+    # Outside the published enumerations: refused while binding, as any other text is.
+    ("list_emails", "direction", 54001),
+    ("reply_to_email", "audience", 54001),
+]
+# ... refused as the one entry of a list, ...
+LISTED = [
+    ("list_emails", "accounts", 53001),
+    ("search_emails", "accounts", 53001),
+    ("get_email_content", "storedEmailIds", 51004),
+    ("send_email", "to", 51013),
+    ("send_email", "cc", 51013),
+    ("send_email", "bcc", 51013),
+    ("reply_to_email", "cc", 51013),
+    ("forward_email", "to", 51013),
+    ("forward_email", "cc", 51013),
+    ("forward_email", "bcc", 51013),
+]
+FOLDERS = [("list_emails", "folders"), ("search_emails", "folders")]
+# ... a filter matched against the stored mail, ...
+FILTERED = [
+    ("list_emails", "subjectFragment"),
+    ("search_emails", "subjectFragment"),
+    ("list_emails", "keyword"),
+    ("search_emails", "keyword"),
+    ("search_emails", "queryText"),
+]
+# ... a received bound, which no such text is, ...
+BOUNDS = [
+    ("list_emails", "receivedOnOrAfter"),
+    ("list_emails", "receivedBefore"),
+    ("search_emails", "receivedOnOrAfter"),
+    ("search_emails", "receivedBefore"),
+]
+# ... part of the message sent, ...
+CARRIED = [
+    ("send_email", "subject"),
+    ("send_email", "plainTextBody"),
+    ("send_email", "htmlBody"),
+    ("reply_to_email", "plainTextBody"),
+    ("reply_to_email", "htmlBody"),
+    ("forward_email", "plainTextBody"),
+    ("forward_email", "htmlBody"),
+]
+# ... or the key naming it.
+KEYED = [("send_email", "idempotencyKey"), ("reply_to_email", "idempotencyKey")]
+KEYED += [("forward_email", "idempotencyKey")]
+PINNED = Path(__file__).with_name("descriptor.json")
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize(("tool", "argument", "expected"), REFUSED)
+def test_text_that_reads_as_json_is_refused_for_what_it_says(
+    literal: LiteralDeployment, tool: str, argument: str, expected: int, text: str
+) -> None:
+    assert code(call_with(literal, tool, **{argument: text})) == expected
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize(("tool", "argument", "expected"), LISTED)
+def test_a_list_entry_that_reads_as_json_is_refused_for_what_it_says(
+    literal: LiteralDeployment, tool: str, argument: str, expected: int, text: str
+) -> None:
+    assert code(call_with(literal, tool, **{argument: [text]})) == expected
+
+
+def _subjects(result: Any) -> list[str]:
+    answer = structured(result)
+    entries = answer.get("emails", answer.get("matches", []))
+    return sorted(e.get("summary", e)["subject"] for e in entries)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize(("tool", "argument"), FILTERED)
+def test_a_text_filter_applies_literally(
+    literal: LiteralDeployment, tool: str, argument: str, text: str
+) -> None:
+    result = call_with(literal, tool, **{argument: text})
+    if argument == "keyword" and text not in KEYWORDS:
+        assert code(result) == 51002
+    elif argument == "queryText" and not text.isalnum():
+        # Punctuation alone is no word to match: found nowhere, and not refused.
+        assert _subjects(result) == []
+    else:
+        assert _subjects(result) == [subject_of(text)]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize(("tool", "argument"), FOLDERS)
+def test_a_folder_named_by_text_that_reads_as_json_names_no_folder(
+    literal: LiteralDeployment, tool: str, argument: str, text: str
+) -> None:
+    assert _subjects(call_with(literal, tool, **{argument: [text]})) == []
+
+
+@pytest.mark.parametrize("text", ["null", "true", "[]", "{}"])
+@pytest.mark.parametrize(("tool", "argument"), BOUNDS)
+def test_a_received_bound_that_is_no_date_time_is_refused(
+    literal: LiteralDeployment, tool: str, argument: str, text: str
+) -> None:
+    """Not "1": binding reads a number as seconds since the epoch, as it always has."""
+    assert code(call_with(literal, tool, **{argument: text})) == 54001
+
+
+def _recipient(arguments: dict[str, Any]) -> str:
+    return str((arguments.get("to") or arguments["cc"])[0])
+
+
+def _received(d: LiteralDeployment, recipients: list[str]) -> dict[str, Received]:
+    """What the test SMTP server holds for each recipient, once it holds something for each
+    (or a minute has passed)."""
+    deadline = time.monotonic() + 60
+    while True:
+        found = {r: m for m in d.smtp.received() for r in m.rcpt_tos if r in recipients}
+        if len(found) == len(recipients) or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)
+
+
+def _part(raw: bytes, subtype: str) -> str:
+    parsed = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(parsed, EmailMessage)
+    part = parsed.get_body(preferencelist=(subtype,))
+    assert part is not None
+    assert part.get_content_subtype() == subtype
+    return str(part.get_content())
+
+
+@pytest.mark.parametrize(("tool", "argument"), CARRIED)
+def test_a_message_carries_the_text_given(
+    literal: LiteralDeployment, tool: str, argument: str
+) -> None:
+    sent: dict[str, str] = {}
+    for text in TEXTS:
+        arguments = {**BASE[tool](literal), argument: text}
+        assert code(call(literal.url, KEY, tool, arguments)) is None
+        sent[_recipient(arguments)] = text
+    received = _received(literal, list(sent))
+    assert set(received) == set(sent)
+    for recipient, text in sent.items():
+        raw = received[recipient].content
+        if argument == "subject":
+            parsed = email.message_from_bytes(raw, policy=email.policy.default)
+            assert parsed["Subject"] == text
+        elif argument == "plainTextBody":
+            assert _part(raw, "plain").splitlines()[0] == text
+        else:
+            assert _part(raw, "html").strip().startswith(text)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_an_idempotency_key_is_the_text_given(literal: LiteralDeployment, text: str) -> None:
+    """A key names one message per account whichever tool is given it: each repeat of the
+    text answers the first send's record."""
+    first = structured(call_with(literal, "send_email", idempotencyKey=text))
+    for tool, _ in KEYED:
+        again = structured(call_with(literal, tool, idempotencyKey=text))
+        assert again["outgoingEmailId"] == first["outgoingEmailId"]
+
+
+def test_over_stdio_text_filters_apply_literally(literal: LiteralDeployment) -> None:
+    async def work(client: Client) -> list[list[str]]:
+        return [
+            _subjects(await client.call_tool("list_emails", {"subjectFragment": text}))
+            for text in TEXTS
+        ]
+
+    log = literal.config_path.parent / "stdio.log"
+    found = over_stdio(literal.config_path, literal.env, work, log)
+    assert found == [[subject_of(text)] for text in TEXTS]
+
+
+def test_json_text_given_where_no_text_is_accepted_is_still_read_as_json(
+    literal: LiteralDeployment,
+) -> None:
+    """No text is a valid number, boolean or list, so such text is read as what it spells,
+    as it always was: the way a client that encodes its arguments twice is understood."""
+    assert len(structured(call_with(literal, "list_emails", pageSize="2"))["emails"]) == 2
+    unseen = call_with(literal, "list_emails", isRemotelySeen="false")
+    assert len(_subjects(unseen)) == len(TEXTS) + 1
+    named = call_with(literal, "list_emails", accounts='["work"]', subjectFragment="null")
+    assert _subjects(named) == [subject_of("null")]
+
+
+def _admits_text(schema: dict[str, Any]) -> bool:
+    branches = schema.get("anyOf", [schema])
+    return any(b.get("type") == "string" or "items" in b or "enum" in b for b in branches)
+
+
+def test_every_text_argument_of_every_published_tool_is_exercised() -> None:
+    published = {
+        (tool["name"], name)
+        for tool in json.loads(PINNED.read_text("utf-8"))
+        for name, schema in tool["inputSchema"]["properties"].items()
+        if _admits_text(schema)
+    }
+    exercised = {(tool, argument) for tool, argument, _ in REFUSED + LISTED}
+    exercised |= set(FOLDERS + FILTERED + BOUNDS + CARRIED + KEYED)
+    assert exercised == published
