@@ -136,13 +136,21 @@ def test_a_folder_named_by_text_that_reads_as_json_names_no_folder(
     assert _subjects(call_with(literal, tool, **{argument: [text]})) == []
 
 
-@pytest.mark.parametrize("text", ["null", "true", "[]", "{}"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        *TEXTS,
+        pytest.param(1, id="number"),
+        pytest.param(1777626000, id="seconds"),
+        pytest.param("1777626000.5", id="seconds-text"),
+    ],
+)
 @pytest.mark.parametrize(("tool", "argument"), BOUNDS)
 def test_a_received_bound_that_is_no_date_time_is_refused(
-    literal: LiteralDeployment, tool: str, argument: str, text: str
+    literal: LiteralDeployment, tool: str, argument: str, value: object
 ) -> None:
-    """Not "1": binding reads a number as seconds since the epoch, as it always has."""
-    assert code(call_with(literal, tool, **{argument: text})) == 54001
+    """A number, given as such or as text, is not read as seconds since the epoch."""
+    assert code(call_with(literal, tool, **{argument: value})) == 54001
 
 
 def _recipient(arguments: dict[str, Any]) -> str:

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from mcp.types import CallToolResult
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from mailfathom.app.get_email_content import ContentRequest
 from mailfathom.app.list_emails import TimelineRequest
@@ -62,12 +62,32 @@ SubjectFragment = Annotated[
         "Wildcard characters match themselves."
     ),
 ]
+
+
+def _no_epoch_seconds(value: object) -> object:
+    """A received bound is an ISO 8601 date-time. Binding would read a number, or text
+    spelling one, as seconds since 1970; it is refused instead."""
+    if isinstance(value, int | float) or (isinstance(value, str) and _spells_number(value)):
+        raise ValueError("a received bound is an ISO 8601 date-time, not a number")
+    return value
+
+
+def _spells_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 ReceivedOnOrAfter = Annotated[
     datetime | None,
+    BeforeValidator(_no_epoch_seconds),
     Field(description="Inclusive start of the received range (ISO 8601; no zone means UTC)."),
 ]
 ReceivedBefore = Annotated[
     datetime | None,
+    BeforeValidator(_no_epoch_seconds),
     Field(description="Exclusive end of the received range (ISO 8601; no zone means UTC)."),
 ]
 IsRemotelySeen = Annotated[
