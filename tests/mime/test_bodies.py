@@ -185,7 +185,7 @@ def test_the_body_inside_related_and_alternative_is_found() -> None:
     assert [part.part_path for part in message.parts] == ["1.2", "2"]
 
 
-def test_the_first_inline_text_of_a_mixed_message_is_the_body() -> None:
+def test_every_inline_text_of_a_mixed_message_is_the_body_in_order() -> None:
     message = normalize_message(
         raw(
             """
@@ -204,7 +204,8 @@ def test_the_first_inline_text_of_a_mixed_message_is_the_body() -> None:
             """
         )
     )
-    assert message.plain_text.strip() == "The message."
+    assert message.plain_text == "The message.\n\n-- list footer"
+    assert message.html is None
     assert message.parts == ()
 
 

@@ -1,9 +1,11 @@
 """Walking a parsed MIME tree: which text is the body, which leaves are parts, what is sealed.
 
-The body is what a mail reader would display first: the text/plain (else text/html)
+The body is what a mail reader would display: the text/plain (else text/html)
 alternative of a multipart/alternative (RFC 2046 section 5.1.4), the root of a
-multipart/related (RFC 2387 section 3.2), the first part of a multipart/mixed that reads as
-a body (section 5.1.3). Other leaves are handed to `parts` to be described. Encapsulated
+multipart/related (RFC 2387 section 3.2), and every inline text part of a multipart/mixed,
+in order (section 5.1.3). The plain body holds each of them as text, HTML converted; the
+HTML body, present when any of them is HTML, holds each of them as HTML, plain text escaped
+inside a ``pre`` element. Other leaves are handed to `parts` to be described. Encapsulated
 messages (message/rfc822) are attachments; their own bodies and parts belong to them.
 
 Parts are numbered as IMAP numbers body sections (RFC 3501 section 6.4.5), so a described
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from email.message import Message
+from html import escape
 
 from mailfathom.adapters.mime import entity
 from mailfathom.adapters.mime.parts import PartCandidate, describe_parts
@@ -47,17 +50,14 @@ class _Html:
 
 @dataclass(slots=True)
 class _Body:
+    """Body text found in one subtree: ``plain`` as text pieces, ``html`` as HTML pieces.
+
+    A subtree without HTML has only text pieces; one with HTML has its HTML pieces in
+    ``html`` and the same content, HTML pieces deferred, in ``plain``.
+    """
+
     plain: list[str | _Html] = field(default_factory=list)
     html: list[str] = field(default_factory=list)
-
-    def extend(self, other: _Body) -> None:
-        self.plain.extend(other.plain)
-        self.html.extend(other.html)
-
-    def has_content(self) -> bool:
-        return bool(self.html) or any(
-            piece.strip() if isinstance(piece, str) else piece.text.strip() for piece in self.plain
-        )
 
     def has_plain_text(self) -> bool:
         return any(isinstance(piece, str) and piece.strip() for piece in self.plain)
@@ -169,7 +169,7 @@ class _Walker:
             # RFC 1847 section 2.2: a control part and an opaque one; nothing readable.
             self.markers.add(ContentMarker.ENCRYPTED)
             return _Body()
-        result = _Body()
+        found: list[_Body] = []
         if subtype == "signed":
             # RFC 1847 section 2.1: the first part is the content, the signature follows.
             self.markers.add(ContentMarker.UNVERIFIED_SIGNATURE)
@@ -178,10 +178,10 @@ class _Walker:
                 child_type = entity.media_type(child)
                 if index > 0 and (child_type in _SIGNATURE_TYPES or child_type == protocol):
                     continue
-                result.extend(
+                found.append(
                     self.visit(child, child_path, depth + 1, body=body, in_related=in_related)
                 )
-            return result
+            return _in_sequence(found)
         if subtype == "alternative":
             choices = [
                 self.visit(
@@ -192,9 +192,10 @@ class _Walker:
             return _choose_alternative(choices)
         if subtype == "related":
             root = _related_root(part, children)
+            result = _Body()
             for index, (child, child_path) in enumerate(numbered):
                 is_root = index == root
-                found = self.visit(
+                visited = self.visit(
                     child,
                     child_path,
                     depth + 1,
@@ -202,16 +203,14 @@ class _Walker:
                     in_related=in_related or not is_root,
                 )
                 if is_root:
-                    result = found
+                    result = visited
             return result
-        # multipart/mixed and the subtypes read like it (RFC 2046 section 5.1.3): the first
-        # part that reads as a body is the body. Later inline text (a list footer, a second
-        # text segment) is body text as well, so it is not described as a part either.
+        # multipart/mixed and the subtypes read like it (RFC 2046 section 5.1.3): the parts
+        # are shown one after the other, so every inline text part (the message, a second
+        # text segment, a list footer) is body text, in order.
         for child, child_path in numbered:
-            found = self.visit(child, child_path, depth + 1, body=body, in_related=in_related)
-            if not result.has_content():
-                result = found
-        return result
+            found.append(self.visit(child, child_path, depth + 1, body=body, in_related=in_related))
+        return _in_sequence(found)
 
     def _leaf(
         self,
@@ -260,6 +259,33 @@ class _Walker:
     def _defect(self, name: str) -> None:
         if name not in self.defects:
             self.defects.append(name)
+
+
+def _in_sequence(bodies: list[_Body]) -> _Body:
+    """The bodies of parts shown one after the other, as one body.
+
+    The text pieces follow each other. When any part has HTML, the HTML body is every
+    part's HTML in turn, the text of a part without HTML escaped inside a ``pre`` element
+    so that a reader of the HTML sees it too.
+    """
+    plain = [piece for found in bodies for piece in found.plain]
+    if not any(found.html for found in bodies):
+        return _Body(plain)
+    html: list[str] = []
+    for found in bodies:
+        if found.html:
+            html.extend(found.html)
+            continue
+        for piece in found.plain:
+            if isinstance(piece, str) and piece.strip():
+                html.append(_preformatted(piece))
+    return _Body(plain, html)
+
+
+def _preformatted(text: str) -> str:
+    """Plain body text as HTML that shows it as written."""
+    shown = escape(text.strip("\n"), quote=False)
+    return f"<pre>{shown}</pre>"
 
 
 def _choose_alternative(choices: list[_Body]) -> _Body:
