@@ -36,6 +36,9 @@ Deliberate differences
     `mailfathom.domain.conversations`, "Linking"). None of these changes a result in this
     archive, so the allow-list below is empty; any entry added to it must name the message
     and the reason.
+
+A References header naming one identifier twice does not occur in this archive; that case
+is compared with a running Dovecot in ``test_repeated_references``.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from mailfathom.adapters.mime import normalize_headers, normalize_message
 from mailfathom.domain.message import HeaderRole, Participant
 
 from .build import raw
+from .conftest import Normalize
 
 
 def _message(headers: str, body: str = "Hello.\n") -> bytes:
@@ -213,8 +214,23 @@ def test_identifiers_are_read_without_brackets() -> None:
     )
     assert message.message_id == "self@example.com"
     assert message.in_reply_to == ("parent@example.com",)
-    assert message.references == ("root@example.com", "parent@example.com")
-    assert message.thread_parent_reference() == "parent@example.com"
+    assert message.references == ("root@example.com", "parent@example.com", "root@example.com")
+    assert message.thread_parent_reference() == "root@example.com"
+
+
+def test_references_keep_their_written_order_and_repeats(normalize_both_ways: Normalize) -> None:
+    # RFC 5256 section 2.2 takes the last reference as the parent: a repeat written last is
+    # the parent, and dropping it would name another one.
+    message = normalize_both_ways(
+        _message(
+            "Message-ID: <own@example.com>\n"
+            "In-Reply-To: <x@example.com> <x@example.com>\n"
+            "References: <a@example.com> <x@example.com>\n <a@example.com>"
+        )
+    )
+    assert message.references == ("a@example.com", "x@example.com", "a@example.com")
+    assert message.in_reply_to == ("x@example.com", "x@example.com")
+    assert message.thread_parent_reference() == "a@example.com"
 
 
 def test_a_message_id_without_an_identifier_is_recorded() -> None:

@@ -8,9 +8,10 @@ behaviour IMAP servers publish as THREAD=REFS).
 
 Linking (RFC 5256 section 2.2 step 1)
     Every identifier is one node; identifiers that are named but not stored become
-    placeholder ("dummy") nodes. A message's references are its References identifiers,
-    or the first In-Reply-To identifier when References names none (see
-    `identifiers.normalize_references`). Linking runs in two passes over the messages in
+    placeholder ("dummy") nodes. A message's references are its References identifiers
+    in the order written, repeats included (the last one names the parent even when it
+    repeats an earlier one), or the first In-Reply-To identifier when References names none
+    (see `identifiers.normalize_references`). Linking runs in two passes over the messages in
     canonical order (sent time, then key, see Order), so the result depends only on the
     set of messages, never on the order the caller supplies them in:
 

@@ -88,7 +88,7 @@ class NormalizedMessage:
     """Everything read out of one message's MIME (or out of its headers alone).
 
     Identifiers (`message_id`, `in_reply_to`, `references`) are stored without angle brackets,
-    exactly as written otherwise. `references` keeps the order of the header, duplicates and
+    exactly as written otherwise. `references` keeps the order of the header and its repeats,
     the message's own identifier removed. `defects` names what the parser had to work around
     (class names such as "CloseBoundaryNotFoundDefect", or "header:<name>" for a header that
     could not be read); it is never message content.

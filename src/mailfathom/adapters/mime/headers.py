@@ -136,7 +136,7 @@ class _FieldReader:
         fields.participants = tuple(self.participants.values())
         fields.message_id = self.message_ids[0] if self.message_ids else None
         fields.in_reply_to = tuple(self.in_reply_to)
-        fields.references = _distinct_references(self.references, fields.message_id)
+        fields.references = _other_than_own(self.references, fields.message_id)
         fields.authentication_results = tuple(self.authentication_results)
         fields.defects = [f"header:{name}" for name in dict.fromkeys(self.bad_headers)]
         return fields
@@ -263,8 +263,8 @@ def _read_list_id(value: str) -> str | None:
     return None
 
 
-def _distinct_references(references: list[str], own_id: str | None) -> tuple[str, ...]:
-    unique = dict.fromkeys(references)
-    if own_id is not None:
-        unique.pop(own_id, None)
-    return tuple(unique)
+def _other_than_own(references: list[str], own_id: str | None) -> tuple[str, ...]:
+    """The References identifiers in the order written, repeats kept, the message's own left
+    out: RFC 5256 section 2.2 links them in that order and takes the last as the parent, so
+    dropping a repeat could name another parent."""
+    return tuple(identifier for identifier in references if identifier != own_id)
