@@ -233,6 +233,16 @@ def test_references_keep_their_written_order_and_repeats(normalize_both_ways: No
     assert message.thread_parent_reference() == "a@example.com"
 
 
+def test_the_parent_named_is_never_the_message_itself(normalize_both_ways: Normalize) -> None:
+    message = normalize_both_ways(
+        _message(
+            "Message-ID: <own@example.com>\nIn-Reply-To: <own@example.com> <parent@example.com>\n"
+        )
+    )
+    assert message.references == ()
+    assert message.thread_parent_reference() == "parent@example.com"
+
+
 def test_a_message_id_without_an_identifier_is_recorded() -> None:
     message = normalize_message(_message("Message-ID: not-an-identifier"))
     assert message.message_id is None

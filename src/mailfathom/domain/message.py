@@ -10,6 +10,7 @@ import enum
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from mailfathom.domain.identifiers import normalize_references
 from mailfathom.domain.pickling import pickled_by_fields
 
 
@@ -142,10 +143,7 @@ class NormalizedMessage:
         """The identifier this message names as the one it answers.
 
         RFC 5256 section 2.2 (REFERENCES): the last element of References, else the first
-        identifier of In-Reply-To.
+        identifier of In-Reply-To; never the message's own (see `normalize_references`).
         """
-        if self.references:
-            return self.references[-1]
-        if self.in_reply_to:
-            return self.in_reply_to[0]
-        return None
+        references = normalize_references(self.references, self.in_reply_to, self.message_id)
+        return references[-1] if references else None
