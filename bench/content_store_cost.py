@@ -61,7 +61,9 @@ def lean_put(root: Path, made: set[str], raws: list[bytes], levels: int = 2) -> 
         os.rename(tmp, f"{directory}/{key}")
 
 
-def measure(label: str, base: Path, raws: list[bytes], put: Callable[[Path, list[bytes]], None]):
+def measure(
+    label: str, base: Path, raws: list[bytes], put: Callable[[Path, list[bytes]], object]
+) -> None:
     root = Path(tempfile.mkdtemp(prefix="content-", dir=base))
     os.sync()
     wall0, (user0, sys0) = time.perf_counter(), cpu_now()
@@ -99,7 +101,7 @@ def main() -> None:
         return put
 
     made: set[str] = set()
-    ways: dict[str, tuple[str, Callable[[Path, list[bytes]], None]]] = {
+    ways: dict[str, tuple[str, Callable[[Path, list[bytes]], object]]] = {
         "durable": ("PackContentStore.write_many, durable (as synced)", store(True)),
         "plain": ("PackContentStore.write_many, durable=False", store(False)),
         "lean2": ("lean os calls, 2 fan-out levels, no flush", lambda r, b: lean_put(r, made, b)),

@@ -144,14 +144,13 @@ def _messages_in(path: Path) -> Iterator[bytes]:
 def html_only_bodies(corpora: Path) -> list[tuple[str, str]]:
     """(source, HTML) of every corpus message whose plain text is rendered from HTML."""
     seen: list[str] = []
-    original = structure.html_to_text
 
     def watched(html: str) -> str:
         seen.append(html)
-        return original(html)
+        return html_to_text(html)
 
     found: list[tuple[str, str]] = []
-    structure.html_to_text = watched  # type: ignore[assignment]
+    structure.html_to_text = watched  # type: ignore[attr-defined]
     try:
         for path in sorted((corpora / "messages").rglob("*")):
             if not path.is_file():
@@ -162,7 +161,7 @@ def html_only_bodies(corpora: Path) -> list[tuple[str, str]]:
                 relative = path.relative_to(corpora).as_posix()
                 found.extend((f"{relative}#{index}", html) for html in seen if html.strip())
     finally:
-        structure.html_to_text = original
+        structure.html_to_text = html_to_text  # type: ignore[attr-defined]
     return found
 
 

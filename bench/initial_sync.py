@@ -539,7 +539,7 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     from mailfathom.adapters.content import packs
     from mailfathom.adapters.imap.session import ImapConnector, ImapSession
     from mailfathom.adapters.mime import normalize, structure
-    from mailfathom.adapters.sql import store, threads
+    from mailfathom.adapters.sql import search_index, store, threads
     from mailfathom.app.synchronize_folder import FolderSynchronizer
 
     def optional(module: str, name: str) -> Any:
@@ -574,7 +574,7 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     sections.patch(packs.PackContentStore, "write_many", "content write_many (hash+lookup)")
     sections.patch(packs.PackContentStore, "_append", "content append")
     sections.patch(packs, "_write_all", "content: pack write")
-    sections.patch(packs.os, "fdatasync", "content: pack fdatasync")
+    sections.patch(os, "fdatasync", "content: pack fdatasync")
     sections.patch(packs.PackContentStore, "_record", "content: index commit")
     for handler in handlers:
         sections.patch(handler, "message", "normalize (other)")
@@ -590,7 +590,7 @@ def instrument(sections: Sections, services: Any) -> list[str]:
         handler.start_batch = start_timed
     if hasattr(normalize, "_normalize_message"):
         sections.patch(normalize, "_normalize_message", "normalize (other)")
-    normalize._PARSER.parsebytes = sections.wrap(
+    normalize._PARSER.parsebytes = sections.wrap(  # type: ignore[method-assign]
         "parse (email.parser)", normalize._PARSER.parsebytes
     )
     sections.patch(normalize, "parse_fast", "parse (fast route)")
@@ -601,7 +601,7 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     sections.patch(store.SqlStore, "add_messages", "store.add_messages (Python/SQLAlchemy)")
     for name in ("message_row", "add_child_rows", "index_document", "keyword_tuples"):
         sections.patch(store, name, f"rows.{name}")
-    sections.patch(store.search_index, "index_documents", "FTS index_documents")
+    sections.patch(search_index, "index_documents", "FTS index_documents")
     sections.patch(threads, "place_new_messages", "threading (SQL lookups)")
     sections.patch(threads, "rethread", "rethread (rows + UPDATE)")
     sections.patch(threads, "assemble_conversations", "assemble_conversations")
@@ -647,7 +647,7 @@ def trace_memory_at_commits() -> list[Any]:
             peak[:] = [current, tracemalloc.take_snapshot()]
         return commit(self, *args)
 
-    FolderSynchronizer._commit = traced_commit  # type: ignore[method-assign]
+    FolderSynchronizer._commit = traced_commit  # type: ignore[method-assign, assignment]
     return peak
 
 
@@ -737,7 +737,7 @@ def child_main(spec: dict[str, Any]) -> None:
             )
             return synchronizer
 
-        services.folder_synchronizer = with_depth
+        services.folder_synchronizer = with_depth  # type: ignore[method-assign]
     sections = Sections() if spec["mode"] == "breakdown" else None
     not_timed = instrument(sections, services) if sections else []
     profiler = None
@@ -873,7 +873,7 @@ def per_s(count: float, seconds: float) -> float:
 def print_table(results: dict[str, Any]) -> None:
     n = results["mailbox"]["messages"]
     mb = results["mailbox"]["octets"] / 1e6
-    rows: list[tuple[str, str, str, str]] = []
+    rows: list[tuple[str, str, str, str, str, str]] = []
 
     def add(label: str, phase: dict[str, Any] | None, wall_key: str, rss: float | None) -> None:
         if not phase:

@@ -17,6 +17,7 @@ import hashlib
 import sys
 import time
 from email import policy
+from email.message import Message
 from email.parser import BytesParser
 from pathlib import Path
 
@@ -46,7 +47,7 @@ def main() -> None:
     clock = time.thread_time
     full_parse = full.parsebytes
 
-    def parse(raw: bytes) -> object:
+    def parse(raw: bytes) -> Message:
         return (_FAST(raw) if _FAST else None) or full_parse(raw)
 
     steps = dict.fromkeys(

@@ -119,15 +119,15 @@ def prepare_store(store_dir: Path, messages: int, seed: int, code: Path) -> dict
     """Build the store, or reuse it when it already holds what is asked for."""
     paths = store_paths(store_dir)
     if paths["marker"].exists():
-        marker = json.loads(paths["marker"].read_text())
+        found = json.loads(paths["marker"].read_text())
         if (
-            marker.get("format") == STORE_FORMAT
-            and marker.get("messages") == messages
-            and marker.get("seed") == seed
-            and marker.get("complete")
+            found.get("format") == STORE_FORMAT
+            and found.get("messages") == messages
+            and found.get("seed") == seed
+            and found.get("complete")
         ):
-            log(f"reusing the store in {store_dir} (built {marker['built_at']})")
-            return {**marker, "reused": True}
+            log(f"reusing the store in {store_dir} (built {found['built_at']})")
+            return {**found, "reused": True}
         log(f"the store in {store_dir} holds another corpus or an unfinished build; rebuilding")
         for name in ("data", "notmuch", STORE_MARKER, "mailfathom.toml"):
             target = store_dir / name
@@ -381,7 +381,8 @@ class Workload:
             "AND subject LIKE '%(%)' ORDER BY seq LIMIT 1 OFFSET :n",
             n=max(0, self._scalar("SELECT count(*) FROM messages") // 4),
         )
-        number = re.search(r"\((\d+)\)", subjects[0][0]).group(1) if subjects else "2291"
+        numbered = re.search(r"\((\d+)\)", subjects[0][0]) if subjects else None
+        number = numbered.group(1) if numbered else "2291"
         return [
             ("common word", "review"),
             ("common word", "customers"),
@@ -519,7 +520,8 @@ class Workload:
                 query,
             ]
 
-        gets_one, gets_ten = [], []
+        gets_one: list[Call] = []
+        gets_ten: list[Call] = []
         for r in range(rounds):
             one = [picked[r % len(picked)]]
             ten = [picked[(rounds + 10 * r + k) % len(picked)] for k in range(10)]
@@ -615,7 +617,7 @@ async def measure(
     session: dict[str, Any] = {}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60, read=120)) as http,
-        Client(streamable_http_client(url, http_client=http)) as client,  # type: ignore[arg-type]
+        Client(streamable_http_client(url, http_client=http)) as client,
     ):
         listed = (await client.list_tools()).tools
         session["tools"] = sorted(t.name for t in listed)
@@ -871,7 +873,7 @@ async def profile_http(
     headers = {"Authorization": f"Bearer {key}"}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60, read=120)) as http,
-        Client(streamable_http_client(url, http_client=http)) as client,  # type: ignore[arg-type]
+        Client(streamable_http_client(url, http_client=http)) as client,
     ):
         for call in [c for op_calls in calls.values() for c in op_calls[:5]]:
             await client.call_tool(call.tool, call.args)  # warm the new server up
@@ -940,7 +942,7 @@ def aggregate(samples: Samples) -> dict[str, Any]:
 def ratio(a: dict[str, Any] | None, b: dict[str, Any] | None, key: str = "p50_ms") -> float:
     if not a or not b or not b.get(key):
         return float("nan")
-    return a[key] / b[key]
+    return float(a[key] / b[key])
 
 
 def checks(ops: dict[str, Any]) -> list[tuple[str, float, str, bool]]:

@@ -42,7 +42,9 @@ def test_enabled_endpoint_reads_callers_categories_and_address() -> None:
     )
     assert config.mcp.enabled is True
     assert (config.mcp.host, config.mcp.port) == ("127.0.0.1", 9000)
-    assert config.mcp.published_categories == {ToolCategory.MAILBOX, ToolCategory.CONTACTS}
+    assert config.mcp.published_categories == frozenset(
+        {ToolCategory.MAILBOX, ToolCategory.CONTACTS}
+    )
     assert config.mcp.callers == (
         CallerEntry("agent", DIGEST, frozenset({Permission.MAIL_READ})),
         CallerEntry("desk", None, None),

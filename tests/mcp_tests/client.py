@@ -33,7 +33,7 @@ def over_http(
             sent["Authorization"] = f"Bearer {key}"
         async with (
             httpx2.AsyncClient(headers=sent, timeout=httpx2.Timeout(30, read=60)) as http,
-            Client(streamable_http_client(url, http_client=http), mode=mode) as client,  # type: ignore[arg-type]
+            Client(streamable_http_client(url, http_client=http), mode=mode) as client,
         ):
             return await work(client)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from mcp import Client
 
 from mcp_tests.client import code, over_stdio, structured
@@ -9,7 +11,7 @@ from mcp_tests.deployment import Deployment
 
 
 def test_stdio_serves_the_read_tools(mcp_deployment: Deployment) -> None:
-    async def work(client: Client) -> tuple[list[str], dict[str, object], int | None]:
+    async def work(client: Client) -> tuple[list[str], dict[str, Any], int | None]:
         listed = await client.list_tools()
         accounts = await client.call_tool("list_accounts", {})
         refused = await client.call_tool("list_emails", {"pageSize": 0})
@@ -32,14 +34,14 @@ def test_stdio_serves_the_read_tools(mcp_deployment: Deployment) -> None:
         "search_emails",
         "send_email",
     ]
-    assert [a["accountId"] for a in accounts["accounts"]] == ["work"]  # type: ignore[index]
+    assert [a["accountId"] for a in accounts["accounts"]] == ["work"]
     assert refused == 51001
 
 
 def test_stdio_reads_a_conversation(mcp_deployment: Deployment) -> None:
-    async def work(client: Client) -> dict[str, object]:
+    async def work(client: Client) -> dict[str, Any]:
         found = structured(await client.call_tool("search_emails", {"queryText": "quarterly"}))
-        thread_id = found["matches"][0]["summary"]["threadId"]  # type: ignore[index]
+        thread_id = found["matches"][0]["summary"]["threadId"]
         return structured(await client.call_tool("get_email_content", {"threadId": thread_id}))
 
     result = over_stdio(
@@ -48,5 +50,5 @@ def test_stdio_reads_a_conversation(mcp_deployment: Deployment) -> None:
         work,
         mcp_deployment.data_dir.parent / "stdio.log",
     )
-    subjects = [e["content"]["headers"]["subject"] for e in result["emails"]]  # type: ignore[index,union-attr]
+    subjects = [e["content"]["headers"]["subject"] for e in result["emails"]]
     assert subjects == ["Quarterly report draft", "Re: Quarterly report draft"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import mailbox
+from collections.abc import Callable
 from email import policy
 from email.message import Message
 from email.parser import BytesParser
@@ -102,7 +103,7 @@ def test_field_look_ups_follow_changes_made_after_parsing() -> None:
     raw = NESTED
     ours, theirs = parse_fast(raw), STDLIB.parsebytes(raw)
     assert ours is not None
-    changes = (
+    changes: tuple[Callable[[Message], object], ...] = (
         lambda m: m.replace_header("Subject", "replaced"),
         lambda m: m.__delitem__("mime-version"),
         lambda m: m.__setitem__("X-Added", "added"),
@@ -120,7 +121,7 @@ def test_the_media_type_follows_changes_made_after_parsing() -> None:
     ours, theirs = parse_fast(NESTED), STDLIB.parsebytes(NESTED)
     assert ours is not None
     assert ours.get_content_type() == theirs.get_content_type()  # worked out once, kept
-    changes = (
+    changes: tuple[Callable[[Message], object], ...] = (
         lambda m: m.set_type("text/html"),
         lambda m: m.set_param("charset", "utf-8"),
         lambda m: m.__delitem__("content-type"),

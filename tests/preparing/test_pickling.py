@@ -70,7 +70,9 @@ def test_each_crossing_class_pickles_as_a_call_with_its_fields(cls: type) -> Non
         Participant: normalized.participants[0],
         PartDescription: normalized.parts[0],
     }[cls]
-    rebuild, arguments = sample.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+    reduced = sample.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+    assert isinstance(reduced, tuple)
+    rebuild, arguments = reduced
     assert rebuild is cls
     assert arguments == tuple(getattr(sample, f.name) for f in fields(cls))
 

@@ -11,6 +11,8 @@ from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
+import pytest
+
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.app.list_emails import TimelineRequest
@@ -100,7 +102,7 @@ class SendingDeployment:
 
 
 def open_deployment(
-    directory: Path, smtp: SmtpServer | None, monkeypatch: object, **options: object
+    directory: Path, smtp: SmtpServer | None, monkeypatch: pytest.MonkeyPatch, **options: object
 ) -> Iterator[SendingDeployment]:
     register_all(["me@example.org", "Mé Example", SMTP_PASSWORD])
     monkeypatch.setenv("MAILFATHOM_TEST_SMTP_SECRET", SMTP_PASSWORD)

@@ -110,7 +110,7 @@ def test_killing_the_delivery_worker_never_sends_twice_and_never_loses_a_send(
         worker.send_signal(signal.SIGTERM)
         worker.wait(timeout=30)
 
-    received = Counter()
+    received: Counter[str] = Counter()
     for message in smtp.received():
         for subject in subjects:
             if subject.encode() in message.content:

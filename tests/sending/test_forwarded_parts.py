@@ -161,12 +161,11 @@ def test_a_forwarded_eight_bit_message_goes_out_seven_bit_with_its_text_intact(
     assert forwarded.get_body(("plain",)).get_content_charset() == "utf-8"  # type: ignore[union-attr]
     # The inner message's own parts keep their encodings: the file stays as it was written.
     (inner_file,) = list(forwarded.iter_attachments())
-    assert (
-        inner_file["Content-Transfer-Encoding"]
-        == inner.get_payload()[1][  # type: ignore[index]
-            "Content-Transfer-Encoding"
-        ]
-    )
+    inner_parts = inner.get_payload()
+    assert isinstance(inner_parts, list)
+    written_file = inner_parts[1]
+    assert isinstance(written_file, Message)
+    assert inner_file["Content-Transfer-Encoding"] == written_file["Content-Transfer-Encoding"]
     assert inner_file.get_content().replace("\r\n", "\n") == CSV.decode()
 
 
@@ -245,8 +244,12 @@ def _encapsulated(message: Message) -> list[tuple[str, object]]:
             found.append((media_type, (inner["Subject"], inner["Message-ID"], text)))
         elif media_type == "message/delivery-status":
             assert isinstance(inside, list), "no report fields found inside"
-            blocks = [sorted(block.items()) for block in inside]
-            found.append((media_type, [block for block in blocks if block]))
+            blocks = []
+            for block in inside:
+                assert isinstance(block, Message), "a report block is not a header block"
+                if block_fields := sorted(block.items()):
+                    blocks.append(block_fields)
+            found.append((media_type, blocks))
     return found
 
 

@@ -89,7 +89,8 @@ _SELECTIONS += [
 
 def _selection(field: str, value: str) -> SelectionInput:
     listed = field in ("accounts", "folders")
-    return SelectionInput(**{field: [value] if listed else value})
+    fields: dict[str, Any] = {field: [value] if listed else value}
+    return SelectionInput(**fields)
 
 
 @pytest.mark.parametrize(("field", "value", "expected"), _SELECTIONS)
@@ -136,7 +137,7 @@ def test_a_content_read_naming_no_text_refuses_the_identifier(
     held: Held, request_: ContentRequest, expected: int
 ) -> None:
     reading = held.d.services.reading()
-    bad = request_.thread_id or next(iter(request_.stored_email_ids or []))
+    bad = str(request_.thread_id or next(iter(request_.stored_email_ids or [])))
     assert _refused(lambda: reading.content.read(AGENT, request_), bad) == expected
 
 

@@ -106,7 +106,7 @@ class SmtpServer:
         tmp.replace(path)
 
     def received(self) -> list[Received]:
-        found = []
+        found: list[Received] = []
         if not self.spool.exists():
             return found
         for meta_path in sorted(self.spool.glob("[0-9]*.json"), key=lambda p: int(p.stem)):

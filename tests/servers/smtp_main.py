@@ -75,7 +75,10 @@ class Spool:
             "mail_from": envelope.mail_from,
             "rcpt_tos": list(envelope.rcpt_tos),
             "login": session.auth_data,
-            "tls": session.ssl is not None or bool(server.transport.get_extra_info("ssl_object")),
+            "tls": session.ssl is not None
+            or (
+                server.transport is not None and bool(server.transport.get_extra_info("ssl_object"))
+            ),
         }
         tmp = self.dir / f".{n}.json"
         tmp.write_text(json.dumps(meta))

@@ -224,7 +224,7 @@ def test_cancellation_racing_a_claim_never_leaves_both_winning(
         else:
             assert final.stage is Stage.CANCELLED
     with engine.connect() as c:
-        stages = dict(
+        stages: dict[str, int] = dict(
             c.execute(sa.text("SELECT stage, count(*) FROM outgoing_emails GROUP BY stage")).all()
         )
     assert sum(stages.values()) == 60

@@ -136,8 +136,8 @@ def append_verbatim(conn: imaplib.IMAP4, folder: str, raw: bytes) -> tuple[str, 
     ``IMAP4.append`` rewrites every line ending to CRLF first; here the server gets the
     corpus octets unchanged (bare LF, bare CR, NUL and all) and decides for itself.
     """
-    conn.literal = raw  # type: ignore[attr-defined]
-    typ, data = conn._simple_command("APPEND", folder)  # type: ignore[attr-defined]
+    conn.literal = raw  # type: ignore[assignment]
+    typ, data = conn._simple_command("APPEND", folder)
     text = data[-1] if data and isinstance(data[-1], bytes) else b""
     return typ, text
 
