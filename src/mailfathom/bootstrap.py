@@ -82,11 +82,13 @@ class SendingUseCases:
 # Allocations between collections of the youngest generation (the interpreter's default is
 # 700). See `_settle_collector`.
 COLLECTOR_THRESHOLD = 10_000
-_collector_settled = threading.Event()
+_collector_lock = threading.Lock()
+_collector_settled = False
 
 
 def _settle_collector() -> None:
-    """Set the cyclic garbage collector up for a process that synchronizes mail, once.
+    """Set the cyclic garbage collector up for a process that synchronizes mail, once; a
+    process that only serves the tools keeps the interpreter's settings.
 
     A synchronization allocates many short-lived containers: at the default threshold the
     synchronizing process ran about 620 young and 5 full collections per 20,000 messages, 1.0
@@ -94,12 +96,14 @@ def _settle_collector() -> None:
     as the process, so it is frozen out of the full collections that walked it every time,
     and young collections run every 10,000 allocations: 0.47 to 0.55 s. The garbage in
     cycles is still collected, only in larger rounds."""
-    if _collector_settled.is_set():
-        return
-    _collector_settled.set()
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(COLLECTOR_THRESHOLD, 10, 10)
+    global _collector_settled
+    with _collector_lock:
+        if _collector_settled:
+            return
+        _collector_settled = True
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(COLLECTOR_THRESHOLD, 10, 10)
 
 
 @dataclass
@@ -125,7 +129,6 @@ class Services:
         engine = create_store_engine(store_url(config.store))
         if migrate_schema:
             migrate.upgrade(engine)
-        _settle_collector()
         return cls(
             config=config,
             engine=engine,
@@ -219,6 +222,9 @@ class Services:
         )
 
     def account_synchronizer(self) -> AccountSynchronizer:
+        """Synchronizes accounts; the process that asks for one synchronizes mail, so its
+        collector is settled for that here."""
+        _settle_collector()
         return AccountSynchronizer(self.store, self.connectors, self.folder_synchronizer)
 
     def close(self) -> None:
