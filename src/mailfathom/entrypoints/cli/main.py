@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+import mailfathom
 from mailfathom.app.read_stored_content import StoredContentReader
 from mailfathom.bootstrap import Services
 from mailfathom.domain.errors import MailFathomError
@@ -37,8 +38,21 @@ console = Console()
 err_console = Console(stderr=True)
 
 
+def _show_version(asked: bool) -> None:
+    if asked:
+        console.print(f"mailfathom {mailfathom.__version__}", highlight=False)
+        raise typer.Exit()
+
+
 @app.callback()
-def _setup() -> None:
+def _setup(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+) -> None:
     logs.configure()
 
 
