@@ -6,25 +6,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import Any
 
 from log_audit import register_all
 from mcp_tests.client import call, code, structured
 from mcp_tests.deployment import _free_port, _wait_for_port
+from waiting import wait_for
 
 SUBJECT = "Demo hello between the two accounts"
-
-
-def _wait(condition: Any, what: str, timeout: float = 60.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        assert time.monotonic() < deadline, what
-        time.sleep(0.5)
 
 
 def test_the_served_demo_sends_from_one_account_to_the_other(tmp_path: Path) -> None:
@@ -62,7 +51,7 @@ def test_the_served_demo_sends_from_one_account_to_the_other(tmp_path: Path) -> 
             )
             return bool(status["state"] == "sent")
 
-        _wait(delivered, "the demo's delivery pass did not send the message")
+        wait_for(delivered, "the demo's delivery pass did not send the message", interval=0.5)
 
         def arrived() -> list[str]:
             page = structured(
@@ -70,7 +59,9 @@ def test_the_served_demo_sends_from_one_account_to_the_other(tmp_path: Path) -> 
             )
             return [e["subject"] for e in page["emails"]]
 
-        assert _wait(arrived, "the message did not reach the colleague's inbox") == [SUBJECT]
+        assert wait_for(
+            arrived, "the message did not reach the colleague's inbox", interval=0.5
+        ) == [SUBJECT]
     finally:
         demo.terminate()
         try:

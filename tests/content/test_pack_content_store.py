@@ -7,7 +7,6 @@ import hashlib
 import multiprocessing
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -119,18 +118,20 @@ def test_discarded_content_is_reclaimed_and_the_rest_stays_readable(tmp_path: Pa
     assert store.used_octets() == sum(len(store.get(k)) for k in first[6:] + second)
 
 
-def _hold_a_pack(root: str, ready: multiprocessing.synchronize.Event) -> None:
+def _hold_a_pack(
+    root: str, ready: multiprocessing.synchronize.Event, release: multiprocessing.synchronize.Event
+) -> None:
     store = PackContentStore(Path(root))
     key = store.put(b"held by another writer")
     store.discard(key)
     ready.set()
-    time.sleep(60)
+    release.wait(60)  # the test kills this writer first; the bound only ends a stray one
 
 
 def test_a_pack_another_writer_appends_to_is_never_reclaimed(tmp_path: Path) -> None:
     context = multiprocessing.get_context("spawn")
-    ready = context.Event()
-    writer = context.Process(target=_hold_a_pack, args=(str(tmp_path), ready))
+    ready, release = context.Event(), context.Event()
+    writer = context.Process(target=_hold_a_pack, args=(str(tmp_path), ready, release))
     writer.start()
     try:
         assert ready.wait(30)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import log_audit
 from mailfathom.entrypoints.mcp.sdk_logs import REFUSED_VALUE
 from mcp_tests.deployment import KEYS
 from mcp_tests.hardened import ACCEPT, METRICS_KEY, Served
+from waiting import wait_for
 
 
 def _bearer(key: str) -> dict[str, str]:
@@ -19,13 +19,11 @@ def _bearer(key: str) -> dict[str, str]:
 
 
 def _wait_for(path: Path, needle: str, count: int) -> str:
-    deadline = time.monotonic() + 20
-    while True:
+    def logged() -> str | None:
         text = path.read_text("utf-8", "replace") if path.exists() else ""
-        if text.count(needle) >= count:
-            return text
-        assert time.monotonic() < deadline, "the refusal was not logged"
-        time.sleep(0.05)
+        return text if text.count(needle) >= count else None
+
+    return wait_for(logged, "the refusal was not logged", timeout=20)
 
 
 def test_a_refused_host_or_origin_is_logged_as_a_placeholder(bounded_server: Served) -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 
 import log_audit
 from mcp_tests.client import call
 from mcp_tests.deployment import KEYS, Deployment
+from waiting import wait_for
 
 
 def test_a_caller_chosen_name_spelled_like_a_tool_is_not_logged(
@@ -18,11 +18,10 @@ def test_a_caller_chosen_name_spelled_like_a_tool_is_not_logged(
     log_audit.register(chosen)
     before = mcp_deployment.server_log.read_text("utf-8", "replace").count('"unknownTool"')
     assert call(mcp_deployment.url, KEYS["full"], chosen, {}).is_error
-    deadline = time.monotonic() + 20
-    while True:
+
+    def logged() -> str | None:
         log = mcp_deployment.server_log.read_text("utf-8", "replace")
-        if log.count('"unknownTool"') > before:
-            break
-        assert time.monotonic() < deadline, "the call was not logged"
-        time.sleep(0.05)
+        return log if log.count('"unknownTool"') > before else None
+
+    log = wait_for(logged, "the call was not logged", timeout=20)
     assert chosen not in log

@@ -20,6 +20,7 @@ from mailfathom.domain.config import FolderMapping, SyncMode
 from mailfathom.domain.errors import ContentMissingError
 from mailfathom.domain.folders import FolderRole
 from servers.dovecot import DovecotServer, ImapAccount
+from waiting import wait_for
 
 from .helpers import (
     RemoteMailbox,
@@ -238,24 +239,24 @@ def test_push_mode_sees_a_new_message_within_seconds(
         )
         worker.start()
         try:
-            _wait_for(lambda: len(stored_rows(services, account.account_id)) == 1, 20)
+            wait_for(
+                lambda: len(stored_rows(services, account.account_id)) == 1,
+                "the first message was not stored",
+                timeout=20,
+            )
             appended_at = time.monotonic()
             remote.append(sample("Pushed"))
-            _wait_for(lambda: len(stored_rows(services, account.account_id)) == 2, 15)
+            wait_for(
+                lambda: len(stored_rows(services, account.account_id)) == 2,
+                "the second message was not stored",
+                timeout=15,
+            )
             elapsed = time.monotonic() - appended_at
         finally:
             stop.set()
             worker.join(timeout=60)
         assert not worker.is_alive()
         assert elapsed < 15
-
-
-def _wait_for(condition, seconds: float) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {seconds} s")
-        time.sleep(0.05)
 
 
 def test_missing_content_becomes_a_repair_request_that_the_next_pass_fulfils(
