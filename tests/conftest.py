@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import tempfile
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
 
+import log_audit
 from servers.fixtures import add_fixture_markers
 from servers.fixtures import corpora as corpora
 from servers.fixtures import dovecot as dovecot
@@ -27,8 +28,23 @@ def pytest_configure(config: pytest.Config) -> None:
     logs.configure(json=True)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--reverse-order",
+        action="store_true",
+        help="Run the collected tests in reverse order (each must pass in any order).",
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     add_fixture_markers(items)
-    # The log audit reads what every other test logged, so it runs last.
-    audit = [i for i in items if Path(str(i.fspath)).name == "test_log_audit.py"]
-    items[:] = [i for i in items if i not in audit] + audit
+    if config.getoption("--reverse-order"):
+        items.reverse()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After each test and its fixtures' teardown, audit the log lines written since the
+    previous test finished: a failure here names the test that logged mail content."""
+    yield
+    log_audit.audit_new_lines()

@@ -1,6 +1,8 @@
-"""The suite-wide log audit: everything our code logs during the test run is copied to one
-file, and every piece of mail content the tests used is registered here, so the last test can
-check that none of it was ever logged.
+"""The log audit: everything our code logs during the test run is copied to one file, and
+every piece of mail content the tests used is registered here. As each test finishes, the
+lines logged since the previous one finished are checked against everything registered so far
+(`audit_new_lines`, called from tests/conftest.py), so each test answers for its own logging,
+whatever order the tests run in.
 
 Processes started by tests inherit `MAILFATHOM_LOG_COPY` and append to the same file.
 """
@@ -58,3 +60,27 @@ def registered() -> frozenset[str]:
 def copy_path() -> Path | None:
     value = os.environ.get("MAILFATHOM_LOG_COPY")
     return Path(value) if value else None
+
+
+def leaked(text: str, fragments: Iterable[str]) -> list[str]:
+    """The fragments that appear in `text`, ignoring case."""
+    lowered = text.lower()
+    return sorted(f for f in fragments if f.lower() in lowered)
+
+
+_audited_octets = 0
+
+
+def audit_new_lines() -> None:
+    """Check the complete lines copied since the last audit for registered mail content."""
+    global _audited_octets
+    path = copy_path()
+    if path is None or not path.exists():
+        return
+    with path.open("rb") as copy:
+        copy.seek(_audited_octets)
+        new = copy.read()
+    complete = new[: new.rfind(b"\n") + 1]  # a line still being written waits for the next
+    _audited_octets += len(complete)
+    found = leaked(complete.decode("utf-8", "replace"), _registered)
+    assert not found, f"{len(found)} registered fragments appear in the logs: {found[:20]}"
