@@ -1,0 +1,60 @@
+"""The documentation keeps up with the code: every configuration key the loader accepts is in
+docs/configuration.md, and every tool the server registers is in docs/mcp.md's tool table."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from pathlib import Path
+from types import ModuleType
+
+from mailfathom.adapters.config import delivery_section, mcp_section, toml_loader
+from mailfathom.bootstrap import Services
+from mailfathom.domain.config import DeploymentConfig, StoreConfig
+from mailfathom.entrypoints.mcp.assemble import build_server
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+LOADER_MODULES = (toml_loader, mcp_section, delivery_section)
+
+
+def _accepted_keys(module: ModuleType) -> set[str]:
+    """The keys of every table this module checks: the argument of each `refuse_unknown`
+    call in its source, evaluated in the module's own namespace."""
+    keys: set[str] = set()
+    for node in ast.walk(ast.parse(inspect.getsource(module))):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "refuse_unknown"
+        ):
+            allowed = eval(  # noqa: S307 - the loader's own constant expressions
+                compile(ast.Expression(node.args[0]), module.__name__, "eval"), vars(module)
+            )
+            keys |= set(allowed)
+    return keys
+
+
+def _code_spans_and_headings(text: str) -> list[str]:
+    spans = re.findall(r"`([^`\n]+)`", text)
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    return spans + headings
+
+
+def test_every_configuration_key_the_loader_accepts_is_documented() -> None:
+    keys = set().union(*(_accepted_keys(m) for m in LOADER_MODULES))
+    assert {"Store", "DataDir", "Accounts", "McpEndpoint", "Smtp", "PerHour"} <= keys
+    places = _code_spans_and_headings((DOCS / "configuration.md").read_text("utf-8"))
+    missing = sorted(
+        k for k in keys if not any(re.search(rf"\b{re.escape(k)}\b", p) for p in places)
+    )
+    assert missing == []
+
+
+def test_every_registered_tool_has_a_row_in_the_tool_table(tmp_path: Path) -> None:
+    config = DeploymentConfig(store=StoreConfig(data_dir=tmp_path / "data"), accounts=())
+    with Services.open(config) as services:
+        registered = set(build_server(services).registry.specs)
+    assert "list_emails" in registered
+    documented = set(re.findall(r"^\| `(\w+)` \|", (DOCS / "mcp.md").read_text("utf-8"), re.M))
+    assert registered == documented
