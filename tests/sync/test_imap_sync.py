@@ -68,7 +68,7 @@ def test_initial_sync_stores_every_message_once_and_resync_fetches_no_body(
 def test_synchronizing_never_sets_the_seen_flag(
     tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
 ) -> None:
-    uid = remote.append(sample("Unread"))
+    uid = remote.append(sample("Unread on the server"))
     account = imap_account_config(imap_account)
     with open_services(tmp_path, account) as services:
         services.account_synchronizer().run_once(account)
@@ -183,19 +183,19 @@ def test_mail_arriving_at_the_storage_ceiling_is_fetched_once_there_is_room(
 ) -> None:
     first = sample("First", body="a" * 1500 + "\n")
     remote.append(first)
-    remote.append(sample("Second", body="b" * 1500 + "\n"))
+    remote.append(sample("Second of two halves", body="b" * 1500 + "\n"))
     account = imap_account_config(imap_account, storage_ceiling_octets=len(first) + 200)
     with open_services(tmp_path, account) as services:
         sync = services.account_synchronizer()
         sync.run_once(account)
         rows = {r.subject: r for r in stored_rows(services, account.account_id)}
         assert rows["First"].content_state == ContentState.STORED.value
-        assert rows["Second"].content_state == ContentState.AWAITING_HEADROOM.value
+        assert rows["Second of two halves"].content_state == ContentState.AWAITING_HEADROOM.value
         raised = replace(account, storage_ceiling_octets=10 * len(first))
         sync.run_once(raised)
         rows = {r.subject: r for r in stored_rows(services, account.account_id)}
-        assert rows["Second"].content_state == ContentState.STORED.value
-        assert rows["Second"].content_key is not None
+        assert rows["Second of two halves"].content_state == ContentState.STORED.value
+        assert rows["Second of two halves"].content_key is not None
 
 
 def test_several_folders_are_synchronized_and_absent_ones_reported(
@@ -230,7 +230,7 @@ def test_several_folders_are_synchronized_and_absent_ones_reported(
 def test_push_mode_sees_a_new_message_within_seconds(
     tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
 ) -> None:
-    remote.append(sample("Before"))
+    remote.append(sample("Waiting there before the push"))
     account = imap_account_config(imap_account, sync_mode=SyncMode.PUSH)
     with open_services(tmp_path, account) as services:
         stop = threading.Event()
@@ -245,7 +245,7 @@ def test_push_mode_sees_a_new_message_within_seconds(
                 timeout=20,
             )
             appended_at = time.monotonic()
-            remote.append(sample("Pushed"))
+            remote.append(sample("Pushed through IDLE"))
             wait_for(
                 lambda: len(stored_rows(services, account.account_id)) == 2,
                 "the second message was not stored",
