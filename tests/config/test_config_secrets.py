@@ -10,7 +10,7 @@ import pytest
 from mailfathom.adapters.config import read_secret
 from mailfathom.adapters.config.secrets import MAX_SECRET_FILE_OCTETS
 from mailfathom.domain.config import SecretRef
-from mailfathom.domain.errors import ConfigurationError
+from mailfathom.domain.errors import ConfigurationError, SecretUnavailable
 
 SECRET = "pa55-w0rd with spaces "
 ORIGIN = "Accounts[0].Imap.Secret"
@@ -29,16 +29,16 @@ def test_secret_is_read_from_the_process_environment_by_default(
 
 
 @pytest.mark.parametrize("environ", [{}, {"WORK_IMAP_PASSWORD": ""}])
-def test_unset_or_empty_variable_fails_naming_the_key_not_the_variable(
+def test_unset_or_empty_variable_fails_naming_the_key_and_the_variable(
     environ: dict[str, str],
 ) -> None:
     ref = SecretRef(env="WORK_IMAP_PASSWORD", origin=ORIGIN)
-    with pytest.raises(ConfigurationError) as caught:
+    with pytest.raises(SecretUnavailable) as caught:
         read_secret(ref, environ)
-    assert caught.value.code == 11001
+    assert caught.value.code == 11002
+    assert caught.value.origin == f"{ORIGIN}.Env"
     assert caught.value.message.startswith(f"{ORIGIN}.Env: ")
-    assert "unset or empty" in caught.value.message
-    assert "WORK_IMAP_PASSWORD" not in str(caught.value)
+    assert "WORK_IMAP_PASSWORD" in str(caught.value)
 
 
 def test_failure_never_repeats_other_environment_values() -> None:
@@ -65,8 +65,9 @@ def test_one_trailing_line_break_is_removed_from_a_secret_file(
 
 def test_missing_secret_file_fails_naming_the_key_not_the_path(tmp_path: Path) -> None:
     path = tmp_path / "absent-secret-file"
-    with pytest.raises(ConfigurationError) as caught:
+    with pytest.raises(SecretUnavailable) as caught:
         read_secret(SecretRef(file=path, origin=ORIGIN), {})
+    assert caught.value.code == 11002
     assert caught.value.message.startswith(f"{ORIGIN}.File: ")
     assert "cannot be read" in caught.value.message
     assert "absent-secret-file" not in str(caught.value)

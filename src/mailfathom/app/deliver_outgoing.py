@@ -11,6 +11,11 @@ temporary, and the whole send waits for its next attempt, with a backoff doublin
 `retry_base_seconds`, until `max_attempts` are spent; 5xx refuses for good. Recipients a
 server refused are recorded refused while the others are sent to, so nobody receives the
 message twice.
+
+Each claimed send is settled on its own: an account whose submission secret cannot be read
+ends its sends at once with their own code, and an attempt that fails in a way nobody
+anticipated is written down like a temporary failure (or, once the message may have been
+handed over, an unknown outcome). Neither keeps the other sends of the pass under a lease.
 """
 
 from __future__ import annotations
@@ -79,8 +84,13 @@ class DeliveryPass:
         claimed = self._outbox.claim(self.worker, now, self._config.lease_seconds, limit)
         sent = failed = retried = 0
         for send in claimed:
-            result = self._attempt(send)
-            if not self._outbox.finish(send.seq, self.worker, result, self._clock()):
+            result = self._settle(send)
+            try:
+                finished = self._outbox.finish(send.seq, self.worker, result, self._clock())
+            except Exception as failure:  # the lease runs out and `recover` takes the send
+                log.error("delivery.finish_failed", error_type=type(failure).__name__)
+                continue
+            if not finished:
                 log.warning("delivery.lease_lost", attempt=send.attempt_count)
                 continue
             log.info(
@@ -101,11 +111,33 @@ class DeliveryPass:
         try:
             self._sent_folders.file(send.account_id, send.mime, str(send.outgoing_id))
         except (OSError, MailFathomError) as failure:
-            log.warning("delivery.sent_copy_failed", error_type=type(failure).__name__)
+            log.warning(
+                "delivery.sent_copy_failed",
+                account=send.account_id,
+                error_type=type(failure).__name__,
+                error_code=getattr(failure, "code", None),
+            )
+        except Exception as failure:  # the send is over; the copy must not stop the pass
+            log.error("delivery.sent_copy_failed", error_type=type(failure).__name__)
 
     # -- one attempt ---------------------------------------------------------------------
 
-    def _attempt(self, send: ClaimedSend) -> AttemptResult:
+    def _settle(self, send: ClaimedSend) -> AttemptResult:
+        """The attempt's result, whatever happened during it."""
+        handed_over: list[bool] = []
+        try:
+            return self._attempt(send, handed_over)
+        except Exception as failure:  # one send must not hold the rest of the pass
+            log.error(
+                "delivery.attempt_failed_unexpectedly",
+                account=send.account_id,
+                error_type=type(failure).__name__,
+            )
+            if any(handed_over):
+                return self._ended(send.recipients, DeliveryCode.OUTCOME_UNKNOWN)
+            return self._retry(send, send.recipients, DeliveryCode.TEMPORARY_FAILURE)
+
+    def _attempt(self, send: ClaimedSend, handed_over: list[bool]) -> AttemptResult:
         recipients = list(send.recipients)
         pending = [i for i, r in enumerate(recipients) if r.state is RecipientState.PENDING]
         remote: list[int] = []
@@ -126,11 +158,14 @@ class DeliveryPass:
                 for index in remote:
                     recipients[index] = replace(recipients[index], state=RecipientState.REFUSED)
                 return self._ended(recipients, DeliveryCode.NO_ROUTE)
+
+            def begin() -> bool:
+                began = self._outbox.begin_transmission(send.seq, self.worker, self._clock())
+                handed_over.append(began)
+                return began
+
             outcome = transport.submit(
-                send.envelope_from,
-                [recipients[i].address for i in remote],
-                send.mime,
-                lambda: self._outbox.begin_transmission(send.seq, self.worker, self._clock()),
+                send.envelope_from, [recipients[i].address for i in remote], send.mime, begin
             )
             return self._after_submission(send, recipients, remote, outcome)
         if peer_failed:
@@ -144,6 +179,11 @@ class DeliveryPass:
         remote: Sequence[int],
         outcome: SubmissionOutcome,
     ) -> AttemptResult:
+        if outcome.secret_unreadable:
+            log.error("delivery.secret_not_readable", account=send.account_id)
+            for index in remote:
+                recipients[index] = replace(recipients[index], state=RecipientState.REFUSED)
+            return self._ended(recipients, DeliveryCode.SECRET_UNREADABLE)
         if outcome.authentication_refused:
             return self._ended(recipients, DeliveryCode.NOT_AUTHENTICATED)
         if not outcome.connected:

@@ -212,7 +212,8 @@ class SubmissionOutcome:
     `connected` False: nothing was said at all (no connection, or it failed before any
     recipient was offered); `temporary` says whether trying later may help. `handed_over`
     True with `data_code` None: the message was sent and no answer came, so the outcome is
-    unknown."""
+    unknown. `secret_unreadable`: the secret the session logs in with could not be read, so
+    no connection was made."""
 
     connected: bool
     recipients: tuple[RecipientReply, ...] = ()
@@ -220,6 +221,7 @@ class SubmissionOutcome:
     data_code: int | None = None
     temporary: bool = False
     authentication_refused: bool = False
+    secret_unreadable: bool = False
 
 
 class SubmissionTransport(Protocol):
@@ -232,7 +234,9 @@ class SubmissionTransport(Protocol):
     ) -> SubmissionOutcome:
         """Offer the message over one SMTP session. `before_data` is called after the server
         accepted recipients and before the message is sent; when it answers False the
-        session ends without sending it."""
+        session ends without sending it. Every failure is answered as an outcome; the
+        secret is read before connecting, and one that cannot be read is
+        `secret_unreadable`."""
         ...
 
 

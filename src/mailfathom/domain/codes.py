@@ -76,3 +76,7 @@ class DeliveryCode(enum.IntEnum):
     TEMPORARY_FAILURE = 71006
     # A peer mailbox of this deployment could not take the message.
     PEER_DELIVERY_FAILED = 71007
+    # The secret the account's submission server is logged in with could not be read (an
+    # unset variable, a missing file): nothing was offered, and trying again cannot help
+    # until an operator acts.
+    SECRET_UNREADABLE = 71008

@@ -46,6 +46,18 @@ class ConfigurationError(MailFathomError):
     code = 11001
 
 
+class SecretUnavailable(ConfigurationError):
+    """A secret the configuration refers to cannot be read: an unset or empty environment
+    variable, or a missing, unreadable, empty or oversized file. `origin` is the configuration
+    key of the reference."""
+
+    code = 11002
+
+    def __init__(self, message: str, *, origin: str) -> None:
+        super().__init__(message)
+        self.origin = origin
+
+
 class StoreError(MailFathomError):
     code = 21001
 

@@ -1,9 +1,12 @@
 """Reading a secret at the moment a connection needs it.
 
 The configuration only records where a secret lives (`SecretRef`); nothing reads it at load
-time. Failures raise `ConfigurationError` naming the configuration key the reference came from
-and the rule broken. Neither the secret nor the variable name or file path is repeated: an
-operator who pasted a password where a reference belongs must not see it echoed into a log.
+time. A connection reads the secret when it is made, so a rotated secret is picked up without
+a restart.
+
+Failures name the configuration key the reference came from, the environment variable (its
+name was checked to be a variable name when the file was loaded) and the rule broken. Neither
+the secret nor the file path is repeated: a path can be anything an operator typed there.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import os
 from collections.abc import Mapping
 
 from mailfathom.domain.config import SecretRef
-from mailfathom.domain.errors import ConfigurationError
+from mailfathom.domain.errors import ConfigurationError, SecretUnavailable
 
 # A secret file larger than this is certainly not a password; refusing it also keeps a
 # misdirected reference (a device, a large log) from being read into memory.
@@ -25,8 +28,8 @@ def read_secret(ref: SecretRef, environ: Mapping[str, str] | None = None) -> str
     An environment variable is read from `environ` (the process environment when None). A file
     is read as UTF-8 with one trailing line break removed, so files written by `echo` or by
     container secret mounts work as expected. An unset or empty variable, an unreadable,
-    oversized or empty file, or a reference naming neither or both sources raises
-    `ConfigurationError`.
+    oversized or empty file raises `SecretUnavailable`; a reference naming neither or both
+    sources raises `ConfigurationError`.
     """
     where = ref.origin or "a secret reference"
     if (ref.env is None) == (ref.file is None):
@@ -35,8 +38,9 @@ def read_secret(ref: SecretRef, environ: Mapping[str, str] | None = None) -> str
         source = os.environ if environ is None else environ
         value = source.get(ref.env)
         if not value:
-            raise ConfigurationError(
-                f"{where}.Env: the environment variable it names is unset or empty"
+            raise SecretUnavailable(
+                f"{where}.Env: the environment variable {ref.env} is unset or empty",
+                origin=f"{where}.Env",
             )
         return value
     assert ref.file is not None
@@ -44,29 +48,31 @@ def read_secret(ref: SecretRef, environ: Mapping[str, str] | None = None) -> str
 
 
 def _read_secret_file(path: os.PathLike[str], where: str) -> str:
+    key = f"{where}.File"
     try:
         with open(path, "rb") as handle:
             raw = handle.read(MAX_SECRET_FILE_OCTETS + 1)
     except OSError:
-        raise ConfigurationError(
-            f"{where}.File: the file it names cannot be read (missing, not a file, "
-            "or not permitted)"
+        raise SecretUnavailable(
+            f"{key}: the file it names cannot be read (missing, not a file, or not permitted)",
+            origin=key,
         ) from None
     if len(raw) > MAX_SECRET_FILE_OCTETS:
-        raise ConfigurationError(
-            f"{where}.File: the file it names is larger than {MAX_SECRET_FILE_OCTETS} bytes"
+        raise SecretUnavailable(
+            f"{key}: the file it names is larger than {MAX_SECRET_FILE_OCTETS} bytes",
+            origin=key,
         )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         # `from None`: the decode error's text quotes bytes of the secret.
-        raise ConfigurationError(
-            f"{where}.File: the file it names is not valid UTF-8 text"
+        raise SecretUnavailable(
+            f"{key}: the file it names is not valid UTF-8 text", origin=key
         ) from None
     if text.endswith("\r\n"):
         text = text[:-2]
     elif text.endswith("\n"):
         text = text[:-1]
     if not text:
-        raise ConfigurationError(f"{where}.File: the file it names is empty")
+        raise SecretUnavailable(f"{key}: the file it names is empty", origin=key)
     return text

@@ -24,6 +24,7 @@ from mailfathom.app.sending_ports import RecipientReply, SubmissionOutcome
 from mailfathom.domain.config import DeploymentConfig
 from mailfathom.domain.connections import TlsMode
 from mailfathom.domain.delivery_config import SmtpConnection
+from mailfathom.domain.errors import SecretUnavailable
 
 ContextFactory = Callable[[], ssl.SSLContext]
 
@@ -68,13 +69,22 @@ class SmtpSubmission:
         mime: bytes,
         before_data: Callable[[], bool],
     ) -> SubmissionOutcome:
+        c = self._connection
+        password: str | None = None
+        if c.username is not None and c.secret is not None:
+            try:
+                password = read_secret(c.secret)
+            except SecretUnavailable:
+                return SubmissionOutcome(connected=False, secret_unreadable=True)
         client = self._client()
         try:
             await client.connect()
         except (aiosmtplib.SMTPException, OSError):
             return SubmissionOutcome(connected=False, temporary=True)
         try:
-            return await self._session(client, envelope_from, recipients, mime, before_data)
+            return await self._session(
+                client, password, envelope_from, recipients, mime, before_data
+            )
         finally:
             with contextlib.suppress(aiosmtplib.SMTPException, OSError):
                 await client.quit()
@@ -83,6 +93,7 @@ class SmtpSubmission:
     async def _session(
         self,
         client: aiosmtplib.SMTP,
+        password: str | None,
         envelope_from: str,
         recipients: Sequence[str],
         mime: bytes,
@@ -90,8 +101,8 @@ class SmtpSubmission:
     ) -> SubmissionOutcome:
         c = self._connection
         try:
-            if c.username is not None and c.secret is not None:
-                await client.login(c.username, read_secret(c.secret))
+            if c.username is not None and password is not None:
+                await client.login(c.username, password)
             await client.mail(envelope_from)
         except aiosmtplib.SMTPAuthenticationError:
             return SubmissionOutcome(connected=False, authentication_refused=True)
