@@ -12,7 +12,7 @@ from mailfathom.app.ports import MailboxConnector, MailboxSession, SyncStore
 from mailfathom.app.sync_types import FolderRecord, SyncReport
 from mailfathom.app.synchronize_folder import FolderSynchronizer, ProgressCallback
 from mailfathom.domain.config import AccountConfig, SyncMode
-from mailfathom.domain.errors import MailServerAuthError, SyncError
+from mailfathom.domain.errors import MailServerAuthError, SecretUnavailable, SyncError
 
 log = structlog.get_logger("mailfathom.sync")
 
@@ -89,7 +89,9 @@ class AccountSynchronizer:
         Push: one session per folder waits in IDLE and a change starts that folder's pass.
         Polling (or a server without IDLE): one pass over every folder per interval.
         A failed pass is logged and retried after a bounded back-off; refused credentials
-        stop the account, since retrying them cannot succeed until an operator acts.
+        stop the account, since retrying them cannot succeed until an operator acts. A
+        secret that cannot be read is logged and read again after the back-off, so the
+        account catches up once it is back.
         """
         records = self.prepare(account)
         if account.sync_mode is SyncMode.PUSH and records:
@@ -138,7 +140,9 @@ class AccountSynchronizer:
             except MailServerAuthError:
                 log.error("account.credentials_refused", account=account.account_id)
                 return
-            except SyncError:
+            except Exception as error:  # the folder is watched again after the back-off
+                if not isinstance(error, SyncError):
+                    _log_unexpected(error, account.account_id, backoff)
                 stop.wait(backoff)
                 backoff = min(backoff * 2, 600.0)
                 continue
@@ -187,7 +191,17 @@ def _changed_anything(report: SyncReport) -> bool:
 
 def _log_unexpected(error: Exception, account_id: str, backoff: float) -> None:
     """Only the failure's type is logged: library messages can quote the values involved,
-    and those may be mail content."""
+    and those may be mail content. A secret that cannot be read is named by its
+    configuration key, which is all an operator needs to put it back."""
+    if isinstance(error, SecretUnavailable):
+        log.error(
+            "account.secret_not_readable",
+            account=account_id,
+            key=error.origin,
+            error_code=error.code,
+            retry_in=backoff,
+        )
+        return
     log.error(
         "account.pass_failed_unexpectedly",
         account=account_id,
