@@ -1,8 +1,10 @@
-"""Reading a secret at the moment a connection needs it.
+"""Reading a secret at the moment a connection needs it, and checking at start that it can be.
 
 The configuration only records where a secret lives (`SecretRef`); nothing reads it at load
-time. A connection reads the secret when it is made, so a rotated secret is picked up without
-a restart.
+time. A command that will need secrets reads each of them once before it starts anything
+(`require_secrets`), so an unset variable or a missing file stops it at once, naming the
+account, the configuration key and the variable; a connection reads the secret again when
+it is made, so a rotated secret is picked up without a restart.
 
 Failures name the configuration key the reference came from, the environment variable (its
 name was checked to be a variable name when the file was loaded) and the rule broken. Neither
@@ -12,10 +14,12 @@ the secret nor the file path is repeated: a path can be anything an operator typ
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from mailfathom.domain.config import SecretRef
+from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig, SecretRef
 from mailfathom.domain.errors import ConfigurationError, SecretUnavailable
+from mailfathom.domain.folders import FolderRole
 
 # A secret file larger than this is certainly not a password; refusing it also keeps a
 # misdirected reference (a device, a large log) from being read into memory.
@@ -76,3 +80,63 @@ def _read_secret_file(path: os.PathLike[str], where: str) -> str:
     if not text:
         raise SecretUnavailable(f"{key}: the file it names is empty", origin=key)
     return text
+
+
+@dataclass(frozen=True, slots=True)
+class NeededSecret:
+    """A secret some account needs for the work a command is about to start."""
+
+    account_id: str
+    ref: SecretRef
+
+
+def secrets_to_synchronize(accounts: Iterable[AccountConfig]) -> list[NeededSecret]:
+    """The IMAP passwords of the accounts to synchronize (local accounts need none)."""
+    return [
+        NeededSecret(a.account_id, a.imap.secret)
+        for a in accounts
+        if a.kind is AccountKind.IMAP and a.imap is not None
+    ]
+
+
+def secrets_to_deliver(config: DeploymentConfig) -> list[NeededSecret]:
+    """What a delivery pass logs in with: each sending account's submission server, and the
+    IMAP server of a sending account that keeps its Sent copies there."""
+    if config.read_only:
+        return []
+    needed: list[NeededSecret] = []
+    for account in config.accounts:
+        delivery = account.delivery
+        if delivery is None or not delivery.enabled:
+            continue
+        if delivery.smtp is not None and delivery.smtp.secret is not None:
+            needed.append(NeededSecret(account.account_id, delivery.smtp.secret))
+        keeps_sent = any(f.role is FolderRole.SENT for f in account.folders)
+        if account.kind is AccountKind.IMAP and account.imap is not None and keeps_sent:
+            needed.append(NeededSecret(account.account_id, account.imap.secret))
+    return needed
+
+
+def require_secrets(
+    needed: Sequence[NeededSecret], environ: Mapping[str, str] | None = None
+) -> None:
+    """Read every secret in `needed` once; raise `SecretUnavailable` naming each account and
+    reference that cannot be read (all of them, so one start shows every problem)."""
+    problems: list[str] = []
+    origins: list[str] = []
+    seen: set[tuple[str, SecretRef]] = set()
+    for item in needed:
+        if (item.account_id, item.ref) in seen:
+            continue
+        seen.add((item.account_id, item.ref))
+        try:
+            read_secret(item.ref, environ)
+        except SecretUnavailable as failure:
+            problems.append(f"account '{item.account_id}': {failure.message}")
+            origins.append(failure.origin)
+    if problems:
+        raise SecretUnavailable(
+            "a secret this command needs cannot be read, so nothing was started: "
+            + "; ".join(problems),
+            origin=", ".join(origins),
+        )

@@ -13,6 +13,11 @@ from rich.console import Console
 from rich.table import Table
 
 import mailfathom
+from mailfathom.adapters.config.secrets import (
+    require_secrets,
+    secrets_to_deliver,
+    secrets_to_synchronize,
+)
 from mailfathom.app.read_stored_content import StoredContentReader
 from mailfathom.bootstrap import Services
 from mailfathom.domain.errors import MailFathomError
@@ -66,7 +71,7 @@ AccountOption = Annotated[
 
 
 def _fail(error: MailFathomError) -> None:
-    err_console.print(str(error))
+    err_console.print(str(error), markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code=2)
 
 
@@ -99,11 +104,12 @@ def sync(
     """Synchronize accounts once (with progress), or continuously."""
     try:
         deployment = load(config)
+        accounts = selected_accounts(deployment, account)
+        if not deployment.sync.enabled:
+            err_console.print("Synchronization is disabled in the configuration.")
+            raise typer.Exit(code=1)
+        require_secrets(secrets_to_synchronize(accounts))
         with Services.open(deployment) as services:
-            accounts = selected_accounts(deployment, account)
-            if not deployment.sync.enabled:
-                err_console.print("Synchronization is disabled in the configuration.")
-                raise typer.Exit(code=1)
             if not continuous:
                 for acc in accounts:
                     sync_with_progress(services, acc, console)
@@ -250,6 +256,7 @@ def deliver_command(
     """Offer queued sends to where they go: peer mailboxes and submission servers."""
     try:
         deployment = load(config)
+        require_secrets(secrets_to_deliver(deployment))
         with Services.open(deployment) as services:
             if once:
                 report = services.delivery_pass().run_once()

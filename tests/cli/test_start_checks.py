@@ -1,0 +1,117 @@
+"""Commands that would need a secret they cannot read refuse to start, naming the account and
+the variable, never a secret's value."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from log_audit import register_all
+
+MISSING = f"MF_TEST_UNSET_{uuid.uuid4().hex[:8].upper()}"
+PRESENT = f"MF_TEST_SET_{uuid.uuid4().hex[:8].upper()}"
+PRESENT_VALUE = "present-secret-" + uuid.uuid4().hex
+START_DEADLINE = 30.0
+
+
+def _config(root: Path, *, smtp_env: str, imap_env: str) -> Path:
+    """`mail` sends through a submission server that is never reached; `feed` is an IMAP
+    account that is never reached either: every check here must come before a connection."""
+    text = f"""
+[Store]
+DataDir = "{root / "data"}"
+
+[[Accounts]]
+Id = "mail"
+Kind = "local"
+Addresses = ["me@example.org"]
+
+[[Accounts.Folders]]
+Remote = "INBOX"
+Role = "Inbox"
+
+[Accounts.Delivery]
+Enabled = true
+Address = "me@example.org"
+
+[Accounts.Delivery.Smtp]
+Host = "127.0.0.1"
+Port = 1
+Tls = "none"
+Username = "me"
+Secret = {{ Env = "{smtp_env}" }}
+
+[[Accounts]]
+Id = "feed"
+Kind = "imap"
+
+[Accounts.Imap]
+Host = "127.0.0.1"
+Port = 1
+Username = "feed"
+Tls = "none"
+Secret = {{ Env = "{imap_env}" }}
+
+[[Accounts.Folders]]
+Remote = "INBOX"
+Role = "Inbox"
+
+"""
+    path = root / "mailfathom.toml"
+    path.write_text(text, "utf-8")
+    return path
+
+
+def _run_to_exit(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command as a user runs it; one still running after the deadline started work
+    it should have refused."""
+    env = {k: v for k, v in os.environ.items() if k != MISSING}
+    env[PRESENT] = PRESENT_VALUE
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mailfathom", *args],
+        cwd=root,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=START_DEADLINE)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        pytest.fail(f"`{' '.join(args[:1])}` was still running: it started instead of refusing")
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+@pytest.mark.parametrize(
+    ("command", "account", "which"),
+    [
+        (["deliver"], "mail", "smtp"),
+        (["deliver", "--once"], "mail", "smtp"),
+        (["sync"], "feed", "imap"),
+        (["sync", "--continuous"], "feed", "imap"),
+    ],
+)
+def test_a_command_refuses_to_start_without_a_secret_it_needs(
+    tmp_path: Path, command: list[str], account: str, which: str
+) -> None:
+    register_all([PRESENT_VALUE])
+    config = _config(
+        tmp_path,
+        smtp_env=MISSING if which == "smtp" else PRESENT,
+        imap_env=MISSING if which == "imap" else PRESENT,
+    )
+    result = _run_to_exit(tmp_path, *command, "--config", str(config))
+    assert result.returncode == 2, result.stderr
+    assert "11002" in result.stderr
+    assert f"'{account}'" in result.stderr
+    assert MISSING in result.stderr
+    assert PRESENT_VALUE not in result.stderr + result.stdout
+    assert result.stdout == ""
