@@ -19,9 +19,17 @@ PRESENT_VALUE = "present-secret-" + uuid.uuid4().hex
 START_DEADLINE = 30.0
 
 
-def _config(root: Path, *, smtp_env: str, imap_env: str) -> Path:
+def _config(root: Path, *, smtp_env: str, imap_env: str, feed_sends: bool = False) -> Path:
     """`mail` sends through a submission server that is never reached; `feed` is an IMAP
-    account that is never reached either: every check here must come before a connection."""
+    account that is never reached either: every check here must come before a connection.
+    With `feed_sends`, `feed` sends too (to peer mailboxes only) and keeps its Sent copies
+    on its IMAP server."""
+    feed_delivery = (
+        '\n[[Accounts.Folders]]\nRemote = "Sent"\nRole = "Sent"\n\n'
+        '[Accounts.Delivery]\nEnabled = true\nAddress = "feed@example.org"\n'
+        if feed_sends
+        else ""
+    )
     text = f"""
 [Store]
 DataDir = "{root / "data"}"
@@ -60,7 +68,14 @@ Secret = {{ Env = "{imap_env}" }}
 [[Accounts.Folders]]
 Remote = "INBOX"
 Role = "Inbox"
+{feed_delivery}
+[McpEndpoint]
+Enabled = true
+Listen = "127.0.0.1:1"
 
+[[McpEndpoint.Callers]]
+Name = "local"
+Credential = "none"
 """
     path = root / "mailfathom.toml"
     path.write_text(text, "utf-8")
@@ -93,6 +108,10 @@ def _run_to_exit(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     ("command", "account", "which"),
     [
+        (["deliver", "--once"], "feed", "sent-copy"),
+        (["serve"], "mail", "smtp"),
+        (["serve", "--port", "0"], "feed", "imap"),
+        (["serve", "--stdio"], "feed", "imap"),
         (["deliver"], "mail", "smtp"),
         (["deliver", "--once"], "mail", "smtp"),
         (["sync"], "feed", "imap"),
@@ -106,7 +125,8 @@ def test_a_command_refuses_to_start_without_a_secret_it_needs(
     config = _config(
         tmp_path,
         smtp_env=MISSING if which == "smtp" else PRESENT,
-        imap_env=MISSING if which == "imap" else PRESENT,
+        imap_env=PRESENT if which == "smtp" else MISSING,
+        feed_sends=which == "sent-copy",
     )
     result = _run_to_exit(tmp_path, *command, "--config", str(config))
     assert result.returncode == 2, result.stderr
@@ -115,3 +135,29 @@ def test_a_command_refuses_to_start_without_a_secret_it_needs(
     assert MISSING in result.stderr
     assert PRESENT_VALUE not in result.stderr + result.stdout
     assert result.stdout == ""
+
+
+def test_serving_without_synchronization_does_not_need_the_imap_secret(tmp_path: Path) -> None:
+    """`--no-sync --no-deliver` needs no secret at all."""
+    config = _config(tmp_path, smtp_env=MISSING, imap_env=MISSING)
+    result = _run_to_exit(
+        tmp_path, "serve", "--no-sync", "--no-deliver", "--stdio", "--config", str(config)
+    )
+    # stdin is empty: the stdio server starts, reads end of input and stops.
+    assert result.returncode == 0, result.stderr
+    assert MISSING not in result.stderr
+
+
+def test_serving_over_http_with_the_endpoint_off_starts_nothing(tmp_path: Path) -> None:
+    config = tmp_path / "mailfathom.toml"
+    config.write_text(
+        f'[Store]\nDataDir = "{tmp_path / "data"}"\n\n'
+        '[[Accounts]]\nId = "notes"\nKind = "local"\n'
+        '[[Accounts.Folders]]\nRemote = "INBOX"\nRole = "Inbox"\n',
+        "utf-8",
+    )
+    result = _run_to_exit(tmp_path, "serve", "--config", str(config))
+    assert result.returncode == 2, result.stderr
+    assert "11001" in result.stderr
+    # Refused before the store was opened, so no synchronization or delivery ever began.
+    assert not (tmp_path / "data").exists()

@@ -7,7 +7,6 @@ import json
 import os
 import secrets
 import shutil
-import threading
 from pathlib import Path
 
 from rich.console import Console
@@ -16,9 +15,8 @@ from rich.table import Table
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.bootstrap import Services
+from mailfathom.entrypoints.cli import serving
 from mailfathom.entrypoints.cli.progress import sync_with_progress
-from mailfathom.entrypoints.workers.delivery import start_delivery_thread
-from mailfathom.entrypoints.workers.synchronization import start_sync_threads
 
 DEMO_CONFIG = """\
 # The demo deployment: two local accounts in the embedded SQLite store. They may send to each
@@ -136,24 +134,11 @@ def run(data_dir: Path, messages: int, console: Console, *, serve: bool, port: i
         _print_clients(console, config_path, key, config.mcp.port)
         if serve:
             console.print(
-                f"Serving MCP at http://127.0.0.1:{config.mcp.port}/mcp (Ctrl-C stops it)"
-            )
-            console.print(
                 "Sending works between the two demo accounts (owner@example.org and "
                 "colleague@example.org); both are synchronized every 2 seconds while serving."
             )
-            # The MCP stack is imported only by the commands that serve it.
-            from mailfathom.entrypoints.mcp.run import serve_http
-
-            stop = threading.Event()
-            workers = start_sync_threads(services, config.accounts, stop)
-            delivery = start_delivery_thread(services, stop)
-            try:
-                serve_http(services)
-            finally:
-                stop.set()
-                for worker in [*workers, *([delivery] if delivery else [])]:
-                    worker.join(timeout=30)
+            plan = serving.prepare(config, stdio=False, sync=True, deliver=True)
+            serving.run(services, plan, console, stdio=False)
 
 
 def _print_clients(console: Console, config_path: Path, key: str, port: int) -> None:

@@ -23,11 +23,12 @@ from mailfathom.bootstrap import Services
 from mailfathom.domain.errors import MailFathomError
 from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.cli import demo as demo_command
+from mailfathom.entrypoints.cli import serving
 from mailfathom.entrypoints.cli.importing import import_into_local
 from mailfathom.entrypoints.cli.loading import load, selected_accounts
 from mailfathom.entrypoints.cli.outbox import outbox_app
 from mailfathom.entrypoints.cli.progress import sync_with_progress
-from mailfathom.entrypoints.workers.delivery import run_delivery, start_delivery_thread
+from mailfathom.entrypoints.workers.delivery import run_delivery
 from mailfathom.entrypoints.workers.synchronization import start_sync_threads
 
 app = typer.Typer(
@@ -216,31 +217,30 @@ def serve(
     port: Annotated[
         int | None, typer.Option(help="Listen on this port instead of McpEndpoint.Listen's.")
     ] = None,
+    sync: Annotated[
+        bool,
+        typer.Option(
+            "--sync/--no-sync",
+            help="Keep every account synchronized (push or polling, as configured) in this "
+            "process. Turn off when another process runs `sync --continuous`.",
+        ),
+    ] = True,
     deliver: Annotated[
         bool,
         typer.Option(
             "--deliver/--no-deliver",
-            help="Run the delivery pass beside the server when an account may send.",
+            help="Run the delivery pass in this process when an account may send. Turn off "
+            "when another process runs `deliver`.",
         ),
     ] = True,
 ) -> None:
-    """Serve the MCP tools over Streamable HTTP (McpEndpoint.Listen), or over stdio."""
-    from mailfathom.entrypoints.mcp.run import serve_http, serve_stdio
-
+    """Serve the MCP tools over Streamable HTTP (McpEndpoint.Listen), or over stdio, while
+    synchronizing the accounts and delivering queued sends."""
     try:
         deployment = load(config)
+        plan = serving.prepare(deployment, stdio=stdio, sync=sync, deliver=deliver)
         with Services.open(deployment) as services:
-            stop = threading.Event()
-            worker = start_delivery_thread(services, stop) if deliver else None
-            try:
-                if stdio:
-                    serve_stdio(services)
-                else:
-                    serve_http(services, port=port)
-            finally:
-                stop.set()
-                if worker is not None:
-                    worker.join(timeout=30)
+            serving.run(services, plan, err_console, stdio=stdio, port=port)
     except MailFathomError as error:
         _fail(error)
 

@@ -44,14 +44,3 @@ def run_delivery(
             continue
         if report.claimed == 0:
             stop.wait(interval)
-
-
-def start_delivery_thread(services: Services, stop: threading.Event) -> threading.Thread | None:
-    """A daemon thread running the delivery worker, when the deployment sends at all."""
-    if not sending_configured(services.config):
-        return None
-    thread = threading.Thread(
-        target=run_delivery, args=(services, stop), daemon=True, name="delivery"
-    )
-    thread.start()
-    return thread

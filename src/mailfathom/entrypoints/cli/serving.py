@@ -1,0 +1,109 @@
+"""Serving the MCP tools with synchronization and delivery running beside them.
+
+Everything that can be checked is checked before anything starts: the endpoint is enabled
+(over HTTP), and every secret the planned work needs can be read. What will run is said on
+standard error, which keeps standard output to the protocol under `--stdio`.
+
+Ctrl-C and SIGTERM end the server the way each transport ends (uvicorn's graceful shutdown,
+or the cancellation of the stdio session), then the workers are stopped and waited for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Iterator
+from types import FrameType
+
+import structlog
+from rich.console import Console
+
+from mailfathom.adapters.config.secrets import require_secrets
+from mailfathom.bootstrap import Services
+from mailfathom.domain.config import DeploymentConfig
+from mailfathom.domain.errors import ConfigurationError
+from mailfathom.entrypoints.workers.background import (
+    BackgroundPlan,
+    plan_background,
+    start_background,
+)
+
+log = structlog.get_logger("mailfathom.serve")
+
+
+def prepare(config: DeploymentConfig, *, stdio: bool, sync: bool, deliver: bool) -> BackgroundPlan:
+    """What serving will run; raises `ConfigurationError` for anything that would only fail
+    once started."""
+    if not stdio and not config.mcp.enabled:
+        raise ConfigurationError(
+            "McpEndpoint.Enabled is false: serving over HTTP needs the endpoint enabled, with "
+            "the callers it admits (or serve over --stdio)."
+        )
+    plan = plan_background(config, sync=sync, deliver=deliver)
+    require_secrets(plan.secrets)
+    return plan
+
+
+def run(
+    services: Services,
+    plan: BackgroundPlan,
+    console: Console,
+    *,
+    stdio: bool,
+    port: int | None = None,
+) -> None:
+    """Serve until the client leaves (stdio), or until Ctrl-C or SIGTERM."""
+    # The MCP stack is imported only by the commands that serve it.
+    from mailfathom.entrypoints.mcp.run import serve_http, serve_stdio
+
+    endpoint = services.config.mcp
+    where = "stdin/stdout" if stdio else f"http://{endpoint.host}:{port or endpoint.port}/mcp"
+    _announce(console, plan, where)
+    with _terminate_as_interrupt():
+        work = start_background(services, plan)
+        log.info(
+            "serve.started",
+            transport="stdio" if stdio else "http",
+            synchronizing=plan.synchronizing,
+            delivering=plan.delivering,
+        )
+        try:
+            if stdio:
+                serve_stdio(services)
+            else:
+                serve_http(services, port=port)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            work.close()
+            log.info("serve.stopped")
+
+
+def _announce(console: Console, plan: BackgroundPlan, where: str) -> None:
+    modes = ", ".join(f"{a.account_id} ({a.sync_mode.value})" for a in plan.accounts)
+    lines = [
+        f"Serving MCP on {where}; Ctrl-C stops it.",
+        f"Synchronizing: {modes}" if modes else f"Synchronizing: off ({plan.sync_off_reason})",
+        "Delivering queued sends: on"
+        if plan.delivering
+        else f"Delivering queued sends: off ({plan.delivery_off_reason})",
+    ]
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    signal.raise_signal(signal.SIGINT)
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops the process the way Ctrl-C does, so the workers are stopped and waited
+    for rather than killed with it. (uvicorn handles both while it serves and raises the one
+    it caught again afterwards; the stdio session is cancelled by the event loop's own
+    handling of SIGINT.)"""
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

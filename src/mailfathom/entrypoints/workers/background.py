@@ -1,0 +1,100 @@
+"""The work a serving process does beside answering calls: keeping accounts synchronized and
+delivering queued sends.
+
+What runs is settled from the configuration and the command's flags before anything starts
+(`plan_background`), so a command can check the secrets that work needs and say what it is
+about to do; `start_background` then starts it, and `BackgroundWork.close` stops it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+import structlog
+
+from mailfathom.adapters.config.secrets import (
+    NeededSecret,
+    secrets_to_deliver,
+    secrets_to_synchronize,
+)
+from mailfathom.bootstrap import Services
+from mailfathom.domain.config import AccountConfig, DeploymentConfig
+from mailfathom.entrypoints.workers.delivery import run_delivery, sending_configured
+from mailfathom.entrypoints.workers.synchronization import start_sync_threads
+
+log = structlog.get_logger("mailfathom.serve")
+
+# How long stopping waits for the workers to finish what they are doing. A synchronization
+# pass or an SMTP session still running after it is abandoned: each is safe to cut short
+# (batches commit whole, and a send that was being handed over ends as an unknown outcome).
+STOP_SECONDS = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundPlan:
+    """Which accounts are synchronized and whether sends are delivered, and if not, why."""
+
+    accounts: tuple[AccountConfig, ...]
+    delivering: bool
+    sync_off_reason: str | None = None
+    delivery_off_reason: str | None = None
+    secrets: tuple[NeededSecret, ...] = ()
+
+    @property
+    def synchronizing(self) -> list[str]:
+        return [a.account_id for a in self.accounts]
+
+
+def plan_background(config: DeploymentConfig, *, sync: bool, deliver: bool) -> BackgroundPlan:
+    accounts: tuple[AccountConfig, ...] = ()
+    sync_off: str | None = None
+    if not sync:
+        sync_off = "--no-sync"
+    elif not config.sync.enabled:
+        sync_off = "Sync.Enabled is false"
+    elif not config.accounts:
+        sync_off = "no account is configured"
+    else:
+        accounts = config.accounts
+    delivery_off: str | None = None
+    if not deliver:
+        delivery_off = "--no-deliver"
+    elif not sending_configured(config):
+        delivery_off = "no account may send"
+    delivering = delivery_off is None
+    needed = secrets_to_synchronize(accounts)
+    if delivering:
+        needed += secrets_to_deliver(config)
+    return BackgroundPlan(accounts, delivering, sync_off, delivery_off, tuple(needed))
+
+
+@dataclass
+class BackgroundWork:
+    plan: BackgroundPlan
+    stop: threading.Event = field(default_factory=threading.Event)
+    threads: list[threading.Thread] = field(default_factory=list)
+
+    def close(self, timeout: float = STOP_SECONDS) -> None:
+        """Tell every worker to stop and wait for them, up to `timeout` in all."""
+        self.stop.set()
+        deadline = time.monotonic() + timeout
+        for thread in self.threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        still = [t.name for t in self.threads if t.is_alive()]
+        if still:
+            log.warning("serve.workers_abandoned", workers=still)
+
+
+def start_background(services: Services, plan: BackgroundPlan) -> BackgroundWork:
+    work = BackgroundWork(plan)
+    if plan.accounts:
+        work.threads += start_sync_threads(services, plan.accounts, work.stop)
+    if plan.delivering:
+        thread = threading.Thread(
+            target=run_delivery, args=(services, work.stop), daemon=True, name="delivery"
+        )
+        thread.start()
+        work.threads.append(thread)
+    return work
