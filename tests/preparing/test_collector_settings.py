@@ -1,6 +1,7 @@
 """The synchronizing process's cyclic garbage collector: start-up objects frozen out of full
-collections, young collections less often, and both set once per process. A process that only
-serves the tools keeps the interpreter's own settings."""
+collections, young collections less often, and both set once per process. `serve` synchronizes
+too unless told not to; a process that only serves the tools (`serve --no-sync`) keeps the
+interpreter's own settings."""
 
 from __future__ import annotations
 
@@ -84,7 +85,9 @@ def test_the_sync_command_settles_the_collector(tmp_path: Path) -> None:
     assert after["frozen"] > before["frozen"]
 
 
-def test_serving_the_tools_keeps_the_interpreters_collector_settings(tmp_path: Path) -> None:
+def test_serving_without_synchronizing_keeps_the_interpreters_collector_settings(
+    tmp_path: Path,
+) -> None:
     config = _local_account(tmp_path)
     synced = subprocess.run(
         [sys.executable, "-m", "mailfathom", "sync", "--config", str(config)],
@@ -96,7 +99,16 @@ def test_serving_the_tools_keeps_the_interpreters_collector_settings(tmp_path: P
     report = tmp_path / "serve.json"
     params = StdioServerParameters(
         command=sys.executable,
-        args=[str(PROBE), str(report), "serve", "--stdio", "--no-deliver", "--config", str(config)],
+        args=[
+            str(PROBE),
+            str(report),
+            "serve",
+            "--stdio",
+            "--no-sync",
+            "--no-deliver",
+            "--config",
+            str(config),
+        ],
     )
 
     async def read_everything() -> list[dict[str, Any]]:
