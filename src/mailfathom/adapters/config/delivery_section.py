@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from mailfathom.adapters.config.toml_loader_base import _is_loopback, _Table
+from mailfathom.adapters.config.toml_tables import Table, is_loopback
+from mailfathom.adapters.config.values import HOST_LIMIT, is_host
 from mailfathom.domain import text_rules
 from mailfathom.domain.config import SecretRef, TlsMode
 from mailfathom.domain.delivery_config import (
@@ -23,7 +24,7 @@ from mailfathom.domain.delivery_config import (
     UnvouchedRecipients,
 )
 
-SecretParser = Callable[[_Table, str], SecretRef | None]
+SecretParser = Callable[[Table, str], SecretRef | None]
 
 _DELIVERY_KEYS = frozenset({"Enabled", "Address", "DisplayName", "Smtp"})
 _SMTP_KEYS = frozenset({"Host", "Port", "Tls", "Username", "Secret", "TimeoutSeconds"})
@@ -52,10 +53,9 @@ _SMTP_PORTS = {TlsMode.IMPLICIT: 465, TlsMode.STARTTLS: 587, TlsMode.NONE: 25}
 _ADDRESS = re.compile(r"[!-?A-~]{1,64}@[A-Za-z0-9.-]{1,253}")
 _DOMAIN = re.compile(r"@?[A-Za-z0-9]([A-Za-z0-9-]{0,62}\.)*[A-Za-z0-9-]{1,63}")
 _NAME_LIMIT = 256
-_HOST_LIMIT = 253
 
 
-def parse_deployment(table: _Table | None) -> bool:
+def parse_deployment(table: Table | None) -> bool:
     """Whether the deployment runs read-only (nothing is sent, whatever accounts say)."""
     if table is None:
         return False
@@ -63,7 +63,7 @@ def parse_deployment(table: _Table | None) -> bool:
     return table.boolean("ReadOnly", False)
 
 
-def parse_account_delivery(table: _Table, parse_secret: SecretParser) -> AccountDelivery | None:
+def parse_account_delivery(table: Table, parse_secret: SecretParser) -> AccountDelivery | None:
     problems = table.problems
     before = len(problems.items)
     table.refuse_unknown(_DELIVERY_KEYS)
@@ -89,18 +89,13 @@ def parse_account_delivery(table: _Table, parse_secret: SecretParser) -> Account
     return AccountDelivery(enabled=enabled, address=address, display_name=name, smtp=smtp)
 
 
-def _parse_smtp(table: _Table, parse_secret: SecretParser) -> SmtpConnection | None:
+def _parse_smtp(table: Table, parse_secret: SecretParser) -> SmtpConnection | None:
     problems = table.problems
     before = len(problems.items)
     table.refuse_unknown(_SMTP_KEYS)
     host = table.string("Host", required=True)
-    if host is not None and (
-        not host
-        or len(host) > _HOST_LIMIT
-        or any(ch.isspace() for ch in host)
-        or not text_rules.is_name(host)
-    ):
-        problems.add(table.at("Host"), f"must be a host name of 1 to {_HOST_LIMIT} characters")
+    if host is not None and not is_host(host):
+        problems.add(table.at("Host"), f"must be a host name of 1 to {HOST_LIMIT} characters")
     tls_text = table.string("Tls")
     tls = TlsMode.IMPLICIT
     if tls_text is not None:
@@ -109,7 +104,7 @@ def _parse_smtp(table: _Table, parse_secret: SecretParser) -> SmtpConnection | N
             problems.add(table.at("Tls"), "must be one of implicit | starttls | none")
         else:
             tls = chosen
-    if tls is TlsMode.NONE and host is not None and not _is_loopback(host):
+    if tls is TlsMode.NONE and host is not None and not is_loopback(host):
         problems.add(
             table.at("Tls"),
             '"none" is allowed only when Host is a loopback address; credentials and mail '
@@ -139,7 +134,7 @@ def _parse_smtp(table: _Table, parse_secret: SecretParser) -> SmtpConnection | N
     )
 
 
-def _bounded(table: _Table, key: str, low: float, high: float, default: float) -> float:
+def _bounded(table: Table, key: str, low: float, high: float, default: float) -> float:
     value = table.number(key)
     if value is None:
         return default
@@ -149,7 +144,7 @@ def _bounded(table: _Table, key: str, low: float, high: float, default: float) -
     return value
 
 
-def _count(table: _Table, key: str, low: int, high: int, default: int) -> int:
+def _count(table: Table, key: str, low: int, high: int, default: int) -> int:
     value = table.integer(key)
     if value is None:
         return default
@@ -159,7 +154,7 @@ def _count(table: _Table, key: str, low: int, high: int, default: int) -> int:
     return value
 
 
-def parse_mail_delivery(table: _Table | None) -> MailDeliveryConfig:
+def parse_mail_delivery(table: Table | None) -> MailDeliveryConfig:
     defaults = MailDeliveryConfig()
     if table is None:
         return defaults
@@ -195,7 +190,7 @@ def parse_mail_delivery(table: _Table | None) -> MailDeliveryConfig:
     )
 
 
-def _parse_policy(table: _Table | None) -> RecipientPolicy:
+def _parse_policy(table: Table | None) -> RecipientPolicy:
     if table is None:
         return RecipientPolicy()
     table.refuse_unknown(_POLICY_KEYS)
@@ -219,7 +214,7 @@ def _policy_entry(entry: str) -> str:
     return folded[1:] if folded.startswith("@") else folded
 
 
-def _parse_ceilings(table: _Table | None) -> SendCeilings:
+def _parse_ceilings(table: Table | None) -> SendCeilings:
     if table is None:
         return SendCeilings()
     table.refuse_unknown(frozenset(_CEILING_SCOPES))

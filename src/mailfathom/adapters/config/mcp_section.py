@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
-from mailfathom.adapters.config.toml_loader_base import Problems, Table, is_loopback
+from mailfathom.adapters.config.toml_tables import Problems, Table, is_loopback
 from mailfathom.domain.access import Permission, ToolCategory
 from mailfathom.domain.config import (
     DEFAULT_MCP_PORT,

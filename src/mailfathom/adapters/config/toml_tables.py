@@ -1,6 +1,6 @@
 """Collecting configuration problems and reading TOML tables with typed getters.
 
-Shared by every section parser: a getter that meets a wrong type records a problem naming the
+Shared by every section module: a getter that meets a wrong type records a problem naming the
 key path and the rule, and returns nothing, so every problem of a file is reported at once.
 """
 
@@ -39,18 +39,18 @@ _SIZE_RULE = (
     "(units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)"
 )
 _SIZE_LIMIT = 2**63 - 1  # what a signed 64-bit database column holds
-_REFERENCE_HINT = 'write Secret = { Env = "VARIABLE" } or Secret = { File = "path" } instead'
+REFERENCE_HINT = 'write Secret = { Env = "VARIABLE" } or Secret = { File = "path" } instead'
 
 
 @dataclass(slots=True)
-class _Problems:
+class Problems:
     items: list[str] = field(default_factory=list)
 
     def add(self, path: str, rule: str) -> None:
         self.items.append(f"{path}: {rule}")
 
 
-def _key_path(parent: str, key: str) -> str:
+def key_path(parent: str, key: str) -> str:
     """Append `key` to a key path, quoting it as TOML would when it is not a bare key."""
     if _BARE_KEY.fullmatch(key):
         shown = key
@@ -59,19 +59,19 @@ def _key_path(parent: str, key: str) -> str:
     return f"{parent}.{shown}" if parent else shown
 
 
-class _Table:
+class Table:
     """One TOML table being validated: typed getters that record problems instead of raising."""
 
-    def __init__(self, data: Mapping[str, object], path: str, problems: _Problems) -> None:
+    def __init__(self, data: Mapping[str, object], path: str, problems: Problems) -> None:
         self.data = data
         self.path = path
         self.problems = problems
 
     def at(self, key: str) -> str:
-        return _key_path(self.path, key)
+        return key_path(self.path, key)
 
     def refuse_unknown(
-        self, allowed: frozenset[str], *, reference_hint: str = _REFERENCE_HINT
+        self, allowed: frozenset[str], *, reference_hint: str = REFERENCE_HINT
     ) -> None:
         for key in self.data:
             if key in allowed:
@@ -134,16 +134,16 @@ class _Table:
             return None
         return number
 
-    def table(self, key: str) -> _Table | None:
+    def table(self, key: str) -> Table | None:
         if key not in self.data:
             return None
         value = self.data[key]
         if not isinstance(value, Mapping):
             self.problems.add(self.at(key), "must be a table")
             return None
-        return _Table(_string_keyed(value), self.at(key), self.problems)
+        return Table(string_keyed(value), self.at(key), self.problems)
 
-    def tables(self, key: str) -> list[_Table]:
+    def tables(self, key: str) -> list[Table]:
         """An array of tables (`[[Key]]`); an absent key is an empty array."""
         if key not in self.data:
             return []
@@ -154,7 +154,7 @@ class _Table:
             self.problems.add(self.at(key), "must be an array of tables")
             return []
         return [
-            _Table(_string_keyed(item), f"{self.at(key)}[{index}]", self.problems)
+            Table(string_keyed(item), f"{self.at(key)}[{index}]", self.problems)
             for index, item in enumerate(value)
         ]
 
@@ -184,7 +184,7 @@ class _Table:
         return octets
 
 
-def _string_keyed(value: Mapping[Any, object]) -> Mapping[str, object]:
+def string_keyed(value: Mapping[Any, object]) -> Mapping[str, object]:
     # TOML keys are always strings; this only narrows the type for callers that pass mappings.
     return {str(key): item for key, item in value.items()}
 
@@ -211,7 +211,7 @@ def _parse_size(value: object) -> int | None:
     return int(amount)
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
     name = host.rstrip(".").lower()
     if name == "localhost" or name.endswith(".localhost"):
         return True
@@ -223,8 +223,3 @@ def _is_loopback(host: str) -> bool:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         return address.ipv4_mapped.is_loopback
     return address.is_loopback
-
-
-Problems = _Problems
-Table = _Table
-is_loopback = _is_loopback

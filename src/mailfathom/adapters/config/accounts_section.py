@@ -1,0 +1,285 @@
+"""The `[[Accounts]]` entries: each account, its IMAP connection, and the checks between
+accounts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from mailfathom.adapters.config.delivery_section import parse_account_delivery
+from mailfathom.adapters.config.folders_section import parse_folders
+from mailfathom.adapters.config.toml_tables import REFERENCE_HINT, Problems, Table, is_loopback
+from mailfathom.adapters.config.values import (
+    HOST_LIMIT,
+    check_name,
+    is_host,
+    parse_enum,
+    parse_secret,
+    valid_name,
+)
+from mailfathom.domain import text_rules
+from mailfathom.domain.config import (
+    AccountConfig,
+    AccountKind,
+    ImapConnection,
+    SecretRef,
+    SyncMode,
+    TlsMode,
+)
+
+_ACCOUNT_KEYS = frozenset(
+    {
+        "Id",
+        "DisplayName",
+        "Kind",
+        "SyncMode",
+        "PollIntervalSeconds",
+        "MaxMessageSize",
+        "StorageCeiling",
+        "Addresses",
+        "Imap",
+        "Folders",
+        "Delivery",
+    }
+)
+_IMAP_KEYS = frozenset({"Host", "Port", "Username", "Tls", "Secret", "TimeoutSeconds"})
+
+_ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_ADDRESS_LIMIT = 254
+_DEFAULT_PORTS: Mapping[TlsMode, int] = {
+    TlsMode.IMPLICIT: 993,
+    TlsMode.STARTTLS: 143,
+    TlsMode.NONE: 143,
+}
+
+
+def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
+    problems = table.problems
+    table.refuse_unknown(_ACCOUNT_KEYS)
+    ok = True
+
+    account_id = table.string("Id", required=True)
+    if account_id is not None and not _ACCOUNT_ID.fullmatch(account_id):
+        problems.add(
+            table.at("Id"),
+            "must be 1 to 64 characters from A-Z, a-z, 0-9, '.', '_' and '-', "
+            "starting with a letter or digit",
+        )
+        account_id = None
+
+    display_name = table.string("DisplayName")
+    if display_name is None and not table.has("DisplayName"):
+        display_name = account_id
+    elif display_name is not None and not check_name(
+        problems, table.at("DisplayName"), display_name
+    ):
+        display_name = None
+
+    kind = parse_enum(table, "Kind", AccountKind, required=True)
+    sync_mode = parse_enum(table, "SyncMode", SyncMode) or SyncMode.POLLING
+    if kind is AccountKind.LOCAL and sync_mode is SyncMode.PUSH:
+        problems.add(table.at("SyncMode"), 'push applies only to Kind = "imap"')
+        ok = False
+
+    poll = table.number("PollIntervalSeconds")
+    if poll is not None and poll <= 0:
+        problems.add(table.at("PollIntervalSeconds"), "must be greater than zero")
+        ok = False
+
+    max_message = table.size("MaxMessageSize")
+    ok &= max_message is not None or not table.has("MaxMessageSize")
+    ceiling = table.size("StorageCeiling")
+    ok &= ceiling is not None or not table.has("StorageCeiling")
+
+    addresses = _parse_addresses(table)
+    ok &= addresses is not None
+
+    imap: ImapConnection | None = None
+    if kind is AccountKind.IMAP:
+        imap_table = table.table("Imap")
+        if imap_table is None:
+            if not table.has("Imap"):
+                problems.add(table.at("Imap"), 'is required when Kind = "imap"')
+            ok = False
+        else:
+            imap = _parse_imap(imap_table, base_dir)
+            ok &= imap is not None
+    elif kind is AccountKind.LOCAL and table.has("Imap"):
+        problems.add(table.at("Imap"), 'is not allowed when Kind = "local"')
+        ok = False
+
+    folders = parse_folders(table)
+    ok &= folders is not None
+
+    delivery = None
+    delivery_table = table.table("Delivery")
+    if delivery_table is not None:
+        delivery = parse_account_delivery(
+            delivery_table, lambda owner, key: parse_secret(owner, key, base_dir)
+        )
+        ok &= delivery is not None
+
+    if not ok or account_id is None or display_name is None or kind is None:
+        return None
+    assert folders is not None
+    assert addresses is not None
+    defaults = AccountConfig(account_id="", display_name="", kind=kind, folders=())
+    return AccountConfig(
+        account_id=account_id,
+        display_name=display_name,
+        kind=kind,
+        folders=folders,
+        imap=imap,
+        sync_mode=sync_mode,
+        poll_interval_seconds=defaults.poll_interval_seconds if poll is None else poll,
+        max_message_octets=defaults.max_message_octets if max_message is None else max_message,
+        storage_ceiling_octets=ceiling,
+        addresses=addresses,
+        delivery=delivery,
+    )
+
+
+def _parse_addresses(table: Table) -> tuple[str, ...] | None:
+    values = table.strings("Addresses")
+    if values is None:
+        return None if table.has("Addresses") else ()
+    ok = True
+    seen: set[str] = set()
+    for index, address in enumerate(values):
+        path = f"{table.at('Addresses')}[{index}]"
+        local, at, domain = address.rpartition("@")
+        if (
+            not at
+            or not local
+            or not domain
+            or len(address) > _ADDRESS_LIMIT
+            or any(char.isspace() for char in address)
+            or not text_rules.is_name(address)
+        ):
+            problems_rule = (
+                f"must be an e-mail address (local@domain, at most {_ADDRESS_LIMIT} "
+                "characters, no spaces)"
+            )
+            table.problems.add(path, problems_rule)
+            ok = False
+            continue
+        folded = address.casefold()
+        if folded in seen:
+            table.problems.add(path, "repeats an address listed earlier for this account")
+            ok = False
+        seen.add(folded)
+    return tuple(values) if ok else None
+
+
+def _parse_imap(table: Table, base_dir: Path) -> ImapConnection | None:
+    problems = table.problems
+    table.refuse_unknown(_IMAP_KEYS)
+    ok = True
+
+    host = table.string("Host", required=True)
+    if host is not None and not is_host(host):
+        problems.add(
+            table.at("Host"),
+            f"must be a host name or address of 1 to {HOST_LIMIT} characters, no spaces",
+        )
+        host = None
+
+    tls = parse_enum(table, "Tls", TlsMode)
+    ok &= tls is not None or not table.has("Tls")
+    tls = tls or TlsMode.IMPLICIT
+    if tls is TlsMode.NONE and host is not None and not is_loopback(host):
+        problems.add(
+            table.at("Tls"),
+            '"none" is allowed only when Host is localhost or a loopback address; '
+            'use "implicit" or "starttls" so credentials never cross a network in clear text',
+        )
+        ok = False
+
+    port = table.integer("Port")
+    if port is not None and not 1 <= port <= 65535:
+        problems.add(table.at("Port"), "must be an integer from 1 to 65535")
+        ok = False
+    ok &= port is not None or not table.has("Port")
+
+    username = table.string("Username", required=True)
+    if username is not None and (not username or not text_rules.is_name(username)):
+        problems.add(table.at("Username"), "must be non-empty, without control characters")
+        username = None
+
+    timeout = table.number("TimeoutSeconds")
+    if timeout is not None and timeout <= 0:
+        problems.add(table.at("TimeoutSeconds"), "must be greater than zero")
+        ok = False
+    ok &= timeout is not None or not table.has("TimeoutSeconds")
+
+    secret: SecretRef | None = None
+    if table.has("Secret"):
+        secret = parse_secret(table, "Secret", base_dir)
+    else:
+        problems.add(table.at("Secret"), f"is required; {REFERENCE_HINT}")
+
+    if not ok or host is None or username is None or secret is None:
+        return None
+    defaults = ImapConnection(host="", port=0, username="", secret=secret)
+    return ImapConnection(
+        host=host,
+        port=_DEFAULT_PORTS[tls] if port is None else port,
+        username=username,
+        secret=secret,
+        tls=tls,
+        timeout_seconds=defaults.timeout_seconds if timeout is None else timeout,
+    )
+
+
+def check_account_names(accounts: Iterable[Table], problems: Problems) -> None:
+    """Ids are unique, and a display name never equals another account's Id or display name.
+
+    All comparisons ignore case, so that any name an operator or a tool caller uses picks out
+    exactly one account. Only values that passed their own checks take part.
+    """
+    entries: list[tuple[Table, str | None, str | None]] = []
+    for table in accounts:
+        raw_id = table.data.get("Id")
+        account_id = raw_id if isinstance(raw_id, str) and _ACCOUNT_ID.fullmatch(raw_id) else None
+        raw_name = table.data.get("DisplayName", account_id)
+        name = raw_name if isinstance(raw_name, str) and valid_name(raw_name) else None
+        entries.append((table, account_id, name))
+
+    seen_ids: dict[str, Table] = {}
+    for table, account_id, _ in entries:
+        if account_id is None:
+            continue
+        first = seen_ids.setdefault(account_id.casefold(), table)
+        if first is not table:
+            problems.add(
+                table.at("Id"),
+                f"is already used by {first.path} (Ids are compared case-insensitively)",
+            )
+
+    for position, (table, _, name) in enumerate(entries):
+        # A display name taken from the Id collides only where the Ids themselves do.
+        if name is None or not table.has("DisplayName"):
+            continue
+        folded = name.casefold()
+        for other_position, (other, other_id, other_name) in enumerate(entries):
+            if other is table:
+                continue
+            if other_id is not None and other_id.casefold() == folded:
+                problems.add(
+                    table.at("DisplayName"),
+                    f"equals the Id of {other.path}; a name must identify one account "
+                    "(compared case-insensitively)",
+                )
+                break
+            if (
+                other_position < position
+                and other_name is not None
+                and other_name.casefold() == folded
+            ):
+                problems.add(
+                    table.at("DisplayName"),
+                    f"equals the DisplayName of {other.path}; a name must identify one "
+                    "account (compared case-insensitively)",
+                )
+                break
