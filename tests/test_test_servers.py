@@ -11,6 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from mailfathom.adapters.sql import migrate
 from servers.dovecot import DovecotServer, ImapAccount
 from servers.postgres import PostgresServer, sqlalchemy_to_conninfo
 
@@ -207,6 +208,26 @@ def test_postgres_url_fixture_gives_a_fresh_database(postgres_url: str) -> None:
     assert row is not None
     assert row[0] == postgres_url.rsplit("/", 1)[1]
     assert row[1] == 0
+
+
+def test_migrated_postgres_url_gives_a_fresh_copy_at_the_newest_schema(
+    migrated_postgres_url: str, postgres_url: str
+) -> None:
+    with psycopg.connect(sqlalchemy_to_conninfo(migrated_postgres_url), autocommit=True) as conn:
+        version = conn.execute("SELECT version_num FROM alembic_version").fetchall()
+        assert version == [(migrate.NEWEST_REVISION,)]
+        assert conn.execute("SELECT count(*) FROM messages").fetchone() == (0,)
+        conn.execute(
+            "INSERT INTO accounts (account_id, display_name, kind, created_at) "
+            "VALUES ('a', 'A', 'imap', now())"
+        )
+    name = migrated_postgres_url.rsplit("/", 1)[1]
+    with psycopg.connect(sqlalchemy_to_conninfo(postgres_url)) as conn:
+        copies = conn.execute(
+            "SELECT datname FROM pg_database WHERE datname LIKE 'template\\_%'"
+        ).fetchall()
+    assert len(copies) == 1  # one template per session, copied
+    assert copies[0][0] != name
 
 
 def test_fixture_markers_are_applied(

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql.engine import create_store_engine
+
 from .dovecot import DovecotServer, ImapAccount
 from .postgres import PostgresServer
 
@@ -24,6 +27,7 @@ FIXTURE_MARKERS = {
     "imap_account": "dovecot",
     "postgres_server": "postgres",
     "postgres_url": "postgres",
+    "migrated_postgres_url": "postgres",
     "corpora": "corpus",
 }
 
@@ -63,6 +67,32 @@ def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
     """
     name = f"t_{uuid.uuid4().hex[:16]}"
     url = postgres_server.create_database(name)
+    yield url
+    postgres_server.drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def migrated_postgres_template(postgres_server: PostgresServer) -> str:
+    """The name of a database migrated to the newest schema once per session, which
+    `migrated_postgres_url` copies. Nothing stays connected to it."""
+    name = f"template_{uuid.uuid4().hex[:16]}"
+    engine = create_store_engine(postgres_server.create_database(name))
+    try:
+        migrate.upgrade(engine)
+    finally:
+        engine.dispose()
+    return name
+
+
+@pytest.fixture
+def migrated_postgres_url(
+    postgres_server: PostgresServer, migrated_postgres_template: str
+) -> Iterator[str]:
+    """A SQLAlchemy URL of a new database at the newest schema and holding no mail: a copy
+    of the session's migrated template, made by PostgreSQL (CREATE DATABASE ... TEMPLATE)
+    instead of running every migration again. Dropped after the test."""
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    url = postgres_server.create_database(name, template=migrated_postgres_template)
     yield url
     postgres_server.drop_database(name)
 

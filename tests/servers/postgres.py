@@ -214,12 +214,17 @@ class PostgresServer:
         """A SQLAlchemy URL (psycopg 3 driver) for ``dbname``."""
         return f"postgresql+psycopg://{SUPERUSER}@{self.host}:{self.port}/{dbname}"
 
-    def create_database(self, name: str) -> str:
-        """Create an empty database and return its SQLAlchemy URL."""
-        if not _DBNAME_RE.match(name):
-            raise ValueError(f"unsupported test database name: {name!r}")
+    def create_database(self, name: str, *, template: str | None = None) -> str:
+        """Create a database, empty or as a copy of ``template`` (a database nobody is
+        connected to), and return its SQLAlchemy URL."""
+        for given in (name, template):
+            if given is not None and not _DBNAME_RE.match(given):
+                raise ValueError(f"unsupported test database name: {given!r}")
+        statement = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+        if template is not None:
+            statement += sql.SQL(" TEMPLATE {}").format(sql.Identifier(template))
         with self._admin() as conn:
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            conn.execute(statement)
         return self.url(name)
 
     def drop_database(self, name: str) -> None:

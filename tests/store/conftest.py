@@ -18,9 +18,9 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[sa.Engine
     if request.param == "sqlite":
         url = sqlite_url(tmp_path / "store.sqlite3")
     else:
-        url = request.getfixturevalue("postgres_url")
+        url = request.getfixturevalue("migrated_postgres_url")
     created = create_store_engine(url)
-    migrate.upgrade(created)
+    migrate.upgrade(created)  # a copy of the migrated template on PostgreSQL: nothing to do
     yield created
     created.dispose()
 

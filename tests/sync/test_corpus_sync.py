@@ -373,6 +373,9 @@ def test_every_accepted_corpus_message_is_stored_once_in_sqlite_with_the_served_
 
 
 def test_every_accepted_corpus_message_is_stored_once_in_postgresql_with_the_served_content(
-    tmp_path: Path, loaded_mailbox: LoadedMailbox, body_fetches: list[int], postgres_url: str
+    tmp_path: Path,
+    loaded_mailbox: LoadedMailbox,
+    body_fetches: list[int],
+    migrated_postgres_url: str,
 ) -> None:
-    synchronize_and_verify(tmp_path, loaded_mailbox, body_fetches, postgres_url)
+    synchronize_and_verify(tmp_path, loaded_mailbox, body_fetches, migrated_postgres_url)

@@ -764,10 +764,14 @@ def test_sigkill_at_random_points_of_an_initial_sync_leaves_every_message_once_i
 
 
 def test_sigkill_at_random_points_of_an_initial_sync_leaves_every_message_once_in_postgres(
-    mailbox: Mailbox, child_env: dict[str, str], tmp_path: Path, postgres_url: str
+    mailbox: Mailbox, child_env: dict[str, str], tmp_path: Path, migrated_postgres_url: str
 ) -> None:
     tally = run_scenario(
-        kills=5, mailbox=mailbox, child_env=child_env, root=tmp_path, database_url=postgres_url
+        kills=5,
+        mailbox=mailbox,
+        child_env=child_env,
+        root=tmp_path,
+        database_url=migrated_postgres_url,
     )
     assert tally.landed >= 5
     assert tally.mid_copy >= 2, tally.summary(mailbox.total)
