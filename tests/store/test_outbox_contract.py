@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -325,3 +325,16 @@ def test_several_workers_claiming_together_take_each_send_once(outbox: SqlOutbox
     every = [seq for taken in results for seq in taken]
     assert len(every) == 40
     assert len(set(every)) == 40
+
+
+def test_instants_given_in_another_zone_are_kept_and_compared_as_instants(
+    outbox: SqlOutbox,
+) -> None:
+    east = timezone(timedelta(hours=2))
+    record, _ = outbox.record(_new(at=T0.astimezone(east)), [])
+    assert record.queued_at == T0
+    assert record.queued_at.utcoffset() == timedelta(0)
+    # Not yet due a minute before, given in UTC; due at its instant, given in the east.
+    assert outbox.claim("w1", T0 - timedelta(minutes=1), 60, 10) == []
+    (claimed,) = outbox.claim("w1", T0.astimezone(east), 60, 10)
+    assert claimed.outgoing_id == record.outgoing_id

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import dataclasses
+from datetime import UTC, datetime, timedelta, timezone
 
+import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -413,3 +415,45 @@ def test_an_identifier_too_long_to_index_still_threads_exactly(store: SqlStore) 
     rows = {r.subject: r for r in _rows(store)}
     assert rows["reply"].thread_id == rows["root"].thread_id != rows["other"].thread_id
     assert rows["reply"].thread_parent_seq == rows["root"].seq
+
+
+def test_an_instant_given_in_any_zone_comes_back_as_the_same_instant_in_utc(
+    store: SqlStore,
+) -> None:
+    folder = _folder(store)
+    elsewhere = datetime(2026, 5, 1, 14, 0, tzinfo=timezone(timedelta(hours=2)))
+    sent = datetime(2026, 2, 1, 3, 0, tzinfo=timezone(timedelta(hours=-5)))
+    store.add_messages(
+        folder,
+        VALIDITY,
+        [new_message(1, dataclasses.replace(normalized("z", message_id="z@x"), sent_at=sent))],
+        NOW,
+    )
+    store.record_progress(
+        folder.folder_id,
+        uidvalidity=VALIDITY,
+        highest_modseq=None,
+        uid_next=2,
+        committed_at=elsewhere,
+    )
+    committed = store.folder(folder.folder_id).last_committed_at
+    assert committed == NOW
+    assert committed is not None
+    assert committed.utcoffset() == timedelta(0)
+    (row,) = _rows(store)
+    assert row.sent_at == datetime(2026, 2, 1, 8, 0, tzinfo=UTC)
+    assert row.sent_at.utcoffset() == timedelta(0)
+
+
+def test_a_timestamp_without_a_zone_is_refused(store: SqlStore) -> None:
+    folder = _folder(store)
+    with pytest.raises(sa.exc.StatementError) as raised:
+        store.record_progress(
+            folder.folder_id,
+            uidvalidity=VALIDITY,
+            highest_modseq=None,
+            uid_next=2,
+            committed_at=datetime(2026, 5, 1, 12, 0),
+        )
+    assert isinstance(raised.value.orig, ValueError)
+    assert store.folder(folder.folder_id).last_committed_at is None

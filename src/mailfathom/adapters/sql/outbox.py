@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -161,8 +161,8 @@ class SqlOutbox:
                 OutboxListing(
                     record=_record(r, self._recipients(c, int(r.seq))),
                     idempotency_key=r.idempotency_key,
-                    not_before=_utc(r.not_before),
-                    lease_expires_at=_optional_utc(r.lease_expires_at),
+                    not_before=r.not_before,
+                    lease_expires_at=r.lease_expires_at,
                     transmission_started=r.transmission_started_at is not None,
                 )
                 for r in rows
@@ -318,19 +318,6 @@ class SqlOutbox:
         return int(unknown + spent + again)
 
 
-def _utc(value: datetime) -> datetime:
-    found = _optional_utc(value)
-    assert found is not None
-    return found
-
-
-def _optional_utc(value: datetime | None) -> datetime | None:
-    """SQLite hands timestamps back without their zone; every stored one is UTC."""
-    if value is None:
-        return None
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-
-
 def _record(row: Any, recipients: tuple[Recipient, ...]) -> OutgoingRecord:
     return OutgoingRecord(
         outgoing_id=row.outgoing_id,
@@ -339,8 +326,8 @@ def _record(row: Any, recipients: tuple[Recipient, ...]) -> OutgoingRecord:
         kind=OutgoingKind(row.kind),
         stage=Stage(row.stage),
         attempt_count=int(row.attempt_count),
-        queued_at=_utc(row.queued_at),
+        queued_at=row.queued_at,
         recipients=recipients,
         failure_code=row.failure_code,
-        finished_at=_optional_utc(row.finished_at),
+        finished_at=row.finished_at,
     )

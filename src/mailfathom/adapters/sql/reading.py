@@ -21,7 +21,6 @@ import sqlalchemy as sa
 from mailfathom.adapters.sql.reading_rows import (
     ICU_ROOT_COLLATION,
     TextRules,
-    aware,
     chunks,
     filter_clauses,
     load_identified,
@@ -38,7 +37,6 @@ from mailfathom.adapters.sql.reading_search import (
     weightless_matching,
 )
 from mailfathom.adapters.sql.reading_texts import LoadedText, TextSource, load_texts
-from mailfathom.adapters.sql.rows import utc
 from mailfathom.adapters.sql.schema import folders, messages
 from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
 from mailfathom.adapters.sql.threads import split_ids
@@ -74,7 +72,7 @@ def _stretches(newest_first: bool, after: TimelinePosition | None) -> list[_Stre
         dated = None if newest_first else dated
     elif after is not None:
         position = sa.tuple_(received, seq)
-        mark = (utc(after.received_at), after.seq)
+        mark = (after.received_at, after.seq)
         dated = position < mark if newest_first else position > mark
         undated = undated if newest_first else None
     ordered = [(dated, True), (undated, False)]
@@ -227,7 +225,7 @@ class SqlReadView(MailboxReadView):
                     account_id=r.account_id,
                     alias=r.alias,
                     role=FolderRole(r.role) if r.role is not None else None,
-                    last_committed_at=aware(r.last_committed_at),
+                    last_committed_at=r.last_committed_at,
                 )
                 for r in self._c.execute(_VISIBLE_FOLDERS)
             }
@@ -405,7 +403,7 @@ class SqlReadView(MailboxReadView):
                     parent_seq=r.thread_parent_seq,
                     position=r.thread_position,
                     subject=r.subject,
-                    sent_at=aware(r.sent_at),
+                    sent_at=r.sent_at,
                     sender_address=senders.get(r.seq),
                 )
             )

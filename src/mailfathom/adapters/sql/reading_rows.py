@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import TSQUERY
 
 from mailfathom.adapters.sql.engine import SQLITE_FOLD_FUNCTION
-from mailfathom.adapters.sql.rows import text_value, utc
+from mailfathom.adapters.sql.rows import text_value
 from mailfathom.adapters.sql.schema import keywords, messages, participants, parts
 from mailfathom.app.reading_types import (
     ParticipantRow,
@@ -44,13 +43,6 @@ T = TypeVar("T")
 def chunks(values: Sequence[T]) -> Iterable[Sequence[T]]:
     for start in range(0, len(values), CHUNK):
         yield values[start : start + CHUNK]
-
-
-def aware(value: datetime | None) -> datetime | None:
-    """SQLite hands timestamps back without their zone; every stored one is UTC."""
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,9 +133,9 @@ def filter_clauses(
     if s.subject_fragment:
         clauses.append(text.contains(messages.c.subject, text_value(s.subject_fragment)))
     if s.received_on_or_after is not None:
-        clauses.append(messages.c.received_at >= utc(s.received_on_or_after))
+        clauses.append(messages.c.received_at >= s.received_on_or_after)
     if s.received_before is not None:
-        clauses.append(messages.c.received_at < utc(s.received_before))
+        clauses.append(messages.c.received_at < s.received_before)
     if s.seen is not None:
         clauses.append(messages.c.seen == (sa.true() if s.seen else sa.false()))
     if s.flagged is not None:
@@ -290,8 +282,8 @@ def summary_row(
         sender_address=author.address if author else None,
         sender_name=author.display_name if author else None,
         to_addresses=tuple(p.address for p in people if p.role == "to"),
-        sent_at=aware(row.sent_at),
-        received_at=aware(row.received_at),
+        sent_at=row.sent_at,
+        received_at=row.received_at,
         size_octets=row.size_octets,
         attachment_count=row.attachment_count,
         inline_count=row.inline_count,
@@ -306,7 +298,7 @@ def summary_row(
             draft=bool(row.draft),
             deleted=bool(row.deleted),
             keywords=words,
-            observed_at=aware(row.flags_observed_at),
+            observed_at=row.flags_observed_at,
         ),
         content_state=ContentState(row.content_state),
     )

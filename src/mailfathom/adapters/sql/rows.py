@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from mailfathom.adapters.content.texts import storable_text
@@ -18,15 +18,6 @@ _MAX_ID = 998
 # A subject longer than this is kept up to it: no reader needs more, and a hostile message
 # should not be able to put megabytes into every listing row.
 MAX_SUBJECT = 16_384
-
-
-def utc(value: datetime | None) -> datetime | None:
-    """Timestamps are stored in UTC: SQLite keeps no zone, so every write is normalized."""
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
 
 
 # Text as a column can hold it: PostgreSQL refuses NUL in text, so every store drops it.
@@ -57,7 +48,7 @@ def derived_tuple(n: NormalizedMessage) -> tuple[Any, ...]:
     return (
         n.message_id[:_MAX_ID] if n.message_id else None,
         text_value(n.subject[:MAX_SUBJECT]) if n.subject is not None else None,
-        utc(n.sent_at),
+        n.sent_at,
         None if headers_only else n.attachment_count,
         None if headers_only else n.inline_resource_count,
         None if headers_only else sum(p.size_octets for p in parts),
@@ -125,7 +116,7 @@ def message_row(
         uidvalidity,
         item.uid,
         item.modseq,
-        utc(item.received_at),
+        item.received_at,
         item.size_octets,
         now,
         item.content_state.value,

@@ -10,9 +10,11 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import TSVECTOR
 
+from mailfathom.adapters.sql.column_types import UtcDateTime
+
 metadata = sa.MetaData()
 
-TS = sa.DateTime(timezone=True)
+TS = UtcDateTime()
 BIGINT = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 accounts = sa.Table(

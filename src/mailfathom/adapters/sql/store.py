@@ -62,7 +62,7 @@ def _folder_record(row: sa.Row[Any]) -> FolderRecord:
         uidvalidity=row.uidvalidity,
         highest_modseq=row.highest_modseq,
         uid_next=row.uid_next,
-        last_committed_at=_aware(row.last_committed_at),
+        last_committed_at=row.last_committed_at,
         push_supported=row.push_supported,
     )
 
@@ -91,13 +91,6 @@ def _folder_values(mapping: FolderMapping) -> dict[str, Any]:
         "role": mapping.role.value if mapping.role else None,
         "visible_to_tools": mapping.visible_to_tools,
     }
-
-
-def _aware(value: datetime | None) -> datetime | None:
-    """SQLite hands timestamps back without their zone; every stored one is UTC."""
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value
 
 
 class SqlStore:
@@ -645,7 +638,7 @@ class SqlStore:
                     message_id=r.message_id_header,
                     in_reply_to=threads.split_ids(r.in_reply_to),
                     references=threads.split_ids(r.references_header),
-                    sent_at=_aware(r.sent_at),
+                    sent_at=r.sent_at,
                 )
                 for r in c.execute(
                     sa.select(

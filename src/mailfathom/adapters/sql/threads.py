@@ -10,7 +10,6 @@ from __future__ import annotations
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -27,12 +26,6 @@ def _chunks(values: Sequence[T]) -> Iterable[list[T]]:
     items = list(values)
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
-
-
-def _aware(value: datetime | None) -> datetime | None:
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value
 
 
 def split_ids(text: str | None) -> tuple[str, ...]:
@@ -130,7 +123,7 @@ def rethread(connection: sa.Connection, seqs: Sequence[int]) -> None:
             message_id=r[2],
             in_reply_to=split_ids(r[3]),
             references=split_ids(r[4]),
-            sent_at=_aware(read_time(r[5]) if read_time is not None else r[5]),
+            sent_at=read_time(r[5]) if read_time is not None else r[5],
         )
         for key, r in by_key.items()
     ]
