@@ -539,7 +539,7 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     from mailfathom.adapters.content import packs
     from mailfathom.adapters.imap.session import ImapConnector, ImapSession
     from mailfathom.adapters.mime import normalize, structure
-    from mailfathom.adapters.sql import search_index, store, threads
+    from mailfathom.adapters.sql import search_index, sync_store, threads
     from mailfathom.app.synchronize_folder import FolderSynchronizer
 
     def optional(module: str, name: str) -> Any:
@@ -598,9 +598,11 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     sections.patch(normalize, "read_content", "MIME walk + text decode")
     sections.patch(normalize, "parser_defects", "parser defects")
     sections.patch(structure, "html_to_text", "html_to_text (inscriptis)")
-    sections.patch(store.SqlStore, "add_messages", "store.add_messages (Python/SQLAlchemy)")
+    sections.patch(
+        sync_store.SqlSyncStore, "add_messages", "store.add_messages (Python/SQLAlchemy)"
+    )
     for name in ("message_row", "add_child_rows", "index_document", "keyword_tuples"):
-        sections.patch(store, name, f"rows.{name}")
+        sections.patch(sync_store, name, f"rows.{name}")
     sections.patch(search_index, "index_documents", "FTS index_documents")
     sections.patch(threads, "place_new_messages", "threading (SQL lookups)")
     sections.patch(threads, "rethread", "rethread (rows + UPDATE)")
@@ -613,7 +615,7 @@ def instrument(sections: Sections, services: Any) -> list[str]:
         "ensure_account",
         "awaiting_headroom",
     ):
-        sections.patch(store.SqlStore, name, f"store.{name}")
+        sections.patch(sync_store.SqlSyncStore, name, f"store.{name}")
 
     engine = services.engine
 

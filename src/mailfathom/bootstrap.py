@@ -27,10 +27,13 @@ from mailfathom.adapters.preparer import MimeMessagePreparer, default_workers
 from mailfathom.adapters.sent_folders import SentFolderCopies
 from mailfathom.adapters.smtp.submission import SmtpTransports
 from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
+from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
 from mailfathom.adapters.sql.outbox import SqlOutbox
+from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.reading import SqlMailboxReader
-from mailfathom.adapters.sql.store import SqlStore
+from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.deliver_outgoing import DeliveryPass
 from mailfathom.app.get_email_content import EmailContentReader
 from mailfathom.app.list_accounts import AccountDirectoryReader
@@ -110,10 +113,13 @@ def _settle_collector() -> None:
 class Services:
     config: DeploymentConfig
     engine: sa.Engine
-    store: SqlStore
+    store: SqlSyncStore
     content: PackContentStore
     connectors: _ConnectorByKind
     preparer: MimeMessagePreparer
+    content_repair: SqlContentRepairStore
+    conversations: SqlConversationStore
+    overview: SqlStoreOverview
     clock: Callable[[], datetime] = field(default=utc_now)
     read_engine: sa.Engine | None = None
 
@@ -132,10 +138,13 @@ class Services:
         return cls(
             config=config,
             engine=engine,
-            store=SqlStore(engine),
+            store=SqlSyncStore(engine),
             content=PackContentStore(config.store.content_dir),
             connectors=_ConnectorByKind(ImapConnector(), LocalConnector(config.store.data_dir)),
             preparer=MimeMessagePreparer(config.store.content_dir, workers=default_workers()),
+            content_repair=SqlContentRepairStore(engine),
+            conversations=SqlConversationStore(engine),
+            overview=SqlStoreOverview(engine),
             clock=clock,
         )
 
@@ -152,7 +161,7 @@ class Services:
             self.preparer,
             clock=self.clock,
             limits=limits,
-            stored_octets=lambda: self.store.stored_octets(account.account_id),
+            stored_octets=lambda: self.overview.stored_octets(account.account_id),
         )
 
     def _served(self) -> list[ServedAccount]:
@@ -178,7 +187,9 @@ class Services:
                 reader, served, synchronization_enabled=self.config.sync.enabled
             ),
             timeline=MailboxTimelineReader(reader, served, signer),
-            content=EmailContentReader(reader, served, self.content, self.store, NhHtmlSanitizer()),
+            content=EmailContentReader(
+                reader, served, self.content, self.content_repair, NhHtmlSanitizer()
+            ),
             search=MailboxSearchReader(reader, served),
         )
 
@@ -194,7 +205,7 @@ class Services:
                 self._reader(),
                 served,
                 self.content,
-                self.store,
+                self.content_repair,
                 MimeAttachmentReader(),
             ),
             outgoing=OutgoingMailReader(outbox),

@@ -9,8 +9,9 @@ import pytest
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
-from mailfathom.adapters.sql.store import SqlStore
+from mailfathom.adapters.sql.sync_store import SqlSyncStore
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -26,5 +27,10 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[sa.Engine
 
 
 @pytest.fixture
-def store(engine: sa.Engine) -> SqlStore:
-    return SqlStore(engine)
+def store(engine: sa.Engine) -> SqlSyncStore:
+    return SqlSyncStore(engine)
+
+
+@pytest.fixture
+def conversations(engine: sa.Engine) -> SqlConversationStore:
+    return SqlConversationStore(engine)

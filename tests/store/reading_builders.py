@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from mailfathom.adapters.sql.store import SqlStore
+from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.sync_types import ContentState, FolderRecord, NewMessage, RemoteFlags
 from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
 from mailfathom.domain.folders import FolderRole
@@ -26,7 +26,7 @@ def at(minutes: int) -> datetime:
 
 
 def add_folder(
-    store: SqlStore,
+    store: SqlSyncStore,
     remote: str,
     *,
     account_id: str = "acct",
@@ -86,7 +86,7 @@ class Mail:
         )
 
 
-def store_mail(store: SqlStore, folder: FolderRecord, *mails: Mail, first_uid: int = 1) -> None:
+def store_mail(store: SqlSyncStore, folder: FolderRecord, *mails: Mail, first_uid: int = 1) -> None:
     """Write `mails` in one batch, UIDs counting up from `first_uid` (so `seq` follows the
     order given)."""
     items = [

@@ -1,6 +1,6 @@
 """What the reading use cases may rely on from the store's read side, on SQLite and PostgreSQL.
 
-Every mailbox here is written through `SqlStore`, the same writer synchronization uses.
+Every mailbox here is written through `SqlSyncStore`, the same writer synchronization uses.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
-from mailfathom.adapters.sql.store import SqlStore
+from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.reading_ports import MailboxReadStore
 from mailfathom.app.reading_types import (
     FolderView,
@@ -91,7 +91,7 @@ def _walk(
 
 
 def test_readable_folders_are_the_visible_ones_of_the_asked_accounts_by_account_and_alias(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     inbox = add_folder(store, "INBOX", account_id="a", alias="Inbox", role=FolderRole.INBOX)
     archive = add_folder(store, "Arch", account_id="a", alias="Archive", role=FolderRole.ARCHIVE)
@@ -109,7 +109,7 @@ def test_readable_folders_are_the_visible_ones_of_the_asked_accounts_by_account_
 
 
 def test_a_folder_withheld_after_mail_was_stored_disappears_from_every_answer(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     folder = add_folder(store, "INBOX")
     store_mail(store, folder, Mail("secret plans", body="unicorn", message_id="s@x"))
@@ -131,7 +131,7 @@ def test_a_folder_withheld_after_mail_was_stored_disappears_from_every_answer(
 
 
 def test_a_summary_carries_the_stored_message_as_written(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     folder = add_folder(store, "INBOX", alias="Inbox")
     store_mail(
@@ -193,7 +193,7 @@ def test_a_summary_carries_the_stored_message_as_written(
 
 
 def test_flag_changes_show_in_summaries_with_their_observation_time(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     folder = add_folder(store, "INBOX")
     store_mail(store, folder, Mail("one", flags=RemoteFlags(keywords=frozenset({"old"}))))
@@ -210,7 +210,7 @@ def test_flag_changes_show_in_summaries_with_their_observation_time(
     assert row.flags.observed_at == later
 
 
-def _timeline(store: SqlStore) -> tuple[FolderRecord, list[str]]:
+def _timeline(store: SqlSyncStore) -> tuple[FolderRecord, list[str]]:
     """A folder whose received times tie and are sometimes unknown, and its newest-first
     order: by received time, then `seq`, the undated rows last (lowest `seq` last)."""
     folder = add_folder(store, "INBOX")
@@ -236,7 +236,7 @@ def _timeline(store: SqlStore) -> tuple[FolderRecord, list[str]]:
 
 
 def test_the_timeline_reads_newest_first_or_oldest_first_with_undated_mail_oldest(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     folder, expected = _timeline(store)
     selection = _in(folder)
@@ -257,7 +257,7 @@ def test_the_timeline_reads_newest_first_or_oldest_first_with_undated_mail_oldes
 @pytest.mark.parametrize("size", [1, 2, 3, 4, 11])
 @pytest.mark.parametrize("newest_first", [True, False], ids=["newest", "oldest"])
 def test_paging_walks_every_row_exactly_once_across_ties_and_undated_rows(
-    store: SqlStore, reader: MailboxReadStore, size: int, newest_first: bool
+    store: SqlSyncStore, reader: MailboxReadStore, size: int, newest_first: bool
 ) -> None:
     folder, expected = _timeline(store)
     walked = _walk(reader, _in(folder), newest_first=newest_first, size=size)
@@ -265,7 +265,7 @@ def test_paging_walks_every_row_exactly_once_across_ties_and_undated_rows(
 
 
 def test_paging_over_several_folders_merges_their_timelines(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     a = add_folder(store, "A")
     b = add_folder(store, "B")
@@ -280,7 +280,7 @@ def test_paging_over_several_folders_merges_their_timelines(
 
 
 def test_a_position_given_in_another_zone_means_the_same_instant(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     folder, expected = _timeline(store)
     first = reader.summaries(_in(folder), newest_first=True, after=None, limit=3)
@@ -297,7 +297,7 @@ def test_a_position_given_in_another_zone_means_the_same_instant(
 
 
 def test_sender_and_recipient_filters_match_the_address_in_its_role_ignoring_case(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     folder = add_folder(store, "INBOX")
     store_mail(
@@ -321,7 +321,7 @@ def test_sender_and_recipient_filters_match_the_address_in_its_role_ignoring_cas
 
 
 def test_an_address_named_in_thousands_of_messages_still_filters_by_role(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     folder = add_folder(store, "INBOX")
     me = "me@example.net"
@@ -358,7 +358,7 @@ def test_an_address_named_in_thousands_of_messages_still_filters_by_role(
     ],
 )
 def test_the_subject_fragment_is_literal_text_matched_ignoring_case(
-    store: SqlStore, reader: MailboxReadStore, fragment: str, expected: list[str]
+    store: SqlSyncStore, reader: MailboxReadStore, fragment: str, expected: list[str]
 ) -> None:
     folder = add_folder(store, "INBOX")
     store_mail(
@@ -377,7 +377,7 @@ def test_the_subject_fragment_is_literal_text_matched_ignoring_case(
 
 
 def test_received_bounds_include_the_start_and_exclude_the_end(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     folder = add_folder(store, "INBOX")
     store_mail(
@@ -395,7 +395,7 @@ def test_received_bounds_include_the_start_and_exclude_the_end(
     assert _listed(reader, _in(folder, received_on_or_after=at(4).astimezone(east))) == ["t4"]
 
 
-def test_seen_flagged_and_attachment_filters(store: SqlStore, reader: MailboxReadStore) -> None:
+def test_seen_flagged_and_attachment_filters(store: SqlSyncStore, reader: MailboxReadStore) -> None:
     folder = add_folder(store, "INBOX")
     store_mail(
         store,
@@ -428,7 +428,7 @@ def test_seen_flagged_and_attachment_filters(store: SqlStore, reader: MailboxRea
     ]
 
 
-def test_the_keyword_filter_ignores_case(store: SqlStore, reader: MailboxReadStore) -> None:
+def test_the_keyword_filter_ignores_case(store: SqlSyncStore, reader: MailboxReadStore) -> None:
     folder = add_folder(store, "INBOX")
     store_mail(
         store,
@@ -453,7 +453,7 @@ def test_the_keyword_filter_ignores_case(store: SqlStore, reader: MailboxReadSto
 
 
 def test_filters_combine_and_never_reach_outside_the_folders(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     inbox = add_folder(store, "INBOX")
     other = add_folder(store, "Other")
@@ -484,7 +484,7 @@ def test_filters_combine_and_never_reach_outside_the_folders(
 # -- search -----------------------------------------------------------------------------
 
 
-def _search_box(store: SqlStore) -> FolderRecord:
+def _search_box(store: SqlSyncStore) -> FolderRecord:
     folder = add_folder(store, "INBOX")
     store_mail(
         store,
@@ -498,7 +498,7 @@ def _search_box(store: SqlStore) -> FolderRecord:
     return folder
 
 
-def test_search_needs_every_word(store: SqlStore, reader: MailboxReadStore) -> None:
+def test_search_needs_every_word(store: SqlSyncStore, reader: MailboxReadStore) -> None:
     folder = _search_box(store)
     assert set(_found(reader, _in(folder), "alpha")) == {
         "alpha beta",
@@ -534,14 +534,14 @@ def test_search_needs_every_word(store: SqlStore, reader: MailboxReadStore) -> N
     ],
 )
 def test_query_syntax_in_words_is_taken_as_plain_text(
-    store: SqlStore, reader: MailboxReadStore, words: tuple[str, ...], expected: list[str]
+    store: SqlSyncStore, reader: MailboxReadStore, words: tuple[str, ...], expected: list[str]
 ) -> None:
     folder = _search_box(store)
     assert sorted(_found(reader, _in(folder), *words)) == expected
 
 
 def test_search_ranks_subject_over_participants_over_body_then_newest(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     folder = add_folder(store, "INBOX")
     store_mail(
@@ -574,7 +574,7 @@ def test_search_ranks_subject_over_participants_over_body_then_newest(
 
 
 def test_search_applies_the_selection_and_returns_the_indexed_body(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     inbox = add_folder(store, "INBOX")
     other = add_folder(store, "Other")
@@ -605,7 +605,7 @@ def test_search_applies_the_selection_and_returns_the_indexed_body(
 
 
 def test_search_is_exact_beyond_the_first_window_of_best_scores(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     """Hundreds of equally scored matches, most of them outside the selection: the results
     are still the newest matches in scope, whatever part of them the index ranks first."""
@@ -637,7 +637,7 @@ def test_search_is_exact_beyond_the_first_window_of_best_scores(
 
 
 def test_a_query_of_words_most_mail_carries_ranks_every_match_equally_newest_first(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     """A word in at least half of the indexed mail carries no weight; when every word of the
     query is such a word, relevance has nothing to go by and the newest matches come first."""
@@ -672,7 +672,7 @@ def test_a_query_of_words_most_mail_carries_ranks_every_match_equally_newest_fir
 
 
 def test_the_sender_filter_survives_the_migration_that_keeps_it_on_the_message(
-    engine: sa.Engine, store: SqlStore, reader: MailboxReadStore
+    engine: sa.Engine, store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     from mailfathom.adapters.sql import migrate
 
@@ -690,7 +690,7 @@ def test_the_sender_filter_survives_the_migration_that_keeps_it_on_the_message(
 
 
 def test_one_snapshot_reads_folders_once_and_answers_every_method(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     folder = add_folder(store, "INBOX")
     hidden = add_folder(store, "Hidden", visible=False)
@@ -715,7 +715,7 @@ def test_one_snapshot_reads_folders_once_and_answers_every_method(
 
 
 def test_emails_returns_the_named_messages_in_scope_with_their_content(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     inbox = add_folder(store, "INBOX", alias="Inbox")
     other = add_folder(store, "Other")
@@ -779,7 +779,7 @@ def test_emails_returns_the_named_messages_in_scope_with_their_content(
 
 
 def test_a_thread_lists_its_visible_members_in_conversation_order(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     inbox = add_folder(store, "INBOX")
     sent = add_folder(store, "Sent")
@@ -836,7 +836,7 @@ def test_a_thread_lists_its_visible_members_in_conversation_order(
 
 
 def test_timestamps_come_back_in_utc_whatever_zone_they_were_written_in(
-    store: SqlStore, reader: MailboxReadStore
+    store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:
     folder = add_folder(store, "INBOX")
     tokyo = timezone(timedelta(hours=9))

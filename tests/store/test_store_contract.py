@@ -11,6 +11,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from mailfathom.adapters.sql import migrate, search_index
+from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.schema import (
     keywords,
     message_bodies,
@@ -19,7 +20,7 @@ from mailfathom.adapters.sql.schema import (
     participants,
     parts,
 )
-from mailfathom.adapters.sql.store import SqlStore
+from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.sync_types import (
     ContentState,
     FlagChange,
@@ -36,7 +37,7 @@ NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 VALIDITY = 1000
 
 
-def _folder(store: SqlStore, account_id: str = "acct", remote: str = "INBOX") -> FolderRecord:
+def _folder(store: SqlSyncStore, account_id: str = "acct", remote: str = "INBOX") -> FolderRecord:
     store.ensure_account(
         AccountConfig(
             account_id=account_id, display_name=account_id, kind=AccountKind.LOCAL, folders=()
@@ -54,12 +55,12 @@ def _awaiting_headroom(uid: int) -> NewMessage:
     )
 
 
-def _rows(store: SqlStore) -> list[sa.Row]:  # type: ignore[type-arg]
+def _rows(store: SqlSyncStore) -> list[sa.Row]:  # type: ignore[type-arg]
     with store.engine.connect() as c:
         return list(c.execute(sa.select(messages).order_by(messages.c.uid)))
 
 
-def _count(store: SqlStore, table: sa.Table) -> int:
+def _count(store: SqlSyncStore, table: sa.Table) -> int:
     with store.engine.connect() as c:
         return int(c.execute(sa.select(sa.func.count()).select_from(table)).scalar_one())
 
@@ -105,7 +106,7 @@ def test_the_newest_revision_known_without_alembic_is_alembics_head(engine: sa.E
     assert migrate.current_revision(engine) == migrate.NEWEST_REVISION
 
 
-def test_folders_are_created_once_and_follow_their_mapping(store: SqlStore) -> None:
+def test_folders_are_created_once_and_follow_their_mapping(store: SqlSyncStore) -> None:
     first = _folder(store)
     again = store.ensure_folder(
         "acct", FolderMapping("INBOX", "Main", FolderRole.INBOX, visible_to_tools=False)
@@ -118,7 +119,7 @@ def test_folders_are_created_once_and_follow_their_mapping(store: SqlStore) -> N
 
 
 def test_folders_of_a_pass_are_read_together_and_follow_their_mappings(
-    store: SqlStore,
+    store: SqlSyncStore,
 ) -> None:
     inbox = _folder(store)
     records = store.ensure_folders(
@@ -140,7 +141,7 @@ def test_folders_of_a_pass_are_read_together_and_follow_their_mappings(
     assert store.ensure_folders("acct", []) == []
 
 
-def test_held_back_work_is_seen_in_one_question(store: SqlStore) -> None:
+def test_held_back_work_is_seen_in_one_question(store: SqlSyncStore) -> None:
     folder = _folder(store)
     other = _folder(store, remote="Archive")
     store.add_messages(folder, VALIDITY, [new_message(1, normalized("S1", message_id="m1@x"))], NOW)
@@ -157,7 +158,7 @@ def test_held_back_work_is_seen_in_one_question(store: SqlStore) -> None:
     assert store.holds_back(other.folder_id, VALIDITY) is False
 
 
-def test_a_repeated_batch_stores_each_message_once(store: SqlStore) -> None:
+def test_a_repeated_batch_stores_each_message_once(store: SqlSyncStore) -> None:
     folder = _folder(store)
     batch = [new_message(uid, normalized(f"S{uid}", message_id=f"m{uid}@x")) for uid in (1, 2, 3)]
     assert store.add_messages(folder, VALIDITY, batch, NOW) == 3
@@ -174,7 +175,7 @@ def test_a_repeated_batch_stores_each_message_once(store: SqlStore) -> None:
     assert store.folder(folder.folder_id).last_committed_at == NOW
 
 
-def test_what_normalization_derived_is_stored_with_the_message(store: SqlStore) -> None:
+def test_what_normalization_derived_is_stored_with_the_message(store: SqlSyncStore) -> None:
     folder = _folder(store)
     message = normalized(
         "Quarterly report",
@@ -209,7 +210,7 @@ def test_what_normalization_derived_is_stored_with_the_message(store: SqlStore) 
     assert words == ["$label1"]
 
 
-def test_flag_changes_replace_flags_and_keywords_of_known_uids_only(store: SqlStore) -> None:
+def test_flag_changes_replace_flags_and_keywords_of_known_uids_only(store: SqlSyncStore) -> None:
     folder = _folder(store)
     store.add_messages(
         folder,
@@ -237,7 +238,7 @@ def test_flag_changes_replace_flags_and_keywords_of_known_uids_only(store: SqlSt
 
 
 def test_removing_uids_drops_rows_and_reports_content_no_row_still_uses(
-    store: SqlStore,
+    store: SqlSyncStore,
 ) -> None:
     folder = _folder(store)
     shared = "ab" * 32
@@ -260,7 +261,7 @@ def test_removing_uids_drops_rows_and_reports_content_no_row_still_uses(
     assert _count(store, parts) == 0
 
 
-def test_rows_survive_a_uidvalidity_change_under_their_identity(store: SqlStore) -> None:
+def test_rows_survive_a_uidvalidity_change_under_their_identity(store: SqlSyncStore) -> None:
     folder = _folder(store)
     store.add_messages(
         folder,
@@ -281,7 +282,7 @@ def test_rows_survive_a_uidvalidity_change_under_their_identity(store: SqlStore)
     assert (row.uid, row.uidvalidity, row.stored_email_id) == (1, 2000, identity["kept"])
 
 
-def test_held_back_content_is_completed_in_place(store: SqlStore) -> None:
+def test_held_back_content_is_completed_in_place(store: SqlSyncStore) -> None:
     folder = _folder(store)
     store.add_messages(folder, VALIDITY, [_awaiting_headroom(3)], NOW)
     assert store.awaiting_headroom(folder.folder_id, VALIDITY) == [3]
@@ -307,7 +308,7 @@ def test_held_back_content_is_completed_in_place(store: SqlStore) -> None:
         assert search_index.match_seqs(c, "acct", "unicorn", 10) == [after.seq]
 
 
-def test_the_lexical_index_follows_subject_participants_and_body(store: SqlStore) -> None:
+def test_the_lexical_index_follows_subject_participants_and_body(store: SqlSyncStore) -> None:
     folder = _folder(store)
     store.add_messages(
         folder,
@@ -335,7 +336,7 @@ def test_the_lexical_index_follows_subject_participants_and_body(store: SqlStore
 
 
 def test_replies_join_their_conversation_whatever_order_they_arrive_in(
-    store: SqlStore,
+    store: SqlSyncStore,
 ) -> None:
     folder = _folder(store)
     store.add_messages(
@@ -362,7 +363,7 @@ def test_replies_join_their_conversation_whatever_order_they_arrive_in(
 
 
 def test_conversations_are_stable_under_rederivation_and_survive_removals(
-    store: SqlStore,
+    store: SqlSyncStore, conversations: SqlConversationStore
 ) -> None:
     folder = _folder(store)
     store.add_messages(
@@ -380,7 +381,7 @@ def test_conversations_are_stable_under_rederivation_and_survive_removals(
     before = {
         r.subject: (r.thread_id, r.thread_parent_seq, r.thread_position) for r in _rows(store)
     }
-    assert store.rederive_conversations("acct") == 3
+    assert conversations.rederive_conversations("acct") == 3
     assert {
         r.subject: (r.thread_id, r.thread_parent_seq, r.thread_position) for r in _rows(store)
     } == before
@@ -390,7 +391,7 @@ def test_conversations_are_stable_under_rederivation_and_survive_removals(
     assert rows["grandchild"].thread_parent_seq == rows["root"].seq
 
 
-def test_timestamps_come_back_in_utc(store: SqlStore) -> None:
+def test_timestamps_come_back_in_utc(store: SqlSyncStore) -> None:
     folder = _folder(store)
     store.add_messages(folder, VALIDITY, [new_message(1, normalized("t", message_id="t@x"))], NOW)
     (row,) = _rows(store)
@@ -399,7 +400,7 @@ def test_timestamps_come_back_in_utc(store: SqlStore) -> None:
     assert store.folder(folder.folder_id).last_committed_at == NOW
 
 
-def test_an_identifier_too_long_to_index_still_threads_exactly(store: SqlStore) -> None:
+def test_an_identifier_too_long_to_index_still_threads_exactly(store: SqlSyncStore) -> None:
     folder = _folder(store)
     long_id = "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(950)) + "@example.org"
     store.add_messages(
@@ -418,7 +419,7 @@ def test_an_identifier_too_long_to_index_still_threads_exactly(store: SqlStore) 
 
 
 def test_an_instant_given_in_any_zone_comes_back_as_the_same_instant_in_utc(
-    store: SqlStore,
+    store: SqlSyncStore,
 ) -> None:
     folder = _folder(store)
     elsewhere = datetime(2026, 5, 1, 14, 0, tzinfo=timezone(timedelta(hours=2)))
@@ -445,7 +446,7 @@ def test_an_instant_given_in_any_zone_comes_back_as_the_same_instant_in_utc(
     assert row.sent_at.utcoffset() == timedelta(0)
 
 
-def test_a_timestamp_without_a_zone_is_refused(store: SqlStore) -> None:
+def test_a_timestamp_without_a_zone_is_refused(store: SqlSyncStore) -> None:
     folder = _folder(store)
     with pytest.raises(sa.exc.StatementError) as raised:
         store.record_progress(

@@ -18,7 +18,7 @@ from mailfathom.adapters.sql import search_index
 from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.schema import message_bodies
-from mailfathom.adapters.sql.store import SqlStore
+from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.reading_types import SummaryFilter
 from mailfathom.app.sync_types import ContentState, FolderRecord, NewMessage, RemoteFlags
 
@@ -46,7 +46,7 @@ def content(tmp_path: Path) -> Iterator[PackContentStore]:
 
 
 def _prepared_and_stored(
-    store: SqlStore, folder: FolderRecord, content_root: Path, raws: list[bytes]
+    store: SqlSyncStore, folder: FolderRecord, content_root: Path, raws: list[bytes]
 ) -> None:
     """What a synchronization pass does with fetched messages, in this process."""
     preparer = MimeMessagePreparer(content_root, workers=0)
@@ -78,7 +78,7 @@ def _reader(engine: sa.Engine, content: PackContentStore) -> SqlMailboxReader:
 
 
 def test_prepared_text_is_indexed_and_read_from_the_content_store(
-    store: SqlStore, engine: sa.Engine, content: PackContentStore, tmp_path: Path
+    store: SqlSyncStore, engine: sa.Engine, content: PackContentStore, tmp_path: Path
 ) -> None:
     inbox = add_folder(store, "INBOX")
     _prepared_and_stored(store, inbox, tmp_path / "content", [PLAIN_ONLY, WITH_HTML])
@@ -116,7 +116,7 @@ def test_prepared_text_is_indexed_and_read_from_the_content_store(
 
 
 def test_a_damaged_text_reads_as_missing_and_the_rest_still_reads(
-    store: SqlStore, engine: sa.Engine, content: PackContentStore, tmp_path: Path
+    store: SqlSyncStore, engine: sa.Engine, content: PackContentStore, tmp_path: Path
 ) -> None:
     inbox = add_folder(store, "INBOX")
     _prepared_and_stored(store, inbox, tmp_path / "content", [PLAIN_ONLY, WITH_HTML])
@@ -146,7 +146,7 @@ def test_a_damaged_text_reads_as_missing_and_the_rest_still_reads(
 
 
 def test_a_reader_without_the_content_store_reads_database_bodies_only(
-    store: SqlStore, engine: sa.Engine, tmp_path: Path
+    store: SqlSyncStore, engine: sa.Engine, tmp_path: Path
 ) -> None:
     inbox = add_folder(store, "INBOX")
     _prepared_and_stored(store, inbox, tmp_path / "content", [PLAIN_ONLY])

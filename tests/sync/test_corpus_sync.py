@@ -320,7 +320,7 @@ def synchronize_and_verify(
         sync_seconds = time.monotonic() - started
         assert first.missing_folders == ()
 
-        records = {f.alias: f for f in services.store.folders_of(account.account_id)}
+        records = {f.alias: f for f in services.overview.folders_of(account.account_id)}
         rows = stored_rows(services, account.account_id)
         alias_of = {r.folder_id: r.alias for r in records.values()}
         current = [r for r in rows if r.uidvalidity == records[alias_of[r.folder_id]].uidvalidity]

@@ -220,7 +220,7 @@ def test_several_folders_are_synchronized_and_absent_ones_reported(
             "In inbox",
         ]
         freshness = {
-            f.alias: f.last_committed_at for f in services.store.folders_of(account.account_id)
+            f.alias: f.last_committed_at for f in services.overview.folders_of(account.account_id)
         }
         assert freshness["INBOX"] is not None
         assert freshness["Archive"] is not None
@@ -269,7 +269,7 @@ def test_missing_content_becomes_a_repair_request_that_the_next_pass_fulfils(
         sync.run_once(account)
         victim = next(r for r in stored_rows(services, account.account_id) if r.uid == uids[1])
         damage_content(services.content, victim.content_key)
-        reader = StoredContentReader(services.store, services.content)
+        reader = StoredContentReader(services.content_repair, services.content)
         with pytest.raises(ContentMissingError) as raised:
             reader.read(victim.stored_email_id)
         assert raised.value.code == 55001
@@ -331,7 +331,7 @@ def test_verification_files_repair_requests_for_every_unreadable_copy(
         with location.path.open("r+b") as pack:  # the bodies kept after the MIME
             pack.seek(location.offset + location.length + 20)
             pack.write(b"#")
-        reader = StoredContentReader(services.store, services.content)
+        reader = StoredContentReader(services.content_repair, services.content)
         assert reader.verify_all(account.account_id) == 2
         services.account_synchronizer().run_once(account)
         assert reader.verify_all(account.account_id) == 0

@@ -121,7 +121,7 @@ def _indexed(text: LoadedText | None) -> str:
 
 
 class SqlMailboxReader:
-    """`MailboxReadStore` on the same SQLite or PostgreSQL database `SqlStore` writes."""
+    """`MailboxReadStore` on the same SQLite or PostgreSQL database `SqlSyncStore` writes."""
 
     def __init__(self, engine: sa.Engine, texts: TextSource | None = None) -> None:
         """`texts` reads the bodies the content store keeps; without it only the bodies kept

@@ -122,7 +122,7 @@ def run(data_dir: Path, messages: int, console: Console, *, serve: bool, port: i
             console.print(f"Generated {messages} messages in {data_dir / 'data' / 'local'}")
         for each in config.accounts:
             sync_with_progress(services, each, console)
-        summary = services.store.summary(account.account_id)
+        summary = services.overview.summary(account.account_id)
         table = Table("folder", "messages", "conversations", "with attachments", "unread")
         for row in summary:
             table.add_row(*(str(v) for v in row))

@@ -137,8 +137,8 @@ def list_accounts(config: ConfigOption = None) -> None:
         with Services.open(deployment) as services:
             table = Table("account", "folder", "role", "tools", "messages", "last progress")
             for acc in deployment.accounts:
-                counts = services.store.message_counts(acc.account_id)
-                records = {r.remote_name: r for r in services.store.folders_of(acc.account_id)}
+                counts = services.overview.message_counts(acc.account_id)
+                records = {r.remote_name: r for r in services.overview.folders_of(acc.account_id)}
                 if not acc.folders:
                     table.add_row(acc.account_id, "(no folders mapped)", "", "", "", "")
                 for mapping in acc.folders:
@@ -164,7 +164,7 @@ def rederive(config: ConfigOption = None, account: AccountOption = None) -> None
         deployment = load(config)
         with Services.open(deployment) as services:
             for acc in selected_accounts(deployment, account):
-                count = services.store.rederive_conversations(acc.account_id)
+                count = services.conversations.rederive_conversations(acc.account_id)
                 console.print(f"{acc.account_id}: {count} messages placed in conversations")
     except MailFathomError as error:
         _fail(error)
@@ -179,7 +179,7 @@ def verify(config: ConfigOption = None, account: AccountOption = None) -> None:
             swept = services.content.sweep_temporary() + services.content.reclaim()
             if swept:
                 console.print(f"Removed {swept} left-over or compacted content file(s).")
-            reader = StoredContentReader(services.store, services.content)
+            reader = StoredContentReader(services.content_repair, services.content)
             for acc in selected_accounts(deployment, account):
                 bad = reader.verify_all(acc.account_id)
                 console.print(f"{acc.account_id}: {bad} stored message(s) queued for repair")

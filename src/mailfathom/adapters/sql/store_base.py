@@ -1,0 +1,65 @@
+"""What the SQL store's classes share: an engine, dialect-aware inserts, folder rows."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+
+from mailfathom.adapters.sql.schema import repair_requests
+from mailfathom.app.sync_types import FolderRecord
+from mailfathom.domain.config import FolderMapping
+
+CHUNK = 500
+"""Rows per statement where a statement names many rows."""
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def folder_record(row: sa.Row[Any]) -> FolderRecord:
+    return FolderRecord(
+        folder_id=row.folder_id,
+        account_id=row.account_id,
+        remote_name=row.remote_name,
+        alias=row.alias,
+        role=row.role,
+        visible_to_tools=row.visible_to_tools,
+        uidvalidity=row.uidvalidity,
+        highest_modseq=row.highest_modseq,
+        uid_next=row.uid_next,
+        last_committed_at=row.last_committed_at,
+        push_supported=row.push_supported,
+    )
+
+
+def folder_values(mapping: FolderMapping) -> dict[str, Any]:
+    """The columns of a folder row its mapping decides."""
+    return {
+        "alias": mapping.alias,
+        "role": mapping.role.value if mapping.role else None,
+        "visible_to_tools": mapping.visible_to_tools,
+    }
+
+
+class SqlTables:
+    """A part of the store on one engine."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self.engine = engine
+        self._dialect = engine.dialect.name
+
+    def _insert(self, table: sa.Table) -> Any:
+        if self._dialect == "postgresql":
+            return postgresql.insert(table)
+        return sqlite.insert(table)
+
+    def _record_repair_request(self, seq: int, reason: str) -> None:
+        """Record that a row's content must be fetched again; a second request for the same
+        row changes nothing."""
+        statement = self._insert(repair_requests).on_conflict_do_nothing(index_elements=["seq"])
+        with self.engine.begin() as c:
+            c.execute(statement.values(seq=seq, reason=reason, requested_at=now()))
