@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from mailfathom.adapters.sql import migrate, search_index
+from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.schema import (
     keywords,
@@ -32,6 +32,7 @@ from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
 from mailfathom.domain.folders import FolderRole
 
 from .builders import ATTACHMENT, new_message, normalized
+from .searching import matching_seqs
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 VALIDITY = 1000
@@ -289,8 +290,7 @@ def test_held_back_content_is_completed_in_place(store: SqlSyncStore) -> None:
     (before,) = _rows(store)
     assert before.attachment_count is None
     assert before.content_key is None
-    with store.engine.connect() as c:
-        assert search_index.match_seqs(c, "acct", "unicorn", 10) == []
+    assert matching_seqs(store.engine, [folder.folder_id], "unicorn") == []
     store.fill_content(
         folder.folder_id,
         VALIDITY,
@@ -304,8 +304,7 @@ def test_held_back_content_is_completed_in_place(store: SqlSyncStore) -> None:
     assert after.attachment_count == 1
     assert after.content_key == "cd" * 32
     assert store.awaiting_headroom(folder.folder_id, VALIDITY) == []
-    with store.engine.connect() as c:
-        assert search_index.match_seqs(c, "acct", "unicorn", 10) == [after.seq]
+    assert matching_seqs(store.engine, [folder.folder_id], "unicorn") == [after.seq]
 
 
 def test_the_lexical_index_follows_subject_participants_and_body(store: SqlSyncStore) -> None:
@@ -325,14 +324,14 @@ def test_the_lexical_index_follows_subject_participants_and_body(store: SqlSyncS
         NOW,
     )
     seqs = {r.uid: r.seq for r in _rows(store)}
-    with store.engine.connect() as c:
-        assert search_index.match_seqs(c, "acct", "budget", 10) == [seqs[1]]
-        assert search_index.match_seqs(c, "acct", "pizza friday", 10) == [seqs[2]]
-        assert search_index.match_seqs(c, "acct", "carol", 10) == [seqs[2]]
-        assert search_index.match_seqs(c, "other", "pizza", 10) == []
+    other = _folder(store, account_id="other")
+    inbox = [folder.folder_id]
+    assert matching_seqs(store.engine, inbox, "budget") == [seqs[1]]
+    assert matching_seqs(store.engine, inbox, "pizza friday") == [seqs[2]]
+    assert matching_seqs(store.engine, inbox, "carol") == [seqs[2]]
+    assert matching_seqs(store.engine, [other.folder_id], "pizza") == []
     store.remove_uids(folder.folder_id, VALIDITY, [2])
-    with store.engine.connect() as c:
-        assert search_index.match_seqs(c, "acct", "pizza", 10) == []
+    assert matching_seqs(store.engine, inbox, "pizza") == []
 
 
 def test_replies_join_their_conversation_whatever_order_they_arrive_in(

@@ -14,7 +14,6 @@ import sqlalchemy as sa
 
 from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.preparer import MimeMessagePreparer
-from mailfathom.adapters.sql import search_index
 from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.schema import message_bodies
@@ -23,6 +22,7 @@ from mailfathom.app.reading_types import SummaryFilter
 from mailfathom.app.sync_types import ContentState, FolderRecord, NewMessage, RemoteFlags
 
 from .reading_builders import NOW, VALIDITY, add_folder
+from .searching import matching_seqs
 
 PLAIN_ONLY = (
     b"From: Ann <ann@example.org>\r\nTo: bob@example.net\r\nSubject: Harbour plan\r\n"
@@ -84,9 +84,9 @@ def test_prepared_text_is_indexed_and_read_from_the_content_store(
     _prepared_and_stored(store, inbox, tmp_path / "content", [PLAIN_ONLY, WITH_HTML])
     with engine.connect() as c:
         assert c.execute(sa.select(sa.func.count()).select_from(message_bodies)).scalar() == 0
-        pelican = search_index.match_seqs(c, inbox.account_id, "pelican", 10)
-        greeting = search_index.match_seqs(c, inbox.account_id, "grüße", 10)
-        octopus = search_index.match_seqs(c, inbox.account_id, "octopus", 10)
+    pelican = matching_seqs(engine, [inbox.folder_id], "pelican")
+    greeting = matching_seqs(engine, [inbox.folder_id], "grüße")
+    octopus = matching_seqs(engine, [inbox.folder_id], "octopus")
     assert len(pelican) == 1
     assert greeting == pelican
     assert len(octopus) == 1

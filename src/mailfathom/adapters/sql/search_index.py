@@ -74,35 +74,3 @@ def replace_document(connection: sa.Connection, document: IndexDocument) -> None
     else:
         unindex(connection, [document.seq])
     index_documents(connection, [document])
-
-
-def match_seqs(connection: sa.Connection, account_id: str, query: str, limit: int) -> list[int]:
-    """Sequence numbers of the best lexical matches for `query` (plain words, all required).
-
-    The full search tool is built on top of this later; the store contract uses it to prove
-    the index is maintained on both databases.
-    """
-    words = [w for w in query.split() if w]
-    if not words:
-        return []
-    if connection.dialect.name == "postgresql":
-        rows = connection.execute(
-            sa.text(
-                "SELECT s.seq FROM message_search s JOIN messages m ON m.seq = s.seq "
-                "WHERE m.account_id = :account AND s.document @@ plainto_tsquery('simple', :q) "
-                "ORDER BY ts_rank(s.document, plainto_tsquery('simple', :q)) DESC, s.seq "
-                "LIMIT :limit"
-            ),
-            {"account": account_id, "q": " ".join(words), "limit": limit},
-        )
-    else:
-        fts_query = " ".join('"' + w.replace('"', '""') + '"' for w in words)
-        rows = connection.execute(
-            sa.text(
-                "SELECT f.rowid FROM message_fts f JOIN messages m ON m.seq = f.rowid "
-                "WHERE message_fts MATCH :q AND m.account_id = :account "
-                "ORDER BY bm25(message_fts, 10.0, 5.0, 1.0), f.rowid LIMIT :limit"
-            ),
-            {"account": account_id, "q": fts_query, "limit": limit},
-        )
-    return [int(r[0]) for r in rows]
