@@ -14,7 +14,7 @@ from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[sa.Engine]:
     if request.param == "sqlite":
         url = sqlite_url(tmp_path / "store.sqlite3")

@@ -31,7 +31,7 @@ def _open_and_migrate(
         engine.dispose()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return sqlite_url(tmp_path / "store.sqlite3")
