@@ -540,7 +540,7 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     from mailfathom.adapters.imap.session import ImapConnector, ImapSession
     from mailfathom.adapters.mime import normalize, structure
     from mailfathom.adapters.sql import search_index, sync_store, threads
-    from mailfathom.app.synchronize_folder import FolderSynchronizer
+    from mailfathom.app.sync.synchronize_folder import FolderSynchronizer
 
     def optional(module: str, name: str) -> Any:
         try:
@@ -637,7 +637,7 @@ def trace_memory_at_commits() -> list[Any]:
     returns [traced octets, snapshot], filled in as the pass runs."""
     import tracemalloc
 
-    from mailfathom.app.synchronize_folder import FolderSynchronizer
+    from mailfathom.app.sync.synchronize_folder import FolderSynchronizer
 
     peak: list[Any] = []
     tracemalloc.start()

@@ -275,7 +275,7 @@ class Workload:
     # -- in-process calls
 
     def _selection(self, args: dict[str, Any]) -> Any:
-        from mailfathom.app.mailbox_selection import SelectionInput
+        from mailfathom.app.shared.mailbox_selection import SelectionInput
 
         return SelectionInput(
             **{SELECTION_KEYS[k]: v for k, v in args.items() if k in SELECTION_KEYS}
@@ -287,7 +287,7 @@ class Workload:
     # structured content).
 
     def _list(self, args: dict[str, Any]) -> tuple[Callable[[], int], Callable[[], Any]]:
-        from mailfathom.app.list_emails import TimelineRequest
+        from mailfathom.app.reading.list_emails import TimelineRequest
         from mailfathom.entrypoints.mcp import mapping
         from mailfathom.entrypoints.mcp.registry import _success
 
@@ -304,10 +304,10 @@ class Workload:
         return lambda: len(read().emails), lambda: _success(mapping.timeline(read()))
 
     def _search(self, query: str) -> tuple[Callable[[], int], Callable[[], Any]]:
-        from mailfathom.app.search_emails import SearchRequest
+        from mailfathom.app.reading.search_emails import SearchRequest
         from mailfathom.entrypoints.mcp import mapping
-        from mailfathom.entrypoints.mcp.read_tools import SNIPPET_CEILING
         from mailfathom.entrypoints.mcp.registry import _success
+        from mailfathom.entrypoints.mcp.tools.reading import SNIPPET_CEILING
 
         request = SearchRequest(
             query_text=query, selection=self._selection({}), result_limit=SEARCH_LIMIT
@@ -322,7 +322,7 @@ class Workload:
         )
 
     def _get(self, ids: list[str]) -> tuple[Callable[[], int], Callable[[], Any]]:
-        from mailfathom.app.get_email_content import ContentRequest
+        from mailfathom.app.reading.get_email_content import ContentRequest
         from mailfathom.entrypoints.mcp import mapping
         from mailfathom.entrypoints.mcp.registry import _success
 
@@ -415,7 +415,7 @@ class Workload:
 
         # list_emails: the first page, later pages by cursor, and filtered pages.
         cursors: list[str] = []
-        from mailfathom.app.list_emails import TimelineRequest
+        from mailfathom.app.reading.list_emails import TimelineRequest
 
         cursor = None
         for _ in range(40):

@@ -11,16 +11,19 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 from mailfathom.adapters.imap.session import ImapConnector
 from mailfathom.adapters.local.maildir import LocalConnector
 from mailfathom.adapters.local.peers import LocalPeerMailboxes
+from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.adapters.mime.attachments import MimeAttachmentReader
 from mailfathom.adapters.mime.compose import StdlibComposer
 from mailfathom.adapters.preparer import MimeMessagePreparer, default_workers
@@ -34,18 +37,26 @@ from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
-from mailfathom.app.deliver_outgoing import DeliveryPass
-from mailfathom.app.get_email_content import EmailContentReader
-from mailfathom.app.list_accounts import AccountDirectoryReader
-from mailfathom.app.list_emails import MailboxTimelineReader
-from mailfathom.app.mailbox_selection import ServedAccount
-from mailfathom.app.outgoing_mail import OutgoingMailCancellation, OutgoingMailReader
-from mailfathom.app.ports import MailboxSession
-from mailfathom.app.respond_to_email import AuthoredResponseSubmission
-from mailfathom.app.search_emails import MailboxSearchReader
-from mailfathom.app.send_email import AuthoredMailSubmission, Submission
-from mailfathom.app.synchronize_account import AccountSynchronizer
-from mailfathom.app.synchronize_folder import FolderSynchronizer, SyncLimits
+from mailfathom.app.maintenance.rederive_conversations import ConversationRederivation
+from mailfathom.app.maintenance.store_overview import StoreOverview
+from mailfathom.app.maintenance.verify_content import ContentFileUpkeep, StoredContentReader
+from mailfathom.app.reading.get_email_content import EmailContentReader
+from mailfathom.app.reading.list_accounts import AccountDirectoryReader
+from mailfathom.app.reading.list_emails import MailboxTimelineReader
+from mailfathom.app.reading.search_emails import MailboxSearchReader
+from mailfathom.app.sending.administer_outbox import OutboxAdministration
+from mailfathom.app.sending.answered_email import AnsweredEmails
+from mailfathom.app.sending.cancel_outgoing_email import OutgoingMailCancellation
+from mailfathom.app.sending.deliver_outgoing import DeliveryPass
+from mailfathom.app.sending.forward_email import EmailForward
+from mailfathom.app.sending.get_outgoing_email import OutgoingMailReader
+from mailfathom.app.sending.reply_to_email import EmailReply
+from mailfathom.app.sending.send_email import AuthoredMailSubmission
+from mailfathom.app.sending.submission import Submission
+from mailfathom.app.shared.mailbox_selection import ServedAccount
+from mailfathom.app.sync.ports import MailboxSession
+from mailfathom.app.sync.synchronize_account import AccountSynchronizer
+from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimits
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig
 
 
@@ -77,9 +88,23 @@ class ReadingUseCases:
 @dataclass(frozen=True, slots=True)
 class SendingUseCases:
     send: AuthoredMailSubmission
-    response: AuthoredResponseSubmission
+    replies: EmailReply
+    forwards: EmailForward
     outgoing: OutgoingMailReader
     cancellation: OutgoingMailCancellation
+
+
+@dataclass(frozen=True, slots=True)
+class MaintenanceUseCases:
+    overview: StoreOverview
+    rederivation: ConversationRederivation
+    content_check: StoredContentReader
+    content_upkeep: ContentFileUpkeep
+
+
+def load_deployment(path: Path) -> DeploymentConfig:
+    """The deployment a configuration file describes."""
+    return load_config(path)
 
 
 # Allocations between collections of the youngest generation (the interpreter's default is
@@ -198,22 +223,33 @@ class Services:
         served = self._served()
         outbox = SqlOutbox(self.engine)
         submission = Submission(self.config, outbox, StdlibComposer(), clock=self.clock)
+        answered = AnsweredEmails(self._reader(), served, self.content, self.content_repair)
         return SendingUseCases(
             send=AuthoredMailSubmission(submission, served),
-            response=AuthoredResponseSubmission(
-                submission,
-                self._reader(),
-                served,
-                self.content,
-                self.content_repair,
-                MimeAttachmentReader(),
-            ),
+            replies=EmailReply(submission, answered),
+            forwards=EmailForward(submission, answered, MimeAttachmentReader()),
             outgoing=OutgoingMailReader(outbox),
             cancellation=OutgoingMailCancellation(outbox, clock=self.clock),
         )
 
-    def outbox(self) -> SqlOutbox:
-        return SqlOutbox(self.engine)
+    def outbox(self) -> OutboxAdministration:
+        """The operator's list, read and withdrawal of queued sends."""
+        return OutboxAdministration(SqlOutbox(self.engine), clock=self.clock)
+
+    def maintenance(self) -> MaintenanceUseCases:
+        """The operator's view and upkeep of the local store."""
+        return MaintenanceUseCases(
+            overview=StoreOverview(self.overview),
+            rederivation=ConversationRederivation(self.conversations),
+            content_check=StoredContentReader(self.content_repair, self.content),
+            content_upkeep=ContentFileUpkeep(self.content),
+        )
+
+    def deliver_sample_mail(self, account_id: str, messages: int) -> None:
+        """Fill a local account's folders with generated sample mail (the demo)."""
+        for sample in generate_mailbox(messages):
+            folder = self.connectors.local.folder(account_id, sample.folder)
+            folder.deliver(sample.raw, sample.flags)
 
     def delivery_pass(
         self,

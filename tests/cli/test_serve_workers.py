@@ -23,7 +23,7 @@ from mcp.client import Client
 
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
-from mailfathom.app.send_email import SendRequest
+from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mcp_tests.client import call, over_stdio, structured

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from log_audit import register, register_headers
-from mailfathom.app.email_views import TruncatedBy
-from mailfathom.app.get_email_content import ContentRequest
-from mailfathom.app.mailbox_selection import SelectionInput
-from mailfathom.app.search_emails import SearchRequest
+from mailfathom.app.reading.get_email_content import ContentRequest
+from mailfathom.app.reading.search_emails import SearchRequest
+from mailfathom.app.reading.views import TruncatedBy
+from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from servers.dovecot import ImapAccount
 from sync.helpers import RemoteMailbox, imap_account_config, open_services, stored_rows

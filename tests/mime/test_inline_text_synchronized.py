@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from log_audit import register
-from mailfathom.app.get_email_content import ContentRequest
-from mailfathom.app.mailbox_selection import SelectionInput
-from mailfathom.app.search_emails import SearchRequest
+from mailfathom.app.reading.get_email_content import ContentRequest
+from mailfathom.app.reading.search_emails import SearchRequest
+from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from servers.dovecot import ImapAccount
 from sync.helpers import RemoteMailbox, imap_account_config, open_services

@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields
 import pytest
 
 from mailfathom.adapters.mime import normalize_headers, normalize_message
-from mailfathom.app.sync_types import PreparedMessage
+from mailfathom.app.sync.types import PreparedMessage
 from mailfathom.domain.message import NormalizedMessage, PartDescription, Participant
 from mailfathom.domain.pickling import pickled_by_fields
 

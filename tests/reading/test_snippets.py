@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from mailfathom.app import snippets
-from mailfathom.app.snippets import MAX_SNIPPETS, SNIPPET_CHARACTERS, extracts, query_terms
+from mailfathom.app.reading import snippets
+from mailfathom.app.reading.snippets import MAX_SNIPPETS, SNIPPET_CHARACTERS, extracts, query_terms
 
 
 def _reference(body: str, terms: list[str]) -> tuple[str, ...]:

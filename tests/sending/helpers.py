@@ -15,8 +15,8 @@ import pytest
 
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
-from mailfathom.app.list_emails import TimelineRequest
-from mailfathom.app.mailbox_selection import SelectionInput
+from mailfathom.app.reading.list_emails import TimelineRequest
+from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from servers.smtp import SmtpServer

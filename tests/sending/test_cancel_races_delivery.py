@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from log_audit import register_all
-from mailfathom.app.send_email import SendRequest
+from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import Stage

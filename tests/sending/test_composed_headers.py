@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mailfathom.adapters.mime.compose import StdlibComposer
-from mailfathom.app.sending_ports import AuthoredMessage
+from mailfathom.app.sending.ports import AuthoredMessage
 
 LONE = "\udc80"
 

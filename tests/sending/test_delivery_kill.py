@@ -17,7 +17,7 @@ import pytest
 
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
-from mailfathom.app.send_email import SendRequest
+from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.outgoing import Stage

@@ -16,9 +16,9 @@ from mailfathom.adapters.local.peers import LocalPeerMailboxes
 from mailfathom.adapters.sent_folders import SentFolderCopies
 from mailfathom.adapters.smtp.submission import SmtpTransports
 from mailfathom.adapters.sql.outbox import SqlOutbox
-from mailfathom.app.deliver_outgoing import DeliveryPass
-from mailfathom.app.send_email import SendRequest
-from mailfathom.app.sending_ports import SubmissionOutcome
+from mailfathom.app.sending.deliver_outgoing import DeliveryPass
+from mailfathom.app.sending.ports import SubmissionOutcome
+from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.domain.codes import Code, DeliveryCode
 from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import RecipientState, Stage

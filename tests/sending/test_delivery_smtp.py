@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from log_audit import register_all
-from mailfathom.app.send_email import SendRequest
+from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.domain.codes import Code, DeliveryCode
 from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import RecipientState, Stage

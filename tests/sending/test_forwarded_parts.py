@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from log_audit import register_all
-from mailfathom.app.respond_to_email import ForwardRequest
+from mailfathom.app.sending.forward_email import ForwardRequest
 from servers.smtp import SmtpServer
 
 from .helpers import (
@@ -90,7 +90,7 @@ def _attached_message(inner: EmailMessage) -> EmailMessage:
 
 
 def _forward(d: SendingDeployment, raw: bytes, key: str) -> None:
-    d.services.sending().response.forward(
+    d.services.sending().forwards.forward(
         AGENT,
         ForwardRequest(
             stored_email_id=stored(d, raw),

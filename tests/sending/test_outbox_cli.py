@@ -8,7 +8,7 @@ from pathlib import Path
 
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
-from mailfathom.app.send_email import SendRequest
+from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.bootstrap import Services
 
 from .helpers import AGENT, sending_config

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from log_audit import register_all
-from mailfathom.app.list_emails import TimelineRequest
-from mailfathom.app.mailbox_selection import SelectionInput
-from mailfathom.app.respond_to_email import ReplyRequest
-from mailfathom.app.send_email import SendRequest
+from mailfathom.app.reading.list_emails import TimelineRequest
+from mailfathom.app.sending.reply_to_email import ReplyRequest
+from mailfathom.app.sending.send_email import SendRequest
+from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.outgoing import RecipientState, Stage
 
@@ -113,7 +113,7 @@ def test_peers_reply_to_each_other_and_see_one_conversation(
         AGENT, TimelineRequest(selection=SelectionInput(accounts=["peer"], folders=["INBOX"]))
     )
     (received,) = page.emails
-    reply = sending.response.reply(
+    reply = sending.replies.reply(
         AGENT,
         ReplyRequest(
             stored_email_id=str(received.stored_email_id),

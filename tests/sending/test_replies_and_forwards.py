@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from log_audit import register_all
-from mailfathom.app.respond_to_email import ForwardRequest, ReplyRequest
+from mailfathom.app.sending.forward_email import ForwardRequest
+from mailfathom.app.sending.reply_to_email import ReplyRequest
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal
 from servers.smtp import SmtpServer
@@ -86,7 +87,7 @@ def test_a_reply_to_everyone_is_derived_from_the_stored_email(
     deployment: SendingDeployment, smtp: SmtpServer
 ) -> None:
     email_id = stored(deployment, _original())
-    responding = deployment.services.sending().response
+    responding = deployment.services.sending().replies
     record = responding.reply(
         AGENT,
         ReplyRequest(
@@ -123,7 +124,7 @@ def test_a_reply_to_the_sender_only_reaches_reply_to_or_else_from_and_keeps_re_o
 ) -> None:
     email_id = stored(deployment, _original(with_reply_to=False, subject="RE: Old thread"))
     register_all(["Old thread"])
-    responding = deployment.services.sending().response
+    responding = deployment.services.sending().replies
     responding.reply(
         AGENT,
         ReplyRequest(
@@ -143,7 +144,7 @@ def test_a_forward_carries_the_original_files_and_text(
     deployment: SendingDeployment, smtp: SmtpServer
 ) -> None:
     email_id = stored(deployment, _original())
-    responding = deployment.services.sending().response
+    responding = deployment.services.sending().forwards
     responding.forward(
         AGENT,
         ForwardRequest(
@@ -174,7 +175,7 @@ def test_a_forward_past_the_attachment_bounds_is_refused_before_anything_is_read
     for d in _open(tmp_path, smtp, monkeypatch, mail_delivery="MaxAttachmentSize = 100"):
         email_id = stored(d, _original())
         with pytest.raises(Refusal) as refused:
-            d.services.sending().response.forward(
+            d.services.sending().forwards.forward(
                 AGENT,
                 ForwardRequest(
                     stored_email_id=email_id,
@@ -190,7 +191,7 @@ def test_a_forward_past_the_attachment_bounds_is_refused_before_anything_is_read
 def test_an_email_that_cannot_be_answered_is_one_answer(
     deployment: SendingDeployment,
 ) -> None:
-    responding = deployment.services.sending().response
+    responding = deployment.services.sending().replies
     email_id = stored(deployment, _original())
     # Its stored content goes missing: unanswerable, like an identifier nothing is held under.
     content_dir = deployment.services.config.store.content_dir
@@ -212,7 +213,7 @@ def test_an_email_that_cannot_be_answered_is_one_answer(
     assert answers[0] == answers[1]
     assert answers[0][0] == Code.EMAIL_NOT_ANSWERABLE
     with pytest.raises(Refusal) as malformed:
-        responding.forward(
+        deployment.services.sending().forwards.forward(
             AGENT,
             ForwardRequest(
                 stored_email_id="not-an-id", to=["a@example.net"], plain_text_body="x",
@@ -233,7 +234,7 @@ def test_a_reply_to_everyone_leaves_out_every_address_the_account_receives_as(
         cc="team@example.org, dave@example.net, me@example.org",
     )
     for d in _open(tmp_path, smtp, monkeypatch, addresses=aliases):
-        record = d.services.sending().response.reply(
+        record = d.services.sending().replies.reply(
             AGENT,
             ReplyRequest(
                 stored_email_id=stored(d, original),

@@ -12,9 +12,9 @@ import pytest
 
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
-from mailfathom.app.list_emails import TimelineRequest
-from mailfathom.app.mailbox_selection import SelectionInput
-from mailfathom.app.respond_to_email import ReplyRequest
+from mailfathom.app.reading.list_emails import TimelineRequest
+from mailfathom.app.sending.reply_to_email import ReplyRequest
+from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.bootstrap import Services
 from mailfathom.domain.outgoing import Stage
 from servers.dovecot import DovecotServer
@@ -114,7 +114,7 @@ Secret = {{ Env = "MAILFATHOM_TEST_SMTP_SECRET" }}
                 return list(page.emails)
 
             (received,) = emails("bob", "INBOX")
-            record = services.sending().response.reply(
+            record = services.sending().replies.reply(
                 AGENT,
                 ReplyRequest(
                     stored_email_id=str(received.stored_email_id),  # type: ignore[attr-defined]

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from log_audit import register_all
-from mailfathom.app.list_emails import TimelineRequest
-from mailfathom.app.mailbox_selection import SelectionInput
-from mailfathom.app.respond_to_email import ReplyRequest
-from mailfathom.app.send_email import SendRequest
+from mailfathom.app.reading.list_emails import TimelineRequest
+from mailfathom.app.sending.reply_to_email import ReplyRequest
+from mailfathom.app.sending.send_email import SendRequest
+from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import Stage
@@ -78,7 +78,7 @@ def test_unvouched_addresses_are_refused_but_derived_recipients_are_not_judged(
         page = d.services.reading().timeline.read(
             AGENT, TimelineRequest(selection=SelectionInput(folders=["INBOX"]))
         )
-        reply = d.services.sending().response.reply(
+        reply = d.services.sending().replies.reply(
             AGENT,
             ReplyRequest(
                 stored_email_id=str(page.emails[0].stored_email_id),
@@ -90,7 +90,7 @@ def test_unvouched_addresses_are_refused_but_derived_recipients_are_not_judged(
         assert [r.address for r in reply.recipients] == ["stranger@example.net"]
         # A copy the caller writes in is judged.
         with pytest.raises(Refusal) as refused:
-            d.services.sending().response.reply(
+            d.services.sending().replies.reply(
                 AGENT,
                 ReplyRequest(
                     stored_email_id=str(page.emails[0].stored_email_id),

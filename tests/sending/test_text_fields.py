@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 
 from log_audit import register_all
-from mailfathom.app.get_email_content import ContentRequest
-from mailfathom.app.list_emails import TimelineRequest
-from mailfathom.app.mailbox_selection import SelectionInput
-from mailfathom.app.respond_to_email import ForwardRequest, ReplyRequest
-from mailfathom.app.search_emails import SearchRequest
-from mailfathom.app.send_email import SendRequest
+from mailfathom.app.reading.get_email_content import ContentRequest
+from mailfathom.app.reading.list_emails import TimelineRequest
+from mailfathom.app.reading.search_emails import SearchRequest
+from mailfathom.app.sending.forward_email import ForwardRequest
+from mailfathom.app.sending.reply_to_email import ReplyRequest
+from mailfathom.app.sending.send_email import SendRequest
+from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal
 
@@ -217,7 +218,7 @@ _RESPONSE_FIELDS: list[dict[str, Any]] = [
 def test_a_reply_refuses_a_field_that_is_no_text_before_anything_is_written(
     held: Held, changes: dict[str, Any]
 ) -> None:
-    responses = held.d.services.sending().response
+    responses = held.d.services.sending().replies
     request = ReplyRequest(held.stored_email_id, False, "Noted.\n", "reply-text-fields")
     request = dataclasses.replace(request, **changes)
     before = _records(held)
@@ -238,7 +239,7 @@ def test_a_reply_refuses_a_field_that_is_no_text_before_anything_is_written(
 def test_a_forward_refuses_a_field_that_is_no_text_before_anything_is_written(
     held: Held, changes: dict[str, Any]
 ) -> None:
-    responses = held.d.services.sending().response
+    responses = held.d.services.sending().forwards
     request = ForwardRequest(
         held.stored_email_id, ["friend@example.net"], "See below.\n", "forward-text-fields"
     )
@@ -251,12 +252,12 @@ def test_a_forward_refuses_a_field_that_is_no_text_before_anything_is_written(
 
 @pytest.mark.parametrize("tool", ["reply", "forward"])
 def test_an_answered_email_named_by_no_text_is_51004(held: Held, tool: str) -> None:
-    responses = held.d.services.sending().response
+    sending = held.d.services.sending()
     work: Callable[[], object]
     if tool == "reply":
-        work = lambda: responses.reply(AGENT, ReplyRequest(LONE, False, "Noted.\n", "r"))  # noqa: E731
+        work = lambda: sending.replies.reply(AGENT, ReplyRequest(LONE, False, "Noted.\n", "r"))  # noqa: E731
     else:
-        work = lambda: responses.forward(  # noqa: E731
+        work = lambda: sending.forwards.forward(  # noqa: E731
             AGENT, ForwardRequest(LONE, ["friend@example.net"], "See below.\n", "f")
         )
     assert _refused(work, LONE) == Code.NOT_AN_EMAIL_IDENTIFIER
@@ -269,6 +270,6 @@ def test_the_same_fields_without_the_refused_characters_are_sent(held: Held) -> 
         AGENT, _send(subject=f"Minutes {MARK} \u00e9\u200d", idempotency_key="clean")
     )
     assert record.account_id == "work"
-    responses = sending.response
+    responses = sending.replies
     reply = ReplyRequest(held.stored_email_id, False, "Noted.\u2028\n", "clean-reply")
     assert responses.reply(AGENT, reply).account_id == "work"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from log_audit import register
-from mailfathom.app.sync_types import ContentState, NewMessage, RemoteFlags
+from mailfathom.app.sync.types import NewMessage
+from mailfathom.domain.content_state import ContentState, RemoteFlags
 from mailfathom.domain.message import (
     HeaderRole,
     NormalizedMessage,

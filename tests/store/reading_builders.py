@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
-from mailfathom.app.sync_types import ContentState, FolderRecord, NewMessage, RemoteFlags
+from mailfathom.app.sync.types import FolderRecord, NewMessage
 from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
+from mailfathom.domain.content_state import ContentState, RemoteFlags
 from mailfathom.domain.folders import FolderRole
 from mailfathom.domain.message import (
     HeaderRole,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.reading import SqlMailboxReader
-from mailfathom.app.reading_types import SummaryFilter
+from mailfathom.app.shared.stored_mail import SummaryFilter
 
 
 def matching_seqs(engine: sa.Engine, folder_ids: Sequence[int], query: str) -> list[int]:

@@ -17,8 +17,7 @@ from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
-from mailfathom.app.reading_ports import MailboxReadStore
-from mailfathom.app.reading_types import (
+from mailfathom.app.shared.stored_mail import (
     FolderView,
     ParticipantRow,
     PartRow,
@@ -27,7 +26,9 @@ from mailfathom.app.reading_types import (
     SummaryRow,
     TimelinePosition,
 )
-from mailfathom.app.sync_types import ContentState, FlagChange, FolderRecord, RemoteFlags
+from mailfathom.app.shared.stored_mail_ports import MailboxReadStore
+from mailfathom.app.sync.types import FlagChange, FolderRecord
+from mailfathom.domain.content_state import ContentState, RemoteFlags
 from mailfathom.domain.folders import FolderRole
 from mailfathom.domain.message import PartDescription, PartKind
 

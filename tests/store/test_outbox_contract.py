@@ -14,7 +14,7 @@ import pytest
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.outbox import SqlOutbox
-from mailfathom.app.sending_ports import AttemptResult, CeilingLimit, CeilingReached, NewOutgoing
+from mailfathom.app.sending.ports import AttemptResult, CeilingLimit, CeilingReached, NewOutgoing
 from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.outgoing import (
     AddressField,

@@ -21,14 +21,9 @@ from mailfathom.adapters.sql.schema import (
     parts,
 )
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
-from mailfathom.app.sync_types import (
-    ContentState,
-    FlagChange,
-    FolderRecord,
-    NewMessage,
-    RemoteFlags,
-)
+from mailfathom.app.sync.types import FlagChange, FolderRecord, NewMessage
 from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
+from mailfathom.domain.content_state import ContentState, RemoteFlags
 from mailfathom.domain.folders import FolderRole
 
 from .builders import ATTACHMENT, new_message, normalized

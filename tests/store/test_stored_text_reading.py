@@ -18,8 +18,9 @@ from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.schema import message_bodies
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
-from mailfathom.app.reading_types import SummaryFilter
-from mailfathom.app.sync_types import ContentState, FolderRecord, NewMessage, RemoteFlags
+from mailfathom.app.shared.stored_mail import SummaryFilter
+from mailfathom.app.sync.types import FolderRecord, NewMessage
+from mailfathom.domain.content_state import ContentState, RemoteFlags
 
 from .reading_builders import NOW, VALIDITY, add_folder
 from .searching import matching_seqs

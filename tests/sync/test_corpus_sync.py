@@ -35,9 +35,9 @@ from log_audit import register_headers
 from mailfathom.adapters.mime import normalize_message
 from mailfathom.adapters.sql.rows import derived_values
 from mailfathom.adapters.sql.schema import message_bodies, messages
-from mailfathom.app.sync_types import ContentState
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import AccountConfig, FolderMapping
+from mailfathom.domain.content_state import ContentState
 from servers.dovecot import DovecotServer, ImapAccount
 
 from .helpers import imap_account_config, open_services, stored_rows

@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 from mailfathom.adapters.imap.session import ImapSession
-from mailfathom.app.get_email_content import ContentRequest
-from mailfathom.app.read_stored_content import StoredContentReader
-from mailfathom.app.sync_types import ContentState, FetchedMessage
+from mailfathom.app.maintenance.verify_content import StoredContentReader
+from mailfathom.app.reading.get_email_content import ContentRequest
+from mailfathom.app.sync.types import FetchedMessage
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.config import FolderMapping, SyncMode
+from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.errors import ContentMissingError
 from mailfathom.domain.folders import FolderRole
 from servers.dovecot import DovecotServer, ImapAccount

@@ -40,7 +40,7 @@ from mailfathom.adapters.content.packs import Location, PackContentStore
 from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.adapters.preparer import POOL_THRESHOLD
 from mailfathom.adapters.sql.schema import folders, message_bodies, messages
-from mailfathom.app.sync_types import ContentState
+from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.errors import ContentMissingError
 from servers.dovecot import DovecotServer, ImapAccount
 

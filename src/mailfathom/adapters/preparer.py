@@ -25,7 +25,7 @@ from pathlib import Path
 from mailfathom.adapters.content.packs import PackContentStore, PendingEntry
 from mailfathom.adapters.content.texts import encode_text
 from mailfathom.adapters.mime import normalize_headers, normalize_message
-from mailfathom.app.sync_types import PreparedMessage
+from mailfathom.app.sync.types import PreparedMessage
 from mailfathom.domain.message import NormalizedMessage
 
 # Below this many messages a batch is normalized in the calling thread: handing it to

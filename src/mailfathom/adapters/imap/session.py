@@ -25,15 +25,15 @@ from mailfathom.adapters.imap.responses import (
     message_id_from_header,
     parse_uid_set,
 )
-from mailfathom.app.sync_types import (
+from mailfathom.app.sync.types import (
     ChangeSet,
     EnvelopeItem,
     FetchedMessage,
     FlagChange,
     FolderStatus,
-    RemoteFlags,
 )
 from mailfathom.domain.config import AccountConfig, TlsMode
+from mailfathom.domain.content_state import RemoteFlags
 from mailfathom.domain.errors import MailServerAuthError, SyncError
 from mailfathom.domain.identifiers import parse_msg_ids
 

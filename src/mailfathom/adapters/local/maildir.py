@@ -18,15 +18,15 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from mailfathom.app.sync_types import (
+from mailfathom.app.sync.types import (
     ChangeSet,
     EnvelopeItem,
     FetchedMessage,
     FlagChange,
     FolderStatus,
-    RemoteFlags,
 )
 from mailfathom.domain.config import AccountConfig
+from mailfathom.domain.content_state import RemoteFlags
 from mailfathom.domain.errors import SyncError
 from mailfathom.domain.identifiers import parse_msg_ids
 

@@ -22,7 +22,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
 from mailfathom.adapters.mime.seven_bit import CARRIED, carried_message, encoded
-from mailfathom.app.sending_ports import Attachment, AuthoredMessage, ComposedMessage
+from mailfathom.app.sending.ports import Attachment, AuthoredMessage, ComposedMessage
 from mailfathom.domain import text_rules
 
 # SMTP's policy, 7-bit, and an attached message's own header lines written as they came.

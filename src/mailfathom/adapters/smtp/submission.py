@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 import aiosmtplib
 
 from mailfathom.adapters.config.secrets import read_secret
-from mailfathom.app.sending_ports import RecipientReply, SubmissionOutcome
+from mailfathom.app.sending.ports import RecipientReply, SubmissionOutcome
 from mailfathom.domain.config import DeploymentConfig
 from mailfathom.domain.connections import TlsMode
 from mailfathom.domain.delivery_config import SmtpConnection

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from mailfathom.adapters.sql.schema import message_bodies, messages
 from mailfathom.adapters.sql.store_base import SqlTables
-from mailfathom.app.sync_types import ContentState
+from mailfathom.domain.content_state import ContentState
 
 
 class SqlContentRepairStore(SqlTables):

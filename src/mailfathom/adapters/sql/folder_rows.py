@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 from mailfathom.adapters.sql.schema import accounts, folders
 from mailfathom.adapters.sql.store_base import SqlTables, folder_record, folder_values, now
-from mailfathom.app.sync_types import FolderRecord
+from mailfathom.app.sync.types import FolderRecord
 from mailfathom.domain.config import AccountConfig, FolderMapping
 
 

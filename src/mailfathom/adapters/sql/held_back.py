@@ -15,7 +15,7 @@ from mailfathom.adapters.sql.schema import (
     repair_requests,
 )
 from mailfathom.adapters.sql.store_base import SqlTables
-from mailfathom.app.sync_types import ContentState
+from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.message import NormalizedMessage
 
 # Questions about held-back messages start from the rare rows: the unary `+` keeps SQLite

@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.schema import outgoing_emails, outgoing_recipients
-from mailfathom.app.sending_ports import (
+from mailfathom.app.sending.ports import (
     AttemptResult,
     CeilingLimit,
     CeilingReached,

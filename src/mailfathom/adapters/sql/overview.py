@@ -9,7 +9,8 @@ import sqlalchemy as sa
 
 from mailfathom.adapters.sql.schema import folders, messages
 from mailfathom.adapters.sql.store_base import SqlTables, folder_record
-from mailfathom.app.sync_types import ContentState, FolderRecord
+from mailfathom.app.sync.types import FolderRecord
+from mailfathom.domain.content_state import ContentState
 
 
 class SqlStoreOverview(SqlTables):

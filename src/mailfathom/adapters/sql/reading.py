@@ -40,8 +40,7 @@ from mailfathom.adapters.sql.reading_texts import LoadedText, TextSource, load_t
 from mailfathom.adapters.sql.schema import folders, messages
 from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
 from mailfathom.adapters.sql.threads import split_ids
-from mailfathom.app.reading_ports import MailboxReadView
-from mailfathom.app.reading_types import (
+from mailfathom.app.shared.stored_mail import (
     EmailRow,
     FolderView,
     SearchRow,
@@ -50,6 +49,7 @@ from mailfathom.app.reading_types import (
     ThreadMember,
     TimelinePosition,
 )
+from mailfathom.app.shared.stored_mail_ports import MailboxReadView
 from mailfathom.domain.folders import FolderRole
 
 

@@ -21,14 +21,14 @@ from sqlalchemy.dialects.postgresql import TSQUERY
 from mailfathom.adapters.sql.engine import SQLITE_FOLD_FUNCTION
 from mailfathom.adapters.sql.rows import text_value
 from mailfathom.adapters.sql.schema import keywords, messages, participants, parts
-from mailfathom.app.reading_types import (
+from mailfathom.app.shared.stored_mail import (
     ParticipantRow,
     PartRow,
     StoredFlags,
     SummaryFilter,
     SummaryRow,
 )
-from mailfathom.app.sync_types import ContentState
+from mailfathom.domain.content_state import ContentState
 
 CHUNK = 500
 # address_key is cut to this length when written (see rows.py), so a lookup is cut alike.

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from mailfathom.adapters.sql.reading_rows import chunks
 from mailfathom.adapters.sql.schema import message_bodies, messages
-from mailfathom.app.sync_types import ContentState
+from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.errors import ContentMissingError
 
 

@@ -11,7 +11,8 @@ from typing import Any
 from mailfathom.adapters.content.texts import storable_text
 from mailfathom.adapters.sql.search_index import IndexDocument
 from mailfathom.adapters.sql.threads import join_ids
-from mailfathom.app.sync_types import NewMessage, RemoteFlags
+from mailfathom.app.sync.types import NewMessage
+from mailfathom.domain.content_state import RemoteFlags
 from mailfathom.domain.message import ContentMarker, HeaderRole, NormalizedMessage
 
 _MAX_ID = 998

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
 from mailfathom.adapters.sql.schema import repair_requests
-from mailfathom.app.sync_types import FolderRecord
+from mailfathom.app.sync.types import FolderRecord
 from mailfathom.domain.config import FolderMapping
 
 CHUNK = 500

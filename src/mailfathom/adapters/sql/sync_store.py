@@ -24,7 +24,8 @@ from mailfathom.adapters.sql.rows import (
 )
 from mailfathom.adapters.sql.schema import folders, keywords, messages
 from mailfathom.adapters.sql.store_base import CHUNK
-from mailfathom.app.sync_types import FlagChange, FolderRecord, NewMessage, RemoteFlags
+from mailfathom.app.sync.types import FlagChange, FolderRecord, NewMessage
+from mailfathom.domain.content_state import RemoteFlags
 
 
 class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):

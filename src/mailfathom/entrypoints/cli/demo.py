@@ -12,9 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from mailfathom.adapters.config.toml_loader import load_config
-from mailfathom.adapters.local.sample_mail import generate_mailbox
-from mailfathom.bootstrap import Services
+from mailfathom.bootstrap import Services, load_deployment
 from mailfathom.entrypoints.cli import serving
 from mailfathom.entrypoints.cli.progress import sync_with_progress
 
@@ -110,19 +108,17 @@ def run(data_dir: Path, messages: int, console: Console, *, serve: bool, port: i
     if not config_path.exists():
         digest = hashlib.sha256(key.encode()).hexdigest()
         config_path.write_text(DEMO_CONFIG.format(port=port, key_digest=digest), "utf-8")
-    config = load_config(config_path)
+    config = load_deployment(config_path)
     with Services.open(config) as services:
         account = config.accounts[0]
         marker = data_dir / ".generated"
         if not marker.exists():
-            for sample in generate_mailbox(messages):
-                folder = services.connectors.local.folder(account.account_id, sample.folder)
-                folder.deliver(sample.raw, sample.flags)
+            services.deliver_sample_mail(account.account_id, messages)
             marker.write_text(str(messages), "ascii")
             console.print(f"Generated {messages} messages in {data_dir / 'data' / 'local'}")
         for each in config.accounts:
             sync_with_progress(services, each, console)
-        summary = services.overview.summary(account.account_id)
+        summary = services.maintenance().overview.summary(account.account_id)
         table = Table("folder", "messages", "conversations", "with attachments", "unread")
         for row in summary:
             table.add_row(*(str(v) for v in row))

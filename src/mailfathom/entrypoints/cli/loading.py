@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.bootstrap import load_deployment
 from mailfathom.domain import text_rules
 from mailfathom.domain.config import AccountConfig, DeploymentConfig
 from mailfathom.domain.errors import ConfigurationError
@@ -19,7 +19,7 @@ def load(path: Path | None) -> DeploymentConfig:
         raise ConfigurationError(
             "No configuration file was found: pass --config or set MAILFATHOM_CONFIG."
         )
-    return load_config(path)
+    return load_deployment(path)
 
 
 def account_not_configured(name: str) -> ConfigurationError:

@@ -18,7 +18,6 @@ from mailfathom.adapters.config.secrets import (
     secrets_to_deliver,
     secrets_to_synchronize,
 )
-from mailfathom.app.read_stored_content import StoredContentReader
 from mailfathom.bootstrap import Services
 from mailfathom.domain.errors import MailFathomError
 from mailfathom.entrypoints import logs
@@ -135,21 +134,19 @@ def list_accounts(config: ConfigOption = None) -> None:
     try:
         deployment = load(config)
         with Services.open(deployment) as services:
+            overview = services.maintenance().overview
             table = Table("account", "folder", "role", "tools", "messages", "last progress")
             for acc in deployment.accounts:
-                counts = services.overview.message_counts(acc.account_id)
-                records = {r.remote_name: r for r in services.overview.folders_of(acc.account_id)}
                 if not acc.folders:
                     table.add_row(acc.account_id, "(no folders mapped)", "", "", "", "")
-                for mapping in acc.folders:
-                    record = records.get(mapping.remote_name)
-                    when = record.last_committed_at if record else None
+                for line in overview.folders(acc):
+                    mapping, when = line.mapping, line.last_committed_at
                     table.add_row(
                         acc.account_id,
                         mapping.alias,
                         mapping.role.value if mapping.role else "",
                         "visible" if mapping.visible_to_tools else "withheld",
-                        str(counts.get(record.folder_id, 0) if record else 0),
+                        str(line.messages),
                         when.isoformat(timespec="seconds") if when else "never",
                     )
             console.print(table)
@@ -163,8 +160,9 @@ def rederive(config: ConfigOption = None, account: AccountOption = None) -> None
     try:
         deployment = load(config)
         with Services.open(deployment) as services:
+            rederivation = services.maintenance().rederivation
             for acc in selected_accounts(deployment, account):
-                count = services.conversations.rederive_conversations(acc.account_id)
+                count = rederivation.rederive(acc.account_id)
                 console.print(f"{acc.account_id}: {count} messages placed in conversations")
     except MailFathomError as error:
         _fail(error)
@@ -176,10 +174,11 @@ def verify(config: ConfigOption = None, account: AccountOption = None) -> None:
     try:
         deployment = load(config)
         with Services.open(deployment) as services:
-            swept = services.content.sweep_temporary() + services.content.reclaim()
+            maintenance = services.maintenance()
+            swept = maintenance.content_upkeep.tidy()
             if swept:
                 console.print(f"Removed {swept} left-over or compacted content file(s).")
-            reader = StoredContentReader(services.content_repair, services.content)
+            reader = maintenance.content_check
             for acc in selected_accounts(deployment, account):
                 bad = reader.verify_all(acc.account_id)
                 console.print(f"{acc.account_id}: {bad} stored message(s) queued for repair")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -16,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mailfathom.adapters.sql.outbox import SqlOutbox
+from mailfathom.app.sending.administer_outbox import OutboxAdministration
 from mailfathom.bootstrap import Services
 from mailfathom.domain.errors import MailFathomError
 from mailfathom.domain.outgoing import OutgoingRecord, Stage
@@ -41,7 +40,7 @@ def _identifier(text: str) -> uuid.UUID:
         raise typer.Exit(code=2) from None
 
 
-def _with_outbox(config: Path | None, work: Callable[[SqlOutbox], T]) -> T:
+def _with_outbox(config: Path | None, work: Callable[[OutboxAdministration], T]) -> T:
     """Run `work` on the deployment's outbox; a configuration or store failure ends the
     command with its message and exit code 2."""
     try:
@@ -124,9 +123,7 @@ def cancel(
 ) -> None:
     """Withdraw a send that is still waiting (whoever queued it)."""
     identifier = _identifier(outgoing_email_id)
-    record = _with_outbox(
-        config, lambda outbox: outbox.operator_cancel(identifier, datetime.now(UTC))
-    )
+    record = _with_outbox(config, lambda outbox: outbox.cancel(identifier))
     if record is None:
         err_console.print("No send is held under that identifier.")
         raise typer.Exit(code=1)

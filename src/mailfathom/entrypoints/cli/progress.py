@@ -12,7 +12,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from mailfathom.app.sync_types import SyncReport
+from mailfathom.app.sync.types import SyncReport
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import AccountConfig
 

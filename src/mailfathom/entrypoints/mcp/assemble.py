@@ -5,11 +5,11 @@ from __future__ import annotations
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ToolCategory
 from mailfathom.entrypoints.mcp.http_app import caller_of
-from mailfathom.entrypoints.mcp.read_tools import register_read_tools
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
-from mailfathom.entrypoints.mcp.send_tools import register_send_tools
 from mailfathom.entrypoints.mcp.server import EndpointPolicy, MailFathomMcp
 from mailfathom.entrypoints.mcp.telemetry import ToolTelemetry
+from mailfathom.entrypoints.mcp.tools.reading import register_read_tools
+from mailfathom.entrypoints.mcp.tools.sending import register_send_tools
 
 
 def build_server(services: Services) -> MailFathomMcp:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import uuid
 
-from mailfathom.app import email_views as v
-from mailfathom.app.list_accounts import AccountDirectory
+from mailfathom.app.reading import views as v
+from mailfathom.app.reading.list_accounts import AccountDirectory
 from mailfathom.entrypoints.mcp import content_models as c
 from mailfathom.entrypoints.mcp import models as m
 

@@ -1,0 +1,138 @@
+"""Pieces of a content read: bounded text, headers, attachments, the conversation block."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+
+from mailfathom.app.reading.views import (
+    AttachmentCounts,
+    AttachmentView,
+    DownloadState,
+    HeadersView,
+    ParticipantView,
+    SenderAuthentication,
+    TextRepresentation,
+    ThreadBlock,
+    ThreadMessageRef,
+    TruncatedBy,
+)
+from mailfathom.app.shared.stored_mail import EmailRow, SummaryRow, ThreadMember
+from mailfathom.domain.content_state import ContentState
+
+BODY_CHARACTER_LIMIT = 50_000
+READ_CHARACTER_BUDGET = 150_000
+OTHER_MESSAGES_LIMIT = 50
+
+
+class CharacterBudget:
+    """The characters one call may still return, shared by every body it serves.
+
+    Each representation is cut at the per-email limit first and then at what remains of
+    the call's budget, and says which of the two cut it."""
+
+    def __init__(self, total: int = READ_CHARACTER_BUDGET) -> None:
+        self.remaining = total
+
+    def take(self, text: str) -> TextRepresentation:
+        original = len(text)
+        cut_by = TruncatedBy.NONE
+        if original > BODY_CHARACTER_LIMIT:
+            text, cut_by = text[:BODY_CHARACTER_LIMIT], TruncatedBy.BODY_CHARACTER_LIMIT
+        if len(text) > self.remaining:
+            text, cut_by = text[: self.remaining], TruncatedBy.READ_CHARACTER_BUDGET
+        self.remaining -= len(text)
+        return TextRepresentation(text, original, cut_by)
+
+
+def empty_text() -> TextRepresentation:
+    return TextRepresentation("", 0, TruncatedBy.NONE)
+
+
+def _comparison_domain(address: str | None) -> str | None:
+    """The domain of an address in the form verdicts are compared in: ASCII, upper case."""
+    if not address or "@" not in address:
+        return None
+    domain = address.rpartition("@")[2].strip().rstrip(".")
+    if not domain:
+        return None
+    try:
+        ascii_domain = domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        return None
+    return ascii_domain.upper()
+
+
+def headers_view(row: EmailRow) -> HeadersView:
+    summary = row.summary
+    return HeadersView(
+        subject=summary.subject,
+        sent_at=summary.sent_at,
+        received_at=summary.received_at,
+        participants=tuple(
+            ParticipantView(p.role, p.address, p.display_name) for p in row.participants
+        ),
+        message_id=summary.message_id,
+        in_reply_to=row.in_reply_to,
+        references=row.references,
+        sender_authentication=SenderAuthentication(
+            authenticated_domain=None,
+            displayed_author_domain=_comparison_domain(summary.sender_address),
+        ),
+    )
+
+
+def attachment_views(row: EmailRow, links_requested: bool) -> tuple[AttachmentView, ...]:
+    """Every attachment described. Links need a public address and a key ring, which this
+    deployment does not have yet, so a request for them is answered `unavailable`."""
+    state = DownloadState.UNAVAILABLE if links_requested else DownloadState.NOT_REQUESTED
+    return tuple(
+        AttachmentView(p.file_name, p.name_was_normalized, p.media_type, p.size_octets, state)
+        for p in row.parts
+        if p.kind == "attachment"
+    )
+
+
+def counts_of(row: EmailRow) -> AttachmentCounts | None:
+    """None when nothing has read the message's parts (its MIME was never stored)."""
+    summary = row.summary
+    if summary.content_state is not ContentState.STORED or summary.attachment_count is None:
+        return None
+    return AttachmentCounts(summary.attachment_count, summary.inline_count or 0)
+
+
+def thread_block(summary: SummaryRow, members: Sequence[ThreadMember] | None) -> ThreadBlock | None:
+    """The conversation as far as the caller may see it; a parent outside that view makes
+    its reply a root rather than a pointer to something withheld."""
+    if summary.thread_id is None or not members:
+        return None
+    by_seq = {m.seq: m for m in members}
+    if summary.seq not in by_seq:
+        return None
+
+    def parent_of(member: ThreadMember) -> uuid.UUID | None:
+        parent = by_seq.get(member.parent_seq) if member.parent_seq is not None else None
+        return parent.stored_email_id if parent is not None else None
+
+    order = {m.seq: index for index, m in enumerate(members)}
+    others = [m for m in members if m.seq != summary.seq]
+    named = others[:OTHER_MESSAGES_LIMIT]
+    this = by_seq[summary.seq]
+    return ThreadBlock(
+        thread_id=summary.thread_id,
+        position=order[summary.seq],
+        in_reply_to_stored_email_id=parent_of(this),
+        message_count=len(members),
+        other_messages=tuple(
+            ThreadMessageRef(
+                stored_email_id=m.stored_email_id,
+                position=order[m.seq],
+                in_reply_to_stored_email_id=parent_of(m),
+                subject=m.subject,
+                sent_at=m.sent_at,
+                sender_address=m.sender_address,
+            )
+            for m in named
+        ),
+        more_messages_not_named=len(others) > len(named),
+    )

@@ -1,0 +1,109 @@
+"""forward_email: send an email this deployment holds on to addresses the caller gives.
+
+The subject, the forwarded text and the original's files are read from the stored email
+(`answered_email`); the files are bounded by their stored sizes before anything is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from mailfathom.app.sending import response_derivation as derive
+from mailfathom.app.sending import rules as sending_rules
+from mailfathom.app.sending.answered_email import AnsweredEmails, Original
+from mailfathom.app.sending.ports import Attachment, AttachmentReader, AuthoredMessage
+from mailfathom.app.sending.submission import Submission
+from mailfathom.app.shared.authorization import Permissions
+from mailfathom.domain import recipient_policy
+from mailfathom.domain.access import Caller, Permission
+from mailfathom.domain.codes import Code
+from mailfathom.domain.errors import Refusal
+from mailfathom.domain.outgoing import AddressField, OutgoingKind, OutgoingRecord
+
+# A forward carries the message it forwards, and no permission implies another.
+PERMISSIONS: Permissions = frozenset({Permission.SEND, Permission.MAIL_READ})
+
+
+@dataclass(frozen=True, slots=True)
+class ForwardRequest:
+    stored_email_id: object
+    to: Iterable[object] | None
+    plain_text_body: object
+    idempotency_key: object
+    cc: Iterable[object] | None = None
+    bcc: Iterable[object] | None = None
+    html_body: object = None
+
+
+class EmailForward:
+    def __init__(
+        self, submission: Submission, answered: AnsweredEmails, attachments: AttachmentReader
+    ) -> None:
+        self._submission = submission
+        self._answered = answered
+        self._attachments = attachments
+
+    def forward(self, caller: Caller, request: ForwardRequest) -> OutgoingRecord:
+        config = self._submission.config
+        answer = self._answered.begin(
+            caller, PERMISSIONS, config, request.stored_email_id, request.idempotency_key
+        )
+        bounds, original, sender = config.mail_delivery, answer.original, answer.sender
+        recipients = sending_rules.recipients(
+            request.to, request.cc, request.bcc, bounds.max_recipient_count
+        )
+        text = sending_rules.bodies(
+            request.plain_text_body, request.html_body, bounds.max_body_characters
+        )
+        addresses = [r.address for r in recipients]
+        recipient_policy.admit(bounds.recipient_policy, addresses)
+        recipient_policy.vouch(config, addresses)
+        files = self._files(original)
+        message = AuthoredMessage(
+            from_address=sender.address,
+            from_name=sender.delivery.display_name,
+            to=tuple(r.address for r in recipients if r.field is AddressField.TO),
+            cc=tuple(r.address for r in recipients if r.field is AddressField.CC),
+            subject=derive.forward_subject(original.row.summary.subject),
+            plain_text=derive.forward_text(text.plain, original.row, bounds.max_body_characters),
+            html=text.html,
+            attachments=files,
+        )
+        return self._submission.write(
+            caller, OutgoingKind.FORWARD, answer.account_id, answer.key, message, recipients
+        )
+
+    def _files(self, original: Original) -> tuple[Attachment, ...]:
+        """The original's attachments, held to the configured bounds by their stored sizes
+        before anything is read."""
+        bounds = self._submission.config.mail_delivery
+        parts = [p for p in original.row.parts if p.kind == "attachment" and p.part_path]
+        if len(parts) > bounds.max_attachment_count:
+            raise Refusal(
+                Code.MESSAGE_TOO_LARGE,
+                f"The forwarded email carries more than {bounds.max_attachment_count} files, "
+                "the most this deployment sends (MailDelivery.MaxAttachmentCount).",
+            )
+        if any(p.size_octets > bounds.max_attachment_octets for p in parts):
+            raise Refusal(
+                Code.MESSAGE_TOO_LARGE,
+                f"A file of the forwarded email is larger than {bounds.max_attachment_octets} "
+                "octets (MailDelivery.MaxAttachmentSize).",
+            )
+        if sum(p.size_octets for p in parts) > bounds.max_total_attachment_octets:
+            raise Refusal(
+                Code.MESSAGE_TOO_LARGE,
+                "The files of the forwarded email are larger together than "
+                f"{bounds.max_total_attachment_octets} octets "
+                "(MailDelivery.MaxTotalAttachmentSize).",
+            )
+        if not parts or original.raw is None:
+            return ()
+        found = self._attachments.read(original.raw, [p.part_path or "" for p in parts])
+        return tuple(
+            Attachment(
+                p.file_name, p.media_type, part.content, part.parameters, part.transfer_encoding
+            )
+            for p, part in zip(parts, found, strict=True)
+        )

@@ -1,0 +1,147 @@
+"""Values the read side of the store hands to the reading use cases.
+
+These are rows as the store holds them, already limited to the folders a request may read;
+the use cases turn them into what a caller is shown. Nothing here carries raw MIME.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from mailfathom.domain.content_state import ContentState
+from mailfathom.domain.folders import FolderRole
+
+
+@dataclass(frozen=True, slots=True)
+class FolderView:
+    """A folder the deployment lets tools read."""
+
+    folder_id: int
+    account_id: str
+    alias: str
+    role: FolderRole | None
+    last_committed_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryFilter:
+    """What a listing or a search is limited to, in the store's own terms.
+
+    `folder_ids` is never empty: the use case resolves the scope first and answers an empty
+    scope itself. Addresses and the keyword arrive lower-cased; the subject fragment is
+    matched case-insensitively as literal text (wildcard characters match themselves)."""
+
+    folder_ids: tuple[int, ...]
+    sender_address: str | None = None
+    recipient_address: str | None = None
+    subject_fragment: str | None = None
+    received_on_or_after: datetime | None = None
+    received_before: datetime | None = None
+    seen: bool | None = None
+    flagged: bool | None = None
+    keyword: str | None = None
+    has_attachments: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TimelinePosition:
+    """Where a page of the timeline ended: the last row's received time and sequence.
+
+    The timeline is ordered by received time, then by `seq`, both in the reading direction;
+    a row whose received time is unknown sorts as the oldest."""
+
+    received_at: datetime | None
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFlags:
+    seen: bool
+    flagged: bool
+    answered: bool
+    draft: bool
+    deleted: bool
+    keywords: tuple[str, ...]
+    observed_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRow:
+    seq: int
+    stored_email_id: uuid.UUID
+    account_id: str
+    folder_id: int
+    folder_alias: str
+    message_id: str | None
+    thread_id: uuid.UUID | None
+    subject: str | None
+    sender_address: str | None
+    sender_name: str | None
+    to_addresses: tuple[str, ...]
+    sent_at: datetime | None
+    received_at: datetime | None
+    size_octets: int
+    attachment_count: int | None
+    inline_count: int | None
+    attachment_octets: int | None
+    is_encrypted: bool
+    has_unverified_signature: bool
+    has_unexpanded_tnef: bool
+    flags: StoredFlags
+    content_state: ContentState
+
+
+@dataclass(frozen=True, slots=True)
+class ParticipantRow:
+    role: str
+    address: str
+    display_name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PartRow:
+    kind: str
+    file_name: str | None
+    name_was_normalized: bool
+    media_type: str
+    size_octets: int
+    # Where the part sits in the MIME tree, numbered as IMAP numbers body sections.
+    part_path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EmailRow:
+    """Everything a content read publishes about one stored email."""
+
+    summary: SummaryRow
+    participants: tuple[ParticipantRow, ...]
+    in_reply_to: tuple[str, ...]
+    references: tuple[str, ...]
+    plain_text: str | None
+    html: str | None
+    parts: tuple[PartRow, ...]
+    content_key: str | None
+    # The body should be readable from the content store and is not (missing or damaged).
+    text_missing: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadMember:
+    """One message of a conversation, as far as the caller may see it."""
+
+    seq: int
+    stored_email_id: uuid.UUID
+    parent_seq: int | None
+    position: int | None
+    subject: str | None
+    sent_at: datetime | None
+    sender_address: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRow:
+    summary: SummaryRow
+    rank: float
+    body: str = field(default="", repr=False)

@@ -1,0 +1,125 @@
+"""Ports of the stored mail: the mailbox as the use cases query it, and its content store.
+
+Every method is synchronous, reads only the local store, opens no mail-server session and
+changes nothing. Each takes the folders a request may read and never returns a row outside
+them, so a withheld folder cannot leak through a method that forgot to check.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Protocol
+
+from mailfathom.app.shared.stored_mail import (
+    EmailRow,
+    FolderView,
+    SearchRow,
+    SummaryFilter,
+    SummaryRow,
+    ThreadMember,
+    TimelinePosition,
+)
+
+
+class FolderDirectory(Protocol):
+    def readable_folders(self, account_ids: Sequence[str]) -> list[FolderView]:
+        """Folders of these accounts mapped visible to tools, ordered by account and alias.
+
+        Only folders the current configuration maps are known to the store (synchronization
+        creates their rows); folders whose mapping says `visible_to_tools = false` are left
+        out here, which is what keeps them out of every answer."""
+        ...
+
+
+class MailboxReadView(FolderDirectory, Protocol):
+    def summaries(
+        self,
+        selection: SummaryFilter,
+        *,
+        newest_first: bool,
+        after: TimelinePosition | None,
+        limit: int,
+    ) -> list[SummaryRow]:
+        """Up to `limit` rows in timeline order, starting after `after` when given."""
+        ...
+
+    def search(self, selection: SummaryFilter, words: Sequence[str], limit: int) -> list[SearchRow]:
+        """Up to `limit` rows carrying every one of `words` in their subject, participants or
+        body, best first (ties: newest received, then highest `seq`), each with its lexical
+        rank (higher is better, comparable within one call) and its indexed body text."""
+        ...
+
+    def emails(
+        self,
+        stored_email_ids: Sequence[uuid.UUID],
+        folder_ids: Sequence[int],
+        *,
+        with_html: bool = True,
+    ) -> dict[uuid.UUID, EmailRow]:
+        """The named emails that lie in `folder_ids`; the others are simply absent. Without
+        `with_html` the HTML body is not read (`EmailRow.html` is None)."""
+        ...
+
+    def thread(self, thread_id: uuid.UUID, folder_ids: Sequence[int]) -> list[ThreadMember]:
+        """The conversation's messages that lie in `folder_ids`, in the conversation's order
+        (reply relation first, then sent time, then `seq`); empty when none is visible."""
+        ...
+
+    def threads(
+        self, thread_ids: Sequence[uuid.UUID], folder_ids: Sequence[int]
+    ) -> dict[uuid.UUID, list[ThreadMember]]:
+        """`thread` for several conversations at once; one with no visible message is
+        absent."""
+        ...
+
+
+class MailboxReadStore(MailboxReadView, Protocol):
+    def snapshot(self) -> AbstractContextManager[MailboxReadView]:
+        """A view whose reads all see the store as it was at one moment, for the span of one
+        request: a page, its conversations and its folders' freshness then agree even while
+        synchronization commits. Each method called on the store itself is a snapshot of
+        its own."""
+        ...
+
+
+class ContentStore(Protocol):
+    """Raw MIME kept by content address (SHA-256 of the octets).
+
+    `put` is idempotent: storing the same octets twice yields the same key and one copy, and
+    a damaged copy is replaced. Both `put` and `put_many` return once the content is durable.
+    `get` raises `ContentMissingError` when the copy is absent or no longer hashes to its key.
+    """
+
+    def put(self, raw: bytes) -> str: ...
+
+    def put_many(self, raws: Sequence[bytes]) -> list[str]:
+        """Store several messages, made durable together before returning."""
+        ...
+
+    def get(self, key: str) -> bytes: ...
+
+    def get_text(self, key: str, *, with_html: bool = True) -> tuple[str, str | None]:
+        """(plain, html) kept with the MIME under `key` (html None unless `with_html`);
+        `ContentMissingError` when that text is absent or damaged."""
+        ...
+
+    def discard(self, key: str) -> None: ...
+
+    def reclaim(self) -> int:
+        """Give back the space of discarded content; returns how many files were removed."""
+        ...
+
+    def used_octets(self) -> int: ...
+
+
+class ContentRepairStore(Protocol):
+    def content_key_of(self, stored_email_id: uuid.UUID) -> tuple[int, str | None] | None: ...
+
+    def content_references(self, account_id: str | None = None) -> list[tuple[int, str, bool]]:
+        """(seq, content key, whether the bodies are kept in the content store) of every
+        message whose content is meant to be held locally."""
+        ...
+
+    def request_repair(self, seq: int, reason: str) -> None: ...

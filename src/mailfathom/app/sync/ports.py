@@ -1,0 +1,200 @@
+"""The ports synchronization is written against.
+
+Every port here is synchronous: synchronization runs in worker threads, one mailbox session per
+thread, and the store serializes its own writes. Adapters translate their library's exceptions
+into `mailfathom.domain.errors` types at the edge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future
+from datetime import datetime
+from typing import Protocol
+
+from mailfathom.app.sync.types import (
+    ChangeSet,
+    EnvelopeItem,
+    FetchedMessage,
+    FlagChange,
+    FolderRecord,
+    FolderStatus,
+    NewMessage,
+    PreparedMessage,
+)
+from mailfathom.domain.config import AccountConfig, FolderMapping
+from mailfathom.domain.message import NormalizedMessage
+
+
+class MailboxSession(Protocol):
+    """One authenticated session with a mailbox (an IMAP server, or a local Maildir).
+
+    Nothing here ever changes a message: bodies are read with BODY.PEEK (RFC 3501 section
+    6.4.5) on a folder opened read-only, so synchronizing never sets \\Seen. Raises
+    `SyncError` for a failure worth retrying on the next pass, `MailServerAuthError` for
+    refused credentials.
+    """
+
+    @property
+    def supports_condstore(self) -> bool: ...
+
+    @property
+    def supports_qresync(self) -> bool: ...
+
+    @property
+    def supports_idle(self) -> bool: ...
+
+    def list_folders(self) -> list[str]: ...
+
+    def select(self, remote_name: str) -> FolderStatus:
+        """Open the folder read-only; enables CONDSTORE/QRESYNC reporting where offered."""
+        ...
+
+    def search_uids(self) -> list[int]:
+        """Every UID the selected folder currently holds, ascending."""
+        ...
+
+    def fetch_envelopes(self, uids: Sequence[int]) -> list[EnvelopeItem]:
+        """Size, flags, mod-sequence and arrival time; no body octets."""
+        ...
+
+    def fetch_bodies(self, uids: Sequence[int]) -> Iterator[FetchedMessage]:
+        """Whole raw messages. UIDs that vanished meanwhile are simply absent."""
+        ...
+
+    def fetch_headers(self, uids: Sequence[int]) -> Iterator[FetchedMessage]:
+        """Header blocks only, for messages whose bodies are not stored."""
+        ...
+
+    def fetch_identity(self, uids: Sequence[int]) -> dict[int, tuple[str | None, int]]:
+        """The Message-ID header value and size per UID, to recognize messages after a reset."""
+        ...
+
+    def changes_since(self, modseq: int) -> ChangeSet:
+        """Flag changes and expunges since `modseq` (RFC 7162 sections 3.1.4 and 3.2.6)."""
+        ...
+
+    def all_flags(self) -> list[FlagChange]:
+        """Every message's current flags, for servers without CONDSTORE."""
+        ...
+
+    def wait_for_change(self, timeout_seconds: float) -> bool:
+        """Block in IDLE (RFC 2177) until the folder changes or the timeout passes."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class MailboxConnector(Protocol):
+    def open(self, account: AccountConfig) -> MailboxSession: ...
+
+
+class MessagePreparer(Protocol):
+    """Turns fetched octets into what the store keeps. Never raises for any input: a
+    malformed message is described with its defects."""
+
+    def message(self, raw: bytes) -> NormalizedMessage: ...
+
+    def headers(self, raw_header: bytes) -> NormalizedMessage: ...
+
+    def expect(self, count: int) -> None:
+        """About `count` messages are coming: get ready (start helpers) while they are
+        fetched."""
+        ...
+
+    def start_batch(self, items: Sequence[tuple[bytes, bool]]) -> Future[list[PreparedMessage]]:
+        """Begin preparing (raw, headers_only) pairs, possibly in other processes: whole
+        messages are stored in the content store, durably by the time the future resolves,
+        and normalized. Results come in the order given."""
+        ...
+
+
+class SyncStore(Protocol):
+    """The store as synchronization sees it. Every method is one transaction."""
+
+    def ensure_account(self, account: AccountConfig) -> None: ...
+
+    def ensure_folder(self, account_id: str, mapping: FolderMapping) -> FolderRecord: ...
+
+    def ensure_folders(
+        self, account_id: str, mappings: Sequence[FolderMapping]
+    ) -> list[FolderRecord]: ...
+
+    def folder(self, folder_id: int) -> FolderRecord: ...
+
+    def stored_uids(self, folder_id: int, uidvalidity: int) -> set[int]: ...
+
+    def stored_flags(self, folder_id: int, uidvalidity: int) -> dict[int, FlagChange]: ...
+
+    def add_messages(
+        self,
+        folder: FolderRecord,
+        uidvalidity: int,
+        items: Sequence[NewMessage],
+        committed_at: datetime,
+    ) -> int:
+        """Insert messages not already present (by folder, UIDVALIDITY and UID), index them,
+        place them in conversations, and record progress, all in one commit. Returns how many
+        rows were new; rows already present are left alone, so a repeated batch is harmless."""
+        ...
+
+    def apply_flag_changes(
+        self,
+        folder_id: int,
+        uidvalidity: int,
+        changes: Sequence[FlagChange],
+        observed_at: datetime,
+    ) -> int: ...
+
+    def remove_uids(self, folder_id: int, uidvalidity: int, uids: Iterable[int]) -> list[str]:
+        """Delete rows for expunged UIDs; returns content keys no remaining row references."""
+        ...
+
+    def stale_identities(
+        self, folder_id: int, uidvalidity: int
+    ) -> dict[tuple[str | None, int], list[int]]:
+        """Rows stored under a UIDVALIDITY other than `uidvalidity`, keyed by (Message-ID,
+        size), valued by their row sequence numbers."""
+        ...
+
+    def rekey(self, folder_id: int, uidvalidity: int, pairs: Sequence[tuple[int, int]]) -> int:
+        """Move rows (seq, new uid) to the new UIDVALIDITY, keeping their stored identity."""
+        ...
+
+    def drop_stale(self, folder_id: int, uidvalidity: int) -> list[str]:
+        """Delete rows of any other UIDVALIDITY; returns unreferenced content keys."""
+        ...
+
+    def record_progress(
+        self,
+        folder_id: int,
+        *,
+        uidvalidity: int,
+        highest_modseq: int | None,
+        uid_next: int | None,
+        committed_at: datetime,
+        push_supported: bool | None = None,
+    ) -> None: ...
+
+    def awaiting_headroom(self, folder_id: int, uidvalidity: int) -> list[int]: ...
+
+    def fill_content(
+        self,
+        folder_id: int,
+        uidvalidity: int,
+        uid: int,
+        normalized: NormalizedMessage,
+        content_key: str,
+    ) -> None:
+        """Complete a row from its full MIME; clears any repair request on it."""
+        ...
+
+    def awaiting_repair(self, folder_id: int, uidvalidity: int) -> list[int]: ...
+
+    def holds_back(self, folder_id: int, uidvalidity: int) -> bool:
+        """Whether any message awaits storage room or a repair of its content."""
+        ...
+
+    def request_repair(self, seq: int, reason: str) -> None:
+        """Record that a row's content must be fetched again. Idempotent."""
+        ...

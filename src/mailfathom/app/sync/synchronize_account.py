@@ -1,0 +1,210 @@
+"""Synchronizing every mapped folder of one account, once or continuously."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import structlog
+
+from mailfathom.app.sync.ports import MailboxConnector, MailboxSession, SyncStore
+from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, ProgressCallback
+from mailfathom.app.sync.types import FolderRecord, SyncReport
+from mailfathom.domain.config import AccountConfig, SyncMode
+from mailfathom.domain.errors import MailServerAuthError, SecretUnavailable, SyncError
+
+log = structlog.get_logger("mailfathom.sync")
+
+IDLE_SECONDS = 25 * 60  # RFC 2177 section 3: re-issue IDLE at least every 29 minutes
+IDLE_SLICE = 10.0  # how long one IDLE waits before checking whether to stop
+
+
+@dataclass(frozen=True, slots=True)
+class AccountReport:
+    account_id: str
+    folders: tuple[SyncReport, ...]
+    missing_folders: tuple[str, ...]
+
+
+class AccountSynchronizer:
+    def __init__(
+        self,
+        store: SyncStore,
+        connector: MailboxConnector,
+        folder_synchronizer: Callable[[AccountConfig], FolderSynchronizer],
+    ) -> None:
+        self._store = store
+        self._connector = connector
+        self._folder_synchronizer = folder_synchronizer
+
+    def prepare(self, account: AccountConfig) -> list[FolderRecord]:
+        self._store.ensure_account(account)
+        return self._store.ensure_folders(account.account_id, account.folders)
+
+    def run_once(
+        self,
+        account: AccountConfig,
+        on_folder: Callable[[SyncReport], None] | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> AccountReport:
+        records = self.prepare(account)
+        if not records:
+            return AccountReport(account.account_id, (), ())
+        session = self._connector.open(account)
+        try:
+            return self._pass(session, account, records, on_folder, progress)
+        finally:
+            session.close()
+
+    def _pass(
+        self,
+        session: MailboxSession,
+        account: AccountConfig,
+        records: list[FolderRecord],
+        on_folder: Callable[[SyncReport], None] | None,
+        progress: ProgressCallback | None = None,
+    ) -> AccountReport:
+        existing = set(session.list_folders())
+        synchronizer = self._folder_synchronizer(account)
+        reports: list[SyncReport] = []
+        missing: list[str] = []
+        for record in records:
+            if record.remote_name not in existing:
+                missing.append(record.alias)
+                log.warning(
+                    "folder.absent_on_server", folder=record.alias, account=account.account_id
+                )
+                continue
+            # The records were read when this pass began, and only this pass moves them on.
+            report = synchronizer.run(session, record, progress)
+            reports.append(report)
+            if on_folder:
+                on_folder(report)
+        return AccountReport(account.account_id, tuple(reports), tuple(missing))
+
+    def run_forever(self, account: AccountConfig, stop: threading.Event) -> None:
+        """Keep the account current until `stop` is set.
+
+        Push: one session per folder waits in IDLE and a change starts that folder's pass.
+        Polling (or a server without IDLE): one pass over every folder per interval.
+        A failed pass is logged and retried after a bounded back-off; refused credentials
+        stop the account, since retrying them cannot succeed until an operator acts. A
+        secret that cannot be read is logged and read again after the back-off, so the
+        account catches up once it is back.
+        """
+        records = self.prepare(account)
+        if account.sync_mode is SyncMode.PUSH and records:
+            workers = [
+                threading.Thread(
+                    target=self._watch_folder,
+                    args=(account, r, stop),
+                    daemon=True,
+                    name=f"sync-{account.account_id}-{r.folder_id}",
+                )
+                for r in records
+            ]
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join()
+            return
+        self._poll(account, stop)
+
+    def _poll(self, account: AccountConfig, stop: threading.Event) -> None:
+        backoff = 5.0
+        while not stop.is_set():
+            try:
+                self.run_once(account)
+                backoff = 5.0
+                stop.wait(account.poll_interval_seconds)
+            except MailServerAuthError:
+                log.error("account.credentials_refused", account=account.account_id)
+                return
+            except Exception as error:  # a continuous run must outlive one bad pass
+                if isinstance(error, SyncError):
+                    log.warning("account.pass_failed", account=account.account_id, retry_in=backoff)
+                else:
+                    _log_unexpected(error, account.account_id, backoff)
+                stop.wait(backoff)
+                backoff = min(backoff * 2, 600.0)
+
+    def _watch_folder(
+        self, account: AccountConfig, record: FolderRecord, stop: threading.Event
+    ) -> None:
+        backoff = 5.0
+        synchronizer = self._folder_synchronizer(account)
+        while not stop.is_set():
+            try:
+                session = self._connector.open(account)
+            except MailServerAuthError:
+                log.error("account.credentials_refused", account=account.account_id)
+                return
+            except Exception as error:  # the folder is watched again after the back-off
+                if not isinstance(error, SyncError):
+                    _log_unexpected(error, account.account_id, backoff)
+                stop.wait(backoff)
+                backoff = min(backoff * 2, 600.0)
+                continue
+            try:
+                while not stop.is_set():
+                    report = synchronizer.run(session, self._store.folder(record.folder_id))
+                    backoff = 5.0
+                    if _changed_anything(report):
+                        # Mail may have arrived while this pass ran; only a pass that found
+                        # nothing new proves the folder matched the server when it began.
+                        continue
+                    if not session.supports_idle:
+                        stop.wait(account.poll_interval_seconds)
+                        continue
+                    # Short IDLE slices keep `stop` responsive; a change ends the slice early.
+                    waited = 0.0
+                    while not stop.is_set() and waited < IDLE_SECONDS:
+                        if session.wait_for_change(min(IDLE_SLICE, IDLE_SECONDS - waited)):
+                            break
+                        waited += IDLE_SLICE
+            except Exception as error:  # a continuous run must outlive one bad pass
+                if not isinstance(error, SyncError):
+                    _log_unexpected(error, account.account_id, backoff)
+                log.warning(
+                    "folder.watch_failed",
+                    account=account.account_id,
+                    folder=record.alias,
+                    retry_in=backoff,
+                )
+                stop.wait(backoff)
+                backoff = min(backoff * 2, 600.0)
+            finally:
+                session.close()
+
+
+def _changed_anything(report: SyncReport) -> bool:
+    return bool(
+        report.stored
+        or report.fetched_bodies
+        or report.flags_updated
+        or report.removed
+        or report.rekeyed
+        or report.uidvalidity_reset
+    )
+
+
+def _log_unexpected(error: Exception, account_id: str, backoff: float) -> None:
+    """Only the failure's type is logged: library messages can quote the values involved,
+    and those may be mail content. A secret that cannot be read is named by its
+    configuration key, which is all an operator needs to put it back."""
+    if isinstance(error, SecretUnavailable):
+        log.error(
+            "account.secret_not_readable",
+            account=account_id,
+            key=error.origin,
+            error_code=error.code,
+            retry_in=backoff,
+        )
+        return
+    log.error(
+        "account.pass_failed_unexpectedly",
+        account=account_id,
+        error=type(error).__name__,
+        retry_in=backoff,
+    )
