@@ -29,6 +29,7 @@ KEYS = {
     "reader": "key-reader-" + uuid.uuid4().hex,
     "nothing": "key-nothing-" + uuid.uuid4().hex,
     "sender": "key-sender-" + uuid.uuid4().hex,
+    "reader-sender": "key-reader-sender-" + uuid.uuid4().hex,
     "metrics": "key-metrics-" + uuid.uuid4().hex,
 }
 BASE = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
@@ -178,6 +179,12 @@ Name = "sender"
 Credential = "apiKey"
 ApiKeySha256 = "{_digest(KEYS["sender"])}"
 Permissions = ["mailfathom.mail.send"]
+
+[[McpEndpoint.Callers]]
+Name = "reader-sender"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["reader-sender"])}"
+Permissions = ["mailfathom.mail.read", "mailfathom.mail.send"]
 
 [[McpEndpoint.Callers]]
 Name = "local"

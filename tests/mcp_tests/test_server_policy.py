@@ -20,7 +20,13 @@ def _registry(category: ToolCategory | None) -> ToolRegistry:
     registry = ToolRegistry()
     registry.add(
         ToolSpec(
-            "probe_tool", "Probe", "A probe.", category, Permission.MAIL_READ, READ_ONLY, _noop
+            "probe_tool",
+            "Probe",
+            "A probe.",
+            category,
+            frozenset({Permission.MAIL_READ}),
+            READ_ONLY,
+            _noop,
         )
     )
     return registry

@@ -268,8 +268,6 @@ def test_replies_and_forwards_refuse_with_the_contract_codes(relaxed: Served) ->
         ("reply_to_email", _reply(work, cc=["bjørn@example.net"]), 51013, "agent"),
         ("reply_to_email", _reply(work, plainTextBody="x" * 2001), 51014, "agent"),
         ("reply_to_email", _reply(work, cc=["x@blocked.example"]), 53006, "agent"),
-        # Sending without reading: offered the tool, refused by the use case behind it.
-        ("reply_to_email", _reply(work), 54001, "sendonly"),
         ("forward_email", _forward(work), None, "agent"),
         ("forward_email", _forward(str(uuid.uuid4())), 53005, "agent"),
         ("forward_email", _forward("nope"), 51004, "agent"),
@@ -286,6 +284,15 @@ def test_replies_and_forwards_refuse_with_the_contract_codes(relaxed: Served) ->
         assert code(result) == expected, (tool, arguments, key)
         if expected is None:
             assert structured(result)["state"] == "queued"
+    # An answer quotes the email it answers: a caller granted sending without reading is not
+    # offered the responses, and a call naming one is answered as a call naming no tool.
+    for tool, arguments in (("reply_to_email", _reply(work)), ("forward_email", _forward(work))):
+        hidden = call(relaxed.url, KEYS["sendonly"], tool, arguments)
+        absent = call(relaxed.url, KEYS["sendonly"], tool + "_absent", arguments)
+        assert hidden.is_error
+        assert hidden.model_dump_json().replace(tool, "NAME") == absent.model_dump_json().replace(
+            tool + "_absent", "NAME"
+        )
 
 
 def _forward(stored: str, **overrides: Any) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Tools as this endpoint knows them: category, permission, and one way to run them.
+"""Tools as this endpoint knows them: category, permissions, and one way to run them.
 
 `ToolRegistry.run` is the single path every call takes into a use case: it resolves the
 caller, runs the use case off the event loop, and maps any failure onto the error contract
@@ -43,7 +43,9 @@ class ToolSpec:
     title: str
     description: str
     category: ToolCategory | None
-    permission: Permission
+    # The declaration of the use case behind the tool (its module's PERMISSIONS), never a
+    # second one written here.
+    permissions: frozenset[Permission]
     annotations: ToolAnnotations
     function: Callable[..., Awaitable[CallToolResult]]
 

@@ -1,7 +1,8 @@
 """The MCP server: which tools a caller is served, and how every call is answered.
 
 A tool is served when its category is published by the deployment (and not removed by the
-caller's `MailFathom-Tool-Categories` header) and the caller's grant names its permission.
+caller's `MailFathom-Tool-Categories` header) and the caller's grant names every permission
+the use case behind it declares.
 Anything else is absent from `tools/list`, and a call naming it is answered exactly as a call
 naming a tool that does not exist.
 """
@@ -23,6 +24,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 
+from mailfathom.app.shared.authorization import permits
 from mailfathom.domain.access import Caller, ToolCategory
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import ConfigurationError
@@ -118,7 +120,7 @@ class MailFathomMcp(MCPServer):
         return frozenset(
             s.name
             for s in self.registry.specs.values()
-            if s.category in categories and caller.may(s.permission)
+            if s.category in categories and permits(caller, s.permissions)
         )
 
     async def _select_tools(

@@ -12,13 +12,17 @@ from typing import Annotated, Literal
 from mcp.types import CallToolResult
 from pydantic import BeforeValidator, Field
 
+from mailfathom.app.reading import get_email_content as get_email_content_case
+from mailfathom.app.reading import list_accounts as list_accounts_case
+from mailfathom.app.reading import list_emails as list_emails_case
+from mailfathom.app.reading import search_emails as search_emails_case
 from mailfathom.app.reading.get_email_content import ContentRequest
 from mailfathom.app.reading.list_emails import TimelineRequest
 from mailfathom.app.reading.search_emails import SearchRequest
 from mailfathom.app.reading.snippets import SNIPPET_CHARACTERS
 from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.bootstrap import ReadingUseCases as ReadServices
-from mailfathom.domain.access import Permission, ToolCategory
+from mailfathom.domain.access import ToolCategory
 from mailfathom.entrypoints.mcp import mapping
 from mailfathom.entrypoints.mcp.content_models import GetEmailContentResult
 from mailfathom.entrypoints.mcp.models import (
@@ -302,7 +306,7 @@ def register_read_tools(registry: ToolRegistry, services: ReadServices) -> None:
                 + TEXT_FORM
             ),
             category=ToolCategory.MAILBOX,
-            permission=Permission.MAIL_READ,
+            permissions=list_accounts_case.PERMISSIONS,
             annotations=READ_ONLY,
             function=list_accounts,
         )
@@ -319,7 +323,7 @@ def register_read_tools(registry: ToolRegistry, services: ReadServices) -> None:
                 "read." + TEXT_FORM
             ),
             category=ToolCategory.MAILBOX,
-            permission=Permission.MAIL_READ,
+            permissions=list_emails_case.PERMISSIONS,
             annotations=READ_ONLY,
             function=list_emails,
         )
@@ -337,7 +341,7 @@ def register_read_tools(registry: ToolRegistry, services: ReadServices) -> None:
                 "No mail server is contacted and nothing is marked read." + TEXT_FORM
             ),
             category=ToolCategory.MAILBOX,
-            permission=Permission.MAIL_READ,
+            permissions=get_email_content_case.PERMISSIONS,
             annotations=READ_ONLY,
             function=get_email_content,
         )
@@ -354,7 +358,7 @@ def register_read_tools(registry: ToolRegistry, services: ReadServices) -> None:
                 "server is contacted." + TEXT_FORM
             ),
             category=ToolCategory.MAILBOX,
-            permission=Permission.MAIL_READ,
+            permissions=search_emails_case.PERMISSIONS,
             annotations=READ_ONLY,
             function=search_emails,
         )

@@ -7,11 +7,16 @@ from typing import Annotated, Literal
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from mailfathom.app.sending import cancel_outgoing_email as cancel_outgoing_email_case
+from mailfathom.app.sending import forward_email as forward_email_case
+from mailfathom.app.sending import get_outgoing_email as get_outgoing_email_case
+from mailfathom.app.sending import reply_to_email as reply_to_email_case
+from mailfathom.app.sending import send_email as send_email_case
 from mailfathom.app.sending.forward_email import ForwardRequest
 from mailfathom.app.sending.reply_to_email import ReplyRequest
 from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.bootstrap import SendingUseCases
-from mailfathom.domain.access import Permission, ToolCategory
+from mailfathom.domain.access import ToolCategory
 from mailfathom.domain.outgoing import OutgoingRecord
 from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
@@ -243,7 +248,7 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
                 + TEXT_FORM
             ),
             category=ToolCategory.SENDING,
-            permission=Permission.SEND,
+            permissions=send_email_case.PERMISSIONS,
             annotations=SENDS,
             function=send_email,
         )
@@ -263,7 +268,7 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
                 + TEXT_FORM
             ),
             category=ToolCategory.SENDING,
-            permission=Permission.SEND,
+            permissions=reply_to_email_case.PERMISSIONS,
             annotations=SENDS,
             function=reply_to_email,
         )
@@ -279,7 +284,7 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
                 "stored email. " + _QUEUED + " " + _UNTRUSTED + TEXT_FORM
             ),
             category=ToolCategory.SENDING,
-            permission=Permission.SEND,
+            permissions=forward_email_case.PERMISSIONS,
             annotations=SENDS,
             function=forward_email,
         )
@@ -295,7 +300,7 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
                 "server is asked. It cannot list sends." + TEXT_FORM
             ),
             category=ToolCategory.SENDING,
-            permission=Permission.SEND,
+            permissions=get_outgoing_email_case.PERMISSIONS,
             annotations=READS_A_SEND,
             function=get_outgoing_email,
         )
@@ -312,7 +317,7 @@ def register_send_tools(registry: ToolRegistry, services: SendingUseCases) -> No
                 "idempotencyKey. Withdrawing reaches no mail server." + TEXT_FORM
             ),
             category=ToolCategory.SENDING,
-            permission=Permission.SEND,
+            permissions=cancel_outgoing_email_case.PERMISSIONS,
             annotations=WITHDRAWS,
             function=cancel_outgoing_email,
         )
