@@ -307,7 +307,7 @@ class Workload:
         from mailfathom.app.reading.search_emails import SearchRequest
         from mailfathom.entrypoints.mcp import mapping
         from mailfathom.entrypoints.mcp.registry import _success
-        from mailfathom.entrypoints.mcp.tools.reading import SNIPPET_CEILING
+        from mailfathom.entrypoints.mcp.tools.search_emails import SNIPPET_CEILING
 
         request = SearchRequest(
             query_text=query, selection=self._selection({}), result_limit=SEARCH_LIMIT

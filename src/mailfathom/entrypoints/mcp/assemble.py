@@ -8,8 +8,8 @@ from mailfathom.entrypoints.mcp.http_app import caller_of
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
 from mailfathom.entrypoints.mcp.server import EndpointPolicy, MailFathomMcp
 from mailfathom.entrypoints.mcp.telemetry import ToolTelemetry
-from mailfathom.entrypoints.mcp.tools.reading import register_read_tools
-from mailfathom.entrypoints.mcp.tools.sending import register_send_tools
+from mailfathom.entrypoints.mcp.tools.reading import register_reading_tools
+from mailfathom.entrypoints.mcp.tools.sending import register_sending_tools
 
 
 def build_server(services: Services) -> MailFathomMcp:
@@ -18,8 +18,8 @@ def build_server(services: Services) -> MailFathomMcp:
     can start the process can read the store it opens."""
     config = services.config.mcp
     registry = ToolRegistry()
-    register_read_tools(registry, services.reading())
-    register_send_tools(registry, services.sending())
+    register_reading_tools(registry, services.reading())
+    register_sending_tools(registry, services.sending())
     published = config.published_categories
     policy = EndpointPolicy(
         published_categories=published if published is not None else frozenset(ToolCategory),

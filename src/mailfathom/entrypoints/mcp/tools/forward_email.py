@@ -1,0 +1,72 @@
+"""The forward_email tool: its descriptor, and the call of its use case."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from mailfathom.app.sending import forward_email as use_case
+from mailfathom.domain.access import ToolCategory
+from mailfathom.entrypoints.mcp.params import (
+    BlindCopiedAddresses,
+    CopiedAddresses,
+    HtmlAlternative,
+    IdempotencyKey,
+)
+from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
+from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
+from mailfathom.entrypoints.mcp.send_models import SendResult
+from mailfathom.entrypoints.mcp.tools.outgoing import QUEUED, SENDS, UNTRUSTED, send_result
+
+
+def spec(registry: ToolRegistry, forwards: use_case.EmailForward) -> ToolSpec:
+    async def forward_email(
+        storedEmailId: Annotated[
+            str,
+            Field(
+                description="Required. The email to forward, as a listing, search or read "
+                "returned it."
+            ),
+        ],
+        to: Annotated[
+            list[str],
+            Field(description="Required. Addresses to forward to, each a plain address."),
+        ],
+        plainTextBody: Annotated[
+            str,
+            Field(description="Required. What you write, placed above the forwarded email."),
+        ],
+        idempotencyKey: IdempotencyKey,
+        cc: CopiedAddresses = None,
+        bcc: BlindCopiedAddresses = None,
+        htmlBody: HtmlAlternative = None,
+    ) -> Annotated[CallToolResult, SendResult]:
+        request = use_case.ForwardRequest(
+            stored_email_id=storedEmailId,
+            to=to,
+            plain_text_body=plainTextBody,
+            idempotency_key=idempotencyKey,
+            cc=cc,
+            bcc=bcc,
+            html_body=htmlBody,
+        )
+        return await registry.run(
+            "forward_email", lambda caller: send_result(forwards.forward(caller, request))
+        )
+
+    return ToolSpec(
+        name="forward_email",
+        title="Forward an email",
+        description=(
+            "Sends an email this deployment holds on to the addresses you give, with your "
+            "text above it and the original's files attached (within the deployment's "
+            "attachment limits). The subject and the forwarded text are taken from the "
+            "stored email. " + QUEUED + " " + UNTRUSTED + TEXT_FORM
+        ),
+        category=ToolCategory.SENDING,
+        permissions=use_case.PERMISSIONS,
+        annotations=SENDS,
+        function=forward_email,
+    )

@@ -1,0 +1,65 @@
+"""The search_emails tool: its descriptor, and the call of its use case."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from mailfathom.app.reading import search_emails as use_case
+from mailfathom.app.reading.snippets import SNIPPET_CHARACTERS
+from mailfathom.app.shared.mailbox_selection import SelectionInput
+from mailfathom.domain.access import ToolCategory
+from mailfathom.entrypoints.mcp import mapping
+from mailfathom.entrypoints.mcp.models import SearchEmailsResult
+from mailfathom.entrypoints.mcp.params import with_selection
+from mailfathom.entrypoints.mcp.registry import READ_ONLY, ToolRegistry, ToolSpec
+from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
+
+# A marked extract can at most double in length (each matched run needs a character of its
+# own and one separating it from the next), plus the one-character truncation marks.
+SNIPPET_CEILING = 3 * SNIPPET_CHARACTERS + 2
+
+
+def spec(registry: ToolRegistry, reader: use_case.MailboxSearchReader) -> ToolSpec:
+    @with_selection
+    async def search_emails(
+        queryText: Annotated[
+            str,
+            Field(
+                description="Required. The words to find, all of them, matched as written "
+                "(no stemming, no translation: search in the language the mail is in); at "
+                "most 512 characters. Unrelated to subjectFragment, which only narrows "
+                "which emails are eligible."
+            ),
+        ],
+        selection: SelectionInput,
+        resultLimit: Annotated[
+            int | None,
+            Field(description="Matches to return, 1 to 50. Omitted: 20. Never clamped."),
+        ] = None,
+    ) -> Annotated[CallToolResult, SearchEmailsResult]:
+        request = use_case.SearchRequest(
+            query_text=queryText, selection=selection, result_limit=resultLimit
+        )
+        return await registry.run(
+            "search_emails",
+            lambda caller: mapping.search(reader.search(caller, request), SNIPPET_CEILING),
+        )
+
+    return ToolSpec(
+        name="search_emails",
+        title="Search emails",
+        description=(
+            "Searches the local copy for emails containing all the given words in the "
+            "subject, participants or body, and returns at most 50 matches ranked by "
+            "relevance, each with its summary and short extracts around the matched "
+            "words (untrusted message text). Lexical matching only. No cursor. No mail "
+            "server is contacted." + TEXT_FORM
+        ),
+        category=ToolCategory.MAILBOX,
+        permissions=use_case.PERMISSIONS,
+        annotations=READ_ONLY,
+        function=search_emails,
+    )
