@@ -16,6 +16,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
+# Re-exported: the secrets a command reads before it starts its workers; the entrypoints
+# take them from here, never from the adapters.
+from mailfathom.adapters.config.secrets import NeededSecret as NeededSecret
+from mailfathom.adapters.config.secrets import require_secrets as require_secrets
+from mailfathom.adapters.config.secrets import secrets_to_deliver as secrets_to_deliver
+from mailfathom.adapters.config.secrets import secrets_to_synchronize as secrets_to_synchronize
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.cursor_signing import HmacCursorSigner

@@ -13,12 +13,12 @@ from rich.console import Console
 from rich.table import Table
 
 import mailfathom
-from mailfathom.adapters.config.secrets import (
+from mailfathom.bootstrap import (
+    Services,
     require_secrets,
     secrets_to_deliver,
     secrets_to_synchronize,
 )
-from mailfathom.bootstrap import Services
 from mailfathom.domain.errors import MailFathomError
 from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.cli import demo as demo_command

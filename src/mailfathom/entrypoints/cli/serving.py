@@ -18,8 +18,7 @@ from types import FrameType
 import structlog
 from rich.console import Console
 
-from mailfathom.adapters.config.secrets import require_secrets
-from mailfathom.bootstrap import Services
+from mailfathom.bootstrap import Services, require_secrets
 from mailfathom.domain.config import DeploymentConfig
 from mailfathom.domain.errors import ConfigurationError
 from mailfathom.entrypoints.workers.background import (

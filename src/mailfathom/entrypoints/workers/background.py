@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from mailfathom.adapters.config.secrets import (
+from mailfathom.bootstrap import (
     NeededSecret,
+    Services,
     secrets_to_deliver,
     secrets_to_synchronize,
 )
-from mailfathom.bootstrap import Services
 from mailfathom.domain.config import AccountConfig, DeploymentConfig
 from mailfathom.entrypoints.workers.delivery import run_delivery, sending_configured
 from mailfathom.entrypoints.workers.synchronization import start_sync_threads
