@@ -44,6 +44,8 @@ def _original(
     subject: str = ORIGINAL_SUBJECT,
     to: str = "me@example.org, carol@example.net",
     cc: str = "dave@example.net, Me@Example.org",
+    references: str | None = "<root-0@example.net>",
+    in_reply_to: str = "<root-0@example.net>",
 ) -> bytes:
     m = EmailMessage()
     m["From"] = "Alice Sender <alice@example.net>"
@@ -54,8 +56,9 @@ def _original(
     m["Subject"] = subject
     m["Date"] = "Mon, 29 Jun 2026 10:00:00 +0000"
     m["Message-ID"] = "<original-1@example.net>"
-    m["References"] = "<root-0@example.net>"
-    m["In-Reply-To"] = "<root-0@example.net>"
+    if references is not None:
+        m["References"] = references
+    m["In-Reply-To"] = in_reply_to
     m.set_content(ORIGINAL_BODY)
     m.add_attachment(PDF, maintype="application", subtype="pdf", filename="figures.pdf")
     return bytes(m)
@@ -117,6 +120,28 @@ def test_a_reply_to_everyone_is_derived_from_the_stored_email(
     assert "Alice Sender <alice@example.net> wrote:" in text
     assert "> Could you check the numbers?\n> The second table looks wrong." in text
     assert not list(message.iter_attachments())
+
+
+def test_a_reply_to_an_email_without_references_follows_the_linking_rule(
+    deployment: SendingDeployment, smtp: SmtpServer
+) -> None:
+    """Without References, the parent an email claims is its first In-Reply-To identifier
+    (RFC 5256 section 2.2, the rule conversations are linked by), so the reply's References
+    carry that one, then the answered email."""
+    original = _original(references=None, in_reply_to="<first-0@example.net> <other-0@example.net>")
+    email_id = stored(deployment, original)
+    deployment.services.sending().replies.reply(
+        AGENT,
+        ReplyRequest(
+            stored_email_id=email_id,
+            everyone=False,
+            plain_text_body="Noted.",
+            idempotency_key="reply-in-reply-to",
+        ),
+    )
+    _rcpt, message = deliver_and_read(deployment.services, smtp)
+    assert message["In-Reply-To"] == "<original-1@example.net>"
+    assert message["References"] == "<first-0@example.net> <original-1@example.net>"
 
 
 def test_a_reply_to_the_sender_only_reaches_reply_to_or_else_from_and_keeps_re_once(

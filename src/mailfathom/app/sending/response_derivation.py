@@ -3,7 +3,9 @@ threading fields and the quoted text. Nothing here comes from the caller.
 
 RFC 5322 section 3.6.4: a reply's In-Reply-To is the parent's Message-ID, and its References
 are the parent's References (or, without them, its In-Reply-To) followed by the parent's
-Message-ID. Section 3.6.5: "Re: " is prefixed once; a subject already carrying it is kept.
+Message-ID. Where the parent's In-Reply-To names several identifiers, the first is taken, as
+conversations are linked (`normalize_references`, RFC 5256 section 2.2).
+Section 3.6.5: "Re: " is prefixed once; a subject already carrying it is kept.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 
 from mailfathom.app.shared.stored_mail import EmailRow, ParticipantRow
+from mailfathom.domain.identifiers import normalize_references
 
 _REPLY_PREFIX = re.compile(r"^\s*re\s*:", re.IGNORECASE)
 _FORWARD_PREFIX = re.compile(r"^\s*(fwd?|fw)\s*:", re.IGNORECASE)
@@ -39,7 +42,7 @@ def threading_fields(original: EmailRow) -> tuple[str | None, tuple[str, ...]]:
     if not message_id:
         return None, ()
     parent = _bracketed(message_id)
-    earlier = original.references or original.in_reply_to[-1:]
+    earlier = normalize_references(original.references, original.in_reply_to, message_id)
     chain = [_bracketed(i) for i in earlier if _bracketed(i) != parent]
     return parent, (*chain, parent)
 
