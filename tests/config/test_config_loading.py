@@ -155,13 +155,16 @@ def test_account_defaults_apply_when_keys_are_omitted() -> None:
 
 
 def test_unknown_top_level_key_is_refused() -> None:
-    assert single_problem({"Acounts": []}) == "Acounts: unknown key"
+    assert single_problem({"Acounts": []}) == "Acounts: unknown key (did you mean Accounts?)"
 
 
 def test_unknown_key_in_a_nested_table_is_refused_with_its_path() -> None:
     account = imap_account()
     account["Imap"]["Prot"] = 993
-    assert single_problem({"Accounts": [account]}) == "Accounts[0].Imap.Prot: unknown key"
+    assert (
+        single_problem({"Accounts": [account]})
+        == "Accounts[0].Imap.Prot: unknown key (did you mean Port?)"
+    )
 
 
 def test_unknown_key_differing_only_in_case_suggests_the_right_spelling() -> None:

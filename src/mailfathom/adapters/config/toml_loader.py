@@ -25,6 +25,7 @@ from mailfathom.adapters.config.delivery_section import parse_deployment, parse_
 from mailfathom.adapters.config.mcp_section import parse_mcp_endpoint
 from mailfathom.adapters.config.store_section import parse_store
 from mailfathom.adapters.config.sync_section import parse_sync
+from mailfathom.adapters.config.toml_syntax import TomlSyntaxError, describe_syntax_error
 from mailfathom.adapters.config.toml_tables import Problems, Table, string_keyed
 from mailfathom.domain.config import DeploymentConfig
 from mailfathom.domain.errors import ConfigurationError
@@ -32,25 +33,6 @@ from mailfathom.domain.errors import ConfigurationError
 __all__ = ["ConfigurationProblems", "load_config", "parse_config"]
 
 _TOP_KEYS = frozenset({"Store", "Sync", "Accounts", "McpEndpoint", "Deployment", "MailDelivery"})
-_TOML_CONSTANT_MESSAGES = frozenset(
-    {
-        "Invalid statement",
-        "Expected newline or end of document after a statement",
-        "Cannot overwrite a value",
-        "Expected ']' at the end of a table declaration",
-        "Expected ']]' at the end of an array declaration",
-        "Expected '=' after a key in a key/value pair",
-        "Invalid initial character for a key part",
-        "Unclosed array",
-        "Unclosed inline table",
-        "Unescaped '\\' in a string",
-        "Invalid hex value",
-        "Escaped character is not a Unicode scalar value",
-        "Unterminated string",
-        "Invalid date or datetime",
-        "Invalid value",
-    }
-)
 
 
 class ConfigurationProblems(ConfigurationError):
@@ -60,8 +42,18 @@ class ConfigurationProblems(ConfigurationError):
     order, then the checks that compare accounts with each other.
     """
 
-    def __init__(self, problems: Sequence[str], *, source: str | None = None) -> None:
+    def __init__(
+        self,
+        problems: Sequence[str],
+        *,
+        source: str | None = None,
+        syntax_errors: Sequence[TomlSyntaxError] = (),
+        suggestions: Mapping[str, str] | None = None,
+    ) -> None:
         self.problems = tuple(problems)
+        self.source = source
+        self.syntax_errors = tuple(syntax_errors)
+        self.suggestions = dict(suggestions or {})
         where = f"the configuration file {source}" if source else "the configuration"
         count = len(self.problems)
         noun = "problem" if count == 1 else "problems"
@@ -91,24 +83,16 @@ def load_config(path: Path, *, environ: Mapping[str, str] | None = None) -> Depl
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigurationProblems([_describe_toml_error(error)], source=source) from None
+        syntax = describe_syntax_error(error, text)
+        raise ConfigurationProblems(
+            [syntax.problem], source=source, syntax_errors=[syntax]
+        ) from None
     return _parse(data, base_dir=path.resolve().parent, source=source)
 
 
 def parse_config(data: Mapping[str, object], *, base_dir: Path) -> DeploymentConfig:
     """Validate a decoded configuration document; relative paths resolve against `base_dir`."""
     return _parse(data, base_dir=base_dir, source=None)
-
-
-def _describe_toml_error(error: tomllib.TOMLDecodeError) -> str:
-    # The parser's message can quote characters or keys from the file, so only messages
-    # known to be constant are passed on; the position is always kept.
-    message = str(error)
-    description, _, position = message.rpartition(" (at ")
-    if not description:
-        return "is not valid TOML"
-    shown = description if description in _TOML_CONSTANT_MESSAGES else "syntax error"
-    return f"is not valid TOML: {shown} (at {position}"
 
 
 def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) -> DeploymentConfig:
@@ -126,7 +110,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     mail_delivery = parse_mail_delivery(root.table("MailDelivery"))
 
     if problems.items:
-        raise ConfigurationProblems(problems.items, source=source)
+        raise ConfigurationProblems(problems.items, source=source, suggestions=problems.suggestions)
     assert store is not None
     assert all(account is not None for account in accounts)
     return DeploymentConfig(

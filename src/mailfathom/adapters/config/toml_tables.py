@@ -6,6 +6,7 @@ key path and the rule, and returns nothing, so every problem of a file is report
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import json
 import math
@@ -45,6 +46,8 @@ REFERENCE_HINT = 'write Secret = { Env = "VARIABLE" } or Secret = { File = "path
 @dataclass(slots=True)
 class Problems:
     items: list[str] = field(default_factory=list)
+    # key path of an unknown key -> the known key of its table it most likely meant
+    suggestions: dict[str, str] = field(default_factory=dict)
 
     def add(self, path: str, rule: str) -> None:
         self.items.append(f"{path}: {rule}")
@@ -82,9 +85,22 @@ class Table:
                     self.at(key), f"a secret is not accepted in the file; {reference_hint}"
                 )
                 continue
-            near = next((name for name in allowed if name.casefold() == folded), None)
-            hint = f" (keys are case-sensitive: did you mean {near}?)" if near else ""
-            self.problems.add(self.at(key), f"unknown key{hint}")
+            self.problems.add(self.at(key), f"unknown key{self._suggest(key, allowed)}")
+
+    def _suggest(self, key: str, allowed: frozenset[str]) -> str:
+        # Key names are the loader's own vocabulary, not the owner's data, so the known key
+        # may be named; the unknown one is named only as part of the key path.
+        near = next((name for name in sorted(allowed) if name.casefold() == key.casefold()), None)
+        if near is not None:
+            self.problems.suggestions[self.at(key)] = near
+            return f" (keys are case-sensitive: did you mean {near}?)"
+        by_folded = {name.casefold(): name for name in sorted(allowed)}
+        close = difflib.get_close_matches(key.casefold(), list(by_folded), n=1)
+        if not close:
+            return ""
+        near = by_folded[close[0]]
+        self.problems.suggestions[self.at(key)] = near
+        return f" (did you mean {near}?)"
 
     def has(self, key: str) -> bool:
         return key in self.data
