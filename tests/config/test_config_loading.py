@@ -788,9 +788,11 @@ def test_absolute_data_dir_is_kept() -> None:
     assert parse({"Store": {"DataDir": "/var/lib/mf"}}).store.data_dir == Path("/var/lib/mf")
 
 
-def test_data_dir_with_a_tilde_is_refused() -> None:
-    problem = single_problem({"Store": {"DataDir": "~/mail"}})
-    assert problem.startswith("Store.DataDir: a leading ~ is not expanded")
+def test_data_dir_with_a_tilde_is_under_the_home_directory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME", "/home/owner")
+    assert parse({"Store": {"DataDir": "~/mail"}}).store.data_dir == Path("/home/owner/mail")
 
 
 def test_relative_paths_in_a_loaded_file_resolve_against_its_directory(

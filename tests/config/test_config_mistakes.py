@@ -3,6 +3,7 @@ reported with enough to fix it (where, and what was meant) and nothing of the fi
 
 from __future__ import annotations
 
+import mailbox
 import os
 import subprocess
 import sys
@@ -122,3 +123,102 @@ def test_an_unknown_key_far_from_every_known_key_suggests_nothing(
         load_config(write_config('[Store]\nCompletelyDifferent = "x"\n'))
     assert len(caught.value.problems) == 1
     assert caught.value.suggestions == {}
+
+
+# --------------------------------------------------------------------------------------------
+# Paths under the home directory
+
+
+def test_a_tilde_expands_to_the_home_directory_in_every_path(
+    tmp_path: Path, write_config: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    path = write_config(
+        '[Store]\nDataDir = "~/mail-state"\nDatabaseUrl = "sqlite:///~/mail.db"\n'
+        '[[Accounts]]\nId = "work"\nKind = "imap"\n'
+        '[Accounts.Imap]\nHost = "imap.example.org"\nUsername = "me"\n'
+        'Secret = { File = "~/secrets/imap" }\n'
+        '[Accounts.Delivery]\nEnabled = true\nAddress = "me@example.org"\n'
+        '[Accounts.Delivery.Smtp]\nHost = "smtp.example.org"\nUsername = "me"\n'
+        'Secret = { File = "~/secrets/smtp" }\n'
+    )
+    config = load_config(path)
+    assert config.store.data_dir == home / "mail-state"
+    assert config.store.database_url == f"sqlite:///{home / 'mail.db'}"
+    (account,) = config.accounts
+    assert account.imap is not None
+    assert account.imap.secret.file == home / "secrets" / "imap"
+    assert account.delivery is not None
+    assert account.delivery.smtp is not None
+    assert account.delivery.smtp.secret is not None
+    assert account.delivery.smtp.secret.file == home / "secrets" / "smtp"
+
+
+def test_a_tilde_with_a_user_name_expands_to_that_users_home(
+    write_config: Callable[[str], Path],
+) -> None:
+    import pwd
+
+    entry = pwd.getpwuid(os.getuid())
+    path = write_config(f'[Store]\nDataDir = "~{entry.pw_name}/mail-state"\n')
+    assert load_config(path).store.data_dir == Path(entry.pw_dir) / "mail-state"
+
+
+def test_a_tilde_naming_an_unknown_user_is_refused_without_the_name(
+    write_config: Callable[[str], Path],
+) -> None:
+    with pytest.raises(ConfigurationProblems) as caught:
+        load_config(write_config('[Store]\nDataDir = "~nosuchuser-private/state"\n'))
+    assert caught.value.code == CONFIGURATION_ERROR
+    (problem,) = caught.value.problems
+    assert problem.startswith("Store.DataDir: ")
+    assert "nosuchuser-private" not in str(caught.value)
+
+
+def test_the_cli_creates_the_store_under_the_home_directory(
+    tmp_path: Path, write_config: Callable[[str], Path]
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    path = write_config('[Store]\nDataDir = "~/mail-state"\n')
+    result = _cli(path, "migrate", home=home)
+    assert result.returncode == 0, result.stderr
+    assert (home / "mail-state").is_dir()
+    assert not (tmp_path / "~").exists()
+
+
+def test_a_configuration_named_under_the_home_directory_is_found(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "mailfathom.toml").write_text('[Store]\nDataDir = "~/mail-state"\n', "utf-8")
+    env = {**os.environ, "HOME": str(home), "MAILFATHOM_CONFIG": "~/mailfathom.toml"}
+    result = subprocess.run(
+        [sys.executable, "-m", "mailfathom", "migrate"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (home / "mail-state").is_dir()
+
+
+def test_an_import_source_under_the_home_directory_is_found(
+    tmp_path: Path, write_config: Callable[[str], Path]
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    old = mailbox.Maildir(home / "old-mail", create=True)
+    old.add(b"From: a@example.org\r\nSubject: kept\r\nMessage-ID: <k@example.org>\r\n\r\nbody\r\n")
+    old.close()
+    path = write_config(
+        '[Store]\nDataDir = "~/mail-state"\n[[Accounts]]\nId = "notes"\nKind = "local"\n'
+        '[[Accounts.Folders]]\nRemote = "INBOX"\n'
+    )
+    result = _cli(path, "import", "~/old-mail", "--account", "notes", home=home)
+    assert result.returncode == 0, result.stderr
+    assert "Imported 1 message(s)." in result.stdout

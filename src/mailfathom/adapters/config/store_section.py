@@ -6,7 +6,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import parse_qsl, urlsplit
 
 from mailfathom.adapters.config.toml_tables import Problems, Table
-from mailfathom.adapters.config.values import config_path, parse_secret
+from mailfathom.adapters.config.values import HOME_UNKNOWN, config_path, expand_home, parse_secret
 from mailfathom.domain import text_rules
 from mailfathom.domain.config import SecretRef, StoreConfig
 
@@ -86,6 +86,12 @@ def _parse_database_url(problems: Problems, path: str, text: str, base_dir: Path
         if database in {"", ":memory:"} or PurePosixPath(database).is_absolute():
             return _SQLITE_SCHEME + rest
         query = f"?{parts.query}" if parts.query else ""
+        at_home = expand_home(database)
+        if at_home is None:
+            problems.add(path, HOME_UNKNOWN)
+            return None
+        if at_home != database:
+            return f"{_SQLITE_SCHEME}:///{at_home}{query}"
         return f"{_SQLITE_SCHEME}:///{base_dir / database}{query}"
 
     problems.add(path, "must be an sqlite:// or postgresql+psycopg:// URL")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import os
 import re
 from pathlib import Path
 from typing import TypeVar
@@ -55,15 +56,27 @@ def config_path(problems: Problems, path: str, text: str, base_dir: Path) -> Pat
     if not text_rules.is_name(text):
         problems.add(path, "must not contain control characters")
         return None
-    if text.startswith("~"):
-        problems.add(
-            path,
-            "a leading ~ is not expanded; write an absolute path or one relative to the "
-            "configuration file's directory",
-        )
+    expanded = expand_home(text)
+    if expanded is None:
+        problems.add(path, HOME_UNKNOWN)
         return None
-    candidate = Path(text)
+    candidate = Path(expanded)
     return candidate if candidate.is_absolute() else base_dir / candidate
+
+
+HOME_UNKNOWN = (
+    "starts with ~ or ~user, but that home directory is not known (HOME is unset or the user "
+    "does not exist); write an absolute path or one relative to the configuration file"
+)
+
+
+def expand_home(text: str) -> str | None:
+    """`text` with a leading `~` or `~user` replaced by that home directory; None when the
+    home directory is not known. Any other text is returned as it is."""
+    if not text.startswith("~"):
+        return text
+    expanded = os.path.expanduser(text)
+    return None if expanded.startswith("~") else expanded
 
 
 def parse_enum(table: Table, key: str, enum_type: type[E], *, required: bool = False) -> E | None:

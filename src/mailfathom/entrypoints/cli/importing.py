@@ -24,6 +24,7 @@ def import_into_local(services: Services, account_id: str, folder: str, source: 
     if folder not in {m.remote_name for m in account.folders}:
         raise ConfigurationError(f"Account '{account_id}' maps no folder with that name.")
     target = services.connectors.local.folder(account_id, folder)
+    source = source.expanduser()
     count = 0
     if source.is_dir() and (source / "cur").is_dir():
         for message in mailbox.Maildir(source, factory=None, create=False):

@@ -15,6 +15,7 @@ def load(path: Path | None) -> DeploymentConfig:
     if path is None:
         env = os.environ.get("MAILFATHOM_CONFIG")
         path = Path(env) if env else Path("mailfathom.toml")
+    path = path.expanduser()  # a quoted `~` (or one after --config=) reaches here unexpanded
     if not path.is_file():
         raise ConfigurationError(
             "No configuration file was found: pass --config or set MAILFATHOM_CONFIG."
