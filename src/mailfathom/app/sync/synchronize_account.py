@@ -72,15 +72,15 @@ class AccountSynchronizer:
         for record in records:
             if record.remote_name not in existing:
                 missing.append(record.alias)
-                log.warning(
-                    "folder.absent_on_server", folder=record.alias, account=account.account_id
-                )
                 continue
             # The records were read when this pass began, and only this pass moves them on.
             report = synchronizer.run(session, record, progress)
             reports.append(report)
             if on_folder:
                 on_folder(report)
+        if missing:
+            # Folder names are the owner's: only how many is logged.
+            log.warning("folders.absent_on_server", count=len(missing), account=account.account_id)
         return AccountReport(account.account_id, tuple(reports), tuple(missing))
 
     def run_forever(self, account: AccountConfig, stop: threading.Event) -> None:
