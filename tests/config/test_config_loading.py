@@ -869,3 +869,9 @@ def test_sync_settings_are_read() -> None:
 def test_sync_batch_messages_must_be_positive() -> None:
     problem = single_problem({"Sync": {"BatchMessages": 0}})
     assert problem == "Sync.BatchMessages: must be greater than zero"
+
+
+def test_inbox_in_any_case_names_the_servers_inbox() -> None:
+    (folder,) = parse(with_folders({"Remote": "inbox"})).accounts[0].folders
+    assert folder.remote_name == "INBOX"
+    assert folder.alias == "inbox"

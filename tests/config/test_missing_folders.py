@@ -4,13 +4,82 @@ names are the owner's: they are shown on the terminal, never logged."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import uuid
 from pathlib import Path
+
+import pytest
 
 from log_audit import register_all
 from mailfathom.domain.config import FolderMapping
 from servers.dovecot import DovecotServer, ImapAccount
 from sync.helpers import imap_account_config, open_services
+
+CONFIGURATION_ERROR = "11001"
+EXIT_REFUSED = 2
+COMMAND_DEADLINE = 60.0
+
+
+def _config(root: Path, account: ImapAccount, env_name: str, *remotes: str) -> Path:
+    folders = "".join(f'[[Accounts.Folders]]\nRemote = "{remote}"\n' for remote in remotes)
+    path = root / "mailfathom.toml"
+    path.write_text(
+        f'[Store]\nDataDir = "{root / "data"}"\n\n'
+        f'[[Accounts]]\nId = "work"\nKind = "imap"\n\n'
+        f'[Accounts.Imap]\nHost = "{account.host}"\nPort = {account.port}\n'
+        f'Username = "{account.username}"\nTls = "none"\nSecret = {{ Env = "{env_name}" }}\n\n'
+        f"{folders}",
+        "utf-8",
+    )
+    return path
+
+
+def _run(
+    root: Path, account: ImapAccount, env_name: str, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """The command as a user runs it; one still running at the deadline started instead of
+    refusing."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mailfathom", *args, "--config", str(root / "mailfathom.toml")],
+        cwd=root,
+        env={**os.environ, env_name: account.password},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=COMMAND_DEADLINE)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        pytest.fail(f"`{args[0]}` was still running: it started instead of refusing")
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def test_inbox_in_any_case_and_existing_folders_pass_the_check(
+    tmp_path: Path, dovecot: DovecotServer, imap_account: ImapAccount
+) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    present = f"Archive-{suffix}"
+    dovecot.create_folder(imap_account.username, present)
+    env_name = f"MF_TEST_IMAP_{suffix.upper()}"
+    _config(tmp_path, imap_account, env_name, "inbox", present)
+
+    dovecot.save_message(
+        imap_account.username,
+        b"From: a@example.org\r\nSubject: s\r\nMessage-ID: <m@example.org>\r\n\r\nb\r\n",
+    )
+
+    result = _run(tmp_path, imap_account, env_name, "sync")
+    assert result.returncode == 0, result.stderr
+
+    listed = _run(tmp_path, imap_account, env_name, "accounts")
+    assert listed.returncode == 0, listed.stderr
+    inbox_row = next(line for line in listed.stdout.splitlines() if " inbox " in line)
+    assert " 1 " in inbox_row  # the message in the server's INBOX was kept
 
 
 def test_a_pass_logs_how_many_folders_are_absent_never_their_names(

@@ -76,7 +76,14 @@ def parse_folders(account: Table) -> tuple[FolderMapping, ...] | None:
         if len(problems.items) != before or remote is None or alias is None:
             ok = False
             continue
+        # The server's INBOX is matched in any case; the stored name is the canonical one,
+        # so the name a pass looks for is the name the server lists.
         folders.append(
-            FolderMapping(remote_name=remote, alias=alias, role=role, visible_to_tools=visible)
+            FolderMapping(
+                remote_name=_remote_identity(remote),
+                alias=alias,
+                role=role,
+                visible_to_tools=visible,
+            )
         )
     return tuple(folders) if ok else None
