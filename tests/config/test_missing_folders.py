@@ -59,6 +59,33 @@ def _run(
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["sync"], ["sync", "--continuous"], ["accounts"], ["serve", "--stdio"]],
+)
+def test_a_folder_the_server_lacks_stops_the_command_listing_the_servers_folders(
+    tmp_path: Path, dovecot: DovecotServer, imap_account: ImapAccount, command: list[str]
+) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    present = f"Archive-{suffix}"
+    absent = f"Projects-{suffix}"
+    register_all([present, absent])
+    dovecot.create_folder(imap_account.username, present)
+    env_name = f"MF_TEST_IMAP_{suffix.upper()}"
+    _config(tmp_path, imap_account, env_name, "INBOX", absent)
+
+    result = _run(tmp_path, imap_account, env_name, *command)
+
+    assert result.returncode == EXIT_REFUSED, result.stderr
+    assert CONFIGURATION_ERROR in result.stderr
+    assert "'work'" in result.stderr
+    assert f'"{absent}"' in result.stderr
+    assert f'"{present}"' in result.stderr
+    assert '"INBOX"' in result.stderr
+    # Nothing was synchronized: the configured INBOX was not even started on.
+    assert "INBOX:" not in result.stdout
+
+
 def test_inbox_in_any_case_and_existing_folders_pass_the_check(
     tmp_path: Path, dovecot: DovecotServer, imap_account: ImapAccount
 ) -> None:

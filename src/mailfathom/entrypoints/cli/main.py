@@ -23,6 +23,7 @@ from mailfathom.domain.errors import MailFathomError
 from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.cli import demo as demo_command
 from mailfathom.entrypoints.cli import serving
+from mailfathom.entrypoints.cli.folder_check import FoldersNotOnServer, require_folders, show_absent
 from mailfathom.entrypoints.cli.importing import import_into_local
 from mailfathom.entrypoints.cli.loading import load, selected_accounts
 from mailfathom.entrypoints.cli.outbox import outbox_app
@@ -72,6 +73,8 @@ AccountOption = Annotated[
 
 def _fail(error: MailFathomError) -> None:
     err_console.print(str(error), markup=False, highlight=False, soft_wrap=True)
+    if isinstance(error, FoldersNotOnServer):
+        show_absent(err_console, error)
     raise typer.Exit(code=2)
 
 
@@ -110,6 +113,7 @@ def sync(
             raise typer.Exit(code=1)
         require_secrets(secrets_to_synchronize(accounts))
         with Services.open(deployment) as services:
+            require_folders(services, accounts)
             if not continuous:
                 for acc in accounts:
                     sync_with_progress(services, acc, console)
@@ -150,6 +154,7 @@ def list_accounts(config: ConfigOption = None) -> None:
                         when.isoformat(timespec="seconds") if when else "never",
                     )
             console.print(table)
+            require_folders(services, deployment.accounts)
     except MailFathomError as error:
         _fail(error)
 
@@ -239,6 +244,7 @@ def serve(
         deployment = load(config)
         plan = serving.prepare(deployment, stdio=stdio, sync=sync, deliver=deliver)
         with Services.open(deployment) as services:
+            require_folders(services, plan.accounts)
             serving.run(services, plan, err_console, stdio=stdio, port=port)
     except MailFathomError as error:
         _fail(error)
