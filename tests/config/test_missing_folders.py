@@ -4,6 +4,7 @@ names are the owner's: they are shown on the terminal, never logged."""
 
 from __future__ import annotations
 
+import mailbox
 import os
 import subprocess
 import sys
@@ -123,3 +124,27 @@ def test_a_pass_logs_how_many_folders_are_absent_never_their_names(
     with open_services(tmp_path, account) as services:
         result = services.account_synchronizer().run_once(account)
     assert result.missing_folders == (absent,)
+
+
+def test_an_import_into_the_inbox_names_it_in_any_case(tmp_path: Path) -> None:
+    old = mailbox.Maildir(tmp_path / "old-mail", create=True)
+    old.add(b"From: a@example.org\r\nSubject: s\r\nMessage-ID: <i@example.org>\r\n\r\nb\r\n")
+    old.close()
+    config = tmp_path / "mailfathom.toml"
+    config.write_text(
+        f'[Store]\nDataDir = "{tmp_path / "data"}"\n'
+        '[[Accounts]]\nId = "notes"\nKind = "local"\n[[Accounts.Folders]]\nRemote = "INBOX"\n',
+        "utf-8",
+    )
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "mailfathom", "import", str(tmp_path / "old-mail")),
+            *("--account", "notes", "--folder", "inbox", "--config", str(config)),
+        ],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_DEADLINE,
+    )
+    assert result.returncode == 0, result.stderr

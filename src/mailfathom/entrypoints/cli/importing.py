@@ -21,6 +21,8 @@ def import_into_local(services: Services, account_id: str, folder: str, source: 
         raise account_not_configured(account_id)
     if account.kind is not AccountKind.LOCAL:
         raise ConfigurationError(f"Account '{account_id}' is not a local account.")
+    if folder.upper() == "INBOX":
+        folder = "INBOX"  # as the configuration stores it: INBOX is named in any case
     if folder not in {m.remote_name for m in account.folders}:
         raise ConfigurationError(f"Account '{account_id}' maps no folder with that name.")
     target = services.connectors.local.folder(account_id, folder)
