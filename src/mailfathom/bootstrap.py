@@ -28,6 +28,8 @@ from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 from mailfathom.adapters.imap.session import ImapConnector
 from mailfathom.adapters.local.maildir import LocalConnector
+from mailfathom.adapters.local.maildir_import import ImportCount as ImportCount
+from mailfathom.adapters.local.maildir_import import import_source
 from mailfathom.adapters.local.peers import LocalPeerMailboxes
 from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.adapters.mime.attachments import MimeAttachmentReader
@@ -256,6 +258,11 @@ class Services:
         for sample in generate_mailbox(messages):
             folder = self.connectors.local.folder(account_id, sample.folder)
             folder.deliver(sample.raw, sample.flags)
+
+    def import_mail(self, account_id: str, folder: str, source: Path) -> ImportCount:
+        """File existing mail (a Maildir, .eml files or an mbox) into a local account's
+        folder, each message once, keeping its bytes and its arrival time."""
+        return import_source(self.connectors.local.folder(account_id, folder), source)
 
     def delivery_pass(
         self,

@@ -80,3 +80,11 @@ class DeliveryCode(enum.IntEnum):
     # unset variable, a missing file): nothing was offered, and trying again cannot help
     # until an operator acts.
     SECRET_UNREADABLE = 71008
+
+
+class CommandCode(enum.IntEnum):
+    """Why an operator's command refused its input (category 1: shown to whoever ran it)."""
+
+    # The source `mailfathom import` was given does not exist or is not mail in any shape the
+    # import reads (a Maildir, a folder of .eml files, one .eml file, an mbox file).
+    IMPORT_SOURCE_NOT_MAIL = 11003

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import enum
 
+from mailfathom.domain.codes import CommandCode
+
 
 class Category(enum.IntEnum):
     CONFIGURATION = 1
@@ -56,6 +58,13 @@ class SecretUnavailable(ConfigurationError):
     def __init__(self, message: str, *, origin: str) -> None:
         super().__init__(message)
         self.origin = origin
+
+
+class ImportSourceRefused(ConfigurationError):
+    """The source of an import does not exist or is not mail; the message names the shapes
+    an import reads, never the path or anything a file holds."""
+
+    code = int(CommandCode.IMPORT_SOURCE_NOT_MAIL)
 
 
 class StoreError(MailFathomError):

@@ -84,10 +84,13 @@ class MaildirFolder:
         os.replace(tmp, target)
         return unique
 
-    def deliver_once(self, raw: bytes, name: str, flags: str = "") -> bool:
+    def deliver_once(
+        self, raw: bytes, name: str, flags: str = "", received_at: datetime | None = None
+    ) -> bool:
         """Deliver under a name of the caller's choosing, unless a message of that name is
         already here (in new/ or, with any flags, in cur/): a delivery repeated after a crash
-        leaves one message. Answers whether this call delivered it."""
+        leaves one message. Answers whether this call delivered it. `received_at` becomes the
+        file's time, which synchronization reads as the message's arrival."""
         if not name or any(ch in name for ch in "/:\x00") or name.startswith("."):
             raise ValueError("not a Maildir file name")
         with self._locked():
@@ -100,6 +103,9 @@ class MaildirFolder:
                 handle.write(raw)
                 handle.flush()
                 os.fsync(handle.fileno())
+            if received_at is not None:
+                instant = received_at.timestamp()
+                os.utime(tmp, (instant, instant))
             target = (
                 self.path
                 / ("cur" if flags else "new")

@@ -193,19 +193,25 @@ def verify(config: ConfigOption = None, account: AccountOption = None) -> None:
 
 @app.command("import")
 def import_mail(
-    source: Annotated[Path, typer.Argument(help="A Maildir directory or an mbox file.")],
+    source: Annotated[
+        Path,
+        typer.Argument(help="A Maildir, a folder of .eml files, an .eml file or an mbox file."),
+    ],
     account: Annotated[str, typer.Option("--account", "-a", help="The local account.")],
     folder: Annotated[str, typer.Option("--folder", "-f", help="Remote name of the folder.")] = (
         "INBOX"
     ),
     config: ConfigOption = None,
 ) -> None:
-    """Import an existing Maildir or mbox into a local account, then synchronize it."""
+    """Import existing mail into a local account, then synchronize it."""
     try:
         deployment = load(config)
         with Services.open(deployment) as services:
             count = import_into_local(services, account, folder, source)
-            console.print(f"Imported {count} message(s).")
+            console.print(
+                f"Imported {count.added} new message(s); "
+                f"{count.already_held} were already in the folder."
+            )
             (acc,) = selected_accounts(deployment, [account])
             sync_with_progress(services, acc, console)
     except MailFathomError as error:
