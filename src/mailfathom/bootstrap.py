@@ -257,7 +257,7 @@ class Services:
         """Fill a local account's folders with generated sample mail (the demo)."""
         for sample in generate_mailbox(messages):
             folder = self.connectors.local.folder(account_id, sample.folder)
-            folder.deliver(sample.raw, sample.flags)
+            folder.deliver(sample.raw, sample.flags, sample.received_at)
 
     def import_mail(self, account_id: str, folder: str, source: Path) -> ImportCount:
         """File existing mail (a Maildir, .eml files or an mbox) into a local account's

@@ -49,6 +49,13 @@ def _flags_of(name: str) -> RemoteFlags:
     return RemoteFlags.from_names([_FLAG_LETTERS[c] for c in info if c in _FLAG_LETTERS])
 
 
+def _set_arrival(path: Path, received_at: datetime | None) -> None:
+    """Give a delivered file the message's arrival time, which a scan reads back."""
+    if received_at is not None:
+        instant = received_at.timestamp()
+        os.utime(path, (instant, instant))
+
+
 class MaildirFolder:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -67,8 +74,9 @@ class MaildirFolder:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def deliver(self, raw: bytes, flags: str = "") -> str:
-        """Write one message (Maildir delivery: tmp, then an atomic link into new or cur)."""
+    def deliver(self, raw: bytes, flags: str = "", received_at: datetime | None = None) -> str:
+        """Write one message (Maildir delivery: tmp, then an atomic link into new or cur).
+        `received_at`, when given, becomes the file's time; otherwise it is now."""
         self.create()
         unique = f"{time.time_ns()}.{os.getpid()}_{secrets.token_hex(6)}.{socket.gethostname()}"
         tmp = self.path / "tmp" / unique
@@ -76,6 +84,7 @@ class MaildirFolder:
             handle.write(raw)
             handle.flush()
             os.fsync(handle.fileno())
+        _set_arrival(tmp, received_at)
         target = (
             self.path
             / ("cur" if flags else "new")
@@ -103,9 +112,7 @@ class MaildirFolder:
                 handle.write(raw)
                 handle.flush()
                 os.fsync(handle.fileno())
-            if received_at is not None:
-                instant = received_at.timestamp()
-                os.utime(tmp, (instant, instant))
+            _set_arrival(tmp, received_at)
             target = (
                 self.path
                 / ("cur" if flags else "new")

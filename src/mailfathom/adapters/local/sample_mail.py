@@ -60,6 +60,8 @@ class SampleMessage:
     folder: str
     raw: bytes
     flags: str
+    # When the message arrived: the moment its Date: header names.
+    received_at: datetime
 
 
 def _paragraphs(rng: random.Random, target_octets: int) -> str:
@@ -152,4 +154,4 @@ def generate_mailbox(
             threads.append((subject, [message_id], folder))
         elif reply_to_thread:
             threads.append((subject, [*references, message_id], folder))
-        yield SampleMessage(folder=folder, raw=bytes(message), flags=flags)
+        yield SampleMessage(folder=folder, raw=bytes(message), flags=flags, received_at=when)
