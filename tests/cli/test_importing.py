@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -174,22 +174,29 @@ def _listed(tmp_path: Path, after: datetime, before: datetime) -> list[str | Non
         return [e.subject for e in page.emails]
 
 
-def test_imported_mail_keeps_its_received_time(tmp_path: Path, corpora: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "first_hop"),
+    [
+        # Date: says 13:40:44 and the top-most Received: 13:41:01.
+        ("00001.eml", datetime(2005, 1, 1, 13, 40, 45, tzinfo=UTC)),
+        # Date: says 07:49:12 on the 13th, nine hours after the first hop.
+        ("00103.eml", datetime(2005, 1, 12, 22, 28, 7, tzinfo=UTC)),
+    ],
+)
+def test_imported_mail_keeps_its_received_time(
+    tmp_path: Path, corpora: Path, name: str, first_hop: datetime
+) -> None:
     """A 2005 list message, copied today, is listed as received in 2005: at the time of the
     first hop its bottom-most Received: header records, not at the time of import."""
-    original = corpora / "messages" / "linux-mips-2005" / "00001.eml"
-    source = tmp_path / "00001.eml"
-    shutil.copyfile(original, source)
+    source = tmp_path / name
+    shutil.copyfile(corpora / "messages" / "linux-mips-2005" / name, source)
     register_headers(source.read_bytes())
     result = _import(tmp_path, source)
     assert result.returncode == 0, result.stderr
-    in_2005 = _listed(
-        tmp_path, datetime(2005, 1, 1, 13, 40, tzinfo=UTC), datetime(2005, 1, 1, 13, 41, tzinfo=UTC)
-    )
-    assert len(in_2005) == 1
-    assert (
-        _listed(tmp_path, datetime(2005, 1, 2, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)) == []
-    )
+    assert len(_listed(tmp_path, first_hop, first_hop + timedelta(seconds=1))) == 1
+    assert _listed(tmp_path, datetime(2005, 1, 1, tzinfo=UTC), first_hop) == []
+    later = _listed(tmp_path, first_hop + timedelta(seconds=1), datetime(2100, 1, 1, tzinfo=UTC))
+    assert later == []
 
 
 def test_an_mbox_message_is_received_at_its_from_line_time(tmp_path: Path) -> None:
