@@ -221,4 +221,4 @@ def test_an_import_source_under_the_home_directory_is_found(
     )
     result = _cli(path, "import", "~/old-mail", "--account", "notes", home=home)
     assert result.returncode == 0, result.stderr
-    assert "Imported 1 message(s)." in result.stdout
+    assert "Imported 1 new message(s)" in result.stdout
