@@ -3,6 +3,7 @@ SMTP server, checked on the bytes it received."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
@@ -274,3 +275,25 @@ def test_a_reply_to_everyone_leaves_out_every_address_the_account_receives_as(
         assert rcpt == kept
         assert message["To"] == "replies@example.net"
         assert message["Cc"] == "carol@example.net, dave@example.net"
+
+
+def test_a_stored_subject_with_a_line_separator_is_answered_on_one_line(
+    deployment: SendingDeployment, smtp: SmtpServer
+) -> None:
+    """Header text read from mail is folded to one line by the same rule the composer holds
+    a header value to, so an answer never inherits a separator it would refuse."""
+    encoded = base64.b64encode("Budget\u2028review\u2029for spring".encode()).decode()
+    raw = _original(subject="Subject written over below")
+    raw = raw.replace(b"Subject written over below", f"=?utf-8?b?{encoded}?=".encode())
+    email_id = stored(deployment, raw)
+    deployment.services.sending().replies.reply(
+        AGENT,
+        ReplyRequest(
+            stored_email_id=email_id,
+            everyone=False,
+            plain_text_body="Noted.",
+            idempotency_key="reply-separator",
+        ),
+    )
+    _rcpt, message = deliver_and_read(deployment.services, smtp)
+    assert message["Subject"] == "Re: Budget review for spring"
