@@ -19,6 +19,7 @@ from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
 from mailfathom.adapters.sql.schema import messages
 from mailfathom.app.reading.list_emails import TimelineRequest
+from mailfathom.app.reading.search_emails import SearchRequest
 from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
@@ -231,3 +232,41 @@ def test_a_maildir_message_is_received_at_its_file_time(tmp_path: Path) -> None:
         datetime(2003, 3, 3, 3, 3, 4, tzinfo=UTC),
     )
     assert len(found) == 1
+
+
+def _by_sent_time(tmp_path: Path, start: datetime, end: datetime) -> tuple[list[str], list[str]]:
+    """The subjects list_emails and search_emails ("linux") find sent in [start, end)."""
+    deployment = load_config(_config(tmp_path))
+    selection = SelectionInput(sent_on_or_after=start, sent_before=end)
+    with Services.open(deployment) as services:
+        reading = services.reading()
+        page = reading.timeline.read(READER, TimelineRequest(selection, page_size=100))
+        found = reading.search.search(READER, SearchRequest("linux", selection, 50))
+    return (
+        sorted(e.subject or "" for e in page.emails),
+        sorted(m.summary.subject or "" for m in found.matches),
+    )
+
+
+def test_imported_mail_is_found_by_the_year_its_date_header_gives(
+    tmp_path: Path, corpora: Path
+) -> None:
+    """Two 2005 list messages (sent 1 January and 11 December) are found by a 2005 sent-time
+    filter, listed and searched alike, and by no 2006 one."""
+    source = tmp_path / "list"
+    source.mkdir()
+    for name in ("00001.eml", "02896.eml"):
+        shutil.copyfile(corpora / "messages" / "linux-mips-2005" / name, source / name)
+        register_headers((source / name).read_bytes())
+    result = _import(tmp_path, source)
+    assert result.returncode == 0, result.stderr
+    year_2005 = datetime(2005, 1, 1, tzinfo=UTC), datetime(2006, 1, 1, tzinfo=UTC)
+    listed, searched = _by_sent_time(tmp_path, *year_2005)
+    assert len(listed) == 2
+    assert searched == listed
+    year_2006 = datetime(2006, 1, 1, tzinfo=UTC), datetime(2007, 1, 1, tzinfo=UTC)
+    assert _by_sent_time(tmp_path, *year_2006) == ([], [])
+    # The first one's Date: is 14:40:44 +0100: the bound is that instant, not its wall clock.
+    sent_first = datetime(2005, 1, 1, 13, 40, 44, tzinfo=UTC)
+    assert len(_by_sent_time(tmp_path, sent_first, sent_first + timedelta(seconds=1))[0]) == 1
+    assert _by_sent_time(tmp_path, year_2005[0], sent_first) == ([], [])

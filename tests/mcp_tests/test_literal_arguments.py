@@ -68,12 +68,16 @@ FILTERED = [
     ("search_emails", "keyword"),
     ("search_emails", "queryText"),
 ]
-# ... a received bound, which no such text is, ...
+# ... a received or sent bound, which no such text is, ...
 BOUNDS = [
     ("list_emails", "receivedOnOrAfter"),
     ("list_emails", "receivedBefore"),
     ("search_emails", "receivedOnOrAfter"),
     ("search_emails", "receivedBefore"),
+    ("list_emails", "sentOnOrAfter"),
+    ("list_emails", "sentBefore"),
+    ("search_emails", "sentOnOrAfter"),
+    ("search_emails", "sentBefore"),
 ]
 # ... part of the message sent, ...
 CARRIED = [
@@ -146,7 +150,7 @@ def test_a_folder_named_by_text_that_reads_as_json_names_no_folder(
     ],
 )
 @pytest.mark.parametrize(("tool", "argument"), BOUNDS)
-def test_a_received_bound_that_is_no_date_time_is_refused(
+def test_a_time_bound_that_is_no_date_time_is_refused(
     literal: LiteralDeployment, tool: str, argument: str, value: object
 ) -> None:
     """A number, given as such or as text, is not read as seconds since the epoch."""

@@ -118,7 +118,8 @@ def filter_clauses(
 
     `has_attachments=False` means known to have none: a message whose content is not stored
     has no attachment count, and a filter should not claim what the store does not know. An
-    empty subject fragment filters nothing.
+    empty subject fragment filters nothing. A message whose sent time is unknown (no usable
+    Date header) is NULL there, which no comparison passes: it never meets a sent bound.
 
     The sender is the first From mailbox, the one a summary shows, kept on the message row
     so that a sender's page is read in timeline order from its own index. The flag filters
@@ -136,6 +137,10 @@ def filter_clauses(
         clauses.append(messages.c.received_at >= s.received_on_or_after)
     if s.received_before is not None:
         clauses.append(messages.c.received_at < s.received_before)
+    if s.sent_on_or_after is not None:
+        clauses.append(messages.c.sent_at >= s.sent_on_or_after)
+    if s.sent_before is not None:
+        clauses.append(messages.c.sent_at < s.sent_before)
     if s.seen is not None:
         clauses.append(messages.c.seen == (sa.true() if s.seen else sa.false()))
     if s.flagged is not None:

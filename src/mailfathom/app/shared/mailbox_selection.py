@@ -51,6 +51,8 @@ class SelectionInput:
     subject_fragment: str | None = None
     received_on_or_after: datetime | None = None
     received_before: datetime | None = None
+    sent_on_or_after: datetime | None = None
+    sent_before: datetime | None = None
     is_remotely_seen: bool | None = None
     is_remotely_flagged: bool | None = None
     keyword: str | None = None
@@ -170,6 +172,17 @@ def _utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+def _range(
+    start: datetime | None, end: datetime | None, what: str
+) -> tuple[datetime | None, datetime | None]:
+    """An inclusive start and an exclusive end, as UTC instants. A range that ends before it
+    starts is 51002; one that ends where it starts is valid and holds nothing."""
+    first, last = _utc(start), _utc(end)
+    if first is not None and last is not None and last < first:
+        raise _refuse_filter(f"The {what} range ends before it starts.")
+    return first, last
+
+
 def _folders(
     available: Sequence[FolderView], names: Iterable[object] | None, include_junk: bool
 ) -> tuple[list[FolderView], bool]:
@@ -212,10 +225,8 @@ def resolve_selection(
     recipient = _address(given.recipient_address, "recipient address")
     subject = _subject(given.subject_fragment)
     keyword = _keyword(given.keyword)
-    start = _utc(given.received_on_or_after)
-    end = _utc(given.received_before)
-    if start is not None and end is not None and end < start:
-        raise _refuse_filter("The received range ends before it starts.")
+    start, end = _range(given.received_on_or_after, given.received_before, "received")
+    sent_start, sent_end = _range(given.sent_on_or_after, given.sent_before, "sent")
     available = store.readable_folders([a.account_id for a in accounts]) if accounts else []
     include_junk = bool(given.include_junk_mail)
     folders, junk_included = _folders(available, given.folders, include_junk)
@@ -227,6 +238,8 @@ def resolve_selection(
             subject_fragment=subject,
             received_on_or_after=start,
             received_before=end,
+            sent_on_or_after=sent_start,
+            sent_before=sent_end,
             seen=given.is_remotely_seen,
             flagged=given.is_remotely_flagged,
             keyword=keyword,
@@ -235,7 +248,7 @@ def resolve_selection(
         if folders
         else None
     )
-    fingerprint = (
+    fingerprint: tuple[object, ...] = (
         tuple(a.account_id for a in accounts),
         tuple(f.folder_id for f in folders),
         sender,
@@ -249,4 +262,8 @@ def resolve_selection(
         given.has_attachments,
         junk_included,
     )
+    if sent_start is not None or sent_end is not None:
+        # Only then, so that a cursor issued without them keeps the digest it was given.
+        sent_range = (sent_start, sent_end)
+        fingerprint += tuple(t.isoformat() if t else None for t in sent_range)
     return ResolvedSelection(tuple(folders), store_filter, junk_included, fingerprint)

@@ -39,6 +39,9 @@ class SummaryFilter:
     subject_fragment: str | None = None
     received_on_or_after: datetime | None = None
     received_before: datetime | None = None
+    # The Date header's instant; a message without one passes neither bound.
+    sent_on_or_after: datetime | None = None
+    sent_before: datetime | None = None
     seen: bool | None = None
     flagged: bool | None = None
     keyword: str | None = None

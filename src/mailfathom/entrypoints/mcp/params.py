@@ -1,7 +1,7 @@
 """Tool parameters more than one tool publishes, written once.
 
-The twelve filters of list_emails and search_emails are one group: a tool function takes a
-parameter `selection: SelectionInput`, and `with_selection` publishes the twelve filters in
+The fourteen filters of list_emails and search_emails are one group: a tool function takes a
+parameter `selection: SelectionInput`, and `with_selection` publishes the fourteen filters in
 its place and hands the function the `SelectionInput` they make up.
 """
 
@@ -50,10 +50,10 @@ SubjectFragment = Annotated[
 
 
 def _no_epoch_seconds(value: object) -> object:
-    """A received bound is an ISO 8601 date-time. Binding would read a number, or text
+    """A received or sent bound is an ISO 8601 date-time. Binding would read a number, or text
     spelling one, as seconds since 1970; it is refused instead."""
     if isinstance(value, int | float) or (isinstance(value, str) and _spells_number(value)):
-        raise ValueError("a received bound is an ISO 8601 date-time, not a number")
+        raise ValueError("a time bound is an ISO 8601 date-time, not a number")
     return value
 
 
@@ -74,6 +74,23 @@ ReceivedBefore = Annotated[
     datetime | None,
     BeforeValidator(_no_epoch_seconds),
     Field(description="Exclusive end of the received range (ISO 8601; no zone means UTC)."),
+]
+_UNDATED = " Mail without a usable Date header never matches."
+SentOnOrAfter = Annotated[
+    datetime | None,
+    BeforeValidator(_no_epoch_seconds),
+    Field(
+        description="Inclusive start of the sent range, the time the Date header gives (ISO "
+        "8601; no zone means UTC)." + _UNDATED
+    ),
+]
+SentBefore = Annotated[
+    datetime | None,
+    BeforeValidator(_no_epoch_seconds),
+    Field(
+        description="Exclusive end of the sent range, the time the Date header gives (ISO "
+        "8601; no zone means UTC)." + _UNDATED
+    ),
 ]
 IsRemotelySeen = Annotated[
     bool | None,
@@ -108,6 +125,8 @@ _SELECTION: tuple[tuple[str, object, str], ...] = (
     ("subjectFragment", SubjectFragment, "subject_fragment"),
     ("receivedOnOrAfter", ReceivedOnOrAfter, "received_on_or_after"),
     ("receivedBefore", ReceivedBefore, "received_before"),
+    ("sentOnOrAfter", SentOnOrAfter, "sent_on_or_after"),
+    ("sentBefore", SentBefore, "sent_before"),
     ("isRemotelySeen", IsRemotelySeen, "is_remotely_seen"),
     ("isRemotelyFlagged", IsRemotelyFlagged, "is_remotely_flagged"),
     ("keyword", Keyword, "keyword"),
@@ -120,7 +139,7 @@ Tool = Callable[..., Awaitable[CallToolResult]]
 
 
 def with_selection(function: Tool) -> Tool:
-    """The tool with its `selection` parameter published as the twelve filters."""
+    """The tool with its `selection` parameter published as the fourteen filters."""
     own = inspect.signature(function, eval_str=True)
     published: list[inspect.Parameter] = []
     for parameter in own.parameters.values():
