@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.engine import create_store_engine
+from mailfathom.adapters.sql import migrate, reading_rows
+from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.shared.stored_mail import SummaryFilter, TimelinePosition
@@ -140,3 +142,49 @@ def test_a_sent_filtered_walk_pages_through_every_match_once(
             after = TimelinePosition(page[-1].received_at, page[-1].seq)
         # Newest received first is the smallest sent first here, and the reverse.
         assert seen == (expected if newest_first else expected[::-1])
+
+
+def _timeline_plan(path: Path, selection: SummaryFilter) -> tuple[list[str | None], str]:
+    """What a listing finds on the SQLite store at `path`, and the plan of its page query."""
+    engine = create_store_engine(sqlite_url(path), read_only=True)
+    pages: list[tuple[str, Any]] = []
+
+    def keep(conn: Any, cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if "ORDER BY" in statement and "sent_at" in statement:
+            pages.append((statement, parameters))
+
+    sa.event.listen(engine, "before_cursor_execute", keep)
+    try:
+        found = _listed(SqlMailboxReader(engine), selection)
+        statement, parameters = pages[0]
+        with engine.connect() as c:
+            raw = c.connection.driver_connection
+            assert raw is not None
+            rows = raw.execute("EXPLAIN QUERY PLAN " + statement, parameters).fetchall()
+        return found, " ".join(str(r[-1]) for r in rows)
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_reads_a_narrow_sent_range_from_its_index_and_walks_the_timeline_for_a_wide_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "store.sqlite3"
+    writer = create_store_engine(sqlite_url(path))
+    migrate.upgrade(writer)
+    store = SqlSyncStore(writer)
+    folder = add_folder(store, "INBOX")
+    store_mail(store, folder, *(Mail(f"m{n:02d}", sent=at(n), received=at(n)) for n in range(40)))
+    writer.dispose()
+    monkeypatch.setattr(reading_rows, "_SHORT_LIST", 10)
+
+    narrow = _in(folder, sent_on_or_after=at(3), sent_before=at(8))
+    found, plan = _timeline_plan(path, narrow)
+    assert found == [f"m{n:02d}" for n in reversed(range(3, 8))]
+    assert "ix_messages_folder_sent" in plan
+
+    wide = _in(folder, sent_on_or_after=at(3), sent_before=at(38))
+    found, plan = _timeline_plan(path, wide)
+    assert found == [f"m{n:02d}" for n in reversed(range(3, 38))]
+    assert "ix_messages_folder_sent" not in plan
+    assert "ix_messages_folder_received" in plan

@@ -33,7 +33,8 @@ from mailfathom.domain.content_state import ContentState
 CHUNK = 500
 # address_key is cut to this length when written (see rows.py), so a lookup is cut alike.
 _MAX_ADDRESS = 998
-# Past this many messages naming an address, SQLite checks the address per row (_named_as).
+# Past this many messages naming an address (_named_as) or sent in a range (_sent_within),
+# SQLite checks the condition per row as it reads the timeline.
 _SHORT_LIST = 2000
 ICU_ROOT_COLLATION = "und-x-icu"
 
@@ -111,6 +112,38 @@ def _named_as(
     return messages.c.seq.in_(named)
 
 
+def _sent_range(column: sa.ColumnElement[Any], s: SummaryFilter) -> list[sa.ColumnElement[bool]]:
+    clauses: list[sa.ColumnElement[bool]] = []
+    if s.sent_on_or_after is not None:
+        clauses.append(column >= s.sent_on_or_after)
+    if s.sent_before is not None:
+        clauses.append(column < s.sent_before)
+    return clauses
+
+
+def _sent_within(
+    connection: sa.Connection, text: TextRules, s: SummaryFilter
+) -> list[sa.ColumnElement[bool]]:
+    """Messages of the scope sent in the selection's sent range.
+
+    A narrow range is read from `ix_messages_folder_sent` and sorted; a wide one is checked
+    per row as the timeline is read, which stops once the page is full. PostgreSQL chooses
+    from its statistics. SQLite has none and takes the sent index for any range, so the
+    reader first counts the range's messages in scope, up to `_SHORT_LIST`, from that index
+    alone; for a range holding more, the column is written `+sent_at`, which SQLite does not
+    look up in an index."""
+    within = _sent_range(messages.c.sent_at, s)
+    if text.dialect != "sqlite":
+        return within
+    ranged = sa.select(sa.literal(1)).where(messages.c.folder_id.in_(s.folder_ids), *within)
+    found = connection.execute(
+        sa.select(sa.func.count()).select_from(ranged.limit(_SHORT_LIST).subquery())
+    ).scalar_one()
+    if found < _SHORT_LIST:
+        return within
+    return _sent_range(sa.literal_column("+messages.sent_at", messages.c.sent_at.type), s)
+
+
 def filter_clauses(
     connection: sa.Connection, selection: SummaryFilter, text: TextRules
 ) -> list[sa.ColumnElement[bool]]:
@@ -137,10 +170,8 @@ def filter_clauses(
         clauses.append(messages.c.received_at >= s.received_on_or_after)
     if s.received_before is not None:
         clauses.append(messages.c.received_at < s.received_before)
-    if s.sent_on_or_after is not None:
-        clauses.append(messages.c.sent_at >= s.sent_on_or_after)
-    if s.sent_before is not None:
-        clauses.append(messages.c.sent_at < s.sent_before)
+    if s.sent_on_or_after is not None or s.sent_before is not None:
+        clauses.extend(_sent_within(connection, text, s))
     if s.seen is not None:
         clauses.append(messages.c.seen == (sa.true() if s.seen else sa.false()))
     if s.flagged is not None:

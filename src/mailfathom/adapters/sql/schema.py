@@ -92,6 +92,7 @@ sa.Index(
     messages.c.received_at,
     messages.c.seq,
 )
+sa.Index("ix_messages_folder_sent", messages.c.folder_id, messages.c.sent_at)
 sa.Index(
     "ix_messages_sender_received",
     messages.c.sender_key,
