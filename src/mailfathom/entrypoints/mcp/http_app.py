@@ -7,6 +7,12 @@ with a bearer challenge. DNS-rebinding protection stays on for loopback hosts (t
 default); any other listen address must name its allowed hosts. Sessions are then bounded per
 caller entry (`sessions.py`). `/metrics` is served only when the configuration names a key of
 its own, and only to a request presenting that key past the same Host and Origin check.
+
+The endpoint describes itself as an OAuth protected resource (RFC 9728): its metadata is
+served without authentication at `/.well-known/oauth-protected-resource` and at the form with
+the endpoint's path appended (section 3.1), and every 401 from `/mcp` points at it in its
+`WWW-Authenticate` challenge (section 5.1). It names no authorization server: the credential
+is an API key given to the caller by the operator, sent as a bearer token in the header.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from mailfathom.entrypoints.mcp.server import CALLER_STATE_KEY, MailFathomMcp
 from mailfathom.entrypoints.mcp.sessions import SessionGate
 
 MCP_PATH = "/mcp"
+METADATA_PATH = "/.well-known/oauth-protected-resource"
 
 
 def caller_of(entry: CallerEntry) -> Caller:
@@ -58,13 +65,26 @@ def bearer_digest(authorization: str) -> str | None:
     return hashlib.sha256(token.strip().encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _unauthorized() -> Response:
+def _origin(scope: Scope) -> str:
+    """The scheme and authority the request was addressed to (the Host header has passed the
+    DNS-rebinding check wherever the listener is on loopback)."""
+    return str(Request(scope).base_url).rstrip("/")
+
+
+def resource_metadata_url(scope: Scope) -> str:
+    return _origin(scope) + METADATA_PATH + MCP_PATH
+
+
+def _unauthorized(metadata_url: str | None = None) -> Response:
     body = json.dumps({"error": "invalid_token", "error_description": "Authentication required"})
+    challenge = 'Bearer error="invalid_token"'
+    if metadata_url is not None:
+        challenge += f', resource_metadata="{metadata_url}"'
     return Response(
         body.encode(),
         status_code=401,
         media_type="application/json",
-        headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+        headers={"WWW-Authenticate": challenge},
     )
 
 
@@ -97,7 +117,7 @@ class AdmissionGate:
         client = scope.get("client")
         caller = self.admit(headers.get("authorization"), client[0] if client else None)
         if caller is None:
-            await _unauthorized()(scope, receive, send)
+            await _unauthorized(resource_metadata_url(scope))(scope, receive, send)
             return
         scope.setdefault("state", {})[CALLER_STATE_KEY] = caller
         await self._app(scope, receive, send)
@@ -136,6 +156,27 @@ def metrics_route(server: MailFathomMcp, digest: str, host: str) -> Route:
     return Route("/metrics", metrics)
 
 
+def protected_resource_routes(host: str) -> list[BaseRoute]:
+    """The RFC 9728 metadata of the MCP endpoint, at both of its well-known addresses."""
+    security = TransportSecurityMiddleware(transport_security(host))
+
+    async def metadata(request: Request) -> Response:
+        refused = await security.validate_request(request)
+        if refused is not None:
+            return refused
+        document = {
+            "resource": _origin(request.scope) + MCP_PATH,
+            "bearer_methods_supported": ["header"],
+            "resource_name": "MailFathom",
+        }
+        return Response(json.dumps(document).encode(), media_type="application/json")
+
+    return [
+        Route(METADATA_PATH, metadata, methods=["GET"]),
+        Route(METADATA_PATH + MCP_PATH, metadata, methods=["GET"]),
+    ]
+
+
 def build_http_app(server: MailFathomMcp, config: McpEndpointConfig) -> Starlette:
     """The served app. `/metrics` exists only when the configuration names its key."""
     entries = list(config.callers)
@@ -154,7 +195,7 @@ def build_http_app(server: MailFathomMcp, config: McpEndpointConfig) -> Starlett
         async with server.session_manager.run():
             yield
 
-    routes: list[BaseRoute] = [Mount("/", app=mcp_app)]
+    routes: list[BaseRoute] = [*protected_resource_routes(config.host), Mount("/", app=mcp_app)]
     if config.metrics_api_key_sha256 is not None:
         routes.insert(0, metrics_route(server, config.metrics_api_key_sha256, config.host))
     app = Starlette(routes=routes, lifespan=lifespan)
