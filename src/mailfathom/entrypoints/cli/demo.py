@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import secrets
-import shutil
 from pathlib import Path
 
 from rich.console import Console
@@ -14,6 +12,7 @@ from rich.table import Table
 
 from mailfathom.bootstrap import Services, load_deployment
 from mailfathom.entrypoints.cli import serving
+from mailfathom.entrypoints.cli.client_snippets import ClientSnippets, print_snippets
 from mailfathom.entrypoints.cli.progress import sync_with_progress
 
 DEMO_CONFIG = """\
@@ -127,7 +126,8 @@ def run(data_dir: Path, messages: int, console: Console, *, serve: bool, port: i
             f"Store: {config.store.sqlite_path}\n"
             f"Configuration: {config_path} (use it with --config for the other commands)"
         )
-        _print_clients(console, config_path, key, config.mcp.port)
+        url = f"http://127.0.0.1:{config.mcp.port}/mcp"
+        print_snippets(console, ClientSnippets("mailfathom-demo", url, key, config_path))
         if serve:
             console.print(
                 "Sending works between the two demo accounts (owner@example.org and "
@@ -135,25 +135,3 @@ def run(data_dir: Path, messages: int, console: Console, *, serve: bool, port: i
             )
             plan = serving.prepare(config, stdio=False, sync=True, deliver=True)
             serving.run(services, plan, console, stdio=False)
-
-
-def _print_clients(console: Console, config_path: Path, key: str, port: int) -> None:
-    url = f"http://127.0.0.1:{port}/mcp"
-    http_client = {
-        "mcpServers": {
-            "mailfathom-demo": {"url": url, "headers": {"Authorization": f"Bearer {key}"}}
-        }
-    }
-    stdio_client = {
-        "mcpServers": {
-            "mailfathom-demo": {
-                "command": shutil.which("mailfathom") or "mailfathom",
-                "args": ["serve", "--stdio", "--config", str(config_path)],
-            }
-        }
-    }
-    console.print(f"MCP endpoint: {url}\nAPI key: {key}")
-    console.print("Client configuration over HTTP:")
-    console.print_json(json.dumps(http_client))
-    console.print("Client configuration over stdio (a desktop client starts the server):")
-    console.print_json(json.dumps(stdio_client))
