@@ -4,8 +4,8 @@ The server listens on 127.0.0.1 only, on a port chosen at start, with plaintext
 authentication allowed (there is no TLS on loopback). Each user has a
 ``passwd-file`` of its own, written by :meth:`DovecotServer.add_user` while the
 server runs. Mail is stored as Maildir under the temporary directory and is
-owned by an unprivileged uid. The hierarchy separator is ``/``; Drafts, Junk,
-Sent and Trash carry their SPECIAL-USE attributes once created.
+owned by an unprivileged uid. The hierarchy separator is ``/``; Archive, Drafts,
+Junk, Sent and Trash carry their SPECIAL-USE attributes (RFC 6154) once created.
 """
 
 from __future__ import annotations
@@ -366,6 +366,9 @@ class DovecotServer:
             "namespace inbox {",
             "  inbox = yes",
             "  separator = /",
+            "  mailbox Archive {",
+            "    special_use = \\Archive",
+            "  }",
             "  mailbox Drafts {",
             "    special_use = \\Drafts",
             "  }",

@@ -36,6 +36,7 @@ from mailfathom.domain.config import AccountConfig, TlsMode
 from mailfathom.domain.content_state import RemoteFlags
 from mailfathom.domain.errors import MailServerAuthError, SyncError
 from mailfathom.domain.identifiers import parse_msg_ids
+from mailfathom.domain.role_proposal import ServerFolder
 
 FETCH_CHUNK = 250
 _NETWORK_ERRORS = (OSError, socket.timeout, imaplib.IMAP4.error, imap_errors.IMAPClientError)
@@ -92,6 +93,14 @@ class ImapConnector:
         return ImapSession(client, account.account_id)
 
 
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
 def _quietly_close(client: Any) -> None:
     # The session is being abandoned either way; a failing LOGOUT changes nothing.
     with contextlib.suppress(Exception):
@@ -136,6 +145,15 @@ class ImapSession:
 
     def list_folders(self) -> list[str]:
         return [str(name) for _flags, _delim, name in self._guard(self._client.list_folders)]
+
+    def server_folders(self) -> list[ServerFolder]:
+        """Every folder with its LIST attributes, special-use ones included (RFC 6154
+        section 2 has a server return them on a plain LIST)."""
+        found = []
+        for flags, delimiter, name in self._guard(self._client.list_folders):
+            attributes = frozenset(_text(flag).lower() for flag in flags)
+            found.append(ServerFolder(str(name), attributes, _text(delimiter) or None))
+        return found
 
     def select(self, remote_name: str) -> FolderStatus:
         info = self._guard(lambda: self._client.select_folder(remote_name, readonly=True))
