@@ -23,9 +23,16 @@ from mailfathom.adapters.config.secrets import require_secrets as require_secret
 from mailfathom.adapters.config.secrets import secrets_to_deliver as secrets_to_deliver
 from mailfathom.adapters.config.secrets import secrets_to_synchronize as secrets_to_synchronize
 from mailfathom.adapters.config.toml_loader import load_config
+
+# Re-exported for `mailfathom init`: checking the connections it is given, and writing the
+# new configuration.
+from mailfathom.adapters.config.toml_writer import InlineTable as InlineTable
+from mailfathom.adapters.config.toml_writer import create_config_file as create_config_file
+from mailfathom.adapters.config.toml_writer import refuse_existing as refuse_existing
 from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
+from mailfathom.adapters.imap.probe import list_server_folders as list_server_folders
 from mailfathom.adapters.imap.session import ImapConnector
 from mailfathom.adapters.local.maildir import LocalConnector
 from mailfathom.adapters.local.maildir_import import ImportCount as ImportCount
@@ -36,6 +43,7 @@ from mailfathom.adapters.mime.attachments import MimeAttachmentReader
 from mailfathom.adapters.mime.compose import StdlibComposer
 from mailfathom.adapters.preparer import MimeMessagePreparer, default_workers
 from mailfathom.adapters.sent_folders import SentFolderCopies
+from mailfathom.adapters.smtp.probe import check_submission as check_submission
 from mailfathom.adapters.smtp.submission import SmtpTransports
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.content_repair import SqlContentRepairStore

@@ -88,3 +88,17 @@ class CommandCode(enum.IntEnum):
     # The source `mailfathom import` was given does not exist or is not mail in any shape the
     # import reads (a Maildir, a folder of .eml files, one .eml file, an mbox file).
     IMPORT_SOURCE_NOT_MAIL = 11003
+    # `mailfathom init` would write where a file already is; it never replaces one.
+    CONFIGURATION_FILE_EXISTS = 11004
+    # `mailfathom init` runs without prompting and a value it needs was not given as a flag,
+    # or a value given cannot be used.
+    INIT_ANSWER_MISSING = 11005
+    INIT_ANSWER_NOT_USABLE = 11006
+
+
+class CheckCode(enum.IntEnum):
+    """Why a submission server given to `mailfathom init` could not be used (category 7).
+    Nothing is sent by the check: it connects, protects the session and logs in."""
+
+    SUBMISSION_UNREACHABLE = 72001
+    SUBMISSION_CREDENTIALS_REFUSED = 72002

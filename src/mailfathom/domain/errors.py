@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 
-from mailfathom.domain.codes import CommandCode
+from mailfathom.domain.codes import CheckCode, CommandCode
 
 
 class Category(enum.IntEnum):
@@ -65,6 +65,19 @@ class ImportSourceRefused(ConfigurationError):
     an import reads, never the path or anything a file holds."""
 
     code = int(CommandCode.IMPORT_SOURCE_NOT_MAIL)
+
+
+class ConfigurationFileExists(ConfigurationError):
+    """A command that writes a new configuration found a file where it would write it."""
+
+    code = int(CommandCode.CONFIGURATION_FILE_EXISTS)
+
+
+class SubmissionCheckFailed(MailFathomError):
+    """A submission server could not be reached, or did not accept the credentials, when
+    it was checked before being written into a configuration."""
+
+    code = int(CheckCode.SUBMISSION_UNREACHABLE)
 
 
 class StoreError(MailFathomError):

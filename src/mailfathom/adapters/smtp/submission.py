@@ -49,7 +49,8 @@ class SmtpSubmission:
     ) -> SubmissionOutcome:
         return asyncio.run(self._submit(envelope_from, recipients, mime, before_data))
 
-    def _client(self) -> aiosmtplib.SMTP:
+    def client(self) -> aiosmtplib.SMTP:
+        """A client for one session, not yet connected."""
         c = self._connection
         protected = c.tls is not TlsMode.NONE
         return aiosmtplib.SMTP(
@@ -76,7 +77,7 @@ class SmtpSubmission:
                 password = read_secret(c.secret)
             except SecretUnavailable:
                 return SubmissionOutcome(connected=False, secret_unreadable=True)
-        client = self._client()
+        client = self.client()
         try:
             await client.connect()
         except (aiosmtplib.SMTPException, OSError):

@@ -25,6 +25,7 @@ from mailfathom.entrypoints.cli import demo as demo_command
 from mailfathom.entrypoints.cli import serving
 from mailfathom.entrypoints.cli.folder_check import FoldersNotOnServer, require_folders, show_absent
 from mailfathom.entrypoints.cli.importing import import_into_local
+from mailfathom.entrypoints.cli.init_command import init as init_command
 from mailfathom.entrypoints.cli.loading import load, selected_accounts
 from mailfathom.entrypoints.cli.outbox import outbox_app
 from mailfathom.entrypoints.cli.progress import sync_with_progress
@@ -42,6 +43,7 @@ app.add_typer(mailbox_app, name="mailbox")
 app.add_typer(outbox_app, name="outbox")
 console = Console()
 err_console = Console(stderr=True)
+app.command("init")(init_command)
 
 
 def _show_version(asked: bool) -> None:

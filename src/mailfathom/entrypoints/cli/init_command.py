@@ -1,0 +1,258 @@
+"""`mailfathom init`: from nothing to a configuration that serves one's own mail.
+
+It checks what it is told before writing anything: the IMAP server is logged in to and its
+folders listed (roles proposed from SPECIAL-USE, see `domain.role_proposal`), the submission
+server, when one is given, is logged in to (nothing is sent). Then it writes the configuration
+in the loader's own form, loads it back, creates one MCP caller's API key (shown once; the file
+keeps its SHA-256) and prints the client configurations. An existing file is never replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import secrets
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.prompt import Confirm, Prompt
+
+from mailfathom.bootstrap import (
+    InlineTable,
+    check_submission,
+    create_config_file,
+    list_server_folders,
+    refuse_existing,
+)
+from mailfathom.domain.config import ImapConnection, SecretRef, TlsMode
+from mailfathom.domain.delivery_config import SmtpConnection
+from mailfathom.domain.errors import MailFathomError
+from mailfathom.domain.role_proposal import ProposedFolder, announces_special_use, propose_folders
+from mailfathom.entrypoints.cli.client_snippets import ClientSnippets, print_snippets
+from mailfathom.entrypoints.cli.init_answers import AnswerNotUsable, Answers, Flags, gather
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _say(text: str) -> None:
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def _ask(question: str, default: str | None, choices: Sequence[str] | None) -> str:
+    if default is None:
+        return Prompt.ask(question, console=console, choices=list(choices) if choices else None)
+    return Prompt.ask(
+        question,
+        console=console,
+        default=default,
+        choices=list(choices) if choices else None,
+        show_default=bool(default),
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _refuse_clear_text(answers: Answers) -> None:
+    """Credentials never cross a network unprotected, not even for the check."""
+    for flag, server in (("--imap-security", answers.imap), ("--smtp-security", answers.smtp)):
+        if server is not None and server.tls is TlsMode.NONE and not _is_loopback(server.host):
+            raise AnswerNotUsable(f"{flag} none is allowed only for a loopback host.")
+
+
+def _secret(ref: SecretRef) -> InlineTable:
+    if ref.env is not None:
+        return InlineTable(Env=ref.env)
+    return InlineTable(File=str(ref.file))
+
+
+def document(answers: Answers, folders: Sequence[ProposedFolder], key_digest: str) -> Any:
+    imap = answers.imap
+    account: dict[str, object] = {
+        "Id": answers.account_id,
+        "DisplayName": answers.display_name,
+        "Kind": "imap",
+    }
+    if answers.address is not None:
+        account["Addresses"] = [answers.address]
+    account["Imap"] = {
+        "Host": imap.host,
+        "Port": imap.port,
+        "Tls": imap.tls.value,
+        "Username": imap.username,
+        "Secret": _secret(imap.secret),
+    }
+    if answers.smtp is not None:
+        smtp = answers.smtp
+        delivery: dict[str, object] = {"Enabled": True}
+        if answers.address is not None:
+            delivery["Address"] = answers.address
+        delivery["Smtp"] = {
+            "Host": smtp.host,
+            "Port": smtp.port,
+            "Tls": smtp.tls.value,
+            "Username": smtp.username,
+            "Secret": _secret(smtp.secret),
+        }
+        account["Delivery"] = delivery
+    account["Folders"] = [{"Remote": f.remote, "Role": f.role.value} for f in folders]
+    caller = {"Name": answers.caller_name, "Credential": "apiKey", "ApiKeySha256": key_digest}
+    return {
+        "Store": {"DataDir": answers.data_dir},
+        "Accounts": [account],
+        "McpEndpoint": {
+            "Enabled": True,
+            "Listen": f"127.0.0.1:{answers.mcp_port}",
+            "Callers": [caller],
+        },
+    }
+
+
+def _show_folders(folders: Sequence[ProposedFolder], special_use: bool) -> None:
+    _say("Folders and their roles:")
+    for folder in folders:
+        how = (
+            "guessed from its name"
+            if folder.guessed
+            else (f"announced ({folder.announced_by})" if folder.announced_by else "INBOX")
+        )
+        _say(f"  {folder.remote}: {folder.role.value}, {how}")
+    if not special_use:
+        _say(
+            "The server announces no special-use folders (RFC 6154); the roles marked "
+            "'guessed' come from common folder names: check them in the file."
+        )
+
+
+def run(path: Path, flags: Flags, prompting: bool) -> None:
+    path = path.expanduser().absolute()
+    refuse_existing(path)
+    answers = gather(flags, _ask if prompting else None)
+    _refuse_clear_text(answers)
+    imap = answers.imap
+    _say(f"Checking the IMAP server {imap.host}:{imap.port} ...")
+    server_folders = list_server_folders(
+        answers.account_id,
+        ImapConnection(imap.host, imap.port, imap.username, imap.secret, imap.tls),
+    )
+    folders = propose_folders(server_folders)
+    _show_folders(folders, announces_special_use(server_folders))
+    if prompting and not Confirm.ask("Keep these folders and roles?", console=console):
+        folders = folders[:1]
+    if answers.smtp is not None:
+        smtp = answers.smtp
+        _say(f"Checking the submission server {smtp.host}:{smtp.port} (nothing is sent) ...")
+        check_submission(
+            answers.account_id,
+            SmtpConnection(smtp.host, smtp.port, smtp.username, smtp.secret, smtp.tls),
+        )
+    key = "mf-" + secrets.token_urlsafe(32)
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    create_config_file(
+        path,
+        document(answers, folders, digest),
+        "Written by `mailfathom init`. Reference: docs/configuration.md.\n"
+        "Secrets are not in this file, only where they are read from.",
+    )
+    _say(f"Wrote {path}")
+    url = f"http://127.0.0.1:{answers.mcp_port}/mcp"
+    print_snippets(console, ClientSnippets("mailfathom", url, key, path))
+    _say("The API key is shown only this once: the configuration keeps its SHA-256.")
+    _say(f"Next: mailfathom sync --config {path}, then mailfathom serve --config {path}")
+
+
+def init(
+    config: Annotated[
+        Path, typer.Option("--config", "-c", help="Where to write the configuration.")
+    ] = Path("mailfathom.toml"),
+    non_interactive: Annotated[
+        bool, typer.Option("--non-interactive", help="Never prompt; take every value from flags.")
+    ] = False,
+    imap_host: Annotated[str | None, typer.Option(help="IMAP server host.")] = None,
+    imap_port: Annotated[int | None, typer.Option(help="IMAP port (993, or 143).")] = None,
+    imap_security: Annotated[
+        str | None, typer.Option(help="implicit (default), starttls, or none (loopback only).")
+    ] = None,
+    imap_user: Annotated[str | None, typer.Option(help="IMAP user name.")] = None,
+    imap_secret_env: Annotated[
+        str | None, typer.Option(help="Environment variable holding the IMAP password.")
+    ] = None,
+    imap_secret_file: Annotated[
+        Path | None, typer.Option(help="File holding the IMAP password.")
+    ] = None,
+    smtp_host: Annotated[
+        str | None, typer.Option(help="SMTP submission host; without it nothing is sent.")
+    ] = None,
+    smtp_port: Annotated[int | None, typer.Option(help="SMTP port (587, or 465).")] = None,
+    smtp_security: Annotated[
+        str | None, typer.Option(help="starttls (default), implicit, or none (loopback only).")
+    ] = None,
+    smtp_user: Annotated[
+        str | None, typer.Option(help="SMTP user name (default: the IMAP user).")
+    ] = None,
+    smtp_secret_env: Annotated[
+        str | None,
+        typer.Option(help="Environment variable holding the SMTP password (default: IMAP's)."),
+    ] = None,
+    smtp_secret_file: Annotated[
+        Path | None, typer.Option(help="File holding the SMTP password.")
+    ] = None,
+    address: Annotated[
+        str | None,
+        typer.Option(
+            help="Address mail is sent as (default: the SMTP or IMAP user, if an address)."
+        ),
+    ] = None,
+    account_id: Annotated[str | None, typer.Option(help="The account's id (default: mail).")] = (
+        None
+    ),
+    display_name: Annotated[str | None, typer.Option(help="The account's display name.")] = None,
+    data_dir: Annotated[
+        str | None, typer.Option(help="Data directory, relative to the file (default: data).")
+    ] = None,
+    mcp_port: Annotated[
+        int | None, typer.Option(help="Port of the MCP endpoint on 127.0.0.1 (default: 8625).")
+    ] = None,
+    caller_name: Annotated[
+        str | None, typer.Option(help="Name of the MCP caller the key is for (default: agent).")
+    ] = None,
+) -> None:
+    """Write a configuration for one IMAP account after checking it, with an API key for one
+    MCP caller, and print the client configurations."""
+    flags = Flags(
+        account_id=account_id,
+        display_name=display_name,
+        imap_host=imap_host,
+        imap_port=imap_port,
+        imap_security=imap_security,
+        imap_user=imap_user,
+        imap_secret_env=imap_secret_env,
+        imap_secret_file=imap_secret_file,
+        smtp_host=smtp_host,
+        smtp_port=smtp_port,
+        smtp_security=smtp_security,
+        smtp_user=smtp_user,
+        smtp_secret_env=smtp_secret_env,
+        smtp_secret_file=smtp_secret_file,
+        address=address,
+        data_dir=data_dir,
+        mcp_port=mcp_port,
+        caller_name=caller_name,
+    )
+    prompting = not non_interactive and sys.stdin.isatty()
+    try:
+        run(config, flags, prompting)
+    except MailFathomError as error:
+        err_console.print(str(error), markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(code=2) from None
