@@ -110,3 +110,29 @@ def test_offered_tools_answer_and_hidden_ones_are_unknown(
         else:
             assert result.is_error, tool
             assert _shape(result, tool) == _shape(unknown, tool + "_absent"), tool
+
+
+@pytest.mark.parametrize("grant", sorted(GRANTS))
+def test_arguments_are_held_to_the_schema_only_on_offered_tools(
+    mcp_deployment: Deployment, grant: str
+) -> None:
+    """An argument the schema does not name is refused with 51017 by an offered tool; a tool
+    that is not offered answers it exactly as a tool that does not exist, so no schema answer
+    tells a caller that a tool it may not use is there."""
+
+    async def work(client: Client) -> dict[str, tuple[bool, CallToolResult, CallToolResult]]:
+        offered = {t.name for t in (await client.list_tools()).tools}
+        answers = {}
+        for tool in REQUIRED:
+            arguments = {**_arguments(tool), "unpublished": 1}
+            result = await client.call_tool(tool, arguments)
+            unknown = await client.call_tool(tool + "_absent", arguments)
+            answers[tool] = (tool in offered, result, unknown)
+        return answers
+
+    answers = over_http(mcp_deployment.url, KEYS[grant], work)
+    for tool, (offered, result, unknown) in answers.items():
+        if offered:
+            assert code(result) == Code.ARGUMENTS_NOT_MATCHING_SCHEMA, tool
+        else:
+            assert _shape(result, tool) == _shape(unknown, tool + "_absent"), tool

@@ -183,7 +183,7 @@ def test_cursor_is_bound_to_filters_and_authenticated(mcp_deployment: Deployment
             {"receivedOnOrAfter": "2026-05-02T00:00:00Z", "receivedBefore": "2026-05-01T00:00:00Z"},
             51002,
         ),
-        ({"pageSize": "many"}, 54001),
+        ({"pageSize": "many"}, 51017),
     ],
 )
 def test_list_emails_refusals(
@@ -226,7 +226,7 @@ def test_search_ranks_matches_with_marked_snippets(mcp_deployment: Deployment) -
         ({"queryText": "x", "resultLimit": 51}, 51003),
         ({"queryText": "x", "accounts": ["nobody"]}, 53001),
         ({"queryText": "x", "folders": ["role:Sent"]}, 53003),
-        ({"resultLimit": 5}, 54001),
+        ({"resultLimit": 5}, 51017),
     ],
 )
 def test_search_refusals(

@@ -8,6 +8,9 @@ admits a string keeps the text the caller sent. An argument that can never be a 
 a number, a boolean) is still decoded from JSON text, which is how a client that encodes its
 arguments twice is understood; no text is a valid value of those, so nothing a caller meant is
 lost.
+
+Every tool's arguments are also held to its published schema exactly: an argument the schema
+does not name is refused rather than ignored (the schema says `additionalProperties: false`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from pydantic import PrivateAttr
+from pydantic import ConfigDict, PrivateAttr
 
 
 class LiteralTextArguments(FuncMetadata):
@@ -34,8 +37,19 @@ class LiteralTextArguments(FuncMetadata):
 
 
 def with_literal_text(metadata: FuncMetadata) -> LiteralTextArguments:
-    """The same argument model, output schema and result handling, text left as sent."""
-    return LiteralTextArguments(**dict(metadata))
+    """The same output schema and result handling, the argument model held to its schema,
+    text left as sent."""
+    return LiteralTextArguments(**{**dict(metadata), "arg_model": exact(metadata.arg_model)})
+
+
+def exact(model: type[ArgModelBase]) -> type[ArgModelBase]:
+    """`model` refusing any argument it does not name. Its published schema differs from
+    `model`'s only by `additionalProperties: false`."""
+
+    class Exact(model):  # type: ignore[misc,valid-type]
+        model_config = ConfigDict(extra="forbid", title=model.__name__)
+
+    return Exact
 
 
 def textual_arguments(model: type[ArgModelBase]) -> frozenset[str]:

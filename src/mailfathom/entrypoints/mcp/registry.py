@@ -82,24 +82,25 @@ class ToolRegistry:
         except MailFathomError as error:
             if error.category is Category.BOUNDARY:
                 return error_result(error.code, error.message)
-            return self._undiagnosed(name, error)
+            return log_undiagnosed(name, error)
         except Exception as error:
-            return self._undiagnosed(name, error)
+            return log_undiagnosed(name, error)
         return _success(model)
 
-    @staticmethod
-    def _undiagnosed(name: str, error: BaseException) -> CallToolResult:
-        correlation = uuid.uuid4().hex[:16]
-        code = error.code if isinstance(error, MailFathomError) else None
-        log.error(
-            "tool.undiagnosed_failure",
-            tool=name,
-            correlation_id=correlation,
-            internal_code=code,
-            error_type=type(error).__name__,
-            stack=_frames(error),
-        )
-        return error_result(Code.UNDIAGNOSED, UNDIAGNOSED_MESSAGE)
+
+def log_undiagnosed(name: str, error: BaseException) -> CallToolResult:
+    """54001, with what it withholds logged: where it happened and the failure's type."""
+    correlation = uuid.uuid4().hex[:16]
+    code = error.code if isinstance(error, MailFathomError) else None
+    log.error(
+        "tool.undiagnosed_failure",
+        tool=name,
+        correlation_id=correlation,
+        internal_code=code,
+        error_type=type(error).__name__,
+        stack=_frames(error),
+    )
+    return error_result(Code.UNDIAGNOSED, UNDIAGNOSED_MESSAGE)
 
 
 def _frames(error: BaseException) -> list[str]:

@@ -10,10 +10,9 @@ naming a tool that does not exist.
 from __future__ import annotations
 
 import contextvars
-import inspect
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,19 +20,22 @@ import anyio
 from mcp.server import MCPServer
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
+from mcp.types import CallToolResult
+from pydantic import ValidationError
 
 from mailfathom.app.shared.authorization import permits
 from mailfathom.domain.access import Caller, ToolCategory
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import ConfigurationError
+from mailfathom.entrypoints.mcp.argument_refusals import describe
 from mailfathom.entrypoints.mcp.arguments import with_literal_text
 from mailfathom.entrypoints.mcp.registry import (
-    UNDIAGNOSED_MESSAGE,
     ToolRegistry,
     current_caller,
     error_result,
+    log_undiagnosed,
     outcome_code,
 )
 from mailfathom.entrypoints.mcp.schemas import inline_definitions
@@ -105,6 +107,9 @@ class MailFathomMcp(MCPServer):
                     f"The tool {spec.name} was not registered; the endpoint does not start."
                 )
             tool.fn_metadata = with_literal_text(tool.fn_metadata)
+            # Published from the model calls are validated with, which refuses any argument
+            # it does not name: the schema says so with `additionalProperties: false`.
+            tool.parameters = tool.fn_metadata.arg_model.model_json_schema(by_alias=True)
             if tool.fn_metadata.output_schema is not None:
                 tool.fn_metadata.output_schema = inline_definitions(tool.fn_metadata.output_schema)
         # The SDK reports every failed call at INFO, quoting what the caller sent.
@@ -166,20 +171,30 @@ class MailFathomMcp(MCPServer):
             self.telemetry.record(name, "cancelled", None, _since(started), label)
             raise
         except ToolError as error:
-            # The SDK refused the arguments before our code ran (or could not convert the
-            # result); its message may quote the caller's values, so it is not passed on.
-            known = set(inspect.signature(self.registry.specs[name].function).parameters)
-            fields = [f for f in _rejected_fields(error) if f in known]
-            logging.getLogger("mailfathom.mcp").warning(
-                "tool.arguments_rejected tool=%s fields=%s", name, ",".join(fields)
-            )
-            result = error_result(Code.UNDIAGNOSED, UNDIAGNOSED_MESSAGE)
+            result = self._refused_arguments(name, error)
         code = outcome_code(result)
         outcome = (
             "success" if code is None else ("failed" if code == Code.UNDIAGNOSED else "refused")
         )
         self.telemetry.record(name, outcome, code, _since(started), label)
         return result
+
+    def _refused_arguments(self, name: str, error: ToolError) -> CallToolResult:
+        """The answer to a call the SDK stopped before the tool ran. Arguments that do not
+        match the published schema are the caller's to correct and are told as 51017; any
+        other failure there is this server's and is not described."""
+        cause = error.__cause__
+        tool = self._tool_manager.get_tool(name)
+        if isinstance(error, UnexpectedToolError) or not isinstance(cause, ValidationError):
+            return log_undiagnosed(name, error)
+        mismatch = describe(cause, tool.parameters if tool is not None else {})
+        logging.getLogger("mailfathom.mcp").warning(
+            "tool.arguments_rejected tool=%s fields=%s unknown=%d",
+            name,
+            ",".join(f"{field}:{rule}" for field, rule in mismatch.rules),
+            mismatch.unknown_count,
+        )
+        return error_result(Code.ARGUMENTS_NOT_MATCHING_SCHEMA, mismatch.sentence)
 
 
 def _since(started: float) -> float:
@@ -191,15 +206,3 @@ def _tool_name(entry: object) -> str | None:
         name = entry.get("name")
         return name if isinstance(name, str) else None
     return getattr(entry, "name", None)
-
-
-def _rejected_fields(error: ToolError) -> list[str]:
-    cause = error.__cause__
-    errors = getattr(cause, "errors", None)
-    if not callable(errors):
-        return []
-    try:
-        found: Iterable[dict[str, Any]] = errors()
-        return sorted({str(e["loc"][0]) for e in found if e.get("loc")})
-    except Exception:
-        return []

@@ -1,0 +1,48 @@
+"""The sentence a schema mismatch is answered with, for the rules no published tool states
+today: a bound on a number, on a text's length or on a list's length is named with the bound
+the schema publishes, never with what was measured."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import pytest
+from mcp.server.mcpserver.utilities.func_metadata import func_metadata
+from pydantic import Field, ValidationError
+
+from mailfathom.entrypoints.mcp.argument_refusals import describe
+from mailfathom.entrypoints.mcp.arguments import with_literal_text
+
+
+async def bounded(
+    count: Annotated[int, Field(ge=1, le=100)],
+    label: Annotated[str, Field(max_length=8)] = "",
+    names: Annotated[list[str] | None, Field(max_length=3)] = None,
+) -> None:
+    return None
+
+
+def _sentence(arguments: dict[str, Any]) -> str:
+    metadata = with_literal_text(func_metadata(bounded))
+    schema = metadata.arg_model.model_json_schema(by_alias=True)
+    with pytest.raises(ValidationError) as raised:
+        metadata.validate_arguments(arguments)
+    return describe(raised.value, schema).sentence
+
+
+def test_a_number_out_of_range_is_told_the_published_range() -> None:
+    sentence = _sentence({"count": 4711})
+    assert "'count' must be at least 1 and at most 100" in sentence
+    assert "4711" not in sentence
+
+
+def test_a_text_too_long_is_told_the_limit_and_not_its_length() -> None:
+    sentence = _sentence({"count": 1, "label": "x" * 4711})
+    assert "'label' must be at most 8 characters long" in sentence
+    assert "4711" not in sentence
+
+
+def test_a_list_too_long_is_told_the_limit() -> None:
+    sentence = _sentence({"count": 1, "names": ["a"] * 4711})
+    assert "'names' must be a list of at most 3 entries" in sentence
+    assert "4711" not in sentence

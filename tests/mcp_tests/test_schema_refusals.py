@@ -1,0 +1,218 @@
+"""A call whose arguments do not match the published input schema is answered with 51017,
+naming each argument at fault and the rule it broke, over Streamable HTTP with the official
+client. No answer and no log line repeats a value the caller gave, nor its length."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.types import CallToolResult
+
+import log_audit
+from mailfathom.domain.codes import Code
+from mcp_tests.client import call, code, text
+from mcp_tests.deployment import KEYS, Deployment
+from waiting import wait_for
+
+PINNED = Path(__file__).with_name("descriptor.json")
+PUBLISHED = sorted(t["name"] for t in json.loads(PINNED.read_text("utf-8")))
+ZERO = "00000000-0000-0000-0000-000000000000"
+# A length that occurs nowhere in an answer by chance: a value this long must not be measured
+# back to the caller.
+ODD_LENGTH = 4711
+
+
+def _secret() -> str:
+    value = "leak-" + uuid.uuid4().hex
+    log_audit.register(value)
+    return value
+
+
+def _valid(tool: str) -> dict[str, Any]:
+    """Arguments that make a call of the tool its schema accepts."""
+    key = "schema-" + uuid.uuid4().hex
+    arguments: dict[str, dict[str, Any]] = {
+        "list_emails": {"accounts": ["work"], "pageSize": 3},
+        "get_email_content": {"storedEmailIds": [ZERO]},
+        "search_emails": {"queryText": "quarterly"},
+        "send_email": {
+            "account": "work",
+            "to": ["nobody@example.com"],
+            "subject": "Schema check",
+            "plainTextBody": "Schema check.",
+            "idempotencyKey": key,
+        },
+        "reply_to_email": {
+            "storedEmailId": ZERO,
+            "audience": "senderOnly",
+            "plainTextBody": "Schema check.",
+            "idempotencyKey": key,
+        },
+        "forward_email": {
+            "storedEmailId": ZERO,
+            "to": ["nobody@example.com"],
+            "plainTextBody": "Schema check.",
+            "idempotencyKey": key,
+        },
+        "get_outgoing_email": {"outgoingEmailId": ZERO},
+        "cancel_outgoing_email": {"outgoingEmailId": ZERO},
+    }
+    return arguments.get(tool, {})
+
+
+def _refused(result: CallToolResult, *fields: str, hidden: list[str]) -> str:
+    """The answer's sentence, once it is shown to be 51017 naming every field and repeating
+    nothing of what was given."""
+    assert code(result) == Code.ARGUMENTS_NOT_MATCHING_SCHEMA, text(result)
+    body = text(result)
+    for field in fields:
+        assert f"'{field}'" in body, field
+    for value in hidden:
+        assert value not in body
+    assert str(ODD_LENGTH) not in body
+    return body
+
+
+def _log_mark(d: Deployment) -> int:
+    return d.server_log.stat().st_size
+
+
+def _log_after(d: Deployment, mark: int, calls: int) -> str:
+    """What the server logged after `mark`, once that holds `calls` calls."""
+
+    def logged() -> str | None:
+        log = d.server_log.read_bytes()[mark:].decode("utf-8", "replace")
+        return log if log.count('"tool.call"') >= calls else None
+
+    return wait_for(logged, "the calls were not logged", timeout=20)
+
+
+@pytest.mark.parametrize("tool", PUBLISHED)
+def test_an_unknown_argument_is_refused_on_every_tool(
+    mcp_deployment: Deployment, tool: str
+) -> None:
+    secret = _secret()
+    mark = _log_mark(mcp_deployment)
+    arguments = {**_valid(tool), "limit": secret}
+    result = call(mcp_deployment.url, KEYS["full"], tool, arguments)
+    body = _refused(result, "limit", hidden=[secret])
+    assert "additionalProperties" not in body
+    assert secret not in _log_after(mcp_deployment, mark, 1)
+
+
+def test_an_unknown_argument_no_longer_widens_a_listing(mcp_deployment: Deployment) -> None:
+    """`account` is not `accounts`, and `limit` is not `pageSize`: the call is refused rather
+    than answered with a first page of every account."""
+    result = call(mcp_deployment.url, KEYS["full"], "list_emails", {"account": "work", "limit": 3})
+    body = _refused(result, "account", "limit", hidden=[])
+    assert body.index("'account'") < body.index("'limit'")
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "fields"),
+    [
+        ("search_emails", {}, ["queryText"]),
+        ("get_outgoing_email", {}, ["outgoingEmailId"]),
+        (
+            "send_email",
+            {"cc": ["copy@example.com"]},
+            ["account", "to", "subject", "plainTextBody", "idempotencyKey"],
+        ),
+        ("reply_to_email", {"storedEmailId": ZERO, "plainTextBody": "x"}, ["audience"]),
+    ],
+)
+def test_a_missing_required_argument_is_named(
+    mcp_deployment: Deployment, tool: str, arguments: dict[str, Any], fields: list[str]
+) -> None:
+    body = _refused(call(mcp_deployment.url, KEYS["full"], tool, arguments), *fields, hidden=[])
+    assert "required" in body
+
+
+@pytest.mark.parametrize(
+    ("tool", "argument", "given"),
+    [
+        ("list_emails", "pageSize", "p" * ODD_LENGTH),
+        ("list_emails", "isRemotelySeen", "leak-not-a-boolean"),
+        ("list_emails", "receivedOnOrAfter", "leak-no-date-time"),
+        ("list_emails", "receivedBefore", 1777626000),
+        ("get_email_content", "includeSanitizedHtml", {"leak-object": 1}),
+        ("get_email_content", "storedEmailIds", [ZERO, 7]),
+        ("search_emails", "queryText", 4712041793),
+        ("search_emails", "resultLimit", 2.718281828),
+        ("send_email", "to", {"leak-address": "nobody@example.com"}),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_refused_naming_the_argument(
+    mcp_deployment: Deployment, tool: str, argument: str, given: object
+) -> None:
+    mark = _log_mark(mcp_deployment)
+    arguments = {**_valid(tool), argument: given}
+    shown = json.dumps(given)
+    hidden = [shown, str(given), "leak-"]
+    body = _refused(
+        call(mcp_deployment.url, KEYS["full"], tool, arguments), argument, hidden=hidden
+    )
+    assert "must be" in body
+    log = _log_after(mcp_deployment, mark, 1)
+    for value in hidden:
+        assert value not in log or len(value) < 6
+
+
+@pytest.mark.parametrize(
+    ("tool", "argument", "listed"),
+    [
+        ("list_emails", "direction", ["newestFirst", "oldestFirst"]),
+        ("reply_to_email", "audience", ["senderOnly", "everyone"]),
+    ],
+)
+def test_a_value_outside_the_listed_values_is_refused_with_the_list(
+    mcp_deployment: Deployment, tool: str, argument: str, listed: list[str]
+) -> None:
+    secret = _secret()
+    mark = _log_mark(mcp_deployment)
+    arguments = {**_valid(tool), argument: secret}
+    body = _refused(
+        call(mcp_deployment.url, KEYS["full"], tool, arguments), argument, hidden=[secret]
+    )
+    for value in listed:
+        assert value in body
+    assert secret not in _log_after(mcp_deployment, mark, 1)
+
+
+def test_several_problems_are_all_named_in_one_order(mcp_deployment: Deployment) -> None:
+    secret = _secret()
+    problems = {"zeta": 1, "to": {"x": secret}, "audience": 2, "account": "work", "alpha": secret}
+    reordered = dict(reversed(list(problems.items())))
+    first = text(call(mcp_deployment.url, KEYS["full"], "send_email", problems))
+    again = text(call(mcp_deployment.url, KEYS["full"], "send_email", reordered))
+    assert first == again
+    _refused(
+        call(mcp_deployment.url, KEYS["full"], "send_email", problems),
+        "to",
+        "subject",
+        "plainTextBody",
+        "idempotencyKey",
+        "alpha",
+        "audience",
+        "zeta",
+        hidden=[secret],
+    )
+    # Published order for the tool's own arguments, then unknown names alphabetically.
+    order = ["to", "subject", "plainTextBody", "idempotencyKey", "alpha", "audience", "zeta"]
+    positions = [first.index(f"'{name}'") for name in order]
+    assert positions == sorted(positions)
+
+
+def test_a_name_that_is_no_identifier_is_counted_not_repeated(
+    mcp_deployment: Deployment,
+) -> None:
+    secret = _secret()
+    name = f"{secret} Quarterly report draft"
+    mark = _log_mark(mcp_deployment)
+    result = call(mcp_deployment.url, KEYS["full"], "list_accounts", {name: 1})
+    _refused(result, hidden=[secret, "Quarterly"])
+    assert secret not in _log_after(mcp_deployment, mark, 1)
