@@ -83,6 +83,8 @@ def test_every_descriptor_follows_the_conventions(mcp_deployment: Deployment) ->
     for tool in advertised:
         assert tool["annotations"] == ANNOTATIONS_OF.get(tool["name"], ANNOTATIONS), tool["name"]
         assert "mail server" in tool["description"]
+        # An argument the schema does not name is refused, and the schema says so.
+        assert tool["inputSchema"]["additionalProperties"] is False, tool["name"]
         for name, schema in _properties(tool["inputSchema"]):
             assert schema.get("description"), (tool["name"], name)
         assert tool["outputSchema"]["type"] == "object"
