@@ -42,7 +42,9 @@ def test_a_text_too_long_is_told_the_limit_and_not_its_length() -> None:
     assert "4711" not in sentence
 
 
-def test_a_list_too_long_is_told_the_limit() -> None:
+def test_a_list_too_long_is_told_the_limit_and_a_single_string_is_a_list_of_one() -> None:
     sentence = _sentence({"count": 1, "names": ["a"] * 4711})
     assert "'names' must be a list of at most 3 entries" in sentence
     assert "4711" not in sentence
+    metadata = with_literal_text(func_metadata(bounded))
+    assert metadata.validate_arguments({"count": 1, "names": "one"})["names"] == ["one"]

@@ -14,8 +14,10 @@ from mcp.types import CallToolResult
 
 import log_audit
 from mailfathom.domain.codes import Code
-from mcp_tests.client import call, code, text
+from mcp_tests.client import call, code, structured, text
 from mcp_tests.deployment import KEYS, Deployment
+from mcp_tests.literal_deployment import LiteralDeployment, call_with
+from mcp_tests.literal_deployment import literal as literal
 from waiting import wait_for
 
 PINNED = Path(__file__).with_name("descriptor.json")
@@ -216,3 +218,50 @@ def test_a_name_that_is_no_identifier_is_counted_not_repeated(
     result = call(mcp_deployment.url, KEYS["full"], "list_accounts", {name: 1})
     _refused(result, hidden=[secret, "Quarterly"])
     assert secret not in _log_after(mcp_deployment, mark, 1)
+
+
+@pytest.mark.parametrize(
+    ("tool", "argument", "single", "expected"),
+    [
+        ("get_email_content", "storedEmailIds", "not-an-identifier", Code.NOT_AN_EMAIL_IDENTIFIER),
+        ("list_emails", "accounts", "nobody", Code.ACCOUNT_NOT_SERVED),
+        ("search_emails", "folders", "role:Sent", Code.FOLDER_ROLE_NOT_MAPPED),
+    ],
+)
+def test_one_string_where_a_list_is_published_is_a_list_of_one(
+    mcp_deployment: Deployment, tool: str, argument: str, single: str, expected: int
+) -> None:
+    """The string reaches the use case as the one entry of a list, and is refused there for
+    what it says, exactly as the list holding it is."""
+    listed = call(mcp_deployment.url, KEYS["full"], tool, {**_valid(tool), argument: [single]})
+    one = call(mcp_deployment.url, KEYS["full"], tool, {**_valid(tool), argument: single})
+    assert code(listed) == expected
+    assert text(one) == text(listed)
+
+
+@pytest.mark.parametrize(
+    ("tool", "argument"),
+    [
+        ("send_email", "to"),
+        ("send_email", "cc"),
+        ("reply_to_email", "cc"),
+        ("forward_email", "bcc"),
+    ],
+)
+def test_one_recipient_string_is_a_list_of_one(
+    literal: LiteralDeployment, tool: str, argument: str
+) -> None:
+    """On a deployment that sends, the one string is judged as an address, as in a list."""
+    listed = call_with(literal, tool, **{argument: ["no address at all"]})
+    one = call_with(literal, tool, **{argument: "no address at all"})
+    assert code(listed) == Code.MESSAGE_FIELD_NOT_COMPOSABLE
+    assert text(one) == text(listed)
+
+
+def test_one_account_and_one_folder_read_as_lists_of_one(mcp_deployment: Deployment) -> None:
+    as_lists = {"accounts": ["work"], "folders": ["INBOX"]}
+    as_strings = {"accounts": "work", "folders": "INBOX"}
+    listed = structured(call(mcp_deployment.url, KEYS["full"], "list_emails", as_lists))
+    single = structured(call(mcp_deployment.url, KEYS["full"], "list_emails", as_strings))
+    assert listed["emails"]
+    assert single == listed

@@ -153,7 +153,7 @@ def _one_form(branch: dict[str, Any]) -> str:
     if kind == "array":
         items = branch.get("items")
         if isinstance(items, dict) and items.get("type") == "string":
-            return "a list of strings"
+            return "a list of strings (one string is read as a list of one)"
         return "a list"
     return {
         "integer": "an integer",

@@ -10,7 +10,10 @@ arguments twice is understood; no text is a valid value of those, so nothing a c
 lost.
 
 Every tool's arguments are also held to its published schema exactly: an argument the schema
-does not name is refused rather than ignored (the schema says `additionalProperties: false`).
+does not name is refused rather than ignored (the schema says `additionalProperties: false`),
+and a single string given where a list of strings is published is read as a list of one. The
+schema keeps publishing only the list: a string branch would make the argument textual above,
+so a list a client encoded as JSON text would be read as one entry spelling it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from pydantic import ConfigDict, PrivateAttr
+from pydantic import ConfigDict, PrivateAttr, model_validator
 
 
 class LiteralTextArguments(FuncMetadata):
@@ -43,13 +46,44 @@ def with_literal_text(metadata: FuncMetadata) -> LiteralTextArguments:
 
 
 def exact(model: type[ArgModelBase]) -> type[ArgModelBase]:
-    """`model` refusing any argument it does not name. Its published schema differs from
-    `model`'s only by `additionalProperties: false`."""
+    """`model` refusing any argument it does not name, and reading one string as a list of
+    one wherever it takes a list of strings. Its published schema differs from `model`'s only
+    by `additionalProperties: false`."""
+    listed = text_lists(model)
 
     class Exact(model):  # type: ignore[misc,valid-type]
         model_config = ConfigDict(extra="forbid", title=model.__name__)
 
+        @model_validator(mode="before")
+        @classmethod
+        def one_string_is_a_list_of_one(cls, data: Any) -> Any:
+            if not isinstance(data, dict):
+                return data
+            return {k: [v] if k in listed and isinstance(v, str) else v for k, v in data.items()}
+
     return Exact
+
+
+def text_lists(model: type[ArgModelBase]) -> frozenset[str]:
+    """The names (and aliases) of the arguments whose published schema admits a list of
+    strings."""
+    schema = model.model_json_schema(by_alias=True)
+    properties: dict[str, Any] = schema.get("properties", {})
+    names: set[str] = set()
+    for name, field in model.model_fields.items():
+        key = field.alias or name
+        node = properties.get(key, {})
+        branches = node.get("anyOf", [node]) if isinstance(node, dict) else []
+        if any(_is_text_list(branch) for branch in branches):
+            names.update({name, key})
+    return frozenset(names)
+
+
+def _is_text_list(node: Any) -> bool:
+    if not isinstance(node, dict) or node.get("type") != "array":
+        return False
+    items = node.get("items")
+    return isinstance(items, dict) and items.get("type") == "string"
 
 
 def textual_arguments(model: type[ArgModelBase]) -> frozenset[str]:
