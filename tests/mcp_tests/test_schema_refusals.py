@@ -265,3 +265,15 @@ def test_one_account_and_one_folder_read_as_lists_of_one(mcp_deployment: Deploym
     single = structured(call(mcp_deployment.url, KEYS["full"], "list_emails", as_strings))
     assert listed["emails"]
     assert single == listed
+
+
+@pytest.mark.parametrize(
+    "bound", ["receivedOnOrAfter", "receivedBefore", "sentOnOrAfter", "sentBefore"]
+)
+@pytest.mark.parametrize("given", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-12:00"])
+def test_a_time_bound_no_utc_time_can_hold_is_refused_as_a_filter(
+    mcp_deployment: Deployment, bound: str, given: str
+) -> None:
+    result = call(mcp_deployment.url, KEYS["full"], "list_emails", {bound: given})
+    assert code(result) == Code.FILTER_NOT_ACCEPTED
+    assert given not in text(result)

@@ -167,9 +167,18 @@ def _subject(value: str | None) -> str | None:
 
 
 def _utc(value: datetime | None) -> datetime | None:
+    """A bound as UTC. One whose offset carries it past year 1 or year 9999 names no time
+    the store can hold, and is refused rather than left to fail the conversion."""
     if value is None:
         return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise _refuse_filter(
+            "A date-time bound lies outside years 1 to 9999 once taken to UTC."
+        ) from None
 
 
 def _range(
