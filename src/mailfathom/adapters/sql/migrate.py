@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
-NEWEST_REVISION = "0005_sent_time_index"
+NEWEST_REVISION = "0006_drafts"
 """The newest migration under `migrations/versions`; a test holds it to Alembic's own head."""
 
 

@@ -239,3 +239,52 @@ outgoing_recipients = sa.Table(
     sa.Column("last_reply_code", sa.Integer),
     sa.PrimaryKeyConstraint("outgoing_seq", "position", name="pk_outgoing_recipients"),
 )
+
+# Drafts: one row per draft, holding the composed message of its current revision. The retry
+# key identifies a save among the drafts not given up, by constraint (it is cleared when a
+# draft is deleted), so identical save calls racing each other leave one draft.
+drafts = sa.Table(
+    "drafts",
+    metadata,
+    sa.Column("seq", BIGINT, primary_key=True, autoincrement=True),
+    sa.Column("draft_id", sa.Uuid, nullable=False, unique=True),
+    sa.Column("account_id", sa.String(64), nullable=False),
+    sa.Column("caller", sa.String(64), nullable=False),
+    sa.Column("answering", sa.String(16)),
+    sa.Column("answered_email_id", sa.Uuid),
+    sa.Column("revision", sa.Integer, nullable=False),
+    sa.Column("message_id_header", sa.String(998), nullable=False),
+    sa.Column("mime", sa.LargeBinary, nullable=False),
+    sa.Column("body_characters", sa.Integer, nullable=False),
+    sa.Column("saved_at", TS, nullable=False),
+    sa.Column("life", sa.String(16), nullable=False),
+    sa.Column("outgoing_id", sa.Uuid),
+    sa.Column("retry_key", sa.String(64)),
+    sa.UniqueConstraint("retry_key", name="uq_drafts_retry_key"),
+)
+sa.Index("ix_drafts_account_life", drafts.c.account_id, drafts.c.life)
+sa.Index("ix_drafts_outgoing", drafts.c.outgoing_id)
+
+draft_recipients = sa.Table(
+    "draft_recipients",
+    metadata,
+    sa.Column("draft_seq", BIGINT, sa.ForeignKey("drafts.seq", ondelete="CASCADE"), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("field", sa.String(3), nullable=False),
+    sa.Column("address", sa.String(998), nullable=False),
+    sa.Column("written", sa.Boolean, nullable=False),
+    sa.PrimaryKeyConstraint("draft_seq", "position", name="pk_draft_recipients"),
+)
+
+# The copies of a draft appended to the owner's drafts folder and not yet taken out: the one
+# of the current revision, and any a later revision superseded.
+draft_copies = sa.Table(
+    "draft_copies",
+    metadata,
+    sa.Column("draft_seq", BIGINT, sa.ForeignKey("drafts.seq", ondelete="CASCADE"), nullable=False),
+    sa.Column("revision", sa.Integer, nullable=False),
+    sa.Column("folder", sa.String(1024), nullable=False),
+    sa.Column("uidvalidity", sa.BigInteger, nullable=False),
+    sa.Column("uid", sa.BigInteger, nullable=False),
+    sa.PrimaryKeyConstraint("draft_seq", "revision", name="pk_draft_copies"),
+)

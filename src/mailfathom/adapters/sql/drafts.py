@@ -1,0 +1,243 @@
+"""Drafts on SQLite and PostgreSQL: `DraftStore`.
+
+Every change of a draft's life is one conditional UPDATE naming the life it changes from, so a
+deletion, an edit and a promotion racing each other cannot all win.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.schema import draft_copies, draft_recipients, drafts, outgoing_emails
+from mailfathom.app.drafting.ports import CopyWork, DraftContent, NewDraft
+from mailfathom.domain.drafts import (
+    Answering,
+    CopyPlace,
+    Draft,
+    DraftCopy,
+    DraftLife,
+    DraftRecipient,
+)
+from mailfathom.domain.outgoing import AddressField, Stage
+
+_D = drafts.c
+_R = draft_recipients.c
+_C = draft_copies.c
+_O = outgoing_emails.c
+
+
+def _content_values(content: DraftContent) -> dict[str, Any]:
+    return {
+        "account_id": content.account_id,
+        "answering": content.answering.value if content.answering else None,
+        "answered_email_id": content.answered_email_id,
+        "message_id_header": content.message_id,
+        "mime": content.mime,
+        "body_characters": content.body_characters,
+        "saved_at": content.saved_at,
+    }
+
+
+class SqlDraftStore:
+    def __init__(self, engine: sa.Engine) -> None:
+        self._engine = engine
+
+    def create(self, new: NewDraft) -> tuple[Draft, bool]:
+        try:
+            with self._engine.begin() as c:
+                existing = self._seq_of_key(c, new.retry_key)
+                if existing is not None:
+                    return self._load(c, existing), False
+                seq = c.execute(
+                    sa.insert(drafts).returning(_D.seq),
+                    {
+                        **_content_values(new.content),
+                        "draft_id": new.draft_id,
+                        "caller": new.caller,
+                        "revision": 1,
+                        "life": DraftLife.LIVE.value,
+                        "retry_key": new.retry_key,
+                    },
+                ).scalar_one()
+                self._write_recipients(c, int(seq), new.content)
+                return self._load(c, int(seq)), True
+        except sa.exc.IntegrityError:
+            # An identical call wrote the same key first; its draft is the answer.
+            with self._engine.connect() as c:
+                found = self._seq_of_key(c, new.retry_key)
+                if found is None:
+                    raise
+                return self._load(c, found), False
+
+    @staticmethod
+    def _seq_of_key(c: sa.Connection, key: str) -> int | None:
+        found = c.execute(sa.select(_D.seq).where(_D.retry_key == key)).scalar_one_or_none()
+        return None if found is None else int(found)
+
+    @staticmethod
+    def _write_recipients(c: sa.Connection, seq: int, content: DraftContent) -> None:
+        c.execute(sa.delete(draft_recipients).where(_R.draft_seq == seq))
+        if content.recipients:
+            c.execute(
+                sa.insert(draft_recipients),
+                [
+                    {
+                        "draft_seq": seq,
+                        "position": position,
+                        "field": r.field.value,
+                        "address": r.address,
+                        "written": r.written,
+                    }
+                    for position, r in enumerate(content.recipients)
+                ],
+            )
+
+    def find(self, draft_id: uuid.UUID) -> Draft | None:
+        with self._engine.connect() as c:
+            seq = c.execute(sa.select(_D.seq).where(_D.draft_id == draft_id)).scalar_one_or_none()
+            return None if seq is None else self._load(c, int(seq))
+
+    def find_sent(self, outgoing_id: uuid.UUID) -> Draft | None:
+        with self._engine.connect() as c:
+            seq = c.execute(
+                sa.select(_D.seq).where(_D.outgoing_id == outgoing_id)
+            ).scalar_one_or_none()
+            return None if seq is None else self._load(c, int(seq))
+
+    def revise(self, draft_id: uuid.UUID, content: DraftContent) -> Draft | None:
+        with self._engine.begin() as c:
+            seq = c.execute(
+                sa.update(drafts)
+                .where(
+                    _D.draft_id == draft_id,
+                    _D.life == DraftLife.LIVE.value,
+                    _D.account_id == content.account_id,
+                )
+                .values(**_content_values(content), revision=_D.revision + 1)
+                .returning(_D.seq)
+            ).scalar_one_or_none()
+            if seq is None:
+                return None
+            self._write_recipients(c, int(seq), content)
+            return self._load(c, int(seq))
+
+    def mark_deleted(self, draft_id: uuid.UUID) -> Draft | None:
+        with self._engine.begin() as c:
+            seq = c.execute(
+                sa.update(drafts)
+                .where(_D.draft_id == draft_id, _D.life == DraftLife.LIVE.value)
+                .values(life=DraftLife.DELETED.value, retry_key=None)
+                .returning(_D.seq)
+            ).scalar_one_or_none()
+            return None if seq is None else self._load(c, int(seq))
+
+    def mark_sent(self, draft_id: uuid.UUID, revision: int, outgoing_id: uuid.UUID) -> bool:
+        with self._engine.begin() as c:
+            changed = c.execute(
+                sa.update(drafts)
+                .where(
+                    _D.draft_id == draft_id,
+                    _D.life == DraftLife.LIVE.value,
+                    _D.revision == revision,
+                )
+                .values(life=DraftLife.SENT.value, outgoing_id=outgoing_id)
+            ).rowcount
+        return changed == 1
+
+    def _seq(self, c: sa.Connection, draft_id: uuid.UUID) -> int | None:
+        found = c.execute(sa.select(_D.seq).where(_D.draft_id == draft_id)).scalar_one_or_none()
+        return None if found is None else int(found)
+
+    def record_copy(self, draft_id: uuid.UUID, revision: int, place: CopyPlace) -> None:
+        with self._engine.begin() as c:
+            seq = self._seq(c, draft_id)
+            if seq is None:
+                return
+            c.execute(sa.delete(draft_copies).where(_C.draft_seq == seq, _C.revision == revision))
+            c.execute(
+                sa.insert(draft_copies),
+                {
+                    "draft_seq": seq,
+                    "revision": revision,
+                    "folder": place.folder,
+                    "uidvalidity": place.uidvalidity,
+                    "uid": place.uid,
+                },
+            )
+
+    def forget_copy(self, draft_id: uuid.UUID, revision: int) -> None:
+        with self._engine.begin() as c:
+            seq = self._seq(c, draft_id)
+            if seq is not None:
+                c.execute(
+                    sa.delete(draft_copies).where(_C.draft_seq == seq, _C.revision == revision)
+                )
+
+    def copy_work(self, account_id: str) -> CopyWork:
+        with self._engine.connect() as c:
+            filed = sa.exists().where(_C.draft_seq == _D.seq, _C.revision == _D.revision)
+            unfiled = c.execute(
+                sa.select(_D.seq)
+                .where(_D.account_id == account_id, _D.life == DraftLife.LIVE.value, ~filed)
+                .order_by(_D.seq)
+            ).scalars()
+            to_file = tuple(self._load(c, int(seq)) for seq in list(unfiled))
+            delivered = sa.exists().where(
+                _O.outgoing_id == _D.outgoing_id, _O.stage == Stage.SENT.value
+            )
+            rows = c.execute(
+                sa.select(_D.draft_id, _C.revision, _C.folder, _C.uidvalidity, _C.uid)
+                .join(draft_copies, _C.draft_seq == _D.seq)
+                .where(
+                    _D.account_id == account_id,
+                    sa.or_(
+                        _C.revision != _D.revision,
+                        _D.life == DraftLife.DELETED.value,
+                        sa.and_(_D.life == DraftLife.SENT.value, delivered),
+                    ),
+                )
+                .order_by(_D.seq, _C.revision)
+            )
+            to_remove = tuple(
+                (r.draft_id, int(r.revision), CopyPlace(r.folder, int(r.uidvalidity), int(r.uid)))
+                for r in rows
+            )
+        return CopyWork(to_file, to_remove)
+
+    def _load(self, c: sa.Connection, seq: int) -> Draft:
+        row = c.execute(sa.select(drafts).where(_D.seq == seq)).one()
+        recipients = tuple(
+            DraftRecipient(AddressField(f), address, bool(written))
+            for f, address, written in c.execute(
+                sa.select(_R.field, _R.address, _R.written)
+                .where(_R.draft_seq == seq)
+                .order_by(_R.position)
+            )
+        )
+        copies = tuple(
+            DraftCopy(int(r.revision), CopyPlace(r.folder, int(r.uidvalidity), int(r.uid)))
+            for r in c.execute(
+                sa.select(_C.revision, _C.folder, _C.uidvalidity, _C.uid)
+                .where(_C.draft_seq == seq)
+                .order_by(_C.revision)
+            )
+        )
+        return Draft(
+            draft_id=row.draft_id,
+            account_id=row.account_id,
+            caller=row.caller,
+            answering=Answering(row.answering) if row.answering else None,
+            answered_email_id=row.answered_email_id,
+            revision=int(row.revision),
+            message_id=row.message_id_header,
+            mime=bytes(row.mime),
+            body_characters=int(row.body_characters),
+            recipients=recipients,
+            saved_at=row.saved_at,
+            life=DraftLife(row.life),
+            copies=copies,
+            outgoing_id=row.outgoing_id,
+        )

@@ -1,0 +1,113 @@
+"""Ports of the drafting side: where drafts are held, and the owner's drafts folder.
+
+A draft is written here first and its mailbox copy follows over a network round trip, so a
+server that refuses or never answers costs the copy, never the draft: the store knows which
+revision has a copy and where it stands, and what is missing is finished by a later pass.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from mailfathom.domain.drafts import Answering, CopyPlace, Draft, DraftRecipient
+
+
+@dataclass(frozen=True, slots=True)
+class DraftContent:
+    """One revision's message as a use case settled and composed it."""
+
+    account_id: str
+    answering: Answering | None
+    answered_email_id: uuid.UUID | None
+    message_id: str
+    mime: bytes
+    body_characters: int
+    recipients: tuple[DraftRecipient, ...]
+    saved_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class NewDraft:
+    draft_id: uuid.UUID
+    caller: str
+    retry_key: str
+    content: DraftContent
+
+
+@dataclass(frozen=True, slots=True)
+class CopyWork:
+    """What an account's drafts folder still needs: current revisions with no copy yet, and
+    copies to take out (superseded by a later revision, of a draft given up, or of a draft
+    whose message has been sent)."""
+
+    to_file: tuple[Draft, ...]
+    to_remove: tuple[tuple[uuid.UUID, int, CopyPlace], ...]
+
+
+class DraftStore(Protocol):
+    def create(self, new: NewDraft) -> tuple[Draft, bool]:
+        """Write a draft at revision one, unless a draft not given up already holds the same
+        retry key: answer the draft that stands and whether this call wrote it. The key is
+        unique by a constraint, so racing identical calls leave one draft."""
+        ...
+
+    def find(self, draft_id: uuid.UUID) -> Draft | None:
+        """The draft, whatever its life (live, deleted, sent), or None."""
+        ...
+
+    def revise(self, draft_id: uuid.UUID, content: DraftContent) -> Draft | None:
+        """Replace the message of a live draft of the same account and count one revision,
+        in one conditional statement; None when no such live draft is held."""
+        ...
+
+    def mark_deleted(self, draft_id: uuid.UUID) -> Draft | None:
+        """Give up a live draft (and free its retry key); None when it was not live."""
+        ...
+
+    def mark_sent(self, draft_id: uuid.UUID, revision: int, outgoing_id: uuid.UUID) -> bool:
+        """Mark a live draft, still at `revision`, sent as `outgoing_id`; False otherwise."""
+        ...
+
+    def find_sent(self, outgoing_id: uuid.UUID) -> Draft | None:
+        """The draft promoted to the send `outgoing_id`, or None."""
+        ...
+
+    def record_copy(self, draft_id: uuid.UUID, revision: int, place: CopyPlace) -> None:
+        """Note that the copy of `revision` stands at `place`. Idempotent."""
+        ...
+
+    def forget_copy(self, draft_id: uuid.UUID, revision: int) -> None:
+        """The copy of `revision` is out of the folder (or left behind for good)."""
+        ...
+
+    def copy_work(self, account_id: str) -> CopyWork:
+        """What the account's drafts folder still needs (see `CopyWork`)."""
+        ...
+
+
+class CopyRefused(Exception):
+    """The mail server answered and refused (a folder that is not there, a UIDVALIDITY that
+    changed, a server without UIDPLUS, a quota): asking again the same way will not help."""
+
+
+class CopyUnreachable(Exception):
+    """The mailbox could not be reached or the connection was lost: a later pass may do it."""
+
+
+class DraftFolders(Protocol):
+    def drafts_folder(self, account_id: str) -> str | None:
+        """The name of the folder the account maps to the drafts role, or None."""
+        ...
+
+    def append(self, account_id: str, folder: str, mime: bytes, name: str) -> CopyPlace:
+        """Put a copy flagged \\Draft into `folder` and answer where it stands. `name` is a
+        file name a local folder may use. Raises `CopyRefused` or `CopyUnreachable`."""
+        ...
+
+    def remove(self, account_id: str, place: CopyPlace) -> None:
+        """Take out exactly that copy (by UID, in that UIDVALIDITY; never any other message).
+        A copy already gone is removed. Raises `CopyRefused` or `CopyUnreachable`."""
+        ...

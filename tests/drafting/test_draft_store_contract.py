@@ -1,0 +1,215 @@
+"""What the drafting use cases rely on from the draft store, on SQLite and PostgreSQL alike:
+a stable identifier across revisions, one draft per retry key under racing calls, changes of
+life that cannot both win, and the copies a drafts folder still needs."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.drafts import SqlDraftStore
+from mailfathom.adapters.sql.outbox import SqlOutbox
+from mailfathom.app.drafting.ports import DraftContent, NewDraft
+from mailfathom.app.sending.ports import AttemptResult, NewOutgoing
+from mailfathom.domain.drafts import (
+    Answering,
+    CopyPlace,
+    CopyState,
+    DraftLife,
+    DraftRecipient,
+)
+from mailfathom.domain.outgoing import AddressField, OutgoingKind, Recipient, Stage
+
+T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+
+
+def _content(
+    body: bytes = b"Subject: x\r\n\r\nbody\r\n",
+    *,
+    account: str = "acct",
+    at: datetime = T0,
+    recipients: tuple[DraftRecipient, ...] = (
+        DraftRecipient(AddressField.TO, "a@example.net"),
+        DraftRecipient(AddressField.CC, "b@example.net", written=False),
+    ),
+) -> DraftContent:
+    return DraftContent(
+        account_id=account,
+        answering=None,
+        answered_email_id=None,
+        message_id="<d@example.org>",
+        mime=body,
+        body_characters=4,
+        recipients=recipients,
+        saved_at=at,
+    )
+
+
+def _new(key: str = "k1", **options: object) -> NewDraft:
+    return NewDraft(uuid.uuid4(), "agent", key, _content(**options))  # type: ignore[arg-type]
+
+
+def test_a_draft_is_written_at_revision_one_and_read_back(engine: sa.Engine) -> None:
+    store = SqlDraftStore(engine)
+    new = _new()
+    draft, created = store.create(new)
+    assert created
+    assert draft.draft_id == new.draft_id
+    assert draft.revision == 1
+    assert draft.life is DraftLife.LIVE
+    assert draft.copy_state is CopyState.HELD
+    assert draft.saved_at == T0
+    assert draft.mime == new.content.mime
+    assert draft.recipients == new.content.recipients
+    assert store.find(new.draft_id) == draft
+    assert store.find(uuid.uuid4()) is None
+
+
+def test_an_answer_keeps_what_it_answers(engine: sa.Engine) -> None:
+    store = SqlDraftStore(engine)
+    answered = uuid.uuid4()
+    content = DraftContent(
+        account_id="acct",
+        answering=Answering.EVERYONE,
+        answered_email_id=answered,
+        message_id="<d@example.org>",
+        mime=b"x",
+        body_characters=1,
+        recipients=(),
+        saved_at=T0,
+    )
+    draft, _ = store.create(NewDraft(uuid.uuid4(), "agent", "k", content))
+    assert (draft.answering, draft.answered_email_id, draft.recipients) == (
+        Answering.EVERYONE,
+        answered,
+        (),
+    )
+
+
+def test_a_revision_keeps_the_identifier_and_counts_one(engine: sa.Engine) -> None:
+    store = SqlDraftStore(engine)
+    draft, _ = store.create(_new())
+    later = T0 + timedelta(minutes=5)
+    revised = store.revise(
+        draft.draft_id,
+        _content(b"second", at=later, recipients=(DraftRecipient(AddressField.BCC, "c@x.org"),)),
+    )
+    assert revised is not None
+    assert (revised.draft_id, revised.revision, revised.mime, revised.saved_at) == (
+        draft.draft_id,
+        2,
+        b"second",
+        later,
+    )
+    assert revised.recipients == (DraftRecipient(AddressField.BCC, "c@x.org"),)
+    # Another account never edits it, and a draft given up is edited by nobody.
+    assert store.revise(draft.draft_id, _content(account="other")) is None
+    assert store.mark_deleted(draft.draft_id) is not None
+    assert store.revise(draft.draft_id, _content()) is None
+    assert store.mark_deleted(draft.draft_id) is None
+
+
+def test_twenty_racing_identical_saves_leave_one_draft(engine: sa.Engine) -> None:
+    store = SqlDraftStore(engine)
+    barrier = threading.Barrier(20)
+
+    def save(_: int) -> tuple[uuid.UUID, bool]:
+        barrier.wait()
+        draft, created = store.create(_new("same-key"))
+        return draft.draft_id, created
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        results = list(pool.map(save, range(20)))
+    assert len({draft_id for draft_id, _ in results}) == 1
+    assert sum(created for _, created in results) == 1
+    with engine.connect() as c:
+        assert c.execute(sa.text("SELECT count(*) FROM drafts")).scalar_one() == 1
+
+
+def test_a_deleted_draft_frees_its_key_and_a_sent_one_keeps_it(engine: sa.Engine) -> None:
+    store = SqlDraftStore(engine)
+    first, _ = store.create(_new("key"))
+    store.mark_deleted(first.draft_id)
+    second, created = store.create(_new("key"))
+    assert created
+    assert second.draft_id != first.draft_id
+    outgoing = uuid.uuid4()
+    assert store.mark_sent(second.draft_id, 1, outgoing)
+    again, created = store.create(_new("key"))
+    assert not created
+    assert (again.draft_id, again.life, again.outgoing_id) == (
+        second.draft_id,
+        DraftLife.SENT,
+        outgoing,
+    )
+    assert store.find_sent(outgoing) == again
+
+
+def test_a_promotion_needs_the_revision_it_read_and_a_live_draft(engine: sa.Engine) -> None:
+    store = SqlDraftStore(engine)
+    draft, _ = store.create(_new())
+    store.revise(draft.draft_id, _content(b"second"))
+    assert not store.mark_sent(draft.draft_id, 1, uuid.uuid4())
+    assert store.mark_sent(draft.draft_id, 2, uuid.uuid4())
+    assert not store.mark_sent(draft.draft_id, 2, uuid.uuid4())
+    assert store.mark_deleted(draft.draft_id) is None
+
+
+def test_copies_say_what_the_folder_still_needs(engine: sa.Engine) -> None:
+    store, outbox = SqlDraftStore(engine), SqlOutbox(engine)
+    held, _ = store.create(_new("held"))
+    edited, _ = store.create(_new("edited"))
+    gone, _ = store.create(_new("gone"))
+    sent, _ = store.create(_new("sent"))
+    elsewhere, _ = store.create(_new("elsewhere", account="other"))
+    place = CopyPlace("Drafts", 7, 1)
+    for n, draft in enumerate((edited, gone, sent, elsewhere), start=1):
+        store.record_copy(draft.draft_id, 1, CopyPlace("Drafts", 7, n))
+    store.record_copy(edited.draft_id, 1, place)  # recorded twice: one copy
+    store.revise(edited.draft_id, _content(b"second"))
+    store.mark_deleted(gone.draft_id)
+    record, _ = outbox.record(
+        NewOutgoing(
+            outgoing_id=uuid.uuid4(),
+            account_id="acct",
+            idempotency_key="draft",
+            caller="agent",
+            kind=OutgoingKind.NEW,
+            queued_at=T0,
+            not_before=T0,
+            message_id="<d@example.org>",
+            envelope_from="me@example.org",
+            mime=b"x",
+            recipients=(Recipient(AddressField.TO, "a@example.net"),),
+        ),
+        [],
+    )
+    store.mark_sent(sent.draft_id, 1, record.outgoing_id)
+
+    work = store.copy_work("acct")
+    # The edited draft's new revision has no copy; the held one never had one.
+    assert [d.draft_id for d in work.to_file] == [held.draft_id, edited.draft_id]
+    # The superseded copy and the copy of the draft given up go; the sent draft's copy stays
+    # until its message has actually been delivered.
+    assert work.to_remove == (
+        (edited.draft_id, 1, place),
+        (gone.draft_id, 1, CopyPlace("Drafts", 7, 2)),
+    )
+    (claimed,) = outbox.claim("w", T0, 60, 10)
+    assert claimed.outgoing_id == record.outgoing_id
+    outbox.finish(claimed.seq, "w", AttemptResult(Stage.SENT, claimed.recipients), T0)
+    assert store.copy_work("acct").to_remove[-1] == (sent.draft_id, 1, CopyPlace("Drafts", 7, 3))
+
+    store.forget_copy(gone.draft_id, 1)
+    assert gone.draft_id not in {d for d, _, _ in store.copy_work("acct").to_remove}
+    filed = store.find(held.draft_id)
+    assert filed is not None
+    assert filed.copy_state is CopyState.HELD
+    store.record_copy(held.draft_id, 1, CopyPlace("Drafts", 7, 9))
+    now_filed = store.find(held.draft_id)
+    assert now_filed is not None
+    assert now_filed.copy_state is CopyState.FILED
