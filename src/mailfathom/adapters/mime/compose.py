@@ -48,7 +48,7 @@ class StdlibComposer:
             mail["Cc"] = ", ".join(_header_safe(a) for a in message.cc)
         mail["Subject"] = _header_safe(message.subject)
         mail["Date"] = format_datetime(message.sent_at or datetime.now(UTC))
-        message_id = make_msgid(domain=domain)
+        message_id = _header_safe(message.message_id or make_msgid(domain=domain))
         mail["Message-ID"] = message_id
         if message.in_reply_to is not None:
             mail["In-Reply-To"] = _header_safe(message.in_reply_to)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import structlog
 
 from mailfathom.app.sending import rules as sending_rules
+from mailfathom.app.sending.ports import Attachment, AttachmentReader
 from mailfathom.app.sending.rules import SendingAccount
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.app.shared.email_identifiers import parse_identifier
@@ -30,6 +31,7 @@ from mailfathom.domain.access import Caller
 from mailfathom.domain.codes import Code
 from mailfathom.domain.config import DeploymentConfig
 from mailfathom.domain.content_state import ContentState
+from mailfathom.domain.delivery_config import MailDeliveryConfig
 from mailfathom.domain.errors import ContentMissingError, Refusal
 
 log = structlog.get_logger("mailfathom.sending")
@@ -108,3 +110,37 @@ class AnsweredEmails:
                 log.warning("content.repair_requested")
                 raise Refusal(Code.EMAIL_NOT_ANSWERABLE, _NOT_ANSWERABLE) from None
         return Original(row, raw)
+
+
+def forwarded_files(
+    original: Original, bounds: MailDeliveryConfig, reader: AttachmentReader
+) -> tuple[Attachment, ...]:
+    """The original's attachments, held to the configured bounds by their stored sizes
+    before anything is read."""
+    parts = [p for p in original.row.parts if p.kind == "attachment" and p.part_path]
+    if len(parts) > bounds.max_attachment_count:
+        raise Refusal(
+            Code.MESSAGE_TOO_LARGE,
+            f"The forwarded email carries more than {bounds.max_attachment_count} files, "
+            "the most this deployment sends (MailDelivery.MaxAttachmentCount).",
+        )
+    if any(p.size_octets > bounds.max_attachment_octets for p in parts):
+        raise Refusal(
+            Code.MESSAGE_TOO_LARGE,
+            f"A file of the forwarded email is larger than {bounds.max_attachment_octets} "
+            "octets (MailDelivery.MaxAttachmentSize).",
+        )
+    if sum(p.size_octets for p in parts) > bounds.max_total_attachment_octets:
+        raise Refusal(
+            Code.MESSAGE_TOO_LARGE,
+            "The files of the forwarded email are larger together than "
+            f"{bounds.max_total_attachment_octets} octets "
+            "(MailDelivery.MaxTotalAttachmentSize).",
+        )
+    if not parts or original.raw is None:
+        return ()
+    found = reader.read(original.raw, [p.part_path or "" for p in parts])
+    return tuple(
+        Attachment(p.file_name, p.media_type, part.content, part.parameters, part.transfer_encoding)
+        for p, part in zip(parts, found, strict=True)
+    )

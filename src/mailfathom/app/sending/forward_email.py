@@ -11,14 +11,12 @@ from dataclasses import dataclass
 
 from mailfathom.app.sending import response_derivation as derive
 from mailfathom.app.sending import rules as sending_rules
-from mailfathom.app.sending.answered_email import AnsweredEmails, Original
-from mailfathom.app.sending.ports import Attachment, AttachmentReader, AuthoredMessage
+from mailfathom.app.sending.answered_email import AnsweredEmails, forwarded_files
+from mailfathom.app.sending.ports import AttachmentReader, AuthoredMessage
 from mailfathom.app.sending.submission import Submission
 from mailfathom.app.shared.authorization import Permissions
 from mailfathom.domain import recipient_policy
 from mailfathom.domain.access import Caller, Permission
-from mailfathom.domain.codes import Code
-from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import AddressField, OutgoingKind, OutgoingRecord
 
 # A forward carries the message it forwards, and no permission implies another.
@@ -59,7 +57,7 @@ class EmailForward:
         addresses = [r.address for r in recipients]
         recipient_policy.admit(bounds.recipient_policy, addresses)
         recipient_policy.vouch(config, addresses)
-        files = self._files(original)
+        files = forwarded_files(original, bounds, self._attachments)
         message = AuthoredMessage(
             from_address=sender.address,
             from_name=sender.delivery.display_name,
@@ -72,38 +70,4 @@ class EmailForward:
         )
         return self._submission.write(
             caller, OutgoingKind.FORWARD, answer.account_id, answer.key, message, recipients
-        )
-
-    def _files(self, original: Original) -> tuple[Attachment, ...]:
-        """The original's attachments, held to the configured bounds by their stored sizes
-        before anything is read."""
-        bounds = self._submission.config.mail_delivery
-        parts = [p for p in original.row.parts if p.kind == "attachment" and p.part_path]
-        if len(parts) > bounds.max_attachment_count:
-            raise Refusal(
-                Code.MESSAGE_TOO_LARGE,
-                f"The forwarded email carries more than {bounds.max_attachment_count} files, "
-                "the most this deployment sends (MailDelivery.MaxAttachmentCount).",
-            )
-        if any(p.size_octets > bounds.max_attachment_octets for p in parts):
-            raise Refusal(
-                Code.MESSAGE_TOO_LARGE,
-                f"A file of the forwarded email is larger than {bounds.max_attachment_octets} "
-                "octets (MailDelivery.MaxAttachmentSize).",
-            )
-        if sum(p.size_octets for p in parts) > bounds.max_total_attachment_octets:
-            raise Refusal(
-                Code.MESSAGE_TOO_LARGE,
-                "The files of the forwarded email are larger together than "
-                f"{bounds.max_total_attachment_octets} octets "
-                "(MailDelivery.MaxTotalAttachmentSize).",
-            )
-        if not parts or original.raw is None:
-            return ()
-        found = self._attachments.read(original.raw, [p.part_path or "" for p in parts])
-        return tuple(
-            Attachment(
-                p.file_name, p.media_type, part.content, part.parameters, part.transfer_encoding
-            )
-            for p, part in zip(parts, found, strict=True)
         )

@@ -189,6 +189,9 @@ class AuthoredMessage:
     references: tuple[str, ...] = ()
     attachments: tuple[Attachment, ...] = ()
     sent_at: datetime | None = None
+    # A Message-ID the message keeps (a draft keeps its own across revisions); None has the
+    # composer make a new one.
+    message_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
