@@ -31,6 +31,7 @@ from mailfathom.adapters.config.toml_writer import create_config_file as create_
 from mailfathom.adapters.config.toml_writer import refuse_existing as refuse_existing
 from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.cursor_signing import HmacCursorSigner
+from mailfathom.adapters.draft_folders import DraftFolderCopies
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 from mailfathom.adapters.imap.probe import list_server_folders as list_server_folders
 from mailfathom.adapters.imap.session import ImapConnector
@@ -48,11 +49,19 @@ from mailfathom.adapters.smtp.submission import SmtpTransports
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
+from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
+from mailfathom.app.drafting.composition import DraftComposition
+from mailfathom.app.drafting.copies import DraftCopies
+from mailfathom.app.drafting.delete_draft import DraftDeletion
+from mailfathom.app.drafting.finish_draft_copies import DraftFolderUpkeep
+from mailfathom.app.drafting.save_draft import DraftSaving
+from mailfathom.app.drafting.send_draft import DraftPromotion
+from mailfathom.app.drafting.update_draft import DraftEditing
 from mailfathom.app.maintenance.rederive_conversations import ConversationRederivation
 from mailfathom.app.maintenance.store_overview import StoreOverview
 from mailfathom.app.maintenance.verify_content import ContentFileUpkeep, StoredContentReader
@@ -108,6 +117,14 @@ class SendingUseCases:
     forwards: EmailForward
     outgoing: OutgoingMailReader
     cancellation: OutgoingMailCancellation
+
+
+@dataclass(frozen=True, slots=True)
+class DraftingUseCases:
+    save: DraftSaving
+    update: DraftEditing
+    delete: DraftDeletion
+    send: DraftPromotion
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +265,35 @@ class Services:
             cancellation=OutgoingMailCancellation(outbox, clock=self.clock),
         )
 
+    def _draft_copies(self) -> DraftCopies:
+        """The drafts held here and the owner's drafts folders they are copied to."""
+        folders = DraftFolderCopies(
+            self.config, LocalConnector(self.config.store.data_dir), ImapConnector()
+        )
+        return DraftCopies(SqlDraftStore(self.engine), folders)
+
+    def drafting(self) -> DraftingUseCases:
+        """The drafting use cases. Saving, editing and deleting reach the owner's own mail
+        server (the drafts folder); sending a draft only writes its outgoing record."""
+        served = self._served()
+        store = SqlDraftStore(self.engine)
+        copies = self._draft_copies()
+        composition = DraftComposition(
+            self.config,
+            served,
+            AnsweredEmails(self._reader(), served, self.content, self.content_repair),
+            MimeAttachmentReader(),
+            StdlibComposer(),
+        )
+        return DraftingUseCases(
+            save=DraftSaving(composition, store, copies, clock=self.clock),
+            update=DraftEditing(composition, store, copies, served, clock=self.clock),
+            delete=DraftDeletion(store, copies, served),
+            send=DraftPromotion(
+                self.config, store, SqlOutbox(self.engine), served, clock=self.clock
+            ),
+        )
+
     def outbox(self) -> OutboxAdministration:
         """The operator's list, read and withdrawal of queued sends."""
         return OutboxAdministration(SqlOutbox(self.engine), clock=self.clock)
@@ -287,13 +333,19 @@ class Services:
             self.config.mail_delivery,
             clock=self.clock,
             worker=worker,
+            draft_copies=self._draft_copies(),
         )
 
     def account_synchronizer(self) -> AccountSynchronizer:
         """Synchronizes accounts; the process that asks for one synchronizes mail, so its
         collector is settled for that here."""
         _settle_collector()
-        return AccountSynchronizer(self.store, self.connectors, self.folder_synchronizer)
+        return AccountSynchronizer(
+            self.store,
+            self.connectors,
+            self.folder_synchronizer,
+            upkeep=DraftFolderUpkeep(self._draft_copies()).run,
+        )
 
     def close(self) -> None:
         self.preparer.close()

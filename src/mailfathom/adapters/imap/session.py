@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import imaplib
+import re
 import socket
 import ssl
 from collections.abc import Iterator, Sequence
@@ -38,6 +39,8 @@ from mailfathom.domain.errors import MailServerAuthError, SyncError
 from mailfathom.domain.identifiers import parse_msg_ids
 from mailfathom.domain.role_proposal import ServerFolder
 
+_APPENDUID = re.compile(rb"\[APPENDUID (\d+) (\d+)\]", re.IGNORECASE)
+
 FETCH_CHUNK = 250
 _NETWORK_ERRORS = (OSError, socket.timeout, imaplib.IMAP4.error, imap_errors.IMAPClientError)
 
@@ -51,6 +54,11 @@ def _reports_change(response: object) -> bool:
         return False
     kinds = {b"EXISTS", b"EXPUNGE", b"FETCH", b"VANISHED", b"RECENT"}
     return response[1] in kinds or response[0] in kinds
+
+
+class CommandRefused(SyncError):
+    """The server answered a command with NO or BAD: the connection stands, and asking again
+    the same way will not help."""
 
 
 class ImapConnector:
@@ -117,6 +125,7 @@ class ImapSession:
         self._condstore = b"CONDSTORE" in caps or b"QRESYNC" in caps
         self._qresync = b"QRESYNC" in caps
         self._idle = b"IDLE" in caps
+        self._uidplus = b"UIDPLUS" in caps
         if self._qresync:
             self._guard(lambda: client.enable("QRESYNC"))
         elif self._condstore:
@@ -319,6 +328,51 @@ class ImapSession:
             raise SyncError(
                 f"The mail server of account '{self._account_id}' did not take the message."
             ) from exc
+
+    def _answered(self, action: Any) -> Any:
+        """Run a command, telling a refusal (`CommandRefused`) from a lost connection."""
+        try:
+            return action()
+        except (TimeoutError, imaplib.IMAP4.abort, OSError) as exc:
+            raise SyncError(
+                f"The mail server of account '{self._account_id}' failed a command."
+            ) from exc
+        except (imaplib.IMAP4.error, imap_errors.IMAPClientError) as exc:
+            raise CommandRefused(
+                f"The mail server of account '{self._account_id}' refused a command."
+            ) from exc
+
+    def append_with_uid(
+        self, remote_name: str, raw: bytes, flags: tuple[bytes, ...] = ()
+    ) -> tuple[int, int]:
+        """Add a message to a folder and answer (UIDVALIDITY, UID) from the server's APPENDUID
+        response code (RFC 4315 section 3). A server without UIDPLUS is refused before
+        anything is appended: a copy whose UID is unknown could never be taken out again."""
+        if not self._uidplus:
+            raise CommandRefused(f"The mail server of account '{self._account_id}' lacks UIDPLUS.")
+        answer = self._answered(lambda: self._client.append(remote_name, raw, flags=flags))
+        found = _APPENDUID.search(answer if isinstance(answer, bytes) else b"")
+        if found is None:
+            raise CommandRefused(
+                f"The mail server of account '{self._account_id}' named no APPENDUID."
+            )
+        return int(found.group(1)), int(found.group(2))
+
+    def expunge_uid(self, remote_name: str, uidvalidity: int, uid: int) -> None:
+        """Remove exactly one message: UID STORE +FLAGS.SILENT (\\Deleted), then UID EXPUNGE of
+        that UID alone (RFC 4315 section 2.1), never a bare EXPUNGE, which would also remove
+        whatever else somebody marked \\Deleted. A folder whose UIDVALIDITY changed no longer
+        names that message, and is refused. A UID already gone is no error."""
+        if not self._uidplus:
+            raise CommandRefused(f"The mail server of account '{self._account_id}' lacks UIDPLUS.")
+        info = self._answered(lambda: self._client.select_folder(remote_name, readonly=False))
+        self._selected = remote_name
+        if int(info[b"UIDVALIDITY"]) != uidvalidity:
+            raise CommandRefused(
+                f"A folder of account '{self._account_id}' changed its UIDVALIDITY."
+            )
+        self._answered(lambda: self._client.add_flags([uid], [imapclient.DELETED], silent=True))
+        self._answered(lambda: self._client.uid_expunge([uid]))
 
     def close(self) -> None:
         _quietly_close(self._client)

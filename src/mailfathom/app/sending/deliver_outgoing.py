@@ -31,6 +31,7 @@ import structlog
 from mailfathom.app.sending.ports import (
     AttemptResult,
     ClaimedSend,
+    DraftCopyRemoval,
     OutboxStore,
     PeerMailboxes,
     SentFolders,
@@ -69,6 +70,7 @@ class DeliveryPass:
         config: MailDeliveryConfig,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         worker: str | None = None,
+        draft_copies: DraftCopyRemoval | None = None,
     ) -> None:
         self._outbox = outbox
         self._transports = transports
@@ -77,6 +79,7 @@ class DeliveryPass:
         self._config = config
         self._clock = clock
         self.worker = worker or f"worker-{uuid.uuid4().hex[:12]}"
+        self._draft_copies = draft_copies
 
     def run_once(self, limit: int = 20) -> PassReport:
         now = self._clock()
@@ -107,7 +110,11 @@ class DeliveryPass:
         return PassReport(len(claimed), sent, failed, retried)
 
     def _file_copy(self, send: ClaimedSend) -> None:
-        """The sender's own copy, after the send ended well; losing it loses no mail."""
+        """The sender's own copy, after the send ended well; losing it loses no mail. A send
+        that was a draft has its drafts-folder copy taken out in the same step, so the
+        owner's folders show the message once, as sent."""
+        if self._draft_copies is not None:
+            self._draft_copies.remove_for_send(send.outgoing_id)
         try:
             self._sent_folders.file(send.account_id, send.mime, str(send.outgoing_id))
         except (OSError, MailFathomError) as failure:

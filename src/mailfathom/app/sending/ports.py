@@ -263,6 +263,14 @@ class SentFolders(Protocol):
         ...
 
 
+class DraftCopyRemoval(Protocol):
+    def remove_for_send(self, outgoing_id: uuid.UUID) -> None:
+        """Take the drafts-folder copy of the draft promoted to this send out of the owner's
+        folder, now that the message has been delivered; nothing for a send no draft became.
+        Never raises: a copy that cannot be taken out now is taken out by a later pass."""
+        ...
+
+
 class AttachmentReader(Protocol):
     def read(self, raw: bytes, part_paths: Sequence[str]) -> list[StoredPart]:
         """The parts at `part_paths` (IMAP body-section numbering) of the message `raw`, in

@@ -13,6 +13,7 @@ from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, ProgressC
 from mailfathom.app.sync.types import FolderRecord, SyncReport
 from mailfathom.domain.config import AccountConfig, SyncMode
 from mailfathom.domain.errors import MailServerAuthError, SecretUnavailable, SyncError
+from mailfathom.domain.folders import FolderRole
 
 log = structlog.get_logger("mailfathom.sync")
 
@@ -33,10 +34,14 @@ class AccountSynchronizer:
         store: SyncStore,
         connector: MailboxConnector,
         folder_synchronizer: Callable[[AccountConfig], FolderSynchronizer],
+        upkeep: Callable[[AccountConfig], None] | None = None,
     ) -> None:
         self._store = store
         self._connector = connector
         self._folder_synchronizer = folder_synchronizer
+        # Work this deployment left undone in the account's own folders (a drafts-folder
+        # copy not yet appended or not yet taken out), finished before each pass reads them.
+        self._upkeep = upkeep
 
     def prepare(self, account: AccountConfig) -> list[FolderRecord]:
         self._store.ensure_account(account)
@@ -51,6 +56,8 @@ class AccountSynchronizer:
         records = self.prepare(account)
         if not records:
             return AccountReport(account.account_id, (), ())
+        if self._upkeep is not None:
+            self._upkeep(account)
         session = self._connector.open(account)
         try:
             return self._pass(session, account, records, on_folder, progress)
@@ -148,6 +155,8 @@ class AccountSynchronizer:
                 continue
             try:
                 while not stop.is_set():
+                    if self._upkeep is not None and record.role == FolderRole.DRAFTS.value:
+                        self._upkeep(account)
                     report = synchronizer.run(session, self._store.folder(record.folder_id))
                     backoff = 5.0
                     if _changed_anything(report):

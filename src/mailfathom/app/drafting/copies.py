@@ -1,0 +1,105 @@
+"""Keeping the owner's drafts folder in step with the drafts held here.
+
+The draft is always written here first; only then is its copy appended, and a copy a later
+revision replaced is taken out only after the new one is in, so the folder never shows the
+owner nothing while something is held. Whatever a server refused or a lost connection left
+undone is finished by the account's next synchronization pass (`finish`), and by the delivery
+pass for a sent draft's copy (`remove_for_send`).
+
+A copy taken out of a folder that is no longer the account's drafts folder, or that the server
+refuses to take out, is left behind and forgotten: nothing here touches it again.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import structlog
+
+from mailfathom.app.drafting.ports import CopyRefused, CopyUnreachable, DraftFolders, DraftStore
+from mailfathom.domain.drafts import CopyPlace, CopyState, DeleteOutcome, Draft, DraftLife
+
+log = structlog.get_logger("mailfathom.drafts")
+
+
+class DraftCopies:
+    def __init__(self, store: DraftStore, folders: DraftFolders) -> None:
+        self._store = store
+        self._folders = folders
+
+    def file(self, draft: Draft) -> Draft:
+        """Append the current revision's copy when it has none, then take out the copies it
+        replaced. Answers the draft as it stands afterwards; a copy that could not be
+        appended leaves it held."""
+        folder = self._folders.drafts_folder(draft.account_id)
+        if folder is None or draft.life is not DraftLife.LIVE:
+            return draft
+        if draft.copy_state is CopyState.HELD:
+            try:
+                place = self._folders.append(
+                    draft.account_id, folder, draft.mime, f"{draft.draft_id}.{draft.revision}"
+                )
+            except (CopyRefused, CopyUnreachable) as failure:
+                log.warning(
+                    "drafts.copy_not_appended",
+                    account=draft.account_id,
+                    reason=type(failure).__name__,
+                )
+                return draft
+            self._store.record_copy(draft.draft_id, draft.revision, place)
+        current = self._store.find(draft.draft_id) or draft
+        if current.copy_state is CopyState.FILED:
+            for copy in current.superseded:
+                self._take_out(current.account_id, current.draft_id, copy.revision, copy.place)
+        return self._store.find(draft.draft_id) or current
+
+    def take_out_all(self, draft: Draft) -> DeleteOutcome:
+        """Take every copy of a draft given up (or sent) out of the folder."""
+        outcomes = {
+            self._take_out(draft.account_id, draft.draft_id, c.revision, c.place)
+            for c in draft.copies
+        }
+        for outcome in (DeleteOutcome.COPY_LEFT_BEHIND, DeleteOutcome.PENDING):
+            if outcome in outcomes:
+                return outcome
+        return DeleteOutcome.DELETED
+
+    def remove_for_send(self, outgoing_id: uuid.UUID) -> None:
+        try:
+            draft = self._store.find_sent(outgoing_id)
+            if draft is not None:
+                self.take_out_all(draft)
+        except Exception as failure:  # the send is over; a later pass takes the copy out
+            log.error("drafts.sent_copy_not_removed", error_type=type(failure).__name__)
+
+    def finish(self, account_id: str) -> None:
+        """What an earlier call left undone for the account: missing copies appended,
+        replaced ones and those of drafts given up or delivered taken out."""
+        for draft in self._store.copy_work(account_id).to_file:
+            self.file(draft)
+        for draft_id, revision, place in self._store.copy_work(account_id).to_remove:
+            owner = self._store.find(draft_id)
+            if owner is None:
+                continue
+            if owner.life is DraftLife.LIVE and owner.copy_state is CopyState.HELD:
+                continue  # the replaced copy stays until the new one is in
+            self._take_out(account_id, draft_id, revision, place)
+
+    def _take_out(
+        self, account_id: str, draft_id: uuid.UUID, revision: int, place: CopyPlace
+    ) -> DeleteOutcome:
+        if self._folders.drafts_folder(account_id) != place.folder:
+            self._store.forget_copy(draft_id, revision)
+            log.warning("drafts.copy_left_behind", account=account_id, reason="folder_changed")
+            return DeleteOutcome.COPY_LEFT_BEHIND
+        try:
+            self._folders.remove(account_id, place)
+        except CopyRefused:
+            self._store.forget_copy(draft_id, revision)
+            log.warning("drafts.copy_left_behind", account=account_id, reason="refused")
+            return DeleteOutcome.COPY_LEFT_BEHIND
+        except CopyUnreachable:
+            log.warning("drafts.copy_removal_pending", account=account_id)
+            return DeleteOutcome.PENDING
+        self._store.forget_copy(draft_id, revision)
+        return DeleteOutcome.DELETED

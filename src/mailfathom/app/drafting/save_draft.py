@@ -1,0 +1,67 @@
+"""save_draft: hold a new draft here, then file its copy in the owner's drafts folder.
+
+A repeated identical call (same caller, account, shape, answered email, written recipients,
+subject and body, see `composition.retry_key`) answers the draft the first call wrote while it
+is not given up, and says so when that draft was already sent instead of claiming a new one.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from mailfathom.app.drafting.composition import DraftComposition, DraftRequest, retry_key
+from mailfathom.app.drafting.copies import DraftCopies
+from mailfathom.app.drafting.ports import DraftContent, DraftStore, NewDraft
+from mailfathom.app.drafting.results import DraftStanding, standing
+from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.domain.access import Caller, Permission
+from mailfathom.domain.drafts import DraftLife
+
+PERMISSIONS: Permissions = frozenset({Permission.DRAFTS_WRITE})
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class DraftSaving:
+    def __init__(
+        self,
+        composition: DraftComposition,
+        store: DraftStore,
+        copies: DraftCopies,
+        clock: Callable[[], datetime] = _now,
+    ) -> None:
+        self._composition = composition
+        self._store = store
+        self._copies = copies
+        self._clock = clock
+
+    def save(self, caller: Caller, request: DraftRequest) -> DraftStanding:
+        require(caller, PERMISSIONS)
+        settled = self._composition.settle(request)
+        now = self._clock()
+        composed = self._composition.compose(settled, now)
+        content = DraftContent(
+            account_id=settled.account_id,
+            answering=settled.answering,
+            answered_email_id=settled.answered_email_id,
+            message_id=composed.message_id,
+            mime=composed.mime,
+            body_characters=settled.body_characters,
+            recipients=settled.recipients,
+            saved_at=now,
+        )
+        draft, created = self._store.create(
+            NewDraft(uuid.uuid4(), caller.label, retry_key(caller, settled), content)
+        )
+        if draft.life is DraftLife.SENT:
+            return standing(draft, already_sent=True)
+        if not created:
+            # Only the call that wrote the draft appends its copy, so identical calls racing
+            # each other file one copy; a copy the first call could not append is the
+            # account's next pass's.
+            return standing(draft)
+        return standing(self._copies.file(draft))

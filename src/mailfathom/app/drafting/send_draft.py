@@ -1,0 +1,137 @@
+"""send_draft: queue the message a draft holds, exactly as it stands.
+
+The promotion writes an ordinary outgoing record carrying the draft's own bytes (a message
+composed again would be a second message with a second Message-ID). Every sending bound is
+asked now rather than when the draft was written: sending on for the account, the recipient
+policy and vouching, the recipient count, the body size and the ceilings. A draft addressed to
+nobody is 53010. A refused promotion leaves the draft as it was.
+
+The draft is the identity of the send: the record's key is derived from the draft and its
+revision in a form no caller's idempotencyKey can take (callers' keys carry no control
+character), so racing or repeated calls queue one message and each answers that record.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+
+from mailfathom.app.drafting.composition import draft_identifier, not_held
+from mailfathom.app.drafting.ports import DraftStore
+from mailfathom.app.sending import ceilings
+from mailfathom.app.sending import rules as sending_rules
+from mailfathom.app.sending.ports import CeilingReached, NewOutgoing, OutboxStore
+from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.app.shared.mailbox_selection import ServedAccount
+from mailfathom.domain import recipient_policy
+from mailfathom.domain.access import Caller, Permission
+from mailfathom.domain.codes import Code
+from mailfathom.domain.config import DeploymentConfig
+from mailfathom.domain.drafts import Answering, Draft, DraftLife
+from mailfathom.domain.errors import Refusal
+from mailfathom.domain.outgoing import OutgoingKind, OutgoingRecord, Recipient
+
+PERMISSIONS: Permissions = frozenset({Permission.SEND})
+
+_KINDS = {
+    None: OutgoingKind.NEW,
+    Answering.SENDER_ONLY: OutgoingKind.REPLY,
+    Answering.EVERYONE: OutgoingKind.REPLY,
+    Answering.FORWARD: OutgoingKind.FORWARD,
+}
+# Promotions tried again when an edit lands between reading a draft and marking it sent.
+_ATTEMPTS = 3
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def promotion_key(draft: Draft) -> str:
+    return f"\x1fdraft {draft.draft_id} {draft.revision}"
+
+
+class DraftPromotion:
+    def __init__(
+        self,
+        config: DeploymentConfig,
+        store: DraftStore,
+        outbox: OutboxStore,
+        served: Sequence[ServedAccount],
+        clock: Callable[[], datetime] = _now,
+    ) -> None:
+        self._config = config
+        self._store = store
+        self._outbox = outbox
+        self._served = frozenset(a.account_id for a in served)
+        self._clock = clock
+
+    def send(self, caller: Caller, draft_id: object) -> OutgoingRecord:
+        require(caller, PERMISSIONS)
+        identifier = draft_identifier(draft_id)
+        for _ in range(_ATTEMPTS):
+            draft = self._store.find(identifier)
+            if draft is None or draft.account_id not in self._served:
+                raise not_held()
+            if draft.life is DraftLife.SENT and draft.outgoing_id is not None:
+                record = self._outbox.find(draft.outgoing_id)
+                if record is None:
+                    raise not_held()
+                return record
+            if draft.life is not DraftLife.LIVE:
+                raise not_held()
+            record, created = self._record(caller, draft)
+            if self._store.mark_sent(identifier, draft.revision, record.outgoing_id):
+                return record
+            after = self._store.find(identifier)
+            if after is not None and after.outgoing_id == record.outgoing_id:
+                return record  # a racing call marked it with this same record
+            if created:
+                # The draft changed under this call; the message it read is not sent.
+                self._outbox.cancel(record.outgoing_id, self._clock())
+        raise not_held()
+
+    def _record(self, caller: Caller, draft: Draft) -> tuple[OutgoingRecord, bool]:
+        config = self._config
+        bounds = config.mail_delivery
+        sender = sending_rules.sending_account(config, draft.account_id)
+        if not draft.recipients:
+            raise Refusal(
+                Code.DRAFT_WITHOUT_RECIPIENTS,
+                "The draft is addressed to nobody; name recipients with update_draft first.",
+            )
+        if len(draft.recipients) > bounds.max_recipient_count:
+            raise Refusal(
+                Code.MESSAGE_TOO_LARGE,
+                f"The draft is addressed to more than {bounds.max_recipient_count} recipients, "
+                "the most this deployment sends one message to.",
+            )
+        if draft.body_characters > bounds.max_body_characters:
+            raise Refusal(
+                Code.MESSAGE_TOO_LARGE,
+                f"The body is longer than {bounds.max_body_characters} characters, the most "
+                "this deployment sends.",
+            )
+        recipient_policy.admit(bounds.recipient_policy, [r.address for r in draft.recipients])
+        recipient_policy.vouch(config, [r.address for r in draft.recipients if r.written])
+        now = self._clock()
+        new = NewOutgoing(
+            outgoing_id=uuid.uuid4(),
+            account_id=draft.account_id,
+            idempotency_key=promotion_key(draft),
+            caller=caller.label,
+            kind=_KINDS[draft.answering],
+            queued_at=now,
+            not_before=now + timedelta(seconds=bounds.hold_seconds),
+            message_id=draft.message_id,
+            envelope_from=sender.address,
+            mime=draft.mime,
+            recipients=tuple(Recipient(r.field, r.address) for r in draft.recipients),
+        )
+        try:
+            return self._outbox.record(
+                new, ceilings.ceilings(config, draft.account_id, caller.label)
+            )
+        except CeilingReached as reached:
+            raise ceilings.ceiling_refusal(reached.name) from None

@@ -1,0 +1,80 @@
+"""update_draft: replace the whole message of a draft held here, keeping its identifier.
+
+The call states the whole message: what it leaves out is gone. An answer is derived again
+from the stored email. The draft must stay with the account that holds it; naming another is
+answered as a draft nobody holds. The new copy is appended before the one it replaces is
+taken out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+from mailfathom.app.drafting.composition import (
+    DraftComposition,
+    DraftRequest,
+    draft_identifier,
+    not_held,
+)
+from mailfathom.app.drafting.copies import DraftCopies
+from mailfathom.app.drafting.ports import DraftContent, DraftStore
+from mailfathom.app.drafting.results import DraftStanding, standing
+from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.app.shared.mailbox_selection import ServedAccount
+from mailfathom.domain.access import Caller, Permission
+from mailfathom.domain.drafts import DraftLife
+
+PERMISSIONS: Permissions = frozenset({Permission.DRAFTS_WRITE})
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class DraftEditing:
+    def __init__(
+        self,
+        composition: DraftComposition,
+        store: DraftStore,
+        copies: DraftCopies,
+        served: Sequence[ServedAccount],
+        clock: Callable[[], datetime] = _now,
+    ) -> None:
+        self._composition = composition
+        self._store = store
+        self._copies = copies
+        self._served = frozenset(a.account_id for a in served)
+        self._clock = clock
+
+    def update(self, caller: Caller, draft_id: object, request: DraftRequest) -> DraftStanding:
+        require(caller, PERMISSIONS)
+        identifier = draft_identifier(draft_id)
+        current = self._store.find(identifier)
+        if (
+            current is None
+            or current.life is not DraftLife.LIVE
+            or current.account_id not in self._served
+        ):
+            raise not_held()
+        settled = self._composition.settle(request)
+        if settled.account_id != current.account_id:
+            raise not_held()
+        now = self._clock()
+        composed = self._composition.compose(settled, now, message_id=current.message_id)
+        revised = self._store.revise(
+            identifier,
+            DraftContent(
+                account_id=settled.account_id,
+                answering=settled.answering,
+                answered_email_id=settled.answered_email_id,
+                message_id=composed.message_id,
+                mime=composed.mime,
+                body_characters=settled.body_characters,
+                recipients=settled.recipients,
+                saved_at=now,
+            ),
+        )
+        if revised is None:
+            raise not_held()
+        return standing(self._copies.file(revised))
