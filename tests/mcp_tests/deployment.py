@@ -30,6 +30,8 @@ KEYS = {
     "nothing": "key-nothing-" + uuid.uuid4().hex,
     "sender": "key-sender-" + uuid.uuid4().hex,
     "reader-sender": "key-reader-sender-" + uuid.uuid4().hex,
+    "drafter": "key-drafter-" + uuid.uuid4().hex,
+    "drafter-sender": "key-drafter-sender-" + uuid.uuid4().hex,
     "metrics": "key-metrics-" + uuid.uuid4().hex,
 }
 BASE = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
@@ -185,6 +187,18 @@ Name = "reader-sender"
 Credential = "apiKey"
 ApiKeySha256 = "{_digest(KEYS["reader-sender"])}"
 Permissions = ["mailfathom.mail.read", "mailfathom.mail.send"]
+
+[[McpEndpoint.Callers]]
+Name = "drafter"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["drafter"])}"
+Permissions = ["mailfathom.mail.drafts.write"]
+
+[[McpEndpoint.Callers]]
+Name = "drafter-sender"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["drafter-sender"])}"
+Permissions = ["mailfathom.mail.drafts.write", "mailfathom.mail.send"]
 
 [[McpEndpoint.Callers]]
 Name = "local"

@@ -187,6 +187,27 @@ def _forward(d: LiteralDeployment) -> dict[str, Any]:
     }
 
 
+def _draft(d: LiteralDeployment) -> dict[str, Any]:
+    return {
+        "account": "work",
+        "to": [_someone()],
+        "subject": "An ordinary subject",
+        "plainTextBody": f"Ordinary words {uuid.uuid4().hex}.",
+    }
+
+
+def _answer_draft(d: LiteralDeployment) -> dict[str, Any]:
+    return {
+        "answeredEmailId": d.answered_id,
+        "answering": "senderOnly",
+        "plainTextBody": f"Ordinary words {uuid.uuid4().hex}.",
+    }
+
+
+def _saved_draft(d: LiteralDeployment) -> str:
+    return str(structured(call(d.url, KEY, "save_draft", _draft(d)))["draftId"])
+
+
 BASE: dict[str, Callable[[LiteralDeployment], dict[str, Any]]] = {
     "list_emails": lambda d: {},
     "search_emails": lambda d: {"queryText": "literal"},
@@ -196,8 +217,20 @@ BASE: dict[str, Callable[[LiteralDeployment], dict[str, Any]]] = {
     "forward_email": _forward,
     "get_outgoing_email": lambda d: {},
     "cancel_outgoing_email": lambda d: {},
+    "save_draft": _draft,
+    "update_draft": lambda d: {"draftId": _saved_draft(d), **_draft(d)},
+    "delete_draft": lambda d: {},
+    "send_draft": lambda d: {},
+}
+# A draft names one of two shapes: the arguments of an answer replace those of a message of
+# its own where the argument checked belongs to an answer.
+ANSWER_BASE: dict[str, Callable[[LiteralDeployment], dict[str, Any]]] = {
+    "save_draft": _answer_draft,
+    "update_draft": lambda d: {"draftId": _saved_draft(d), **_answer_draft(d)},
 }
 
 
 def call_with(d: LiteralDeployment, tool: str, **arguments: Any) -> CallToolResult:
-    return call(d.url, KEY, tool, {**BASE[tool](d), **arguments})
+    answer = "answering" in arguments or "answeredEmailId" in arguments
+    base = ANSWER_BASE[tool](d) if answer else BASE[tool](d)
+    return call(d.url, KEY, tool, {**base, **arguments})

@@ -28,6 +28,27 @@ ANNOTATIONS_OF = {
     "send_email": SENDS,
     "reply_to_email": SENDS,
     "forward_email": SENDS,
+    "send_draft": SENDS,
+    # A draft is written to the owner's own mail server: two saves are two drafts; an edit
+    # states the whole message (what it leaves out is gone); a deletion cannot be undone.
+    "save_draft": {
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": False,
+        "openWorldHint": True,
+    },
+    "update_draft": {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": True,
+    },
+    "delete_draft": {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": True,
+    },
     "cancel_outgoing_email": {
         "readOnlyHint": False,
         "destructiveHint": True,
@@ -79,6 +100,10 @@ def test_every_descriptor_follows_the_conventions(mcp_deployment: Deployment) ->
         "forward_email": "Forward an email",
         "get_outgoing_email": "Check a queued send",
         "cancel_outgoing_email": "Withdraw a queued send",
+        "save_draft": "Save a draft",
+        "update_draft": "Edit a draft",
+        "delete_draft": "Delete a draft",
+        "send_draft": "Send a draft",
     }
     for tool in advertised:
         assert tool["annotations"] == ANNOTATIONS_OF.get(tool["name"], ANNOTATIONS), tool["name"]

@@ -20,6 +20,7 @@ from mcp_tests.deployment import KEYS, Deployment
 ZERO = "00000000-0000-0000-0000-000000000000"
 READ = "read"
 SEND = "send"
+DRAFT = "drafts"
 
 # What each tool's use case needs, as the tool contract states it.
 REQUIRED: dict[str, frozenset[str]] = {
@@ -32,6 +33,10 @@ REQUIRED: dict[str, frozenset[str]] = {
     "forward_email": frozenset({SEND, READ}),
     "get_outgoing_email": frozenset({SEND}),
     "cancel_outgoing_email": frozenset({SEND}),
+    "save_draft": frozenset({DRAFT}),
+    "update_draft": frozenset({DRAFT}),
+    "delete_draft": frozenset({DRAFT}),
+    "send_draft": frozenset({SEND}),
 }
 
 GRANTS: dict[str, frozenset[str]] = {
@@ -39,7 +44,9 @@ GRANTS: dict[str, frozenset[str]] = {
     "reader": frozenset({READ}),
     "sender": frozenset({SEND}),
     "reader-sender": frozenset({READ, SEND}),
-    "full": frozenset({READ, SEND}),
+    "drafter": frozenset({DRAFT}),
+    "drafter-sender": frozenset({DRAFT, SEND}),
+    "full": frozenset({READ, SEND, DRAFT}),
 }
 
 
@@ -71,6 +78,15 @@ def _arguments(tool: str) -> dict[str, Any]:
         },
         "get_outgoing_email": {"outgoingEmailId": ZERO},
         "cancel_outgoing_email": {"outgoingEmailId": ZERO},
+        "save_draft": {"account": "work", "subject": "Grant matrix", "plainTextBody": key},
+        "update_draft": {
+            "draftId": ZERO,
+            "account": "work",
+            "subject": "Grant matrix",
+            "plainTextBody": "Grant matrix.",
+        },
+        "delete_draft": {"draftId": ZERO},
+        "send_draft": {"draftId": ZERO},
     }
     return arguments[tool]
 

@@ -45,6 +45,17 @@ REFUSED = [
     # Outside the published enumerations: refused against the schema, naming the values.
     ("list_emails", "direction", 51017),
     ("reply_to_email", "audience", 51017),
+    ("save_draft", "account", 53001),
+    ("update_draft", "account", 53001),
+    ("save_draft", "answeredEmailId", 51004),
+    ("update_draft", "answeredEmailId", 51004),
+    ("update_draft", "draftId", 53008),
+    ("delete_draft", "draftId", 53008),
+    ("send_draft", "draftId", 53008),
+    # A draft's answering is published as an enumeration and refused by its use case, as the
+    # drafting contract says (51013).
+    ("save_draft", "answering", 51013),
+    ("update_draft", "answering", 51013),
 ]
 # ... refused as the one entry of a list, ...
 LISTED = [
@@ -58,6 +69,12 @@ LISTED = [
     ("forward_email", "to", 51013),
     ("forward_email", "cc", 51013),
     ("forward_email", "bcc", 51013),
+    ("save_draft", "to", 51013),
+    ("save_draft", "cc", 51013),
+    ("save_draft", "bcc", 51013),
+    ("update_draft", "to", 51013),
+    ("update_draft", "cc", 51013),
+    ("update_draft", "bcc", 51013),
 ]
 FOLDERS = [("list_emails", "folders"), ("search_emails", "folders")]
 # ... a filter matched against the stored mail, ...
@@ -88,7 +105,15 @@ CARRIED = [
     ("reply_to_email", "htmlBody"),
     ("forward_email", "plainTextBody"),
     ("forward_email", "htmlBody"),
+    # A draft carries it, and send_draft sends exactly that.
+    ("save_draft", "subject"),
+    ("save_draft", "plainTextBody"),
+    ("save_draft", "htmlBody"),
+    ("update_draft", "subject"),
+    ("update_draft", "plainTextBody"),
+    ("update_draft", "htmlBody"),
 ]
+DRAFTING = {"save_draft", "update_draft"}
 # ... or the key naming it.
 KEYED = [("send_email", "idempotencyKey"), ("reply_to_email", "idempotencyKey")]
 KEYED += [("forward_email", "idempotencyKey")]
@@ -188,7 +213,11 @@ def test_a_message_carries_the_text_given(
     sent: dict[str, str] = {}
     for text in TEXTS:
         arguments = {**BASE[tool](literal), argument: text}
-        assert code(call(literal.url, KEY, tool, arguments)) is None
+        result = call(literal.url, KEY, tool, arguments)
+        assert code(result) is None
+        if tool in DRAFTING:
+            draft = {"draftId": structured(result)["draftId"]}
+            assert code(call(literal.url, KEY, "send_draft", draft)) is None
         sent[_recipient(arguments)] = text
     received = _received(literal, list(sent))
     assert set(received) == set(sent)

@@ -20,11 +20,13 @@ SEND_TOOLS = [
     "forward_email",
     "get_outgoing_email",
     "reply_to_email",
+    "send_draft",
     "send_email",
 ]
-ALL_TOOLS = sorted(READ_TOOLS + SEND_TOOLS)
+DRAFT_TOOLS = ["delete_draft", "save_draft", "update_draft"]
+ALL_TOOLS = sorted(READ_TOOLS + SEND_TOOLS + DRAFT_TOOLS)
 # An answer quotes or carries the message it answers: replying and forwarding need both grants.
-SEND_ONLY_TOOLS = ["cancel_outgoing_email", "get_outgoing_email", "send_email"]
+SEND_ONLY_TOOLS = ["cancel_outgoing_email", "get_outgoing_email", "send_draft", "send_email"]
 ZERO = "00000000-0000-0000-0000-000000000000"
 
 

@@ -25,14 +25,18 @@ def test_stdio_serves_the_read_tools(mcp_deployment: Deployment) -> None:
     )
     assert names == [
         "cancel_outgoing_email",
+        "delete_draft",
         "forward_email",
         "get_email_content",
         "get_outgoing_email",
         "list_accounts",
         "list_emails",
         "reply_to_email",
+        "save_draft",
         "search_emails",
+        "send_draft",
         "send_email",
+        "update_draft",
     ]
     assert [a["accountId"] for a in accounts["accounts"]] == ["work"]
     assert refused == 51001

@@ -8,6 +8,7 @@ from mailfathom.entrypoints.mcp.http_app import caller_of
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
 from mailfathom.entrypoints.mcp.server import EndpointPolicy, MailFathomMcp
 from mailfathom.entrypoints.mcp.telemetry import ToolTelemetry
+from mailfathom.entrypoints.mcp.tools.drafting import register_drafting_tools
 from mailfathom.entrypoints.mcp.tools.reading import register_reading_tools
 from mailfathom.entrypoints.mcp.tools.sending import register_sending_tools
 
@@ -20,6 +21,7 @@ def build_server(services: Services) -> MailFathomMcp:
     registry = ToolRegistry()
     register_reading_tools(registry, services.reading())
     register_sending_tools(registry, services.sending())
+    register_drafting_tools(registry, services.drafting())
     published = config.published_categories
     policy = EndpointPolicy(
         published_categories=published if published is not None else frozenset(ToolCategory),
