@@ -13,7 +13,7 @@ import pytest
 from log_audit import register_all
 from mcp_tests.client import call, code, structured
 from sending.helpers import SMTP_PASSWORD, SMTP_USER
-from sending.served import KEYS, Served, incoming, relaxed_config, serve
+from sending.served import KEYS, Served, incoming, relaxed_config, serve, strict_config
 from servers.smtp import SmtpServer
 
 SUBJECT = "Seedlings for the neighbours"
@@ -187,3 +187,32 @@ def test_a_repeated_send_answers_the_first_record_and_a_repeated_save_claims_not
         {"outgoingEmailId": sent["outgoingEmailId"]},
     )
     assert structured(status)["state"] == "queued"
+
+
+@pytest.fixture(scope="module")
+def strict(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    smtp = SmtpServer({SMTP_USER: SMTP_PASSWORD}).start()
+    try:
+        root = tmp_path_factory.mktemp("drafts-strict")
+        yield from serve(root, strict_config(root, smtp), smtp, deliver=False)
+    finally:
+        smtp.close()
+
+
+def test_a_promotion_is_held_to_vouching_and_the_ceilings_of_today(strict: Served) -> None:
+    register_all(["stranger@example.net", "colleague@example.net"])
+    stranger = structured(call(strict.url, AGENT, "save_draft", _own(to=["stranger@example.net"])))
+    refused = call(strict.url, AGENT, "send_draft", {"draftId": stranger["draftId"]})
+    assert code(refused) == 53009
+    drafts = [
+        structured(call(strict.url, AGENT, "save_draft", _own(to=["colleague@example.net"])))
+        for _ in range(4)
+    ]
+    answers = [call(strict.url, AGENT, "send_draft", {"draftId": d["draftId"]}) for d in drafts]
+    # The client may queue three sends an hour: the fourth promotion is refused, and its
+    # draft is left as it was.
+    assert [code(a) for a in answers] == [None, None, None, 57002]
+    last = drafts[-1]["draftId"]
+    assert code(call(strict.url, AGENT, "send_draft", {"draftId": last})) == 57002
+    gone = call(strict.url, AGENT, "delete_draft", {"draftId": last})
+    assert structured(gone)["state"] == "deleted"
