@@ -265,19 +265,19 @@ class Services:
             cancellation=OutgoingMailCancellation(outbox, clock=self.clock),
         )
 
-    def _draft_copies(self) -> DraftCopies:
+    def draft_copies(self) -> DraftCopies:
         """The drafts held here and the owner's drafts folders they are copied to."""
         folders = DraftFolderCopies(
             self.config, LocalConnector(self.config.store.data_dir), ImapConnector()
         )
-        return DraftCopies(SqlDraftStore(self.engine), folders)
+        return DraftCopies(SqlDraftStore(self.engine), folders, clock=self.clock)
 
     def drafting(self) -> DraftingUseCases:
         """The drafting use cases. Saving, editing and deleting reach the owner's own mail
         server (the drafts folder); sending a draft only writes its outgoing record."""
         served = self._served()
         store = SqlDraftStore(self.engine)
-        copies = self._draft_copies()
+        copies = self.draft_copies()
         composition = DraftComposition(
             self.config,
             served,
@@ -333,7 +333,7 @@ class Services:
             self.config.mail_delivery,
             clock=self.clock,
             worker=worker,
-            draft_copies=self._draft_copies(),
+            draft_copies=self.draft_copies(),
         )
 
     def account_synchronizer(self) -> AccountSynchronizer:
@@ -344,7 +344,7 @@ class Services:
             self.store,
             self.connectors,
             self.folder_synchronizer,
-            upkeep=DraftFolderUpkeep(self._draft_copies()).run,
+            upkeep=DraftFolderUpkeep(self.draft_copies()).run,
         )
 
     def close(self) -> None:

@@ -213,3 +213,24 @@ def test_copies_say_what_the_folder_still_needs(engine: sa.Engine) -> None:
     now_filed = store.find(held.draft_id)
     assert now_filed is not None
     assert now_filed.copy_state is CopyState.FILED
+
+
+def test_one_claim_to_file_a_copy_at_a_time_and_a_lapsed_one_is_taken_again(
+    engine: sa.Engine,
+) -> None:
+    store = SqlDraftStore(engine)
+    draft, _ = store.create(_new())
+    until = T0 + timedelta(minutes=5)
+    barrier = threading.Barrier(10)
+
+    def claim(_: int) -> bool:
+        barrier.wait()
+        return store.claim_filing(draft.draft_id, T0, until)
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        assert sum(pool.map(claim, range(10))) == 1
+    assert not store.claim_filing(draft.draft_id, T0 + timedelta(minutes=4), until)
+    # A holder that never released it (a crash) holds it only until it lapses.
+    assert store.claim_filing(draft.draft_id, until, until + timedelta(minutes=5))
+    store.release_filing(draft.draft_id)
+    assert store.claim_filing(draft.draft_id, T0, until)

@@ -5,7 +5,9 @@ server refused finished by the account's next synchronization pass."""
 from __future__ import annotations
 
 import socket
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -149,3 +151,26 @@ def test_a_deletion_while_the_server_is_out_of_reach_is_pending_then_finished(
     assert len(drafting.folder_uids("Drafts")) == 1
     drafting.sync()
     assert drafting.folder_uids("Drafts") == []
+
+
+def test_passes_finishing_one_held_draft_at_once_file_one_copy(
+    tmp_path: Path, imap_account: ImapAccount
+) -> None:
+    with drafting_deployment(tmp_path, imap_account, create=("Sent",)) as d:
+        saved = d.services.drafting().save.save(AGENT, _request())
+        assert saved.state is CopyState.HELD
+        remote = RemoteMailbox(d.account)
+        try:
+            assert remote.conn.create("Drafts")[0] == "OK"
+        finally:
+            remote.close()
+        barrier = threading.Barrier(8)
+
+        def finish(_: int) -> None:
+            copies = d.services.draft_copies()
+            barrier.wait()
+            copies.finish("work")
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            list(pool.map(finish, range(8)))
+        assert len(d.folder_uids("Drafts")) == 1

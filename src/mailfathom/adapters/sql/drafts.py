@@ -7,6 +7,7 @@ deletion, an edit and a promotion racing each other cannot all win.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -146,6 +147,22 @@ class SqlDraftStore:
                 .values(life=DraftLife.SENT.value, outgoing_id=outgoing_id)
             ).rowcount
         return changed == 1
+
+    def claim_filing(self, draft_id: uuid.UUID, now: datetime, until: datetime) -> bool:
+        with self._engine.begin() as c:
+            taken = c.execute(
+                sa.update(drafts)
+                .where(
+                    _D.draft_id == draft_id,
+                    sa.or_(_D.filing_until.is_(None), _D.filing_until <= now),
+                )
+                .values(filing_until=until)
+            ).rowcount
+        return taken == 1
+
+    def release_filing(self, draft_id: uuid.UUID) -> None:
+        with self._engine.begin() as c:
+            c.execute(sa.update(drafts).where(_D.draft_id == draft_id).values(filing_until=None))
 
     def _seq(self, c: sa.Connection, draft_id: uuid.UUID) -> int | None:
         found = c.execute(sa.select(_D.seq).where(_D.draft_id == draft_id)).scalar_one_or_none()

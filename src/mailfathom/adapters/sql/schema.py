@@ -260,6 +260,8 @@ drafts = sa.Table(
     sa.Column("life", sa.String(16), nullable=False),
     sa.Column("outgoing_id", sa.Uuid),
     sa.Column("retry_key", sa.String(64)),
+    # Until when one call or pass holds the right to append this draft's copy.
+    sa.Column("filing_until", TS),
     sa.UniqueConstraint("retry_key", name="uq_drafts_retry_key"),
 )
 sa.Index("ix_drafts_account_life", drafts.c.account_id, drafts.c.life)

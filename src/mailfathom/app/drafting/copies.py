@@ -13,6 +13,8 @@ refuses to take out, is left behind and forgotten: nothing here touches it again
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 import structlog
 
@@ -21,11 +23,25 @@ from mailfathom.domain.drafts import CopyPlace, CopyState, DeleteOutcome, Draft,
 
 log = structlog.get_logger("mailfathom.drafts")
 
+# How long one call or pass may take to append a copy before another may try: longer than
+# any IMAP round trip a configured timeout allows.
+FILING_LEASE_SECONDS = 300.0
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
 
 class DraftCopies:
-    def __init__(self, store: DraftStore, folders: DraftFolders) -> None:
+    def __init__(
+        self,
+        store: DraftStore,
+        folders: DraftFolders,
+        clock: Callable[[], datetime] = _now,
+    ) -> None:
         self._store = store
         self._folders = folders
+        self._clock = clock
 
     def file(self, draft: Draft) -> Draft:
         """Append the current revision's copy when it has none, then take out the copies it
@@ -34,24 +50,40 @@ class DraftCopies:
         folder = self._folders.drafts_folder(draft.account_id)
         if folder is None or draft.life is not DraftLife.LIVE:
             return draft
-        if draft.copy_state is CopyState.HELD:
-            try:
-                place = self._folders.append(
-                    draft.account_id, folder, draft.mime, f"{draft.draft_id}.{draft.revision}"
-                )
-            except (CopyRefused, CopyUnreachable) as failure:
-                log.warning(
-                    "drafts.copy_not_appended",
-                    account=draft.account_id,
-                    reason=type(failure).__name__,
-                )
-                return draft
-            self._store.record_copy(draft.draft_id, draft.revision, place)
+        if draft.copy_state is CopyState.HELD and not self._append(draft, folder):
+            return self._store.find(draft.draft_id) or draft
         current = self._store.find(draft.draft_id) or draft
         if current.copy_state is CopyState.FILED:
             for copy in current.superseded:
                 self._take_out(current.account_id, current.draft_id, copy.revision, copy.place)
         return self._store.find(draft.draft_id) or current
+
+    def _append(self, draft: Draft, folder: str) -> bool:
+        """Append the copy of the revision `draft` holds, under a claim: while another call
+        or pass is appending this draft's copy, nothing is appended here (a later pass
+        files what is still missing). Answers whether the copy went in."""
+        now = self._clock()
+        until = now + timedelta(seconds=FILING_LEASE_SECONDS)
+        if not self._store.claim_filing(draft.draft_id, now, until):
+            return False
+        try:
+            current = self._store.find(draft.draft_id)
+            if current is None or current.life is not DraftLife.LIVE:
+                return False
+            if current.copy_state is CopyState.FILED:
+                return True  # the claim's previous holder filed it
+            place = self._folders.append(
+                current.account_id, folder, current.mime, f"{current.draft_id}.{current.revision}"
+            )
+            self._store.record_copy(current.draft_id, current.revision, place)
+            return True
+        except (CopyRefused, CopyUnreachable) as failure:
+            log.warning(
+                "drafts.copy_not_appended", account=draft.account_id, reason=type(failure).__name__
+            )
+            return False
+        finally:
+            self._store.release_filing(draft.draft_id)
 
     def take_out_all(self, draft: Draft) -> DeleteOutcome:
         """Take every copy of a draft given up (or sent) out of the folder."""

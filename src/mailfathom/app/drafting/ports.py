@@ -75,6 +75,15 @@ class DraftStore(Protocol):
         """The draft promoted to the send `outgoing_id`, or None."""
         ...
 
+    def claim_filing(self, draft_id: uuid.UUID, now: datetime, until: datetime) -> bool:
+        """Take the right to append the draft's copy until `until`, in one conditional
+        statement: False while another call or pass holds an unexpired claim, so two of them
+        never append the same revision twice. A claim its holder never released (a crash)
+        lapses at `until`."""
+        ...
+
+    def release_filing(self, draft_id: uuid.UUID) -> None: ...
+
     def record_copy(self, draft_id: uuid.UUID, revision: int, place: CopyPlace) -> None:
         """Note that the copy of `revision` stands at `place`. Idempotent."""
         ...

@@ -35,6 +35,7 @@ def upgrade() -> None:
         sa.Column("life", sa.String(16), nullable=False),
         sa.Column("outgoing_id", sa.Uuid),
         sa.Column("retry_key", sa.String(64)),
+        sa.Column("filing_until", _TS),
         sa.UniqueConstraint("retry_key", name="uq_drafts_retry_key"),
     )
     op.create_index("ix_drafts_account_life", "drafts", ["account_id", "life"])
