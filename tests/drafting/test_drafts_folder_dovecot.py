@@ -174,3 +174,22 @@ def test_passes_finishing_one_held_draft_at_once_file_one_copy(
         with ThreadPoolExecutor(max_workers=8) as pool:
             list(pool.map(finish, range(8)))
         assert len(d.folder_uids("Drafts")) == 1
+
+
+def test_an_edit_out_of_reach_keeps_the_old_copy_until_the_pass_files_the_new(
+    drafting: Drafting,
+) -> None:
+    saved = drafting.services.drafting().save.save(AGENT, _request())
+    unreachable = load_config(drafting_config(drafting.root, drafting.account, port=_closed_port()))
+    with Services.open(unreachable) as cut_off:
+        edited = cut_off.drafting().update.update(
+            AGENT, str(saved.draft_id), _request(BODY + " Or yellow.")
+        )
+    assert edited.state is CopyState.HELD
+    assert edited.revision == 2
+    # The folder still shows the draft: the old copy stays until the new one is in.
+    (copy,) = drafting.folder_messages("Drafts")
+    assert b"Or yellow." not in copy
+    drafting.sync()
+    (copy,) = drafting.folder_messages("Drafts")
+    assert b"Or yellow." in copy
