@@ -10,7 +10,7 @@ from email import message_from_bytes, policy
 from email.message import Message
 from typing import cast
 
-from mailfathom.app.sending.ports import StoredPart
+from mailfathom.app.shared.files import StoredPart
 
 # An encapsulated message is written back out with its own header lines as they were, not
 # folded again, and with CRLF line ends.

@@ -22,7 +22,8 @@ from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
 from mailfathom.adapters.mime.seven_bit import CARRIED, carried_message, encoded
-from mailfathom.app.sending.ports import Attachment, AuthoredMessage, ComposedMessage
+from mailfathom.app.sending.ports import AuthoredMessage, ComposedMessage
+from mailfathom.app.shared.files import Attachment
 from mailfathom.domain import text_rules
 
 # SMTP's policy, 7-bit, and an attached message's own header lines written as they came.

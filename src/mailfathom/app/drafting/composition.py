@@ -21,14 +21,9 @@ from datetime import datetime
 from mailfathom.app.sending import response_derivation as derive
 from mailfathom.app.sending import rules as sending_rules
 from mailfathom.app.sending.answered_email import AnsweredEmails, forwarded_files
-from mailfathom.app.sending.ports import (
-    Attachment,
-    AttachmentReader,
-    AuthoredMessage,
-    ComposedMessage,
-    MessageComposer,
-)
+from mailfathom.app.sending.ports import AuthoredMessage, ComposedMessage, MessageComposer
 from mailfathom.app.shared.email_identifiers import parse_identifier
+from mailfathom.app.shared.files import Attachment, AttachmentReader
 from mailfathom.app.shared.mailbox_selection import ServedAccount
 from mailfathom.domain import addresses
 from mailfathom.domain.access import Caller

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import structlog
 
 from mailfathom.app.sending import rules as sending_rules
-from mailfathom.app.sending.ports import Attachment, AttachmentReader
 from mailfathom.app.sending.rules import SendingAccount
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.app.shared.email_identifiers import parse_identifier
+from mailfathom.app.shared.files import Attachment, AttachmentReader
 from mailfathom.app.shared.mailbox_selection import ServedAccount
 from mailfathom.app.shared.stored_mail import EmailRow
 from mailfathom.app.shared.stored_mail_ports import (

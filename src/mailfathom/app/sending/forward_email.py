@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from mailfathom.app.sending import response_derivation as derive
 from mailfathom.app.sending import rules as sending_rules
 from mailfathom.app.sending.answered_email import AnsweredEmails, forwarded_files
-from mailfathom.app.sending.ports import AttachmentReader, AuthoredMessage
+from mailfathom.app.sending.ports import AuthoredMessage
 from mailfathom.app.sending.submission import Submission
 from mailfathom.app.shared.authorization import Permissions
+from mailfathom.app.shared.files import AttachmentReader
 from mailfathom.domain import recipient_policy
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.outgoing import AddressField, OutgoingKind, OutgoingRecord

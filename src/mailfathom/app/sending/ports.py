@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from mailfathom.app.shared.files import Attachment
 from mailfathom.domain.outgoing import OutgoingKind, OutgoingRecord, Recipient, Stage
 
 
@@ -151,30 +152,6 @@ class MessageComposer(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class StoredPart:
-    """A part of a stored message as a forward carries it on: its octets (an encapsulated
-    message as it was written, anything else with its transfer encoding undone), the
-    parameters of its Content-Type in their order, names lower-cased and values decoded,
-    and its Content-Transfer-Encoding, lower-cased (None when it names none)."""
-
-    content: bytes
-    parameters: tuple[tuple[str, str], ...] = ()
-    transfer_encoding: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Attachment:
-    """A file a message carries. `parameters` and `transfer_encoding` are what the original
-    part said, for a file taken from a stored message (see `StoredPart`)."""
-
-    file_name: str | None
-    media_type: str
-    content: bytes
-    parameters: tuple[tuple[str, str], ...] = ()
-    transfer_encoding: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class AuthoredMessage:
     """A message as the use case settled it; every field already checked."""
 
@@ -268,11 +245,4 @@ class DraftCopyRemoval(Protocol):
         """Take the drafts-folder copy of the draft promoted to this send out of the owner's
         folder, now that the message has been delivered; nothing for a send no draft became.
         Never raises: a copy that cannot be taken out now is taken out by a later pass."""
-        ...
-
-
-class AttachmentReader(Protocol):
-    def read(self, raw: bytes, part_paths: Sequence[str]) -> list[StoredPart]:
-        """The parts at `part_paths` (IMAP body-section numbering) of the message `raw`, in
-        that order. Raises ValueError for a path the message does not have."""
         ...
