@@ -153,3 +153,26 @@ def test_mail_delivery_bounds_are_checked() -> None:
         "MailDelivery.SendCeilings.Galaxy",
     ):
         assert fragment in text, fragment
+
+
+def test_attachment_roots_are_absolute_and_expanded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "/home/operator")
+    config = parse(
+        {
+            "Accounts": [imap_account()],
+            "MailDelivery": {
+                "AttachmentRoots": ["~/outgoing", "/srv//files/", "/srv/files"],
+                "MaxMessageSize": "10MiB",
+            },
+        }
+    )
+    d = config.mail_delivery
+    assert d.attachment_roots == ("/home/operator/outgoing", "/srv/files")
+    assert d.max_message_octets == 10 * 1024 * 1024
+    assert MailDeliveryConfig().attachment_roots == ()
+
+
+@pytest.mark.parametrize("root", ["relative/dir", "/srv/../etc", "/srv/./files", "/srv\nx"])
+def test_an_attachment_root_that_is_not_plainly_absolute_is_refused(root: str) -> None:
+    found = problems_of({"Accounts": [imap_account()], "MailDelivery": {"AttachmentRoots": [root]}})
+    assert [p.split(":")[0] for p in found] == ["MailDelivery.AttachmentRoots[0]"]

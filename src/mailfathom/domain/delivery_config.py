@@ -85,6 +85,14 @@ class MailDeliveryConfig:
     unvouched_recipients: UnvouchedRecipients = UnvouchedRecipients.ALLOW
     recipient_policy: RecipientPolicy = field(default_factory=RecipientPolicy)
     ceilings: SendCeilings = field(default_factory=SendCeilings)
+    # The files one message carries: how many, how large each, how large together. They
+    # bound a forward's files and files attached by reference alike.
     max_attachment_count: int = 20
     max_attachment_octets: int = 20 * 1024 * 1024
     max_total_attachment_octets: int = 25 * 1024 * 1024
+    # A composed message as written into the outbox, files included (base64 makes a file
+    # about a third larger than its octets).
+    max_message_octets: int = 40 * 1024 * 1024
+    # Absolute directories whose files may be attached to a message and into which a file
+    # from mail may be saved; none means no file on this machine is read or written.
+    attachment_roots: tuple[str, ...] = ()

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 
 from mailfathom.adapters.config.toml_tables import Table, is_loopback
-from mailfathom.adapters.config.values import HOST_LIMIT, is_host
+from mailfathom.adapters.config.values import HOST_LIMIT, expand_home, is_host
 from mailfathom.domain import text_rules
 from mailfathom.domain.config import SecretRef, TlsMode
 from mailfathom.domain.delivery_config import (
@@ -42,6 +42,8 @@ _MAIL_DELIVERY_KEYS = frozenset(
         "MaxAttachmentCount",
         "MaxAttachmentSize",
         "MaxTotalAttachmentSize",
+        "MaxMessageSize",
+        "AttachmentRoots",
     }
 )
 _POLICY_KEYS = frozenset({"Allow", "Deny"})
@@ -171,6 +173,7 @@ def parse_mail_delivery(table: Table | None) -> MailDeliveryConfig:
     for key, default in (
         ("MaxAttachmentSize", defaults.max_attachment_octets),
         ("MaxTotalAttachmentSize", defaults.max_total_attachment_octets),
+        ("MaxMessageSize", defaults.max_message_octets),
     ):
         size = table.size(key)
         sizes[key] = default if size is None else size
@@ -187,7 +190,31 @@ def parse_mail_delivery(table: Table | None) -> MailDeliveryConfig:
         max_attachment_count=_count(table, "MaxAttachmentCount", 0, 500, 20),
         max_attachment_octets=sizes["MaxAttachmentSize"],
         max_total_attachment_octets=sizes["MaxTotalAttachmentSize"],
+        max_message_octets=sizes["MaxMessageSize"],
+        attachment_roots=_parse_roots(table),
     )
+
+
+def _parse_roots(table: Table) -> tuple[str, ...]:
+    """`AttachmentRoots`: absolute directories, a leading `~` expanded, written without `.`
+    or `..` components (a root is compared with a caller's path as written)."""
+    entries = table.strings("AttachmentRoots") or []
+    roots: list[str] = []
+    for index, entry in enumerate(entries):
+        at = f"{table.at('AttachmentRoots')}[{index}]"
+        expanded = expand_home(entry) if text_rules.is_name(entry) else None
+        if expanded is None:
+            problems = "must be a path without control characters whose home directory is known"
+            table.problems.add(at, problems)
+            continue
+        parts = expanded.split("/")
+        if not expanded.startswith("/") or any(p in (".", "..") for p in parts):
+            table.problems.add(at, "must be an absolute path without . or .. components")
+            continue
+        root = "/" + "/".join(p for p in parts if p)
+        if root not in roots:
+            roots.append(root)
+    return tuple(roots)
 
 
 def _parse_policy(table: Table | None) -> RecipientPolicy:
