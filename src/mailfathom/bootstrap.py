@@ -35,6 +35,7 @@ from mailfathom.adapters.draft_folders import DraftFolderCopies
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 from mailfathom.adapters.imap.probe import list_server_folders as list_server_folders
 from mailfathom.adapters.imap.session import ImapConnector
+from mailfathom.adapters.local.file_roots import LocalFileRoots
 from mailfathom.adapters.local.maildir import LocalConnector
 from mailfathom.adapters.local.maildir_import import ImportCount as ImportCount
 from mailfathom.adapters.local.maildir_import import import_source
@@ -62,6 +63,7 @@ from mailfathom.app.drafting.finish_draft_copies import DraftFolderUpkeep
 from mailfathom.app.drafting.save_draft import DraftSaving
 from mailfathom.app.drafting.send_draft import DraftPromotion
 from mailfathom.app.drafting.update_draft import DraftEditing
+from mailfathom.app.files.resolve_attachments import AttachmentResolver
 from mailfathom.app.maintenance.rederive_conversations import ConversationRederivation
 from mailfathom.app.maintenance.store_overview import StoreOverview
 from mailfathom.app.maintenance.verify_content import ContentFileUpkeep, StoredContentReader
@@ -79,6 +81,7 @@ from mailfathom.app.sending.reply_to_email import EmailReply
 from mailfathom.app.sending.send_email import AuthoredMailSubmission
 from mailfathom.app.sending.submission import Submission
 from mailfathom.app.shared.mailbox_selection import ServedAccount
+from mailfathom.app.shared.stored_parts import StoredParts
 from mailfathom.app.sync.ports import MailboxSession
 from mailfathom.app.sync.synchronize_account import AccountSynchronizer
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimits
@@ -125,6 +128,11 @@ class DraftingUseCases:
     update: DraftEditing
     delete: DraftDeletion
     send: DraftPromotion
+
+
+@dataclass(frozen=True, slots=True)
+class FilesUseCases:
+    attachments: AttachmentResolver
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +257,26 @@ class Services:
                 reader, served, self.content, self.content_repair, NhHtmlSanitizer()
             ),
             search=MailboxSearchReader(reader, served),
+        )
+
+    def _stored_parts(self) -> StoredParts:
+        return StoredParts(
+            self._reader(),
+            self._served(),
+            self.content,
+            self.content_repair,
+            MimeAttachmentReader(),
+        )
+
+    def _file_roots(self) -> LocalFileRoots:
+        return LocalFileRoots(self.config.mail_delivery.attachment_roots)
+
+    def files(self) -> FilesUseCases:
+        """Files a message carries by reference, read and frozen when resolved."""
+        return FilesUseCases(
+            attachments=AttachmentResolver(
+                self.config.mail_delivery, self._stored_parts(), self._file_roots()
+            )
         )
 
     def sending(self) -> SendingUseCases:

@@ -28,6 +28,7 @@ class Code(enum.IntEnum):
     MESSAGE_TOO_LARGE = 51014
     NOT_AN_OUTGOING_IDENTIFIER = 51016
     ARGUMENTS_NOT_MATCHING_SCHEMA = 51017
+    FILE_REQUEST_NOT_ACCEPTED = 51018
     # 52xxx: continuation cursors.
     CURSOR_NOT_ISSUED_HERE = 52001
     CURSOR_FOR_OTHER_FILTERS = 52002
@@ -43,6 +44,7 @@ class Code(enum.IntEnum):
     DRAFT_NOT_HELD = 53008
     RECIPIENT_NOT_VOUCHED = 53009
     DRAFT_WITHOUT_RECIPIENTS = 53010
+    FILE_NOT_SERVED = 53011
     # 54001: anything the boundary deliberately does not describe.
     UNDIAGNOSED = 54001
     # 55xxx-58xxx: states of this deployment a caller may act on.
@@ -50,9 +52,11 @@ class Code(enum.IntEnum):
     ANSWERING_UNAVAILABLE = 56001
     SENDING_NOT_CONFIGURED = 56002
     SENDING_NOT_ENABLED = 56003
+    FILES_NOT_ENABLED = 56004
     ANSWERING_BUDGET_SPENT = 57001
     SEND_CEILING_REACHED = 57002
     STATE_ALREADY_PASSED = 58001
+    FILE_ALREADY_EXISTS = 58002
 
 
 class DeliveryCode(enum.IntEnum):

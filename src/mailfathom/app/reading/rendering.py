@@ -87,7 +87,9 @@ def attachment_views(row: EmailRow, links_requested: bool) -> tuple[AttachmentVi
     deployment does not have yet, so a request for them is answered `unavailable`."""
     state = DownloadState.UNAVAILABLE if links_requested else DownloadState.NOT_REQUESTED
     return tuple(
-        AttachmentView(p.file_name, p.name_was_normalized, p.media_type, p.size_octets, state)
+        AttachmentView(
+            p.file_name, p.name_was_normalized, p.media_type, p.size_octets, state, p.part_path
+        )
         for p in row.parts
         if p.kind == "attachment"
     )

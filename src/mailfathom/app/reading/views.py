@@ -157,6 +157,8 @@ class AttachmentView:
     media_type: str
     size_octets: int
     download_state: DownloadState
+    # Where the part sits in the email (IMAP body-section numbers): how a save names it.
+    part_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,14 @@ class Submission:
     ) -> OutgoingRecord:
         now = self._clock()
         composed = self._composer.compose(dataclasses.replace(message, sent_at=now))
+        # Counted on the message as written, so the files it carries count as they travel.
+        limit = self.config.mail_delivery.max_message_octets
+        if len(composed.mime) > limit:
+            raise Refusal(
+                Code.MESSAGE_TOO_LARGE,
+                f"The composed message is larger than {limit} octets "
+                "(MailDelivery.MaxMessageSize).",
+            )
         new = NewOutgoing(
             outgoing_id=uuid.uuid4(),
             account_id=account_id,
