@@ -70,6 +70,7 @@ from mailfathom.app.maintenance.verify_content import ContentFileUpkeep, StoredC
 from mailfathom.app.reading.get_email_content import EmailContentReader
 from mailfathom.app.reading.list_accounts import AccountDirectoryReader
 from mailfathom.app.reading.list_emails import MailboxTimelineReader
+from mailfathom.app.reading.saving import PartSaving
 from mailfathom.app.reading.search_emails import MailboxSearchReader
 from mailfathom.app.sending.administer_outbox import OutboxAdministration
 from mailfathom.app.sending.answered_email import AnsweredEmails
@@ -254,7 +255,12 @@ class Services:
             ),
             timeline=MailboxTimelineReader(reader, served, signer),
             content=EmailContentReader(
-                reader, served, self.content, self.content_repair, NhHtmlSanitizer()
+                reader,
+                served,
+                self.content,
+                self.content_repair,
+                NhHtmlSanitizer(),
+                PartSaving(self._stored_parts(), self._file_roots()),
             ),
             search=MailboxSearchReader(reader, served),
         )

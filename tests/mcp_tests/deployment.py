@@ -83,6 +83,11 @@ class Deployment:
     data_dir: Path
 
     @property
+    def files_dir(self) -> Path:
+        """The directory `MailDelivery.AttachmentRoots` allows."""
+        return self.data_dir.parent / "files"
+
+    @property
     def server_log(self) -> Path:
         return self.data_dir.parent / "server.log"
 
@@ -117,6 +122,9 @@ def _config_text(account_host: str, port: int, user: str, secret_env: str, data:
     return f"""
 [Store]
 DataDir = "{data}"
+
+[MailDelivery]
+AttachmentRoots = ["{data.parent / "files"}"]
 
 [[Accounts]]
 Id = "work"
@@ -307,6 +315,7 @@ def mcp_deployment(
     finally:
         mailbox.close()
     root = tmp_path_factory.mktemp("mcp")
+    (root / "files").mkdir()
     secret_env = f"MF_MCP_TEST_SECRET_{suffix.upper()}"
     env = {**os.environ, secret_env: account.password}
     os.environ[secret_env] = account.password

@@ -25,6 +25,14 @@ SENDS = {
     "openWorldHint": True,
 }
 ANNOTATIONS_OF = {
+    # A content read changes nothing, but savePart/saveTo writes a new file: not read-only,
+    # never replacing anything, and a repeated save writes nothing more.
+    "get_email_content": {
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    },
     "send_email": SENDS,
     "reply_to_email": SENDS,
     "forward_email": SENDS,

@@ -37,6 +37,9 @@ REFUSED = [
     ("search_emails", "senderAddress", 51002),
     ("search_emails", "recipientAddress", 51002),
     ("get_email_content", "threadId", 51008),
+    # Either save argument alone is half a save: the text is not read as an omission.
+    ("get_email_content", "savePart", 51018),
+    ("get_email_content", "saveTo", 51018),
     ("send_email", "account", 53001),
     ("reply_to_email", "storedEmailId", 51004),
     ("forward_email", "storedEmailId", 51004),

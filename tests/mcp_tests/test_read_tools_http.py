@@ -349,7 +349,7 @@ def test_unknown_thread_reads_as_nothing(mcp_deployment: Deployment) -> None:
             {"threadId": "6f1c1d8e-5d55-4a55-9b33-1f1e3a4b5c6d"},
         )
     )
-    assert result == {"emails": [], "unreadThreadMessages": []}
+    assert result == {"emails": [], "unreadThreadMessages": [], "savedFile": None}
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ class Permission(enum.Enum):
     ASK = "mailfathom.mail.ask"
     CONTACTS_READ = "mailfathom.mail.contacts.read"
     CONTACTS_WRITE = "mailfathom.mail.contacts.write"
+    FILES_WRITE = "mailfathom.files.write"
 
     @classmethod
     def parse(cls, text: str) -> Permission | None:

@@ -7,6 +7,7 @@ content found missing or damaged is answered with 55001 and a repair request.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from mailfathom.app.reading.rendering import (
     headers_view,
     thread_block,
 )
+from mailfathom.app.reading.saving import PartSaving, save_request, save_requested
 from mailfathom.app.reading.views import (
     BodyAvailability,
     BodyView,
@@ -73,6 +75,9 @@ class ContentRequest:
     thread_id: object | None = None
     include_sanitized_html: bool = False
     include_attachment_download_links: bool = False
+    # One attachment of the one email named, saved to a new file (see `saving`).
+    save_part: object = None
+    save_to: object = None
 
 
 class EmailContentReader:
@@ -83,7 +88,9 @@ class EmailContentReader:
         content: ContentStore,
         repairs: ContentRepairStore,
         sanitizer: HtmlSanitizer,
+        saving: PartSaving,
     ) -> None:
+        self._saving = saving
         self._store = store
         self._served = tuple(a.account_id for a in served)
         self._content = content
@@ -92,19 +99,29 @@ class EmailContentReader:
 
     def read(self, caller: Caller, request: ContentRequest) -> ContentRead:
         require(caller, PERMISSIONS)
+        saving = save_requested(request.save_part, request.save_to)
         if (request.stored_email_ids is None) == (request.thread_id is None):
             raise Refusal(
                 Code.SELECTION_AMBIGUOUS,
                 "Name either storedEmailIds or threadId, exactly one of the two.",
             )
-        with self._store.snapshot() as view:
-            return self._read(view, request)
-
-    def _read(self, view: MailboxReadView, request: ContentRequest) -> ContentRead:
-        folder_ids = [f.folder_id for f in view.readable_folders(self._served)]
-        unread: tuple[uuid.UUID, ...] = ()
+        wanted = None
         if request.stored_email_ids is not None:
             wanted = parse_email_list(request.stored_email_ids)
+        saved = None
+        if saving:
+            save = save_request(request.save_part, request.save_to, wanted)
+            saved = self._saving.save(caller, save)
+        with self._store.snapshot() as view:
+            return dataclasses.replace(self._read(view, request, wanted), saved=saved)
+
+    def _read(
+        self, view: MailboxReadView, request: ContentRequest, named: list[uuid.UUID] | None
+    ) -> ContentRead:
+        folder_ids = [f.folder_id for f in view.readable_folders(self._served)]
+        unread: tuple[uuid.UUID, ...] = ()
+        if named is not None:
+            wanted = named
         else:
             thread_id = parse_identifier(
                 request.thread_id, Code.NOT_A_THREAD_IDENTIFIER, "thread id"

@@ -247,9 +247,19 @@ class EmailEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class SavedFile:
+    """An attachment saved to a file: the path written, the part's media type, its size."""
+
+    path: str
+    media_type: str
+    size_octets: int
+
+
+@dataclass(frozen=True, slots=True)
 class ContentRead:
     emails: tuple[EmailEntry, ...]
     unread_thread_messages: tuple[uuid.UUID, ...]
+    saved: SavedFile | None = None
 
 
 # -- search --------------------------------------------------------------------------------

@@ -44,6 +44,10 @@ class BodyModel(Published):
 
 
 class AttachmentModel(Published):
+    partId: str | None = Field(
+        default=None,
+        description="Which part of the email this file is: what savePart names to save it.",
+    )
     fileName: str | None = Field(
         default=None,
         description="The normalized file name; null when nothing usable was written.",
@@ -202,6 +206,12 @@ class EmailEntryModel(Published):
     )
 
 
+class SavedFileModel(Published):
+    path: str = Field(description="The path of the file written.")
+    mediaType: str = Field(description="The attachment's declared media type.")
+    sizeBytes: int = Field(description="The bytes written.")
+
+
 class GetEmailContentResult(Published):
     emails: list[EmailEntryModel] = Field(
         default=[],
@@ -212,4 +222,7 @@ class GetEmailContentResult(Published):
         default=[],
         description="The conversation's messages this call did not carry; pass them as "
         "storedEmailIds to read them. Empty when emails were named.",
+    )
+    savedFile: SavedFileModel | None = Field(
+        default=None, description="The file savePart and saveTo wrote, or null."
     )

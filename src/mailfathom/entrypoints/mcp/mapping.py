@@ -207,6 +207,7 @@ def _content(e: v.EmailContent) -> c.EmailContentModel:
         ),
         attachments=[
             c.AttachmentModel(
+                partId=a.part_id,
                 fileName=a.file_name,
                 wasFileNameNormalized=a.was_file_name_normalized,
                 mediaType=a.media_type,
@@ -243,4 +244,13 @@ def content(read: v.ContentRead) -> c.GetEmailContentResult:
             for entry in read.emails
         ],
         unreadThreadMessages=[str(i) for i in read.unread_thread_messages],
+        savedFile=(
+            c.SavedFileModel(
+                path=read.saved.path,
+                mediaType=read.saved.media_type,
+                sizeBytes=read.saved.size_octets,
+            )
+            if read.saved is not None
+            else None
+        ),
     )
