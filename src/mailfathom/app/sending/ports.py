@@ -145,9 +145,10 @@ class OutboxStore(Protocol):
 class MessageComposer(Protocol):
     def compose(self, message: AuthoredMessage) -> ComposedMessage:
         """The message as transmitted: RFC 5322 with CRLF line ends, 7-bit throughout, no
-        Bcc field, a Message-ID of its own. An attached file keeps its Content-Type
-        parameters, and its transfer encoding when that is 7-bit safe. Never raises for a
-        message the use case validated."""
+        Bcc field, a Message-ID of its own. With files, multipart/mixed: each file a part of
+        its media type with its file name (RFC 2231 when not ASCII); it keeps its Content-Type
+        parameters, and its transfer encoding when that is 7-bit safe (a file attached by
+        reference asks for base64). Never raises for a message the use case validated."""
         ...
 
 
