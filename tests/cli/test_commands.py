@@ -232,6 +232,11 @@ def test_verify_queues_damaged_copies_and_sweeps_what_killed_writers_left(tmp_pa
     assert checked.returncode == 0, checked.stderr
     assert "Removed 1 left-over or compacted content file(s)." in checked.stdout
     assert "demo: 1 stored message(s) queued for repair" in checked.stdout
+    held = _count(database, account_id="demo") - _count(
+        database, account_id="demo", content_key=None
+    )
+    assert held > 1
+    assert f"demo: 1 stored message(s) queued for repair, of {held} checked" in checked.stdout
     assert not orphan.exists()
 
     repaired = _run("sync", "--config", config, cwd=tmp_path)

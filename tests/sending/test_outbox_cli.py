@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.bootstrap import Services
+from mailfathom.domain.codes import DeliveryCode
 
 from .helpers import AGENT, sending_config
 
@@ -64,3 +66,66 @@ def test_an_operator_lists_shows_and_cancels_a_send(tmp_path: Path) -> None:
     unknown = "0f8fad5b-d9cb-469f-a165-70867728950e"
     assert _mfctl("show", unknown, "--config", str(config_path)).returncode == 1
     assert _mfctl("list", "--state", "bogus", "--config", str(config_path)).returncode == 2
+
+
+def _queue(services: Services, to: str, key: str) -> str:
+    record = services.sending().send.send(
+        AGENT,
+        SendRequest(
+            account="work", to=[to], subject=SUBJECT, plain_text_body=BODY, idempotency_key=key
+        ),
+    )
+    return str(record.outgoing_id)
+
+
+def test_an_empty_outbox_says_there_are_no_queued_sends(tmp_path: Path) -> None:
+    config_path = sending_config(tmp_path, None)
+    listed = _mfctl("list", "--config", str(config_path))
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.strip() == "No queued sends."
+    filtered = _mfctl("list", "--state", "refused", "--config", str(config_path))
+    assert filtered.returncode == 0, filtered.stderr
+    assert filtered.stdout.strip() == "No sends in the state(s) asked for."
+
+
+def test_a_refused_send_is_explained_and_cannot_be_cancelled(tmp_path: Path) -> None:
+    """No submission server is configured, so mail to an outsider ends as 71004; mail to the
+    account's own address is carried as a peer delivery and ends as sent."""
+    register_all([SUBJECT, BODY, "outsider@example.net"])
+    config_path = sending_config(tmp_path, None)
+    with Services.open(load_config(config_path)) as services:
+        refused = _queue(services, "outsider@example.net", "refused")
+        sent = _queue(services, "me@example.org", "sent")
+        services.delivery_pass().run_once()
+        cancelled = _queue(services, "me@example.org", "cancelled")
+        assert services.outbox().cancel(uuid.UUID(cancelled)) is not None
+
+    for identifier, state, exit_code in (
+        (refused, "refused", 1),
+        (sent, "sent", 1),
+        (cancelled, "cancelled", 0),
+    ):
+        again = _mfctl("cancel", identifier, "--config", str(config_path))
+        assert again.returncode == exit_code, again.stderr
+        assert f"already {state}" in again.stdout + again.stderr
+        assert f"state           {state}" in again.stdout
+
+    from mailfathom.entrypoints.cli.outbox import FAILURE_EXPLANATIONS
+
+    shown = _mfctl("show", refused, "--config", str(config_path))
+    assert shown.returncode == 0, shown.stderr
+    (line,) = [x for x in shown.stdout.splitlines() if x.startswith("failure code")]
+    code, _, explanation = line.removeprefix("failure code").strip().partition(": ")
+    assert int(code) == DeliveryCode.NO_ROUTE
+    assert explanation == FAILURE_EXPLANATIONS[DeliveryCode.NO_ROUTE]
+    assert SUBJECT not in shown.stdout
+    assert "Nothing of this" not in shown.stdout
+
+
+def test_every_delivery_failure_code_is_explained_in_words() -> None:
+    from mailfathom.entrypoints.cli.outbox import FAILURE_EXPLANATIONS
+
+    assert set(FAILURE_EXPLANATIONS) == set(DeliveryCode)
+    for sentence in FAILURE_EXPLANATIONS.values():
+        assert sentence.endswith(".")
+        assert "{" not in sentence

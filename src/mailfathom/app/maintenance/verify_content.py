@@ -7,6 +7,7 @@ next synchronization pass acts on by fetching the message again.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from uuid import UUID
 
 import structlog
@@ -16,6 +17,15 @@ from mailfathom.app.shared.stored_mail_ports import ContentRepairStore, ContentS
 from mailfathom.domain.errors import ContentMissingError
 
 log = structlog.get_logger("mailfathom.content")
+
+
+@dataclass(frozen=True, slots=True)
+class ContentCheck:
+    """How many stored copies a check read, and how many of them were missing or damaged
+    (each now has a repair request)."""
+
+    checked: int
+    bad: int
 
 
 class StoredContentReader:
@@ -40,10 +50,15 @@ class StoredContentReader:
             raise
 
     def verify_all(self, account_id: str | None = None) -> int:
+        """How many stored messages `check_account` found bad."""
+        return self.check_account(account_id).bad
+
+    def check_account(self, account_id: str | None = None) -> ContentCheck:
         """Check every stored message's MIME, and its bodies where the content store keeps
         them; file a repair request for each message with anything missing or damaged."""
-        bad = 0
+        checked = bad = 0
         for seq, key, text_held in self._store.content_references(account_id):
+            checked += 1
             try:
                 self._content.get(key)
                 if text_held:
@@ -51,7 +66,7 @@ class StoredContentReader:
             except ContentMissingError:
                 self._store.request_repair(seq, "content-unreadable")
                 bad += 1
-        return bad
+        return ContentCheck(checked=checked, bad=bad)
 
 
 class ContentFileUpkeep:

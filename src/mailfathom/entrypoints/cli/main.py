@@ -187,8 +187,12 @@ def verify(config: ConfigOption = None, account: AccountOption = None) -> None:
                 console.print(f"Removed {swept} left-over or compacted content file(s).")
             reader = maintenance.content_check
             for acc in selected_accounts(deployment, account):
-                bad = reader.verify_all(acc.account_id)
-                console.print(f"{acc.account_id}: {bad} stored message(s) queued for repair")
+                checked = reader.check_account(acc.account_id)
+                console.print(
+                    f"{acc.account_id}: {checked.bad} stored message(s) queued for repair, "
+                    f"of {checked.checked} checked",
+                    highlight=False,
+                )
     except MailFathomError as error:
         _fail(error)
 

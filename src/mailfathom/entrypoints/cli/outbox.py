@@ -1,7 +1,7 @@
 """`mfctl outbox`: the operator's view of queued sends (list, show, cancel).
 
 It shows what a record holds about a send (state, attempts, recipients and their replies,
-the failure code) and never the message itself.
+the failure code and what it means) and never the message itself.
 """
 
 from __future__ import annotations
@@ -12,19 +12,52 @@ from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from mailfathom.app.sending.administer_outbox import OutboxAdministration
+from mailfathom.app.sending.administer_outbox import OutboxAdministration, Withdrawn
 from mailfathom.bootstrap import Services
+from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.errors import MailFathomError
 from mailfathom.domain.outgoing import OutgoingRecord, Stage
 from mailfathom.entrypoints.cli.loading import load
+from mailfathom.entrypoints.cli.terminal import answers, say_error
 
 T = TypeVar("T")
 outbox_app = typer.Typer(help="Queued sends: list, show and cancel them.", no_args_is_help=True)
-console = Console()
-err_console = Console(stderr=True)
+
+# What each failure code on a record means, in words an operator reads without the
+# documentation. Fixed sentences: nothing from the message or a server's reply.
+FAILURE_EXPLANATIONS: dict[DeliveryCode, str] = {
+    DeliveryCode.REFUSED_BY_SERVER: (
+        "The submission server refused the message, or every recipient, for good."
+    ),
+    DeliveryCode.ATTEMPTS_SPENT: (
+        "Every configured attempt failed for a temporary reason (no connection, or the "
+        "server asked to try later), so the send was given up."
+    ),
+    DeliveryCode.OUTCOME_UNKNOWN: (
+        "The connection ended after the message was handed over and before the server "
+        "answered; it may have been accepted, so it is not offered again."
+    ),
+    DeliveryCode.NO_ROUTE: (
+        "A recipient is outside this deployment and the account declares no submission "
+        "server to carry mail there."
+    ),
+    DeliveryCode.NOT_AUTHENTICATED: (
+        "The submission server did not accept the account's user name and secret."
+    ),
+    DeliveryCode.TEMPORARY_FAILURE: (
+        "The last attempt failed for a temporary reason; the send waits to be tried again."
+    ),
+    DeliveryCode.PEER_DELIVERY_FAILED: (
+        "A mailbox of this deployment the message was addressed to could not take it."
+    ),
+    DeliveryCode.SECRET_UNREADABLE: (
+        "The secret for the account's submission server could not be read (an unset "
+        "variable or a missing file); nothing was offered, and nothing will be until it "
+        "can be read."
+    ),
+}
 
 ConfigOption = Annotated[
     Path | None,
@@ -36,7 +69,7 @@ def _identifier(text: str) -> uuid.UUID:
     try:
         return uuid.UUID(text)
     except ValueError:
-        err_console.print("Not an outgoing email identifier.")
+        say_error("Not an outgoing email identifier.")
         raise typer.Exit(code=2) from None
 
 
@@ -47,23 +80,34 @@ def _with_outbox(config: Path | None, work: Callable[[OutboxAdministration], T])
         with Services.open(load(config)) as services:
             return work(services.outbox())
     except MailFathomError as error:
-        err_console.print(str(error))
+        say_error(str(error))
         raise typer.Exit(code=2) from None
 
 
+def explain(code: int) -> str:
+    try:
+        return FAILURE_EXPLANATIONS[DeliveryCode(code)]
+    except ValueError:
+        return "A failure this version does not describe."
+
+
 def _show(record: OutgoingRecord) -> None:
-    console.print(f"outgoing email  {record.outgoing_id}")
-    console.print(f"account         {record.account_id}")
-    console.print(f"queued by       {record.caller}")
-    console.print(f"kind            {record.kind.value}")
-    console.print(f"state           {record.stage.published}")
-    console.print(f"attempts        {record.attempt_count}")
-    console.print(f"queued at       {record.queued_at.isoformat()}")
+    lines = [
+        f"outgoing email  {record.outgoing_id}",
+        f"account         {record.account_id}",
+        f"queued by       {record.caller}",
+        f"kind            {record.kind.value}",
+        f"state           {record.stage.published}",
+        f"attempts        {record.attempt_count}",
+        f"queued at       {record.queued_at.isoformat()}",
+    ]
     if record.failure_code is not None:
-        console.print(f"failure code    {record.failure_code}")
+        lines.append(f"failure code    {record.failure_code}: {explain(record.failure_code)}")
     for r in record.recipients:
         code = "" if r.last_reply_code is None else f" ({r.last_reply_code})"
-        console.print(f"  {r.field.value:<3} {r.address}  {r.state.value}{code}")
+        lines.append(f"  {r.field.value:<3} {r.address}  {r.state.value}{code}")
+    for line in lines:
+        answers.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 @outbox_app.command("list")
@@ -84,10 +128,13 @@ def list_outbox(
     wanted = []
     for name in stage or []:
         if name not in published:
-            err_console.print(f"Unknown state; accepted: {', '.join(published)}")
+            say_error(f"Unknown state; accepted: {', '.join(published)}")
             raise typer.Exit(code=2)
         wanted.append(published[name])
     entries = _with_outbox(config, lambda outbox: outbox.listing(limit, wanted or None))
+    if not entries:
+        answers.print("No sends in the state(s) asked for." if wanted else "No queued sends.")
+        return
     table = Table("outgoing email", "account", "state", "attempts", "queued at", "recipients")
     for entry in entries:
         r = entry.record
@@ -99,7 +146,7 @@ def list_outbox(
             r.queued_at.isoformat(timespec="seconds"),
             str(len(r.recipients)),
         )
-    console.print(table)
+    answers.print(table)
 
 
 @outbox_app.command("show")
@@ -111,7 +158,7 @@ def show(
     identifier = _identifier(outgoing_email_id)
     record = _with_outbox(config, lambda outbox: outbox.find(identifier))
     if record is None:
-        err_console.print("No send is held under that identifier.")
+        say_error("No send is held under that identifier.")
         raise typer.Exit(code=1)
     _show(record)
 
@@ -121,17 +168,21 @@ def cancel(
     outgoing_email_id: str,
     config: ConfigOption = None,
 ) -> None:
-    """Withdraw a send that is still waiting (whoever queued it)."""
+    """Withdraw a send that is still waiting (whoever queued it). A send that was already
+    sent or refused is left as it is (exit status 1); one already cancelled stays cancelled."""
     identifier = _identifier(outgoing_email_id)
-    record = _with_outbox(config, lambda outbox: outbox.cancel(identifier))
-    if record is None:
-        err_console.print("No send is held under that identifier.")
+    withdrawal = _with_outbox(config, lambda outbox: outbox.withdraw(identifier))
+    if withdrawal is None:
+        say_error("No send is held under that identifier.")
         raise typer.Exit(code=1)
-    if record.stage is not Stage.CANCELLED:
-        err_console.print(
-            "The send is being transmitted, was transmitted, or was given up on; nothing was "
-            "withdrawn."
-        )
-        _show(record)
-        raise typer.Exit(code=1)
+    record, outcome = withdrawal.record, withdrawal.outcome
+    if outcome is Withdrawn.ALREADY_ENDED and record.stage is Stage.CANCELLED:
+        answers.print("The send was already cancelled; nothing changed.")
+    elif outcome is Withdrawn.ALREADY_ENDED:
+        ended = "sent (delivered)" if record.stage is Stage.SENT else record.stage.published
+        say_error(f"The send was already {ended}; nothing was withdrawn.")
+    elif outcome is Withdrawn.IN_TRANSMISSION:
+        say_error("The send is being handed over right now; nothing was withdrawn.")
     _show(record)
+    if record.stage is not Stage.CANCELLED:
+        raise typer.Exit(code=1)

@@ -1,0 +1,27 @@
+"""The consoles every command writes to.
+
+- `answers`: what a command was asked for (a table, a count, a record); always printed.
+- `status`: banners, start lines, progress bars and what a command is doing, on standard
+  output; silenced by `--quiet`.
+- `status_err`: the same kind of line on standard error (where `serve --stdio` and the log
+  file's path speak, so standard output stays the protocol's); silenced by `--quiet`.
+- `errors`: why a command failed, on standard error; never silenced.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+answers = Console()
+status = Console()
+status_err = Console(stderr=True)
+errors = Console(stderr=True)
+
+
+def set_quiet(quiet: bool) -> None:
+    status.quiet = quiet
+    status_err.quiet = quiet
+
+
+def say_error(text: str) -> None:
+    errors.print(text, markup=False, highlight=False, soft_wrap=True)
