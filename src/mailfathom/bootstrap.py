@@ -52,6 +52,7 @@ from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
+from mailfathom.adapters.sql.opening import refusals_as_store_errors
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.reading import SqlMailboxReader
@@ -198,15 +199,21 @@ class Services:
         migrate_schema: bool = True,
         clock: Callable[[], datetime] = utc_now,
     ) -> Services:
-        config.store.data_dir.mkdir(parents=True, exist_ok=True)
-        engine = create_store_engine(store_url(config.store))
-        if migrate_schema:
-            migrate.upgrade(engine)
+        with refusals_as_store_errors():
+            config.store.data_dir.mkdir(parents=True, exist_ok=True)
+            engine = create_store_engine(store_url(config.store))
+            try:
+                if migrate_schema:
+                    migrate.upgrade(engine)
+                content = PackContentStore(config.store.content_dir)
+            except BaseException:
+                engine.dispose()
+                raise
         return cls(
             config=config,
             engine=engine,
             store=SqlSyncStore(engine),
-            content=PackContentStore(config.store.content_dir),
+            content=content,
             connectors=_ConnectorByKind(ImapConnector(), LocalConnector(config.store.data_dir)),
             preparer=MimeMessagePreparer(config.store.content_dir, workers=default_workers()),
             content_repair=SqlContentRepairStore(engine),

@@ -107,3 +107,13 @@ class CheckCode(enum.IntEnum):
 
     SUBMISSION_UNREACHABLE = 72001
     SUBMISSION_CREDENTIALS_REFUSED = 72002
+
+
+class StoreCode(enum.IntEnum):
+    """Why the store could not be opened (category 2: shown to the operator)."""
+
+    # Store.DataDir (or a directory or file under it) cannot be created or written.
+    DATA_DIR_NOT_WRITABLE = 21002
+    # The store's database cannot be opened: the server does not answer or refuses the
+    # connection, or the embedded database file cannot be opened.
+    DATABASE_NOT_OPENED = 21003

@@ -70,16 +70,20 @@ def load_config(path: Path, *, environ: Mapping[str, str] | None = None) -> Depl
     """
     del environ  # see the docstring: secrets are not read at load time
     source = str(path)
+    # A file that cannot be read or decoded is one line: there are no keys to list.
     try:
         raw = path.read_bytes()
     except OSError:
-        raise ConfigurationProblems(
-            ["the file cannot be read (missing, not a file, or not permitted)"], source=source
+        raise ConfigurationError(
+            f"The configuration file {source} cannot be read (missing, not a file, or not "
+            "permitted)."
         ) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise ConfigurationProblems(["the file is not valid UTF-8 text"], source=source) from None
+        raise ConfigurationError(
+            f"The configuration file {source} is not valid UTF-8 text."
+        ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -11,6 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 from mailfathom.bootstrap import Services, load_deployment
+from mailfathom.domain.codes import StoreCode
+from mailfathom.domain.errors import StoreError
 from mailfathom.entrypoints.cli import serving
 from mailfathom.entrypoints.cli.client_snippets import ClientSnippets, print_snippets
 from mailfathom.entrypoints.cli.progress import sync_with_progress
@@ -100,13 +102,20 @@ def _demo_key(data_dir: Path) -> str:
 
 
 def run(data_dir: Path, messages: int, console: Console, *, serve: bool, port: int) -> None:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    data_dir = data_dir.resolve()
-    config_path = data_dir / "mailfathom.toml"
-    key = _demo_key(data_dir)
-    if not config_path.exists():
-        digest = hashlib.sha256(key.encode()).hexdigest()
-        config_path.write_text(DEMO_CONFIG.format(port=port, key_digest=digest), "utf-8")
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        data_dir = data_dir.resolve()
+        config_path = data_dir / "mailfathom.toml"
+        key = _demo_key(data_dir)
+        if not config_path.exists():
+            digest = hashlib.sha256(key.encode()).hexdigest()
+            config_path.write_text(DEMO_CONFIG.format(port=port, key_digest=digest), "utf-8")
+    except OSError:
+        raise StoreError(
+            "The demo's --data-dir cannot be created or written (not permitted, or a file is "
+            "in the way).",
+            code=int(StoreCode.DATA_DIR_NOT_WRITABLE),
+        ) from None
     config = load_deployment(config_path)
     with Services.open(config) as services:
         account = config.accounts[0]
