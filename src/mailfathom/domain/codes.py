@@ -99,6 +99,13 @@ class CommandCode(enum.IntEnum):
     # or a value given cannot be used.
     INIT_ANSWER_MISSING = 11005
     INIT_ANSWER_NOT_USABLE = 11006
+    # The port to serve MCP on is not from 1 to 65535.
+    LISTEN_PORT_OUT_OF_RANGE = 11008
+    # The address to serve MCP on cannot be listened on: the port is in use, the address is
+    # not one of this machine's, or listening there is not permitted.
+    LISTEN_ADDRESS_UNAVAILABLE = 11009
+    # The host to serve MCP on does not resolve to an address.
+    LISTEN_HOST_NOT_RESOLVED = 11010
 
 
 class CheckCode(enum.IntEnum):

@@ -1,8 +1,9 @@
 """Serving the MCP tools with synchronization and delivery running beside them.
 
 Everything that can be checked is checked before anything starts: the endpoint is enabled
-(over HTTP), and every secret the planned work needs can be read. What will run is said on
-standard error, which keeps standard output to the protocol under `--stdio`.
+(over HTTP), every secret the planned work needs can be read, and the address is bound. What
+will run is said in one start line and a line each for synchronization and delivery (on
+standard error under `serve`, which keeps standard output to the protocol under `--stdio`).
 
 Ctrl-C and SIGTERM end the server the way each transport ends (uvicorn's graceful shutdown,
 or the cancellation of the stdio session), then the workers are stopped and waited for.
@@ -14,6 +15,7 @@ import contextlib
 import signal
 from collections.abc import Iterator
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import structlog
 from rich.console import Console
@@ -26,6 +28,9 @@ from mailfathom.entrypoints.workers.background import (
     plan_background,
     start_background,
 )
+
+if TYPE_CHECKING:
+    from mailfathom.entrypoints.mcp.run import Serving
 
 log = structlog.get_logger("mailfathom.serve")
 
@@ -51,37 +56,51 @@ def run(
     stdio: bool,
     port: int | None = None,
 ) -> None:
-    """Serve until the client leaves (stdio), or until Ctrl-C or SIGTERM."""
+    """Serve until the client leaves (stdio), or until Ctrl-C or SIGTERM. Over HTTP the
+    address is bound before anything starts, so a port that is taken or out of range ends
+    the command with a code (`ConfigurationError`) and no worker ever ran."""
     # The MCP stack is imported only by the commands that serve it.
-    from mailfathom.entrypoints.mcp.run import serve_http, serve_stdio
+    from mailfathom.entrypoints.mcp.run import open_http, open_stdio
 
-    endpoint = services.config.mcp
-    where = "stdin/stdout" if stdio else f"http://{endpoint.host}:{port or endpoint.port}/mcp"
-    _announce(console, plan, where)
-    with _terminate_as_interrupt():
-        work = start_background(services, plan)
-        log.info(
-            "serve.started",
-            transport="stdio" if stdio else "http",
-            synchronizing=plan.synchronizing,
-            delivering=plan.delivering,
-        )
-        try:
-            if stdio:
-                serve_stdio(services)
-            else:
-                serve_http(services, port=port)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            work.close()
-            log.info("serve.stopped")
+    serving = open_stdio(services) if stdio else open_http(services, port=port)
+    try:
+        _announce(console, plan, serving)
+        with _terminate_as_interrupt():
+            work = start_background(services, plan)
+            log.info(
+                "serve.started",
+                transport="stdio" if stdio else "http",
+                synchronizing=plan.synchronizing,
+                delivering=plan.delivering,
+            )
+            try:
+                serving.run()
+            except KeyboardInterrupt:
+                pass
+            finally:
+                work.close()
+                log.info("serve.stopped")
+    finally:
+        serving.close()
 
 
-def _announce(console: Console, plan: BackgroundPlan, where: str) -> None:
+def start_line(serving: Serving) -> str:
+    """The one line saying what is served: where, over which transport, to how many
+    configured callers, and how many tools the deployment publishes."""
+    where = (
+        "on stdio" if serving.listener is None else f"at {serving.where} over {serving.transport}"
+    )
+    callers = len(serving.services.config.mcp.callers)
+    return (
+        f"Serving MCP {where}: {callers} caller(s) configured, "
+        f"{serving.tools_published} tool(s) published; Ctrl-C stops it."
+    )
+
+
+def _announce(console: Console, plan: BackgroundPlan, serving: Serving) -> None:
     modes = ", ".join(f"{a.account_id} ({a.sync_mode.value})" for a in plan.accounts)
     lines = [
-        f"Serving MCP on {where}; Ctrl-C stops it.",
+        start_line(serving),
         f"Synchronizing: {modes}" if modes else f"Synchronizing: off ({plan.sync_off_reason})",
         "Delivering queued sends: on"
         if plan.delivering

@@ -1,23 +1,101 @@
-"""Running the MCP server: Streamable HTTP on the configured address, or stdio."""
+"""Running the MCP server: Streamable HTTP on the configured address, or stdio.
+
+Serving is opened in two steps so that what can fail on this machine fails before anything
+starts: `open_http` / `open_stdio` build the server and (over HTTP) bind the socket,
+raising `ConfigurationError` with a code for a port out of range (11008), an address that
+cannot be listened on (11009) or a host that does not resolve (11010); `Serving.run` then
+serves until interrupted.
+"""
 
 from __future__ import annotations
 
+import errno
 import socket
+from dataclasses import dataclass
 
 import anyio
 import uvicorn
 
 from mailfathom.bootstrap import Services
+from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.errors import ConfigurationError
 from mailfathom.entrypoints.mcp.assemble import build_server
 from mailfathom.entrypoints.mcp.http_app import build_http_app
+from mailfathom.entrypoints.mcp.server import MailFathomMcp
 
 
-def serve_http(
-    services: Services, *, port: int | None = None, ready: socket.socket | None = None
-) -> None:
-    """Serve until interrupted. `ready`, when given, is an already bound listening socket
-    (tests pass one bound to port 0 and read the port back)."""
+@dataclass
+class Serving:
+    """A server ready to serve: `where` is its URL, or "stdio"; `listener` the bound socket
+    (None over stdio)."""
+
+    services: Services
+    server: MailFathomMcp
+    where: str
+    listener: socket.socket | None = None
+
+    @property
+    def transport(self) -> str:
+        return "stdio" if self.listener is None else "Streamable HTTP"
+
+    @property
+    def tools_published(self) -> int:
+        return len(self.server.published_tools())
+
+    def run(self) -> None:
+        if self.listener is None:
+            anyio.run(self.server.run_stdio_async)
+            return
+        config = self.services.config.mcp
+        uvicorn_config = uvicorn.Config(
+            build_http_app(self.server, config),
+            host=config.host,
+            port=self.listener.getsockname()[1],
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+        )
+        anyio.run(uvicorn.Server(uvicorn_config).serve, [self.listener])
+
+    def close(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to `host`:`port`, or `ConfigurationError` with a code saying why
+    there is none. It listens once serving starts (the event loop's server calls `listen`):
+    until then a connection is refused, so a client that gets through finds the workers
+    started."""
+    if not 0 < port < 65536:
+        raise ConfigurationError(
+            "The port to serve MCP on must be from 1 to 65535.",
+            code=int(CommandCode.LISTEN_PORT_OUT_OF_RANGE),
+        )
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError):
+        raise ConfigurationError(
+            "The host in McpEndpoint.Listen does not resolve to an address.",
+            code=int(CommandCode.LISTEN_HOST_NOT_RESOLVED),
+        ) from None
+    family, kind, proto, _, address = found[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as error:
+        sock.close()
+        reason = errno.errorcode.get(error.errno or 0, "an operating system error")
+        raise ConfigurationError(
+            "The address to serve MCP on cannot be listened on: the port is in use, the "
+            f"address is not this machine's, or it is not permitted ({reason}).",
+            code=int(CommandCode.LISTEN_ADDRESS_UNAVAILABLE),
+        ) from None
+    return sock
+
+
+def open_http(services: Services, *, port: int | None = None) -> Serving:
     config = services.config.mcp
     if not config.enabled:
         raise ConfigurationError(
@@ -25,19 +103,11 @@ def serve_http(
             "enables it and states how callers are admitted."
         )
     server = build_server(services)
-    app = build_http_app(server, config)
-    uvicorn_config = uvicorn.Config(
-        app,
-        host=config.host,
-        port=port if port is not None else config.port,
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-    )
-    runner = uvicorn.Server(uvicorn_config)
-    anyio.run(runner.serve, [ready] if ready is not None else None)
+    listener = bind(config.host, port if port is not None else config.port)
+    bound = listener.getsockname()[1]
+    host = f"[{config.host}]" if ":" in config.host else config.host
+    return Serving(services, server, f"http://{host}:{bound}/mcp", listener)
 
 
-def serve_stdio(services: Services) -> None:
-    server = build_server(services)
-    anyio.run(server.run_stdio_async)
+def open_stdio(services: Services) -> Serving:
+    return Serving(services, build_server(services), "stdio")

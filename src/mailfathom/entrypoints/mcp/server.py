@@ -115,6 +115,12 @@ class MailFathomMcp(MCPServer):
         # The SDK reports every failed call at INFO, quoting what the caller sent.
         logging.getLogger("mcp.server.mcpserver.server").setLevel(logging.WARNING)
 
+    def published_tools(self) -> frozenset[str]:
+        """The tools whose category the deployment publishes, before a caller's grant or
+        header narrows them."""
+        categories = self.policy.published_categories
+        return frozenset(s.name for s in self.registry.specs.values() if s.category in categories)
+
     def visible_tools(self, caller: Caller | None, header: Sequence[str]) -> frozenset[str]:
         if caller is None:
             return frozenset()
