@@ -108,3 +108,28 @@ def test_a_host_that_does_not_resolve_is_one_line_with_a_code(tmp_path: Path) ->
     config = local_config(tmp_path, listen="host-that-does-not-exist.invalid:8625")
     result = run_to_exit(tmp_path, "serve", "--config", str(config))
     one_error_line(result, CommandCode.LISTEN_HOST_NOT_RESOLVED)
+
+
+def test_quiet_serve_prints_nothing_but_errors(tmp_path: Path, taken_port: int) -> None:
+    port = _free_port()
+    config = local_config(tmp_path, listen=f"127.0.0.1:{port}")
+    out = tmp_path / "serve.out"
+    with out.open("wb") as sink:
+        process = subprocess.Popen(
+            command("--quiet", "serve", "--config", str(config)),
+            stdout=sink,
+            stderr=sink,
+            stdin=subprocess.DEVNULL,
+        )
+    try:
+        _wait_for_port(port, process)
+        # Serving answers, and nothing was printed on the way there.
+        tool_names(f"http://127.0.0.1:{port}/mcp", None)
+    finally:
+        _stop(process)
+    assert out.read_text("utf-8") == ""
+    refused = run_to_exit(
+        tmp_path, "--quiet", "serve", "--config", str(config), "--port", str(taken_port)
+    )
+    one_error_line(refused, CommandCode.LISTEN_ADDRESS_UNAVAILABLE)
+    assert refused.stdout == ""

@@ -99,6 +99,9 @@ class CommandCode(enum.IntEnum):
     # or a value given cannot be used.
     INIT_ANSWER_MISSING = 11005
     INIT_ANSWER_NOT_USABLE = 11006
+    # `--log-level` or MAILFATHOM_LOG_LEVEL names no level (debug, info, warning, error,
+    # critical).
+    LOG_LEVEL_NOT_KNOWN = 11007
     # The port to serve MCP on is not from 1 to 65535.
     LISTEN_PORT_OUT_OF_RANGE = 11008
     # The address to serve MCP on cannot be listened on: the port is in use, the address is

@@ -13,9 +13,11 @@ from rich.table import Table
 from mailfathom.bootstrap import Services, load_deployment
 from mailfathom.domain.codes import StoreCode
 from mailfathom.domain.errors import StoreError
+from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.cli import serving
 from mailfathom.entrypoints.cli.client_snippets import ClientSnippets, print_snippets
 from mailfathom.entrypoints.cli.progress import sync_with_progress
+from mailfathom.entrypoints.cli.terminal import status_err
 
 DEMO_CONFIG = """\
 # The demo deployment: two local accounts in the embedded SQLite store. They may send to each
@@ -117,6 +119,8 @@ def run(data_dir: Path, messages: int, console: Console, *, serve: bool, port: i
             code=int(StoreCode.DATA_DIR_NOT_WRITABLE),
         ) from None
     config = load_deployment(config_path)
+    # On a terminal, log lines go to the demo's data directory: none interrupts the banner.
+    logs.use_data_dir(config.store.data_dir, status_err)
     with Services.open(config) as services:
         account = config.accounts[0]
         marker = data_dir / ".generated"

@@ -9,9 +9,13 @@ from mailfathom.bootstrap import load_deployment
 from mailfathom.domain import text_rules
 from mailfathom.domain.config import AccountConfig, DeploymentConfig
 from mailfathom.domain.errors import ConfigurationError
+from mailfathom.entrypoints import logs
+from mailfathom.entrypoints.cli.terminal import status_err
 
 
 def load(path: Path | None) -> DeploymentConfig:
+    """The deployment's configuration; on a terminal, log lines go to its data directory
+    from here on (see `logs.use_data_dir`)."""
     if path is None:
         env = os.environ.get("MAILFATHOM_CONFIG")
         path = Path(env) if env else Path("mailfathom.toml")
@@ -20,7 +24,9 @@ def load(path: Path | None) -> DeploymentConfig:
         raise ConfigurationError(
             "No configuration file was found: pass --config or set MAILFATHOM_CONFIG."
         )
-    return load_deployment(path)
+    config = load_deployment(path)
+    logs.use_data_dir(config.store.data_dir, status_err)
+    return config
 
 
 def account_not_configured(name: str) -> ConfigurationError:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 import mailfathom
@@ -29,6 +28,14 @@ from mailfathom.entrypoints.cli.init_command import init as init_command
 from mailfathom.entrypoints.cli.loading import load, selected_accounts
 from mailfathom.entrypoints.cli.outbox import outbox_app
 from mailfathom.entrypoints.cli.progress import sync_with_progress
+from mailfathom.entrypoints.cli.terminal import (
+    answers,
+    errors,
+    say_error,
+    set_quiet,
+    status,
+    status_err,
+)
 from mailfathom.entrypoints.workers.delivery import run_delivery
 from mailfathom.entrypoints.workers.synchronization import start_sync_threads
 
@@ -41,14 +48,12 @@ app = typer.Typer(
 mailbox_app = typer.Typer(help="Work on stored mail.", no_args_is_help=True)
 app.add_typer(mailbox_app, name="mailbox")
 app.add_typer(outbox_app, name="outbox")
-console = Console()
-err_console = Console(stderr=True)
 app.command("init")(init_command)
 
 
 def _show_version(asked: bool) -> None:
     if asked:
-        console.print(f"mailfathom {mailfathom.__version__}", highlight=False)
+        answers.print(f"mailfathom {mailfathom.__version__}", highlight=False)
         raise typer.Exit()
 
 
@@ -60,8 +65,30 @@ def _setup(
             "--version", callback=_show_version, is_eager=True, help="Show the version and exit."
         ),
     ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="For scripts: no banner, no progress, no log lines below ERROR; errors and "
+            "what a command was asked for are still printed.",
+        ),
+    ] = False,
+    log_level: Annotated[
+        str | None,
+        typer.Option(
+            "--log-level",
+            help="debug, info, warning, error or critical (default: $MAILFATHOM_LOG_LEVEL, "
+            "else info). On a terminal, asking for a level shows log lines there instead "
+            "of in the data directory's mailfathom.log.",
+        ),
+    ] = None,
 ) -> None:
-    logs.configure()
+    set_quiet(quiet)
+    try:
+        logs.configure(level=log_level, quiet=quiet)
+    except MailFathomError as error:
+        _fail(error)
 
 
 ConfigOption = Annotated[
@@ -74,9 +101,9 @@ AccountOption = Annotated[
 
 
 def _fail(error: MailFathomError) -> None:
-    err_console.print(str(error), markup=False, highlight=False, soft_wrap=True)
+    say_error(str(error))
     if isinstance(error, FoldersNotOnServer):
-        show_absent(err_console, error)
+        show_absent(errors, error)
     raise typer.Exit(code=2)
 
 
@@ -93,7 +120,7 @@ def demo(
 ) -> None:
     """Create a local demo deployment, synchronize it, and serve its MCP tools."""
     try:
-        demo_command.run(data_dir, messages, console, serve=serve, port=port)
+        demo_command.run(data_dir, messages, status, serve=serve, port=port)
     except MailFathomError as error:
         _fail(error)
 
@@ -111,20 +138,20 @@ def sync(
         deployment = load(config)
         accounts = selected_accounts(deployment, account)
         if not deployment.sync.enabled:
-            err_console.print("Synchronization is disabled in the configuration.")
+            say_error("Synchronization is disabled in the configuration.")
             raise typer.Exit(code=1)
         require_secrets(secrets_to_synchronize(accounts))
         with Services.open(deployment) as services:
             require_folders(services, accounts)
             if not continuous:
                 for acc in accounts:
-                    sync_with_progress(services, acc, console)
+                    sync_with_progress(services, acc, status)
                 return
             stop = threading.Event()
             for signum in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(signum, lambda *_: stop.set())
             workers = start_sync_threads(services, accounts, stop)
-            console.print(f"Synchronizing {len(workers)} account(s); stop with Ctrl-C.")
+            status.print(f"Synchronizing {len(workers)} account(s); stop with Ctrl-C.")
             while any(w.is_alive() for w in workers) and not stop.is_set():
                 stop.wait(1.0)
             stop.set()
@@ -155,7 +182,7 @@ def list_accounts(config: ConfigOption = None) -> None:
                         str(line.messages),
                         when.isoformat(timespec="seconds") if when else "never",
                     )
-            console.print(table)
+            answers.print(table)
             require_folders(services, deployment.accounts)
     except MailFathomError as error:
         _fail(error)
@@ -170,7 +197,7 @@ def rederive(config: ConfigOption = None, account: AccountOption = None) -> None
             rederivation = services.maintenance().rederivation
             for acc in selected_accounts(deployment, account):
                 count = rederivation.rederive(acc.account_id)
-                console.print(f"{acc.account_id}: {count} messages placed in conversations")
+                answers.print(f"{acc.account_id}: {count} messages placed in conversations")
     except MailFathomError as error:
         _fail(error)
 
@@ -184,11 +211,11 @@ def verify(config: ConfigOption = None, account: AccountOption = None) -> None:
             maintenance = services.maintenance()
             swept = maintenance.content_upkeep.tidy()
             if swept:
-                console.print(f"Removed {swept} left-over or compacted content file(s).")
+                answers.print(f"Removed {swept} left-over or compacted content file(s).")
             reader = maintenance.content_check
             for acc in selected_accounts(deployment, account):
                 checked = reader.check_account(acc.account_id)
-                console.print(
+                answers.print(
                     f"{acc.account_id}: {checked.bad} stored message(s) queued for repair, "
                     f"of {checked.checked} checked",
                     highlight=False,
@@ -214,12 +241,12 @@ def import_mail(
         deployment = load(config)
         with Services.open(deployment) as services:
             count = import_into_local(services, account, folder, source)
-            console.print(
+            answers.print(
                 f"Imported {count.added} new message(s); "
                 f"{count.already_held} were already in the folder."
             )
             (acc,) = selected_accounts(deployment, [account])
-            sync_with_progress(services, acc, console)
+            sync_with_progress(services, acc, status)
     except MailFathomError as error:
         _fail(error)
 
@@ -257,7 +284,7 @@ def serve(
         plan = serving.prepare(deployment, stdio=stdio, sync=sync, deliver=deliver)
         with Services.open(deployment) as services:
             require_folders(services, plan.accounts)
-            serving.run(services, plan, err_console, stdio=stdio, port=port)
+            serving.run(services, plan, status_err, stdio=stdio, port=port)
     except MailFathomError as error:
         _fail(error)
 
@@ -277,7 +304,7 @@ def deliver_command(
         with Services.open(deployment) as services:
             if once:
                 report = services.delivery_pass().run_once()
-                console.print(
+                answers.print(
                     f"claimed {report.claimed}: sent {report.sent}, failed {report.failed}, "
                     f"waiting to retry {report.retried}"
                 )
@@ -295,7 +322,7 @@ def migrate(config: ConfigOption = None) -> None:
     """Bring the database to the latest schema."""
     try:
         with Services.open(load(config)):
-            console.print("The store is at the latest schema.")
+            status.print("The store is at the latest schema.")
     except MailFathomError as error:
         _fail(error)
 
