@@ -26,6 +26,15 @@ class Permission(enum.Enum):
         return None
 
 
+class ConfirmationMode(enum.Enum):
+    """Whether a person is asked before mail a caller composed leaves: `none` sends as the
+    caller asked; `ask` puts the message in front of a person through the caller's client,
+    and without an answer of Send nothing is sent."""
+
+    NONE = "none"
+    ASK = "ask"
+
+
 class ToolCategory(enum.Enum):
     """What a tool is for. The set is closed: a name outside it is unknown, never new."""
 
@@ -52,10 +61,12 @@ ALL_PERMISSIONS = frozenset(Permission)
 class Caller:
     """The party a use case serves: what it was granted, and a label for counting its calls.
 
-    `label` is the operator's name for the admission entry, never a credential."""
+    `label` is the operator's name for the admission entry, never a credential.
+    `confirmation` is the entry's own setting: nothing a caller sends can change it."""
 
     permissions: frozenset[Permission]
     label: str
+    confirmation: ConfirmationMode = ConfirmationMode.NONE
 
     def may(self, permission: Permission) -> bool:
         return permission in self.permissions

@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mailfathom.domain.access import Permission, ToolCategory
+from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.connections import SecretRef, TlsMode
 from mailfathom.domain.delivery_config import AccountDelivery, MailDeliveryConfig
 from mailfathom.domain.folders import FolderRole
@@ -130,6 +130,7 @@ class DeploymentConfig:
 DEFAULT_MCP_PORT = 8625
 DEFAULT_SESSIONS_PER_CALLER = 16
 DEFAULT_SESSION_IDLE_SECONDS = 300.0
+DEFAULT_CONFIRMATION_TIMEOUT_SECONDS = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,11 +140,13 @@ class CallerEntry:
     `api_key_sha256` is the hex SHA-256 of the key a caller presents as a bearer token; the key
     itself is never configured or stored. None admits callers that present nothing, which
     configuration allows only on a loopback address. `permissions` None serves every
-    permission; otherwise exactly the names listed."""
+    permission; otherwise exactly the names listed. `confirmation` says whether a person is
+    asked before a message this entry's caller composed is sent."""
 
     name: str
     api_key_sha256: str | None
     permissions: frozenset[Permission] | None = None
+    confirmation: ConfirmationMode = ConfirmationMode.NONE
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +154,8 @@ class McpEndpointConfig:
     """The MCP endpoint. Each caller entry may hold `sessions_per_caller` open sessions of the
     handshake protocol generation at once; a session with no request in flight for
     `session_idle_seconds` is closed. `/metrics` is served only to a bearer key whose SHA-256
-    is `metrics_api_key_sha256`, and not at all without one."""
+    is `metrics_api_key_sha256`, and not at all without one. A person asked to confirm a send
+    has `confirmation_timeout_seconds` to answer."""
 
     enabled: bool = False
     host: str = "127.0.0.1"
@@ -161,3 +165,4 @@ class McpEndpointConfig:
     sessions_per_caller: int = DEFAULT_SESSIONS_PER_CALLER
     session_idle_seconds: float = DEFAULT_SESSION_IDLE_SECONDS
     metrics_api_key_sha256: str | None = None
+    confirmation_timeout_seconds: float = DEFAULT_CONFIRMATION_TIMEOUT_SECONDS

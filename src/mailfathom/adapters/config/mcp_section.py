@@ -12,8 +12,9 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from mailfathom.adapters.config.toml_tables import Problems, Table, is_loopback
-from mailfathom.domain.access import Permission, ToolCategory
+from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.config import (
+    DEFAULT_CONFIRMATION_TIMEOUT_SECONDS,
     DEFAULT_MCP_PORT,
     DEFAULT_SESSION_IDLE_SECONDS,
     DEFAULT_SESSIONS_PER_CALLER,
@@ -31,12 +32,16 @@ _KEYS = frozenset(
         "SessionsPerCaller",
         "SessionIdleSeconds",
         "MetricsApiKeySha256",
+        "ConfirmationTimeoutSeconds",
     }
 )
 _MAX_SESSIONS_PER_CALLER = 1000
 _MIN_IDLE_SECONDS = 1.0
 _MAX_IDLE_SECONDS = 86400.0
-_CALLER_KEYS = frozenset({"Name", "Credential", "ApiKeySha256", "Permissions"})
+_MIN_CONFIRMATION_SECONDS = 1.0
+_MAX_CONFIRMATION_SECONDS = 3600.0
+_CALLER_KEYS = frozenset({"Name", "Credential", "ApiKeySha256", "Permissions", "Confirmation"})
+_CONFIRMATION_MODES = {m.value: m for m in ConfirmationMode}
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _ACCEPTED_CATEGORIES = ", ".join(c.value for c in ToolCategory)
@@ -70,7 +75,21 @@ def parse_mcp_endpoint(table: Table | None, problems: Problems) -> McpEndpointCo
         sessions_per_caller=_parse_sessions_per_caller(table),
         session_idle_seconds=_parse_idle_seconds(table),
         metrics_api_key_sha256=_parse_metrics_key(table),
+        confirmation_timeout_seconds=_parse_confirmation_timeout(table),
     )
+
+
+def _parse_confirmation_timeout(table: Table) -> float:
+    value = table.number("ConfirmationTimeoutSeconds")
+    if value is None:
+        return DEFAULT_CONFIRMATION_TIMEOUT_SECONDS
+    if not _MIN_CONFIRMATION_SECONDS <= value <= _MAX_CONFIRMATION_SECONDS:
+        table.problems.add(
+            table.at("ConfirmationTimeoutSeconds"),
+            f"must be from {_MIN_CONFIRMATION_SECONDS:g} to {_MAX_CONFIRMATION_SECONDS:g} seconds",
+        )
+        return DEFAULT_CONFIRMATION_TIMEOUT_SECONDS
+    return value
 
 
 def _parse_sessions_per_caller(table: Table) -> int:
@@ -171,13 +190,26 @@ def _parse_caller(entry: Table, host: str) -> CallerEntry | None:
     elif credential is not None:
         problems.add(entry.at("Credential"), 'must be "apiKey" or "none"')
     permissions = _parse_permissions(entry)
+    confirmation = _parse_confirmation(entry)
     if len(problems.items) != before or name is None:
         return None
     return CallerEntry(
         name=name,
         api_key_sha256=digest if credential == "apiKey" else None,
         permissions=permissions,
+        confirmation=confirmation,
     )
+
+
+def _parse_confirmation(entry: Table) -> ConfirmationMode:
+    text = entry.string("Confirmation")
+    if text is None:
+        return ConfirmationMode.NONE
+    mode = _CONFIRMATION_MODES.get(text)
+    if mode is None:
+        entry.problems.add(entry.at("Confirmation"), 'must be "none" or "ask"')
+        return ConfirmationMode.NONE
+    return mode
 
 
 def _parse_permissions(entry: Table) -> frozenset[Permission] | None:

@@ -45,7 +45,9 @@ METADATA_PATH = "/.well-known/oauth-protected-resource"
 
 def caller_of(entry: CallerEntry) -> Caller:
     permissions = entry.permissions if entry.permissions is not None else ALL_PERMISSIONS
-    return Caller(permissions=frozenset(permissions), label=entry.name)
+    return Caller(
+        permissions=frozenset(permissions), label=entry.name, confirmation=entry.confirmation
+    )
 
 
 def _is_loopback(host: str | None) -> bool:
