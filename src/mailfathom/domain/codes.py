@@ -57,6 +57,13 @@ class Code(enum.IntEnum):
     SEND_CEILING_REACHED = 57002
     STATE_ALREADY_PASSED = 58001
     FILE_ALREADY_EXISTS = 58002
+    # 59xxx: a person asked before a message leaves did not say Send to what is sent.
+    CONFIRMATION_DECLINED = 59001
+    CONFIRMATION_EXPIRED = 59002
+    CONFIRMATION_NOT_UNDERSTOOD = 59003
+    CONFIRMATION_OUTDATED = 59004
+    DRAFT_SAVED_OWNER_NOT_ALERTED = 59005
+    DRAFTS_NOT_AVAILABLE = 59006
 
 
 class DeliveryCode(enum.IntEnum):

@@ -290,3 +290,17 @@ draft_copies = sa.Table(
     sa.Column("uid", sa.BigInteger, nullable=False),
     sa.PrimaryKeyConstraint("draft_seq", "revision", name="pk_draft_copies"),
 )
+
+# Drafts waiting for their owner because nobody could be asked whether to send them: one row
+# per draft, keyed by `draft:` and the SHA-256 of the draft's identifier. No mail content.
+owner_alerts = sa.Table(
+    "owner_alerts",
+    metadata,
+    sa.Column("alert_key", sa.String(80), primary_key=True),
+    sa.Column("account_id", sa.String(64), nullable=False),
+    sa.Column("draft_id", sa.String(128), nullable=False),
+    sa.Column("reason", sa.String(32), nullable=False),
+    sa.Column("raised_at", TS, nullable=False),
+    sa.Column("dismissed_at", TS),
+)
+sa.Index("ix_owner_alerts_raised", owner_alerts.c.raised_at)

@@ -1,0 +1,1 @@
+"""A person's answer before mail leaves: the question, the answer, and what follows from it."""

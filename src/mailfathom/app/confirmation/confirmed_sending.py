@@ -1,0 +1,168 @@
+"""The one step every tool that sends passes before a message is written down for sending.
+
+For a caller whose entry says `Confirmation = "ask"` the message is composed and every bound
+checked first; then one question goes to a person, and only an answer of Send to exactly what
+was shown writes the send. Save draft keeps a draft; Cancel writes nothing. Any other answer,
+or none, writes nothing and is refused. A client that cannot put a question to a person gets
+a draft and an alert to the owner instead, never a send.
+
+After the answer everything is prepared again — the caller's grant, the account's sending,
+the bounds, the message itself — and the answer counts only when the message is still the one
+shown. Nothing the caller sends is consulted on whether to ask.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Generic, TypeVar
+
+import structlog
+
+from mailfathom.app.confirmation.ports import (
+    Answer,
+    AnswerKind,
+    Choice,
+    Confirmation,
+    OwnerAlert,
+    OwnerAlerts,
+)
+from mailfathom.app.confirmation.question import ShownMessage, question
+from mailfathom.app.confirmation.wording import Language
+from mailfathom.domain.access import Caller, ConfirmationMode
+from mailfathom.domain.codes import Code
+from mailfathom.domain.errors import Refusal
+
+log = structlog.get_logger("mailfathom.confirmation")
+
+M = TypeVar("M")
+R = TypeVar("R")
+
+UNAVAILABLE_REASON = "confirmation_unavailable"
+
+
+class Status(enum.Enum):
+    QUEUED = "queued"
+    DRAFT = "draft"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared(Generic[M]):
+    """A message ready to be written down (`message`, the use case's own shape) and what a
+    person would be shown of it."""
+
+    shown: ShownMessage
+    message: M
+
+
+@dataclass(frozen=True, slots=True)
+class Settled(Generic[R]):
+    """How a sending call ended: queued with its `record`, kept as draft `draft_id`
+    (`reason` says why when nobody chose it), or cancelled by the person asked."""
+
+    status: Status
+    account_id: str
+    record: R | None = None
+    draft_id: str | None = None
+    reason: str | None = None
+
+
+def alert_key(draft_id: str) -> str:
+    return "draft:" + hashlib.sha256(draft_id.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class NobodyToAsk:
+    """The confirmation of a call that came with no client to ask through."""
+
+    def ask(self, question: object) -> Answer:
+        return Answer(AnswerKind.UNAVAILABLE)
+
+
+class ConfirmedSending:
+    def __init__(self, alerts: OwnerAlerts, clock: Callable[[], datetime] = _now) -> None:
+        self._alerts = alerts
+        self._clock = clock
+
+    def settle(
+        self,
+        caller: Caller,
+        confirmation: Confirmation,
+        language: Language,
+        prepare: Callable[[], Prepared[M]],
+        send: Callable[[M], R],
+        save_draft: Callable[[M], str],
+    ) -> Settled[R]:
+        """Prepare the message, ask when the caller's entry says so, and do what the answer
+        says. `prepare` checks everything and writes nothing; it is run again after an
+        answer. `send` writes the send down; `save_draft` keeps a draft."""
+        prepared = prepare()
+        account_id = prepared.shown.account_id
+        if caller.confirmation is ConfirmationMode.NONE:
+            return Settled(Status.QUEUED, account_id, record=send(prepared.message))
+        answer = confirmation.ask(question(prepared.shown, language))
+        log.info("confirmation.answered", caller=caller.label, answer=_logged(answer))
+        if answer.kind is AnswerKind.UNAVAILABLE:
+            return self._unattended(prepared, save_draft)
+        if answer.kind is AnswerKind.DECLINED:
+            raise Refusal(
+                Code.CONFIRMATION_DECLINED,
+                "The person asked did not answer the question; nothing was sent or saved.",
+            )
+        if answer.kind is AnswerKind.EXPIRED:
+            raise Refusal(
+                Code.CONFIRMATION_EXPIRED,
+                "No answer came within McpEndpoint.ConfirmationTimeoutSeconds; nothing was "
+                "sent or saved.",
+            )
+        if answer.kind is not AnswerKind.CHOSEN or answer.choice is None:
+            raise Refusal(
+                Code.CONFIRMATION_NOT_UNDERSTOOD,
+                "The answer was none of Send, Save draft or Cancel; nothing was sent or saved.",
+            )
+        if answer.choice is Choice.CANCEL:
+            return Settled(Status.CANCELLED, account_id)
+        current = prepare()
+        if question(current.shown, language).binding != answer.binding:
+            raise Refusal(
+                Code.CONFIRMATION_OUTDATED,
+                "What would be sent is no longer what the person was shown; nothing was sent "
+                "or saved. Ask again to show the message as it is now.",
+            )
+        if answer.choice is Choice.SAVE_DRAFT:
+            return Settled(Status.DRAFT, account_id, draft_id=save_draft(current.message))
+        return Settled(Status.QUEUED, account_id, record=send(current.message))
+
+    def _unattended(self, prepared: Prepared[M], save_draft: Callable[[M], str]) -> Settled[R]:
+        account_id = prepared.shown.account_id
+        draft_id = save_draft(prepared.message)
+        alert = OwnerAlert(
+            key=alert_key(draft_id),
+            account_id=account_id,
+            draft_id=draft_id,
+            reason=UNAVAILABLE_REASON,
+            raised_at=self._clock(),
+        )
+        try:
+            self._alerts.raise_alert(alert)
+        except Exception as error:
+            log.error("confirmation.alert_not_recorded", error_type=type(error).__name__)
+            raise Refusal(
+                Code.DRAFT_SAVED_OWNER_NOT_ALERTED,
+                f"The message was kept as draft {draft_id} and nothing was sent, but the "
+                "owner could not be alerted to it.",
+            ) from None
+        return Settled(Status.DRAFT, account_id, draft_id=draft_id, reason=UNAVAILABLE_REASON)
+
+
+def _logged(answer: Answer) -> str:
+    if answer.kind is AnswerKind.CHOSEN and answer.choice is not None:
+        return answer.choice.value
+    return answer.kind.value

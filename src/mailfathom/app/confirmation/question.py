@@ -1,0 +1,78 @@
+"""What a person is asked: the message as it would be sent, and the binding of the answer.
+
+The question shows the rows a person needs to judge a message (From, To, Cc, Bcc, Subject,
+Attachments; an empty row is left out) and the whole text exactly as it is sent, as plain
+text. The answer is bound to a SHA-256 of those bytes together with the envelope recipients
+and what is sent without being shown (threading fields, the files' octets): a message that
+is no longer the one shown is not sent on that answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from mailfathom.app.confirmation.ports import Choice, Question
+from mailfathom.app.confirmation.wording import WORDINGS, Language, size
+
+
+@dataclass(frozen=True, slots=True)
+class ShownFile:
+    name: str
+    octets: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShownMessage:
+    """A message as a person is shown it. `sender` is `Name <address>` or the address;
+    `envelope` every address the message is offered to; `unshown` digests or values of what
+    is sent without being shown."""
+
+    account_id: str
+    sender: str
+    to: tuple[str, ...]
+    cc: tuple[str, ...]
+    bcc: tuple[str, ...]
+    subject: str
+    files: tuple[ShownFile, ...]
+    body: str
+    html: str | None
+    envelope: tuple[str, ...]
+    unshown: tuple[str, ...] = ()
+
+
+def question(shown: ShownMessage, language: Language) -> Question:
+    wording = WORDINGS[language]
+    rows = [(wording.sender, shown.sender)]
+    for label, values in ((wording.to, shown.to), (wording.cc, shown.cc), (wording.bcc, shown.bcc)):
+        if values:
+            rows.append((label, ", ".join(values)))
+    rows.append((wording.subject, shown.subject))
+    if shown.files:
+        files = ", ".join(f"{f.name} ({size(f.octets, wording)})" for f in shown.files)
+        rows.append((wording.attachments, files))
+    lines = [wording.question, ""]
+    lines.extend(f"{label}: {value}" for label, value in rows)
+    lines.extend(["", wording.body, shown.body])
+    if shown.html is not None:
+        lines.extend(["", wording.html, shown.html])
+    text = "\n".join(lines)
+    return Question(
+        language=language.value,
+        text=text,
+        choice_title=wording.choice_title,
+        choices=tuple((c, wording.choices[c]) for c in Choice),
+        binding=binding(shown, text),
+    )
+
+
+def binding(shown: ShownMessage, text: str) -> str:
+    """SHA-256 of the shown text, the envelope and what is sent unshown, each part
+    length-prefixed so no two different messages run together into the same bytes."""
+    digest = hashlib.sha256()
+    parts = [shown.account_id, text, *shown.envelope, "", *shown.unshown]
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()

@@ -1,0 +1,114 @@
+"""The question's words in each language a caller may ask for: English, Czech, Slovak."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from mailfathom.app.confirmation.ports import Choice
+from mailfathom.domain.codes import Code
+from mailfathom.domain.errors import Refusal
+
+
+class Language(enum.Enum):
+    EN = "en"
+    CS = "cs"
+    SK = "sk"
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    question: str
+    sender: str
+    to: str
+    cc: str
+    bcc: str
+    subject: str
+    attachments: str
+    body: str
+    html: str
+    choice_title: str
+    choices: dict[Choice, str]
+    decimal_point: str
+
+
+WORDINGS: dict[Language, Wording] = {
+    Language.EN: Wording(
+        question="Send this email?",
+        sender="From",
+        to="To",
+        cc="Cc",
+        bcc="Bcc",
+        subject="Subject",
+        attachments="Attachments",
+        body="Text of the email:",
+        html="HTML version of the text (as written, not rendered):",
+        choice_title="What should happen to this email?",
+        choices={Choice.SEND: "Send", Choice.SAVE_DRAFT: "Save draft", Choice.CANCEL: "Cancel"},
+        decimal_point=".",
+    ),
+    Language.CS: Wording(
+        question="Odeslat tento e-mail?",
+        sender="Od",
+        to="Komu",
+        cc="Kopie",
+        bcc="Skrytá kopie",
+        subject="Předmět",
+        attachments="Přílohy",
+        body="Text e-mailu:",
+        html="HTML verze textu (tak, jak je napsaná, nevykreslená):",
+        choice_title="Co se má s tímto e-mailem stát?",
+        choices={
+            Choice.SEND: "Odeslat",
+            Choice.SAVE_DRAFT: "Uložit koncept",
+            Choice.CANCEL: "Zrušit",
+        },
+        decimal_point=",",
+    ),
+    Language.SK: Wording(
+        question="Odoslať tento e-mail?",
+        sender="Od",
+        to="Komu",
+        cc="Kópia",
+        bcc="Skrytá kópia",
+        subject="Predmet",
+        attachments="Prílohy",
+        body="Text e-mailu:",
+        html="HTML verzia textu (tak, ako je napísaná, nevykreslená):",
+        choice_title="Čo sa má s týmto e-mailom stať?",
+        choices={
+            Choice.SEND: "Odoslať",
+            Choice.SAVE_DRAFT: "Uložiť koncept",
+            Choice.CANCEL: "Zrušiť",
+        },
+        decimal_point=",",
+    ),
+}
+
+
+def language(value: object) -> Language:
+    """The language a caller named; English when it named none."""
+    if value is None:
+        return Language.EN
+    for member in Language:
+        if member.value == value:
+            return member
+    raise Refusal(
+        Code.MESSAGE_FIELD_NOT_COMPOSABLE,
+        "The language must be one of: " + ", ".join(m.value for m in Language) + ".",
+    )
+
+
+_UNITS = ("KiB", "MiB", "GiB", "TiB")
+
+
+def size(octets: int, wording: Wording) -> str:
+    """A size on the 1024 ladder, with one decimal above a kibibyte."""
+    if octets < 1024:
+        return f"{octets} B"
+    value = octets / 1024
+    step = 0
+    while value >= 1024 and step < len(_UNITS) - 1:
+        value /= 1024
+        step += 1
+    return f"{value:.1f}".replace(".", wording.decimal_point) + f" {_UNITS[step]}"
