@@ -55,8 +55,12 @@ from mailfathom.adapters.sql.engine import create_store_engine, store_url
 from mailfathom.adapters.sql.opening import refusals_as_store_errors
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.overview import SqlStoreOverview
+from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
+from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
+from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
+from mailfathom.app.confirmation.ports import NoDrafts
 from mailfathom.app.drafting.composition import DraftComposition
 from mailfathom.app.drafting.copies import DraftCopies
 from mailfathom.app.drafting.delete_draft import DraftDeletion
@@ -296,7 +300,14 @@ class Services:
         """The sending use cases over the outbox; none of them reaches a mail server."""
         served = self._served()
         outbox = SqlOutbox(self.engine)
-        submission = Submission(self.config, outbox, StdlibComposer(), clock=self.clock)
+        submission = Submission(
+            self.config,
+            outbox,
+            StdlibComposer(),
+            clock=self.clock,
+            confirmed=ConfirmedSending(SqlOwnerAlerts(self.engine), clock=self.clock),
+            drafts=NoDrafts(),
+        )
         answered = AnsweredEmails(self._reader(), served, self.content, self.content_repair)
         return SendingUseCases(
             send=AuthoredMailSubmission(submission, served),
@@ -338,6 +349,10 @@ class Services:
     def outbox(self) -> OutboxAdministration:
         """The operator's list, read and withdrawal of queued sends."""
         return OutboxAdministration(SqlOutbox(self.engine), clock=self.clock)
+
+    def alerts(self) -> OwnerAlertAdministration:
+        """The operator's list and dismissal of owner alerts."""
+        return OwnerAlertAdministration(SqlOwnerAlerts(self.engine), clock=self.clock)
 
     def maintenance(self) -> MaintenanceUseCases:
         """The operator's view and upkeep of the local store."""

@@ -105,7 +105,23 @@ def test_a_send_is_answered_queued_and_read_back_by_its_own_caller_only(relaxed:
     assert answer["state"] == "queued"
     assert answer["accountId"] == "work"
     assert answer["recipientCount"] == 3
-    assert set(answer) == {"outgoingEmailId", "accountId", "state", "recipientCount", "queuedAt"}
+    assert set(answer) == {
+        "outgoingEmailId",
+        "accountId",
+        "state",
+        "recipientCount",
+        "queuedAt",
+        "status",
+        "sent",
+        "draftId",
+        "reason",
+    }
+    assert (answer["status"], answer["sent"], answer["draftId"], answer["reason"]) == (
+        "queued",
+        False,
+        None,
+        None,
+    )
     # The same key again: the same record, nothing more queued.
     again = structured(call(relaxed.url, KEYS["agent"], "send_email", arguments))
     assert again == answer

@@ -9,9 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from mailfathom.app.confirmation.confirmed_sending import Settled
+from mailfathom.app.confirmation.ports import Confirmation
 from mailfathom.app.sending import response_derivation as derive
 from mailfathom.app.sending import rules as sending_rules
 from mailfathom.app.sending.answered_email import AnsweredEmails, forwarded_files
+from mailfathom.app.sending.confirmable import Outgoing
 from mailfathom.app.sending.ports import AuthoredMessage
 from mailfathom.app.sending.submission import Submission
 from mailfathom.app.shared.authorization import Permissions
@@ -33,6 +36,7 @@ class ForwardRequest:
     cc: Iterable[object] | None = None
     bcc: Iterable[object] | None = None
     html_body: object = None
+    language: object = None
 
 
 class EmailForward:
@@ -44,6 +48,17 @@ class EmailForward:
         self._attachments = attachments
 
     def forward(self, caller: Caller, request: ForwardRequest) -> OutgoingRecord:
+        """Write the send of a caller whose entry asks nobody first."""
+        return self._submission.unconfirmed(caller, self._prepare(caller, request))
+
+    def settle(
+        self, caller: Caller, request: ForwardRequest, confirmation: Confirmation
+    ) -> Settled[OutgoingRecord]:
+        return self._submission.settle(
+            caller, confirmation, request.language, lambda: self._prepare(caller, request)
+        )
+
+    def _prepare(self, caller: Caller, request: ForwardRequest) -> Outgoing:
         config = self._submission.config
         answer = self._answered.begin(
             caller, PERMISSIONS, config, request.stored_email_id, request.idempotency_key
@@ -69,6 +84,6 @@ class EmailForward:
             html=text.html,
             attachments=files,
         )
-        return self._submission.write(
-            caller, OutgoingKind.FORWARD, answer.account_id, answer.key, message, recipients
+        return Outgoing(
+            OutgoingKind.FORWARD, answer.account_id, answer.key, message, tuple(recipients)
         )

@@ -9,9 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from mailfathom.app.confirmation.confirmed_sending import Settled
+from mailfathom.app.confirmation.ports import Confirmation
 from mailfathom.app.sending import response_derivation as derive
 from mailfathom.app.sending import rules as sending_rules
 from mailfathom.app.sending.answered_email import AnsweredEmails
+from mailfathom.app.sending.confirmable import Outgoing
 from mailfathom.app.sending.ports import AuthoredMessage
 from mailfathom.app.sending.submission import Submission
 from mailfathom.app.shared.authorization import Permissions
@@ -33,6 +36,7 @@ class ReplyRequest:
     idempotency_key: object
     cc: Iterable[object] | None = None
     html_body: object = None
+    language: object = None
 
 
 class EmailReply:
@@ -41,6 +45,17 @@ class EmailReply:
         self._answered = answered
 
     def reply(self, caller: Caller, request: ReplyRequest) -> OutgoingRecord:
+        """Write the send of a caller whose entry asks nobody first."""
+        return self._submission.unconfirmed(caller, self._prepare(caller, request))
+
+    def settle(
+        self, caller: Caller, request: ReplyRequest, confirmation: Confirmation
+    ) -> Settled[OutgoingRecord]:
+        return self._submission.settle(
+            caller, confirmation, request.language, lambda: self._prepare(caller, request)
+        )
+
+    def _prepare(self, caller: Caller, request: ReplyRequest) -> Outgoing:
         config = self._submission.config
         answer = self._answered.begin(
             caller, PERMISSIONS, config, request.stored_email_id, request.idempotency_key
@@ -74,8 +89,8 @@ class EmailReply:
             in_reply_to=in_reply_to,
             references=references,
         )
-        return self._submission.write(
-            caller, OutgoingKind.REPLY, answer.account_id, answer.key, message, recipients
+        return Outgoing(
+            OutgoingKind.REPLY, answer.account_id, answer.key, message, tuple(recipients)
         )
 
 

@@ -2,7 +2,8 @@
 
 The delivery pass offers the message to a server afterwards. What this call answers is the
 record: queued for a new send, or whatever the first call with the same idempotency key led
-to for a repeated one.
+to for a repeated one. A caller whose entry asks a person first goes through the confirmation
+step (`settle`), which may end in a draft or in nothing written.
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from mailfathom.app.confirmation.confirmed_sending import Settled
+from mailfathom.app.confirmation.ports import Confirmation
 from mailfathom.app.sending import rules as sending_rules
+from mailfathom.app.sending.confirmable import Outgoing
 from mailfathom.app.sending.ports import AuthoredMessage
 from mailfathom.app.sending.submission import Submission
 from mailfathom.app.shared.authorization import Permissions, require
@@ -32,6 +36,7 @@ class SendRequest:
     cc: Iterable[object] | None = None
     bcc: Iterable[object] | None = None
     html_body: object = None
+    language: object = None
 
 
 class AuthoredMailSubmission:
@@ -40,6 +45,17 @@ class AuthoredMailSubmission:
         self._served = tuple(served)
 
     def send(self, caller: Caller, request: SendRequest) -> OutgoingRecord:
+        """Write the send of a caller whose entry asks nobody first."""
+        return self._submission.unconfirmed(caller, self._prepare(caller, request))
+
+    def settle(
+        self, caller: Caller, request: SendRequest, confirmation: Confirmation
+    ) -> Settled[OutgoingRecord]:
+        return self._submission.settle(
+            caller, confirmation, request.language, lambda: self._prepare(caller, request)
+        )
+
+    def _prepare(self, caller: Caller, request: SendRequest) -> Outgoing:
         require(caller, PERMISSIONS)
         config = self._submission.config
         bounds = config.mail_delivery
@@ -67,6 +83,4 @@ class AuthoredMailSubmission:
             plain_text=text.plain,
             html=text.html,
         )
-        return self._submission.write(
-            caller, OutgoingKind.NEW, served.account_id, key, message, recipients
-        )
+        return Outgoing(OutgoingKind.NEW, served.account_id, key, message, tuple(recipients))

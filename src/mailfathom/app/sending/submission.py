@@ -1,5 +1,5 @@
-"""What the sending tools share once a message is settled: compose it, count the ceilings
-and write it down with its record, in that order."""
+"""What the sending tools share once a message is settled: the confirmation step, then
+compose it, count the ceilings and write it down with its record, in that order."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
+from mailfathom.app.confirmation import wording
+from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending, Prepared, Settled
+from mailfathom.app.confirmation.ports import Confirmation, DraftSaver
 from mailfathom.app.sending import ceilings
+from mailfathom.app.sending.confirmable import Outgoing, shown
 from mailfathom.app.sending.ports import (
     AuthoredMessage,
     CeilingReached,
@@ -16,10 +20,10 @@ from mailfathom.app.sending.ports import (
     NewOutgoing,
     OutboxStore,
 )
-from mailfathom.domain.access import Caller
+from mailfathom.domain.access import Caller, ConfirmationMode
 from mailfathom.domain.codes import Code
 from mailfathom.domain.config import DeploymentConfig
-from mailfathom.domain.errors import Refusal
+from mailfathom.domain.errors import PermissionDenied, Refusal
 from mailfathom.domain.outgoing import OutgoingKind, OutgoingRecord, Recipient
 
 
@@ -28,8 +32,8 @@ def _now() -> datetime:
 
 
 class Submission:
-    """What the three sending tools share once a message is settled: compose it, count the
-    ceilings and write it down with its record, in that order."""
+    """What the three sending tools share once a message is settled: the confirmation step,
+    then compose it, count the ceilings and write it down with its record, in that order."""
 
     def __init__(
         self,
@@ -37,11 +41,63 @@ class Submission:
         outbox: OutboxStore,
         composer: MessageComposer,
         clock: Callable[[], datetime] = _now,
+        *,
+        confirmed: ConfirmedSending | None = None,
+        drafts: DraftSaver[Outgoing] | None = None,
     ) -> None:
+        """`confirmed` and `drafts` are the confirmation step and where it keeps drafts; a
+        submission put together without them writes sends (`write`) and settles none."""
         self.config = config
         self._outbox = outbox
         self._composer = composer
+        self._confirmed = confirmed
+        self._drafts = drafts
         self._clock = clock
+
+    def settle(
+        self,
+        caller: Caller,
+        confirmation: Confirmation,
+        language: object,
+        prepare: Callable[[], Outgoing],
+    ) -> Settled[OutgoingRecord]:
+        """The message `prepare` settles, through the confirmation step: queued, kept as a
+        draft, or cancelled. `prepare` checks everything and writes nothing."""
+        chosen = wording.language(language)
+        step, drafts = self._confirmed, self._drafts
+        if step is None or drafts is None:
+            raise PermissionDenied("This submission has no confirmation step; it settles nothing.")
+
+        def prepared() -> Prepared[Outgoing]:
+            outgoing = prepare()
+            return Prepared(shown(outgoing), outgoing)
+
+        return step.settle(
+            caller,
+            confirmation,
+            chosen,
+            prepared,
+            send=lambda o: self.write_outgoing(caller, o),
+            save_draft=lambda o: drafts.save(caller, o),
+        )
+
+    def unconfirmed(self, caller: Caller, outgoing: Outgoing) -> OutgoingRecord:
+        """Write the send of a caller whose entry asks nobody before sending."""
+        if caller.confirmation is not ConfirmationMode.NONE:
+            raise PermissionDenied(
+                "The caller's entry asks a person before sending; this path asks nobody."
+            )
+        return self.write_outgoing(caller, outgoing)
+
+    def write_outgoing(self, caller: Caller, outgoing: Outgoing) -> OutgoingRecord:
+        return self.write(
+            caller,
+            outgoing.kind,
+            outgoing.account_id,
+            outgoing.key,
+            outgoing.message,
+            outgoing.recipients,
+        )
 
     def write(
         self,

@@ -20,7 +20,7 @@ def build_server(services: Services) -> MailFathomMcp:
     config = services.config.mcp
     registry = ToolRegistry()
     register_reading_tools(registry, services.reading())
-    register_sending_tools(registry, services.sending())
+    register_sending_tools(registry, services.sending(), config.confirmation_timeout_seconds)
     register_drafting_tools(registry, services.drafting())
     published = config.published_categories
     policy = EndpointPolicy(
@@ -28,7 +28,7 @@ def build_server(services: Services) -> MailFathomMcp:
         stdio_caller=_stdio_caller(services),
     )
     telemetry = ToolTelemetry(frozenset(registry.specs))
-    return MailFathomMcp(registry, policy, telemetry)
+    return MailFathomMcp(registry, policy, telemetry, config.confirmation_timeout_seconds)
 
 
 def _stdio_caller(services: Services) -> Caller:

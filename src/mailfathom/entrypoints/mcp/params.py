@@ -11,7 +11,7 @@ import functools
 import inspect
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.types import CallToolResult
 from pydantic import BeforeValidator, Field
@@ -171,6 +171,13 @@ _KEY = (
 )
 
 IdempotencyKey = Annotated[str, Field(description=_KEY)]
+ConfirmationLanguage = Annotated[
+    Literal["en", "cs", "sk"],
+    Field(
+        description="The language of the question a person confirming the message is asked: "
+        "en (English), cs (Czech) or sk (Slovak). It changes nothing about the message."
+    ),
+]
 CopiedAddresses = Annotated[
     list[str] | None,
     Field(description="Addresses to copy, visible to every recipient. Omitted: none."),

@@ -17,9 +17,10 @@ from typing import Any
 
 import anyio.to_thread
 import structlog
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
+from mailfathom.app.confirmation.ports import QuestionOutstanding
 from mailfathom.domain.access import Caller, Permission, ToolCategory
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Category, MailFathomError
@@ -47,7 +48,7 @@ class ToolSpec:
     # second one written here.
     permissions: frozenset[Permission]
     annotations: ToolAnnotations
-    function: Callable[..., Awaitable[CallToolResult]]
+    function: Callable[..., Awaitable[CallToolResult | InputRequiredResult]]
 
 
 def error_result(code: int, message: str) -> CallToolResult:
@@ -79,6 +80,9 @@ class ToolRegistry:
             return error_result(Code.UNDIAGNOSED, UNDIAGNOSED_MESSAGE)
         try:
             model = await anyio.to_thread.run_sync(call, caller)
+        except QuestionOutstanding:
+            # Not a failure: the question is this call's answer (see `confirmation`).
+            raise
         except MailFathomError as error:
             if error.category is Category.BOUNDARY:
                 return error_result(error.code, error.message)

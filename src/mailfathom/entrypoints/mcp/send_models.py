@@ -19,21 +19,45 @@ STATE_DESCRIPTION = (
 
 
 class SendResult(Published):
-    outgoingEmailId: str = Field(
-        description="The send's identifier, for get_outgoing_email and cancel_outgoing_email."
+    outgoingEmailId: str | None = Field(
+        default=None,
+        description="The send's identifier, for get_outgoing_email and cancel_outgoing_email; "
+        "null when nothing was queued (status draft or cancelled).",
     )
     accountId: str = Field(description="The account the message is sent as.")
-    state: OutgoingState = Field(
+    state: OutgoingState | None = Field(
+        default=None,
         description="queued for a new send; a repeated call (same idempotencyKey) answers "
-        "the first call's record as it stands now. " + STATE_DESCRIPTION
+        "the first call's record as it stands now; null when nothing was queued. "
+        + STATE_DESCRIPTION,
     )
-    recipientCount: int = Field(
+    recipientCount: int | None = Field(
+        default=None,
         description="How many addresses the message is offered to across to, cc and bcc, "
-        "each address once."
+        "each address once; null when nothing was queued.",
     )
-    queuedAt: datetime = Field(
+    queuedAt: datetime | None = Field(
+        default=None,
         description="When the send was first written down (for a repeated call: when the "
-        "first call wrote it)."
+        "first call wrote it); null when nothing was queued.",
+    )
+    status: Literal["queued", "draft", "cancelled"] = Field(
+        description="queued: written down for the delivery pass (state says how far it got). "
+        "draft: kept as a draft and not sent (the person asked chose it, or nobody could be "
+        "asked: see reason). cancelled: the person asked chose Cancel; nothing was written."
+    )
+    sent: bool = Field(
+        description="true only once a mail server accepted the message (state sent); a "
+        "queued message has not been sent yet, and a draft or a cancelled one never is."
+    )
+    draftId: str | None = Field(
+        default=None, description="The draft's identifier when status is draft; else null."
+    )
+    reason: Literal["confirmation_unavailable"] | None = Field(
+        default=None,
+        description="confirmation_unavailable: this caller's sends wait for a person's yes "
+        "and the client could not ask one, so the message was kept as a draft and the owner "
+        "alerted. Null otherwise.",
     )
 
 

@@ -21,6 +21,7 @@ from mcp.server import MCPServer
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.request_state import RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult
 from pydantic import ValidationError
@@ -28,6 +29,7 @@ from pydantic import ValidationError
 from mailfathom.app.shared.authorization import permits
 from mailfathom.domain.access import Caller, ToolCategory
 from mailfathom.domain.codes import Code
+from mailfathom.domain.config import DEFAULT_CONFIRMATION_TIMEOUT_SECONDS
 from mailfathom.domain.errors import ConfigurationError
 from mailfathom.entrypoints.mcp.argument_refusals import describe
 from mailfathom.entrypoints.mcp.arguments import with_literal_text
@@ -45,6 +47,7 @@ CATEGORIES_HEADER = "mailfathom-tool-categories"
 CATEGORIES_HEADER_LIMIT = 512
 CATEGORIES_NAME_LIMIT = 16
 CALLER_STATE_KEY = "mailfathom_caller"
+_REQUEST_STATE_SECONDS = 600.0
 
 current_visible: contextvars.ContextVar[frozenset[str] | None] = contextvars.ContextVar(
     "mailfathom_visible", default=None
@@ -71,7 +74,11 @@ class EndpointPolicy:
 
 class MailFathomMcp(MCPServer):
     def __init__(
-        self, registry: ToolRegistry, policy: EndpointPolicy, telemetry: ToolTelemetry
+        self,
+        registry: ToolRegistry,
+        policy: EndpointPolicy,
+        telemetry: ToolTelemetry,
+        confirmation_timeout: float = DEFAULT_CONFIRMATION_TIMEOUT_SECONDS,
     ) -> None:
         super().__init__(
             name="mailfathom",
@@ -84,6 +91,12 @@ class MailFathomMcp(MCPServer):
             ),
             log_level="WARNING",
             middleware=[self._select_tools],
+            # A question put to a person travels in the request state of a call made twice;
+            # the state outlives the time the person has to answer, so a late answer is
+            # refused as late (59002) rather than as a state the SDK no longer reads.
+            request_state_security=RequestStateSecurity.ephemeral(
+                ttl=max(_REQUEST_STATE_SECONDS, confirmation_timeout + 60), audience="mailfathom"
+            ),
         )
         self.registry = registry
         self.policy = policy

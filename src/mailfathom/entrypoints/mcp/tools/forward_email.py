@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp.types import CallToolResult
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import Field
 
 from mailfathom.app.sending import forward_email as use_case
 from mailfathom.domain.access import ToolCategory
+from mailfathom.entrypoints.mcp.confirmation import ElicitedConfirmation, run_confirmed
 from mailfathom.entrypoints.mcp.params import (
     BlindCopiedAddresses,
+    ConfirmationLanguage,
     CopiedAddresses,
     HtmlAlternative,
     IdempotencyKey,
@@ -21,7 +24,7 @@ from mailfathom.entrypoints.mcp.send_models import SendResult
 from mailfathom.entrypoints.mcp.tools.outgoing import QUEUED, SENDS, UNTRUSTED, send_result
 
 
-def spec(registry: ToolRegistry, forwards: use_case.EmailForward) -> ToolSpec:
+def spec(registry: ToolRegistry, forwards: use_case.EmailForward, timeout: float) -> ToolSpec:
     async def forward_email(
         storedEmailId: Annotated[
             str,
@@ -42,7 +45,10 @@ def spec(registry: ToolRegistry, forwards: use_case.EmailForward) -> ToolSpec:
         cc: CopiedAddresses = None,
         bcc: BlindCopiedAddresses = None,
         htmlBody: HtmlAlternative = None,
-    ) -> Annotated[CallToolResult, SendResult]:
+        language: ConfirmationLanguage = "en",
+        *,
+        ctx: Context,  # the SDK finds the context parameter by its bare class
+    ) -> Annotated[CallToolResult, SendResult] | InputRequiredResult:
         request = use_case.ForwardRequest(
             stored_email_id=storedEmailId,
             to=to,
@@ -51,9 +57,14 @@ def spec(registry: ToolRegistry, forwards: use_case.EmailForward) -> ToolSpec:
             cc=cc,
             bcc=bcc,
             html_body=htmlBody,
+            language=language,
         )
-        return await registry.run(
-            "forward_email", lambda caller: send_result(forwards.forward(caller, request))
+        confirmation = ElicitedConfirmation(ctx, timeout)
+        return await run_confirmed(
+            registry,
+            "forward_email",
+            confirmation,
+            lambda caller: send_result(forwards.settle(caller, request, confirmation)),
         )
 
     return ToolSpec(

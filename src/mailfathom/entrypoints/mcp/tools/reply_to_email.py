@@ -4,19 +4,25 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from mcp.types import CallToolResult
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import Field
 
 from mailfathom.app.sending import reply_to_email as use_case
 from mailfathom.domain.access import ToolCategory
-from mailfathom.entrypoints.mcp.params import HtmlAlternative, IdempotencyKey
+from mailfathom.entrypoints.mcp.confirmation import ElicitedConfirmation, run_confirmed
+from mailfathom.entrypoints.mcp.params import (
+    ConfirmationLanguage,
+    HtmlAlternative,
+    IdempotencyKey,
+)
 from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
 from mailfathom.entrypoints.mcp.send_models import SendResult
-from mailfathom.entrypoints.mcp.tools.outgoing import QUEUED, SENDS, UNTRUSTED, send_result
+from mailfathom.entrypoints.mcp.tools.outgoing import ASKED, QUEUED, SENDS, UNTRUSTED, send_result
 
 
-def spec(registry: ToolRegistry, replies: use_case.EmailReply) -> ToolSpec:
+def spec(registry: ToolRegistry, replies: use_case.EmailReply, timeout: float) -> ToolSpec:
     async def reply_to_email(
         storedEmailId: Annotated[
             str,
@@ -46,7 +52,10 @@ def spec(registry: ToolRegistry, replies: use_case.EmailReply) -> ToolSpec:
             Field(description="Addresses to copy in beside those the reply reaches."),
         ] = None,
         htmlBody: HtmlAlternative = None,
-    ) -> Annotated[CallToolResult, SendResult]:
+        language: ConfirmationLanguage = "en",
+        *,
+        ctx: Context,  # the SDK finds the context parameter by its bare class
+    ) -> Annotated[CallToolResult, SendResult] | InputRequiredResult:
         request = use_case.ReplyRequest(
             stored_email_id=storedEmailId,
             everyone=audience == "everyone",
@@ -54,9 +63,14 @@ def spec(registry: ToolRegistry, replies: use_case.EmailReply) -> ToolSpec:
             idempotency_key=idempotencyKey,
             cc=cc,
             html_body=htmlBody,
+            language=language,
         )
-        return await registry.run(
-            "reply_to_email", lambda caller: send_result(replies.reply(caller, request))
+        confirmation = ElicitedConfirmation(ctx, timeout)
+        return await run_confirmed(
+            registry,
+            "reply_to_email",
+            confirmation,
+            lambda caller: send_result(replies.settle(caller, request, confirmation)),
         )
 
     return ToolSpec(
@@ -68,6 +82,7 @@ def spec(registry: ToolRegistry, replies: use_case.EmailReply) -> ToolSpec:
             "quoted original are taken from the stored email; you write only your text "
             "and may copy others in. "
             + QUEUED
+            + ASKED
             + " It attaches nothing and forwards nothing (forward_email does). "
             + UNTRUSTED
             + TEXT_FORM

@@ -12,13 +12,13 @@ from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
 from mailfathom.entrypoints.mcp.send_models import SendResult
 from mailfathom.entrypoints.mcp.tools.drafts import DraftId
-from mailfathom.entrypoints.mcp.tools.outgoing import QUEUED, SENDS, UNTRUSTED, send_result
+from mailfathom.entrypoints.mcp.tools.outgoing import QUEUED, SENDS, UNTRUSTED, queued_result
 
 
 def spec(registry: ToolRegistry, promotion: use_case.DraftPromotion) -> ToolSpec:
     async def send_draft(draftId: DraftId) -> Annotated[CallToolResult, SendResult]:
         return await registry.run(
-            "send_draft", lambda caller: send_result(promotion.send(caller, draftId))
+            "send_draft", lambda caller: queued_result(promotion.send(caller, draftId))
         )
 
     return ToolSpec(

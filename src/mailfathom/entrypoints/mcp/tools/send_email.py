@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp.types import CallToolResult
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import Field
 
 from mailfathom.app.sending import send_email as use_case
 from mailfathom.domain.access import ToolCategory
+from mailfathom.entrypoints.mcp.confirmation import ElicitedConfirmation, run_confirmed
 from mailfathom.entrypoints.mcp.params import (
     BlindCopiedAddresses,
+    ConfirmationLanguage,
     CopiedAddresses,
     HtmlAlternative,
     IdempotencyKey,
@@ -18,10 +21,12 @@ from mailfathom.entrypoints.mcp.params import (
 from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
 from mailfathom.entrypoints.mcp.send_models import SendResult
-from mailfathom.entrypoints.mcp.tools.outgoing import QUEUED, SENDS, UNTRUSTED, send_result
+from mailfathom.entrypoints.mcp.tools.outgoing import ASKED, QUEUED, SENDS, UNTRUSTED, send_result
 
 
-def spec(registry: ToolRegistry, submission: use_case.AuthoredMailSubmission) -> ToolSpec:
+def spec(
+    registry: ToolRegistry, submission: use_case.AuthoredMailSubmission, timeout: float
+) -> ToolSpec:
     async def send_email(
         account: Annotated[
             str,
@@ -43,7 +48,10 @@ def spec(registry: ToolRegistry, submission: use_case.AuthoredMailSubmission) ->
         cc: CopiedAddresses = None,
         bcc: BlindCopiedAddresses = None,
         htmlBody: HtmlAlternative = None,
-    ) -> Annotated[CallToolResult, SendResult]:
+        language: ConfirmationLanguage = "en",
+        *,
+        ctx: Context,  # the SDK finds the context parameter by its bare class
+    ) -> Annotated[CallToolResult, SendResult] | InputRequiredResult:
         request = use_case.SendRequest(
             account=account,
             to=to,
@@ -53,9 +61,14 @@ def spec(registry: ToolRegistry, submission: use_case.AuthoredMailSubmission) ->
             cc=cc,
             bcc=bcc,
             html_body=htmlBody,
+            language=language,
         )
-        return await registry.run(
-            "send_email", lambda caller: send_result(submission.send(caller, request))
+        confirmation = ElicitedConfirmation(ctx, timeout)
+        return await run_confirmed(
+            registry,
+            "send_email",
+            confirmation,
+            lambda caller: send_result(submission.settle(caller, request, confirmation)),
         )
 
     return ToolSpec(
@@ -65,6 +78,7 @@ def spec(registry: ToolRegistry, submission: use_case.AuthoredMailSubmission) ->
             "Sends a new message from one of this deployment's accounts to the addresses "
             "given. "
             + QUEUED
+            + ASKED
             + " It attaches nothing, replies to and forwards nothing (reply_to_email and "
             "forward_email do), schedules nothing, and is not a mailing list: the "
             "recipient count is bounded. Recipients are plain addresses. " + UNTRUSTED + TEXT_FORM

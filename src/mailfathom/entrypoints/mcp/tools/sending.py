@@ -17,9 +17,12 @@ from mailfathom.entrypoints.mcp.tools import (
 )
 
 
-def register_sending_tools(registry: ToolRegistry, services: SendingUseCases) -> None:
-    registry.add(send_email.spec(registry, services.send))
-    registry.add(reply_to_email.spec(registry, services.replies))
-    registry.add(forward_email.spec(registry, services.forwards))
+def register_sending_tools(
+    registry: ToolRegistry, services: SendingUseCases, confirmation_timeout: float
+) -> None:
+    """`confirmation_timeout`: how long a person asked to confirm a send has to answer."""
+    registry.add(send_email.spec(registry, services.send, confirmation_timeout))
+    registry.add(reply_to_email.spec(registry, services.replies, confirmation_timeout))
+    registry.add(forward_email.spec(registry, services.forwards, confirmation_timeout))
     registry.add(get_outgoing_email.spec(registry, services.outgoing))
     registry.add(cancel_outgoing_email.spec(registry, services.cancellation))
