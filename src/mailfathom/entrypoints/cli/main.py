@@ -22,6 +22,7 @@ from mailfathom.domain.errors import MailFathomError
 from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.cli import demo as demo_command
 from mailfathom.entrypoints.cli import serving
+from mailfathom.entrypoints.cli.alerts import alerts_app
 from mailfathom.entrypoints.cli.folder_check import FoldersNotOnServer, require_folders, show_absent
 from mailfathom.entrypoints.cli.importing import import_into_local
 from mailfathom.entrypoints.cli.init_command import init as init_command
@@ -48,6 +49,7 @@ app = typer.Typer(
 mailbox_app = typer.Typer(help="Work on stored mail.", no_args_is_help=True)
 app.add_typer(mailbox_app, name="mailbox")
 app.add_typer(outbox_app, name="outbox")
+app.add_typer(alerts_app, name="alerts")
 app.command("init")(init_command)
 
 
