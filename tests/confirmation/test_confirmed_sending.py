@@ -6,9 +6,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
+from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.app.confirmation.confirmed_sending import (
     ConfirmedSending,
     NobodyToAsk,
@@ -26,8 +28,11 @@ from mailfathom.app.confirmation.ports import (
 )
 from mailfathom.app.confirmation.question import ShownFile, ShownMessage, question
 from mailfathom.app.confirmation.wording import WORDINGS, Language, size
+from mailfathom.app.sending.send_email import SendRequest
+from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode
-from mailfathom.domain.errors import Refusal
+from mailfathom.domain.errors import PermissionDenied, Refusal
+from sending.helpers import sending_config
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 ASKS = Caller(ALL_PERMISSIONS, "careful", ConfirmationMode.ASK)
@@ -269,3 +274,36 @@ def test_sizes_climb_the_1024_ladder() -> None:
         "5.0 MiB",
         "3.0 GiB",
     ]
+
+
+def test_sending_turned_off_after_the_question_is_refused_and_nothing_written() -> None:
+    outcomes, person = Outcomes(), Scripted(chose(Choice.SEND))
+    prepared = 0
+
+    def prepare() -> Prepared[str]:
+        nonlocal prepared
+        prepared += 1
+        if prepared > 1:
+            raise Refusal(56003, "Sending from this account is not enabled.")
+        return Prepared(SHOWN, "message")
+
+    step = ConfirmedSending(Alerts(), clock=lambda: T0)
+    with pytest.raises(Refusal) as refused:
+        step.settle(ASKS, person, Language.EN, prepare, outcomes.send, outcomes.save_draft)
+    assert refused.value.code == 56003
+    assert outcomes.sent == outcomes.drafts == []
+
+
+def test_the_path_that_asks_nobody_refuses_a_caller_who_must_be_asked(tmp_path: Path) -> None:
+    config_path = sending_config(tmp_path, None, mail_delivery="HoldSeconds = 3600")
+    with Services.open(load_config(config_path)) as services:
+        request = SendRequest(
+            account="work",
+            to=["listed@example.net"],
+            subject="Asked first",
+            plain_text_body="Nobody was asked.\n",
+            idempotency_key="unasked",
+        )
+        with pytest.raises(PermissionDenied):
+            services.sending().send.send(ASKS, request)
+        assert services.outbox().listing(10) == []
