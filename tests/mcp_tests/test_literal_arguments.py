@@ -48,6 +48,9 @@ REFUSED = [
     # Outside the published enumerations: refused against the schema, naming the values.
     ("list_emails", "direction", 51017),
     ("reply_to_email", "audience", 51017),
+    ("send_email", "language", 51017),
+    ("reply_to_email", "language", 51017),
+    ("forward_email", "language", 51017),
     ("save_draft", "account", 53001),
     ("update_draft", "account", 53001),
     ("save_draft", "answeredEmailId", 51004),
