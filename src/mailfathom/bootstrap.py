@@ -60,11 +60,11 @@ from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
-from mailfathom.app.confirmation.ports import NoDrafts
 from mailfathom.app.drafting.composition import DraftComposition
 from mailfathom.app.drafting.copies import DraftCopies
 from mailfathom.app.drafting.delete_draft import DraftDeletion
 from mailfathom.app.drafting.finish_draft_copies import DraftFolderUpkeep
+from mailfathom.app.drafting.kept_sends import SendsKeptAsDrafts
 from mailfathom.app.drafting.save_draft import DraftSaving
 from mailfathom.app.drafting.send_draft import DraftPromotion
 from mailfathom.app.drafting.update_draft import DraftEditing
@@ -306,7 +306,9 @@ class Services:
             StdlibComposer(),
             clock=self.clock,
             confirmed=ConfirmedSending(SqlOwnerAlerts(self.engine), clock=self.clock),
-            drafts=NoDrafts(),
+            drafts=SendsKeptAsDrafts(
+                SqlDraftStore(self.engine), self.draft_copies(), StdlibComposer(), self.clock
+            ),
         )
         answered = AnsweredEmails(self._reader(), served, self.content, self.content_repair)
         return SendingUseCases(

@@ -12,6 +12,7 @@ import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -22,6 +23,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, ElicitRequestParams, ElicitResult
 
 from log_audit import register_all
+from mailfathom.adapters.sql.drafts import SqlDraftStore
+from mailfathom.app.confirmation.confirmed_sending import alert_key
+from mailfathom.app.confirmation.ports import OwnerAlert
+from mailfathom.domain.drafts import Draft, DraftLife
 from mcp_tests.client import code, structured
 from sending.helpers import SMTP_PASSWORD, SMTP_USER
 from servers.dovecot import DovecotServer
@@ -153,6 +158,20 @@ def _alert_count(served: Served) -> int:
         return len(services.alerts().listing(True, 1000))
 
 
+def _alerts_of(served: Served, draft_id: str) -> list[OwnerAlert]:
+    with served.services() as services:
+        return [a for a in services.alerts().listing(True, 1000) if a.draft_id == draft_id]
+
+
+def _draft(served: Served, draft_id: object) -> Draft:
+    assert isinstance(draft_id, str)
+    with served.services() as services:
+        draft = SqlDraftStore(services.engine).find(uuid.UUID(draft_id))
+    assert draft is not None
+    assert draft.life is DraftLife.LIVE
+    return draft
+
+
 def _question_choices(params: ElicitRequestParams) -> list[tuple[str, str]]:
     schema = params.requested_schema  # type: ignore[union-attr]
     assert schema["required"] == ["choice"]
@@ -208,12 +227,21 @@ def test_cancel_writes_nothing(served: Served, mode: str, language: str) -> None
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_save_draft_sends_nothing(served: Served, mode: str, language: str) -> None:
+def test_save_draft_keeps_a_draft_and_sends_nothing(
+    served: Served, mode: str, language: str
+) -> None:
     arguments = _send_arguments(language)
     alerts = _alert_count(served)
     result = _call(served, "send_email", arguments, mode, Person(choosing("saveDraft")))
-    # This deployment keeps no drafts yet: the choice is refused and nothing is kept.
-    assert code(result) == 59006
+    answer = structured(result)
+    assert (answer["status"], answer["sent"], answer["reason"]) == ("draft", False, None)
+    assert answer["outgoingEmailId"] is None
+    draft = _draft(served, answer["draftId"])
+    assert [(r.field.value, r.address) for r in draft.recipients] == [
+        ("to", "friend@example.org"),
+        ("bcc", "hidden@example.org"),
+    ]
+    assert BODY.splitlines()[0].encode() in draft.mime
     assert arguments["idempotencyKey"] not in _outbox_keys(served)
     assert _alert_count(served) == alerts
 
@@ -395,11 +423,47 @@ def test_a_caller_asked_nothing_sends_without_a_question(served: Served, mode: s
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_a_client_that_cannot_be_asked_sends_nothing(served: Served, mode: str) -> None:
+def test_a_client_that_cannot_be_asked_gets_a_draft_and_the_owner_an_alert(
+    served: Served, mode: str
+) -> None:
     arguments = _send_arguments("sk")
-    alerts = _alert_count(served)
-    result = _call(served, "send_email", arguments, mode, None)
-    # This deployment keeps no drafts yet, so nothing can be kept for the owner either.
-    assert code(result) == 59006
+    answer = structured(_call(served, "send_email", arguments, mode, None))
+    assert (answer["status"], answer["sent"], answer["reason"]) == (
+        "draft",
+        False,
+        "confirmation_unavailable",
+    )
+    draft = _draft(served, answer["draftId"])
     assert arguments["idempotencyKey"] not in _outbox_keys(served)
-    assert _alert_count(served) == alerts
+    with served.services() as services:
+        [alert] = [
+            a for a in services.alerts().listing(True, 1000) if a.draft_id == str(draft.draft_id)
+        ]
+    assert alert.key == alert_key(str(draft.draft_id))
+    assert (alert.account_id, alert.reason) == ("work", "confirmation_unavailable")
+
+    # The same call again: the same draft, and still one alert for it.
+    again = structured(_call(served, "send_email", arguments, mode, None))
+    assert again["draftId"] == answer["draftId"]
+    with served.services() as services:
+        alerts = [
+            a for a in services.alerts().listing(True, 1000) if a.draft_id == str(draft.draft_id)
+        ]
+    assert len(alerts) == 1
+
+
+def test_an_alert_that_cannot_be_recorded_fails_saying_the_draft_exists(
+    dovecot: DovecotServer, smtp: SmtpServer, tmp_path: Path
+) -> None:
+    suffix = uuid.uuid4().hex[:10]
+    account = dovecot.add_user(f"alerts-{suffix}", f"pw-{suffix}")
+    for deployment in serve(tmp_path, account, smtp):
+        with deployment.services() as services, services.engine.begin() as connection:
+            connection.exec_driver_sql("DROP TABLE owner_alerts")
+        arguments = _send_arguments("en")
+        result = _call(deployment, "send_email", arguments, "2026-07-28", None)
+        assert code(result) == 59005
+        with deployment.services() as services, services.engine.connect() as connection:
+            drafts = connection.exec_driver_sql("SELECT count(*) FROM drafts").scalar_one()
+        assert drafts == 1
+        assert arguments["idempotencyKey"] not in _outbox_keys(deployment)

@@ -13,8 +13,6 @@ from datetime import datetime
 from typing import Protocol, TypeVar
 
 from mailfathom.domain.access import Caller
-from mailfathom.domain.codes import Code
-from mailfathom.domain.errors import Refusal
 
 
 class Choice(enum.Enum):
@@ -116,14 +114,3 @@ class OwnerAlerts(Protocol):
     def dismiss(self, key: str, now: datetime) -> bool:
         """Mark the alert dismissed; False when no undismissed alert is held under `key`."""
         ...
-
-
-class NoDrafts:
-    """The draft keeping of a deployment that keeps no drafts: nothing is kept, and the call
-    is refused (59006) rather than answered with a draft that does not exist."""
-
-    def save(self, caller: Caller, message: object) -> str:
-        raise Refusal(
-            Code.DRAFTS_NOT_AVAILABLE,
-            "This deployment keeps no drafts; nothing was sent or saved.",
-        )

@@ -4,22 +4,30 @@ down when it is sent, and what a person is shown of it before."""
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import dataclass
 
 from mailfathom.app.confirmation.question import ShownFile, ShownMessage
 from mailfathom.app.sending.ports import AuthoredMessage
+from mailfathom.domain.drafts import Answering
 from mailfathom.domain.outgoing import AddressField, OutgoingKind, Recipient
 
 
 @dataclass(frozen=True, slots=True)
 class Outgoing:
-    """A message every bound has been checked for, with its key and envelope."""
+    """A message every bound has been checked for, with its key and envelope. An answer
+    names the email it answers and how (`answering`, `answered_email_id`); `derived` are the
+    recipients it reaches because the answered email named them, not because the caller
+    wrote them."""
 
     kind: OutgoingKind
     account_id: str
     key: str
     message: AuthoredMessage
     recipients: tuple[Recipient, ...]
+    answering: Answering | None = None
+    answered_email_id: uuid.UUID | None = None
+    derived: frozenset[str] = frozenset()
 
 
 def shown(outgoing: Outgoing) -> ShownMessage:

@@ -21,6 +21,7 @@ from mailfathom.app.shared.authorization import Permissions
 from mailfathom.app.shared.files import AttachmentReader
 from mailfathom.domain import recipient_policy
 from mailfathom.domain.access import Caller, Permission
+from mailfathom.domain.drafts import Answering
 from mailfathom.domain.outgoing import AddressField, OutgoingKind, OutgoingRecord
 
 # A forward carries the message it forwards, and no permission implies another.
@@ -85,5 +86,11 @@ class EmailForward:
             attachments=files,
         )
         return Outgoing(
-            OutgoingKind.FORWARD, answer.account_id, answer.key, message, tuple(recipients)
+            OutgoingKind.FORWARD,
+            answer.account_id,
+            answer.key,
+            message,
+            tuple(recipients),
+            answering=Answering.FORWARD,
+            answered_email_id=original.row.summary.stored_email_id,
         )

@@ -21,6 +21,7 @@ from mailfathom.app.shared.authorization import Permissions
 from mailfathom.domain import addresses, recipient_policy
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.codes import Code
+from mailfathom.domain.drafts import Answering
 from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import AddressField, OutgoingKind, OutgoingRecord, Recipient
 
@@ -90,7 +91,14 @@ class EmailReply:
             references=references,
         )
         return Outgoing(
-            OutgoingKind.REPLY, answer.account_id, answer.key, message, tuple(recipients)
+            OutgoingKind.REPLY,
+            answer.account_id,
+            answer.key,
+            message,
+            tuple(recipients),
+            answering=Answering.EVERYONE if request.everyone else Answering.SENDER_ONLY,
+            answered_email_id=original.row.summary.stored_email_id,
+            derived=frozenset(a.lower() for a in derived),
         )
 
 
