@@ -43,6 +43,7 @@ from mailfathom.adapters.local.peers import LocalPeerMailboxes
 from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.adapters.mime.attachments import MimeAttachmentReader
 from mailfathom.adapters.mime.compose import StdlibComposer
+from mailfathom.adapters.mime.viewing import MimeMessageViewer
 from mailfathom.adapters.preparer import MimeMessagePreparer, default_workers
 from mailfathom.adapters.sent_folders import SentFolderCopies
 from mailfathom.adapters.smtp.probe import check_submission as check_submission
@@ -344,7 +345,13 @@ class Services:
             update=DraftEditing(composition, store, copies, served, clock=self.clock),
             delete=DraftDeletion(store, copies, served),
             send=DraftPromotion(
-                self.config, store, SqlOutbox(self.engine), served, clock=self.clock
+                self.config,
+                store,
+                SqlOutbox(self.engine),
+                served,
+                ConfirmedSending(SqlOwnerAlerts(self.engine), clock=self.clock),
+                MimeMessageViewer(),
+                clock=self.clock,
             ),
         )
 

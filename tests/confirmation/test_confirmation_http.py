@@ -467,3 +467,87 @@ def test_an_alert_that_cannot_be_recorded_fails_saying_the_draft_exists(
             drafts = connection.exec_driver_sql("SELECT count(*) FROM drafts").scalar_one()
         assert drafts == 1
         assert arguments["idempotencyKey"] not in _outbox_keys(deployment)
+
+
+def _saved_draft(served: Served, body: str) -> tuple[str, str]:
+    """A new draft (a draft with the same words would be the same draft)."""
+    body = f"{body}Reference {uuid.uuid4().hex[:8]}.\n"
+    arguments = {
+        "account": "work",
+        "to": ["friend@example.org"],
+        "subject": SUBJECT,
+        "plainTextBody": body,
+    }
+    answer = structured(_call(served, "save_draft", arguments, "legacy", None, key="plain"))
+    return str(answer["draftId"]), body
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_send_draft_asks_and_sends_the_revision_shown(served: Served, mode: str) -> None:
+    draft_id, body = _saved_draft(served, BODY)
+    person = Person(choosing("send"))
+    answer = structured(
+        _call(served, "send_draft", {"draftId": draft_id, "language": "cs"}, mode, person)
+    )
+    assert (answer["status"], answer["state"]) == ("queued", "queued")
+    [asked] = person.asked
+    assert asked.message.splitlines()[2:5] == [
+        "Od: Owner Desk <owner@example.net>",
+        "Komu: friend@example.org",
+        f"Předmět: {SUBJECT}",
+    ]
+    assert asked.message.endswith("\n" + body)
+    assert _draft_life(served, draft_id) is DraftLife.SENT
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_draft_edited_between_question_and_answer_is_not_sent(served: Served, mode: str) -> None:
+    draft_id, _ = _saved_draft(served, BODY)
+    edited = "Shall we book the table by the door instead?\n"
+    register_all([edited.strip()])
+
+    async def edit_then_send(params: ElicitRequestParams) -> ElicitResult:
+        arguments = {
+            "draftId": draft_id,
+            "account": "work",
+            "to": ["friend@example.org"],
+            "subject": SUBJECT,
+            "plainTextBody": edited,
+        }
+        await anyio.to_thread.run_sync(
+            lambda: structured(
+                _call(served, "update_draft", arguments, "legacy", None, key="plain")
+            )
+        )
+        return ElicitResult(action="accept", content={"choice": "send"})
+
+    arguments = {"draftId": draft_id}
+    result = _call(served, "send_draft", arguments, mode, Person(edit_then_send))
+    assert code(result) == 59004
+    assert _draft_life(served, draft_id) is DraftLife.LIVE
+    # Nothing of the draft is waiting to be sent.
+    with served.services() as services:
+        pending = [
+            e
+            for e in services.outbox().listing(1000)
+            if e.idempotency_key.startswith(f"\x1fdraft {draft_id}")
+            and e.record.stage.value == "queued"
+        ]
+    assert pending == []
+
+
+def test_save_draft_as_the_answer_leaves_the_draft_as_it_is(served: Served) -> None:
+    draft_id, _ = _saved_draft(served, BODY)
+    result = _call(
+        served, "send_draft", {"draftId": draft_id}, "legacy", Person(choosing("saveDraft"))
+    )
+    answer = structured(result)
+    assert (answer["status"], answer["draftId"], answer["sent"]) == ("draft", draft_id, False)
+    assert _draft_life(served, draft_id) is DraftLife.LIVE
+
+
+def _draft_life(served: Served, draft_id: str) -> DraftLife:
+    with served.services() as services:
+        draft = SqlDraftStore(services.engine).find(uuid.UUID(draft_id))
+    assert draft is not None
+    return draft.life

@@ -51,6 +51,7 @@ REFUSED = [
     ("send_email", "language", 51017),
     ("reply_to_email", "language", 51017),
     ("forward_email", "language", 51017),
+    ("send_draft", "language", 51017),
     ("save_draft", "account", 53001),
     ("update_draft", "account", 53001),
     ("save_draft", "answeredEmailId", 51004),

@@ -114,3 +114,23 @@ class OwnerAlerts(Protocol):
     def dismiss(self, key: str, now: datetime) -> bool:
         """Mark the alert dismissed; False when no undismissed alert is held under `key`."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class ViewedMessage:
+    """A composed message as a person reads it: the header rows as written (decoded), the
+    plain text and the HTML alternative as sent, and each file's name and decoded size."""
+
+    sender: str
+    to: tuple[str, ...]
+    cc: tuple[str, ...]
+    subject: str
+    body: str
+    html: str | None
+    files: tuple[tuple[str, int], ...]
+
+
+class MessageViewer(Protocol):
+    def view(self, mime: bytes) -> ViewedMessage:
+        """Read a message this deployment composed. Never raises for one it composed."""
+        ...

@@ -13,24 +13,35 @@ character), so racing or repeated calls queue one message and each answers that 
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
+from mailfathom.app.confirmation import wording
+from mailfathom.app.confirmation.confirmed_sending import (
+    ConfirmedSending,
+    Prepared,
+    Settled,
+    Status,
+)
+from mailfathom.app.confirmation.ports import Confirmation, MessageViewer
+from mailfathom.app.confirmation.question import ShownFile, ShownMessage
 from mailfathom.app.drafting.composition import draft_identifier, not_held
 from mailfathom.app.drafting.ports import DraftStore
 from mailfathom.app.sending import ceilings
 from mailfathom.app.sending import rules as sending_rules
 from mailfathom.app.sending.ports import CeilingReached, NewOutgoing, OutboxStore
+from mailfathom.app.sending.rules import SendingAccount
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.app.shared.mailbox_selection import ServedAccount
 from mailfathom.domain import recipient_policy
-from mailfathom.domain.access import Caller, Permission
+from mailfathom.domain.access import Caller, ConfirmationMode, Permission
 from mailfathom.domain.codes import Code
 from mailfathom.domain.config import DeploymentConfig
 from mailfathom.domain.drafts import Answering, Draft, DraftLife
-from mailfathom.domain.errors import Refusal
-from mailfathom.domain.outgoing import OutgoingKind, OutgoingRecord, Recipient
+from mailfathom.domain.errors import PermissionDenied, Refusal
+from mailfathom.domain.outgoing import AddressField, OutgoingKind, OutgoingRecord, Recipient
 
 PERMISSIONS: Permissions = frozenset({Permission.SEND})
 
@@ -59,16 +70,25 @@ class DraftPromotion:
         store: DraftStore,
         outbox: OutboxStore,
         served: Sequence[ServedAccount],
+        confirmed: ConfirmedSending,
+        viewer: MessageViewer,
         clock: Callable[[], datetime] = _now,
     ) -> None:
         self._config = config
         self._store = store
         self._outbox = outbox
         self._served = frozenset(a.account_id for a in served)
+        self._confirmed = confirmed
+        self._viewer = viewer
         self._clock = clock
 
     def send(self, caller: Caller, draft_id: object) -> OutgoingRecord:
+        """Promote the draft for a caller whose entry asks nobody first (`settle` asks)."""
         require(caller, PERMISSIONS)
+        if caller.confirmation is not ConfirmationMode.NONE:
+            raise PermissionDenied(
+                "The caller's entry asks a person before sending; this path asks nobody."
+            )
         identifier = draft_identifier(draft_id)
         for _ in range(_ATTEMPTS):
             draft = self._store.find(identifier)
@@ -95,26 +115,7 @@ class DraftPromotion:
     def _record(self, caller: Caller, draft: Draft) -> tuple[OutgoingRecord, bool]:
         config = self._config
         bounds = config.mail_delivery
-        sender = sending_rules.sending_account(config, draft.account_id)
-        if not draft.recipients:
-            raise Refusal(
-                Code.DRAFT_WITHOUT_RECIPIENTS,
-                "The draft is addressed to nobody; name recipients with update_draft first.",
-            )
-        if len(draft.recipients) > bounds.max_recipient_count:
-            raise Refusal(
-                Code.MESSAGE_TOO_LARGE,
-                f"The draft is addressed to more than {bounds.max_recipient_count} recipients, "
-                "the most this deployment sends one message to.",
-            )
-        if draft.body_characters > bounds.max_body_characters:
-            raise Refusal(
-                Code.MESSAGE_TOO_LARGE,
-                f"The body is longer than {bounds.max_body_characters} characters, the most "
-                "this deployment sends.",
-            )
-        recipient_policy.admit(bounds.recipient_policy, [r.address for r in draft.recipients])
-        recipient_policy.vouch(config, [r.address for r in draft.recipients if r.written])
+        sender = self._checked(draft)
         now = self._clock()
         new = NewOutgoing(
             outgoing_id=uuid.uuid4(),
@@ -135,3 +136,107 @@ class DraftPromotion:
             )
         except CeilingReached as reached:
             raise ceilings.ceiling_refusal(reached.name) from None
+
+    def _checked(self, draft: Draft) -> SendingAccount:
+        """Every bound a promotion asks, without writing anything."""
+        config = self._config
+        bounds = config.mail_delivery
+        sender = sending_rules.sending_account(config, draft.account_id)
+        if not draft.recipients:
+            raise Refusal(
+                Code.DRAFT_WITHOUT_RECIPIENTS,
+                "The draft is addressed to nobody; name recipients with update_draft first.",
+            )
+        if len(draft.recipients) > bounds.max_recipient_count:
+            raise Refusal(
+                Code.MESSAGE_TOO_LARGE,
+                f"The draft is addressed to more than {bounds.max_recipient_count} recipients, "
+                "the most this deployment sends one message to.",
+            )
+        if draft.body_characters > bounds.max_body_characters:
+            raise Refusal(
+                Code.MESSAGE_TOO_LARGE,
+                f"The body is longer than {bounds.max_body_characters} characters, the most "
+                "this deployment sends.",
+            )
+        recipient_policy.admit(bounds.recipient_policy, [r.address for r in draft.recipients])
+        recipient_policy.vouch(config, [r.address for r in draft.recipients if r.written])
+        return sender
+
+    # -- a caller whose entry asks a person first ------------------------------------------
+
+    def settle(
+        self,
+        caller: Caller,
+        draft_id: object,
+        confirmation: Confirmation,
+        language: object,
+    ) -> Settled[OutgoingRecord]:
+        """send_draft through the confirmation step: the draft's own bytes are shown, and an
+        answer of Send promotes exactly the revision shown. An edit between the question and
+        the answer is refused (59004); Save draft leaves the draft as it is."""
+        if caller.confirmation is ConfirmationMode.NONE:
+            record = self.send(caller, draft_id)
+            return Settled(Status.QUEUED, record.account_id, record=record)
+        require(caller, PERMISSIONS)
+        identifier = draft_identifier(draft_id)
+        held = self._store.find(identifier)
+        if (
+            held is not None
+            and held.life is DraftLife.SENT
+            and held.outgoing_id is not None
+            and held.account_id in self._served
+        ):
+            # Asked again after it was sent: the first record, and nothing more to confirm.
+            first = self._outbox.find(held.outgoing_id)
+            if first is None:
+                raise not_held()
+            return Settled(Status.QUEUED, first.account_id, record=first)
+
+        def prepare() -> Prepared[Draft]:
+            draft = self._store.find(identifier)
+            if draft is None or draft.account_id not in self._served:
+                raise not_held()
+            if draft.life is not DraftLife.LIVE:
+                raise not_held()
+            self._checked(draft)
+            return Prepared(self._shown(draft), draft)
+
+        return self._confirmed.settle(
+            caller,
+            confirmation,
+            wording.language(language),
+            prepare,
+            send=lambda draft: self._promote_shown(caller, draft),
+            save_draft=lambda draft: str(draft.draft_id),
+        )
+
+    def _promote_shown(self, caller: Caller, draft: Draft) -> OutgoingRecord:
+        record, created = self._record(caller, draft)
+        if self._store.mark_sent(draft.draft_id, draft.revision, record.outgoing_id):
+            return record
+        after = self._store.find(draft.draft_id)
+        if after is not None and after.outgoing_id == record.outgoing_id:
+            return record
+        if created:
+            self._outbox.cancel(record.outgoing_id, self._clock())
+        raise Refusal(
+            Code.CONFIRMATION_OUTDATED,
+            "The draft changed after the person was shown it; nothing was sent.",
+        )
+
+    def _shown(self, draft: Draft) -> ShownMessage:
+        viewed = self._viewer.view(draft.mime)
+        return ShownMessage(
+            account_id=draft.account_id,
+            sender=viewed.sender,
+            to=viewed.to,
+            cc=viewed.cc,
+            bcc=tuple(r.address for r in draft.recipients if r.field is AddressField.BCC),
+            subject=viewed.subject,
+            files=tuple(ShownFile(name, octets) for name, octets in viewed.files),
+            body=viewed.body,
+            html=viewed.html,
+            envelope=tuple(f"{r.field.value}:{r.address}" for r in draft.recipients),
+            unshown=(hashlib.sha256(draft.mime).hexdigest(),),
+        )

@@ -21,7 +21,7 @@ def build_server(services: Services) -> MailFathomMcp:
     registry = ToolRegistry()
     register_reading_tools(registry, services.reading())
     register_sending_tools(registry, services.sending(), config.confirmation_timeout_seconds)
-    register_drafting_tools(registry, services.drafting())
+    register_drafting_tools(registry, services.drafting(), config.confirmation_timeout_seconds)
     published = config.published_categories
     policy = EndpointPolicy(
         published_categories=published if published is not None else frozenset(ToolCategory),

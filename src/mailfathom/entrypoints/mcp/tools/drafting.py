@@ -8,8 +8,11 @@ from mailfathom.entrypoints.mcp.registry import ToolRegistry
 from mailfathom.entrypoints.mcp.tools import delete_draft, save_draft, send_draft, update_draft
 
 
-def register_drafting_tools(registry: ToolRegistry, services: DraftingUseCases) -> None:
+def register_drafting_tools(
+    registry: ToolRegistry, services: DraftingUseCases, confirmation_timeout: float
+) -> None:
+    """`confirmation_timeout`: how long a person asked to confirm send_draft has to answer."""
     registry.add(save_draft.spec(registry, services.save))
     registry.add(update_draft.spec(registry, services.update))
     registry.add(delete_draft.spec(registry, services.delete))
-    registry.add(send_draft.spec(registry, services.send))
+    registry.add(send_draft.spec(registry, services.send, confirmation_timeout))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mcp.types import ToolAnnotations
 
-from mailfathom.app.confirmation.confirmed_sending import UNAVAILABLE_REASON, Settled, Status
+from mailfathom.app.confirmation.confirmed_sending import UNAVAILABLE_REASON, Settled
 from mailfathom.domain.outgoing import OutgoingRecord, Stage
 from mailfathom.entrypoints.mcp.send_models import (
     OutgoingRecipientModel,
@@ -38,11 +38,6 @@ QUEUED = (
     "get_outgoing_email; stop "
     "it while it waits with cancel_outgoing_email."
 )
-
-
-def queued_result(record: OutgoingRecord) -> SendResult:
-    """The answer of a send written without a question."""
-    return send_result(Settled(Status.QUEUED, record.account_id, record=record))
 
 
 def send_result(settled: Settled[OutgoingRecord]) -> SendResult:

@@ -4,21 +4,33 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp.types import CallToolResult
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult, InputRequiredResult
 
 from mailfathom.app.drafting import send_draft as use_case
 from mailfathom.domain.access import ToolCategory
+from mailfathom.entrypoints.mcp.confirmation import ElicitedConfirmation, run_confirmed
+from mailfathom.entrypoints.mcp.params import ConfirmationLanguage
 from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
 from mailfathom.entrypoints.mcp.send_models import SendResult
 from mailfathom.entrypoints.mcp.tools.drafts import DraftId
-from mailfathom.entrypoints.mcp.tools.outgoing import QUEUED, SENDS, UNTRUSTED, queued_result
+from mailfathom.entrypoints.mcp.tools.outgoing import ASKED, QUEUED, SENDS, UNTRUSTED, send_result
 
 
-def spec(registry: ToolRegistry, promotion: use_case.DraftPromotion) -> ToolSpec:
-    async def send_draft(draftId: DraftId) -> Annotated[CallToolResult, SendResult]:
-        return await registry.run(
-            "send_draft", lambda caller: queued_result(promotion.send(caller, draftId))
+def spec(registry: ToolRegistry, promotion: use_case.DraftPromotion, timeout: float) -> ToolSpec:
+    async def send_draft(
+        draftId: DraftId,
+        language: ConfirmationLanguage = "en",
+        *,
+        ctx: Context,  # the SDK finds the context parameter by its bare class
+    ) -> Annotated[CallToolResult, SendResult] | InputRequiredResult:
+        confirmation = ElicitedConfirmation(ctx, timeout)
+        return await run_confirmed(
+            registry,
+            "send_draft",
+            confirmation,
+            lambda caller: send_result(promotion.settle(caller, draftId, confirmation, language)),
         )
 
     return ToolSpec(
@@ -29,7 +41,7 @@ def spec(registry: ToolRegistry, promotion: use_case.DraftPromotion) -> ToolSpec
             "here (update_draft first). Every sending bound is asked now, and a draft "
             "addressed to nobody is refused. Asking again answers the first call's record "
             "and sends nothing more. The draft's copy leaves the drafts folder once the "
-            "message has been delivered. " + QUEUED + " " + UNTRUSTED + TEXT_FORM
+            "message has been delivered. " + QUEUED + ASKED + " " + UNTRUSTED + TEXT_FORM
         ),
         category=ToolCategory.SENDING,
         permissions=use_case.PERMISSIONS,
