@@ -4,6 +4,7 @@ life that cannot both win, and the copies a drafts folder still needs."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +20,7 @@ from mailfathom.domain.drafts import (
     Answering,
     CopyPlace,
     CopyState,
+    DraftFile,
     DraftLife,
     DraftRecipient,
 )
@@ -67,6 +69,24 @@ def test_a_draft_is_written_at_revision_one_and_read_back(engine: sa.Engine) -> 
     assert draft.recipients == new.content.recipients
     assert store.find(new.draft_id) == draft
     assert store.find(uuid.uuid4()) is None
+
+
+def test_a_draft_lists_its_files_and_a_revision_replaces_them(engine: sa.Engine) -> None:
+    store = SqlDraftStore(engine)
+    files = (DraftFile("plan.pdf", 6_000_000_000), DraftFile(None, 0), DraftFile("a.txt", 3))
+    new = _new()
+    draft, _ = store.create(
+        NewDraft(new.draft_id, "agent", "files", dataclasses.replace(new.content, files=files))
+    )
+    assert draft.files == files
+    assert store.find(draft.draft_id) == draft
+    revised = store.revise(draft.draft_id, _content(b"second"))
+    assert revised is not None
+    assert revised.files == ()
+    again = store.revise(draft.draft_id, dataclasses.replace(_content(b"third"), files=files[2:]))
+    assert again is not None
+    assert again.files == files[2:]
+    assert store.find(draft.draft_id) == again
 
 
 def test_an_answer_keeps_what_it_answers(engine: sa.Engine) -> None:

@@ -79,6 +79,15 @@ class DraftRecipient:
 
 
 @dataclass(frozen=True, slots=True)
+class DraftFile:
+    """A file a draft's message carries, as the draft's question lists it: its display name
+    (None when it has none) and its size in octets, before any transfer encoding."""
+
+    file_name: str | None
+    size_octets: int
+
+
+@dataclass(frozen=True, slots=True)
 class Draft:
     draft_id: uuid.UUID
     account_id: str
@@ -94,6 +103,7 @@ class Draft:
     life: DraftLife
     copies: tuple[DraftCopy, ...] = ()
     outgoing_id: uuid.UUID | None = None
+    files: tuple[DraftFile, ...] = ()
 
     @property
     def copy_state(self) -> CopyState:

@@ -12,13 +12,20 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.schema import draft_copies, draft_recipients, drafts, outgoing_emails
+from mailfathom.adapters.sql.schema import (
+    draft_copies,
+    draft_files,
+    draft_recipients,
+    drafts,
+    outgoing_emails,
+)
 from mailfathom.app.drafting.ports import CopyWork, DraftContent, NewDraft
 from mailfathom.domain.drafts import (
     Answering,
     CopyPlace,
     Draft,
     DraftCopy,
+    DraftFile,
     DraftLife,
     DraftRecipient,
 )
@@ -27,6 +34,7 @@ from mailfathom.domain.outgoing import AddressField, Stage
 _D = drafts.c
 _R = draft_recipients.c
 _C = draft_copies.c
+_F = draft_files.c
 _O = outgoing_emails.c
 
 
@@ -63,7 +71,7 @@ class SqlDraftStore:
                         "retry_key": new.retry_key,
                     },
                 ).scalar_one()
-                self._write_recipients(c, int(seq), new.content)
+                self._write_lists(c, int(seq), new.content)
                 return self._load(c, int(seq)), True
         except sa.exc.IntegrityError:
             # An identical call wrote the same key first; its draft is the answer.
@@ -79,7 +87,7 @@ class SqlDraftStore:
         return None if found is None else int(found)
 
     @staticmethod
-    def _write_recipients(c: sa.Connection, seq: int, content: DraftContent) -> None:
+    def _write_lists(c: sa.Connection, seq: int, content: DraftContent) -> None:
         c.execute(sa.delete(draft_recipients).where(_R.draft_seq == seq))
         if content.recipients:
             c.execute(
@@ -93,6 +101,20 @@ class SqlDraftStore:
                         "written": r.written,
                     }
                     for position, r in enumerate(content.recipients)
+                ],
+            )
+        c.execute(sa.delete(draft_files).where(_F.draft_seq == seq))
+        if content.files:
+            c.execute(
+                sa.insert(draft_files),
+                [
+                    {
+                        "draft_seq": seq,
+                        "position": position,
+                        "file_name": f.file_name,
+                        "size_octets": f.size_octets,
+                    }
+                    for position, f in enumerate(content.files)
                 ],
             )
 
@@ -122,7 +144,7 @@ class SqlDraftStore:
             ).scalar_one_or_none()
             if seq is None:
                 return None
-            self._write_recipients(c, int(seq), content)
+            self._write_lists(c, int(seq), content)
             return self._load(c, int(seq))
 
     def mark_deleted(self, draft_id: uuid.UUID) -> Draft | None:
@@ -234,6 +256,14 @@ class SqlDraftStore:
                 .order_by(_R.position)
             )
         )
+        files = tuple(
+            DraftFile(name, int(size))
+            for name, size in c.execute(
+                sa.select(_F.file_name, _F.size_octets)
+                .where(_F.draft_seq == seq)
+                .order_by(_F.position)
+            )
+        )
         copies = tuple(
             DraftCopy(int(r.revision), CopyPlace(r.folder, int(r.uidvalidity), int(r.uid)))
             for r in c.execute(
@@ -257,4 +287,5 @@ class SqlDraftStore:
             life=DraftLife(row.life),
             copies=copies,
             outgoing_id=row.outgoing_id,
+            files=files,
         )

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
-NEWEST_REVISION = "0007_owner_alerts"
+NEWEST_REVISION = "0008_draft_files"
 """The newest migration under `migrations/versions`; a test holds it to Alembic's own head."""
 
 

@@ -278,6 +278,18 @@ draft_recipients = sa.Table(
     sa.PrimaryKeyConstraint("draft_seq", "position", name="pk_draft_recipients"),
 )
 
+# The files a draft's current revision carries, in the order its message carries them: what
+# the draft's question lists without parsing the message.
+draft_files = sa.Table(
+    "draft_files",
+    metadata,
+    sa.Column("draft_seq", BIGINT, sa.ForeignKey("drafts.seq", ondelete="CASCADE"), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("file_name", sa.String(255)),
+    sa.Column("size_octets", sa.BigInteger, nullable=False),
+    sa.PrimaryKeyConstraint("draft_seq", "position", name="pk_draft_files"),
+)
+
 # The copies of a draft appended to the owner's drafts folder and not yet taken out: the one
 # of the current revision, and any a later revision superseded.
 draft_copies = sa.Table(

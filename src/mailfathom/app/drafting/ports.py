@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from mailfathom.domain.drafts import Answering, CopyPlace, Draft, DraftRecipient
+from mailfathom.domain.drafts import Answering, CopyPlace, Draft, DraftFile, DraftRecipient
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +27,7 @@ class DraftContent:
     body_characters: int
     recipients: tuple[DraftRecipient, ...]
     saved_at: datetime
+    files: tuple[DraftFile, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
