@@ -339,6 +339,7 @@ class Services:
             AnsweredEmails(self._reader(), served, self.content, self.content_repair),
             MimeAttachmentReader(),
             StdlibComposer(),
+            self.files().attachments,
         )
         return DraftingUseCases(
             save=DraftSaving(composition, store, copies, clock=self.clock),

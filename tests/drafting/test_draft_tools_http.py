@@ -65,10 +65,12 @@ def test_a_saved_draft_answers_its_standing_and_nothing_of_its_message(served: S
         "revision",
         "recipientCount",
         "savedAt",
+        "attachmentCount",
         "alreadySent",
         "outgoingEmailId",
     }
     assert (saved["accountId"], saved["state"], saved["revision"]) == ("work", "held", 1)
+    assert saved["attachmentCount"] == 0
     assert saved["recipientCount"] == 3
     answered = _answered_id(served)
     for answering, reached in (("senderOnly", 1), ("everyone", 2)):

@@ -82,6 +82,9 @@ LISTED = [
     ("update_draft", "to", 51013),
     ("update_draft", "cc", 51013),
     ("update_draft", "bcc", 51013),
+    # A file is named by an object: text is no reference, whatever it reads as.
+    ("save_draft", "attachments", 51017),
+    ("update_draft", "attachments", 51017),
 ]
 FOLDERS = [("list_emails", "folders"), ("search_emails", "folders")]
 # ... a filter matched against the stored mail, ...
@@ -141,6 +144,18 @@ def test_a_list_entry_that_reads_as_json_is_refused_for_what_it_says(
     literal: LiteralDeployment, tool: str, argument: str, expected: int, text: str
 ) -> None:
     assert code(call_with(literal, tool, **{argument: [text]})) == expected
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize("tool", sorted(DRAFTING))
+def test_text_inside_a_file_reference_is_read_as_written(
+    literal: LiteralDeployment, tool: str, text: str
+) -> None:
+    """Text naming the email of a file reference is that text, never what it reads as as
+    JSON: "null" is no omitted field (which would be half a reference, 51018) but text that
+    is no identifier (51004)."""
+    reference = {"storedEmailId": text, "partId": "2"}
+    assert code(call_with(literal, tool, attachments=[reference])) == 51004
 
 
 def _subjects(result: Any) -> list[str]:

@@ -6,6 +6,12 @@ names `answeredEmailId` and `answering`, and its account, subject, threading fie
 (`response_derivation`, `answered_email`). Both pairs, neither, or half of one is 51013. No
 recipient is required: a draft addressed to nobody is an ordinary draft, refused only when it
 is sent. Refusals name a field or a bound, never a value.
+
+Files named in `attachments` are read and frozen into the draft's message when the call is
+taken, after every other field passed, and never again: a file changed afterwards changes
+nothing held. A forward carries the original's files first and then the named ones, and the
+count and total bounds count both. The composed message, files included, is held to
+`MaxMessageSize`. Nothing is written before all of this passed.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from mailfathom.app.drafting.ports import AttachmentResolving
+from mailfathom.app.files.references import AttachmentReference, StoredPartReference
 from mailfathom.app.sending import response_derivation as derive
 from mailfathom.app.sending import rules as sending_rules
 from mailfathom.app.sending.answered_email import AnsweredEmails, forwarded_files
@@ -29,7 +37,7 @@ from mailfathom.domain import addresses
 from mailfathom.domain.access import Caller
 from mailfathom.domain.codes import Code
 from mailfathom.domain.config import AccountConfig, DeploymentConfig
-from mailfathom.domain.drafts import Answering, DraftRecipient, normalized_body
+from mailfathom.domain.drafts import Answering, DraftFile, DraftRecipient, normalized_body
 from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import AddressField
 
@@ -62,12 +70,13 @@ class DraftRequest:
     html_body: object = None
     answered_email_id: object = None
     answering: object = None
+    attachments: Sequence[AttachmentReference] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class SettledDraft:
     """A draft every check has passed, ready to compose. `attachments` are the files it
-    carries (a forward's, read from the stored email)."""
+    carries, frozen: a forward's, read from the stored email, then the ones named."""
 
     account_id: str
     answering: Answering | None
@@ -77,6 +86,10 @@ class SettledDraft:
     body_characters: int
     retry_material: tuple[object, ...]
     attachments: tuple[Attachment, ...] = ()
+
+    @property
+    def files(self) -> tuple[DraftFile, ...]:
+        return tuple(DraftFile(a.file_name, len(a.content)) for a in self.attachments)
 
 
 def _composable(message: str) -> Refusal:
@@ -147,15 +160,30 @@ class DraftComposition:
         answered: AnsweredEmails,
         attachments: AttachmentReader,
         composer: MessageComposer,
+        files: AttachmentResolving,
     ) -> None:
         self._config = config
         self._served = tuple(served)
         self._answered = answered
         self._attachments = attachments
         self._composer = composer
+        self._files = files
 
-    def settle(self, request: DraftRequest) -> SettledDraft:
-        """Check the shape, then every field, and read what an answer derives."""
+    def settle(self, caller: Caller, request: DraftRequest) -> SettledDraft:
+        """Check the shape, then every field, read what an answer derives, and last read
+        and freeze the files named."""
+        settled = self._settle(request)
+        references = tuple(request.attachments)
+        if not references:
+            return settled
+        given = self._files.resolve(caller, references, carried=settled.attachments)
+        return dataclasses.replace(
+            settled,
+            attachments=settled.attachments + given,
+            retry_material=(*settled.retry_material, _file_material(references, given)),
+        )
+
+    def _settle(self, request: DraftRequest) -> SettledDraft:
         own = request.account is not None or request.subject is not None
         answer = request.answered_email_id is not None or request.answering is not None
         if own == answer:
@@ -272,22 +300,47 @@ class DraftComposition:
         )
 
     def compose(
-        self,
-        settled: SettledDraft,
-        saved_at: datetime,
-        message_id: str | None = None,
-        attachments: tuple[Attachment, ...] = (),
+        self, settled: SettledDraft, saved_at: datetime, message_id: str | None = None
     ) -> ComposedMessage:
         """The draft's message: written at `saved_at`, keeping `message_id` when the draft
-        already has one, carrying the forwarded files and then `attachments`."""
-        return self._composer.compose(
+        already has one, carrying its files; held to `MaxMessageSize` as written."""
+        composed = self._composer.compose(
             dataclasses.replace(
                 settled.message,
                 sent_at=saved_at,
                 message_id=message_id,
-                attachments=settled.attachments + attachments,
+                attachments=settled.attachments,
             )
         )
+        hold_to_message_size(self._config, len(composed.mime))
+        return composed
+
+
+def hold_to_message_size(config: DeploymentConfig, octets: int) -> None:
+    """Refuse (51014) a composed message longer than `MaxMessageSize`, files included as
+    they travel."""
+    limit = config.mail_delivery.max_message_octets
+    if octets > limit:
+        raise Refusal(
+            Code.MESSAGE_TOO_LARGE,
+            f"The composed message is larger than {limit} octets (MailDelivery.MaxMessageSize).",
+        )
+
+
+def _file_material(
+    references: Sequence[AttachmentReference], files: Sequence[Attachment]
+) -> list[list[object]]:
+    """Each named file as the retry key reads it: the reference as written (what it names,
+    and the name and type given) and the SHA-256 of the octets frozen."""
+    material: list[list[object]] = []
+    for reference, file in zip(references, files, strict=True):
+        if isinstance(reference, StoredPartReference):
+            named: list[object] = ["part", str(reference.stored_email_id), reference.part_id]
+        else:
+            named = ["file", reference.path]
+        digest = hashlib.sha256(file.content).hexdigest()
+        material.append([*named, reference.file_name, reference.media_type, digest])
+    return material
 
 
 def _material(
@@ -309,8 +362,9 @@ def _material(
 
 def retry_key(caller: Caller, settled: SettledDraft) -> str:
     """What makes two save calls the same draft: the caller, the account, the shape, the
-    answered email, the recipients the caller wrote, the subject it wrote and the bodies as
-    `normalized_body` reads them. A digest, so the key holds nothing of the message."""
+    answered email, the recipients the caller wrote, the subject it wrote, the bodies as
+    `normalized_body` reads them and the files named (each reference and the SHA-256 of the
+    octets it froze). A digest, so the key holds nothing of the message."""
     material = [caller.label, settled.account_id, *settled.retry_material]
     encoded = json.dumps(material, ensure_ascii=False, separators=(",", ":")).encode()
     return hashlib.sha256(encoded).hexdigest()

@@ -8,10 +8,14 @@ revision has a copy and where it stands, and what is missing is finished by a la
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from mailfathom.app.files.references import AttachmentReference
+from mailfathom.app.shared.files import Attachment
+from mailfathom.domain.access import Caller
 from mailfathom.domain.drafts import Answering, CopyPlace, Draft, DraftFile, DraftRecipient
 
 
@@ -120,4 +124,17 @@ class DraftFolders(Protocol):
     def remove(self, account_id: str, place: CopyPlace) -> None:
         """Take out exactly that copy (by UID, in that UIDVALIDITY; never any other message).
         A copy already gone is removed. Raises `CopyRefused` or `CopyUnreachable`."""
+        ...
+
+
+class AttachmentResolving(Protocol):
+    def resolve(
+        self,
+        caller: Caller,
+        references: Sequence[AttachmentReference],
+        carried: Sequence[Attachment] = (),
+    ) -> tuple[Attachment, ...]:
+        """The files `references` name, their octets read now and frozen, held with
+        `carried` to the count and size bounds. Raises the refusal a file earns (51014 naming
+        the bound, 51018, 53002, 53011, 56004) before anything is written."""
         ...

@@ -20,6 +20,7 @@ class DraftStanding:
     revision: int
     recipient_count: int
     saved_at: datetime
+    attachment_count: int
     already_sent: bool = False
     outgoing_id: uuid.UUID | None = None
 
@@ -32,6 +33,7 @@ def standing(draft: Draft, *, already_sent: bool = False) -> DraftStanding:
         revision=draft.revision,
         recipient_count=len(draft.recipients),
         saved_at=draft.saved_at,
+        attachment_count=len(draft.files),
         already_sent=already_sent,
         outgoing_id=draft.outgoing_id if already_sent else None,
     )

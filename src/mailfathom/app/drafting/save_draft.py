@@ -41,7 +41,7 @@ class DraftSaving:
 
     def save(self, caller: Caller, request: DraftRequest) -> DraftStanding:
         require(caller, PERMISSIONS)
-        settled = self._composition.settle(request)
+        settled = self._composition.settle(caller, request)
         now = self._clock()
         composed = self._composition.compose(settled, now)
         content = DraftContent(
@@ -52,6 +52,7 @@ class DraftSaving:
             mime=composed.mime,
             body_characters=settled.body_characters,
             recipients=settled.recipients,
+            files=settled.files,
             saved_at=now,
         )
         draft, created = self._store.create(

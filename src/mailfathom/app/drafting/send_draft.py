@@ -3,7 +3,8 @@
 The promotion writes an ordinary outgoing record carrying the draft's own bytes (a message
 composed again would be a second message with a second Message-ID). Every sending bound is
 asked now rather than when the draft was written: sending on for the account, the recipient
-policy and vouching, the recipient count, the body size and the ceilings. A draft addressed to
+policy and vouching, the recipient count, the body size, the files' count and sizes as the
+draft store lists them, the composed message's size and the ceilings. A draft addressed to
 nobody is 53010. A refused promotion leaves the draft as it was.
 
 The draft is the identity of the send: the record's key is derived from the draft and its
@@ -27,7 +28,7 @@ from mailfathom.app.confirmation.confirmed_sending import (
 )
 from mailfathom.app.confirmation.ports import Confirmation, MessageViewer
 from mailfathom.app.confirmation.question import ShownFile, ShownMessage
-from mailfathom.app.drafting.composition import draft_identifier, not_held
+from mailfathom.app.drafting.composition import draft_identifier, hold_to_message_size, not_held
 from mailfathom.app.drafting.ports import DraftStore
 from mailfathom.app.sending import ceilings
 from mailfathom.app.sending import rules as sending_rules
@@ -159,6 +160,7 @@ class DraftPromotion:
                 f"The body is longer than {bounds.max_body_characters} characters, the most "
                 "this deployment sends.",
             )
+        _files_within(config, draft)
         recipient_policy.admit(bounds.recipient_policy, [r.address for r in draft.recipients])
         recipient_policy.vouch(config, [r.address for r in draft.recipients if r.written])
         return sender
@@ -240,3 +242,28 @@ class DraftPromotion:
             envelope=tuple(f"{r.field.value}:{r.address}" for r in draft.recipients),
             unshown=(hashlib.sha256(draft.mime).hexdigest(),),
         )
+
+
+def _files_within(config: DeploymentConfig, draft: Draft) -> None:
+    """The draft's files and message held to today's bounds (51014 naming the bound)."""
+    bounds = config.mail_delivery
+    sizes = [f.size_octets for f in draft.files]
+    if len(sizes) > bounds.max_attachment_count:
+        raise Refusal(
+            Code.MESSAGE_TOO_LARGE,
+            f"A message carries at most {bounds.max_attachment_count} files "
+            "(MailDelivery.MaxAttachmentCount).",
+        )
+    if any(size > bounds.max_attachment_octets for size in sizes):
+        raise Refusal(
+            Code.MESSAGE_TOO_LARGE,
+            f"A file is larger than {bounds.max_attachment_octets} octets "
+            "(MailDelivery.MaxAttachmentSize).",
+        )
+    if sum(sizes) > bounds.max_total_attachment_octets:
+        raise Refusal(
+            Code.MESSAGE_TOO_LARGE,
+            f"The files are larger together than {bounds.max_total_attachment_octets} octets "
+            "(MailDelivery.MaxTotalAttachmentSize).",
+        )
+    hold_to_message_size(config, len(draft.mime))

@@ -57,7 +57,7 @@ class DraftEditing:
             or current.account_id not in self._served
         ):
             raise not_held()
-        settled = self._composition.settle(request)
+        settled = self._composition.settle(caller, request)
         if settled.account_id != current.account_id:
             raise not_held()
         now = self._clock()
@@ -72,6 +72,7 @@ class DraftEditing:
                 mime=composed.mime,
                 body_characters=settled.body_characters,
                 recipients=settled.recipients,
+                files=settled.files,
                 saved_at=now,
             ),
         )

@@ -67,20 +67,27 @@ class AttachmentResolver:
         self._roots = roots
 
     def resolve(
-        self, caller: Caller, references: Sequence[AttachmentReference]
+        self,
+        caller: Caller,
+        references: Sequence[AttachmentReference],
+        carried: Sequence[Attachment] = (),
     ) -> tuple[Attachment, ...]:
         """The files, in the order named, each with its display name and media type (given,
         or derived: a stored part's from what the stored email says, a local file's name
-        from its path and its type from that name)."""
+        from its path and its type from that name). `carried` are files the message holds
+        already (a forward's): the count and total bounds count them with the named ones."""
         bounds = self._bounds
-        if len(references) > bounds.max_attachment_count:
+        if len(carried) + len(references) > bounds.max_attachment_count:
             raise _too_many(bounds)
         local = any(isinstance(r, LocalFileReference) for r in references)
         if local and not self._roots.any_roots():
             raise Refusal(Code.FILES_NOT_ENABLED, NO_ROOTS)
+        already = sum(len(file.content) for file in carried)
+        if already > bounds.max_total_attachment_octets:
+            raise _total_too_large(bounds)
         # Stored parts are described before any file is read, so their recorded sizes are
         # held to the bounds first.
-        recorded = 0
+        recorded = already
         for reference in references:
             if isinstance(reference, StoredPartReference):
                 row = self._parts.describe(caller, reference.stored_email_id, reference.part_id)
@@ -89,7 +96,7 @@ class AttachmentResolver:
                 recorded += row.size_octets
                 if recorded > bounds.max_total_attachment_octets:
                     raise _total_too_large(bounds)
-        used = 0
+        used = already
         files: list[Attachment] = []
         for reference in references:
             room = bounds.max_total_attachment_octets - used

@@ -29,6 +29,9 @@ class DraftResult(Published):
         "each address once."
     )
     savedAt: datetime = Field(description="When this version was written down.")
+    attachmentCount: int = Field(
+        description="How many files the draft's message carries (a forward's and the ones named)."
+    )
     alreadySent: bool = Field(
         default=False,
         description="true only when this save repeated an earlier identical one whose draft "

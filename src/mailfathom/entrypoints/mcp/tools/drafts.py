@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from mcp.types import ToolAnnotations
-from pydantic import Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from mailfathom.app.drafting.composition import DraftRequest
 from mailfathom.app.drafting.results import DraftStanding
+from mailfathom.app.files.references import attachment_reference
 from mailfathom.entrypoints.mcp.draft_models import DraftResult
 
 SAVES = ToolAnnotations(
@@ -85,6 +86,47 @@ AnsweringMode = Annotated[
 DraftId = Annotated[str, Field(description="Required. The draftId save_draft answered with.")]
 
 
+class FileReference(BaseModel):
+    """One file a draft carries, named by reference: never its octets."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    storedEmailId: str | None = Field(
+        default=None, description="A part of a stored email: the email, with partId."
+    )
+    partId: str | None = Field(
+        default=None,
+        description="With storedEmailId: the attachment's partId as get_email_content "
+        "describes it.",
+    )
+    filePath: str | None = Field(
+        default=None,
+        description="Instead: the absolute path of a file inside a directory the operator "
+        "allows (MailDelivery.AttachmentRoots).",
+    )
+    fileName: str | None = Field(
+        default=None,
+        description="The name the file travels under. Omitted: the part's own name, or the "
+        "path's last component.",
+    )
+    mediaType: str | None = Field(
+        default=None,
+        description="type/subtype. Omitted: the part's own type, or one derived from the name.",
+    )
+
+
+Attachments = Annotated[
+    list[FileReference] | None,
+    Field(
+        description="Files the draft carries, each a part of a stored email (storedEmailId "
+        "with partId) or a file under an allowed directory (filePath). Read and frozen when "
+        "the call is taken, held to the file count and size bounds; a forward's own files "
+        "come first and count too. update_draft drops any file it does not name again. "
+        "Omitted: none."
+    ),
+]
+
+
 def draft_request(
     plain_text_body: str,
     account: str | None,
@@ -95,7 +137,10 @@ def draft_request(
     html_body: str | None,
     answered_email_id: str | None,
     answering: str | None,
+    attachments: list[FileReference] | None,
 ) -> DraftRequest:
+    """The request as written; a file reference that is not well formed is refused (51018),
+    so call it inside the tool's run."""
     return DraftRequest(
         plain_text_body=plain_text_body,
         account=account,
@@ -106,6 +151,16 @@ def draft_request(
         html_body=html_body,
         answered_email_id=answered_email_id,
         answering=answering,
+        attachments=tuple(
+            attachment_reference(
+                stored_email_id=a.storedEmailId,
+                part_id=a.partId,
+                file_path=a.filePath,
+                file_name=a.fileName,
+                media_type=a.mediaType,
+            )
+            for a in attachments or ()
+        ),
     )
 
 
@@ -117,6 +172,7 @@ def draft_result(standing: DraftStanding) -> DraftResult:
         revision=standing.revision,
         recipientCount=standing.recipient_count,
         savedAt=standing.saved_at,
+        attachmentCount=standing.attachment_count,
         alreadySent=standing.already_sent,
         outgoingEmailId=str(standing.outgoing_id) if standing.outgoing_id else None,
     )

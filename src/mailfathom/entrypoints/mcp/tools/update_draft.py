@@ -7,6 +7,7 @@ from typing import Annotated
 from mcp.types import CallToolResult
 
 from mailfathom.app.drafting import update_draft as use_case
+from mailfathom.app.drafting.composition import DraftRequest
 from mailfathom.domain.access import ToolCategory
 from mailfathom.entrypoints.mcp.draft_models import DraftResult
 from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
@@ -17,6 +18,7 @@ from mailfathom.entrypoints.mcp.tools.drafts import (
     Account,
     AnsweredEmailId,
     AnsweringMode,
+    Attachments,
     Bcc,
     Cc,
     DraftId,
@@ -42,12 +44,24 @@ def spec(registry: ToolRegistry, editing: use_case.DraftEditing) -> ToolSpec:
         htmlBody: Html = None,
         answeredEmailId: AnsweredEmailId = None,
         answering: AnsweringMode = None,
+        attachments: Attachments = None,
     ) -> Annotated[CallToolResult, DraftResult]:
-        request = draft_request(
-            plainTextBody, account, subject, to, cc, bcc, htmlBody, answeredEmailId, answering
-        )
+        def request() -> DraftRequest:
+            return draft_request(
+                plainTextBody,
+                account,
+                subject,
+                to,
+                cc,
+                bcc,
+                htmlBody,
+                answeredEmailId,
+                answering,
+                attachments,
+            )
+
         return await registry.run(
-            "update_draft", lambda caller: draft_result(editing.update(caller, draftId, request))
+            "update_draft", lambda caller: draft_result(editing.update(caller, draftId, request()))
         )
 
     return ToolSpec(
