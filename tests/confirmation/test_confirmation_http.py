@@ -26,7 +26,7 @@ from log_audit import register_all
 from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.app.confirmation.confirmed_sending import alert_key
 from mailfathom.app.confirmation.ports import OwnerAlert
-from mailfathom.domain.drafts import Draft, DraftLife
+from mailfathom.domain.drafts import Draft, DraftFile, DraftLife
 from mcp_tests.client import code, structured
 from sending.helpers import SMTP_PASSWORD, SMTP_USER
 from servers.dovecot import DovecotServer
@@ -551,3 +551,16 @@ def _draft_life(served: Served, draft_id: str) -> DraftLife:
         draft = SqlDraftStore(services.engine).find(uuid.UUID(draft_id))
     assert draft is not None
     return draft.life
+
+
+def test_a_forward_kept_as_a_draft_lists_the_files_it_carries(served: Served) -> None:
+    arguments = {
+        "storedEmailId": _stored_email_id(served),
+        "to": ["friend@example.org"],
+        "plainTextBody": BODY,
+        "idempotencyKey": uuid.uuid4().hex,
+    }
+    answer = structured(_call(served, "forward_email", arguments, MODES[0], None))
+    assert answer["status"] == "draft"
+    draft = _draft(served, answer["draftId"])
+    assert draft.files == (DraftFile(ATTACHED[0], len(ATTACHED[1])),)

@@ -2,9 +2,10 @@
 chose Save draft, or when nobody could be asked (`DraftSaver` of the confirmation step).
 
 The draft is an ordinary draft of the account: the message composed as it would have been
-sent, its recipients (Bcc included, and those an answer reaches marked as derived), and for an
-answer the email it answers, so `update_draft` and `send_draft` treat it as any other. The
-sending call's idempotency key makes the draft's retry key: asking again keeps one draft.
+sent, its recipients (Bcc included, and those an answer reaches marked as derived), the name
+and size of each file it carries, and for an answer the email it answers, so `update_draft`
+and `send_draft` treat it as any other. The sending call's idempotency key makes the draft's
+retry key: asking again keeps one draft.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from mailfathom.app.drafting.ports import DraftContent, DraftStore, NewDraft
 from mailfathom.app.sending.confirmable import Outgoing
 from mailfathom.app.sending.ports import MessageComposer
 from mailfathom.domain.access import Caller
-from mailfathom.domain.drafts import DraftRecipient
+from mailfathom.domain.drafts import DraftFile, DraftRecipient
 
 
 def _now() -> datetime:
@@ -56,6 +57,9 @@ class SendsKeptAsDrafts:
                 for r in message.recipients
             ),
             saved_at=now,
+            files=tuple(
+                DraftFile(a.file_name, len(a.content)) for a in message.message.attachments
+            ),
         )
         draft, created = self._store.create(
             NewDraft(uuid.uuid4(), caller.label, _retry_key(caller, message), content)
