@@ -11,7 +11,12 @@ from typing import Any
 import pytest
 
 from log_audit import register_all
+from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.app.reading.get_email_content import ContentRequest
+from mailfathom.bootstrap import Services
+from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.codes import Code
+from mailfathom.domain.errors import Refusal
 from mcp_tests.client import call, code, structured, text
 from mcp_tests.deployment import KEYS, Deployment
 
@@ -112,14 +117,23 @@ def test_a_destination_outside_the_allowed_directory_is_refused_with_nothing_wri
 
 
 def test_saving_needs_the_files_grant(mcp_deployment: Deployment) -> None:
+    """A caller without the files grant is offered the read-only read, to which savePart and
+    saveTo are unknown arguments (51017); the use case refuses such a save on its own too."""
     d = mcp_deployment
     email_id, part = _quarterly(d)
     target = d.files_dir / _fresh_name()
-    assert code(_save(d, "reader", email_id, part, str(target))) == Code.FILES_NOT_ENABLED
+    saving = _save(d, "reader", email_id, part, str(target))
+    assert code(saving) == Code.ARGUMENTS_NOT_MATCHING_SCHEMA
     assert not target.exists()
-    # Reading alone is still served to the same caller.
+    # Reading alone is still served to the same caller, without a savedFile.
     plain = call(d.url, KEYS["reader"], "get_email_content", {"storedEmailIds": [email_id]})
-    assert structured(plain)["savedFile"] is None
+    assert "savedFile" not in structured(plain)
+    reader = Caller(frozenset({Permission.MAIL_READ}), "reader")
+    request = ContentRequest(stored_email_ids=[email_id], save_part=part, save_to=str(target))
+    with Services.open(load_config(d.config_path)) as services, pytest.raises(Refusal) as refused:
+        services.reading().content.read(reader, request)
+    assert refused.value.code == Code.FILES_NOT_ENABLED
+    assert not target.exists()
 
 
 @pytest.mark.parametrize(

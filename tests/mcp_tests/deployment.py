@@ -32,6 +32,8 @@ KEYS = {
     "reader-sender": "key-reader-sender-" + uuid.uuid4().hex,
     "drafter": "key-drafter-" + uuid.uuid4().hex,
     "drafter-sender": "key-drafter-sender-" + uuid.uuid4().hex,
+    "reader-files": "key-reader-files-" + uuid.uuid4().hex,
+    "files": "key-files-" + uuid.uuid4().hex,
     "metrics": "key-metrics-" + uuid.uuid4().hex,
 }
 BASE = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
@@ -207,6 +209,18 @@ Name = "drafter-sender"
 Credential = "apiKey"
 ApiKeySha256 = "{_digest(KEYS["drafter-sender"])}"
 Permissions = ["mailfathom.mail.drafts.write", "mailfathom.mail.send"]
+
+[[McpEndpoint.Callers]]
+Name = "reader-files"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["reader-files"])}"
+Permissions = ["mailfathom.mail.read", "mailfathom.files.write"]
+
+[[McpEndpoint.Callers]]
+Name = "files"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["files"])}"
+Permissions = ["mailfathom.files.write"]
 
 [[McpEndpoint.Callers]]
 Name = "local"

@@ -1,5 +1,9 @@
 """The advertised tools/list is contract: any drift from the pinned copy fails the build.
 
+The pinned copy holds every distinct descriptor some caller of the test deployment is offered,
+sorted by name: a tool offered in more than one form (get_email_content, read-only, or saving a
+file for a caller holding the files grant) appears once per form.
+
 Regenerate the pinned copy deliberately with MAILFATHOM_PIN_DESCRIPTOR=1 after a reviewed change.
 """
 
@@ -24,15 +28,16 @@ SENDS = {
     "idempotentHint": True,
     "openWorldHint": True,
 }
+# The form of get_email_content offered to a caller that may save: savePart/saveTo writes a
+# new file, so it is not read-only, never replaces anything, and a repeated save writes
+# nothing more. Every other caller is offered the contract's read-only read.
+SAVING_CONTENT = {
+    "readOnlyHint": False,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
 ANNOTATIONS_OF = {
-    # A content read changes nothing, but savePart/saveTo writes a new file: not read-only,
-    # never replacing anything, and a repeated save writes nothing more.
-    "get_email_content": {
-        "readOnlyHint": False,
-        "destructiveHint": False,
-        "idempotentHint": True,
-        "openWorldHint": False,
-    },
     "send_email": SENDS,
     "reply_to_email": SENDS,
     "forward_email": SENDS,
@@ -81,6 +86,29 @@ def _advertised(d: Deployment) -> list[dict[str, Any]]:
     return sorted(tools, key=lambda t: t["name"])
 
 
+def _offered(d: Deployment) -> list[dict[str, Any]]:
+    """Every distinct descriptor offered to some caller, by name, then the shorter form
+    first."""
+
+    async def work(client: Client) -> list[dict[str, Any]]:
+        listed = await client.list_tools()
+        return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools]
+
+    found = {
+        json.dumps(tool, sort_keys=True): tool
+        for caller, key in KEYS.items()
+        if caller != "metrics"
+        for tool in over_http(d.url, key, work, mode="legacy")
+    }
+    return [found[k] for k in sorted(found, key=lambda k: (found[k]["name"], len(k), k))]
+
+
+def _annotations(tool: dict[str, Any]) -> dict[str, bool]:
+    if tool["name"] == "get_email_content" and "saveTo" in tool["inputSchema"]["properties"]:
+        return SAVING_CONTENT
+    return ANNOTATIONS_OF.get(tool["name"], ANNOTATIONS)
+
+
 def _properties(schema: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     found = list(schema.get("properties", {}).items())
     for definition in schema.get("$defs", {}).values():
@@ -89,14 +117,14 @@ def _properties(schema: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def test_tools_list_matches_the_pinned_descriptor(mcp_deployment: Deployment) -> None:
-    advertised = _advertised(mcp_deployment)
+    advertised = _offered(mcp_deployment)
     if os.environ.get("MAILFATHOM_PIN_DESCRIPTOR") == "1":
         PINNED.write_text(json.dumps(advertised, indent=2, sort_keys=True) + "\n", "utf-8")
     assert advertised == json.loads(PINNED.read_text("utf-8"))
 
 
 def test_every_descriptor_follows_the_conventions(mcp_deployment: Deployment) -> None:
-    advertised = _advertised(mcp_deployment)
+    advertised = _offered(mcp_deployment)
     titles = {t["name"]: t["title"] for t in advertised}
     assert titles == {
         "get_email_content": "Get email content",
@@ -114,7 +142,7 @@ def test_every_descriptor_follows_the_conventions(mcp_deployment: Deployment) ->
         "send_draft": "Send a draft",
     }
     for tool in advertised:
-        assert tool["annotations"] == ANNOTATIONS_OF.get(tool["name"], ANNOTATIONS), tool["name"]
+        assert tool["annotations"] == _annotations(tool), tool["name"]
         assert "mail server" in tool["description"]
         # An argument the schema does not name is refused, and the schema says so.
         assert tool["inputSchema"]["additionalProperties"] is False, tool["name"]
@@ -123,6 +151,15 @@ def test_every_descriptor_follows_the_conventions(mcp_deployment: Deployment) ->
         assert tool["outputSchema"]["type"] == "object"
         for name, schema in _properties(tool["outputSchema"]):
             assert schema.get("description"), (tool["name"], name)
+
+
+def test_content_reading_is_pinned_read_only_and_saving(mcp_deployment: Deployment) -> None:
+    """The contract's get_email_content, and the form that also saves a file."""
+    forms = [t for t in _offered(mcp_deployment) if t["name"] == "get_email_content"]
+    saving = {"savePart", "saveTo"}
+    assert [set(t["inputSchema"]["properties"]) & saving for t in forms] == [set(), saving]
+    assert [t["annotations"] for t in forms] == [ANNOTATIONS, SAVING_CONTENT]
+    assert ["savedFile" in t["outputSchema"]["properties"] for t in forms] == [False, True]
 
 
 def test_search_offers_no_way_to_page_or_widen_extracts(mcp_deployment: Deployment) -> None:

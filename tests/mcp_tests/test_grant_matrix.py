@@ -2,11 +2,14 @@
 
 A tool is offered exactly when the caller's grant covers every permission its use case
 declares; an offered tool is never refused for want of a permission, and a tool that is not
-offered answers exactly as a tool that does not exist."""
+offered answers exactly as a tool that does not exist. Where a grant adds to what a tool
+does, the tool is offered in the form the grant covers: get_email_content saves a file only
+for a caller holding the files grant, and is the contract's read-only read for any other."""
 
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +24,7 @@ ZERO = "00000000-0000-0000-0000-000000000000"
 READ = "read"
 SEND = "send"
 DRAFT = "drafts"
+FILES = "files"
 
 # What each tool's use case needs, as the tool contract states it.
 REQUIRED: dict[str, frozenset[str]] = {
@@ -46,8 +50,22 @@ GRANTS: dict[str, frozenset[str]] = {
     "reader-sender": frozenset({READ, SEND}),
     "drafter": frozenset({DRAFT}),
     "drafter-sender": frozenset({DRAFT, SEND}),
-    "full": frozenset({READ, SEND, DRAFT}),
+    "reader-files": frozenset({READ, FILES}),
+    "files": frozenset({FILES}),
+    "full": frozenset({READ, SEND, DRAFT, FILES}),
 }
+# What saving an attachment with get_email_content needs beside reading.
+SAVING = frozenset({READ, FILES})
+SAVE_ARGUMENTS = {"savePart", "saveTo"}
+# The contract's annotations of a read, and those of a read that may also write a new file
+# (never replacing one, and writing nothing more when repeated).
+READ_ONLY = {
+    "readOnlyHint": True,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
+SAVES_FILES = {**READ_ONLY, "readOnlyHint": False}
 
 
 def _arguments(tool: str) -> dict[str, Any]:
@@ -152,3 +170,62 @@ def test_arguments_are_held_to_the_schema_only_on_offered_tools(
             assert code(result) == Code.ARGUMENTS_NOT_MATCHING_SCHEMA, tool
         else:
             assert _shape(result, tool) == _shape(unknown, tool + "_absent"), tool
+
+
+@pytest.mark.parametrize("grant", sorted(GRANTS))
+def test_content_reading_is_read_only_unless_the_grant_lets_it_save(
+    mcp_deployment: Deployment, grant: str
+) -> None:
+    async def listed(client: Client) -> list[dict[str, Any]]:
+        tools = (await client.list_tools()).tools
+        return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+
+    offered = over_http(mcp_deployment.url, KEYS[grant], listed)
+    found = [t for t in offered if t["name"] == "get_email_content"]
+    if READ not in GRANTS[grant]:
+        assert found == []
+        return
+    (tool,) = found
+    arguments = set(tool["inputSchema"]["properties"])
+    results = set(tool["outputSchema"]["properties"])
+    if GRANTS[grant] >= SAVING:
+        assert tool["annotations"] == SAVES_FILES
+        assert arguments >= SAVE_ARGUMENTS
+        assert "savedFile" in results
+    else:
+        assert tool["annotations"] == READ_ONLY
+        assert not SAVE_ARGUMENTS & arguments
+        assert "savedFile" not in results
+        assert "savePart" not in tool["description"]
+
+
+@pytest.mark.parametrize("grant", sorted(GRANTS))
+def test_saving_arguments_are_unknown_to_a_caller_that_may_not_save(
+    mcp_deployment: Deployment, grant: str
+) -> None:
+    """A caller offered the read-only read is answered for savePart and saveTo as for any
+    other argument its schema does not name; a caller offered saving gets past the schema."""
+    target = str(mcp_deployment.files_dir / ("grant-matrix-" + uuid.uuid4().hex))
+    held_by_nobody = str(uuid.uuid4())
+    arguments = {"storedEmailIds": [held_by_nobody], "savePart": "2", "saveTo": target}
+
+    async def work(client: Client) -> tuple[CallToolResult, CallToolResult, CallToolResult]:
+        saving = await client.call_tool("get_email_content", arguments)
+        reading = await client.call_tool("get_email_content", {"storedEmailIds": [held_by_nobody]})
+        unknown = await client.call_tool("get_email_content_absent", arguments)
+        return saving, reading, unknown
+
+    saving, reading, unknown = over_http(mcp_deployment.url, KEYS[grant], work)
+    if READ not in GRANTS[grant]:
+        assert _shape(saving, "get_email_content") == _shape(unknown, "get_email_content_absent")
+    elif GRANTS[grant] >= SAVING:
+        assert code(saving) not in (Code.ARGUMENTS_NOT_MATCHING_SCHEMA, Code.UNDIAGNOSED)
+        assert code(reading) is None
+        assert reading.structured_content is not None
+        assert reading.structured_content["savedFile"] is None
+    else:
+        assert code(saving) == Code.ARGUMENTS_NOT_MATCHING_SCHEMA
+        assert code(reading) is None
+        assert reading.structured_content is not None
+        assert "savedFile" not in reading.structured_content
+    assert not Path(target).exists()

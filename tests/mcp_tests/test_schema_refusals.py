@@ -21,7 +21,7 @@ from mcp_tests.literal_deployment import literal as literal
 from waiting import wait_for
 
 PINNED = Path(__file__).with_name("descriptor.json")
-PUBLISHED = sorted(t["name"] for t in json.loads(PINNED.read_text("utf-8")))
+PUBLISHED = sorted({t["name"] for t in json.loads(PINNED.read_text("utf-8"))})
 ZERO = "00000000-0000-0000-0000-000000000000"
 # A length that occurs nowhere in an answer by chance: a value this long must not be measured
 # back to the caller.

@@ -223,6 +223,10 @@ class GetEmailContentResult(Published):
         description="The conversation's messages this call did not carry; pass them as "
         "storedEmailIds to read them. Empty when emails were named.",
     )
+
+
+# The result of the form offered to a caller that may save an attachment to a file.
+class GetEmailContentSavingResult(GetEmailContentResult):
     savedFile: SavedFileModel | None = Field(
         default=None, description="The file savePart and saveTo wrote, or null."
     )

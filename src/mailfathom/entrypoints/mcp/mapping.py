@@ -244,6 +244,12 @@ def content(read: v.ContentRead) -> c.GetEmailContentResult:
             for entry in read.emails
         ],
         unreadThreadMessages=[str(i) for i in read.unread_thread_messages],
+    )
+
+
+def saved_content(read: v.ContentRead) -> c.GetEmailContentSavingResult:
+    return c.GetEmailContentSavingResult(
+        **dict(content(read)),
         savedFile=(
             c.SavedFileModel(
                 path=read.saved.path,

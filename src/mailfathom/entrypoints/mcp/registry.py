@@ -39,6 +39,18 @@ current_caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar(
 
 
 @dataclass(frozen=True, slots=True)
+class ToolVariant:
+    """A tool as offered to a caller whose grant also covers `permissions`: further
+    arguments, and the description and annotations of what they do. A caller the grant does
+    not cover is offered the tool's own form, in which those arguments are unknown."""
+
+    permissions: frozenset[Permission]
+    description: str
+    annotations: ToolAnnotations
+    function: Callable[..., Awaitable[CallToolResult | InputRequiredResult]]
+
+
+@dataclass(frozen=True, slots=True)
 class ToolSpec:
     name: str
     title: str
@@ -49,6 +61,8 @@ class ToolSpec:
     permissions: frozenset[Permission]
     annotations: ToolAnnotations
     function: Callable[..., Awaitable[CallToolResult | InputRequiredResult]]
+    # Wider forms, the first one a caller's grant covers being the one it is offered.
+    variants: tuple[ToolVariant, ...] = ()
 
 
 def error_result(code: int, message: str) -> CallToolResult:

@@ -5,6 +5,10 @@ caller's `MailFathom-Tool-Categories` header) and the caller's grant names every
 the use case behind it declares.
 Anything else is absent from `tools/list`, and a call naming it is answered exactly as a call
 naming a tool that does not exist.
+
+A served tool is offered in one form per caller: the first of its variants whose permissions
+the caller's grant covers, else its own. The listing shows that form, and a call is validated
+and run by it, so an argument only a variant takes is unknown to any other caller.
 """
 
 from __future__ import annotations
@@ -21,13 +25,15 @@ from mcp.server import MCPServer
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.server.request_state import RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult
+from mcp.types import Tool as Descriptor
 from pydantic import ValidationError
 
 from mailfathom.app.shared.authorization import permits
-from mailfathom.domain.access import Caller, ToolCategory
+from mailfathom.domain.access import Caller, Permission, ToolCategory
 from mailfathom.domain.codes import Code
 from mailfathom.domain.config import DEFAULT_CONFIRMATION_TIMEOUT_SECONDS
 from mailfathom.domain.errors import ConfigurationError
@@ -101,6 +107,7 @@ class MailFathomMcp(MCPServer):
         self.registry = registry
         self.policy = policy
         self.telemetry = telemetry
+        self._variants: dict[str, list[tuple[frozenset[Permission], Tool]]] = {}
         for spec in registry.specs.values():
             if spec.category is None:
                 raise ConfigurationError(
@@ -119,12 +126,22 @@ class MailFathomMcp(MCPServer):
                 raise ConfigurationError(
                     f"The tool {spec.name} was not registered; the endpoint does not start."
                 )
-            tool.fn_metadata = with_literal_text(tool.fn_metadata)
-            # Published from the model calls are validated with, which refuses any argument
-            # it does not name: the schema says so with `additionalProperties: false`.
-            tool.parameters = tool.fn_metadata.arg_model.model_json_schema(by_alias=True)
-            if tool.fn_metadata.output_schema is not None:
-                tool.fn_metadata.output_schema = inline_definitions(tool.fn_metadata.output_schema)
+            _hold_to_schema(tool)
+            self._variants[spec.name] = [
+                (
+                    variant.permissions,
+                    _hold_to_schema(
+                        Tool.from_function(
+                            variant.function,
+                            name=spec.name,
+                            title=spec.title,
+                            description=variant.description,
+                            annotations=variant.annotations,
+                        )
+                    ),
+                )
+                for variant in spec.variants
+            ]
         # The SDK reports every failed call at INFO, quoting what the caller sent.
         logging.getLogger("mcp.server.mcpserver.server").setLevel(logging.WARNING)
 
@@ -133,6 +150,21 @@ class MailFathomMcp(MCPServer):
         header narrows them."""
         categories = self.policy.published_categories
         return frozenset(s.name for s in self.registry.specs.values() if s.category in categories)
+
+    def offered_tool(self, name: str, caller: Caller | None) -> Tool | None:
+        """The form of the tool `name` this caller is offered."""
+        for permissions, variant in self._variants.get(name, []):
+            if caller is not None and permits(caller, permissions):
+                return variant
+        return self._tool_manager.get_tool(name)
+
+    async def list_tools(self) -> list[Descriptor]:
+        caller = current_caller.get()
+        listed = []
+        for descriptor in await super().list_tools():
+            tool = self.offered_tool(descriptor.name, caller)
+            listed.append(descriptor if tool is None else _descriptor(tool))
+        return listed
 
     def visible_tools(self, caller: Caller | None, header: Sequence[str]) -> frozenset[str]:
         if caller is None:
@@ -178,11 +210,16 @@ class MailFathomMcp(MCPServer):
         caller = current_caller.get()
         label = caller.label if caller is not None else None
         visible = current_visible.get() or frozenset()
-        if name not in visible:
+        tool = self.offered_tool(name, caller) if name in visible else None
+        if tool is None:
             self.telemetry.record(name, "unknownTool", None, time.perf_counter() - started, label)
             raise ToolError(f"Unknown tool: {name}")
         try:
-            result = await super().call_tool(name, arguments, context)
+            result = await tool.run(
+                arguments,
+                context or Context(mcp_server=self, subscriptions=self._subscriptions),
+                convert_result=True,
+            )
         except MCPError:
             self.telemetry.record(name, "protocolError", None, _since(started), label)
             raise
@@ -190,7 +227,7 @@ class MailFathomMcp(MCPServer):
             self.telemetry.record(name, "cancelled", None, _since(started), label)
             raise
         except ToolError as error:
-            result = self._refused_arguments(name, error)
+            result = _refused_arguments(name, tool, error)
         code = outcome_code(result)
         outcome = (
             "success" if code is None else ("failed" if code == Code.UNDIAGNOSED else "refused")
@@ -198,22 +235,43 @@ class MailFathomMcp(MCPServer):
         self.telemetry.record(name, outcome, code, _since(started), label)
         return result
 
-    def _refused_arguments(self, name: str, error: ToolError) -> CallToolResult:
-        """The answer to a call the SDK stopped before the tool ran. Arguments that do not
-        match the published schema are the caller's to correct and are told as 51017; any
-        other failure there is this server's and is not described."""
-        cause = error.__cause__
-        tool = self._tool_manager.get_tool(name)
-        if isinstance(error, UnexpectedToolError) or not isinstance(cause, ValidationError):
-            return log_undiagnosed(name, error)
-        mismatch = describe(cause, tool.parameters if tool is not None else {})
-        logging.getLogger("mailfathom.mcp").warning(
-            "tool.arguments_rejected tool=%s fields=%s unknown=%d",
-            name,
-            ",".join(f"{field}:{rule}" for field, rule in mismatch.rules),
-            mismatch.unknown_count,
-        )
-        return error_result(Code.ARGUMENTS_NOT_MATCHING_SCHEMA, mismatch.sentence)
+
+def _refused_arguments(name: str, tool: Tool, error: ToolError) -> CallToolResult:
+    """The answer to a call the SDK stopped before the tool ran. Arguments that do not match
+    the published schema of the form the caller is offered are the caller's to correct and
+    are told as 51017; any other failure there is this server's and is not described."""
+    cause = error.__cause__
+    if isinstance(error, UnexpectedToolError) or not isinstance(cause, ValidationError):
+        return log_undiagnosed(name, error)
+    mismatch = describe(cause, tool.parameters)
+    logging.getLogger("mailfathom.mcp").warning(
+        "tool.arguments_rejected tool=%s fields=%s unknown=%d",
+        name,
+        ",".join(f"{field}:{rule}" for field, rule in mismatch.rules),
+        mismatch.unknown_count,
+    )
+    return error_result(Code.ARGUMENTS_NOT_MATCHING_SCHEMA, mismatch.sentence)
+
+
+def _hold_to_schema(tool: Tool) -> Tool:
+    """`tool` validating calls with a model that refuses any argument it does not name and
+    leaves text as sent, publishing that model's schema (`additionalProperties: false`)."""
+    tool.fn_metadata = with_literal_text(tool.fn_metadata)
+    tool.parameters = tool.fn_metadata.arg_model.model_json_schema(by_alias=True)
+    if tool.fn_metadata.output_schema is not None:
+        tool.fn_metadata.output_schema = inline_definitions(tool.fn_metadata.output_schema)
+    return tool
+
+
+def _descriptor(tool: Tool) -> Descriptor:
+    return Descriptor(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=tool.parameters,
+        output_schema=tool.output_schema,
+        annotations=tool.annotations,
+    )
 
 
 def _since(started: float) -> float:
