@@ -14,14 +14,31 @@ does not name is refused rather than ignored (the schema says `additionalPropert
 and a single string given where a list of strings is published is read as a list of one. The
 schema keeps publishing only the list: a string branch would make the argument textual above,
 so a list a client encoded as JSON text would be read as one entry spelling it.
+
+A boolean or integer argument takes its own JSON type and nothing it could be coerced from: a
+boolean is true or false (never 1, 0 or "yes"), an integer a whole number (never true or false,
+never a fraction; 5.0 is 5). Text spelling such a value as JSON ("true", "5") is read as that
+value, like any argument that can never be text; other text is refused.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from pydantic import ConfigDict, PrivateAttr, model_validator
+from pydantic import (
+    ConfigDict,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+# Longer text is no JSON spelling of a boolean or an integer any bound admits.
+_SCALAR_TEXT_LIMIT = 32
 
 
 class LiteralTextArguments(FuncMetadata):
@@ -46,10 +63,12 @@ def with_literal_text(metadata: FuncMetadata) -> LiteralTextArguments:
 
 
 def exact(model: type[ArgModelBase]) -> type[ArgModelBase]:
-    """`model` refusing any argument it does not name, and reading one string as a list of
-    one wherever it takes a list of strings. Its published schema differs from `model`'s only
-    by `additionalProperties: false`."""
+    """`model` refusing any argument it does not name, reading one string as a list of one
+    wherever it takes a list of strings, and holding its boolean and integer arguments to
+    their JSON types. Its published schema differs from `model`'s only by
+    `additionalProperties: false`."""
     listed = text_lists(model)
+    scalars = {name: _SCALAR_RULES[kind] for name, kind in scalar_arguments(model).items()}
 
     class Exact(model):  # type: ignore[misc,valid-type]
         model_config = ConfigDict(extra="forbid", title=model.__name__)
@@ -61,7 +80,57 @@ def exact(model: type[ArgModelBase]) -> type[ArgModelBase]:
                 return data
             return {k: [v] if k in listed and isinstance(v, str) else v for k, v in data.items()}
 
+        @field_validator("*", mode="before")
+        @classmethod
+        def scalars_of_their_own_type(cls, value: Any, info: ValidationInfo) -> Any:
+            rule = scalars.get(info.field_name or "")
+            return value if rule is None or value is None else rule(value)
+
     return Exact
+
+
+def scalar_arguments(model: type[ArgModelBase]) -> dict[str, str]:
+    """The field names of the arguments published as a boolean or an integer (or null),
+    with which of the two."""
+    schema = model.model_json_schema(by_alias=True)
+    properties: dict[str, Any] = schema.get("properties", {})
+    found: dict[str, str] = {}
+    for name, field in model.model_fields.items():
+        node = properties.get(field.alias or name, {})
+        branches = node.get("anyOf", [node]) if isinstance(node, dict) else []
+        kinds = {b.get("type") for b in branches if isinstance(b, dict)} - {"null"}
+        if len(kinds) == 1 and (kind := kinds.pop()) in _SCALAR_RULES:
+            found[name] = kind
+    return found
+
+
+def _spelled(value: Any) -> Any:
+    """The JSON value that text spells, or the text itself when it spells none."""
+    if not isinstance(value, str) or len(value) > _SCALAR_TEXT_LIMIT:
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def _boolean(value: Any) -> bool:
+    value = _spelled(value)
+    if isinstance(value, bool):
+        return value
+    raise PydanticCustomError("bool_type", "Input should be true or false")
+
+
+def _integer(value: Any) -> int:
+    value = _spelled(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise PydanticCustomError("int_type", "Input should be a whole number")
+
+
+_SCALAR_RULES: dict[str, Callable[[Any], Any]] = {"boolean": _boolean, "integer": _integer}
 
 
 def text_lists(model: type[ArgModelBase]) -> frozenset[str]:
