@@ -53,7 +53,13 @@ def accept(signer: CursorSigner, token: str, digest: str) -> TimelinePosition:
         received = body["r"]
         seq = body["s"]
         issued_for = body["d"]
-        if body.get("v") != 1 or not isinstance(seq, int) or not isinstance(issued_for, str):
+        # A JSON true or false is a Python int too (true == 1), and neither version nor
+        # position.
+        version = body.get("v")
+        whole = isinstance(seq, int) and not isinstance(seq, bool)
+        if isinstance(version, bool) or version != 1 or not whole:
+            raise foreign
+        if not isinstance(issued_for, str):
             raise foreign
         position = TimelinePosition(
             datetime.fromisoformat(received) if received is not None else None, seq
