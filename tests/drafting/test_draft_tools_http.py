@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -218,3 +219,28 @@ def test_a_promotion_is_held_to_vouching_and_the_ceilings_of_today(strict: Serve
     assert code(call(strict.url, AGENT, "send_draft", {"draftId": last})) == 57002
     gone = call(strict.url, AGENT, "delete_draft", {"draftId": last})
     assert structured(gone)["state"] == "deleted"
+
+
+def test_a_promotion_asks_the_message_size_bound_of_today(tmp_path: Path) -> None:
+    """A draft saved while it fitted is refused once the operator lowered MaxMessageSize."""
+    long_body = "The allotment rota for the coming season, week by week. " * 30
+    register_all([long_body.strip()])
+    arguments = _own(plainTextBody=long_body)
+    smtp = SmtpServer({SMTP_USER: SMTP_PASSWORD}).start()
+    try:
+        for loose in serve(tmp_path, relaxed_config(tmp_path, smtp), smtp, deliver=False):
+            saved = structured(call(loose.url, AGENT, "save_draft", arguments))
+        tight_text = relaxed_config(tmp_path, smtp).replace(
+            "MaxBodyCharacters = 2000", "MaxBodyCharacters = 2000\nMaxMessageSize = 1500"
+        )
+        for tight in serve(tmp_path, tight_text, smtp, deliver=False):
+            refused = call(tight.url, AGENT, "send_draft", {"draftId": saved["draftId"]})
+            assert code(refused) == 51014
+            # Left as it was: a shorter edit is sent normally.
+            shorter = {"draftId": saved["draftId"], **_own(plainTextBody="Rota later.")}
+            edited = structured(call(tight.url, AGENT, "update_draft", shorter))
+            assert edited["revision"] == 2
+            queued = call(tight.url, AGENT, "send_draft", {"draftId": saved["draftId"]})
+            assert structured(queued)["state"] == "queued"
+    finally:
+        smtp.close()
