@@ -564,3 +564,23 @@ def test_a_forward_kept_as_a_draft_lists_the_files_it_carries(served: Served) ->
     assert answer["status"] == "draft"
     draft = _draft(served, answer["draftId"])
     assert draft.files == (DraftFile(ATTACHED[0], len(ATTACHED[1])),)
+
+
+def test_a_draft_with_no_subject_is_shown_without_an_empty_subject_row(served: Served) -> None:
+    body = f"No title on this one yet. Reference {uuid.uuid4().hex[:8]}.\n"
+    register_all([body.strip()])
+    arguments = {
+        "account": "work",
+        "to": ["friend@example.org"],
+        "subject": "",
+        "plainTextBody": body,
+    }
+    saved = structured(_call(served, "save_draft", arguments, "legacy", None, key="plain"))
+    person = Person(choosing("cancel"))
+    answer = structured(
+        _call(served, "send_draft", {"draftId": saved["draftId"]}, "legacy", person)
+    )
+    assert answer["status"] == "cancelled"
+    [asked] = person.asked
+    rows = asked.message.split("\n\n")[1].splitlines()
+    assert [row.split(":")[0] for row in rows] == ["From", "To"]

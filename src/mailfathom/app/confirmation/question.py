@@ -47,7 +47,8 @@ def question(shown: ShownMessage, language: Language) -> Question:
     for label, values in ((wording.to, shown.to), (wording.cc, shown.cc), (wording.bcc, shown.bcc)):
         if values:
             rows.append((label, ", ".join(values)))
-    rows.append((wording.subject, shown.subject))
+    if shown.subject:
+        rows.append((wording.subject, shown.subject))
     if shown.files:
         files = ", ".join(f"{f.name} ({size(f.octets, wording)})" for f in shown.files)
         rows.append((wording.attachments, files))
