@@ -316,3 +316,30 @@ owner_alerts = sa.Table(
     sa.Column("dismissed_at", TS),
 )
 sa.Index("ix_owner_alerts_raised", owner_alerts.c.raised_at)
+
+# Durable mutation records: one row per change a caller asked of the owner's mailbox, carried
+# by the account's synchronization run to completed or dead-lettered. The email, the kind, the
+# requester and the request identity identify a record, by constraint, so a retried request
+# finds the record its first attempt wrote. `last_error_code` is a code, never a server's text.
+mutation_records = sa.Table(
+    "mutation_records",
+    metadata,
+    sa.Column("seq", BIGINT, primary_key=True, autoincrement=True),
+    sa.Column("record_id", sa.Uuid, nullable=False, unique=True),
+    sa.Column("kind", sa.String(32), nullable=False),
+    sa.Column("account_id", sa.String(64), nullable=False),
+    sa.Column("stored_email_id", sa.Uuid, nullable=False),
+    sa.Column("folder_id", BIGINT, nullable=False),
+    sa.Column("value", sa.Text, nullable=False),
+    sa.Column("requester", sa.String(64), nullable=False),
+    sa.Column("request_id", sa.String(128), nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("last_error_code", sa.Integer),
+    sa.Column("created_at", TS, nullable=False),
+    sa.Column("updated_at", TS, nullable=False),
+    sa.UniqueConstraint(
+        "stored_email_id", "kind", "requester", "request_id", name="uq_mutation_identity"
+    ),
+)
+sa.Index("ix_mutation_records_open", mutation_records.c.account_id, mutation_records.c.state)

@@ -1,0 +1,240 @@
+"""Durable mutation records on SQLite and PostgreSQL: `SqlMutationStore`."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.schema import folders, keywords, messages, mutation_records
+from mailfathom.app.flags.ports import MutationTarget, OpenMutation, RequestIdentityTaken
+from mailfathom.domain.mutations import (
+    OPEN_STATES,
+    MutationKind,
+    MutationRecord,
+    MutationState,
+    RequestedMutation,
+    keywords_of,
+)
+
+_R = mutation_records.c
+_M = messages.c
+_F = folders.c
+
+
+class SqlMutationStore:
+    def __init__(self, engine: sa.Engine) -> None:
+        self._engine = engine
+
+    def target(
+        self, stored_email_id: uuid.UUID, folder_ids: Sequence[int]
+    ) -> MutationTarget | None:
+        if not folder_ids:
+            return None
+        query = (
+            sa.select(_M.stored_email_id, _M.account_id, _M.folder_id, _F.alias)
+            .join(folders, _F.folder_id == _M.folder_id)
+            .where(
+                _M.stored_email_id == stored_email_id,
+                _M.folder_id.in_(list(folder_ids)),
+                _M.uidvalidity == _F.uidvalidity,
+            )
+        )
+        with self._engine.connect() as c:
+            row = c.execute(query).first()
+        if row is None:
+            return None
+        return MutationTarget(row.stored_email_id, row.account_id, row.folder_id, row.alias)
+
+    def record(
+        self,
+        target: MutationTarget,
+        requester: str,
+        request_id: str,
+        asked: Sequence[RequestedMutation],
+        now: datetime,
+    ) -> list[MutationRecord]:
+        try:
+            return self._record(target, requester, request_id, asked, now)
+        except sa.exc.IntegrityError:
+            # A racing call with the same identity committed first: answer what it wrote.
+            return self._record(target, requester, request_id, asked, now)
+
+    def _record(
+        self,
+        target: MutationTarget,
+        requester: str,
+        request_id: str,
+        asked: Sequence[RequestedMutation],
+        now: datetime,
+    ) -> list[MutationRecord]:
+        answered: list[MutationRecord] = []
+        with self._engine.begin() as c:
+            for mutation in asked:
+                held = c.execute(
+                    sa.select(mutation_records).where(
+                        _R.stored_email_id == target.stored_email_id,
+                        _R.kind == mutation.kind.value,
+                        _R.requester == requester,
+                        _R.request_id == request_id,
+                    )
+                ).first()
+                if held is not None:
+                    if held.value != mutation.value:
+                        raise RequestIdentityTaken
+                    answered.append(_record(held))
+                    continue
+                values = {
+                    "record_id": uuid.uuid4(),
+                    "kind": mutation.kind.value,
+                    "account_id": target.account_id,
+                    "stored_email_id": target.stored_email_id,
+                    "folder_id": target.folder_id,
+                    "value": mutation.value,
+                    "requester": requester,
+                    "request_id": request_id,
+                    "state": MutationState.PENDING.value,
+                    "attempts": 0,
+                    "last_error_code": None,
+                    "created_at": now,
+                    "updated_at": now,
+                }
+                c.execute(mutation_records.insert().values(**values))
+                _show_locally(c, target.stored_email_id, mutation)
+                answered.append(_record(values))
+        return answered
+
+    def open_mutations(self, account_id: str) -> list[OpenMutation]:
+        query = (
+            sa.select(
+                _R.record_id,
+                _R.kind,
+                _R.value,
+                _R.folder_id,
+                _R.attempts,
+                _F.remote_name,
+                _M.uid,
+                _M.modseq,
+            )
+            .join(folders, _F.folder_id == _R.folder_id)
+            .outerjoin(
+                messages,
+                sa.and_(
+                    _M.stored_email_id == _R.stored_email_id,
+                    _M.folder_id == _R.folder_id,
+                    _M.uidvalidity == _F.uidvalidity,
+                ),
+            )
+            .where(
+                _R.account_id == account_id,
+                _R.state.in_([s.value for s in OPEN_STATES]),
+            )
+            .order_by(_R.seq)
+        )
+        with self._engine.connect() as c:
+            return [
+                OpenMutation(
+                    record_id=row.record_id,
+                    kind=MutationKind(row.kind),
+                    value=row.value,
+                    folder_id=row.folder_id,
+                    remote_name=row.remote_name,
+                    uid=row.uid,
+                    modseq=row.modseq,
+                    attempts=row.attempts,
+                )
+                for row in c.execute(query)
+            ]
+
+    def begin(self, record_ids: Sequence[uuid.UUID], now: datetime) -> None:
+        if not record_ids:
+            return
+        with self._engine.begin() as c:
+            c.execute(
+                mutation_records.update()
+                .where(_R.record_id.in_(list(record_ids)))
+                .values(
+                    state=MutationState.CONVERGING.value,
+                    attempts=_R.attempts + 1,
+                    updated_at=now,
+                )
+            )
+
+    def settle(
+        self,
+        record_ids: Sequence[uuid.UUID],
+        state: MutationState,
+        error_code: int | None,
+        now: datetime,
+    ) -> None:
+        if not record_ids:
+            return
+        with self._engine.begin() as c:
+            c.execute(
+                mutation_records.update()
+                .where(
+                    _R.record_id.in_(list(record_ids)),
+                    _R.state.in_([s.value for s in OPEN_STATES]),
+                )
+                .values(state=state.value, last_error_code=error_code, updated_at=now)
+            )
+
+    def find(self, record_id: uuid.UUID) -> MutationRecord | None:
+        with self._engine.connect() as c:
+            row = c.execute(sa.select(mutation_records).where(_R.record_id == record_id)).first()
+        return None if row is None else _record(row)
+
+
+def _show_locally(
+    c: sa.Connection, stored_email_id: uuid.UUID, mutation: RequestedMutation
+) -> None:
+    """The local copy shows the asked value at once; synchronization later reads back what
+    the server holds."""
+    seq = c.execute(sa.select(_M.seq).where(_M.stored_email_id == stored_email_id)).scalar_one()
+    kind = mutation.kind
+    if kind is MutationKind.SET_SEEN:
+        c.execute(messages.update().where(_M.seq == seq).values(seen=mutation.value == "true"))
+        return
+    if kind is MutationKind.SET_FLAGGED:
+        c.execute(messages.update().where(_M.seq == seq).values(flagged=mutation.value == "true"))
+        return
+    named = keywords_of(mutation.value)
+    held = {
+        k: k.casefold()
+        for k in c.execute(sa.select(keywords.c.keyword).where(keywords.c.seq == seq)).scalars()
+    }
+    if kind is MutationKind.REMOVE_KEYWORDS or kind is MutationKind.SET_KEYWORDS:
+        drop = [
+            k
+            for k, folded in held.items()
+            if (folded in named) == (kind is MutationKind.REMOVE_KEYWORDS)
+        ]
+        if drop:
+            c.execute(keywords.delete().where(keywords.c.seq == seq, keywords.c.keyword.in_(drop)))
+    if kind is MutationKind.ADD_KEYWORDS or kind is MutationKind.SET_KEYWORDS:
+        present = set(held.values())
+        added = [{"seq": seq, "keyword": k} for k in sorted(named) if k not in present]
+        if added:
+            c.execute(keywords.insert(), added)
+
+
+def _record(row: Any) -> MutationRecord:
+    m: Mapping[str, Any] = row if isinstance(row, dict) else row._mapping
+    return MutationRecord(
+        record_id=m["record_id"],
+        kind=MutationKind(m["kind"]),
+        account_id=m["account_id"],
+        stored_email_id=m["stored_email_id"],
+        folder_id=m["folder_id"],
+        value=m["value"],
+        requester=m["requester"],
+        request_id=m["request_id"],
+        state=MutationState(m["state"]),
+        attempts=m["attempts"],
+        last_error_code=m["last_error_code"],
+        created_at=m["created_at"],
+        updated_at=m["updated_at"],
+    )

@@ -1,0 +1,126 @@
+"""The ports mail flag changes are written against: the durable record store, and the
+command a synchronization run issues to carry a record to the mailbox."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from mailfathom.domain.mutations import (
+    MutationKind,
+    MutationRecord,
+    MutationState,
+    RequestedMutation,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MutationTarget:
+    """A stored email a change may be recorded against: one with a remote occurrence in a
+    folder the request may read."""
+
+    stored_email_id: uuid.UUID
+    account_id: str
+    folder_id: int
+    folder_alias: str
+
+
+class RequestIdentityTaken(Exception):
+    """The request identity was already used on this email for a different value."""
+
+
+class MutationStore(Protocol):
+    def target(
+        self, stored_email_id: uuid.UUID, folder_ids: Sequence[int]
+    ) -> MutationTarget | None:
+        """The email when it lies in `folder_ids` and its row still names a message of the
+        folder's current UIDVALIDITY; None otherwise."""
+        ...
+
+    def record(
+        self,
+        target: MutationTarget,
+        requester: str,
+        request_id: str,
+        asked: Sequence[RequestedMutation],
+        now: datetime,
+    ) -> list[MutationRecord]:
+        """One record per value, in the order asked, all in one commit. A value already
+        recorded under the same email, kind, requester and request identity is answered with
+        that record as it stands; one recorded with a different value raises
+        `RequestIdentityTaken` and nothing is written. A new record's value is shown on the
+        local copy in the same commit."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class OpenMutation:
+    """A record the synchronization run still has to carry, with where its message is."""
+
+    record_id: uuid.UUID
+    kind: MutationKind
+    value: str
+    folder_id: int
+    remote_name: str
+    # None when the message's row is gone or names an older UIDVALIDITY.
+    uid: int | None
+    modseq: int | None
+    attempts: int
+
+
+class MutationLedger(Protocol):
+    """The record store as a synchronization run sees it."""
+
+    def open_mutations(self, account_id: str) -> list[OpenMutation]:
+        """Pending and converging records of the account, oldest first."""
+        ...
+
+    def begin(self, record_ids: Sequence[uuid.UUID], now: datetime) -> None:
+        """Mark the records converging and count one more attempt."""
+        ...
+
+    def settle(
+        self,
+        record_ids: Sequence[uuid.UUID],
+        state: MutationState,
+        error_code: int | None,
+        now: datetime,
+    ) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class StoreOutcome:
+    """What the server answered one flag command with, per UID."""
+
+    # UIDs the server changed (or already held as asked).
+    applied: frozenset[int]
+    # UIDs refused because the message changed after `unchanged_since` (RFC 7162 MODIFIED).
+    modified: frozenset[int]
+
+
+class FlagWriter(Protocol):
+    """The flag command of a session with the folder `remote_name` opened for writing."""
+
+    def permanent_keywords(self, remote_name: str) -> tuple[bool, frozenset[str]]:
+        """(whether new keywords may be created, the keywords kept permanently), lower case,
+        from the folder's PERMANENTFLAGS."""
+        ...
+
+    def store_flags(
+        self,
+        remote_name: str,
+        uids: Sequence[int],
+        operation: str,
+        flags: Sequence[str],
+        unchanged_since: int | None,
+    ) -> StoreOutcome:
+        """`operation` is "+" (add) or "-" (remove); `flags` as IMAP writes them."""
+        ...
+
+    def current_keywords(self, remote_name: str, uids: Sequence[int]) -> dict[int, frozenset[str]]:
+        """The keywords each message carries now; a UID the folder no longer holds is
+        absent."""
+        ...

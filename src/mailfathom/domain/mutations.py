@@ -1,0 +1,92 @@
+"""Durable mutation records: a change a caller asked of the owner's own mailbox.
+
+A record is written when the change is asked for and carried by the account's own
+synchronization run to one of two endings: completed, or dead-lettered with a failure code.
+The record names the stored email, the kind of change and its value; nothing else about the
+message. Its identity is the email, the kind, who asked and the request identity, so a
+retried request finds the record its first attempt wrote.
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+
+class MutationKind(enum.Enum):
+    """What a record changes, under the names log lines, counters and results use."""
+
+    SET_SEEN = "set-seen"
+    SET_FLAGGED = "set-flagged"
+    ADD_KEYWORDS = "add-keywords"
+    REMOVE_KEYWORDS = "remove-keywords"
+    SET_KEYWORDS = "set-keywords"
+
+
+KEYWORD_KINDS = frozenset(
+    {MutationKind.ADD_KEYWORDS, MutationKind.REMOVE_KEYWORDS, MutationKind.SET_KEYWORDS}
+)
+
+
+class MutationState(enum.Enum):
+    PENDING = "pending"
+    CONVERGING = "converging"
+    COMPLETED = "completed"
+    DEAD_LETTERED = "dead-lettered"
+
+
+OPEN_STATES = frozenset({MutationState.PENDING, MutationState.CONVERGING})
+
+
+class MutationFailure(enum.IntEnum):
+    """Why a record was dead-lettered; a record keeps the code, never a server's text."""
+
+    MESSAGE_GONE = 1
+    KEYWORD_NOT_PERMANENT = 2
+    CHANGED_ON_SERVER = 3
+    ATTEMPTS_SPENT = 4
+    FOLDER_GONE = 5
+
+
+MAX_ATTEMPTS = 5
+
+
+def boolean_value(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def keyword_value(keywords: frozenset[str]) -> str:
+    """Keywords in their one stored spelling: sorted and space-separated (an IMAP atom holds
+    no space)."""
+    return " ".join(sorted(keywords))
+
+
+def keywords_of(value: str) -> frozenset[str]:
+    return frozenset(value.split())
+
+
+@dataclass(frozen=True, slots=True)
+class RequestedMutation:
+    """One value a call asked for."""
+
+    kind: MutationKind
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class MutationRecord:
+    record_id: uuid.UUID
+    kind: MutationKind
+    account_id: str
+    stored_email_id: uuid.UUID
+    folder_id: int
+    value: str
+    requester: str
+    request_id: str
+    state: MutationState
+    attempts: int
+    last_error_code: int | None
+    created_at: datetime
+    updated_at: datetime
