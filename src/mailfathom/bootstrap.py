@@ -53,6 +53,7 @@ from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
+from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.adapters.sql.opening import refusals_as_store_errors
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.overview import SqlStoreOverview
@@ -70,6 +71,8 @@ from mailfathom.app.drafting.save_draft import DraftSaving
 from mailfathom.app.drafting.send_draft import DraftPromotion
 from mailfathom.app.drafting.update_draft import DraftEditing
 from mailfathom.app.files.resolve_attachments import AttachmentResolver
+from mailfathom.app.flags.set_mail_flags import MailFlagChangeRecorder
+from mailfathom.app.flags.signal import MutationSignal
 from mailfathom.app.maintenance.rederive_conversations import ConversationRederivation
 from mailfathom.app.maintenance.store_overview import StoreOverview
 from mailfathom.app.maintenance.verify_content import ContentFileUpkeep, StoredContentReader
@@ -195,6 +198,7 @@ class Services:
     overview: SqlStoreOverview
     clock: Callable[[], datetime] = field(default=utc_now)
     read_engine: sa.Engine | None = None
+    mutation_signal: MutationSignal = field(default_factory=MutationSignal)
 
     @classmethod
     def open(
@@ -359,6 +363,16 @@ class Services:
     def outbox(self) -> OutboxAdministration:
         """The operator's list, read and withdrawal of queued sends."""
         return OutboxAdministration(SqlOutbox(self.engine), clock=self.clock)
+
+    def flags(self) -> MailFlagChangeRecorder:
+        """Flag changes written down for the accounts' synchronization runs to carry."""
+        return MailFlagChangeRecorder(
+            SqlMutationStore(self.engine),
+            self._reader(),
+            self._served(),
+            wake=self.mutation_signal.notify,
+            clock=self.clock,
+        )
 
     def alerts(self) -> OwnerAlertAdministration:
         """The operator's list and dismissal of owner alerts."""

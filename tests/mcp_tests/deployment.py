@@ -21,7 +21,7 @@ import pytest
 from log_audit import register, register_all
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.bootstrap import Services
-from servers.dovecot import DovecotServer
+from servers.dovecot import DovecotServer, ImapAccount
 from sync.helpers import RemoteMailbox
 
 KEYS = {
@@ -34,6 +34,7 @@ KEYS = {
     "drafter-sender": "key-drafter-sender-" + uuid.uuid4().hex,
     "reader-files": "key-reader-files-" + uuid.uuid4().hex,
     "files": "key-files-" + uuid.uuid4().hex,
+    "flagger": "key-flagger-" + uuid.uuid4().hex,
     "metrics": "key-metrics-" + uuid.uuid4().hex,
 }
 BASE = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
@@ -83,6 +84,8 @@ class Deployment:
     env: dict[str, str]
     account_id: str
     data_dir: Path
+    # The Dovecot user the deployment synchronizes, for a second client's view of the mailbox.
+    account: ImapAccount | None = None
 
     @property
     def files_dir(self) -> Path:
@@ -223,6 +226,12 @@ ApiKeySha256 = "{_digest(KEYS["files"])}"
 Permissions = ["mailfathom.files.write"]
 
 [[McpEndpoint.Callers]]
+Name = "flagger"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["flagger"])}"
+Permissions = ["mailfathom.mail.flags.write"]
+
+[[McpEndpoint.Callers]]
 Name = "local"
 Credential = "none"
 """
@@ -320,6 +329,13 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float =
 def mcp_deployment(
     dovecot: DovecotServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Deployment]:
+    yield from deploy(dovecot, tmp_path_factory)
+
+
+def deploy(
+    dovecot: DovecotServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Deployment]:
+    """A deployment of its own: its own Dovecot user, store and server process."""
     register_all(SENSITIVE)
     suffix = uuid.uuid4().hex[:10]
     account = dovecot.add_user(f"mcp-{suffix}", f"pw-{suffix}")
@@ -353,7 +369,9 @@ def mcp_deployment(
         )  # fmt: skip
     try:
         _wait_for_port(port, process)
-        yield Deployment(f"http://127.0.0.1:{port}/mcp", config_path, env, "work", root / "data")
+        yield Deployment(
+            f"http://127.0.0.1:{port}/mcp", config_path, env, "work", root / "data", account
+        )
     finally:
         process.terminate()
         try:

@@ -221,6 +221,12 @@ BASE: dict[str, Callable[[LiteralDeployment], dict[str, Any]]] = {
     "update_draft": lambda d: {"draftId": _saved_draft(d), **_draft(d)},
     "delete_draft": lambda d: {},
     "send_draft": lambda d: {},
+    # Removing a keyword the email does not carry changes nothing another test reads.
+    "set_mail_flags": lambda d: {
+        "storedEmailId": d.answered_id,
+        "keywordChange": "remove",
+        "keywords": ["unused"],
+    },
 }
 # A draft names one of two shapes: the arguments of an answer replace those of a message of
 # its own where the argument checked belongs to an answer.

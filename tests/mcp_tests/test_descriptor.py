@@ -68,6 +68,14 @@ ANNOTATIONS_OF = {
         "idempotentHint": True,
         "openWorldHint": False,
     },
+    # A flag change reaches the owner's own mail server; a replace or a removal takes a
+    # keyword or a flag off, and each value is stated, so asking twice asks for the same.
+    "set_mail_flags": {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": True,
+    },
 }
 ANNOTATIONS = {
     "readOnlyHint": True,
@@ -140,6 +148,7 @@ def test_every_descriptor_follows_the_conventions(mcp_deployment: Deployment) ->
         "update_draft": "Edit a draft",
         "delete_draft": "Delete a draft",
         "send_draft": "Send a draft",
+        "set_mail_flags": "Set mail flags",
     }
     for tool in advertised:
         assert tool["annotations"] == _annotations(tool), tool["name"]

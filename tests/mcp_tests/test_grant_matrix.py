@@ -25,6 +25,7 @@ READ = "read"
 SEND = "send"
 DRAFT = "drafts"
 FILES = "files"
+FLAGS = "flags"
 
 # What each tool's use case needs, as the tool contract states it.
 REQUIRED: dict[str, frozenset[str]] = {
@@ -41,6 +42,7 @@ REQUIRED: dict[str, frozenset[str]] = {
     "update_draft": frozenset({DRAFT}),
     "delete_draft": frozenset({DRAFT}),
     "send_draft": frozenset({SEND}),
+    "set_mail_flags": frozenset({FLAGS}),
 }
 
 GRANTS: dict[str, frozenset[str]] = {
@@ -52,7 +54,8 @@ GRANTS: dict[str, frozenset[str]] = {
     "drafter-sender": frozenset({DRAFT, SEND}),
     "reader-files": frozenset({READ, FILES}),
     "files": frozenset({FILES}),
-    "full": frozenset({READ, SEND, DRAFT, FILES}),
+    "flagger": frozenset({FLAGS}),
+    "full": frozenset({READ, SEND, DRAFT, FILES, FLAGS}),
 }
 # What saving an attachment with get_email_content needs beside reading.
 SAVING = frozenset({READ, FILES})
@@ -105,6 +108,7 @@ def _arguments(tool: str) -> dict[str, Any]:
         },
         "delete_draft": {"draftId": ZERO},
         "send_draft": {"draftId": ZERO},
+        "set_mail_flags": {"storedEmailId": str(uuid.uuid4()), "seen": True},
     }
     return arguments[tool]
 

@@ -59,6 +59,8 @@ REFUSED = [
     ("update_draft", "draftId", 53008),
     ("delete_draft", "draftId", 53008),
     ("send_draft", "draftId", 53008),
+    ("set_mail_flags", "storedEmailId", 51004),
+    ("set_mail_flags", "keywordChange", 51017),
     # A draft's answering is published as an enumeration and refused by its use case, as the
     # drafting contract says (51013).
     ("save_draft", "answering", 51013),
@@ -127,6 +129,9 @@ DRAFTING = {"save_draft", "update_draft"}
 # ... or the key naming it.
 KEYED = [("send_email", "idempotencyKey"), ("reply_to_email", "idempotencyKey")]
 KEYED += [("forward_email", "idempotencyKey")]
+# A keyword is taken as the text given: an IMAP atom is written down, anything else refused.
+FLAG_KEYWORDS = [("set_mail_flags", "keywords")]
+REQUESTS = [("set_mail_flags", "requestId")]
 PINNED = Path(__file__).with_name("descriptor.json")
 
 
@@ -264,6 +269,24 @@ def test_an_idempotency_key_is_the_text_given(literal: LiteralDeployment, text: 
         assert again["outgoingEmailId"] == first["outgoingEmailId"]
 
 
+@pytest.mark.parametrize("text", TEXTS)
+def test_a_keyword_is_the_text_given(literal: LiteralDeployment, text: str) -> None:
+    result = call_with(literal, "set_mail_flags", keywords=[text])
+    if text in KEYWORDS:
+        assert [c["change"] for c in structured(result)["recordedChanges"]] == ["remove-keywords"]
+    else:
+        assert code(result) == 51012
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_a_request_identity_is_the_text_given(literal: LiteralDeployment, text: str) -> None:
+    """The same text names the same request: the retry answers the first call's record."""
+    first = structured(call_with(literal, "set_mail_flags", requestId=text))
+    again = structured(call_with(literal, "set_mail_flags", requestId=text))
+    named = [c["changeRecordId"] for c in first["recordedChanges"]]
+    assert [c["changeRecordId"] for c in again["recordedChanges"]] == named
+
+
 def test_over_stdio_text_filters_apply_literally(literal: LiteralDeployment) -> None:
     async def work(client: Client) -> list[list[str]]:
         return [
@@ -301,5 +324,5 @@ def test_every_text_argument_of_every_published_tool_is_exercised() -> None:
         if _admits_text(schema)
     }
     exercised = {(tool, argument) for tool, argument, _ in REFUSED + LISTED}
-    exercised |= set(FOLDERS + FILTERED + BOUNDS + CARRIED + KEYED)
+    exercised |= set(FOLDERS + FILTERED + BOUNDS + CARRIED + KEYED + FLAG_KEYWORDS + REQUESTS)
     assert exercised == published

@@ -36,6 +36,7 @@ def test_stdio_serves_the_read_tools(mcp_deployment: Deployment) -> None:
         "search_emails",
         "send_draft",
         "send_email",
+        "set_mail_flags",
         "update_draft",
     ]
     assert [a["accountId"] for a in accounts["accounts"]] == ["work"]
