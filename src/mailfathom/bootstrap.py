@@ -32,6 +32,7 @@ from mailfathom.adapters.config.toml_writer import refuse_existing as refuse_exi
 from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.draft_folders import DraftFolderCopies
+from mailfathom.adapters.flag_writers import FlagChangeCarrier
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 from mailfathom.adapters.imap.probe import list_server_folders as list_server_folders
 from mailfathom.adapters.imap.session import ImapConnector
@@ -71,6 +72,7 @@ from mailfathom.app.drafting.save_draft import DraftSaving
 from mailfathom.app.drafting.send_draft import DraftPromotion
 from mailfathom.app.drafting.update_draft import DraftEditing
 from mailfathom.app.files.resolve_attachments import AttachmentResolver
+from mailfathom.app.flags.convergence import MutationConvergence
 from mailfathom.app.flags.set_mail_flags import MailFlagChangeRecorder
 from mailfathom.app.flags.signal import MutationSignal
 from mailfathom.app.maintenance.rederive_conversations import ConversationRederivation
@@ -425,6 +427,10 @@ class Services:
             self.connectors,
             self.folder_synchronizer,
             upkeep=DraftFolderUpkeep(self.draft_copies()).run,
+            owner_changes=FlagChangeCarrier(
+                MutationConvergence(SqlMutationStore(self.engine), clock=self.clock),
+                self.mutation_signal,
+            ),
         )
 
     def close(self) -> None:

@@ -283,7 +283,10 @@ class ImapSession:
         return ChangeSet(changed=tuple(changed), vanished=tuple(sorted(set(vanished))))
 
     def all_flags(self) -> list[FlagChange]:
-        uids = self.search_uids()
+        return self.flags_of(self.search_uids())
+
+    def flags_of(self, uids: Sequence[int]) -> list[FlagChange]:
+        """The current flags of these UIDs in the selected folder; a vanished UID is absent."""
         if not uids:
             return []
         items = "(UID FLAGS" + (" MODSEQ)" if self._condstore else ")")
@@ -373,6 +376,19 @@ class ImapSession:
             )
         self._answered(lambda: self._client.add_flags([uid], [imapclient.DELETED], silent=True))
         self._answered(lambda: self._client.uid_expunge([uid]))
+
+    def select_for_writing(self, remote_name: str) -> dict[bytes, Any]:
+        """Open a folder read-write (SELECT), for the flag commands that carry a change the
+        owner asked for; answers what the server reported (PERMANENTFLAGS among it)."""
+        info = self._answered(lambda: self._client.select_folder(remote_name, readonly=False))
+        self._selected = remote_name
+        return dict(info)
+
+    def uid_store(self, uids: Sequence[int], item: str, flags: str) -> tuple[list[Any], list[Any]]:
+        """UID STORE in the selected folder: (the FETCH data, the MODIFIED response codes)."""
+        self._imap.untagged_responses.pop("MODIFIED", None)
+        data = self._uid("STORE", compress_uids(list(uids)), item, flags)
+        return data, list(self._imap.untagged_responses.pop("MODIFIED", []))
 
     def close(self) -> None:
         _quietly_close(self._client)

@@ -126,6 +126,19 @@ class MaildirFolder:
                 os.close(directory)
             return True
 
+    def reflag(self, path: Path, letter: str, present: bool) -> Path | None:
+        """Set or clear one flag letter of a message file, moving it into cur/ as Maildir
+        does; None when the file is gone."""
+        info = path.name.split(":2,", 1)[1] if ":2," in path.name else ""
+        letters = (set(info) | {letter}) if present else (set(info) - {letter})
+        target = self.path / "cur" / f"{_base(path.name)}:2,{''.join(sorted(letters))}"
+        with self._locked():
+            try:
+                os.rename(path, target)
+            except FileNotFoundError:
+                return None
+        return target
+
     def scan(self) -> tuple[int, dict[int, Path]]:
         """Assign UIDs to files seen for the first time; return (uidvalidity, uid -> path)."""
         with self._locked():
@@ -293,6 +306,19 @@ class LocalSession:
 
     def wait_for_change(self, timeout_seconds: float) -> bool:
         return False
+
+    def reflag(self, remote_name: str, uids: Sequence[int], letter: str, present: bool) -> set[int]:
+        """Set or clear one flag letter on these messages of a folder; answers the UIDs found."""
+        self.select(remote_name)
+        folder = self._connector.folder(self._account_id, remote_name)
+        done: set[int] = set()
+        for uid in uids:
+            path = self._current(uid)
+            moved = folder.reflag(path, letter, present) if path is not None else None
+            if moved is not None:
+                self._files[uid] = moved
+                done.add(uid)
+        return done
 
     def close(self) -> None:
         self._files = {}

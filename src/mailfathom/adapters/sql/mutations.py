@@ -182,6 +182,23 @@ class SqlMutationStore:
                 .values(state=state.value, last_error_code=error_code, updated_at=now)
             )
 
+    def advance(self, folder_id: int, modseqs: Mapping[int, int]) -> None:
+        if not modseqs:
+            return
+        current = sa.select(_F.uidvalidity).where(_F.folder_id == folder_id).scalar_subquery()
+        with self._engine.begin() as c:
+            for uid, modseq in modseqs.items():
+                c.execute(
+                    messages.update()
+                    .where(
+                        _M.folder_id == folder_id,
+                        _M.uid == uid,
+                        _M.uidvalidity == current,
+                        sa.or_(_M.modseq.is_(None), _M.modseq < modseq),
+                    )
+                    .values(modseq=modseq)
+                )
+
     def find(self, record_id: uuid.UUID) -> MutationRecord | None:
         with self._engine.connect() as c:
             row = c.execute(sa.select(mutation_records).where(_R.record_id == record_id)).first()

@@ -4,8 +4,8 @@ command a synchronization run issues to carry a record to the mailbox."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -90,6 +90,11 @@ class MutationLedger(Protocol):
         now: datetime,
     ) -> None: ...
 
+    def advance(self, folder_id: int, modseqs: Mapping[int, int]) -> None:
+        """The local copy knows these messages as of these mod-sequences (UID to value), which
+        this run's own commands left; a lower one is raised, a higher one kept."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class StoreOutcome:
@@ -99,6 +104,8 @@ class StoreOutcome:
     applied: frozenset[int]
     # UIDs refused because the message changed after `unchanged_since` (RFC 7162 MODIFIED).
     modified: frozenset[int]
+    # The mod-sequence the command left per UID, where the server keeps them.
+    left: Mapping[int, int] = field(default_factory=dict)
 
 
 class FlagWriter(Protocol):
@@ -115,9 +122,12 @@ class FlagWriter(Protocol):
         uids: Sequence[int],
         operation: str,
         flags: Sequence[str],
-        unchanged_since: int | None,
+        observed: Mapping[int, int] | None,
     ) -> StoreOutcome:
-        """`operation` is "+" (add) or "-" (remove); `flags` as IMAP writes them."""
+        """Add ("+") or remove ("-") `flags` (as IMAP writes them) on `uids`. `observed` is
+        the mod-sequence the local copy last saw per UID: where the server keeps them, a
+        message changed after that (by anybody but this writer) is left alone and reported
+        in `modified`. A UID the folder no longer holds is in neither set."""
         ...
 
     def current_keywords(self, remote_name: str, uids: Sequence[int]) -> dict[int, frozenset[str]]:

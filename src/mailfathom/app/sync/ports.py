@@ -7,7 +7,7 @@ into `mailfathom.domain.errors` types at the edge.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from datetime import datetime
 from typing import Protocol
@@ -30,9 +30,10 @@ class MailboxSession(Protocol):
     """One authenticated session with a mailbox (an IMAP server, or a local Maildir).
 
     Nothing here ever changes a message: bodies are read with BODY.PEEK (RFC 3501 section
-    6.4.5) on a folder opened read-only, so synchronizing never sets \\Seen. Raises
-    `SyncError` for a failure worth retrying on the next pass, `MailServerAuthError` for
-    refused credentials.
+    6.4.5) on a folder opened read-only, so synchronizing never sets \\Seen. (The flag
+    changes a caller recorded are carried by `OwnerChanges`, through writers of their own.)
+    Raises `SyncError` for a failure worth retrying on the next pass, `MailServerAuthError`
+    for refused credentials.
     """
 
     @property
@@ -197,4 +198,21 @@ class SyncStore(Protocol):
 
     def request_repair(self, seq: int, reason: str) -> None:
         """Record that a row's content must be fetched again. Idempotent."""
+        ...
+
+
+class OwnerChanges(Protocol):
+    """Changes asked of an account's own mailbox (flag changes a caller recorded), which the
+    account's synchronization run carries to the server before it reads the folders."""
+
+    def waiting(self, account_id: str) -> bool:
+        """Whether any change of the account is still to be carried."""
+        ...
+
+    def carry(self, account: AccountConfig, session: MailboxSession) -> None:
+        """Issue the account's waiting changes over `session`, carrying each to an ending."""
+        ...
+
+    def listen(self, account_id: str, wake: Callable[[], None]) -> None:
+        """Have `wake` called whenever a change of the account is recorded."""
         ...

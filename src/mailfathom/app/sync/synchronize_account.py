@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from mailfathom.app.sync.ports import MailboxConnector, MailboxSession, SyncStore
+from mailfathom.app.sync.ports import MailboxConnector, MailboxSession, OwnerChanges, SyncStore
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, ProgressCallback
 from mailfathom.app.sync.types import FolderRecord, SyncReport
 from mailfathom.domain.config import AccountConfig, SyncMode
@@ -19,6 +19,7 @@ log = structlog.get_logger("mailfathom.sync")
 
 IDLE_SECONDS = 25 * 60  # RFC 2177 section 3: re-issue IDLE at least every 29 minutes
 IDLE_SLICE = 10.0  # how long one IDLE waits before checking whether to stop
+WAKE_SLICE = 0.5  # how long a wait for recorded changes goes without checking `stop`
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,7 @@ class AccountSynchronizer:
         connector: MailboxConnector,
         folder_synchronizer: Callable[[AccountConfig], FolderSynchronizer],
         upkeep: Callable[[AccountConfig], None] | None = None,
+        owner_changes: OwnerChanges | None = None,
     ) -> None:
         self._store = store
         self._connector = connector
@@ -42,6 +44,9 @@ class AccountSynchronizer:
         # Work this deployment left undone in the account's own folders (a drafts-folder
         # copy not yet appended or not yet taken out), finished before each pass reads them.
         self._upkeep = upkeep
+        # Flag changes a caller recorded, issued over the run's session before it reads the
+        # folders, so the pass reads back what the server then holds.
+        self._owner_changes = owner_changes
 
     def prepare(self, account: AccountConfig) -> list[FolderRecord]:
         self._store.ensure_account(account)
@@ -60,6 +65,8 @@ class AccountSynchronizer:
             self._upkeep(account)
         session = self._connector.open(account)
         try:
+            if self._owner_changes is not None:
+                self._owner_changes.carry(account, session)
             return self._pass(session, account, records, on_folder, progress)
         finally:
             session.close()
@@ -101,6 +108,13 @@ class AccountSynchronizer:
         account catches up once it is back.
         """
         records = self.prepare(account)
+        if self._owner_changes is not None and records:
+            threading.Thread(
+                target=self._carry_changes,
+                args=(account, self._owner_changes, stop),
+                daemon=True,
+                name=f"changes-{account.account_id}",
+            ).start()
         if account.sync_mode is SyncMode.PUSH and records:
             workers = [
                 threading.Thread(
@@ -185,6 +199,44 @@ class AccountSynchronizer:
                 backoff = min(backoff * 2, 600.0)
             finally:
                 session.close()
+
+    def _carry_changes(
+        self, account: AccountConfig, changes: OwnerChanges, stop: threading.Event
+    ) -> None:
+        """Carry recorded changes as soon as one is written (the recorder wakes this) and
+        otherwise once per polling interval, over a short session of its own: a folder
+        waiting in IDLE hears of the change from the server and reads it back."""
+        wake = threading.Event()
+        changes.listen(account.account_id, wake.set)
+        backoff = 5.0
+        while not stop.is_set():
+            wake.clear()
+            wait = float(account.poll_interval_seconds)
+            try:
+                if changes.waiting(account.account_id):
+                    session = self._connector.open(account)
+                    try:
+                        changes.carry(account, session)
+                    finally:
+                        session.close()
+                backoff = 5.0
+            except MailServerAuthError:
+                log.error("account.credentials_refused", account=account.account_id)
+                return
+            except Exception as error:  # the changes are carried again after the back-off
+                if not isinstance(error, SyncError):
+                    _log_unexpected(error, account.account_id, backoff)
+                wait = backoff
+                backoff = min(backoff * 2, 600.0)
+            _wait_for(wake, stop, wait)
+
+
+def _wait_for(wake: threading.Event, stop: threading.Event, seconds: float) -> None:
+    """Until `wake` or `stop` is set, or `seconds` have passed."""
+    waited = 0.0
+    while waited < seconds and not (wake.is_set() or stop.is_set()):
+        wake.wait(min(WAKE_SLICE, seconds - waited))
+        waited += WAKE_SLICE
 
 
 def _changed_anything(report: SyncReport) -> bool:

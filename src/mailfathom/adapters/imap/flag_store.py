@@ -1,0 +1,80 @@
+"""Carrying flag changes to an IMAP folder: `ImapFlagWriter` over one session.
+
+The folder is opened read-write (SELECT) for the commands and nothing else is done in it;
+a synchronization pass opens it again read-only afterwards. Where the server offers
+CONDSTORE each command carries UNCHANGEDSINCE (RFC 7162 section 3.1.3) with the
+mod-sequence the local copy last observed, or the one this writer's own earlier command left
+on that message, whichever is higher, so a change of this run never counts as somebody
+else's. The server names what it refused in a MODIFIED response code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from mailfathom.adapters.imap.responses import FetchItems, parse_uid_set
+from mailfathom.adapters.imap.session import ImapSession
+from mailfathom.app.flags.ports import StoreOutcome
+
+
+def _text(value: object) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+class ImapFlagWriter:
+    def __init__(self, session: ImapSession) -> None:
+        self._session = session
+        self._selected: str | None = None
+        self._permanent: tuple[bool, frozenset[str]] = (False, frozenset())
+        # The mod-sequence each of this writer's commands left, per (folder, UID).
+        self._left: dict[tuple[str, int], int] = {}
+
+    def _open(self, remote_name: str) -> None:
+        if self._selected == remote_name:
+            return
+        info = self._session.select_for_writing(remote_name)
+        names = {_text(f).lower() for f in info.get(b"PERMANENTFLAGS", ())}
+        self._permanent = (
+            "\\*" in names,
+            frozenset(n for n in names if not n.startswith("\\")),
+        )
+        self._selected = remote_name
+
+    def permanent_keywords(self, remote_name: str) -> tuple[bool, frozenset[str]]:
+        self._open(remote_name)
+        return self._permanent
+
+    def current_keywords(self, remote_name: str, uids: Sequence[int]) -> dict[int, frozenset[str]]:
+        self._open(remote_name)
+        return {c.uid: c.flags.keywords for c in self._session.flags_of(uids)}
+
+    def store_flags(
+        self,
+        remote_name: str,
+        uids: Sequence[int],
+        operation: str,
+        flags: Sequence[str],
+        observed: Mapping[int, int] | None,
+    ) -> StoreOutcome:
+        self._open(remote_name)
+        present = {c.uid for c in self._session.flags_of(uids)}
+        if not present:
+            return StoreOutcome(frozenset(), frozenset())
+        item = f"{operation}FLAGS"
+        if observed is not None and self._session.supports_condstore:
+            since = max(
+                max(observed.get(u, 0), self._left.get((remote_name, u), 0)) for u in present
+            )
+            item = f"(UNCHANGEDSINCE {since}) {item}"
+        data, codes = self._session.uid_store(sorted(present), item, f"({' '.join(flags)})")
+        modified: set[int] = set()
+        for code in codes:
+            modified.update(parse_uid_set(_text(code)))
+        left: dict[int, int] = {}
+        for entry in data:
+            text = entry[0] if isinstance(entry, tuple) else entry
+            parsed = FetchItems(text) if isinstance(text, bytes) else None
+            if parsed is not None and parsed.uid in present and parsed.modseq is not None:
+                left[parsed.uid] = parsed.modseq
+                self._left[(remote_name, parsed.uid)] = parsed.modseq
+        return StoreOutcome(frozenset(present - modified), frozenset(present & modified), left)
