@@ -73,6 +73,9 @@ class Alerts:
             raise OSError("the store is gone")
         self.raised.append(alert)
 
+    def held(self, key: str) -> bool:
+        return any(a.key == key for a in self.raised)
+
     def listing(self, include_dismissed: bool, limit: int) -> list[OwnerAlert]:
         return self.raised
 

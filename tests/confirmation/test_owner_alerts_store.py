@@ -56,6 +56,15 @@ def test_a_dismissed_alert_leaves_the_list_and_is_dismissed_once(engine: sa.Engi
     assert alerts.listing(include_dismissed=False, limit=10) == []
 
 
+def test_an_alert_is_held_whether_or_not_it_was_dismissed(engine: sa.Engine) -> None:
+    alerts = SqlOwnerAlerts(engine)
+    assert alerts.held(alert_key("d-held")) is False
+    alerts.raise_alert(_alert("d-held"))
+    assert alerts.held(alert_key("d-held")) is True
+    alerts.dismiss(alert_key("d-held"), T0 + timedelta(hours=1))
+    assert alerts.held(alert_key("d-held")) is True
+
+
 def test_the_migration_makes_the_table_and_takes_it_away_again(engine: sa.Engine) -> None:
     assert "owner_alerts" in sa.inspect(engine).get_table_names()
     migrate.downgrade(engine, "0006_drafts")

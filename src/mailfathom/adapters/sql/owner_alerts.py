@@ -41,6 +41,11 @@ class SqlOwnerAlerts:
                 if held.first() is None:
                     raise
 
+    def held(self, key: str) -> bool:
+        with self._engine.connect() as c:
+            found = c.execute(sa.select(_A.alert_key).where(_A.alert_key == key))
+            return found.first() is not None
+
     def listing(self, include_dismissed: bool, limit: int) -> list[OwnerAlert]:
         query = sa.select(owner_alerts).order_by(_A.raised_at.desc(), _A.alert_key).limit(limit)
         if not include_dismissed:

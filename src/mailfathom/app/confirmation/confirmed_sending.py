@@ -27,6 +27,8 @@ from mailfathom.app.confirmation.ports import (
     AnswerKind,
     Choice,
     Confirmation,
+    KeptDraft,
+    KeptLife,
     OwnerAlert,
     OwnerAlerts,
 )
@@ -99,14 +101,21 @@ class ConfirmedSending:
         prepare: Callable[[], Prepared[M]],
         send: Callable[[M], R],
         save_draft: Callable[[M], str],
+        repeated: Callable[[M], Settled[R] | None] = lambda _: None,
     ) -> Settled[R]:
         """Prepare the message, ask when the caller's entry says so, and do what the answer
         says. `prepare` checks everything and writes nothing; it is run again after an
-        answer. `send` writes the send down; `save_draft` keeps a draft."""
+        answer. `send` writes the send down; `save_draft` keeps a draft. `repeated` answers
+        how an earlier call with the same key already ended, if it kept a draft: then
+        nobody is asked."""
         prepared = prepare()
         account_id = prepared.shown.account_id
         if caller.confirmation is ConfirmationMode.NONE:
             return Settled(Status.QUEUED, account_id, record=send(prepared.message))
+        earlier = repeated(prepared.message)
+        if earlier is not None:
+            log.info("confirmation.repeat_answered", caller=caller.label)
+            return earlier
         answer = confirmation.ask(question(prepared.shown, language))
         log.info("confirmation.answered", caller=caller.label, answer=_logged(answer))
         if answer.kind is AnswerKind.UNAVAILABLE:
@@ -139,6 +148,18 @@ class ConfirmedSending:
         if answer.choice is Choice.SAVE_DRAFT:
             return Settled(Status.DRAFT, account_id, draft_id=save_draft(current.message))
         return Settled(Status.QUEUED, account_id, record=send(current.message))
+
+    def kept(self, account_id: str, kept: KeptDraft) -> Settled[R] | None:
+        """A repeat of a call kept as a draft that is still held or was given up (a sent one
+        is answered with its record by the caller of this step). The held draft is answered
+        as the first call answered it, and its alert is not raised again; a draft the owner
+        deleted was the owner's choice not to send, so nothing is sent and nobody asked."""
+        if kept.life is KeptLife.GIVEN_UP:
+            return Settled(Status.CANCELLED, account_id)
+        if kept.life is not KeptLife.HELD:
+            return None
+        reason = UNAVAILABLE_REASON if self._alerts.held(alert_key(kept.draft_id)) else None
+        return Settled(Status.DRAFT, account_id, draft_id=kept.draft_id, reason=reason)
 
     def _unattended(self, prepared: Prepared[M], save_draft: Callable[[M], str]) -> Settled[R]:
         account_id = prepared.shown.account_id

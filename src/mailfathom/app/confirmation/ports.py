@@ -8,6 +8,7 @@ store and written down only after the answer.
 from __future__ import annotations
 
 import enum
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, TypeVar
@@ -80,11 +81,33 @@ class Confirmation(Protocol):
 M_contra = TypeVar("M_contra", contravariant=True)
 
 
+class KeptLife(enum.Enum):
+    HELD = "held"
+    SENT = "sent"
+    # The owner deleted it: the owner chose not to send it.
+    GIVEN_UP = "givenUp"
+
+
+@dataclass(frozen=True, slots=True)
+class KeptDraft:
+    """The draft an earlier call with the same idempotency key kept, and what became of it
+    since: still held, sent as `outgoing_id`, or given up."""
+
+    draft_id: str
+    life: KeptLife
+    outgoing_id: uuid.UUID | None = None
+
+
 class DraftSaver(Protocol[M_contra]):
     def save(self, caller: Caller, message: M_contra) -> str:
         """Keep `message` as a draft of the account it would be sent from; answer the draft's
         identifier. Raises a `MailFathomError` when no draft could be kept (nothing is kept
         then)."""
+        ...
+
+    def kept(self, caller: Caller, message: M_contra) -> KeptDraft | None:
+        """The draft this same sending call (caller, account, kind, idempotency key) was
+        kept as before, whatever became of it; None when it never was."""
         ...
 
 
@@ -105,6 +128,10 @@ class OwnerAlerts(Protocol):
     def raise_alert(self, alert: OwnerAlert) -> None:
         """Record the alert; one already held under its key is left as it is. Raises any
         exception when it could not be recorded."""
+        ...
+
+    def held(self, key: str) -> bool:
+        """Whether an alert, dismissed or not, is recorded under `key`."""
         ...
 
     def listing(self, include_dismissed: bool, limit: int) -> list[OwnerAlert]:

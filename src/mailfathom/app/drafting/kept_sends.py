@@ -5,7 +5,9 @@ The draft is an ordinary draft of the account: the message composed as it would 
 sent, its recipients (Bcc included, and those an answer reaches marked as derived), the name
 and size of each file it carries, and for an answer the email it answers, so `update_draft`
 and `send_draft` treat it as any other. The sending call's idempotency key makes the draft's
-retry key: asking again keeps one draft.
+retry key: asking again keeps one draft. The draft's identifier is derived from that key too,
+so the draft a call was kept as is found again whatever became of it (sent, or deleted, which
+frees the retry key).
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from mailfathom.app.confirmation.ports import KeptDraft, KeptLife
 from mailfathom.app.drafting.copies import DraftCopies
 from mailfathom.app.drafting.ports import DraftContent, DraftStore, NewDraft
 from mailfathom.app.sending.confirmable import Outgoing
 from mailfathom.app.sending.ports import MessageComposer
 from mailfathom.domain.access import Caller
-from mailfathom.domain.drafts import DraftFile, DraftRecipient
+from mailfathom.domain.drafts import DraftFile, DraftLife, DraftRecipient
 
 
 def _now() -> datetime:
@@ -61,12 +64,29 @@ class SendsKeptAsDrafts:
                 DraftFile(a.file_name, len(a.content)) for a in message.message.attachments
             ),
         )
-        draft, created = self._store.create(
-            NewDraft(uuid.uuid4(), caller.label, _retry_key(caller, message), content)
-        )
+        key = _retry_key(caller, message)
+        draft, created = self._store.create(NewDraft(_draft_id(key), caller.label, key, content))
         if created:
             self._copies.file(draft)
         return str(draft.draft_id)
+
+    def kept(self, caller: Caller, message: Outgoing) -> KeptDraft | None:
+        draft = self._store.find(_draft_id(_retry_key(caller, message)))
+        if draft is None or draft.account_id != message.account_id:
+            return None
+        if draft.life is DraftLife.SENT:
+            return KeptDraft(str(draft.draft_id), KeptLife.SENT, draft.outgoing_id)
+        if draft.life is DraftLife.DELETED:
+            return KeptDraft(str(draft.draft_id), KeptLife.GIVEN_UP)
+        return KeptDraft(str(draft.draft_id), KeptLife.HELD)
+
+
+# Names the draft identifiers derived from a kept send's retry key.
+_KEPT_DRAFTS = uuid.UUID("6f1d0c52-3a8e-4b57-9f0e-2d4c8b7a5e13")
+
+
+def _draft_id(retry_key: str) -> uuid.UUID:
+    return uuid.uuid5(_KEPT_DRAFTS, retry_key)
 
 
 def _retry_key(caller: Caller, message: Outgoing) -> str:

@@ -9,8 +9,13 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from mailfathom.app.confirmation import wording
-from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending, Prepared, Settled
-from mailfathom.app.confirmation.ports import Confirmation, DraftSaver
+from mailfathom.app.confirmation.confirmed_sending import (
+    ConfirmedSending,
+    Prepared,
+    Settled,
+    Status,
+)
+from mailfathom.app.confirmation.ports import Confirmation, DraftSaver, KeptLife
 from mailfathom.app.sending import ceilings
 from mailfathom.app.sending.confirmable import Outgoing, shown
 from mailfathom.app.sending.ports import (
@@ -79,7 +84,28 @@ class Submission:
             prepared,
             send=lambda o: self.write_outgoing(caller, o),
             save_draft=lambda o: drafts.save(caller, o),
+            repeated=lambda o: self._repeated(step, drafts, caller, o),
         )
+
+    def _repeated(
+        self,
+        step: ConfirmedSending,
+        drafts: DraftSaver[Outgoing],
+        caller: Caller,
+        outgoing: Outgoing,
+    ) -> Settled[OutgoingRecord] | None:
+        """How the first call with this key ended when it kept a draft: once that draft was
+        sent, its record, as a repeated send answers its first record."""
+        kept = drafts.kept(caller, outgoing)
+        if kept is None:
+            return None
+        if kept.life is KeptLife.SENT and kept.outgoing_id is not None:
+            record = self._outbox.find(kept.outgoing_id)
+            if record is None:
+                # Never the case while records are kept; still, the message was sent once.
+                return Settled(Status.CANCELLED, outgoing.account_id)
+            return Settled(Status.QUEUED, record.account_id, record=record)
+        return step.kept(outgoing.account_id, kept)
 
     def unconfirmed(self, caller: Caller, outgoing: Outgoing) -> OutgoingRecord:
         """Write the send of a caller whose entry asks nobody before sending."""
