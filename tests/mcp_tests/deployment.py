@@ -135,6 +135,8 @@ AttachmentRoots = ["{data.parent / "files"}"]
 Id = "work"
 DisplayName = "Work Mail"
 Kind = "imap"
+# An address to write drafts from (no delivery: nothing is sent from here).
+Addresses = ["owner@example.net"]
 
 [Accounts.Imap]
 Host = "{account_host}"

@@ -8,6 +8,7 @@ for a caller holding the files grant, and is the contract's read-only read for a
 
 from __future__ import annotations
 
+import sqlite3
 import uuid
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from mailfathom.domain.codes import Code
-from mcp_tests.client import code, over_http
+from mcp_tests.client import code, over_http, structured
 from mcp_tests.deployment import KEYS, Deployment
 
 ZERO = "00000000-0000-0000-0000-000000000000"
@@ -233,3 +234,79 @@ def test_saving_arguments_are_unknown_to_a_caller_that_may_not_save(
         assert reading.structured_content is not None
         assert "savedFile" not in reading.structured_content
     assert not Path(target).exists()
+
+
+def _drafts(deployment: Deployment) -> dict[str, int]:
+    """Every draft held, by identifier, with its revision."""
+    with sqlite3.connect(deployment.data_dir / "mailfathom.sqlite3") as db:
+        rows = db.execute("SELECT draft_id, revision FROM drafts")
+        return {str(uuid.UUID(draft_id)): revision for draft_id, revision in rows}
+
+
+@pytest.mark.parametrize("grant", sorted(g for g in GRANTS if DRAFT in GRANTS[g]))
+def test_a_draft_quotes_or_carries_stored_mail_only_for_a_caller_that_may_read_it(
+    mcp_deployment: Deployment, grant: str
+) -> None:
+    """An answer quotes the email it answers (a forward carries its files), and a stored part
+    attached is the email's own file: without the read grant both are answered as an email
+    nobody holds, the same code and the same words, and nothing is written. A message of its
+    own needs no read grant."""
+    reads = READ in GRANTS[grant]
+    listed = over_http(
+        mcp_deployment.url,
+        KEYS["full"],
+        lambda client: client.call_tool("list_emails", {"accounts": ["work"], "pageSize": 100}),
+    )
+    [stored] = [
+        e["storedEmailId"]
+        for e in structured(listed)["emails"]
+        if e["subject"] == "Quarterly report draft"
+    ]
+    unknown = str(uuid.uuid4())
+
+    def answer(email_id: str, answering: str) -> dict[str, Any]:
+        return {
+            "answeredEmailId": email_id,
+            "answering": answering,
+            "plainTextBody": "Grant matrix " + uuid.uuid4().hex,
+        }
+
+    def part(email_id: str) -> dict[str, Any]:
+        return {
+            **_arguments("save_draft"),
+            "attachments": [{"storedEmailId": email_id, "partId": "2"}],
+        }
+
+    async def work(client: Client) -> dict[str, CallToolResult]:
+        own = await client.call_tool("save_draft", _arguments("save_draft"))
+        draft_id = structured(own)["draftId"]
+        results = {"own": own}
+        for email_id, name in ((stored, "stored"), (unknown, "unknown")):
+            for answering in ("senderOnly", "everyone", "forward"):
+                results[f"save {answering} {name}"] = await client.call_tool(
+                    "save_draft", answer(email_id, answering)
+                )
+                results[f"update {answering} {name}"] = await client.call_tool(
+                    "update_draft", {"draftId": draft_id, **answer(email_id, answering)}
+                )
+            results[f"part {name}"] = await client.call_tool("save_draft", part(email_id))
+        return results
+
+    before = _drafts(mcp_deployment)
+    results = over_http(mcp_deployment.url, KEYS[grant], work)
+    after = _drafts(mcp_deployment)
+
+    own_id = structured(results["own"])["draftId"]
+    for name in (n for n in results if n.endswith(" unknown")):
+        wanted = Code.EMAIL_NOT_HELD if name.startswith("part") else Code.EMAIL_NOT_ANSWERABLE
+        assert code(results[name]) == wanted, name
+        stored_answer = results[name.removesuffix(" unknown") + " stored"]
+        if reads:
+            assert code(stored_answer) is None, name
+        else:
+            assert stored_answer.content == results[name].content, name
+    if reads:
+        assert after[own_id] == 4
+        assert len(after) == len(before) + 5
+    else:
+        assert after == {**before, own_id: 1}

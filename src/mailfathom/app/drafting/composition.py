@@ -28,8 +28,13 @@ from mailfathom.app.drafting.ports import AttachmentResolving
 from mailfathom.app.files.references import AttachmentReference, StoredPartReference
 from mailfathom.app.sending import response_derivation as derive
 from mailfathom.app.sending import rules as sending_rules
-from mailfathom.app.sending.answered_email import AnsweredEmails, forwarded_files
+from mailfathom.app.sending.answered_email import (
+    AnsweredEmails,
+    forwarded_files,
+    not_answerable,
+)
 from mailfathom.app.sending.ports import AuthoredMessage, ComposedMessage, MessageComposer
+from mailfathom.app.shared.authorization import Permissions, permits
 from mailfathom.app.shared.email_identifiers import parse_identifier
 from mailfathom.app.shared.files import Attachment, AttachmentReader
 from mailfathom.app.shared.mailbox_selection import ServedAccount
@@ -169,10 +174,11 @@ class DraftComposition:
         self._composer = composer
         self._files = files
 
-    def settle(self, caller: Caller, request: DraftRequest) -> SettledDraft:
+    def settle(self, caller: Caller, request: DraftRequest, answering: Permissions) -> SettledDraft:
         """Check the shape, then every field, read what an answer derives, and last read
-        and freeze the files named."""
-        settled = self._settle(request)
+        and freeze the files named. `answering` is the grant an answer takes: without it the
+        answered email is answered as one that cannot be answered."""
+        settled = self._settle(request, permits(caller, answering))
         references = tuple(request.attachments)
         if not references:
             return settled
@@ -183,7 +189,7 @@ class DraftComposition:
             retry_material=(*settled.retry_material, _file_material(references, given)),
         )
 
-    def _settle(self, request: DraftRequest) -> SettledDraft:
+    def _settle(self, request: DraftRequest, may_answer: bool) -> SettledDraft:
         own = request.account is not None or request.subject is not None
         answer = request.answered_email_id is not None or request.answering is not None
         if own == answer:
@@ -197,7 +203,7 @@ class DraftComposition:
             return self._own(request)
         if request.answered_email_id is None or request.answering is None:
             raise _composable("An answer names both answeredEmailId and answering.")
-        return self._answer(request)
+        return self._answer(request, may_answer)
 
     def _bodies(self, request: DraftRequest, quoted: str = "") -> sending_rules.Bodies:
         return sending_rules.bodies(
@@ -231,7 +237,7 @@ class DraftComposition:
             retry_material=_material(None, None, recipients, title, text),
         )
 
-    def _answer(self, request: DraftRequest) -> SettledDraft:
+    def _answer(self, request: DraftRequest, may_answer: bool) -> SettledDraft:
         bounds = self._config.mail_delivery
         answering = Answering.parse(request.answering)
         if answering is None:
@@ -239,10 +245,12 @@ class DraftComposition:
         identifier = parse_identifier(
             request.answered_email_id, Code.NOT_AN_EMAIL_IDENTIFIER, "answeredEmailId"
         )
+        if not may_answer:
+            raise not_answerable()
         original = self._answered.find(identifier)
         account = self._config.account(original.row.summary.account_id)
         if account is None:
-            raise Refusal(Code.EMAIL_NOT_ANSWERABLE, "No email this deployment can answer is held.")
+            raise not_answerable()
         text = self._bodies(request)
         derived: list[tuple[AddressField, str]] = []
         if answering is not Answering.FORWARD:

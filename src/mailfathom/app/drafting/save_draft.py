@@ -20,6 +20,11 @@ from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.drafts import DraftLife
 
 PERMISSIONS: Permissions = frozenset({Permission.DRAFTS_WRITE})
+# A draft answering a stored email quotes it (a forward carries its files), so the answer
+# shape also takes the grant a read takes, as reply_to_email and forward_email do; without
+# it the email is answered as one that cannot be answered. A stored part attached takes the
+# read grant where it is read (`StoredParts`).
+ANSWER_PERMISSIONS: Permissions = PERMISSIONS | {Permission.MAIL_READ}
 
 
 def _now() -> datetime:
@@ -41,7 +46,7 @@ class DraftSaving:
 
     def save(self, caller: Caller, request: DraftRequest) -> DraftStanding:
         require(caller, PERMISSIONS)
-        settled = self._composition.settle(caller, request)
+        settled = self._composition.settle(caller, request, ANSWER_PERMISSIONS)
         now = self._clock()
         composed = self._composition.compose(settled, now)
         content = DraftContent(

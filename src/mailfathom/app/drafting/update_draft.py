@@ -26,6 +26,11 @@ from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.drafts import DraftLife
 
 PERMISSIONS: Permissions = frozenset({Permission.DRAFTS_WRITE})
+# A draft answering a stored email quotes it (a forward carries its files), so the answer
+# shape also takes the grant a read takes, as reply_to_email and forward_email do; without
+# it the email is answered as one that cannot be answered. A stored part attached takes the
+# read grant where it is read (`StoredParts`).
+ANSWER_PERMISSIONS: Permissions = PERMISSIONS | {Permission.MAIL_READ}
 
 
 def _now() -> datetime:
@@ -57,7 +62,7 @@ class DraftEditing:
             or current.account_id not in self._served
         ):
             raise not_held()
-        settled = self._composition.settle(caller, request)
+        settled = self._composition.settle(caller, request, ANSWER_PERMISSIONS)
         if settled.account_id != current.account_id:
             raise not_held()
         now = self._clock()

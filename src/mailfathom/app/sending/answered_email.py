@@ -39,6 +39,11 @@ log = structlog.get_logger("mailfathom.sending")
 _NOT_ANSWERABLE = "No email this deployment can answer is held under that identifier."
 
 
+def not_answerable() -> Refusal:
+    """The one answer for every email that cannot be answered (53005)."""
+    return Refusal(Code.EMAIL_NOT_ANSWERABLE, _NOT_ANSWERABLE)
+
+
 @dataclass(frozen=True, slots=True)
 class Original:
     row: EmailRow
@@ -98,7 +103,7 @@ class AnsweredEmails:
             rows = view.emails([stored_email_id], folders, with_html=False) if folders else {}
         row = rows.get(stored_email_id)
         if row is None:
-            raise Refusal(Code.EMAIL_NOT_ANSWERABLE, _NOT_ANSWERABLE)
+            raise not_answerable()
         raw = None
         if row.summary.content_state is ContentState.STORED and row.content_key is not None:
             try:
@@ -108,7 +113,7 @@ class AnsweredEmails:
             except ContentMissingError:
                 self._repairs.request_repair(row.summary.seq, "content-unreadable")
                 log.warning("content.repair_requested")
-                raise Refusal(Code.EMAIL_NOT_ANSWERABLE, _NOT_ANSWERABLE) from None
+                raise not_answerable() from None
         return Original(row, raw)
 
 
