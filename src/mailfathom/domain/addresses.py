@@ -17,6 +17,22 @@ def _composable(message: str) -> Refusal:
     return Refusal(Code.MESSAGE_FIELD_NOT_COMPOSABLE, message)
 
 
+def is_plain_address(value: str) -> bool:
+    """Whether `value` is one plain ASCII address (RFC 5321 local-part@domain, dot-atom form)
+    with nothing around it."""
+    if not text_rules.is_one_line(value) or not value.isascii():
+        return False
+    local, at, domain = value.rpartition("@")
+    return bool(
+        at
+        and len(value) <= _MAX_ADDRESS
+        and _LOCAL.fullmatch(local)
+        and len(local) <= 64
+        and _DOMAIN.fullmatch(domain)
+        and "." in domain
+    )
+
+
 def plain_address(value: object, field: str) -> str:
     """A plain ASCII address (RFC 5321 local-part@domain, dot-atom form), without a display
     name. A line break, a space, a non-ASCII character or anything but one address is 51013."""
@@ -28,15 +44,7 @@ def plain_address(value: object, field: str) -> str:
         raise _composable(
             f"An entry of {field} is not an ASCII address; addresses outside ASCII are not sent."
         )
-    local, at, domain = value.rpartition("@")
-    if (
-        not at
-        or len(value) > _MAX_ADDRESS
-        or not _LOCAL.fullmatch(local)
-        or len(local) > 64
-        or not _DOMAIN.fullmatch(domain)
-        or "." not in domain
-    ):
+    if not is_plain_address(value):
         raise _composable(
             f"An entry of {field} is not a plain address (local@domain, no display name)."
         )
