@@ -343,3 +343,27 @@ mutation_records = sa.Table(
     ),
 )
 sa.Index("ix_mutation_records_open", mutation_records.c.account_id, mutation_records.c.state)
+
+contacts = sa.Table(
+    "contacts",
+    metadata,
+    sa.Column("contact_id", sa.Uuid, primary_key=True),
+    sa.Column("display_name", sa.String(256), nullable=False),
+    sa.Column("name_key", sa.Text, nullable=False),
+    sa.Column("preferred_address", sa.String(320), nullable=False),
+    sa.Column("note", sa.Text),
+    sa.Column("origin", sa.String(16), nullable=False),
+    sa.Column("peer_account_id", sa.String(64)),
+    sa.Column("recorded_at", TS, nullable=False),
+    sa.Column("amended_at", TS),
+)
+sa.Index("ix_contacts_name", contacts.c.name_key, contacts.c.contact_id)
+
+contact_addresses = sa.Table(
+    "contact_addresses",
+    metadata,
+    sa.Column("address_key", sa.String(320), primary_key=True),
+    sa.Column("contact_id", sa.Uuid, sa.ForeignKey("contacts.contact_id"), nullable=False),
+    sa.Column("address", sa.String(320), nullable=False),
+)
+sa.Index("ix_contact_addresses_contact", contact_addresses.c.contact_id)

@@ -1,0 +1,222 @@
+"""The contact book on SQLite and PostgreSQL: `ContactBook`.
+
+Which contact holds an address is decided by the primary key of `contact_addresses`, the
+address's comparison form: of two writes claiming one address the second fails on the key,
+and is answered with the holder the first one wrote.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.schema import contact_addresses, contacts
+from mailfathom.app.contacts.ports import (
+    BookPosition,
+    ContactWrite,
+    Erasure,
+    NewContact,
+    WriteState,
+)
+from mailfathom.domain.contacts import (
+    Contact,
+    ContactOrigin,
+    ContactRecord,
+    address_key,
+    name_key,
+    ordered_addresses,
+)
+
+_C = contacts.c
+_A = contact_addresses.c
+
+
+class SqlContactBook:
+    def __init__(self, engine: sa.Engine) -> None:
+        self._engine = engine
+        self._postgres = engine.dialect.name == "postgresql"
+
+    def create(self, new: NewContact) -> ContactWrite:
+        keys = [address_key(a) for a in new.record.addresses]
+        try:
+            with self._engine.begin() as c:
+                holder = _holder(c, keys, None)
+                if holder is not None:
+                    return ContactWrite(WriteState.ADDRESS_HELD, holder_id=holder)
+                c.execute(
+                    contacts.insert().values(
+                        contact_id=new.contact_id,
+                        origin=new.origin.value,
+                        peer_account_id=new.peer_account_id,
+                        recorded_at=new.recorded_at,
+                        amended_at=None,
+                        **_record_values(new.record),
+                    )
+                )
+                _insert_addresses(c, new.contact_id, new.record.addresses)
+                written = _read(c, new.contact_id)
+        except sa.exc.IntegrityError:
+            return self._held_after_race(keys, None)
+        return ContactWrite(WriteState.WRITTEN, contact=written)
+
+    def find(self, contact_id: uuid.UUID) -> Contact | None:
+        with self._engine.connect() as c:
+            return _read(c, contact_id)
+
+    def find_by_address(self, address: str) -> Contact | None:
+        with self._engine.connect() as c:
+            holder = c.execute(
+                sa.select(_A.contact_id).where(_A.address_key == address_key(address))
+            ).scalar()
+            return None if holder is None else _read(c, holder)
+
+    def page(
+        self,
+        search: str | None,
+        origin: ContactOrigin | None,
+        after: BookPosition | None,
+        limit: int,
+    ) -> list[Contact]:
+        name = self._ordered(_C.name_key)
+        query = sa.select(contacts).order_by(name, _C.contact_id).limit(limit)
+        if origin is not None:
+            query = query.where(_C.origin == origin.value)
+        if after is not None:
+            mark = self._ordered(sa.literal(after.name_key, sa.Text))
+            query = query.where(
+                sa.or_(name > mark, sa.and_(name == mark, _C.contact_id > after.contact_id))
+            )
+        if search:
+            by_address = sa.select(_A.contact_id).where(
+                _A.address_key.contains(address_key(search), autoescape=True)
+            )
+            query = query.where(
+                sa.or_(
+                    _C.name_key.contains(name_key(search), autoescape=True),
+                    _C.contact_id.in_(by_address),
+                )
+            )
+        with self._engine.connect() as c:
+            rows = list(c.execute(query).mappings())
+            held = _addresses_of(c, [row["contact_id"] for row in rows])
+        return [_contact(row, held.get(row["contact_id"], [])) for row in rows]
+
+    def amend(self, contact_id: uuid.UUID, record: ContactRecord, at: datetime) -> ContactWrite:
+        keys = [address_key(a) for a in record.addresses]
+        try:
+            with self._engine.begin() as c:
+                origin = c.execute(
+                    self._locked(sa.select(_C.origin).where(_C.contact_id == contact_id))
+                ).scalar()
+                if origin is None:
+                    return ContactWrite(WriteState.NOT_FOUND)
+                if origin != ContactOrigin.ASSERTED.value:
+                    return ContactWrite(WriteState.WAS_COLLECTED)
+                holder = _holder(c, keys, contact_id)
+                if holder is not None:
+                    return ContactWrite(WriteState.ADDRESS_HELD, holder_id=holder)
+                c.execute(contact_addresses.delete().where(_A.contact_id == contact_id))
+                _insert_addresses(c, contact_id, record.addresses)
+                c.execute(
+                    contacts.update()
+                    .where(_C.contact_id == contact_id)
+                    .values(amended_at=at, **_record_values(record))
+                )
+                written = _read(c, contact_id)
+        except sa.exc.IntegrityError:
+            return self._held_after_race(keys, contact_id)
+        return ContactWrite(WriteState.WRITTEN, contact=written)
+
+    def promote(self, contact_id: uuid.UUID) -> WriteState:
+        with self._engine.begin() as c:
+            changed = c.execute(
+                contacts.update()
+                .where(_C.contact_id == contact_id, _C.origin == ContactOrigin.COLLECTED.value)
+                .values(origin=ContactOrigin.ASSERTED.value)
+            )
+            if changed.rowcount == 1:
+                return WriteState.WRITTEN
+            held = c.execute(sa.select(_C.contact_id).where(_C.contact_id == contact_id))
+            return WriteState.NOT_FOUND if held.first() is None else WriteState.ALREADY_ASSERTED
+
+    def erase(self, contact_id: uuid.UUID) -> Erasure:
+        with self._engine.begin() as c:
+            erased = c.execute(contact_addresses.delete().where(_A.contact_id == contact_id))
+            gone = c.execute(contacts.delete().where(_C.contact_id == contact_id))
+            return Erasure(was_held=gone.rowcount == 1, addresses_erased=erased.rowcount)
+
+    def _held_after_race(self, keys: list[str], own: uuid.UUID | None) -> ContactWrite:
+        """A write lost a race on an address key: answer the contact that won it."""
+        with self._engine.connect() as c:
+            holder = _holder(c, keys, own)
+        if holder is None:
+            raise RuntimeError("an address key conflict left no holder")
+        return ContactWrite(WriteState.ADDRESS_HELD, holder_id=holder)
+
+    def _ordered(self, column: Any) -> Any:
+        """The name key compared byte by byte on both backends, so a walk's order does not
+        depend on a database's locale."""
+        return column.collate("C") if self._postgres else column
+
+    def _locked(self, query: sa.Select[Any]) -> sa.Select[Any]:
+        return query.with_for_update() if self._postgres else query
+
+
+def _record_values(record: ContactRecord) -> dict[str, Any]:
+    return {
+        "display_name": record.display_name,
+        "name_key": name_key(record.display_name),
+        "preferred_address": record.preferred_address,
+        "note": record.note,
+    }
+
+
+def _insert_addresses(c: sa.Connection, contact_id: uuid.UUID, held: Iterable[str]) -> None:
+    c.execute(
+        contact_addresses.insert(),
+        [{"address_key": address_key(a), "contact_id": contact_id, "address": a} for a in held],
+    )
+
+
+def _holder(c: sa.Connection, keys: list[str], own: uuid.UUID | None) -> uuid.UUID | None:
+    query = sa.select(_A.contact_id).where(_A.address_key.in_(keys))
+    if own is not None:
+        query = query.where(_A.contact_id != own)
+    found: uuid.UUID | None = c.execute(query.order_by(_A.address_key).limit(1)).scalar()
+    return found
+
+
+def _addresses_of(c: sa.Connection, ids: list[uuid.UUID]) -> dict[uuid.UUID, list[str]]:
+    held: dict[uuid.UUID, list[str]] = {}
+    if not ids:
+        return held
+    rows = c.execute(sa.select(_A.contact_id, _A.address).where(_A.contact_id.in_(ids)))
+    for contact_id, address in rows:
+        held.setdefault(contact_id, []).append(address)
+    return held
+
+
+def _read(c: sa.Connection, contact_id: uuid.UUID) -> Contact | None:
+    row = c.execute(sa.select(contacts).where(_C.contact_id == contact_id)).mappings().first()
+    if row is None:
+        return None
+    return _contact(row, _addresses_of(c, [contact_id]).get(contact_id, []))
+
+
+def _contact(row: Any, held: list[str]) -> Contact:
+    preferred: str = row["preferred_address"]
+    return Contact(
+        contact_id=row["contact_id"],
+        display_name=row["display_name"],
+        addresses=ordered_addresses(preferred, held),
+        preferred_address=preferred,
+        note=row["note"],
+        origin=ContactOrigin(row["origin"]),
+        recorded_at=row["recorded_at"],
+        amended_at=row["amended_at"],
+        peer_account_id=row["peer_account_id"],
+    )

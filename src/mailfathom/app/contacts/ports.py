@@ -1,0 +1,108 @@
+"""Ports of the contact book.
+
+The book is one per deployment. Every method is synchronous and runs its reads and writes in
+one transaction; what two racing writers both claim is settled by the store's unique index on
+an address's comparison form, never by a read made before the write.
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from mailfathom.domain.contacts import Contact, ContactOrigin, ContactRecord
+
+
+@dataclass(frozen=True, slots=True)
+class NewContact:
+    """A record to write where none is held. `peer_account_id` marks a record made for a
+    local account of the deployment (a peer), so it can be taken out with that account."""
+
+    contact_id: uuid.UUID
+    record: ContactRecord
+    origin: ContactOrigin
+    recorded_at: datetime
+    peer_account_id: str | None = None
+
+
+class WriteState(enum.Enum):
+    """What became of a create, an amendment or a promotion."""
+
+    WRITTEN = "written"
+    NOT_FOUND = "notFound"
+    ADDRESS_HELD = "addressHeldByAnotherContact"
+    WAS_COLLECTED = "contactWasCollected"
+    ALREADY_ASSERTED = "alreadyAsserted"
+
+
+@dataclass(frozen=True, slots=True)
+class ContactWrite:
+    """`contact` is the record as written (WRITTEN only); `holder_id` is one contact already
+    holding an address the write claimed (ADDRESS_HELD only)."""
+
+    state: WriteState
+    contact: Contact | None = None
+    holder_id: uuid.UUID | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Erasure:
+    """What an erasure removed: whether the contact was held, and how many addresses went."""
+
+    was_held: bool
+    addresses_erased: int
+
+
+@dataclass(frozen=True, slots=True)
+class BookPosition:
+    """Where a walk of the book stopped: the last contact's name key and identity."""
+
+    name_key: str
+    contact_id: uuid.UUID
+
+
+class ContactBook(Protocol):
+    def create(self, new: NewContact) -> ContactWrite:
+        """Write `new` unless one of its addresses (by comparison form) is held: WRITTEN with
+        the record, or ADDRESS_HELD naming a holder. Of racing creates claiming one address,
+        exactly one is written. Not idempotent: the identity is the caller's."""
+        ...
+
+    def find(self, contact_id: uuid.UUID) -> Contact | None:
+        """The contact of that identity, or None."""
+        ...
+
+    def find_by_address(self, address: str) -> Contact | None:
+        """The one contact holding `address` (compared by comparison form), or None."""
+        ...
+
+    def page(
+        self,
+        search: str | None,
+        origin: ContactOrigin | None,
+        after: BookPosition | None,
+        limit: int,
+    ) -> list[Contact]:
+        """Up to `limit` contacts after `after`, ordered by name key then identity. `search`
+        keeps contacts whose name or one of whose addresses contains it, without regard to
+        case; wildcard characters in it match themselves."""
+        ...
+
+    def amend(self, contact_id: uuid.UUID, record: ContactRecord, at: datetime) -> ContactWrite:
+        """Replace an asserted contact's whole record: WRITTEN, NOT_FOUND, WAS_COLLECTED, or
+        ADDRESS_HELD when an address belongs to another contact. An address the record no
+        longer names is removed. Idempotent."""
+        ...
+
+    def promote(self, contact_id: uuid.UUID) -> WriteState:
+        """Move a collected contact to asserted: WRITTEN, NOT_FOUND or ALREADY_ASSERTED.
+        Nothing else about the record changes. Idempotent."""
+        ...
+
+    def erase(self, contact_id: uuid.UUID) -> Erasure:
+        """Delete the contact and every address recorded with it; nothing of it is kept.
+        Idempotent: erasing an absent contact answers was_held False."""
+        ...

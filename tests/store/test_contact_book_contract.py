@@ -1,0 +1,219 @@
+"""What the contact tools rely on from the book, on SQLite and PostgreSQL alike: one holder
+per address (racing writers included), whole-record amendments, one-way promotion, and an
+erasure that removes the record and every address and says so."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.contacts import SqlContactBook
+from mailfathom.app.contacts.ports import BookPosition, NewContact, WriteState
+from mailfathom.domain.contacts import ContactOrigin, ContactRecord, name_key
+
+T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def book(engine: sa.Engine) -> SqlContactBook:
+    return SqlContactBook(engine)
+
+
+def _record(name: str, *addresses: str, note: str | None = None) -> ContactRecord:
+    return ContactRecord(name, tuple(addresses), addresses[0], note)
+
+
+def _new(
+    record: ContactRecord, origin: ContactOrigin = ContactOrigin.ASSERTED, *, at: datetime = T0
+) -> NewContact:
+    return NewContact(uuid.uuid4(), record, origin, at)
+
+
+def test_a_created_contact_reads_back_by_identity_and_by_any_address(
+    book: SqlContactBook,
+) -> None:
+    record = ContactRecord(
+        "Anna Kowalska",
+        ("zed@example.test", "Anna@Example.test", "b@example.test"),
+        "Anna@Example.test",
+        "met at the fair",
+    )
+    new = _new(record)
+    written = book.create(new)
+    assert written.state is WriteState.WRITTEN
+    contact = written.contact
+    assert contact is not None
+    assert contact.contact_id == new.contact_id
+    assert contact.addresses == ("Anna@Example.test", "b@example.test", "zed@example.test")
+    assert contact.preferred_address == "Anna@Example.test"
+    assert contact.note == "met at the fair"
+    assert contact.origin is ContactOrigin.ASSERTED
+    assert contact.recorded_at == T0
+    assert contact.amended_at is None
+    assert book.find(new.contact_id) == contact
+    assert book.find_by_address("ANNA@example.TEST") == contact
+    assert book.find_by_address("zed@example.test") == contact
+    assert book.find_by_address("nobody@example.test") is None
+    assert book.find(uuid.uuid4()) is None
+
+
+def test_an_address_another_contact_holds_is_answered_with_the_holder(
+    book: SqlContactBook,
+) -> None:
+    first = _new(_record("One", "one@example.test", "shared@example.test"))
+    book.create(first)
+    second = book.create(_new(_record("Two", "two@example.test", "SHARED@example.test")))
+    assert second.state is WriteState.ADDRESS_HELD
+    assert second.holder_id == first.contact_id
+    assert second.contact is None
+    assert book.find_by_address("two@example.test") is None
+
+
+def test_twenty_racing_creates_claiming_one_address_leave_exactly_one_holder(
+    book: SqlContactBook,
+) -> None:
+    start = threading.Barrier(20)
+
+    def claim(n: int) -> tuple[WriteState, uuid.UUID | None, uuid.UUID]:
+        new = _new(_record(f"Racer {n}", f"racer{n}@example.test", "contested@example.test"))
+        start.wait()
+        answer = book.create(new)
+        return answer.state, answer.holder_id, new.contact_id
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        answers = list(pool.map(claim, range(20)))
+    winners = [own for state, _, own in answers if state is WriteState.WRITTEN]
+    assert len(winners) == 1
+    losers = [holder for state, holder, _ in answers if state is WriteState.ADDRESS_HELD]
+    assert losers == [winners[0]] * 19
+    holder = book.find_by_address("contested@example.test")
+    assert holder is not None
+    assert holder.contact_id == winners[0]
+    assert len(book.page(None, None, None, 200)) == 1
+
+
+def test_an_amendment_replaces_the_whole_record(book: SqlContactBook) -> None:
+    new = _new(_record("Old", "keep@example.test", "drop@example.test", note="a note"))
+    book.create(new)
+    amended = ContactRecord(
+        "New Name", ("keep@example.test", "added@example.test"), "added@example.test", None
+    )
+    answer = book.amend(new.contact_id, amended, T0 + timedelta(hours=1))
+    assert answer.state is WriteState.WRITTEN
+    contact = answer.contact
+    assert contact is not None
+    assert contact.display_name == "New Name"
+    assert contact.addresses == ("added@example.test", "keep@example.test")
+    assert contact.note is None
+    assert contact.recorded_at == T0
+    assert contact.amended_at == T0 + timedelta(hours=1)
+    assert book.find_by_address("drop@example.test") is None
+    again = book.amend(new.contact_id, amended, T0 + timedelta(hours=1))
+    assert again == answer
+
+
+def test_an_amendment_meets_not_found_a_collected_record_and_a_held_address(
+    book: SqlContactBook,
+) -> None:
+    record = _record("X", "x@example.test")
+    assert book.amend(uuid.uuid4(), record, T0).state is WriteState.NOT_FOUND
+    collected = _new(_record("C", "c@example.test"), ContactOrigin.COLLECTED)
+    book.create(collected)
+    before = book.find(collected.contact_id)
+    answer = book.amend(collected.contact_id, _record("C2", "c@example.test"), T0)
+    assert answer.state is WriteState.WAS_COLLECTED
+    assert book.find(collected.contact_id) == before
+    mine = _new(_record("Mine", "mine@example.test"))
+    book.create(mine)
+    answer = book.amend(mine.contact_id, _record("Mine", "mine@example.test", "C@example.test"), T0)
+    assert answer.state is WriteState.ADDRESS_HELD
+    assert answer.holder_id == collected.contact_id
+    assert book.find_by_address("mine@example.test") is not None
+
+
+def test_promotion_runs_once_and_one_way(book: SqlContactBook) -> None:
+    collected = _new(_record("C", "c@example.test", note="kept"), ContactOrigin.COLLECTED)
+    book.create(collected)
+    before = book.find(collected.contact_id)
+    assert book.promote(collected.contact_id) is WriteState.WRITTEN
+    after = book.find(collected.contact_id)
+    assert after is not None
+    assert before is not None
+    assert after.origin is ContactOrigin.ASSERTED
+    assert (after.display_name, after.addresses, after.note) == (
+        before.display_name,
+        before.addresses,
+        before.note,
+    )
+    assert book.promote(collected.contact_id) is WriteState.ALREADY_ASSERTED
+    assert book.promote(uuid.uuid4()) is WriteState.NOT_FOUND
+    answer = book.amend(collected.contact_id, _record("Now mine", "c@example.test"), T0)
+    assert answer.state is WriteState.WRITTEN
+
+
+def test_erasure_removes_the_record_and_every_address_and_counts_them(
+    book: SqlContactBook, engine: sa.Engine
+) -> None:
+    gone = _new(_record("Gone", "g1@example.test", "g2@example.test", "g3@example.test"))
+    kept = _new(_record("Kept", "k@example.test"))
+    book.create(gone)
+    book.create(kept)
+    erasure = book.erase(gone.contact_id)
+    assert (erasure.was_held, erasure.addresses_erased) == (True, 3)
+    assert book.find(gone.contact_id) is None
+    assert book.find_by_address("g2@example.test") is None
+    again = book.erase(gone.contact_id)
+    assert (again.was_held, again.addresses_erased) == (False, 0)
+    with engine.connect() as c:
+        rows = c.execute(sa.text("SELECT count(*) FROM contact_addresses")).scalar()
+    assert rows == 1
+    reused = book.create(_new(_record("New", "g1@example.test")))
+    assert reused.state is WriteState.WRITTEN
+
+
+def test_a_page_is_ordered_by_name_key_then_identity_and_walks_on(
+    book: SqlContactBook,
+) -> None:
+    names = ["bob", "Alice", "álvaro", "Carol", "alice", "Zed", "dave"]
+    for n, name in enumerate(names):
+        book.create(_new(_record(name, f"p{n}@example.test")))
+    walked: list[str] = []
+    after: BookPosition | None = None
+    while True:
+        page = book.page(None, None, after, 2)
+        if not page:
+            break
+        walked.extend(c.display_name for c in page)
+        last = page[-1]
+        after = BookPosition(name_key(last.display_name), last.contact_id)
+    assert sorted(walked, key=name_key) == walked
+    assert sorted(walked) == sorted(names)
+    everything = book.page(None, None, None, 200)
+    keys = [(name_key(c.display_name), c.contact_id) for c in everything]
+    assert keys == sorted(keys, key=lambda k: (k[0].encode(), k[1].hex))
+
+
+def test_a_page_narrows_by_origin_and_by_search_in_name_or_address(
+    book: SqlContactBook,
+) -> None:
+    book.create(_new(_record("Anna Kowalska", "anna@example.test")))
+    book.create(_new(_record("Ben", "ben@Kowal.example")))
+    book.create(_new(_record("Cleo", "cleo@example.test"), ContactOrigin.COLLECTED))
+    book.create(_new(_record("100% Dan_x", "dan@example.test")))
+
+    def names(search: str | None, origin: ContactOrigin | None = None) -> list[str]:
+        return [c.display_name for c in book.page(search, origin, None, 50)]
+
+    assert names("KOWAL") == ["Anna Kowalska", "Ben"]
+    assert names(None, ContactOrigin.COLLECTED) == ["Cleo"]
+    assert names("example.test", ContactOrigin.ASSERTED) == ["100% Dan_x", "Anna Kowalska"]
+    assert names("%") == ["100% Dan_x"]
+    assert names("_") == ["100% Dan_x"]
+    assert names("n_x") == ["100% Dan_x"]
+    assert names("a_na") == []
+    assert names("nobody") == []
