@@ -56,6 +56,7 @@ from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
 from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.adapters.sql.opening import refusals_as_store_errors
+from mailfathom.adapters.sql.organizing import SqlOrganizeStore
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
@@ -78,6 +79,7 @@ from mailfathom.app.flags.signal import MutationSignal
 from mailfathom.app.maintenance.rederive_conversations import ConversationRederivation
 from mailfathom.app.maintenance.store_overview import StoreOverview
 from mailfathom.app.maintenance.verify_content import ContentFileUpkeep, StoredContentReader
+from mailfathom.app.organize.organize_email import EmailOrganizer
 from mailfathom.app.reading.get_email_content import EmailContentReader
 from mailfathom.app.reading.list_accounts import AccountDirectoryReader
 from mailfathom.app.reading.list_emails import MailboxTimelineReader
@@ -370,6 +372,16 @@ class Services:
         """Flag changes written down for the accounts' synchronization runs to carry."""
         return MailFlagChangeRecorder(
             SqlMutationStore(self.engine),
+            self._reader(),
+            self._served(),
+            wake=self.mutation_signal.notify,
+            clock=self.clock,
+        )
+
+    def organizer(self) -> EmailOrganizer:
+        """Moves, archiving, trashing and labels written down for the synchronization runs."""
+        return EmailOrganizer(
+            SqlOrganizeStore(self.engine),
             self._reader(),
             self._served(),
             wake=self.mutation_signal.notify,

@@ -11,6 +11,7 @@ class Permission(enum.Enum):
 
     MAIL_READ = "mailfathom.mail.read"
     FLAGS_WRITE = "mailfathom.mail.flags.write"
+    ORGANIZE = "mailfathom.mail.organize"
     SEND = "mailfathom.mail.send"
     DRAFTS_WRITE = "mailfathom.mail.drafts.write"
     ASK = "mailfathom.mail.ask"
@@ -40,6 +41,7 @@ class ToolCategory(enum.Enum):
 
     MAILBOX = "mailbox"
     FLAGS = "flags"
+    ORGANIZE = "organize"
     SENDING = "sending"
     DRAFTS = "drafts"
     ANSWERING = "answering"

@@ -29,6 +29,7 @@ class Code(enum.IntEnum):
     NOT_AN_OUTGOING_IDENTIFIER = 51016
     ARGUMENTS_NOT_MATCHING_SCHEMA = 51017
     FILE_REQUEST_NOT_ACCEPTED = 51018
+    ORGANIZE_REQUEST_NOT_ACCEPTED = 51020
     # 52xxx: continuation cursors.
     CURSOR_NOT_ISSUED_HERE = 52001
     CURSOR_FOR_OTHER_FILTERS = 52002
@@ -45,6 +46,7 @@ class Code(enum.IntEnum):
     RECIPIENT_NOT_VOUCHED = 53009
     DRAFT_WITHOUT_RECIPIENTS = 53010
     FILE_NOT_SERVED = 53011
+    DESTINATION_NOT_SERVED = 53012
     # 54001: anything the boundary deliberately does not describe.
     UNDIAGNOSED = 54001
     # 55xxx-58xxx: states of this deployment a caller may act on.

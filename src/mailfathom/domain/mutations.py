@@ -23,6 +23,9 @@ class MutationKind(enum.Enum):
     ADD_KEYWORDS = "add-keywords"
     REMOVE_KEYWORDS = "remove-keywords"
     SET_KEYWORDS = "set-keywords"
+    # The message leaves its folder for another one of the same account; the value is the
+    # destination's folder identifier.
+    MOVE = "move"
 
 
 KEYWORD_KINDS = frozenset(
@@ -48,6 +51,13 @@ class MutationFailure(enum.IntEnum):
     CHANGED_ON_SERVER = 3
     ATTEMPTS_SPENT = 4
     FOLDER_GONE = 5
+    # The server offers neither MOVE (RFC 6851) nor UIDPLUS (RFC 4315): a move could only end
+    # in a bare EXPUNGE, which would remove whatever else is marked \\Deleted, so nothing is
+    # done.
+    MOVE_NOT_OFFERED = 6
+    # The copy could not be found in the destination (no COPYUID, and no Message-ID to look
+    # it up by), so the original was left where it is.
+    MOVE_NOT_CONFIRMED = 7
 
 
 MAX_ATTEMPTS = 5

@@ -71,41 +71,10 @@ class SqlMutationStore:
         asked: Sequence[RequestedMutation],
         now: datetime,
     ) -> list[MutationRecord]:
-        answered: list[MutationRecord] = []
         with self._engine.begin() as c:
-            for mutation in asked:
-                held = c.execute(
-                    sa.select(mutation_records).where(
-                        _R.stored_email_id == target.stored_email_id,
-                        _R.kind == mutation.kind.value,
-                        _R.requester == requester,
-                        _R.request_id == request_id,
-                    )
-                ).first()
-                if held is not None:
-                    if held.value != mutation.value:
-                        raise RequestIdentityTaken
-                    answered.append(_record(held))
-                    continue
-                values = {
-                    "record_id": uuid.uuid4(),
-                    "kind": mutation.kind.value,
-                    "account_id": target.account_id,
-                    "stored_email_id": target.stored_email_id,
-                    "folder_id": target.folder_id,
-                    "value": mutation.value,
-                    "requester": requester,
-                    "request_id": request_id,
-                    "state": MutationState.PENDING.value,
-                    "attempts": 0,
-                    "last_error_code": None,
-                    "created_at": now,
-                    "updated_at": now,
-                }
-                c.execute(mutation_records.insert().values(**values))
-                _show_locally(c, target.stored_email_id, mutation)
-                answered.append(_record(values))
-        return answered
+            return [
+                record_one(c, target, requester, request_id, mutation, now) for mutation in asked
+            ]
 
     def open_mutations(self, account_id: str) -> list[OpenMutation]:
         query = (
@@ -203,6 +172,50 @@ class SqlMutationStore:
         with self._engine.connect() as c:
             row = c.execute(sa.select(mutation_records).where(_R.record_id == record_id)).first()
         return None if row is None else _record(row)
+
+
+def record_one(
+    c: sa.Connection,
+    target: MutationTarget,
+    requester: str,
+    request_id: str,
+    mutation: RequestedMutation,
+    now: datetime,
+) -> MutationRecord:
+    """Write one record inside the caller's transaction, or answer the one already written
+    under the same email, kind, requester and request identity; a different value under that
+    identity raises `RequestIdentityTaken`."""
+    held = c.execute(
+        sa.select(mutation_records).where(
+            _R.stored_email_id == target.stored_email_id,
+            _R.kind == mutation.kind.value,
+            _R.requester == requester,
+            _R.request_id == request_id,
+        )
+    ).first()
+    if held is not None:
+        if held.value != mutation.value:
+            raise RequestIdentityTaken
+        return _record(held)
+    values = {
+        "record_id": uuid.uuid4(),
+        "kind": mutation.kind.value,
+        "account_id": target.account_id,
+        "stored_email_id": target.stored_email_id,
+        "folder_id": target.folder_id,
+        "value": mutation.value,
+        "requester": requester,
+        "request_id": request_id,
+        "state": MutationState.PENDING.value,
+        "attempts": 0,
+        "last_error_code": None,
+        "created_at": now,
+        "updated_at": now,
+    }
+    c.execute(mutation_records.insert().values(**values))
+    if mutation.kind is not MutationKind.MOVE:
+        _show_locally(c, target.stored_email_id, mutation)
+    return _record(values)
 
 
 def _show_locally(

@@ -28,6 +28,9 @@ from mailfathom.domain.mutations import (
     keywords_of,
 )
 
+# The kinds a flag command carries; a move is carried by the moves' own convergence.
+FLAG_KINDS = frozenset(MutationKind) - {MutationKind.MOVE}
+
 log = structlog.get_logger("mailfathom.flags")
 
 _SEEN = "\\Seen"
@@ -52,7 +55,7 @@ class MutationConvergence:
         records = [
             r
             for r in self._ledger.open_mutations(account_id)
-            if folder_ids is None or r.folder_id in folder_ids
+            if (folder_ids is None or r.folder_id in folder_ids) and r.kind in FLAG_KINDS
         ]
         gone = [r.record_id for r in records if r.uid is None]
         self._end(gone, MutationFailure.MESSAGE_GONE)

@@ -59,7 +59,8 @@ def _is_atom(word: str) -> bool:
     return bool(word) and all(0x20 < ord(ch) < 0x7F and ch not in _ATOM_SPECIALS for ch in word)
 
 
-def _keywords(values: Iterable[object]) -> frozenset[str]:
+def keywords(values: Iterable[object]) -> frozenset[str]:
+    """The keywords named, case-folded; counted as sent, before anything normalizes them."""
     if isinstance(values, (str, bytes)):
         raise refuse("keywords is a list of keywords, not one text.")
     taken: list[object] = []
@@ -78,7 +79,10 @@ def _keywords(values: Iterable[object]) -> frozenset[str]:
 
 
 def requested(
-    seen: object, flagged: object, keyword_change: object, keywords: Iterable[object] | None
+    seen: object,
+    flagged: object,
+    keyword_change: object,
+    named_keywords: Iterable[object] | None,
 ) -> list[RequestedMutation]:
     """The values a call asks for, in the order seen, flagged, keywords; at least one."""
     asked: list[RequestedMutation] = []
@@ -88,13 +92,13 @@ def requested(
     flagged_value = _flag(flagged, "flagged")
     if flagged_value is not None:
         asked.append(RequestedMutation(MutationKind.SET_FLAGGED, boolean_value(flagged_value)))
-    if (keyword_change is None) != (keywords is None):
+    if (keyword_change is None) != (named_keywords is None):
         raise refuse("keywordChange and keywords are given together or not at all.")
-    if keyword_change is not None and keywords is not None:
+    if keyword_change is not None and named_keywords is not None:
         kind = _CHANGES.get(keyword_change) if isinstance(keyword_change, str) else None
         if kind is None:
             raise refuse("keywordChange is add, remove, or replace.")
-        named = _keywords(keywords)
+        named = keywords(named_keywords)
         if not named and kind is not MutationKind.SET_KEYWORDS:
             raise refuse("An empty keyword list is accepted only with replace.")
         asked.append(RequestedMutation(kind, keyword_value(named)))
