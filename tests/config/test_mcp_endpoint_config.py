@@ -58,7 +58,7 @@ def test_enabled_endpoint_reads_callers_categories_and_address() -> None:
         (
             {"PublishedToolCategories": ["mailbox", "calendar"]},
             "McpEndpoint.PublishedToolCategories[1]: names no tool category; accepted: "
-            "mailbox, flags, sending, drafts, answering, contacts",
+            "mailbox, flags, organize, sending, drafts, answering, contacts",
         ),
         (
             {"Listen": "0.0.0.0:8625", "Callers": [{"Name": "x", "Credential": "none"}]},

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -35,6 +35,7 @@ KEYS = {
     "reader-files": "key-reader-files-" + uuid.uuid4().hex,
     "files": "key-files-" + uuid.uuid4().hex,
     "flagger": "key-flagger-" + uuid.uuid4().hex,
+    "organizer": "key-organizer-" + uuid.uuid4().hex,
     "metrics": "key-metrics-" + uuid.uuid4().hex,
 }
 BASE = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
@@ -234,6 +235,12 @@ ApiKeySha256 = "{_digest(KEYS["flagger"])}"
 Permissions = ["mailfathom.mail.flags.write"]
 
 [[McpEndpoint.Callers]]
+Name = "organizer"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["organizer"])}"
+Permissions = ["mailfathom.mail.organize"]
+
+[[McpEndpoint.Callers]]
 Name = "local"
 Credential = "none"
 """
@@ -335,15 +342,25 @@ def mcp_deployment(
 
 
 def deploy(
-    dovecot: DovecotServer, tmp_path_factory: pytest.TempPathFactory
+    dovecot: DovecotServer,
+    tmp_path_factory: pytest.TempPathFactory,
+    *,
+    more_config: Callable[[ImapAccount, str], str] | None = None,
+    more_mail: Callable[[RemoteMailbox], None] | None = None,
 ) -> Iterator[Deployment]:
-    """A deployment of its own: its own Dovecot user, store and server process."""
+    """A deployment of its own: its own Dovecot user, store and server process.
+    `more_config` gives what is added to the configuration, from the Dovecot user and the
+    name of the variable holding its password (a `[[Accounts.Folders]]` entry names a folder
+    of the account), and `more_mail` fills the mailbox further before the first
+    synchronization."""
     register_all(SENSITIVE)
     suffix = uuid.uuid4().hex[:10]
     account = dovecot.add_user(f"mcp-{suffix}", f"pw-{suffix}")
     mailbox = RemoteMailbox(account)
     try:
         _populate(mailbox)
+        if more_mail is not None:
+            more_mail(mailbox)
     finally:
         mailbox.close()
     root = tmp_path_factory.mktemp("mcp")
@@ -353,7 +370,8 @@ def deploy(
     os.environ[secret_env] = account.password
     config_path = root / "mailfathom.toml"
     config_path.write_text(
-        _config_text(account.host, account.port, account.username, secret_env, root / "data"),
+        _config_text(account.host, account.port, account.username, secret_env, root / "data")
+        + (more_config(account, secret_env) if more_config is not None else ""),
         "utf-8",
     )
     config = load_config(config_path)

@@ -227,6 +227,11 @@ BASE: dict[str, Callable[[LiteralDeployment], dict[str, Any]]] = {
         "keywordChange": "remove",
         "keywords": ["unused"],
     },
+    "organize_email": lambda d: {
+        "action": "unlabel",
+        "storedEmailIds": [d.answered_id],
+        "keywords": ["unused"],
+    },
 }
 # A draft names one of two shapes: the arguments of an answer replace those of a message of
 # its own where the argument checked belongs to an answer.

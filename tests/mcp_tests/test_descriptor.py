@@ -76,6 +76,14 @@ ANNOTATIONS_OF = {
         "idempotentHint": True,
         "openWorldHint": True,
     },
+    # Mail is filed elsewhere or loses a keyword on the owner's own server (not additive);
+    # nothing is deleted for good, and the same place or keyword asked twice is one change.
+    "organize_email": {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": True,
+    },
 }
 ANNOTATIONS = {
     "readOnlyHint": True,
@@ -149,6 +157,7 @@ def test_every_descriptor_follows_the_conventions(mcp_deployment: Deployment) ->
         "delete_draft": "Delete a draft",
         "send_draft": "Send a draft",
         "set_mail_flags": "Set mail flags",
+        "organize_email": "Organize emails",
     }
     for tool in advertised:
         assert tool["annotations"] == _annotations(tool), tool["name"]

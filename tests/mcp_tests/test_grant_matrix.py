@@ -27,6 +27,7 @@ SEND = "send"
 DRAFT = "drafts"
 FILES = "files"
 FLAGS = "flags"
+ORGANIZE = "organize"
 
 # What each tool's use case needs, as the tool contract states it.
 REQUIRED: dict[str, frozenset[str]] = {
@@ -44,6 +45,7 @@ REQUIRED: dict[str, frozenset[str]] = {
     "delete_draft": frozenset({DRAFT}),
     "send_draft": frozenset({SEND}),
     "set_mail_flags": frozenset({FLAGS}),
+    "organize_email": frozenset({ORGANIZE}),
 }
 
 GRANTS: dict[str, frozenset[str]] = {
@@ -56,7 +58,8 @@ GRANTS: dict[str, frozenset[str]] = {
     "reader-files": frozenset({READ, FILES}),
     "files": frozenset({FILES}),
     "flagger": frozenset({FLAGS}),
-    "full": frozenset({READ, SEND, DRAFT, FILES, FLAGS}),
+    "organizer": frozenset({ORGANIZE}),
+    "full": frozenset({READ, SEND, DRAFT, FILES, FLAGS, ORGANIZE}),
 }
 # What saving an attachment with get_email_content needs beside reading.
 SAVING = frozenset({READ, FILES})
@@ -110,6 +113,7 @@ def _arguments(tool: str) -> dict[str, Any]:
         "delete_draft": {"draftId": ZERO},
         "send_draft": {"draftId": ZERO},
         "set_mail_flags": {"storedEmailId": str(uuid.uuid4()), "seen": True},
+        "organize_email": {"action": "archive", "storedEmailIds": [str(uuid.uuid4())]},
     }
     return arguments[tool]
 

@@ -61,6 +61,7 @@ REFUSED = [
     ("send_draft", "draftId", 53008),
     ("set_mail_flags", "storedEmailId", 51004),
     ("set_mail_flags", "keywordChange", 51017),
+    ("organize_email", "action", 51017),
     # A draft's answering is published as an enumeration and refused by its use case, as the
     # drafting contract says (51013).
     ("save_draft", "answering", 51013),
@@ -71,6 +72,7 @@ LISTED = [
     ("list_emails", "accounts", 53001),
     ("search_emails", "accounts", 53001),
     ("get_email_content", "storedEmailIds", 51004),
+    ("organize_email", "storedEmailIds", 51004),
     ("send_email", "to", 51013),
     ("send_email", "cc", 51013),
     ("send_email", "bcc", 51013),
@@ -130,8 +132,10 @@ DRAFTING = {"save_draft", "update_draft"}
 KEYED = [("send_email", "idempotencyKey"), ("reply_to_email", "idempotencyKey")]
 KEYED += [("forward_email", "idempotencyKey")]
 # A keyword is taken as the text given: an IMAP atom is written down, anything else refused.
-FLAG_KEYWORDS = [("set_mail_flags", "keywords")]
-REQUESTS = [("set_mail_flags", "requestId")]
+FLAG_KEYWORDS = [("set_mail_flags", "keywords"), ("organize_email", "keywords")]
+REQUESTS = [("set_mail_flags", "requestId"), ("organize_email", "requestId")]
+# A folder to move to is named by its alias: such text names none.
+DESTINATIONS = [("organize_email", "folder")]
 PINNED = Path(__file__).with_name("descriptor.json")
 
 
@@ -287,6 +291,33 @@ def test_a_request_identity_is_the_text_given(literal: LiteralDeployment, text: 
     assert [c["changeRecordId"] for c in again["recordedChanges"]] == named
 
 
+@pytest.mark.parametrize("text", TEXTS)
+def test_a_keyword_to_label_with_is_the_text_given(literal: LiteralDeployment, text: str) -> None:
+    result = call_with(literal, "organize_email", keywords=[text])
+    if text in KEYWORDS:
+        assert [c["change"] for c in structured(result)["changed"]] == ["remove-keywords"]
+    else:
+        assert code(result) == 51020
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_an_organizing_request_identity_is_the_text_given(
+    literal: LiteralDeployment, text: str
+) -> None:
+    first = structured(call_with(literal, "organize_email", requestId=text))
+    again = structured(call_with(literal, "organize_email", requestId=text))
+    named = [c["changeRecordId"] for c in first["changed"]]
+    assert [c["changeRecordId"] for c in again["changed"]] == named
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_a_folder_to_move_to_named_by_json_text_names_no_folder(
+    literal: LiteralDeployment, text: str
+) -> None:
+    moved = call_with(literal, "organize_email", action="move", keywords=None, folder=text)
+    assert code(moved) == 53012
+
+
 def test_over_stdio_text_filters_apply_literally(literal: LiteralDeployment) -> None:
     async def work(client: Client) -> list[list[str]]:
         return [
@@ -325,4 +356,5 @@ def test_every_text_argument_of_every_published_tool_is_exercised() -> None:
     }
     exercised = {(tool, argument) for tool, argument, _ in REFUSED + LISTED}
     exercised |= set(FOLDERS + FILTERED + BOUNDS + CARRIED + KEYED + FLAG_KEYWORDS + REQUESTS)
+    exercised |= set(DESTINATIONS)
     assert exercised == published

@@ -25,7 +25,8 @@ SEND_TOOLS = [
 ]
 DRAFT_TOOLS = ["delete_draft", "save_draft", "update_draft"]
 FLAG_TOOLS = ["set_mail_flags"]
-ALL_TOOLS = sorted(READ_TOOLS + SEND_TOOLS + DRAFT_TOOLS + FLAG_TOOLS)
+ORGANIZE_TOOLS = ["organize_email"]
+ALL_TOOLS = sorted(READ_TOOLS + SEND_TOOLS + DRAFT_TOOLS + FLAG_TOOLS + ORGANIZE_TOOLS)
 # An answer quotes or carries the message it answers: replying and forwarding need both grants.
 SEND_ONLY_TOOLS = ["cancel_outgoing_email", "get_outgoing_email", "send_draft", "send_email"]
 ZERO = "00000000-0000-0000-0000-000000000000"

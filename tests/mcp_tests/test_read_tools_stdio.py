@@ -31,6 +31,7 @@ def test_stdio_serves_the_read_tools(mcp_deployment: Deployment) -> None:
         "get_outgoing_email",
         "list_accounts",
         "list_emails",
+        "organize_email",
         "reply_to_email",
         "save_draft",
         "search_emails",

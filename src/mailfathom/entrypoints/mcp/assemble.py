@@ -10,6 +10,7 @@ from mailfathom.entrypoints.mcp.server import EndpointPolicy, MailFathomMcp
 from mailfathom.entrypoints.mcp.telemetry import ToolTelemetry
 from mailfathom.entrypoints.mcp.tools.drafting import register_drafting_tools
 from mailfathom.entrypoints.mcp.tools.flags import register_flag_tools
+from mailfathom.entrypoints.mcp.tools.organizing import register_organizing_tools
 from mailfathom.entrypoints.mcp.tools.reading import register_reading_tools
 from mailfathom.entrypoints.mcp.tools.sending import register_sending_tools
 
@@ -24,6 +25,7 @@ def build_server(services: Services) -> MailFathomMcp:
     register_sending_tools(registry, services.sending(), config.confirmation_timeout_seconds)
     register_drafting_tools(registry, services.drafting(), config.confirmation_timeout_seconds)
     register_flag_tools(registry, services.flags())
+    register_organizing_tools(registry, services.organizer())
     published = config.published_categories
     policy = EndpointPolicy(
         published_categories=published if published is not None else frozenset(ToolCategory),

@@ -25,7 +25,8 @@ def _result(recorded: use_case.RecordedFlagChange) -> FlagChangeResult:
         folderAlias=recorded.folder_alias,
         recordedChanges=[
             RecordedChange(
-                change=r.kind.value,
+                # A flag change's record is never a move: those are organize_email's.
+                change=r.kind.value,  # type: ignore[arg-type]
                 changeRecordId=str(r.record_id),
                 state=r.state.value,
             )

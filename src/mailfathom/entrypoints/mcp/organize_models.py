@@ -1,0 +1,44 @@
+"""Published shape of organize_email: the records written, one per email."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from mailfathom.entrypoints.mcp.flag_models import ChangeState
+from mailfathom.entrypoints.mcp.models import Published
+
+OrganizeChange = Literal["move", "add-keywords", "remove-keywords"]
+
+
+class OrganizedEmailModel(Published):
+    storedEmailId: str = Field(
+        description="The email the record was written for; it keeps this identifier after a move."
+    )
+    folderAlias: str = Field(
+        description="The folder the email is in as the call answers (before a move has "
+        "happened, the folder it leaves)."
+    )
+    change: OrganizeChange = Field(description="What the record changes.")
+    changeRecordId: str = Field(
+        description="The durable record's identifier, the name log lines give the same change."
+    )
+    state: ChangeState = Field(
+        description="pending: written, not yet carried to the mail server; converging: the "
+        "synchronization run is carrying it; completed: the mailbox shows it; dead-lettered: "
+        "given up on (the message is gone, the server can move nothing safely, the folder "
+        "keeps no such keyword, or the attempts were spent)."
+    )
+
+
+class OrganizeResult(Published):
+    action: str = Field(description="The action the records carry out.")
+    accountId: str = Field(description="The account whose next synchronization carries it.")
+    destinationAlias: str | None = Field(
+        default=None, description="The folder the emails are filed in, for a moving action."
+    )
+    changed: list[OrganizedEmailModel] = Field(
+        description="One entry per email, in the order named. A retry with the same requestId "
+        "answers the same records as they stand now."
+    )

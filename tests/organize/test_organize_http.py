@@ -1,0 +1,216 @@
+"""organize_email over Streamable HTTP with the official client, against a deployment
+synchronized from the test Dovecot: who is offered it, every refusal it can produce, a retry
+and a reused request identity, and a batch of a hundred emails."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mcp_tests.client import call, code, structured, tool_names
+from mcp_tests.deployment import KEYS, Deployment, deploy
+from servers.dovecot import DovecotServer
+
+from .support import HEAP, HEAP_COUNT, fill_heap, more_folders, withheld_email
+
+ZERO = "00000000-0000-0000-0000-000000000000"
+NOT_ACCEPTED = 51020
+
+
+@pytest.fixture(scope="module")
+def organized(
+    dovecot: DovecotServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Deployment]:
+    yield from deploy(dovecot, tmp_path_factory, more_config=more_folders, more_mail=fill_heap)
+
+
+def _emails(d: Deployment, folder: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        arguments: dict[str, Any] = {"folders": [folder], "pageSize": 100}
+        if cursor:
+            arguments["cursor"] = cursor
+        page = structured(call(d.url, KEYS["full"], "list_emails", arguments))
+        found.extend(page["emails"])
+        cursor = page.get("nextCursor")
+        if not cursor:
+            return found
+
+
+def _ids(d: Deployment, folder: str, prefix: str) -> list[str]:
+    return [e["storedEmailId"] for e in _emails(d, folder) if e["subject"].startswith(prefix)]
+
+
+def _organize(d: Deployment, key: str = "full", **arguments: Any) -> Any:
+    return call(d.url, KEYS[key], "organize_email", arguments)
+
+
+def test_only_a_caller_granted_organizing_is_offered_the_tool(organized: Deployment) -> None:
+    d = organized
+    assert "organize_email" in tool_names(d.url, KEYS["organizer"])
+    assert "organize_email" in tool_names(d.url, KEYS["full"])
+    for key in ("reader", "flagger", "drafter-sender", "nothing"):
+        assert "organize_email" not in tool_names(d.url, KEYS[key])
+    (email,) = _ids(d, "INBOX", "Filler note 01")
+    # The organizing grant alone is enough: no read grant is needed to file mail.
+    answer = structured(_organize(d, "organizer", action="archive", storedEmailIds=[email]))
+    assert [c["change"] for c in answer["changed"]] == ["move"]
+    refused = _organize(d, "reader", action="archive", storedEmailIds=[email])
+    unknown = call(d.url, KEYS["reader"], "organize_email_absent", {})
+    assert refused.is_error
+    assert refused.model_dump_json().replace(
+        "organize_email", "T"
+    ) == unknown.model_dump_json().replace("organize_email_absent", "T")
+
+
+def test_each_action_writes_one_record_per_email(organized: Deployment) -> None:
+    d = organized
+    a, b = _ids(d, "INBOX", "Filler note 02") + _ids(d, "INBOX", "Filler note 03")
+    moved = structured(_organize(d, action="move", storedEmailIds=[a, b], folder="bulk"))
+    assert moved["action"] == "move"
+    assert moved["accountId"] == "work"
+    assert moved["destinationAlias"] == "Bulk"
+    assert [c["storedEmailId"] for c in moved["changed"]] == [a, b]
+    assert [c["folderAlias"] for c in moved["changed"]] == ["INBOX", "INBOX"]
+    assert all(c["state"] in ("pending", "converging", "completed") for c in moved["changed"])
+    trashed = structured(_organize(d, action="trash", storedEmailIds=[a]))
+    assert trashed["destinationAlias"] == "Trash"
+    archived = structured(_organize(d, action="archive", storedEmailIds=[b]))
+    assert archived["destinationAlias"] == "Archive"
+    (c,) = _ids(d, "INBOX", "Filler note 05")
+    labelled = structured(
+        _organize(d, action="label", storedEmailIds=[c], keywords=["Later", "$Work"])
+    )
+    assert labelled["destinationAlias"] is None
+    assert [x["change"] for x in labelled["changed"]] == ["add-keywords"]
+    # A keyword change shows on the local copy at once, as set_mail_flags' does.
+    shown = next(e for e in _emails(d, "INBOX") if e["storedEmailId"] == c)
+    assert {"later", "$work"} <= set(shown["remoteFlags"]["keywords"])
+    unlabelled = structured(_organize(d, action="unlabel", storedEmailIds=[c], keywords=["LATER"]))
+    assert [x["change"] for x in unlabelled["changed"]] == ["remove-keywords"]
+    shown = next(e for e in _emails(d, "INBOX") if e["storedEmailId"] == c)
+    assert "later" not in shown["remoteFlags"]["keywords"]
+
+
+def test_a_retry_answers_the_same_records_and_a_reuse_for_another_change_is_refused(
+    organized: Deployment,
+) -> None:
+    d = organized
+    emails = _ids(d, "INBOX", "Filler note 0")[6:9]
+    request = uuid.uuid4().hex
+    first = structured(_organize(d, action="archive", storedEmailIds=emails, requestId=request))
+    again = structured(_organize(d, action="archive", storedEmailIds=emails, requestId=request))
+    ids = [c["changeRecordId"] for c in first["changed"]]
+    assert [c["changeRecordId"] for c in again["changed"]] == ids
+    # The same identity asking another folder of the same emails is refused, and nothing of
+    # the second call is written.
+    reused = _organize(d, action="trash", storedEmailIds=emails, requestId=request)
+    assert code(reused) == NOT_ACCEPTED
+    fresh = structured(_organize(d, action="archive", storedEmailIds=emails))
+    assert not {c["changeRecordId"] for c in fresh["changed"]} & set(ids)
+
+
+def test_a_hundred_emails_are_one_call_and_a_hundred_and_one_are_refused(
+    organized: Deployment,
+) -> None:
+    d = organized
+    heap = _ids(d, HEAP, "Heap item")
+    assert len(heap) == HEAP_COUNT
+    request = uuid.uuid4().hex
+    answer = structured(
+        _organize(d, action="label", storedEmailIds=heap[:100], keywords=["sorted"],
+                  requestId=request)
+    )  # fmt: skip
+    assert [c["storedEmailId"] for c in answer["changed"]] == heap[:100]
+    assert len({c["changeRecordId"] for c in answer["changed"]}) == 100
+    too_many = _organize(d, action="label", storedEmailIds=heap[:101], keywords=["sorted"])
+    assert code(too_many) == 51005
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"action": "move"}, NOT_ACCEPTED),
+        ({"action": "move", "folder": ""}, NOT_ACCEPTED),
+        ({"action": "move", "folder": "a\nb"}, NOT_ACCEPTED),
+        ({"action": "move", "folder": "x" * 257}, NOT_ACCEPTED),
+        ({"action": "archive", "folder": "Bulk"}, NOT_ACCEPTED),
+        ({"action": "archive", "keywords": ["a"]}, NOT_ACCEPTED),
+        ({"action": "label"}, NOT_ACCEPTED),
+        ({"action": "label", "keywords": []}, NOT_ACCEPTED),
+        ({"action": "label", "keywords": ["two words"]}, NOT_ACCEPTED),
+        ({"action": "label", "keywords": ["\\Seen"]}, NOT_ACCEPTED),
+        ({"action": "label", "keywords": ["x" * 65]}, NOT_ACCEPTED),
+        ({"action": "unlabel", "keywords": ["same"] * 65}, NOT_ACCEPTED),
+        ({"action": "unlabel", "keywords": ["a"], "folder": "Bulk"}, NOT_ACCEPTED),
+        ({"action": "archive", "requestId": ""}, NOT_ACCEPTED),
+        ({"action": "archive", "requestId": "r" * 129}, NOT_ACCEPTED),
+        ({"action": "archive", "requestId": "a\nb"}, NOT_ACCEPTED),
+        ({"action": "delete"}, 51017),
+        ({"action": "move", "folder": "Nowhere"}, 53012),
+        # A folder withheld from tools is the same answer as one that does not exist.
+        ({"action": "move", "folder": "Private"}, 53012),
+    ],
+)
+def test_a_request_breaking_a_rule_is_refused_naming_the_rule(
+    organized: Deployment, arguments: dict[str, Any], expected: int
+) -> None:
+    d = organized
+    emails = _ids(d, "INBOX", "Filler note 1")[:2]
+    refused = _organize(d, storedEmailIds=emails, **arguments)
+    assert code(refused) == expected
+    for value in (arguments.get("folder"), arguments.get("requestId")):
+        if value and len(value) > 3:
+            assert value not in refused.content[0].text
+
+
+@pytest.mark.parametrize(
+    ("emails", "expected"),
+    [
+        ([], 51005),
+        (["not-a-uuid"], 51004),
+        ([ZERO], 51004),
+        ([str(uuid.uuid4())], 53002),
+    ],
+)
+def test_emails_that_name_nothing_served_are_refused(
+    organized: Deployment, emails: list[str], expected: int
+) -> None:
+    assert code(_organize(organized, action="archive", storedEmailIds=emails)) == expected
+
+
+def test_one_email_twice_a_withheld_email_and_an_unknown_one_are_refused(
+    organized: Deployment,
+) -> None:
+    d = organized
+    (email,) = _ids(d, "INBOX", "Filler note 12")
+    assert code(_organize(d, action="archive", storedEmailIds=[email, email])) == 51006
+    withheld = withheld_email(d)
+    assert code(_organize(d, action="archive", storedEmailIds=[email, withheld])) == 53002
+    unknown = str(uuid.uuid4())
+    assert code(_organize(d, action="archive", storedEmailIds=[email, unknown])) == 53002
+
+
+def test_a_role_no_folder_carries_is_refused_naming_the_role(
+    dovecot: DovecotServer, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The shared deployment maps no Trash folder."""
+    for d in deploy(dovecot, tmp_path_factory):
+        (email,) = _ids(d, "INBOX", "Filler note 13")
+        refused = _organize(d, action="trash", storedEmailIds=[email])
+        assert code(refused) == 53003
+        assert "Trash" in refused.content[0].text
+        assert code(_organize(d, action="archive", storedEmailIds=[email])) is None
+
+
+def test_emails_of_two_accounts_are_refused(organized: Deployment) -> None:
+    d = organized
+    (email,) = _ids(d, "INBOX", "Filler note 14")
+    other = _ids(d, "Elsewhere", "Elsewhere item")
+    assert other
+    refused = _organize(d, action="archive", storedEmailIds=[email, other[0]])
+    assert code(refused) == NOT_ACCEPTED
