@@ -90,8 +90,14 @@ class DovecotServer:
 
     host = LOOPBACK
 
-    def __init__(self, *, startup_timeout: float = STARTUP_TIMEOUT) -> None:
+    def __init__(
+        self, *, startup_timeout: float = STARTUP_TIMEOUT, imap_capability: str | None = None
+    ) -> None:
+        """`imap_capability`, when given, is the whole CAPABILITY list the server announces
+        after login (Dovecot's `imap_capability` setting), for a server without an
+        extension such as MOVE."""
         self.startup_timeout = startup_timeout
+        self.imap_capability = imap_capability
         self.dovecot_path = _binary("dovecot")
         self.doveconf_path = _binary("doveconf")
         self.doveadm_path = _binary("doveadm")
@@ -394,6 +400,7 @@ class DovecotServer:
             "",
             "protocol imap {",
             "  mail_max_userip_connections = 100",
+            *([f"  imap_capability = {self.imap_capability}"] if self.imap_capability else []),
             "}",
             "",
             "service imap-login {",
