@@ -54,6 +54,7 @@ from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
+from mailfathom.adapters.sql.moves import SqlMoveLedger
 from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.adapters.sql.opening import refusals_as_store_errors
 from mailfathom.adapters.sql.organizing import SqlOrganizeStore
@@ -79,6 +80,7 @@ from mailfathom.app.flags.signal import MutationSignal
 from mailfathom.app.maintenance.rederive_conversations import ConversationRederivation
 from mailfathom.app.maintenance.store_overview import StoreOverview
 from mailfathom.app.maintenance.verify_content import ContentFileUpkeep, StoredContentReader
+from mailfathom.app.organize.moves import MoveConvergence
 from mailfathom.app.organize.organize_email import EmailOrganizer
 from mailfathom.app.reading.get_email_content import EmailContentReader
 from mailfathom.app.reading.list_accounts import AccountDirectoryReader
@@ -442,6 +444,9 @@ class Services:
             owner_changes=FlagChangeCarrier(
                 MutationConvergence(SqlMutationStore(self.engine), clock=self.clock),
                 self.mutation_signal,
+                MoveConvergence(
+                    SqlMoveLedger(self.engine, SqlSyncStore(self.engine)), clock=self.clock
+                ),
             ),
         )
 

@@ -13,8 +13,10 @@ import pytest
 from mcp_tests.client import call, code, structured, tool_names
 from mcp_tests.deployment import KEYS, Deployment, deploy
 from servers.dovecot import DovecotServer
+from waiting import wait_for
 
 from .support import HEAP, HEAP_COUNT, fill_heap, more_folders, withheld_email
+from .test_moves_dovecot import Mailbox
 
 ZERO = "00000000-0000-0000-0000-000000000000"
 NOT_ACCEPTED = 51020
@@ -214,3 +216,37 @@ def test_emails_of_two_accounts_are_refused(organized: Deployment) -> None:
     assert other
     refused = _organize(d, action="archive", storedEmailIds=[email, other[0]])
     assert code(refused) == NOT_ACCEPTED
+
+
+def test_a_moved_email_is_carried_by_the_running_server_and_still_reads(
+    organized: Deployment,
+) -> None:
+    d = organized
+    assert d.account is not None
+    (email,) = _ids(d, "INBOX", "Filler note 20")
+    request = uuid.uuid4().hex
+    _organize(d, action="move", storedEmailIds=[email], folder="Bulk", requestId=request)
+    mailbox = Mailbox(d.account)
+    try:
+        wait_for(
+            lambda: "Filler note 20" in mailbox.subjects("Bulk").values(),
+            "the move reached the server",
+        )
+        assert "Filler note 20" not in mailbox.subjects("INBOX").values()
+    finally:
+        mailbox.close()
+
+    def settled() -> bool:
+        answer = structured(
+            _organize(d, action="move", storedEmailIds=[email], folder="Bulk", requestId=request)
+        )
+        return bool(answer["changed"][0]["state"] == "completed")
+
+    wait_for(settled, "the record completed")
+    read = structured(call(d.url, KEYS["full"], "get_email_content", {"storedEmailIds": [email]}))
+    (entry,) = read["emails"]
+    assert entry["failure"] is None
+    assert entry["content"]["folderAlias"] == "Bulk"
+    assert "Routine filler body number 20" in entry["content"]["body"]["plainText"]["text"]
+    assert email in {e["storedEmailId"] for e in _emails(d, "Bulk")}
+    assert email not in {e["storedEmailId"] for e in _emails(d, "INBOX")}

@@ -1,4 +1,4 @@
-"""Carrying recorded flag changes over a synchronization run's own session.
+"""Carrying recorded flag changes and moves over a synchronization run's own session.
 
 `FlagChangeCarrier` picks the writer for the kind of session a run holds (an IMAP server or a
 local Maildir) and lets the records' convergence issue the commands over it.
@@ -9,33 +9,47 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mailfathom.adapters.imap.flag_store import ImapFlagWriter
+from mailfathom.adapters.imap.move_store import ImapMoveWriter
 from mailfathom.adapters.imap.session import ImapSession
 from mailfathom.adapters.local.flag_writer import MaildirFlagWriter
 from mailfathom.adapters.local.maildir import LocalSession
+from mailfathom.adapters.local.move_writer import MaildirMoveWriter
 from mailfathom.app.flags.convergence import MutationConvergence
 from mailfathom.app.flags.ports import FlagWriter
 from mailfathom.app.flags.signal import MutationSignal
+from mailfathom.app.organize.moves import MoveConvergence
+from mailfathom.app.organize.ports import MoveWriter
 from mailfathom.app.sync.ports import MailboxSession
 from mailfathom.domain.config import AccountConfig
 
 
 class FlagChangeCarrier:
-    def __init__(self, convergence: MutationConvergence, signal: MutationSignal) -> None:
+    def __init__(
+        self,
+        convergence: MutationConvergence,
+        signal: MutationSignal,
+        moves: MoveConvergence | None = None,
+    ) -> None:
         self._convergence = convergence
         self._signal = signal
+        self._moves = moves
 
     def waiting(self, account_id: str) -> bool:
         return self._convergence.pending(account_id)
 
     def carry(self, account: AccountConfig, session: MailboxSession) -> None:
         writer: FlagWriter
+        mover: MoveWriter
         if isinstance(session, ImapSession):
-            writer = ImapFlagWriter(session)
+            writer, mover = ImapFlagWriter(session), ImapMoveWriter(session)
         elif isinstance(session, LocalSession):
-            writer = MaildirFlagWriter(session)
+            writer, mover = MaildirFlagWriter(session), MaildirMoveWriter(session)
         else:
             return
+        # Flags first: a flag change recorded before a move is issued where the message is.
         self._convergence.converge(account.account_id, writer)
+        if self._moves is not None:
+            self._moves.converge(account.account_id, mover)
 
     def listen(self, account_id: str, wake: Callable[[], None]) -> None:
         self._signal.listen(account_id, wake)

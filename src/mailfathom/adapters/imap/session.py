@@ -126,6 +126,7 @@ class ImapSession:
         self._qresync = b"QRESYNC" in caps
         self._idle = b"IDLE" in caps
         self._uidplus = b"UIDPLUS" in caps
+        self._move = b"MOVE" in caps
         if self._qresync:
             self._guard(lambda: client.enable("QRESYNC"))
         elif self._condstore:
@@ -143,6 +144,14 @@ class ImapSession:
     @property
     def supports_idle(self) -> bool:
         return self._idle
+
+    @property
+    def supports_move(self) -> bool:
+        return self._move
+
+    @property
+    def supports_uidplus(self) -> bool:
+        return self._uidplus
 
     def _guard(self, action: Any) -> Any:
         try:
@@ -389,6 +398,43 @@ class ImapSession:
         self._imap.untagged_responses.pop("MODIFIED", None)
         data = self._uid("STORE", compress_uids(list(uids)), item, flags)
         return data, list(self._imap.untagged_responses.pop("MODIFIED", []))
+
+    def folder_next(self, remote_name: str) -> tuple[int, int]:
+        """(UIDVALIDITY, UIDNEXT) of a folder, by STATUS (RFC 3501 section 6.3.10)."""
+        found = self._answered(
+            lambda: self._client.folder_status(remote_name, [b"UIDVALIDITY", b"UIDNEXT"])
+        )
+        return int(found[b"UIDVALIDITY"]), int(found[b"UIDNEXT"])
+
+    def transfer(self, uids: Sequence[int], destination: str, command: str) -> list[str]:
+        """UID MOVE (RFC 6851) or UID COPY of UIDs of the folder selected for writing; answers
+        the COPYUID response codes' data the server gave (RFC 4315 section 3), untagged (a
+        MOVE) or in the tagged answer (a COPY)."""
+        self._imap.untagged_responses.pop("COPYUID", None)
+        target = self._client._normalise_folder(destination)
+        self._uid(command, compress_uids(list(uids)), target)
+        return [_text(v) for v in self._imap.untagged_responses.pop("COPYUID", [])]
+
+    def search_message_id(self, since_uid: int, message_id: str) -> list[int]:
+        """UIDs from `since_uid` on, in the selected folder, whose Message-ID header holds
+        `message_id`."""
+        if any(ch in message_id for ch in '"\\\r\n'):
+            return []
+        data = self._uid("SEARCH", f"UID {since_uid}:*", "HEADER", "Message-ID", f'"{message_id}"')
+        found: list[int] = []
+        for line in data:
+            if line:
+                found.extend(int(x) for x in line.split())
+        return [u for u in found if u >= since_uid]
+
+    def expunge_selected(self, uids: Sequence[int]) -> None:
+        """Mark these UIDs of the folder selected for writing \\Deleted and expunge exactly
+        them with UID EXPUNGE (RFC 4315 section 2.1), never a bare EXPUNGE."""
+        if not self._uidplus:
+            raise CommandRefused(f"The mail server of account '{self._account_id}' lacks UIDPLUS.")
+        if uids:
+            self._uid("STORE", compress_uids(list(uids)), "+FLAGS.SILENT", "(\\Deleted)")
+            self._uid("EXPUNGE", compress_uids(list(uids)))
 
     def close(self) -> None:
         _quietly_close(self._client)

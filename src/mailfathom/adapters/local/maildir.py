@@ -171,6 +171,23 @@ class MaildirFolder:
             self._next_uid = next_uid
             return uidvalidity, {u: present[b] for b, u in kept.items()}
 
+    def take(self, path: Path) -> str | None:
+        """Move a message file of another folder into this one under the same name, in the
+        same subdirectory (new or cur): one rename, so the message is in exactly one of the
+        two folders at every moment. Answers its base name, or None when the file is gone."""
+        self.create()
+        with self._locked():
+            try:
+                os.rename(path, self.path / path.parent.name / path.name)
+            except FileNotFoundError:
+                return None
+        return _base(path.name)
+
+    def uid_next(self) -> int:
+        """The UID the next new file will get (after a scan)."""
+        self.scan()
+        return self._next_uid
+
 
 class LocalConnector:
     def __init__(self, data_dir: Path) -> None:
@@ -306,6 +323,9 @@ class LocalSession:
 
     def wait_for_change(self, timeout_seconds: float) -> bool:
         return False
+
+    def maildir(self, remote_name: str) -> MaildirFolder:
+        return self._connector.folder(self._account_id, remote_name)
 
     def reflag(self, remote_name: str, uids: Sequence[int], letter: str, present: bool) -> set[int]:
         """Set or clear one flag letter on these messages of a folder; answers the UIDs found."""

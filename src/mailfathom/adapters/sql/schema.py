@@ -338,6 +338,12 @@ mutation_records = sa.Table(
     sa.Column("last_error_code", sa.Integer),
     sa.Column("created_at", TS, nullable=False),
     sa.Column("updated_at", TS, nullable=False),
+    # A move's progress, noted before its command is issued: the message's place in the
+    # source folder, and the destination's UIDVALIDITY and UIDNEXT at that moment.
+    sa.Column("source_uidvalidity", sa.BigInteger),
+    sa.Column("source_uid", sa.BigInteger),
+    sa.Column("destination_uidvalidity", sa.BigInteger),
+    sa.Column("destination_uid_next", sa.BigInteger),
     sa.UniqueConstraint(
         "stored_email_id", "kind", "requester", "request_id", name="uq_mutation_identity"
     ),

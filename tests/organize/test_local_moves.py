@@ -1,0 +1,63 @@
+"""Organizing a local (Maildir) account: a move is a rename into the other folder's Maildir,
+the email keeps its identifier, and keywords follow set_mail_flags' rule for a Maildir (it
+keeps none: a label is dead-lettered, an unlabel completes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mailfathom.bootstrap import Services
+from mailfathom.domain.config import (
+    AccountConfig,
+    AccountKind,
+    DeploymentConfig,
+    FolderMapping,
+    StoreConfig,
+)
+from mailfathom.domain.folders import FolderRole
+from mailfathom.domain.mutations import MutationFailure
+from sync.helpers import sample, stored_rows
+
+from .test_moves_dovecot import _ids, _organize, _states
+
+
+def test_a_local_account_moves_files_and_keeps_identifiers(tmp_path: Path) -> None:
+    account = AccountConfig(
+        account_id="local",
+        display_name="Local",
+        kind=AccountKind.LOCAL,
+        folders=(
+            FolderMapping("INBOX", "INBOX", FolderRole.INBOX),
+            FolderMapping("Archive", "Archive", FolderRole.ARCHIVE),
+            FolderMapping("Trash", "Trash", FolderRole.TRASH),
+        ),
+    )
+    config = DeploymentConfig(store=StoreConfig(data_dir=tmp_path / "data"), accounts=(account,))
+    with Services.open(config) as services:
+        inbox = services.connectors.local.folder("local", "INBOX")
+        for subject in ("Local archived", "Local trashed", "Local kept"):
+            inbox.deliver(sample(subject))
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        ids = _ids(services, account)
+        archived = _organize(services, "archive", [ids["Local archived"]])
+        trashed = _organize(services, "move", [ids["Local trashed"]], folder="Trash")
+        labelled = _organize(services, "label", [ids["Local kept"]], keywords=["later"])
+        unlabelled = _organize(services, "unlabel", [ids["Local kept"]], keywords=["old"])
+        sync.run_once(account)
+        sync.run_once(account)
+        assert _states(services, archived) == [("completed", None)]
+        assert _states(services, trashed) == [("completed", None)]
+        assert _states(services, labelled) == [
+            ("dead-lettered", int(MutationFailure.KEYWORD_NOT_PERMANENT))
+        ]
+        assert _states(services, unlabelled) == [("completed", None)]
+
+        def files(folder: str) -> int:
+            root = services.connectors.local.folder("local", folder).path
+            return sum(1 for sub in ("new", "cur") for _ in (root / sub).iterdir())
+
+        assert (files("INBOX"), files("Archive"), files("Trash")) == (1, 1, 1)
+        rows = stored_rows(services, account.account_id)
+        assert {r.subject: str(r.stored_email_id) for r in rows} == ids
+        assert len({r.folder_id for r in rows}) == 3
