@@ -22,10 +22,11 @@ from mailfathom.adapters.sql.rows import (
     keyword_tuples,
     message_row,
 )
-from mailfathom.adapters.sql.schema import folders, keywords, messages
+from mailfathom.adapters.sql.schema import folders, keywords, messages, mutation_records
 from mailfathom.adapters.sql.store_base import CHUNK
 from mailfathom.app.sync.types import FlagChange, FolderRecord, NewMessage
 from mailfathom.domain.content_state import RemoteFlags
+from mailfathom.domain.mutations import MutationKind, MutationState
 
 
 class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
@@ -237,6 +238,7 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
                             messages.c.folder_id == folder_id,
                             messages.c.uidvalidity == uidvalidity,
                             messages.c.uid.in_(wanted[start : start + CHUNK]),
+                            ~sa.exists(_moving_from(folder_id)),
                         )
                     ).scalars()
                 )
@@ -318,3 +320,16 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
                 ).scalars()
             )
         return self._delete_rows(seqs)
+
+
+def _moving_from(folder_id: int) -> sa.Select[Any]:
+    """A move of the row's message out of this folder being carried right now: the message
+    left the folder for another one, and the run carrying it re-points the row rather than
+    have it removed here (which would lose the email's identifier)."""
+    r = mutation_records.c
+    return sa.select(r.seq).where(
+        r.stored_email_id == messages.c.stored_email_id,
+        r.folder_id == folder_id,
+        r.kind == MutationKind.MOVE.value,
+        r.state == MutationState.CONVERGING.value,
+    )
