@@ -37,6 +37,15 @@ def _without(dovecot: DovecotServer, *names: str) -> Iterator[DovecotServer]:
         server.stop()
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest) -> str | None:
+    """The store a test's deployment keeps: the embedded SQLite file (None), or a fresh
+    PostgreSQL database at the newest schema."""
+    if request.param == "sqlite":
+        return None
+    return str(request.getfixturevalue("migrated_postgres_url"))
+
+
 @pytest.fixture(scope="module")
 def dovecot_without_move(dovecot: DovecotServer) -> Iterator[DovecotServer]:
     yield from _without(dovecot, "MOVE")

@@ -45,13 +45,13 @@ class Interrupted(ImapMoveWriter):
 
 @pytest.mark.parametrize("after", ["copy", "repoint"])
 def test_an_interrupted_move_is_finished_without_a_second_copy(
-    tmp_path: Path, dovecot_without_move: DovecotServer, after: str
+    tmp_path: Path, dovecot_without_move: DovecotServer, after: str, database_url: str | None
 ) -> None:
     user = _user(dovecot_without_move)
     for remote in _mailbox(user):
         _fill(remote, "Interrupted one", "Interrupted two", "Bystander")
         account = imap_account_config(user, FOLDERS)
-        with open_services(tmp_path, account) as services:
+        with open_services(tmp_path, account, database_url) as services:
             sync = services.account_synchronizer()
             sync.run_once(account)
             ids = _ids(services, account)

@@ -85,11 +85,11 @@ def _fill(remote: Mailbox, *subjects: str) -> None:
 
 
 def test_every_action_reaches_the_server_and_moved_emails_keep_their_identifiers(
-    tmp_path: Path, imap_account: ImapAccount, remote: Mailbox
+    tmp_path: Path, imap_account: ImapAccount, remote: Mailbox, database_url: str | None
 ) -> None:
     _fill(remote, "To archive", "To trash", "To file", "To label", "Stays")
     account = imap_account_config(imap_account, FOLDERS)
-    with open_services(tmp_path, account) as services:
+    with open_services(tmp_path, account, database_url) as services:
         sync = services.account_synchronizer()
         sync.run_once(account)
         ids = _ids(services, account)
@@ -124,7 +124,7 @@ def test_every_action_reaches_the_server_and_moved_emails_keep_their_identifiers
 
 
 def test_without_move_only_the_moved_uids_are_expunged(
-    tmp_path: Path, dovecot_without_move: DovecotServer
+    tmp_path: Path, dovecot_without_move: DovecotServer, database_url: str | None
 ) -> None:
     user = _user(dovecot_without_move)
     for remote in _mailbox(user):
@@ -132,7 +132,7 @@ def test_without_move_only_the_moved_uids_are_expunged(
         marked = next(u for u, s in remote.subjects("INBOX").items() if s == "Marked by the owner")
         remote.store(marked, "+FLAGS", "\\Deleted")
         account = imap_account_config(user, FOLDERS)
-        with open_services(tmp_path, account) as services:
+        with open_services(tmp_path, account, database_url) as services:
             sync = services.account_synchronizer()
             sync.run_once(account)
             ids = _ids(services, account)
