@@ -250,3 +250,27 @@ def test_a_moved_email_is_carried_by_the_running_server_and_still_reads(
     assert "Routine filler body number 20" in entry["content"]["body"]["plainText"]["text"]
     assert email in {e["storedEmailId"] for e in _emails(d, "Bulk")}
     assert email not in {e["storedEmailId"] for e in _emails(d, "INBOX")}
+
+
+def test_a_hundred_emails_are_moved_by_one_call_and_keep_their_identifiers(
+    organized: Deployment,
+) -> None:
+    d = organized
+    assert d.account is not None
+    heap = _ids(d, HEAP, "Heap item")[:100]
+    answer = structured(_organize(d, action="move", storedEmailIds=heap, folder="Junk"))
+    assert len(answer["changed"]) == 100
+    mailbox = Mailbox(d.account)
+    try:
+        wait_for(
+            lambda: len(mailbox.subjects(HEAP)) == HEAP_COUNT - 100, "the moves reached the server"
+        )
+        junk = [s for s in mailbox.subjects("Junk").values() if s.startswith("Heap item")]
+        assert len(junk) == 100
+    finally:
+        mailbox.close()
+    wait_for(
+        lambda: {e["storedEmailId"] for e in _emails(d, "Junk")} >= set(heap),
+        "the stored rows follow the moves",
+    )
+    assert len(_ids(d, HEAP, "Heap item")) == HEAP_COUNT - 100
