@@ -10,10 +10,12 @@ from datetime import UTC, datetime
 import pytest
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql.mutation_admin import SqlMutationRecords
 from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.adapters.sql.schema import keywords, messages
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.flags.ports import MutationTarget, RequestIdentityTaken
+from mailfathom.app.sync.types import FlagChange
 from mailfathom.domain.content_state import RemoteFlags
 from mailfathom.domain.mutations import (
     MutationFailure,
@@ -185,3 +187,97 @@ def test_a_record_whose_message_went_away_is_open_without_a_uid(
     mutations.record(target, "agent", "r1", [SEEN], T0)
     store.remove_uids(folder_id, VALIDITY, [1])
     assert [o.uid for o in mutations.open_mutations("acct")] == [None]
+
+
+def test_the_operator_listing_is_newest_first_and_filters_by_state_and_account(
+    store: SqlSyncStore, engine: sa.Engine, mutations: SqlMutationStore
+) -> None:
+    target, _ = _held(store, engine)
+    seen, flagged = mutations.record(target, "agent", "r1", [SEEN, FLAGGED], T0)
+    (added,) = mutations.record(
+        target, "agent", "r2", [RequestedMutation(MutationKind.ADD_KEYWORDS, "x")], T0
+    )
+    mutations.settle([seen.record_id], MutationState.COMPLETED, None, T0)
+    mutations.settle(
+        [flagged.record_id], MutationState.DEAD_LETTERED, int(MutationFailure.MESSAGE_GONE), T0
+    )
+    records = SqlMutationRecords(engine)
+    every = tuple(MutationState)
+    assert [r.record_id for r in records.listing(10, every, None)] == [
+        added.record_id,
+        flagged.record_id,
+        seen.record_id,
+    ]
+    assert [r.record_id for r in records.listing(2, every, None)] == [
+        added.record_id,
+        flagged.record_id,
+    ]
+    dead = records.listing(10, (MutationState.DEAD_LETTERED,), None)
+    assert [(r.record_id, r.last_error_code) for r in dead] == [
+        (flagged.record_id, MutationFailure.MESSAGE_GONE)
+    ]
+    assert [r.record_id for r in records.listing(10, every, "acct")] == [
+        added.record_id,
+        flagged.record_id,
+        seen.record_id,
+    ]
+    assert records.listing(10, every, "other") == []
+    assert records.find(added.record_id) == added
+    assert records.find(uuid.uuid4()) is None
+
+
+def test_reviving_a_dead_lettered_record_makes_it_pending_and_shows_its_value_again(
+    store: SqlSyncStore, engine: sa.Engine, mutations: SqlMutationStore
+) -> None:
+    target, folder_id = _held(store, engine)
+    seen, flagged = mutations.record(target, "agent", "r1", [SEEN, FLAGGED], T0)
+    mutations.begin([seen.record_id, flagged.record_id], T0)
+    mutations.settle(
+        [seen.record_id], MutationState.DEAD_LETTERED, int(MutationFailure.ATTEMPTS_SPENT), T0
+    )
+    # The next pass read the server's value back into the local copy.
+    store.apply_flag_changes(folder_id, VALIDITY, [_unseen(1)], T0)
+    records = SqlMutationRecords(engine)
+    later = datetime(2026, 6, 2, tzinfo=UTC)
+    revived = records.revive(seen.record_id, later)
+    assert revived is not None
+    assert (revived.state, revived.attempts, revived.last_error_code) == (
+        MutationState.PENDING,
+        0,
+        None,
+    )
+    assert revived.updated_at.replace(tzinfo=UTC) == later
+    assert [o.record_id for o in mutations.open_mutations("acct")][:1] == [seen.record_id]
+    assert _seen_locally(engine, target.stored_email_id) is True
+    # Only a dead-lettered record is revived: a converging one is answered as it stands.
+    still = records.revive(flagged.record_id, later)
+    assert still is not None
+    assert (still.state, still.attempts) == (MutationState.CONVERGING, 1)
+    assert records.revive(uuid.uuid4(), later) is None
+
+
+def test_reviving_a_record_whose_message_is_gone_shows_nothing_and_keeps_it_open(
+    store: SqlSyncStore, engine: sa.Engine, mutations: SqlMutationStore
+) -> None:
+    target, folder_id = _held(store, engine)
+    (seen,) = mutations.record(target, "agent", "r1", [SEEN], T0)
+    mutations.settle(
+        [seen.record_id], MutationState.DEAD_LETTERED, int(MutationFailure.MESSAGE_GONE), T0
+    )
+    store.remove_uids(folder_id, VALIDITY, [1])
+    revived = SqlMutationRecords(engine).revive(seen.record_id, T0)
+    assert revived is not None
+    assert revived.state is MutationState.PENDING
+    assert [o.uid for o in mutations.open_mutations("acct")] == [None]
+
+
+def _unseen(uid: int) -> FlagChange:
+    return FlagChange(uid=uid, flags=RemoteFlags(keywords=frozenset({"old", "keep"})), modseq=10)
+
+
+def _seen_locally(engine: sa.Engine, stored_email_id: uuid.UUID) -> bool:
+    with engine.connect() as c:
+        value: bool = c.execute(
+            sa.select(messages.c.seen).where(messages.c.stored_email_id == stored_email_id)
+        ).scalar_one()
+    return value

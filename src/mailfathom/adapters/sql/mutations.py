@@ -171,7 +171,7 @@ class SqlMutationStore:
     def find(self, record_id: uuid.UUID) -> MutationRecord | None:
         with self._engine.connect() as c:
             row = c.execute(sa.select(mutation_records).where(_R.record_id == record_id)).first()
-        return None if row is None else _record(row)
+        return None if row is None else record_of(row)
 
 
 def record_one(
@@ -196,7 +196,7 @@ def record_one(
     if held is not None:
         if held.value != mutation.value:
             raise RequestIdentityTaken
-        return _record(held)
+        return record_of(held)
     values = {
         "record_id": uuid.uuid4(),
         "kind": mutation.kind.value,
@@ -214,16 +214,18 @@ def record_one(
     }
     c.execute(mutation_records.insert().values(**values))
     if mutation.kind is not MutationKind.MOVE:
-        _show_locally(c, target.stored_email_id, mutation)
-    return _record(values)
+        show_locally(c, target.stored_email_id, mutation)
+    return record_of(values)
 
 
-def _show_locally(
-    c: sa.Connection, stored_email_id: uuid.UUID, mutation: RequestedMutation
-) -> None:
+def show_locally(c: sa.Connection, stored_email_id: uuid.UUID, mutation: RequestedMutation) -> None:
     """The local copy shows the asked value at once; synchronization later reads back what
-    the server holds."""
-    seq = c.execute(sa.select(_M.seq).where(_M.stored_email_id == stored_email_id)).scalar_one()
+    the server holds. A message no longer stored has nothing to show."""
+    seq = c.execute(
+        sa.select(_M.seq).where(_M.stored_email_id == stored_email_id)
+    ).scalar_one_or_none()
+    if seq is None:
+        return
     kind = mutation.kind
     if kind is MutationKind.SET_SEEN:
         c.execute(messages.update().where(_M.seq == seq).values(seen=mutation.value == "true"))
@@ -251,7 +253,7 @@ def _show_locally(
             c.execute(keywords.insert(), added)
 
 
-def _record(row: Any) -> MutationRecord:
+def record_of(row: Any) -> MutationRecord:
     m: Mapping[str, Any] = row if isinstance(row, dict) else row._mapping
     return MutationRecord(
         record_id=m["record_id"],

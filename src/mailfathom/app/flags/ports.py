@@ -134,3 +134,21 @@ class FlagWriter(Protocol):
         """The keywords each message carries now; a UID the folder no longer holds is
         absent."""
         ...
+
+
+class MutationRecords(Protocol):
+    """The record store as the operator sees it (`mfctl mutations`)."""
+
+    def listing(
+        self, limit: int, states: Sequence[MutationState], account_id: str | None
+    ) -> list[MutationRecord]:
+        """The newest records first, of these states (and this account when given)."""
+        ...
+
+    def find(self, record_id: uuid.UUID) -> MutationRecord | None: ...
+
+    def revive(self, record_id: uuid.UUID, now: datetime) -> MutationRecord | None:
+        """A dead-lettered record back to pending with no attempt counted and no failure
+        code, its value shown on the local copy again, in one commit; any other record is
+        left as it is. Answers the record as it then stands (None when none is held)."""
+        ...

@@ -1,0 +1,64 @@
+"""Mutation records as the operator sees them, on SQLite and PostgreSQL: `SqlMutationRecords`."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.mutations import record_of, show_locally
+from mailfathom.adapters.sql.schema import mutation_records
+from mailfathom.domain.mutations import MutationRecord, MutationState, RequestedMutation
+
+_R = mutation_records.c
+
+
+class SqlMutationRecords:
+    def __init__(self, engine: sa.Engine) -> None:
+        self._engine = engine
+
+    def listing(
+        self, limit: int, states: Sequence[MutationState], account_id: str | None
+    ) -> list[MutationRecord]:
+        query = (
+            sa.select(mutation_records)
+            .where(_R.state.in_([s.value for s in states]))
+            .order_by(_R.seq.desc())
+            .limit(limit)
+        )
+        if account_id is not None:
+            query = query.where(_R.account_id == account_id)
+        with self._engine.connect() as c:
+            return [record_of(row) for row in c.execute(query)]
+
+    def find(self, record_id: uuid.UUID) -> MutationRecord | None:
+        with self._engine.connect() as c:
+            row = c.execute(sa.select(mutation_records).where(_R.record_id == record_id)).first()
+        return None if row is None else record_of(row)
+
+    def revive(self, record_id: uuid.UUID, now: datetime) -> MutationRecord | None:
+        with self._engine.begin() as c:
+            revived = c.execute(
+                mutation_records.update()
+                .where(
+                    _R.record_id == record_id,
+                    _R.state == MutationState.DEAD_LETTERED.value,
+                )
+                .values(
+                    state=MutationState.PENDING.value,
+                    attempts=0,
+                    last_error_code=None,
+                    updated_at=now,
+                )
+            ).rowcount
+            row = c.execute(sa.select(mutation_records).where(_R.record_id == record_id)).first()
+            if row is None:
+                return None
+            record = record_of(row)
+            if revived:
+                show_locally(
+                    c, record.stored_email_id, RequestedMutation(record.kind, record.value)
+                )
+        return record
