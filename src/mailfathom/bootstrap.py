@@ -55,6 +55,7 @@ from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
 from mailfathom.adapters.sql.moves import SqlMoveLedger
+from mailfathom.adapters.sql.mutation_admin import SqlMutationRecords
 from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.adapters.sql.opening import refusals_as_store_errors
 from mailfathom.adapters.sql.organizing import SqlOrganizeStore
@@ -74,6 +75,7 @@ from mailfathom.app.drafting.save_draft import DraftSaving
 from mailfathom.app.drafting.send_draft import DraftPromotion
 from mailfathom.app.drafting.update_draft import DraftEditing
 from mailfathom.app.files.resolve_attachments import AttachmentResolver
+from mailfathom.app.flags.administer_mutations import MutationAdministration
 from mailfathom.app.flags.convergence import MutationConvergence
 from mailfathom.app.flags.set_mail_flags import MailFlagChangeRecorder
 from mailfathom.app.flags.signal import MutationSignal
@@ -388,6 +390,12 @@ class Services:
             self._served(),
             wake=self.mutation_signal.notify,
             clock=self.clock,
+        )
+
+    def mutations(self) -> MutationAdministration:
+        """The operator's list, read and retry of recorded mailbox changes."""
+        return MutationAdministration(
+            SqlMutationRecords(self.engine), wake=self.mutation_signal.notify, clock=self.clock
         )
 
     def alerts(self) -> OwnerAlertAdministration:

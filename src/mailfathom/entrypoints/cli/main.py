@@ -27,6 +27,7 @@ from mailfathom.entrypoints.cli.folder_check import FoldersNotOnServer, require_
 from mailfathom.entrypoints.cli.importing import import_into_local
 from mailfathom.entrypoints.cli.init_command import init as init_command
 from mailfathom.entrypoints.cli.loading import load, selected_accounts
+from mailfathom.entrypoints.cli.mutations import mutations_app
 from mailfathom.entrypoints.cli.outbox import outbox_app
 from mailfathom.entrypoints.cli.progress import sync_with_progress
 from mailfathom.entrypoints.cli.terminal import (
@@ -50,6 +51,7 @@ mailbox_app = typer.Typer(help="Work on stored mail.", no_args_is_help=True)
 app.add_typer(mailbox_app, name="mailbox")
 app.add_typer(outbox_app, name="outbox")
 app.add_typer(alerts_app, name="alerts")
+app.add_typer(mutations_app, name="mutations")
 app.command("init")(init_command)
 
 
