@@ -281,3 +281,35 @@ def _seen_locally(engine: sa.Engine, stored_email_id: uuid.UUID) -> bool:
             sa.select(messages.c.seen).where(messages.c.stored_email_id == stored_email_id)
         ).scalar_one()
     return value
+
+
+def test_reviving_a_dead_lettered_move_changes_nothing_on_the_local_copy(
+    store: SqlSyncStore, engine: sa.Engine, mutations: SqlMutationStore
+) -> None:
+    target, _ = _held(store, engine)
+    archive = add_folder(store, "Archive", alias="Kept mail")
+    move = RequestedMutation(MutationKind.MOVE, str(archive.folder_id))
+    (moved,) = mutations.record(target, "agent", "r1", [move], T0)
+    mutations.settle(
+        [moved.record_id], MutationState.DEAD_LETTERED, int(MutationFailure.MOVE_NOT_OFFERED), T0
+    )
+    records = SqlMutationRecords(engine)
+    revived = records.revive(moved.record_id, T0)
+    assert revived is not None
+    assert (revived.kind, revived.state) == (MutationKind.MOVE, MutationState.PENDING)
+    with engine.connect() as c:
+        row = c.execute(
+            sa.select(messages.c.seq, messages.c.folder_id).where(
+                messages.c.stored_email_id == target.stored_email_id
+            )
+        ).one()
+        held = set(
+            c.execute(sa.select(keywords.c.keyword).where(keywords.c.seq == row.seq)).scalars()
+        )
+    assert row.folder_id == target.folder_id
+    assert held == {"old", "keep"}
+    assert records.folder_aliases([target.folder_id, archive.folder_id, 99999]) == {
+        target.folder_id: "Inbox",
+        archive.folder_id: "Kept mail",
+    }
+    assert records.folder_aliases([]) == {}

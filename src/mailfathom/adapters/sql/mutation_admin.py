@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.mutations import record_of, show_locally
-from mailfathom.adapters.sql.schema import mutation_records
+from mailfathom.adapters.sql.schema import folders, mutation_records
 from mailfathom.domain.mutations import MutationRecord, MutationState, RequestedMutation
 
 _R = mutation_records.c
@@ -58,7 +58,19 @@ class SqlMutationRecords:
                 return None
             record = record_of(row)
             if revived:
+                # A move shows nothing locally; `show_locally` knows it.
                 show_locally(
                     c, record.stored_email_id, RequestedMutation(record.kind, record.value)
                 )
         return record
+
+    def folder_aliases(self, folder_ids: Collection[int]) -> dict[int, str]:
+        if not folder_ids:
+            return {}
+        with self._engine.connect() as c:
+            rows = c.execute(
+                sa.select(folders.c.folder_id, folders.c.alias).where(
+                    folders.c.folder_id.in_(list(folder_ids))
+                )
+            )
+            return {int(r.folder_id): str(r.alias) for r in rows}

@@ -213,14 +213,16 @@ def record_one(
         "updated_at": now,
     }
     c.execute(mutation_records.insert().values(**values))
-    if mutation.kind is not MutationKind.MOVE:
-        show_locally(c, target.stored_email_id, mutation)
+    show_locally(c, target.stored_email_id, mutation)
     return record_of(values)
 
 
 def show_locally(c: sa.Connection, stored_email_id: uuid.UUID, mutation: RequestedMutation) -> None:
     """The local copy shows the asked value at once; synchronization later reads back what
-    the server holds. A message no longer stored has nothing to show."""
+    the server holds. A message no longer stored has nothing to show, nor has a move: the
+    row follows the message only once the server holds it in its new folder."""
+    if mutation.kind is MutationKind.MOVE:
+        return
     seq = c.execute(
         sa.select(_M.seq).where(_M.stored_email_id == stored_email_id)
     ).scalar_one_or_none()

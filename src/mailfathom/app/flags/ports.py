@@ -4,7 +4,7 @@ command a synchronization run issues to carry a record to the mailbox."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -151,4 +151,8 @@ class MutationRecords(Protocol):
         """A dead-lettered record back to pending with no attempt counted and no failure
         code, its value shown on the local copy again, in one commit; any other record is
         left as it is. Answers the record as it then stands (None when none is held)."""
+        ...
+
+    def folder_aliases(self, folder_ids: Collection[int]) -> dict[int, str]:
+        """The published alias of each folder still held (a folder gone is absent)."""
         ...
