@@ -11,11 +11,12 @@ from pathlib import Path
 from cli.operator_cli import local_config
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.app.flags.explanations import FAILURE_EXPLANATIONS
 from mailfathom.app.flags.set_mail_flags import FlagChangeRequest
+from mailfathom.app.organize.organize_email import OrganizeRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.mutations import MutationFailure
-from mailfathom.entrypoints.cli.mutations import FAILURE_EXPLANATIONS
 from sync.helpers import sample, stored_rows
 
 AGENT = Caller(permissions=ALL_PERMISSIONS, label="agent")
@@ -112,3 +113,57 @@ def test_every_failure_code_is_explained_in_words() -> None:
     for sentence in FAILURE_EXPLANATIONS.values():
         assert sentence.endswith(".")
         assert "{" not in sentence
+
+
+def _two_folders(root: Path) -> Path:
+    path = root / "mailfathom.toml"
+    path.write_text(
+        f"""
+[Store]
+DataDir = "{root / "data"}"
+
+[[Accounts]]
+Id = "notes"
+Kind = "local"
+
+[[Accounts.Folders]]
+Remote = "INBOX"
+Alias = "Incoming"
+Role = "Inbox"
+
+[[Accounts.Folders]]
+Remote = "Archive"
+Alias = "Filed away"
+Role = "Archive"
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_a_move_shows_its_kind_and_folder_aliases_and_no_content(tmp_path: Path) -> None:
+    register_all([SUBJECT])
+    config = _two_folders(tmp_path)
+    with Services.open(load_config(config)) as services:
+        services.connectors.local.folder("notes", "INBOX").deliver(sample(SUBJECT))
+        (account,) = load_config(config).accounts
+        services.account_synchronizer().run_once(account)
+        (email,) = _emails(services)
+        organized = services.organizer().organize(
+            AGENT, OrganizeRequest(action="archive", stored_email_ids=[email])
+        )
+    (changed,) = organized.changed
+    moved = str(changed.record.record_id)
+
+    listed = _mfctl(config, "list")
+    assert listed.returncode == 0, listed.stderr
+    (line,) = [x for x in listed.stdout.splitlines() if x.startswith(moved)]
+    assert line.split()[2:4] == ["move", "pending"]
+    assert line.endswith("Incoming -> Filed away")
+    shown = _mfctl(config, "show", moved)
+    assert shown.returncode == 0, shown.stderr
+    assert "change          move" in shown.stdout
+    assert "folder          Incoming" in shown.stdout
+    assert "value           to Filed away" in shown.stdout
+    for output in (listed, shown):
+        assert SUBJECT not in output.stdout + output.stderr

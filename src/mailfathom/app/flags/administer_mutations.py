@@ -1,6 +1,7 @@
 """The operator's hold on mutation records (`mfctl mutations`): list them, read one, send a
 dead-lettered one back to the synchronization run. It answers with what a record holds about
-the change (its kind, state, attempts and failure code), never the keywords it names."""
+the change (its kind, state, attempts and failure code, and the aliases of the folders a
+move leaves and goes to: configuration, not content), never the keywords it names."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from datetime import UTC, datetime
 import structlog
 
 from mailfathom.app.flags.ports import MutationRecords
-from mailfathom.domain.mutations import MutationRecord, MutationState
+from mailfathom.domain.mutations import MutationKind, MutationRecord, MutationState
 
 log = structlog.get_logger("mailfathom.flags")
 
@@ -57,6 +58,13 @@ class MutationAdministration:
     def find(self, record_id: uuid.UUID) -> MutationRecord | None:
         return self._records.find(record_id)
 
+    def folder_aliases(self, records: Sequence[MutationRecord]) -> dict[int, str]:
+        """The alias of every folder these records name: the one each message was in when
+        the change was asked for, and a move's destination."""
+        named = {r.folder_id for r in records}
+        named.update(d for d in map(destination_of, records) if d is not None)
+        return self._records.folder_aliases(named)
+
     def retry(self, record_id: uuid.UUID) -> Retry | None:
         """A dead-lettered record goes back to pending with its attempts reset, and the
         account's run is woken; any other record is answered as it stands."""
@@ -76,3 +84,13 @@ class MutationAdministration:
         )
         self._wake(after.account_id)
         return Retry(after, Retried.NOW)
+
+
+def destination_of(record: MutationRecord) -> int | None:
+    """The folder a move record sends its message to; None for any other change."""
+    if record.kind is not MutationKind.MOVE:
+        return None
+    try:
+        return int(record.value)
+    except ValueError:
+        return None

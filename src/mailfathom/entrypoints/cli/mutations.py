@@ -1,25 +1,31 @@
 """`mfctl mutations`: the operator's view of recorded mailbox changes (list, show, retry).
 
 It shows what a record holds about a change (its kind, state, attempts, the failure code and
-what it means) and never what the change names: keywords are the owner's own labels, so only
-how many a record names is shown, like nothing of the message itself.
+what it means, the folder aliases a move leaves and goes to) and never what a keyword change
+names: keywords are the owner's own labels, so only how many a record names is shown, like
+nothing of the message itself.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
 
-from mailfathom.app.flags.administer_mutations import MutationAdministration, Retried
+from mailfathom.app.flags.administer_mutations import (
+    MutationAdministration,
+    Retried,
+    Retry,
+    destination_of,
+)
+from mailfathom.app.flags.explanations import explain
 from mailfathom.bootstrap import Services
 from mailfathom.domain.errors import MailFathomError
 from mailfathom.domain.mutations import (
     KEYWORD_KINDS,
-    MutationFailure,
     MutationRecord,
     MutationState,
     keywords_of,
@@ -29,47 +35,17 @@ from mailfathom.entrypoints.cli.terminal import answers, say_error
 
 T = TypeVar("T")
 mutations_app = typer.Typer(
-    help="Recorded mailbox changes (flags, keywords): list, show and retry them.",
+    help="Recorded mailbox changes (flags, keywords, moves): list, show and retry them.",
     no_args_is_help=True,
 )
 
-# What each failure code on a record means, in words an operator reads without the
-# documentation. Fixed sentences: nothing of the message, the change or a server's reply.
-FAILURE_EXPLANATIONS: dict[MutationFailure, str] = {
-    MutationFailure.MESSAGE_GONE: (
-        "The message was no longer in its folder on the mail server (deleted, moved, or the "
-        "folder was renumbered), so there was nothing to change."
-    ),
-    MutationFailure.KEYWORD_NOT_PERMANENT: (
-        "The folder does not keep that keyword permanently (a local Maildir keeps none), so "
-        "the change could not be stored."
-    ),
-    MutationFailure.CHANGED_ON_SERVER: (
-        "The message was changed on the mail server after the change was asked for and before "
-        "it was issued; the server's change was kept and the local copy reads it back."
-    ),
-    MutationFailure.ATTEMPTS_SPENT: (
-        "Every attempt to issue the change failed (no connection, or the server refused the "
-        "command), so it was given up."
-    ),
-    MutationFailure.FOLDER_GONE: (
-        "The folder the message was in is no longer on the mail server or no longer mapped."
-    ),
-}
-
-_ROW = "{:<36}  {:<16}  {:<15}  {:<13}  {:>8}  {}"
+_ROW = "{:<36}  {:<16}  {:<15}  {:<13}  {:>8}  {:<4}  {}"
+_GONE = "(folder no longer held)"
 
 ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", "-c", help="Configuration file (default: $MAILFATHOM_CONFIG)."),
 ]
-
-
-def explain(code: int) -> str:
-    try:
-        return FAILURE_EXPLANATIONS[MutationFailure(code)]
-    except ValueError:
-        return "A failure this version does not describe."
 
 
 def _identifier(text: str) -> uuid.UUID:
@@ -91,21 +67,43 @@ def _with_records(config: Path | None, work: Callable[[MutationAdministration], 
         raise typer.Exit(code=2) from None
 
 
-def _value(record: MutationRecord) -> str:
-    """A flag's asked value, or how many keywords a keyword change names (never which)."""
+def _with_aliases(
+    m: MutationAdministration, found: T, records: Sequence[MutationRecord | None]
+) -> tuple[T, dict[int, str]]:
+    """`found` with the aliases of the folders its records name."""
+    return found, m.folder_aliases([r for r in records if r is not None])
+
+
+def _value(record: MutationRecord, aliases: dict[int, str]) -> str:
+    """A flag's asked value, how many keywords a keyword change names (never which), or the
+    alias of the folder a move goes to."""
     if record.kind in KEYWORD_KINDS:
         return f"{len(keywords_of(record.value))} keyword(s)"
+    destination = destination_of(record)
+    if destination is not None:
+        return f"to {aliases.get(destination, _GONE)}"
     return record.value
 
 
-def _show(record: MutationRecord) -> None:
+def _folders(record: MutationRecord, aliases: dict[int, str]) -> str:
+    """The folder the message was in when the change was asked for, and a move's
+    destination."""
+    where = aliases.get(record.folder_id, _GONE)
+    destination = destination_of(record)
+    if destination is None:
+        return where
+    return f"{where} -> {aliases.get(destination, _GONE)}"
+
+
+def _show(record: MutationRecord, aliases: dict[int, str]) -> None:
     lines = [
         f"change record   {record.record_id}",
         f"account         {record.account_id}",
         f"email           {record.stored_email_id}",
+        f"folder          {aliases.get(record.folder_id, _GONE)}",
         f"asked by        {record.requester}",
         f"change          {record.kind.value}",
-        f"value           {_value(record)}",
+        f"value           {_value(record, aliases)}",
         f"state           {record.state.value}",
         f"attempts        {record.attempts}",
         f"recorded at     {record.created_at.isoformat(timespec='seconds')}",
@@ -140,18 +138,31 @@ def list_mutations(
             say_error(f"Unknown state; accepted: {', '.join(published)}")
             raise typer.Exit(code=2)
         wanted.append(published[name])
-    records = _with_records(config, lambda m: m.listing(limit, wanted or None, account))
+
+    def listed(m: MutationAdministration) -> tuple[list[MutationRecord], dict[int, str]]:
+        found = m.listing(limit, wanted or None, account)
+        return _with_aliases(m, found, found)
+
+    records, aliases = _with_records(config, listed)
     if not records:
         answers.print("No change records in the state(s) asked for.")
         return
     # One line per record, never shortened to a terminal's width: the identifier is what
     # `show` and `retry` take.
-    lines = [_ROW.format("change record", "account", "change", "state", "attempts", "code")]
+    lines = [
+        _ROW.format("change record", "account", "change", "state", "attempts", "code", "folder")
+    ]
     for r in records:
         code = "" if r.last_error_code is None else str(r.last_error_code)
         lines.append(
             _ROW.format(
-                str(r.record_id), r.account_id, r.kind.value, r.state.value, r.attempts, code
+                str(r.record_id),
+                r.account_id,
+                r.kind.value,
+                r.state.value,
+                r.attempts,
+                code,
+                _folders(r, aliases),
             )
         )
     for line in lines:
@@ -162,11 +173,16 @@ def list_mutations(
 def show(change_record_id: str, config: ConfigOption = None) -> None:
     """One record: its change, state, attempts and what its failure code means."""
     identifier = _identifier(change_record_id)
-    record = _with_records(config, lambda m: m.find(identifier))
+
+    def found(m: MutationAdministration) -> tuple[MutationRecord | None, dict[int, str]]:
+        record = m.find(identifier)
+        return _with_aliases(m, record, [record])
+
+    record, aliases = _with_records(config, found)
     if record is None:
         say_error("No change record is held under that identifier.")
         raise typer.Exit(code=1)
-    _show(record)
+    _show(record, aliases)
 
 
 @mutations_app.command("retry")
@@ -175,7 +191,12 @@ def retry(change_record_id: str, config: ConfigOption = None) -> None:
     reset, its value shown on the local copy again. Any other record is left as it is (exit
     status 1)."""
     identifier = _identifier(change_record_id)
-    outcome = _with_records(config, lambda m: m.retry(identifier))
+
+    def retried(m: MutationAdministration) -> tuple[Retry | None, dict[int, str]]:
+        outcome = m.retry(identifier)
+        return _with_aliases(m, outcome, [outcome.record if outcome else None])
+
+    outcome, aliases = _with_records(config, retried)
     if outcome is None:
         say_error("No change record is held under that identifier.")
         raise typer.Exit(code=1)
@@ -185,6 +206,6 @@ def retry(change_record_id: str, config: ConfigOption = None) -> None:
         say_error(
             f"The record is {outcome.record.state.value}, not dead-lettered; nothing changed."
         )
-    _show(outcome.record)
+    _show(outcome.record, aliases)
     if outcome.outcome is not Retried.NOW:
         raise typer.Exit(code=1)
