@@ -13,6 +13,7 @@ import pytest
 
 from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.app.organize.organize_email import OrganizedEmails, OrganizeRequest
+from mailfathom.app.reading.get_email_content import ContentRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.config import AccountConfig, FolderMapping
@@ -56,6 +57,15 @@ def remote(imap_account: ImapAccount) -> Iterator[Mailbox]:
     yield from _mailbox(imap_account)
 
 
+@pytest.fixture(params=["MOVE", "COPY and UID EXPUNGE"])
+def mover(request: pytest.FixtureRequest, dovecot: DovecotServer) -> ImapAccount:
+    """A fresh user of the test Dovecot as it comes (moves by MOVE), or of one started
+    without MOVE (moves by COPY, STORE \\Deleted and UID EXPUNGE)."""
+    if request.param == "MOVE":
+        return _user(dovecot)
+    return _user(request.getfixturevalue("dovecot_without_move"))
+
+
 def _user(server: DovecotServer) -> ImapAccount:
     suffix = uuid.uuid4().hex[:10]
     return server.add_user(f"org-{suffix}", f"pw-{suffix}")
@@ -85,10 +95,17 @@ def _fill(remote: Mailbox, *subjects: str) -> None:
 
 
 def test_every_action_reaches_the_server_and_moved_emails_keep_their_identifiers(
-    tmp_path: Path, imap_account: ImapAccount, remote: Mailbox, database_url: str | None
+    tmp_path: Path, mover: ImapAccount, database_url: str | None
+) -> None:
+    for remote in _mailbox(mover):
+        _every_action(tmp_path, mover, remote, database_url)
+
+
+def _every_action(
+    tmp_path: Path, user: ImapAccount, remote: Mailbox, database_url: str | None
 ) -> None:
     _fill(remote, "To archive", "To trash", "To file", "To label", "Stays")
-    account = imap_account_config(imap_account, FOLDERS)
+    account = imap_account_config(user, FOLDERS)
     with open_services(tmp_path, account, database_url) as services:
         sync = services.account_synchronizer()
         sync.run_once(account)
@@ -121,6 +138,15 @@ def test_every_action_reaches_the_server_and_moved_emails_keep_their_identifiers
         assert {r.subject: str(r.stored_email_id) for r in rows} == ids
         folder_of = {r.subject: r.folder_id for r in rows}
         assert len({folder_of["To archive"], folder_of["To trash"], folder_of["To file"]}) == 3
+        # Each id an agent held before the moves still reads, from the folder it went to.
+        wanted = ContentRequest(stored_email_ids=[ids[s] for s in ("To archive", "To trash",
+                                                                   "To file")])  # fmt: skip
+        read = services.reading().content.read(AGENT, wanted).emails
+        assert [(e.failure, e.content and e.content.folder_alias) for e in read] == [
+            (None, "Archive"),
+            (None, "Trash"),
+            (None, "Projects"),
+        ]
 
 
 def test_without_move_only_the_moved_uids_are_expunged(
