@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from mailfathom.adapters.imap.responses import parse_uid_set
 from mailfathom.adapters.imap.session import ImapSession
+from mailfathom.domain.errors import SyncError
 
 
 def copied_uids(codes: Sequence[str]) -> dict[int, int]:
@@ -41,6 +42,8 @@ class ImapMoveWriter:
     def __init__(self, session: ImapSession) -> None:
         self._session = session
         self._selected: str | None = None
+        # The UIDVALIDITY each source was last checked against, to check it again on reopening.
+        self._expected: dict[str, int] = {}
 
     def can_move(self) -> bool:
         return self._session.supports_move or self._session.supports_uidplus
@@ -48,16 +51,25 @@ class ImapMoveWriter:
     def destination(self, remote_name: str) -> tuple[int, int]:
         return self._session.folder_next(remote_name)
 
-    def present(self, remote_name: str, uids: Sequence[int]) -> set[int]:
-        self._session.select_for_writing(remote_name)
+    def present(self, remote_name: str, uids: Sequence[int], uidvalidity: int) -> set[int]:
+        info = self._session.select_for_writing(remote_name)
         self._selected = remote_name
+        self._expected[remote_name] = uidvalidity
+        if int(info.get(b"UIDVALIDITY", -1)) != uidvalidity:
+            self._selected = None
+            return set()
         return {c.uid for c in self._session.flags_of(uids)}
 
     def transfer(self, source: str, uids: Sequence[int], destination: str) -> dict[int, int]:
-        if self._selected != source:
-            self.present(source, uids)
+        self._reopen(source, uids)
         command = "MOVE" if self._session.supports_move else "COPY"
         return copied_uids(self._session.transfer(uids, destination, command))
+
+    def _reopen(self, source: str, uids: Sequence[int]) -> None:
+        if self._selected == source:
+            return
+        if source not in self._expected or not self.present(source, uids, self._expected[source]):
+            raise SyncError("The source folder changed before the move was issued.")
 
     def find(self, destination: str, since_uid: int, message_id: str) -> int | None:
         self._session.select_for_writing(destination)
@@ -66,8 +78,7 @@ class ImapMoveWriter:
         return min(found) if found else None
 
     def remove_originals(self, source: str, uids: Sequence[int]) -> None:
-        if self._selected != source:
-            self.present(source, uids)
+        self._reopen(source, uids)
         present = {c.uid for c in self._session.flags_of(uids)}
         if present:
             self._session.expunge_selected(sorted(present))

@@ -27,8 +27,10 @@ class MaildirMoveWriter:
         uidvalidity, _ = folder.scan()
         return uidvalidity, folder.uid_next()
 
-    def present(self, remote_name: str, uids: Sequence[int]) -> set[int]:
-        _, files = self._session.maildir(remote_name).scan()
+    def present(self, remote_name: str, uids: Sequence[int], uidvalidity: int) -> set[int]:
+        current, files = self._session.maildir(remote_name).scan()
+        if current != uidvalidity:
+            return set()
         return {u for u in uids if u in files and files[u].exists()}
 
     def transfer(self, source: str, uids: Sequence[int], destination: str) -> dict[int, int]:

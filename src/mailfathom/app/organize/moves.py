@@ -66,8 +66,8 @@ class MoveConvergence:
         if record.noted_source is not None:
             try:
                 self._ledger.begin([record.record_id], self._clock())
-                uid = record.noted_source[1]
-                if writer.present(record.source_remote, [uid]):
+                uidvalidity, uid = record.noted_source
+                if writer.present(record.source_remote, [uid], uidvalidity):
                     writer.remove_originals(record.source_remote, [uid])
             except SyncError:
                 return self._spent([record])
@@ -83,7 +83,9 @@ class MoveConvergence:
         destination = members[0].destination_remote
         assert destination is not None
         try:
-            present = writer.present(source, [m.row_uid for m in members if m.row_uid])
+            # The rows name UIDs of the source's stored UIDVALIDITY, one for all of them.
+            uidvalidity = next((m.row_uidvalidity for m in members if m.row_uidvalidity), 0)
+            present = writer.present(source, [m.row_uid for m in members if m.row_uid], uidvalidity)
             placed = self._found_earlier(writer, destination, members)
             waiting = [m for m in members if m.record_id not in placed and m.row_uid in present]
             gone = [m for m in members if m.record_id not in placed and m not in waiting]
@@ -91,7 +93,6 @@ class MoveConvergence:
                 placed.update(self._transfer(writer, source, destination, waiting))
             unconfirmed = [m for m in waiting if m.record_id not in placed]
             if placed:
-                uidvalidity = writer.destination(destination)[0]
                 self._ledger.repoint(
                     {
                         m.stored_email_id: placed[m.record_id]
@@ -99,15 +100,14 @@ class MoveConvergence:
                         if m.record_id in placed
                     },
                     members[0].destination_folder_id,
-                    uidvalidity,
+                    writer.destination(destination)[0],
                 )
                 originals = [
                     m.row_uid
                     for m in members
                     if m.record_id in placed and m.row_uid is not None and m.row_uid in present
                 ]
-                if originals:
-                    writer.present(source, originals)
+                if originals and writer.present(source, originals, uidvalidity):
                     writer.remove_originals(source, originals)
         except SyncError:
             log.warning("organize.move_not_issued", account=account_id)

@@ -113,8 +113,9 @@ class MoveWriter(Protocol):
         """(UIDVALIDITY, UIDNEXT) of the folder."""
         ...
 
-    def present(self, remote_name: str, uids: Sequence[int]) -> set[int]:
-        """Open the folder for writing; the UIDs of `uids` it still holds."""
+    def present(self, remote_name: str, uids: Sequence[int], uidvalidity: int) -> set[int]:
+        """Open the folder for writing; the UIDs of `uids` it still holds, none when its
+        UIDVALIDITY is no longer `uidvalidity` (the UIDs then name other messages)."""
         ...
 
     def transfer(self, source: str, uids: Sequence[int], destination: str) -> dict[int, int]:
