@@ -6,7 +6,7 @@ local Maildir) and lets the records' convergence issue the commands over it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from mailfathom.adapters.imap.flag_store import ImapFlagWriter
 from mailfathom.adapters.imap.move_store import ImapMoveWriter
@@ -36,6 +36,9 @@ class FlagChangeCarrier:
 
     def waiting(self, account_id: str) -> bool:
         return self._convergence.pending(account_id)
+
+    def mark(self, account_id: str) -> Hashable:
+        return self._convergence.mark(account_id)
 
     def carry(self, account: AccountConfig, session: MailboxSession) -> None:
         writer: FlagWriter

@@ -118,6 +118,15 @@ class SqlMutationStore:
                 for row in c.execute(query)
             ]
 
+    def open_mark(self, account_id: str) -> tuple[int, int]:
+        query = sa.select(sa.func.count(), sa.func.coalesce(sa.func.max(_R.seq), 0)).where(
+            _R.account_id == account_id,
+            _R.state.in_([s.value for s in OPEN_STATES]),
+        )
+        with self._engine.connect() as c:
+            count, highest = c.execute(query).one()
+        return int(count), int(highest)
+
     def begin(self, record_ids: Sequence[uuid.UUID], now: datetime) -> None:
         if not record_ids:
             return

@@ -45,7 +45,12 @@ class MutationConvergence:
         self._clock = clock
 
     def pending(self, account_id: str) -> bool:
-        return bool(self._ledger.open_mutations(account_id))
+        return self._ledger.open_mark(account_id)[0] > 0
+
+    def mark(self, account_id: str) -> tuple[int, int]:
+        """What the store holds open for the account, compared between two readings to tell
+        that a change was recorded meanwhile, by this process or another."""
+        return self._ledger.open_mark(account_id)
 
     def converge(
         self, account_id: str, writer: FlagWriter, folder_ids: Sequence[int] | None = None

@@ -78,6 +78,11 @@ class MutationLedger(Protocol):
         """Pending and converging records of the account, oldest first."""
         ...
 
+    def open_mark(self, account_id: str) -> tuple[int, int]:
+        """(How many records of the account are open, the highest sequence among them): one
+        cheap read that changes whenever any process records a change or revives one."""
+        ...
+
     def begin(self, record_ids: Sequence[uuid.UUID], now: datetime) -> None:
         """Mark the records converging and count one more attempt."""
         ...

@@ -7,7 +7,7 @@ into `mailfathom.domain.errors` types at the edge.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from datetime import datetime
 from typing import Protocol
@@ -207,6 +207,11 @@ class OwnerChanges(Protocol):
 
     def waiting(self, account_id: str) -> bool:
         """Whether any change of the account is still to be carried."""
+        ...
+
+    def mark(self, account_id: str) -> Hashable:
+        """A reading of the account's open changes in the store that differs from an earlier
+        one once a change was recorded since, by any process of the deployment."""
         ...
 
     def carry(self, account: AccountConfig, session: MailboxSession) -> None:

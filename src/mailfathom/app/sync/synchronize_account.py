@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ log = structlog.get_logger("mailfathom.sync")
 IDLE_SECONDS = 25 * 60  # RFC 2177 section 3: re-issue IDLE at least every 29 minutes
 IDLE_SLICE = 10.0  # how long one IDLE waits before checking whether to stop
 WAKE_SLICE = 0.5  # how long a wait for recorded changes goes without checking `stop`
+LEDGER_SLICE = 1.0  # how often a waiting run reads the store for changes recorded elsewhere
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,15 +205,18 @@ class AccountSynchronizer:
     def _carry_changes(
         self, account: AccountConfig, changes: OwnerChanges, stop: threading.Event
     ) -> None:
-        """Carry recorded changes as soon as one is written (the recorder wakes this) and
-        otherwise once per polling interval, over a short session of its own: a folder
-        waiting in IDLE hears of the change from the server and reads it back."""
+        """Carry recorded changes as soon as one is written and otherwise once per polling
+        interval, over a short session of its own: a folder waiting in IDLE hears of the
+        change from the server and reads it back. A recorder in this process wakes the run
+        at once; one in another process (`serve --no-sync` beside `sync --continuous`) is
+        noticed by reading the store's open records every `LEDGER_SLICE` seconds."""
         wake = threading.Event()
         changes.listen(account.account_id, wake.set)
         backoff = 5.0
         while not stop.is_set():
             wake.clear()
             wait = float(account.poll_interval_seconds)
+            watch: Callable[[], bool] | None = None
             try:
                 if changes.waiting(account.account_id):
                     session = self._connector.open(account)
@@ -220,6 +225,7 @@ class AccountSynchronizer:
                     finally:
                         session.close()
                 backoff = 5.0
+                watch = _recorded_since(changes, account.account_id)
             except MailServerAuthError:
                 log.error("account.credentials_refused", account=account.account_id)
                 return
@@ -228,15 +234,40 @@ class AccountSynchronizer:
                     _log_unexpected(error, account.account_id, backoff)
                 wait = backoff
                 backoff = min(backoff * 2, 600.0)
-            _wait_for(wake, stop, wait)
+            _wait_for(wake, stop, wait, watch)
 
 
-def _wait_for(wake: threading.Event, stop: threading.Event, seconds: float) -> None:
-    """Until `wake` or `stop` is set, or `seconds` have passed."""
-    waited = 0.0
-    while waited < seconds and not (wake.is_set() or stop.is_set()):
-        wake.wait(min(WAKE_SLICE, seconds - waited))
-        waited += WAKE_SLICE
+def _recorded_since(changes: OwnerChanges, account_id: str) -> Callable[[], bool]:
+    """Whether the store's open changes of the account differ from what they are now."""
+    seen = changes.mark(account_id)
+
+    def recorded() -> bool:
+        try:
+            return changes.mark(account_id) != seen
+        except Exception:  # a store out of reach is noticed by the next carry, not here
+            return False
+
+    return recorded
+
+
+def _wait_for(
+    wake: threading.Event,
+    stop: threading.Event,
+    seconds: float,
+    recorded: Callable[[], bool] | None = None,
+) -> None:
+    """Until `wake` or `stop` is set, `recorded` answers true, or `seconds` have passed."""
+    started = time.monotonic()
+    checked = started
+    while not (wake.is_set() or stop.is_set()):
+        now = time.monotonic()
+        if now - started >= seconds:
+            return
+        if recorded is not None and now - checked >= LEDGER_SLICE:
+            checked = now
+            if recorded():
+                return
+        wake.wait(min(WAKE_SLICE, seconds - (now - started)))
 
 
 def _changed_anything(report: SyncReport) -> bool:
