@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from mailfathom.adapters.sql.mutations import SqlMutationStore
+from mailfathom.app.flags.set_mail_flags import FlagChangeRequest
 from mailfathom.app.organize.organize_email import OrganizedEmails, OrganizeRequest
 from mailfathom.app.reading.get_email_content import ContentRequest
 from mailfathom.bootstrap import Services
@@ -217,3 +218,57 @@ def test_a_message_gone_before_the_pass_dead_letters_its_move(
         assert _states(services, outcome) == [("dead-lettered", int(MutationFailure.MESSAGE_GONE))]
         assert remote.subjects("Archive") == {}
         assert stored_rows(services, account.account_id) == []
+
+
+def test_successive_moves_of_one_email_are_carried_in_the_order_asked(
+    tmp_path: Path, mover: ImapAccount
+) -> None:
+    """Several moves of one email waiting for the same pass: each is carried from where the
+    one before it left the email, so the email ends where the last one asked, once, under
+    its identifier, and every record completes."""
+    for remote in _mailbox(mover):
+        _fill(remote, "There and on", "There and back")
+        account = imap_account_config(mover, FOLDERS)
+        with open_services(tmp_path, account) as services:
+            sync = services.account_synchronizer()
+            sync.run_once(account)
+            ids = _ids(services, account)
+            outcomes = [
+                _organize(services, "archive", [ids["There and on"], ids["There and back"]]),
+                _organize(services, "move", [ids["There and on"]], folder="Projects"),
+                _organize(services, "move", [ids["There and back"]], folder="INBOX"),
+            ]
+            sync.run_once(account)
+            for outcome in outcomes:
+                assert {s for s, _ in _states(services, outcome)} == {"completed"}
+            assert list(remote.subjects("INBOX").values()) == ["There and back"]
+            assert list(remote.subjects("Projects").values()) == ["There and on"]
+            assert remote.subjects("Archive") == {}
+            sync.run_once(account)
+            rows = stored_rows(services, account.account_id)
+            assert {r.subject: str(r.stored_email_id) for r in rows} == ids
+
+
+def test_a_flag_change_recorded_before_a_move_travels_with_the_email(
+    tmp_path: Path, imap_account: ImapAccount, remote: Mailbox
+) -> None:
+    """A flag change and a move of one email waiting for the same pass: the flag is issued
+    where the email is, then the move takes it along."""
+    _fill(remote, "Moved then marked")
+    account = imap_account_config(imap_account, FOLDERS)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        (email,) = _ids(services, account).values()
+        _organize(services, "archive", [email])
+        sync.run_once(account)
+        marked = services.flags().record(AGENT, FlagChangeRequest(email, flagged=True))
+        _organize(services, "move", [email], folder="INBOX")
+        sync.run_once(account)
+        store = SqlMutationStore(services.engine)
+        (record,) = marked.records
+        found = store.find(record.record_id)
+        assert found is not None
+        assert found.state.value == "completed"
+        (uid,) = remote.flags("INBOX")
+        assert "\\Flagged" in remote.flags("INBOX")[uid]

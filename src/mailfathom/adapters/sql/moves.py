@@ -118,6 +118,15 @@ class SqlMoveLedger(SqlMutationStore):
                     )
                 )
 
+    def resource(self, sources: Mapping[uuid.UUID, int], now: datetime) -> None:
+        with self._engine.begin() as c:
+            for record_id, folder_id in sources.items():
+                c.execute(
+                    mutation_records.update()
+                    .where(_R.record_id == record_id, _R.source_uid.is_(None))
+                    .values(folder_id=folder_id, updated_at=now)
+                )
+
     def repoint(self, placed: Mapping[uuid.UUID, int], folder_id: int, uidvalidity: int) -> None:
         if not placed:
             return

@@ -29,6 +29,9 @@ from mailfathom.domain.mutations import MAX_ATTEMPTS, MutationFailure, MutationS
 
 log = structlog.get_logger("mailfathom.organize")
 
+# At most this many moves of one email are carried one after another in one run.
+MAX_ROUNDS = 8
+
 
 class MoveConvergence:
     def __init__(
@@ -38,10 +41,40 @@ class MoveConvergence:
         self._clock = clock
 
     def converge(self, account_id: str, writer: MoveWriter) -> int:
-        """Carry the account's open move records; answers how many reached an ending."""
-        records = self._ledger.open_moves(account_id)
+        """Carry the account's open move records; answers how many reached an ending.
+
+        An email with several open moves has them carried one after another, oldest first,
+        each from where the one before it left the email: a round carries the oldest open
+        move of every email, and the next round reads the records again. An email whose
+        move did not reach an ending in a round waits for the next run with the rest of its
+        moves, so a failing server is not asked again and again within one run."""
+        ended = 0
+        carried: set[uuid.UUID] = set()
+        held: set[uuid.UUID] = set()
+        for _ in range(MAX_ROUNDS):
+            records = self._ledger.open_moves(account_id)
+            held.update(r.stored_email_id for r in records if r.record_id in carried)
+            oldest: dict[uuid.UUID, OpenMove] = {}
+            for record in records:
+                if record.stored_email_id not in held:
+                    oldest.setdefault(record.stored_email_id, record)
+            if not oldest:
+                break
+            done, resourced = self._round(writer, account_id, list(oldest.values()))
+            ended += done
+            carried.update(r.record_id for r in oldest.values() if r.record_id not in resourced)
+            if len(records) == len(oldest) and not resourced:
+                break
+        return ended
+
+    def _round(
+        self, writer: MoveWriter, account_id: str, records: Sequence[OpenMove]
+    ) -> tuple[int, set[uuid.UUID]]:
+        """Carry one move of each email; answers how many ended, and the records that were
+        given a new source and wait for the next round."""
         ended = 0
         groups: dict[tuple[int, int], list[OpenMove]] = defaultdict(list)
+        resourced: dict[uuid.UUID, int] = {}
         for record in records:
             if record.destination_remote is None:
                 self._end([record], MutationFailure.FOLDER_GONE)
@@ -52,14 +85,21 @@ class MoveConvergence:
             elif record.row_folder_id == record.destination_folder_id:
                 ended += self._finish_placed(writer, record)
             elif record.row_folder_id != record.source_folder_id:
-                # Moved again since, by a later record: this one has nothing left to do.
-                self._complete([record])
-                ended += 1
+                if record.noted_source is None:
+                    # An earlier move of the email took it elsewhere after this one was
+                    # asked: this one starts from where the email is now.
+                    resourced[record.record_id] = record.row_folder_id
+                else:
+                    # Begun, and the email was moved on since: nothing is left to do.
+                    self._complete([record])
+                    ended += 1
             else:
                 groups[(record.source_folder_id, record.destination_folder_id)].append(record)
         for members in groups.values():
             ended += self._move_group(account_id, writer, members)
-        return ended
+        if resourced:
+            self._ledger.resource(resourced, self._clock())
+        return ended, set(resourced)
 
     def _finish_placed(self, writer: MoveWriter, record: OpenMove) -> int:
         """The row already names the copy: take the original out if it is still there."""

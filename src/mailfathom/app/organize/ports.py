@@ -96,6 +96,11 @@ class MoveLedger(Protocol):
         the destination stored meanwhile for the same message is removed first."""
         ...
 
+    def resource(self, sources: Mapping[uuid.UUID, int], now: datetime) -> None:
+        """These records, not yet begun, now move their emails from these folders: an earlier
+        move of the same email took it there after the record was written."""
+        ...
+
     def forget(self, stored_email_ids: Sequence[uuid.UUID]) -> None:
         """Remove the stored rows of messages a move found gone from the server."""
         ...
