@@ -12,6 +12,7 @@ from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.flags.convergence import MutationConvergence
 from mailfathom.app.flags.ports import StoreOutcome
+from mailfathom.domain.content_state import RemoteFlags
 from mailfathom.domain.errors import SyncError
 from mailfathom.domain.mutations import (
     MAX_ATTEMPTS,
@@ -36,6 +37,9 @@ class FailingServer:
 
     def current_keywords(self, remote_name: str, uids: Sequence[int]) -> dict[int, frozenset[str]]:
         return {u: frozenset() for u in uids}
+
+    def current_flags(self, remote_name: str, uids: Sequence[int]) -> dict[int, RemoteFlags]:
+        return {u: RemoteFlags() for u in uids}
 
     def store_flags(
         self,

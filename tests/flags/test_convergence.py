@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,39 @@ def test_a_message_the_server_changed_meanwhile_keeps_the_servers_change(
         assert "\\Seen" not in remote.flags()[uid]
         row = next(r for r in stored_rows(services, account.account_id) if r.uid == uid)
         assert (row.seen, row.flagged) == (False, True)
+
+
+@pytest.mark.parametrize(
+    ("asked", "meanwhile"),
+    [
+        (FlagChangeRequest("", seen=True), ("+FLAGS", "\\Seen")),
+        (FlagChangeRequest("", flagged=False), ("-FLAGS", "\\Flagged")),
+        (FlagChangeRequest("", keyword_change="add", keywords=["Later"]), ("+FLAGS", "later")),
+        (FlagChangeRequest("", keyword_change="remove", keywords=["old"]), ("-FLAGS", "old")),
+        (FlagChangeRequest("", keyword_change="replace", keywords=["new"]), ("FLAGS", "new")),
+    ],
+    ids=["seen", "unflagged", "add", "remove", "replace"],
+)
+def test_a_message_the_server_already_gave_the_asked_value_completes(
+    tmp_path: Path,
+    imap_account: ImapAccount,
+    remote: RemoteMailbox,
+    asked: FlagChangeRequest,
+    meanwhile: tuple[str, str],
+) -> None:
+    """Another client (or this run's own command, issued by a process killed before it
+    noted the outcome) changed the message after the local copy saw it, and what it holds
+    now is what was asked: nothing the owner did is overwritten, so the record completes."""
+    uid = remote.append(sample("Already as asked"), flags="\\Flagged old")
+    account = imap_account_config(imap_account)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        request = replace(asked, stored_email_id=_ids(services, account)[uid])
+        recorded = services.flags().record(AGENT, request)
+        remote.store(uid, *meanwhile)
+        sync.run_once(account)
+        assert _states(services, recorded) == [("completed", None)]
 
 
 def test_a_message_gone_from_the_server_dead_letters_its_record(

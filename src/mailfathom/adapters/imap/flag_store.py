@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from mailfathom.adapters.imap.responses import FetchItems, parse_uid_set
 from mailfathom.adapters.imap.session import ImapSession
 from mailfathom.app.flags.ports import StoreOutcome
+from mailfathom.domain.content_state import RemoteFlags
 
 
 def _text(value: object) -> str:
@@ -47,6 +48,10 @@ class ImapFlagWriter:
     def current_keywords(self, remote_name: str, uids: Sequence[int]) -> dict[int, frozenset[str]]:
         self._open(remote_name)
         return {c.uid: c.flags.keywords for c in self._session.flags_of(uids)}
+
+    def current_flags(self, remote_name: str, uids: Sequence[int]) -> dict[int, RemoteFlags]:
+        self._open(remote_name)
+        return {c.uid: c.flags for c in self._session.flags_of(uids)}
 
     def store_flags(
         self,

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from mailfathom.adapters.local.maildir import LocalSession
 from mailfathom.app.flags.ports import StoreOutcome
+from mailfathom.domain.content_state import RemoteFlags
 
 _LETTERS = {"\\seen": "S", "\\flagged": "F"}
 
@@ -26,6 +27,11 @@ class MaildirFlagWriter:
         self._session.select(remote_name)
         found = {e.uid for e in self._session.fetch_envelopes(uids)}
         return {uid: frozenset() for uid in found}
+
+    def current_flags(self, remote_name: str, uids: Sequence[int]) -> dict[int, RemoteFlags]:
+        self._session.select(remote_name)
+        wanted = set(uids)
+        return {c.uid: c.flags for c in self._session.all_flags() if c.uid in wanted}
 
     def store_flags(
         self,

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 import structlog
 
 from mailfathom.app.flags.ports import FlagWriter, MutationLedger, OpenMutation
+from mailfathom.domain.content_state import RemoteFlags
 from mailfathom.domain.errors import SyncError
 from mailfathom.domain.mutations import (
     MAX_ATTEMPTS,
@@ -102,6 +103,12 @@ class MutationConvergence:
             self._end(spent, MutationFailure.ATTEMPTS_SPENT)
             log.warning("flags.change_not_issued", account=account_id, change=kind.value)
             return len(spent)
+        # A message changed after the local copy saw it that now holds the asked value lost
+        # nothing of what anybody did: it completes (a killed run's own command is one).
+        if outcome[1]:
+            now = writer.current_flags(remote_name, sorted(outcome[1]))
+            kept = {u for u in outcome[1] if u in now and _holds(now[u], kind, value)}
+            outcome = (outcome[0] | kept, outcome[1] - kept, outcome[2])
         modified = [by_uid[u].record_id for u in outcome[1]]
         missing = [by_uid[u].record_id for u in uids if u not in outcome[0] and u not in outcome[1]]
         done = [by_uid[u].record_id for u in outcome[0]]
@@ -154,6 +161,20 @@ class MutationConvergence:
             self._ledger.settle(
                 record_ids, MutationState.DEAD_LETTERED, int(failure), self._clock()
             )
+
+
+def _holds(flags: RemoteFlags, kind: MutationKind, value: str) -> bool:
+    """Whether a message with these flags already shows what the record asks."""
+    if kind is MutationKind.SET_SEEN:
+        return flags.seen == (value == "true")
+    if kind is MutationKind.SET_FLAGGED:
+        return flags.flagged == (value == "true")
+    named = keywords_of(value)
+    if kind is MutationKind.ADD_KEYWORDS:
+        return named <= flags.keywords
+    if kind is MutationKind.REMOVE_KEYWORDS:
+        return not named & flags.keywords
+    return flags.keywords == named
 
 
 def _observed(members: Sequence[OpenMutation]) -> dict[int, int] | None:

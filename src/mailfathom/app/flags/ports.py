@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
+from mailfathom.domain.content_state import RemoteFlags
 from mailfathom.domain.mutations import (
     MutationKind,
     MutationRecord,
@@ -138,6 +139,11 @@ class FlagWriter(Protocol):
     def current_keywords(self, remote_name: str, uids: Sequence[int]) -> dict[int, frozenset[str]]:
         """The keywords each message carries now; a UID the folder no longer holds is
         absent."""
+        ...
+
+    def current_flags(self, remote_name: str, uids: Sequence[int]) -> dict[int, RemoteFlags]:
+        """The flags and keywords each message carries now; a UID the folder no longer holds
+        is absent."""
         ...
 
 
