@@ -54,6 +54,7 @@ from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
+from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
 from mailfathom.adapters.sql.moves import SqlMoveLedger
 from mailfathom.adapters.sql.mutation_admin import SqlMutationRecords
 from mailfathom.adapters.sql.mutations import SqlMutationStore
@@ -82,6 +83,7 @@ from mailfathom.app.flags.signal import MutationSignal
 from mailfathom.app.maintenance.rederive_conversations import ConversationRederivation
 from mailfathom.app.maintenance.store_overview import StoreOverview
 from mailfathom.app.maintenance.verify_content import ContentFileUpkeep, StoredContentReader
+from mailfathom.app.organize.folder_creations import FolderCreationConvergence
 from mailfathom.app.organize.moves import MoveConvergence
 from mailfathom.app.organize.organize_email import EmailOrganizer
 from mailfathom.app.reading.get_email_content import EmailContentReader
@@ -388,6 +390,7 @@ class Services:
             SqlOrganizeStore(self.engine),
             self._reader(),
             self._served(),
+            SqlFolderCreations(self.engine),
             wake=self.mutation_signal.notify,
             clock=self.clock,
         )
@@ -455,7 +458,9 @@ class Services:
                 MoveConvergence(
                     SqlMoveLedger(self.engine, SqlSyncStore(self.engine)), clock=self.clock
                 ),
+                FolderCreationConvergence(SqlFolderCreations(self.engine), clock=self.clock),
             ),
+            created_folders=SqlFolderCreations(self.engine).created_folders,
         )
 
     def close(self) -> None:

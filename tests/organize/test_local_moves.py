@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mailfathom.app.organize.organize_email import OrganizeRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import (
     AccountConfig,
@@ -18,7 +19,7 @@ from mailfathom.domain.folders import FolderRole
 from mailfathom.domain.mutations import MutationFailure
 from sync.helpers import sample, stored_rows
 
-from .test_moves_dovecot import _ids, _organize, _states
+from .test_moves_dovecot import AGENT, _ids, _organize, _states
 
 
 def test_a_local_account_moves_files_and_keeps_identifiers(tmp_path: Path) -> None:
@@ -61,3 +62,42 @@ def test_a_local_account_moves_files_and_keeps_identifiers(tmp_path: Path) -> No
         rows = stored_rows(services, account.account_id)
         assert {r.subject: str(r.stored_email_id) for r in rows} == ids
         assert len({r.folder_id for r in rows}) == 3
+
+
+def test_a_local_account_creates_a_folder_and_files_mail_in_it(tmp_path: Path) -> None:
+    """createFolder on a local account: a Maildir beside the others (under a parent, named
+    parent.name as Maildir++ does), published under its alias, and mail can be moved in."""
+    account = AccountConfig(
+        account_id="local",
+        display_name="Local",
+        kind=AccountKind.LOCAL,
+        folders=(
+            FolderMapping("INBOX", "INBOX", FolderRole.INBOX),
+            FolderMapping("Archive", "Archive", FolderRole.ARCHIVE),
+        ),
+    )
+    config = DeploymentConfig(store=StoreConfig(data_dir=tmp_path / "data"), accounts=(account,))
+    with Services.open(config) as services:
+        services.connectors.local.folder("local", "INBOX").deliver(sample("Local filed"))
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        ids = _ids(services, account)
+        organizer = services.organizer()
+        for name, parent in (("Projects", None), ("Later", "Archive")):
+            organizer.organize(
+                AGENT,
+                OrganizeRequest(action="createFolder", account="local", name=name, parent=parent),
+            )
+        sync.run_once(account)
+        root = services.connectors.local.account_root("local")
+        assert (root / "Projects" / "cur").is_dir()
+        assert (root / "Archive.Later" / "cur").is_dir()
+        aliases = {f.alias for f in services._reader().readable_folders(["local"])}
+        assert {"Projects", "Archive/Later"} <= aliases
+        moved = _organize(services, "move", [ids["Local filed"]], folder="archive/later")
+        sync.run_once(account)
+        sync.run_once(account)
+        assert _states(services, moved) == [("completed", None)]
+        assert sum(1 for sub in ("new", "cur") for _ in (root / "Archive.Later" / sub).iterdir())
+        rows = stored_rows(services, account.account_id)
+        assert {r.subject: str(r.stored_email_id) for r in rows} == ids

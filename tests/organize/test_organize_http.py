@@ -274,3 +274,48 @@ def test_a_hundred_emails_are_moved_by_one_call_and_keep_their_identifiers(
         "the stored rows follow the moves",
     )
     assert len(_ids(d, HEAP, "Heap item")) == HEAP_COUNT - 100
+
+
+def test_create_folder_is_answered_with_the_folder_and_its_refusals_name_the_rule(
+    organized: Deployment,
+) -> None:
+    """createFolder from the official client: a pending folder under its alias, a retry
+    answering the same record; and each refused form, none echoing the name asked for."""
+    d = organized
+    asked = {"action": "createFolder", "account": "work", "requestId": "new-folder-1"}
+    first = structured(_organize(d, name="Quarterly reports", parent="Heap", **asked))
+    assert first["changed"] == []
+    assert first["accountId"] == "work"
+    folder = first["folder"]
+    assert (folder["alias"], folder["parentAlias"]) == ("Heap/Quarterly reports", "Heap")
+    assert folder["state"] == "pending"
+    again = structured(_organize(d, name="Quarterly reports", parent="Heap", **asked))
+    assert again["folder"]["changeRecordId"] == folder["changeRecordId"]
+    refusals: list[tuple[dict[str, Any], int]] = [
+        ({"name": "Another name", "parent": "Heap", **asked}, NOT_ACCEPTED),
+        ({"action": "createFolder", "name": "Holder"}, NOT_ACCEPTED),
+        ({"action": "createFolder", "account": "work"}, NOT_ACCEPTED),
+        ({"action": "createFolder", "account": "work", "name": "a/b"}, NOT_ACCEPTED),
+        ({"action": "createFolder", "account": "work", "name": " padded"}, NOT_ACCEPTED),
+        ({"action": "createFolder", "account": "work", "name": "x" * 257}, NOT_ACCEPTED),
+        ({"action": "createFolder", "account": "work", "name": "inbox"}, NOT_ACCEPTED),
+        ({"action": "createFolder", "account": "work", "name": "heap"}, NOT_ACCEPTED),
+        ({"action": "createFolder", "account": "nobody", "name": "Holder"}, 53001),
+        ({"action": "createFolder", "account": "work", "name": "Sub", "parent": "Private"}, 53012),
+        ({"action": "createFolder", "account": "work", "name": "Sub", "parent": "Nowhere"}, 53012),
+        (
+            {"action": "createFolder", "account": "work", "name": "Holder", "folder": "Heap"},
+            NOT_ACCEPTED,
+        ),
+        ({"action": "archive", "account": "work", "storedEmailIds": [ZERO]}, NOT_ACCEPTED),
+    ]
+    for arguments, expected in refusals:
+        refused = _organize(d, **arguments)
+        assert code(refused) == expected, arguments
+        assert "Holder" not in refused.content[0].text
+        assert "Another name" not in refused.content[0].text
+    withheld = _organize(d, action="createFolder", account="work", name="Private")
+    # A withheld folder's name is not refused as taken: it is written, and the run never
+    # takes the server's folder over (dead-lettered there), so the answer reveals nothing.
+    assert structured(withheld)["folder"]["state"] == "pending"
+    assert "organize_email" not in tool_names(d.url, KEYS["reader"])

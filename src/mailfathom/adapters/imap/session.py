@@ -164,6 +164,23 @@ class ImapSession:
     def list_folders(self) -> list[str]:
         return [str(name) for _flags, _delim, name in self._guard(self._client.list_folders)]
 
+    def create_folder(self, remote_name: str) -> bool:
+        """CREATE, then SUBSCRIBE (RFC 3501 sections 6.3.3, 6.3.6); False when the server
+        answers NO to the CREATE. A dropped connection raises `SyncError`."""
+        try:
+            self._client.create_folder(remote_name)
+        except (OSError, imaplib.IMAP4.abort) as exc:
+            raise SyncError(
+                f"The mail server of account '{self._account_id}' failed a command."
+            ) from exc
+        except (imaplib.IMAP4.error, imap_errors.IMAPClientError):
+            return False
+        # A folder left unsubscribed is still created; clients that list only subscribed
+        # folders would not show it, so the subscription is asked for but not required.
+        with contextlib.suppress(imaplib.IMAP4.error, imap_errors.IMAPClientError):
+            self._client.subscribe_folder(remote_name)
+        return True
+
     def server_folders(self) -> list[ServerFolder]:
         """Every folder with its LIST attributes, special-use ones included (RFC 6154
         section 2 has a server return them on a plain LIST)."""

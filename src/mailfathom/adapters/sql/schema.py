@@ -350,6 +350,35 @@ mutation_records = sa.Table(
 )
 sa.Index("ix_mutation_records_open", mutation_records.c.account_id, mutation_records.c.state)
 
+# Folders a caller asked to create (organize_email's createFolder), carried by the account's
+# synchronization run: CREATE on the server, then a folder row published under `alias`. The
+# name the run is about to create is noted first, so a run interrupted after the CREATE
+# finds the folder its own earlier attempt made instead of refusing it as taken.
+folder_creations = sa.Table(
+    "folder_creations",
+    metadata,
+    sa.Column("seq", BIGINT, primary_key=True, autoincrement=True),
+    sa.Column("creation_id", sa.Uuid, nullable=False, unique=True),
+    sa.Column("account_id", sa.String(64), nullable=False),
+    sa.Column("name", sa.String(256), nullable=False),
+    sa.Column("parent_folder_id", BIGINT),
+    sa.Column("alias", sa.String(256), nullable=False),
+    sa.Column("alias_key", sa.String(256), nullable=False),
+    sa.Column("requester", sa.String(64), nullable=False),
+    sa.Column("request_id", sa.String(128), nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("last_error_code", sa.Integer),
+    sa.Column("noted_remote_name", sa.String(1024)),
+    sa.Column("folder_id", BIGINT),
+    sa.Column("created_at", TS, nullable=False),
+    sa.Column("updated_at", TS, nullable=False),
+    sa.UniqueConstraint(
+        "account_id", "requester", "request_id", name="uq_folder_creation_identity"
+    ),
+)
+sa.Index("ix_folder_creations_open", folder_creations.c.account_id, folder_creations.c.state)
+
 contacts = sa.Table(
     "contacts",
     metadata,

@@ -34,6 +34,14 @@ FAILURE_EXPLANATIONS: dict[MutationFailure, str] = {
         "The copy could not be found in the destination folder (the server named no new UID "
         "and the message has no Message-ID to find it by), so the original was left in place."
     ),
+    MutationFailure.FOLDER_EXISTS: (
+        "A folder of that name was already on the mail server; it was not taken over, since "
+        "the deployment may not serve it. The operator can map it in the configuration."
+    ),
+    MutationFailure.FOLDER_NAME_REFUSED: (
+        "The mail server refused to create the folder, or the name holds the character the "
+        "server separates folder levels with."
+    ),
 }
 
 

@@ -6,8 +6,9 @@ MOVE, or COPY and an EXPUNGE of exactly those UIDs) and to completed or dead-let
 is ever deleted for good: trash is a move into the folder mapped with the Trash role. A retry
 with the same requestId answers the records its first attempt wrote, as they stand now.
 
-An action is one entry of `EMAIL_ACTIONS`: what it needs beside the emails, and the record it
-asks for. Adding an action is adding an entry.
+An action on emails is one entry of `EMAIL_ACTIONS`: what it needs beside the emails, and the
+record it asks for. Adding an action is adding an entry. `createFolder` takes no emails: it
+asks for a folder on the account's server (see `create_folder.py`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import structlog
 
 from mailfathom.app.flags.ports import MutationTarget, RequestIdentityTaken
 from mailfathom.app.organize import rules
-from mailfathom.app.organize.ports import OrganizeStore
+from mailfathom.app.organize.create_folder import CreatedFolder, create_folder
+from mailfathom.app.organize.ports import FolderCreations, OrganizeStore
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.app.shared.mailbox_selection import ServedAccount
 from mailfathom.app.shared.stored_mail import FolderView
@@ -48,6 +50,10 @@ class OrganizeRequest:
     folder: object = None
     keywords: object = None
     request_id: object = None
+    # createFolder's own: the account, the new folder's name, and its parent's alias.
+    account: object = None
+    name: object = None
+    parent: object = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +73,7 @@ Resolver = Callable[[OrganizeRequest, Sequence[FolderView]], Resolved]
 class EmailAction:
     resolve: Resolver
     # The arguments this action takes beside the emails; any other is refused.
-    takes: frozenset[str] = frozenset()
+    takes: frozenset[str] = frozenset({"storedEmailIds"})
 
 
 def _moving_to(folder: FolderView) -> Resolved:
@@ -105,12 +111,22 @@ def _keywords(kind: MutationKind) -> Resolver:
 
 
 EMAIL_ACTIONS: dict[str, EmailAction] = {
-    "move": EmailAction(_move, frozenset({"folder"})),
+    "move": EmailAction(_move, frozenset({"storedEmailIds", "folder"})),
     "archive": EmailAction(_to_role(FolderRole.ARCHIVE)),
     "trash": EmailAction(_to_role(FolderRole.TRASH)),
-    "label": EmailAction(_keywords(MutationKind.ADD_KEYWORDS), frozenset({"keywords"})),
-    "unlabel": EmailAction(_keywords(MutationKind.REMOVE_KEYWORDS), frozenset({"keywords"})),
+    "label": EmailAction(
+        _keywords(MutationKind.ADD_KEYWORDS), frozenset({"storedEmailIds", "keywords"})
+    ),
+    "unlabel": EmailAction(
+        _keywords(MutationKind.REMOVE_KEYWORDS), frozenset({"storedEmailIds", "keywords"})
+    ),
 }
+
+
+# createFolder takes no emails: the account, the name and an optional parent.
+CREATE_FOLDER = "createFolder"
+CREATE_FOLDER_TAKES = frozenset({"account", "name", "parent"})
+ACTIONS = (*EMAIL_ACTIONS, CREATE_FOLDER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +142,8 @@ class OrganizedEmails:
     account_id: str
     destination_alias: str | None
     changed: tuple[OrganizedEmail, ...]
+    # createFolder's answer: the folder asked for, as its record stands.
+    folder: CreatedFolder | None = None
 
 
 class EmailOrganizer:
@@ -134,12 +152,15 @@ class EmailOrganizer:
         store: OrganizeStore,
         folders: FolderDirectory,
         served: Sequence[ServedAccount],
+        creations: FolderCreations,
         wake: Callable[[str], None] = lambda account_id: None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._store = store
         self._folders = folders
+        self._accounts = tuple(served)
         self._served = tuple(a.account_id for a in served)
+        self._creations = creations
         # Tells the account's continuous synchronization run that records are waiting.
         self._wake = wake
         self._clock = clock
@@ -147,6 +168,8 @@ class EmailOrganizer:
     def organize(self, caller: Caller, request: OrganizeRequest) -> OrganizedEmails:
         require(caller, PERMISSIONS)
         action = self._action(request)
+        if action == CREATE_FOLDER:
+            return self._create_folder(caller, request)
         ids = rules.emails(request.stored_email_ids)
         request_id = rules.request_id(request.request_id)
         readable = self._folders.readable_folders(list(self._served)) if self._served else []
@@ -180,14 +203,42 @@ class EmailOrganizer:
             ),
         )
 
+    def _create_folder(self, caller: Caller, request: OrganizeRequest) -> OrganizedEmails:
+        created = create_folder(
+            self._creations,
+            self._folders,
+            self._accounts,
+            caller.label[:64],
+            request.account,
+            request.name,
+            request.parent,
+            rules.request_id(request.request_id),
+            self._clock(),
+        )
+        log.info(
+            "organize.folder_requested",
+            account=created.account_id,
+            creation_id=str(created.record.creation_id),
+            state=created.record.state.value,
+        )
+        self._wake(created.account_id)
+        return OrganizedEmails(CREATE_FOLDER, created.account_id, None, (), created)
+
     def _action(self, request: OrganizeRequest) -> str:
         action = request.action
-        if not isinstance(action, str) or action not in EMAIL_ACTIONS:
-            raise rules.refuse(f"action is one of {', '.join(EMAIL_ACTIONS)}.")
-        takes = EMAIL_ACTIONS[action].takes
+        if not isinstance(action, str) or action not in ACTIONS:
+            raise rules.refuse(f"action is one of {', '.join(ACTIONS)}.")
+        takes = CREATE_FOLDER_TAKES if action == CREATE_FOLDER else EMAIL_ACTIONS[action].takes
         given = {
             name
-            for name, value in (("folder", request.folder), ("keywords", request.keywords))
+            for name, value in (
+                ("folder", request.folder),
+                ("keywords", request.keywords),
+                ("storedEmailIds", request.stored_email_ids),
+                ("account", request.account),
+                ("name", request.name),
+                ("parent", request.parent),
+            )
             if value is not None
         }
         if given - takes:

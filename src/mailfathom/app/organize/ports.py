@@ -136,3 +136,104 @@ class MoveWriter(Protocol):
         """Take out exactly these UIDs of `source` once their copies are confirmed (STORE
         \\Deleted and UID EXPUNGE of them alone); nothing to do where MOVE moved them."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class FolderCreation:
+    """A folder a caller asked to create, as its record stands."""
+
+    creation_id: uuid.UUID
+    account_id: str
+    name: str
+    alias: str
+    parent_folder_id: int | None
+    state: MutationState
+    last_error_code: int | None
+    # The folder row once the folder exists on the server and is published.
+    folder_id: int | None
+
+
+class FolderCreationRequested(Exception):
+    """The request identity was already used on the account for another folder."""
+
+
+class FolderCreations(Protocol):
+    """Durable records of folders to create. Every method is one commit."""
+
+    def request(
+        self,
+        account_id: str,
+        name: str,
+        alias: str,
+        parent_folder_id: int | None,
+        requester: str,
+        request_id: str,
+        now: datetime,
+    ) -> FolderCreation:
+        """A pending record of this folder; a record already held under this requester and
+        request identity is answered as it stands when it asks for the same folder, and
+        raises `FolderCreationRequested` when it asks for another."""
+        ...
+
+    def held(self, account_id: str, requester: str, request_id: str) -> FolderCreation | None:
+        """The record written under this requester and request identity, if any."""
+        ...
+
+    def alias_claimed(self, account_id: str, alias: str) -> bool:
+        """Whether a pending, converging or completed record of the account publishes a
+        folder under this alias (compared without regard to case)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class OpenCreation:
+    creation_id: uuid.UUID
+    name: str
+    alias: str
+    # The server name of the parent folder; None for a folder at the top level, and None
+    # with `parent_gone` when the parent is no folder of the account any more.
+    parent_remote: str | None
+    parent_gone: bool
+    noted_remote_name: str | None
+    attempts: int
+
+
+class CreationLedger(Protocol):
+    """Folder creation records as the synchronization run carries them. One commit each."""
+
+    def open_creations(self, account_id: str) -> list[OpenCreation]: ...
+
+    def open_count(self, account_id: str) -> int: ...
+
+    def begin(self, creation_id: uuid.UUID, remote_name: str, now: datetime) -> None:
+        """Converging, one more attempt, and the server name about to be created noted."""
+        ...
+
+    def created(self, creation_id: uuid.UUID, remote_name: str, now: datetime) -> int:
+        """The folder exists on the server: its folder row (published under the record's
+        alias, visible to tools, no role) is written and the record completed, together.
+        Answers the folder row's id."""
+        ...
+
+    def settle(
+        self, creation_id: uuid.UUID, state: MutationState, error_code: int | None, now: datetime
+    ) -> None: ...
+
+
+class FolderWriter(Protocol):
+    """Folder commands over a synchronization run's own session. Raises `SyncError` for a
+    failure worth another attempt, `FolderRefused` when the server will not create it."""
+
+    def delimiter(self) -> str | None:
+        """The character the server separates folder levels with (None: a flat namespace)."""
+        ...
+
+    def exists(self, remote_name: str) -> bool: ...
+
+    def create(self, remote_name: str) -> None:
+        """Create the folder and subscribe to it (RFC 3501 sections 6.3.3 and 6.3.6)."""
+        ...
+
+
+class FolderRefused(Exception):
+    """The server answered NO to the CREATE."""

@@ -56,6 +56,32 @@ def folder(value: object) -> str:
     return value
 
 
+# Characters a folder name never holds: IMAP LIST wildcards (RFC 3501 section 6.3.8), the
+# hierarchy delimiters servers commonly use, and the quoting characters of mailbox names.
+_NOT_IN_NAMES = frozenset('/\\.*%"')
+
+
+def folder_name(value: object) -> str:
+    """The name of a folder to create: one line of 1 to 256 characters, without surrounding
+    space, wildcards or a hierarchy delimiter (a parent is named apart)."""
+    if not isinstance(value, str) or not value.strip():
+        raise refuse("createFolder names the new folder in name.")
+    if (
+        len(value) > MAX_FOLDER_CHARACTERS
+        or not text_rules.is_name(value)
+        or value != value.strip()
+        or any(ch in _NOT_IN_NAMES for ch in value)
+    ):
+        raise refuse(
+            f"A folder name is one line of at most {MAX_FOLDER_CHARACTERS} characters, "
+            "without surrounding space and without / \\ . * % or a quotation mark; name its "
+            "parent in parent."
+        )
+    if value.casefold() == "inbox":
+        raise refuse("A folder name is not INBOX, which every account already has.")
+    return value
+
+
 def emails(values: object) -> list[uuid.UUID]:
     """1 to 100 distinct stored email identifiers, counted as sent."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import structlog
@@ -12,7 +12,7 @@ import structlog
 from mailfathom.app.sync.ports import MailboxConnector, MailboxSession, OwnerChanges, SyncStore
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, ProgressCallback
 from mailfathom.app.sync.types import FolderRecord, SyncReport
-from mailfathom.domain.config import AccountConfig, SyncMode
+from mailfathom.domain.config import AccountConfig, FolderMapping, SyncMode
 from mailfathom.domain.errors import MailServerAuthError, SecretUnavailable, SyncError
 from mailfathom.domain.folders import FolderRole
 
@@ -39,6 +39,7 @@ class AccountSynchronizer:
         folder_synchronizer: Callable[[AccountConfig], FolderSynchronizer],
         upkeep: Callable[[AccountConfig], None] | None = None,
         owner_changes: OwnerChanges | None = None,
+        created_folders: Callable[[str], Sequence[FolderMapping]] | None = None,
     ) -> None:
         self._store = store
         self._connector = connector
@@ -49,10 +50,21 @@ class AccountSynchronizer:
         # Flag changes a caller recorded, issued over the run's session before it reads the
         # folders, so the pass reads back what the server then holds.
         self._owner_changes = owner_changes
+        # Folders a caller had created on the account's server (organize_email), kept with
+        # the configured ones.
+        self._created_folders = created_folders
 
     def prepare(self, account: AccountConfig) -> list[FolderRecord]:
         self._store.ensure_account(account)
-        return self._store.ensure_folders(account.account_id, account.folders)
+        mappings = list(account.folders)
+        if self._created_folders is not None:
+            configured = {m.remote_name for m in mappings}
+            mappings += [
+                m
+                for m in self._created_folders(account.account_id)
+                if m.remote_name not in configured
+            ]
+        return self._store.ensure_folders(account.account_id, mappings)
 
     def run_once(
         self,
@@ -110,29 +122,41 @@ class AccountSynchronizer:
         account catches up once it is back.
         """
         records = self.prepare(account)
+        push = account.sync_mode is SyncMode.PUSH and bool(records)
+        watched = {r.folder_id for r in records}
+
+        def watch_new_folders() -> None:
+            """A folder created since the watchers started gets one of its own."""
+            for record in self.prepare(account):
+                if record.folder_id not in watched:
+                    watched.add(record.folder_id)
+                    self._watcher(account, record, stop).start()
+
         if self._owner_changes is not None and records:
             threading.Thread(
                 target=self._carry_changes,
-                args=(account, self._owner_changes, stop),
+                args=(account, self._owner_changes, stop, watch_new_folders if push else None),
                 daemon=True,
                 name=f"changes-{account.account_id}",
             ).start()
-        if account.sync_mode is SyncMode.PUSH and records:
-            workers = [
-                threading.Thread(
-                    target=self._watch_folder,
-                    args=(account, r, stop),
-                    daemon=True,
-                    name=f"sync-{account.account_id}-{r.folder_id}",
-                )
-                for r in records
-            ]
+        if push:
+            workers = [self._watcher(account, r, stop) for r in records]
             for worker in workers:
                 worker.start()
             for worker in workers:
                 worker.join()
             return
         self._poll(account, stop)
+
+    def _watcher(
+        self, account: AccountConfig, record: FolderRecord, stop: threading.Event
+    ) -> threading.Thread:
+        return threading.Thread(
+            target=self._watch_folder,
+            args=(account, record, stop),
+            daemon=True,
+            name=f"sync-{account.account_id}-{record.folder_id}",
+        )
 
     def _poll(self, account: AccountConfig, stop: threading.Event) -> None:
         backoff = 5.0
@@ -203,7 +227,11 @@ class AccountSynchronizer:
                 session.close()
 
     def _carry_changes(
-        self, account: AccountConfig, changes: OwnerChanges, stop: threading.Event
+        self,
+        account: AccountConfig,
+        changes: OwnerChanges,
+        stop: threading.Event,
+        after_carry: Callable[[], None] | None = None,
     ) -> None:
         """Carry recorded changes as soon as one is written and otherwise once per polling
         interval, over a short session of its own: a folder waiting in IDLE hears of the
@@ -224,6 +252,8 @@ class AccountSynchronizer:
                         changes.carry(account, session)
                     finally:
                         session.close()
+                    if after_carry is not None:
+                        after_carry()
                 backoff = 5.0
                 watch = _recorded_since(changes, account.account_id)
             except MailServerAuthError:

@@ -1,4 +1,5 @@
-"""Published shape of organize_email: the records written, one per email."""
+"""Published shape of organize_email: the records written, one per email, or the folder
+createFolder asked for."""
 
 from __future__ import annotations
 
@@ -32,6 +33,22 @@ class OrganizedEmailModel(Published):
     )
 
 
+class CreatedFolderModel(Published):
+    alias: str = Field(
+        description="The alias the folder is published under once it exists: its name, or "
+        "its parent's alias, a slash and its name. Emails can be moved into it by this alias."
+    )
+    parentAlias: str | None = Field(default=None, description="The parent folder, if any.")
+    changeRecordId: str = Field(description="The durable record of the creation.")
+    state: ChangeState = Field(
+        description="pending: written, not yet created on the mail server; converging: the "
+        "synchronization run is creating it; completed: the folder exists and is listed; "
+        "dead-lettered: given up on (a folder of that name is already on the server and is "
+        "not taken over, the server refused the name, the parent is gone, or the attempts "
+        "were spent)."
+    )
+
+
 class OrganizeResult(Published):
     action: str = Field(description="The action the records carry out.")
     accountId: str = Field(description="The account whose next synchronization carries it.")
@@ -39,6 +56,9 @@ class OrganizeResult(Published):
         default=None, description="The folder the emails are filed in, for a moving action."
     )
     changed: list[OrganizedEmailModel] = Field(
-        description="One entry per email, in the order named. A retry with the same requestId "
-        "answers the same records as they stand now."
+        description="One entry per email, in the order named (none for createFolder). A "
+        "retry with the same requestId answers the same records as they stand now."
+    )
+    folder: CreatedFolderModel | None = Field(
+        default=None, description="createFolder only: the folder asked for."
     )

@@ -9,7 +9,11 @@ from pydantic import Field
 
 from mailfathom.app.organize import organize_email as use_case
 from mailfathom.domain.access import ToolCategory
-from mailfathom.entrypoints.mcp.organize_models import OrganizedEmailModel, OrganizeResult
+from mailfathom.entrypoints.mcp.organize_models import (
+    CreatedFolderModel,
+    OrganizedEmailModel,
+    OrganizeResult,
+)
 from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
 
@@ -35,26 +39,37 @@ def _result(outcome: use_case.OrganizedEmails) -> OrganizeResult:
             )
             for e in outcome.changed
         ],
+        folder=(
+            CreatedFolderModel(
+                alias=outcome.folder.alias,
+                parentAlias=outcome.folder.parent_alias,
+                changeRecordId=str(outcome.folder.record.creation_id),
+                state=outcome.folder.record.state.value,
+            )
+            if outcome.folder is not None
+            else None
+        ),
     )
 
 
 def spec(registry: ToolRegistry, organizer: use_case.EmailOrganizer) -> ToolSpec:
     async def organize_email(
         action: Annotated[
-            Literal["move", "archive", "trash", "label", "unlabel"],
+            Literal["move", "archive", "trash", "label", "unlabel", "createFolder"],
             Field(
                 description="move files the emails in folder; archive and trash file them in "
                 "the folder mapped with the Archive or Trash role; label and unlabel add or "
-                "remove the keywords named in keywords."
+                "remove the keywords named in keywords; createFolder asks for a new folder "
+                "(account, name, optional parent) and takes no emails."
             ),
         ],
         storedEmailIds: Annotated[
-            list[str],
+            list[str] | None,
             Field(
-                description="Required. 1 to 100 distinct emails of one account, as a listing, "
-                "a search or a read returned them."
+                description="Every action but createFolder: 1 to 100 distinct emails of one "
+                "account, as a listing, a search or a read returned them."
             ),
-        ],
+        ] = None,
         folder: Annotated[
             str | None,
             Field(description="move only: the alias of the folder to file the emails in."),
@@ -64,6 +79,24 @@ def spec(registry: ToolRegistry, organizer: use_case.EmailOrganizer) -> ToolSpec
             Field(
                 description="label and unlabel only: 1 to 64 keywords, each at most 64 "
                 "characters and an IMAP atom; case is ignored."
+            ),
+        ] = None,
+        account: Annotated[
+            str | None,
+            Field(description="createFolder only: the account to create the folder in."),
+        ] = None,
+        name: Annotated[
+            str | None,
+            Field(
+                description="createFolder only: the new folder's name, one line of at most "
+                "256 characters without / \\ . * % or a quotation mark."
+            ),
+        ] = None,
+        parent: Annotated[
+            str | None,
+            Field(
+                description="createFolder only: the alias of the folder to create it under; "
+                "omitted, it is created at the top level."
             ),
         ] = None,
         requestId: Annotated[
@@ -81,6 +114,9 @@ def spec(registry: ToolRegistry, organizer: use_case.EmailOrganizer) -> ToolSpec
             folder=folder,
             keywords=keywords,
             request_id=requestId,
+            account=account,
+            name=name,
+            parent=parent,
         )
         return await registry.run(
             "organize_email", lambda caller: _result(organizer.organize(caller, request))
@@ -90,15 +126,18 @@ def spec(registry: ToolRegistry, organizer: use_case.EmailOrganizer) -> ToolSpec
         name="organize_email",
         title="Organize emails",
         description=(
-            "Files up to 100 emails of one account in another folder (move, archive, trash) "
-            "or adds or removes keywords (label, unlabel), on the owner's own mail server. "
+            "Files up to 100 emails of one account in another folder (move, archive, trash), "
+            "adds or removes keywords (label, unlabel), or creates a folder (createFolder), "
+            "on the owner's own mail server. "
             "Nothing is deleted for good: trash moves mail into the Trash folder, where it "
             "stays until the owner empties it, and every action can be undone by another "
             "move or label. Folders withheld from tools cannot be filed into. The call "
             "reaches no mail server: it writes one durable record per email and answers "
             "them; the account's next synchronization carries them out, and an email keeps "
             "its identifier after a move (call again with the same requestId to see how far "
-            "the records got). Labels are IMAP keywords." + TEXT_FORM
+            "the records got). Labels are IMAP keywords. createFolder asks for a new folder "
+            "on the same server (never taking over one already there); no action deletes or "
+            "renames a folder." + TEXT_FORM
         ),
         category=ToolCategory.ORGANIZE,
         permissions=use_case.PERMISSIONS,

@@ -1,0 +1,195 @@
+"""organize_email's createFolder against the test Dovecot, seen by a second, independent
+IMAP client: the folder is created (and subscribed) by the next synchronization run, under a
+parent when one is named, published under its alias, and an email moved into it in the same
+run arrives there and keeps its identifier. A name already on the server is never taken
+over, and a run cut off after its CREATE finishes the record instead of refusing it."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from mailfathom.adapters.imap.folder_writer import ImapFolderWriter
+from mailfathom.adapters.imap.session import ImapSession
+from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
+from mailfathom.app.organize.create_folder import CreatedFolder
+from mailfathom.app.organize.folder_creations import FolderCreationConvergence
+from mailfathom.app.organize.organize_email import OrganizeRequest
+from mailfathom.bootstrap import Services
+from mailfathom.domain.config import SyncMode
+from mailfathom.domain.errors import Refusal
+from mailfathom.domain.mutations import MutationFailure
+from servers.dovecot import DovecotServer, ImapAccount
+from sync.helpers import imap_account_config, open_services, sample, stored_rows
+from waiting import wait_for
+
+from .test_moves_dovecot import AGENT, FOLDERS, Mailbox, _fill, _ids, _mailbox, _organize, _user
+
+
+def _create(services: Services, account_id: str, name: str, **more: object) -> CreatedFolder:
+    outcome = services.organizer().organize(
+        AGENT, OrganizeRequest(action="createFolder", account=account_id, name=name, **more)
+    )
+    assert outcome.folder is not None
+    assert outcome.changed == ()
+    return outcome.folder
+
+
+def _record(services: Services, created: CreatedFolder) -> tuple[str, int | None]:
+    found = SqlFolderCreations(services.engine).find(created.record.creation_id)
+    assert found is not None
+    return found.state.value, found.last_error_code
+
+
+def _aliases(services: Services, account_id: str) -> set[str]:
+    return {f.alias for f in services._reader().readable_folders([account_id])}
+
+
+def _listed(remote: Mailbox, command: str = "LIST") -> set[str]:
+    typ, data = remote.conn.lsub() if command == "LSUB" else remote.conn.list()
+    assert typ == "OK"
+    return {line.decode().rsplit(" ", 1)[-1].strip('"') for line in data if isinstance(line, bytes)}
+
+
+def test_a_folder_is_created_published_and_filled_in_one_run(
+    tmp_path: Path, dovecot: DovecotServer
+) -> None:
+    user = _user(dovecot)
+    for remote in _mailbox(user):
+        _fill(remote, "Filed in the new folder", "Stays")
+        account = imap_account_config(user, FOLDERS)
+        with open_services(tmp_path, account) as services:
+            sync = services.account_synchronizer()
+            sync.run_once(account)
+            ids = _ids(services, account)
+            top = _create(services, account.account_id, "Receipts", request_id="r-1")
+            nested = _create(services, account.account_id, "2026", parent="projects")
+            assert (top.alias, top.parent_alias) == ("Receipts", None)
+            assert (nested.alias, nested.parent_alias) == ("Projects/2026", "Projects")
+            assert top.record.state.value == "pending"
+            # Not a folder until the run created it: a move into it names nothing served.
+            with pytest.raises(Refusal) as unknown:
+                _organize(services, "move", [ids["Filed in the new folder"]], folder="Receipts")
+            assert unknown.value.code == 53012
+            # The call opened no connection: the server has no such folder yet.
+            assert "Receipts" not in _listed(remote)
+            sync.run_once(account)
+            assert _record(services, top) == ("completed", None)
+            assert _record(services, nested) == ("completed", None)
+            delimiter = remote.conn.list()[1][0].decode().split('"')[1]  # type: ignore[union-attr]
+            assert {"Receipts", f"Projects{delimiter}2026"} <= _listed(remote)
+            assert {"Receipts", f"Projects{delimiter}2026"} <= _listed(remote, "LSUB")
+            assert {"Receipts", "Projects/2026"} <= _aliases(services, account.account_id)
+            moved = _organize(services, "move", [ids["Filed in the new folder"]], folder="receipts")
+            sync.run_once(account)
+            assert list(remote.subjects("Receipts").values()) == ["Filed in the new folder"]
+            sync.run_once(account)
+            rows = stored_rows(services, account.account_id)
+            assert {r.subject: str(r.stored_email_id) for r in rows} == ids
+            assert moved.changed[0].record.state.value == "pending"
+            # A retry answers the same record; the same requestId for another name is refused.
+            again = _create(services, account.account_id, "Receipts", request_id="r-1")
+            assert again.record.creation_id == top.record.creation_id
+            assert again.record.state.value == "completed"
+            with pytest.raises(Refusal) as refused:
+                _create(services, account.account_id, "Invoices", request_id="r-1")
+            assert refused.value.code == 51020
+            # A served folder's name is taken.
+            with pytest.raises(Refusal) as taken:
+                _create(services, account.account_id, "ARCHIVE")
+            assert taken.value.code == 51020
+
+
+def test_a_name_already_on_the_server_is_not_taken_over(
+    tmp_path: Path, dovecot: DovecotServer
+) -> None:
+    user = _user(dovecot)
+    for remote in _mailbox(user):
+        remote.conn.create("Unmapped")
+        account = imap_account_config(user, FOLDERS)
+        with open_services(tmp_path, account) as services:
+            sync = services.account_synchronizer()
+            sync.run_once(account)
+            outcome = _create(services, account.account_id, "Unmapped")
+            sync.run_once(account)
+            assert _record(services, outcome) == (
+                "dead-lettered",
+                int(MutationFailure.FOLDER_EXISTS),
+            )
+            assert "Unmapped" not in _aliases(services, account.account_id)
+
+
+def test_a_run_cut_off_after_its_create_completes_the_record_next_time(
+    tmp_path: Path, dovecot: DovecotServer
+) -> None:
+    user = _user(dovecot)
+    for _remote in _mailbox(user):
+        account = imap_account_config(user, FOLDERS)
+        with open_services(tmp_path, account) as services:
+            sync = services.account_synchronizer()
+            sync.run_once(account)
+            outcome = _create(services, account.account_id, "Halfway")
+
+            class CutOff(ImapFolderWriter):
+                def create(self, remote_name: str) -> None:
+                    super().create(remote_name)
+                    raise ConnectionError("cut off")
+
+            session = services.connectors.open(account)
+            assert isinstance(session, ImapSession)
+            try:
+                with pytest.raises(ConnectionError):
+                    FolderCreationConvergence(SqlFolderCreations(services.engine)).converge(
+                        account.account_id, CutOff(session)
+                    )
+            finally:
+                session.close()
+            assert _record(services, outcome)[0] == "converging"
+            sync.run_once(account)
+            assert _record(services, outcome) == ("completed", None)
+            assert "Halfway" in _aliases(services, account.account_id)
+
+
+def test_a_continuous_run_watches_a_folder_it_created(
+    tmp_path: Path, dovecot: DovecotServer
+) -> None:
+    """In push mode the new folder gets a watcher of its own: mail another client files
+    there afterwards is stored without a restart."""
+    user = _user(dovecot)
+    for remote in _mailbox(user):
+        _watch_created(tmp_path, user, remote)
+
+
+def _watch_created(tmp_path: Path, user: ImapAccount, remote: Mailbox) -> None:
+    account = imap_account_config(
+        user, FOLDERS, sync_mode=SyncMode.PUSH, poll_interval_seconds=3600.0
+    )
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        stop = threading.Event()
+        worker = threading.Thread(target=sync.run_forever, args=(account, stop), daemon=True)
+        worker.start()
+        try:
+            wait_for(
+                lambda: services._reader().readable_folders([account.account_id]),
+                "the first pass",
+            )
+            _create(services, account.account_id, "Fresh")
+            wait_for(
+                lambda: "Fresh" in _aliases(services, account.account_id),
+                "the folder was created and published",
+            )
+            remote.append(sample("Arrived later"), "Fresh")
+            wait_for(
+                lambda: (
+                    "Arrived later"
+                    in {r.subject for r in stored_rows(services, account.account_id)}
+                ),
+                "mail filed in the new folder was stored",
+            )
+        finally:
+            stop.set()
+            worker.join(timeout=60)
+        assert not worker.is_alive()
