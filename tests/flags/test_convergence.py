@@ -148,6 +148,33 @@ def test_a_message_the_server_already_gave_the_asked_value_completes(
         assert _states(services, recorded) == [("completed", None)]
 
 
+def test_a_conflict_is_judged_per_message_even_after_this_runs_own_commands(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
+) -> None:
+    """One command carries many messages, and each message keeps its own conflict check: a
+    message another client changed is not overwritten because an earlier command of this
+    run left another message of the same command at a higher mod-sequence."""
+    changed = remote.append(sample("Changed by another client"))
+    other = remote.append(sample("Changed only here"))
+    account = imap_account_config(imap_account)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        ids = _ids(services, account)
+        flags = services.flags()
+        first = flags.record(AGENT, FlagChangeRequest(ids[other], flagged=True))
+        seen_changed = flags.record(AGENT, FlagChangeRequest(ids[changed], seen=True))
+        seen_other = flags.record(AGENT, FlagChangeRequest(ids[other], seen=True))
+        remote.store(changed, "+FLAGS", "$Elsewhere")
+        sync.run_once(account)
+        assert _states(services, first) == [("completed", None)]
+        assert _states(services, seen_other) == [("completed", None)]
+        assert _states(services, seen_changed) == [
+            ("dead-lettered", int(MutationFailure.CHANGED_ON_SERVER))
+        ]
+        assert "\\Seen" not in remote.flags()[changed]
+
+
 def test_a_message_gone_from_the_server_dead_letters_its_record(
     tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
 ) -> None:

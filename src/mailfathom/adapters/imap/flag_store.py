@@ -62,17 +62,27 @@ class ImapFlagWriter:
         observed: Mapping[int, int] | None,
     ) -> StoreOutcome:
         self._open(remote_name)
-        present = {c.uid for c in self._session.flags_of(uids)}
-        if not present:
-            return StoreOutcome(frozenset(), frozenset())
+        current = {c.uid: c.modseq for c in self._session.flags_of(uids)}
+        present = set(current)
+        modified: set[int] = set()
         item = f"{operation}FLAGS"
         if observed is not None and self._session.supports_condstore:
-            since = max(
-                max(observed.get(u, 0), self._left.get((remote_name, u), 0)) for u in present
-            )
-            item = f"(UNCHANGEDSINCE {since}) {item}"
+            # UNCHANGEDSINCE takes one value for the whole command (RFC 7162 section 3.1.3),
+            # so each message is first held to its own: one changed after the mod-sequence
+            # the local copy (or this run's own command) left for it is a conflict. The rest
+            # go with the highest mod-sequence they showed just now, which still refuses a
+            # change another client makes between this FETCH and the STORE.
+            for uid, modseq in current.items():
+                known = max(observed.get(uid, 0), self._left.get((remote_name, uid), 0))
+                if modseq is not None and modseq > known:
+                    modified.add(uid)
+            present -= modified
+            if present:
+                since = max(current[u] or 0 for u in present)
+                item = f"(UNCHANGEDSINCE {since}) {item}"
+        if not present:
+            return StoreOutcome(frozenset(), frozenset(modified))
         data, codes = self._session.uid_store(sorted(present), item, f"({' '.join(flags)})")
-        modified: set[int] = set()
         for code in codes:
             modified.update(parse_uid_set(_text(code)))
         left: dict[int, int] = {}
@@ -82,4 +92,4 @@ class ImapFlagWriter:
             if parsed is not None and parsed.uid in present and parsed.modseq is not None:
                 left[parsed.uid] = parsed.modseq
                 self._left[(remote_name, parsed.uid)] = parsed.modseq
-        return StoreOutcome(frozenset(present - modified), frozenset(present & modified), left)
+        return StoreOutcome(frozenset(present - modified), frozenset(modified & set(current)), left)
