@@ -128,7 +128,8 @@ class MoveConvergence:
             present = writer.present(source, [m.row_uid for m in members if m.row_uid], uidvalidity)
             placed = self._found_earlier(writer, destination, members)
             waiting = [m for m in members if m.record_id not in placed and m.row_uid in present]
-            gone = [m for m in members if m.record_id not in placed and m not in waiting]
+            going = {m.record_id for m in waiting}
+            gone = [m for m in members if m.record_id not in placed and m.record_id not in going]
             if waiting:
                 placed.update(self._transfer(writer, source, destination, waiting))
             unconfirmed = [m for m in waiting if m.record_id not in placed]
