@@ -163,19 +163,20 @@ class SqlMutationStore:
     def advance(self, folder_id: int, modseqs: Mapping[int, int]) -> None:
         if not modseqs:
             return
-        current = sa.select(_F.uidvalidity).where(_F.folder_id == folder_id).scalar_subquery()
+        statement = (
+            messages.update()
+            .where(
+                _M.folder_id == folder_id,
+                _M.uid == sa.bindparam("b_uid"),
+                _M.uidvalidity
+                == sa.select(_F.uidvalidity).where(_F.folder_id == folder_id).scalar_subquery(),
+                sa.or_(_M.modseq.is_(None), _M.modseq < sa.bindparam("b_modseq")),
+            )
+            .values(modseq=sa.bindparam("b_modseq"))
+        )
         with self._engine.begin() as c:
-            for uid, modseq in modseqs.items():
-                c.execute(
-                    messages.update()
-                    .where(
-                        _M.folder_id == folder_id,
-                        _M.uid == uid,
-                        _M.uidvalidity == current,
-                        sa.or_(_M.modseq.is_(None), _M.modseq < modseq),
-                    )
-                    .values(modseq=modseq)
-                )
+            # One statement for every message (executemany), not one round of SQL each.
+            c.execute(statement, [{"b_uid": u, "b_modseq": m} for u, m in modseqs.items()])
 
     def find(self, record_id: uuid.UUID) -> MutationRecord | None:
         with self._engine.connect() as c:
