@@ -11,8 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from mailfathom.adapters.imap.move_store import ImapMoveWriter
+from mailfathom.adapters.imap.session import ImapSession
+from mailfathom.adapters.sql.moves import SqlMoveLedger
 from mailfathom.adapters.sql.mutations import SqlMutationStore
+from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.flags.set_mail_flags import FlagChangeRequest
+from mailfathom.app.organize.moves import MoveConvergence
 from mailfathom.app.organize.organize_email import OrganizedEmails, OrganizeRequest
 from mailfathom.app.reading.get_email_content import ContentRequest
 from mailfathom.bootstrap import Services
@@ -272,3 +277,35 @@ def test_a_flag_change_recorded_before_a_move_travels_with_the_email(
         assert found.state.value == "completed"
         (uid,) = remote.flags("INBOX")
         assert "\\Flagged" in remote.flags("INBOX")[uid]
+
+
+def test_a_flag_change_carried_after_a_move_is_issued_where_the_email_went(
+    tmp_path: Path, imap_account: ImapAccount, remote: Mailbox
+) -> None:
+    """A flag change recorded while the email was in the inbox, left waiting while a move
+    took it to the archive (a record written between the run's flag and move steps): the
+    next run issues it in the archive, where the email now is."""
+    _fill(remote, "Marked after it moved")
+    account = imap_account_config(imap_account, FOLDERS)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        (email,) = _ids(services, account).values()
+        _organize(services, "archive", [email])
+        marked = services.flags().record(AGENT, FlagChangeRequest(email, flagged=True))
+        session = services.connectors.open(account)
+        assert isinstance(session, ImapSession)
+        try:
+            MoveConvergence(SqlMoveLedger(services.engine, SqlSyncStore(services.engine))).converge(
+                account.account_id, ImapMoveWriter(session)
+            )
+        finally:
+            session.close()
+        assert list(remote.subjects("Archive").values()) == ["Marked after it moved"]
+        sync.run_once(account)
+        (record,) = marked.records
+        found = SqlMutationStore(services.engine).find(record.record_id)
+        assert found is not None
+        assert found.state.value == "completed"
+        (uid,) = remote.flags("Archive")
+        assert "\\Flagged" in remote.flags("Archive")[uid]

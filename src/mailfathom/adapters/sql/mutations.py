@@ -77,25 +77,25 @@ class SqlMutationStore:
             ]
 
     def open_mutations(self, account_id: str) -> list[OpenMutation]:
+        # A record follows its email: where the stored row is now (a move carried since the
+        # record was written took it to another folder), else the folder it was written for.
+        place = folders.alias("place")
         query = (
             sa.select(
                 _R.record_id,
                 _R.kind,
                 _R.value,
-                _R.folder_id,
+                sa.func.coalesce(place.c.folder_id, _R.folder_id).label("folder_id"),
                 _R.attempts,
-                _F.remote_name,
-                _M.uid,
-                _M.modseq,
+                sa.func.coalesce(place.c.remote_name, _F.remote_name).label("remote_name"),
+                sa.case((place.c.folder_id.is_not(None), _M.uid), else_=None).label("uid"),
+                sa.case((place.c.folder_id.is_not(None), _M.modseq), else_=None).label("modseq"),
             )
             .join(folders, _F.folder_id == _R.folder_id)
+            .outerjoin(messages, _M.stored_email_id == _R.stored_email_id)
             .outerjoin(
-                messages,
-                sa.and_(
-                    _M.stored_email_id == _R.stored_email_id,
-                    _M.folder_id == _R.folder_id,
-                    _M.uidvalidity == _F.uidvalidity,
-                ),
+                place,
+                sa.and_(place.c.folder_id == _M.folder_id, place.c.uidvalidity == _M.uidvalidity),
             )
             .where(
                 _R.account_id == account_id,
