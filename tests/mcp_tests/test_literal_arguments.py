@@ -136,6 +136,8 @@ FLAG_KEYWORDS = [("set_mail_flags", "keywords"), ("organize_email", "keywords")]
 REQUESTS = [("set_mail_flags", "requestId"), ("organize_email", "requestId")]
 # A folder to move to is named by its alias: such text names none.
 DESTINATIONS = [("organize_email", "folder")]
+# createFolder's own: the name is the folder's, the account and parent name nothing.
+CREATED = [("organize_email", "name"), ("organize_email", "account"), ("organize_email", "parent")]
 PINNED = Path(__file__).with_name("descriptor.json")
 
 
@@ -342,6 +344,20 @@ def test_json_text_given_where_no_text_is_accepted_is_still_read_as_json(
     assert _subjects(named) == [subject_of("null")]
 
 
+@pytest.mark.parametrize("text", TEXTS)
+def test_a_folder_asked_for_under_json_text_is_named_by_that_text(
+    literal: LiteralDeployment, text: str
+) -> None:
+    def create(**arguments: Any) -> Any:
+        return call(literal.url, KEY, "organize_email", {"action": "createFolder", **arguments})
+
+    # Before the folder of that name is asked for (and created by the running server).
+    assert code(create(account="work", name="Elsewhere", parent=text)) == 53012
+    assert code(create(account=text, name="Elsewhere")) == 53001
+    created = structured(create(account="work", name=text, requestId=f"literal-{text}"))
+    assert (created["folder"]["alias"], created["folder"]["parentAlias"]) == (text, None)
+
+
 def _admits_text(schema: dict[str, Any]) -> bool:
     branches = schema.get("anyOf", [schema])
     return any(b.get("type") == "string" or "items" in b or "enum" in b for b in branches)
@@ -356,5 +372,5 @@ def test_every_text_argument_of_every_published_tool_is_exercised() -> None:
     }
     exercised = {(tool, argument) for tool, argument, _ in REFUSED + LISTED}
     exercised |= set(FOLDERS + FILTERED + BOUNDS + CARRIED + KEYED + FLAG_KEYWORDS + REQUESTS)
-    exercised |= set(DESTINATIONS)
+    exercised |= set(DESTINATIONS + CREATED)
     assert exercised == published
