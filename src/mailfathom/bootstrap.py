@@ -50,6 +50,7 @@ from mailfathom.adapters.sent_folders import SentFolderCopies
 from mailfathom.adapters.smtp.probe import check_submission as check_submission
 from mailfathom.adapters.smtp.submission import SmtpTransports
 from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.drafts import SqlDraftStore
@@ -67,6 +68,14 @@ from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
+from mailfathom.app.contacts.create_contact import ContactCreation
+from mailfathom.app.contacts.delete_contact import ContactErasure
+from mailfathom.app.contacts.get_contact import ContactLookup
+from mailfathom.app.contacts.list_contacts import ContactListing
+from mailfathom.app.contacts.peers import keep_peers_in_step
+from mailfathom.app.contacts.promote_contact import ContactPromotion
+from mailfathom.app.contacts.update_contact import ContactAmendment
+from mailfathom.app.contacts.vouching import BookVouching
 from mailfathom.app.drafting.composition import DraftComposition
 from mailfathom.app.drafting.copies import DraftCopies
 from mailfathom.app.drafting.delete_draft import DraftDeletion
@@ -151,6 +160,16 @@ class DraftingUseCases:
 
 
 @dataclass(frozen=True, slots=True)
+class ContactUseCases:
+    listing: ContactListing
+    lookup: ContactLookup
+    creation: ContactCreation
+    amendment: ContactAmendment
+    erasure: ContactErasure
+    promotion: ContactPromotion
+
+
+@dataclass(frozen=True, slots=True)
 class FilesUseCases:
     attachments: AttachmentResolver
 
@@ -224,6 +243,7 @@ class Services:
             try:
                 if migrate_schema:
                     migrate.upgrade(engine)
+                    keep_peers_in_step(SqlContactBook(engine), config, clock)
                 content = PackContentStore(config.store.content_dir)
             except BaseException:
                 engine.dispose()
@@ -269,12 +289,33 @@ class Services:
             self.read_engine = create_store_engine(store_url(self.config.store), read_only=True)
         return SqlMailboxReader(self.read_engine, texts=self.content.get_text)
 
+    def _signer(self) -> HmacCursorSigner:
+        return HmacCursorSigner.from_key_file(self.config.store.data_dir / "cursor.key")
+
+    def vouching(self) -> BookVouching:
+        """What vouches for a recipient beyond the deployment's own addresses."""
+        return BookVouching(
+            SqlContactBook(self.engine), self.config.mail_delivery.vouching_contacts
+        )
+
+    def contacts(self) -> ContactUseCases:
+        """The contact book's use cases; none of them reaches anything outside the store."""
+        book = SqlContactBook(self.engine)
+        return ContactUseCases(
+            listing=ContactListing(book, self._signer()),
+            lookup=ContactLookup(book),
+            creation=ContactCreation(book, clock=self.clock),
+            amendment=ContactAmendment(book, clock=self.clock),
+            erasure=ContactErasure(book),
+            promotion=ContactPromotion(book),
+        )
+
     def reading(self) -> ReadingUseCases:
         """The four reading use cases over the local store; none of them holds a mailbox
         connection."""
         reader = self._reader()
         served = self._served()
-        signer = HmacCursorSigner.from_key_file(self.config.store.data_dir / "cursor.key")
+        signer = self._signer()
         return ReadingUseCases(
             accounts=AccountDirectoryReader(
                 reader, served, synchronization_enabled=self.config.sync.enabled
@@ -324,6 +365,7 @@ class Services:
             drafts=SendsKeptAsDrafts(
                 SqlDraftStore(self.engine), self.draft_copies(), StdlibComposer(), self.clock
             ),
+            recipients=self.vouching(),
         )
         answered = AnsweredEmails(self._reader(), served, self.content, self.content_repair)
         return SendingUseCases(
@@ -367,6 +409,7 @@ class Services:
                 ConfirmedSending(SqlOwnerAlerts(self.engine), clock=self.clock),
                 MimeMessageViewer(),
                 clock=self.clock,
+                recipients=self.vouching(),
             ),
         )
 

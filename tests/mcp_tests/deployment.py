@@ -36,6 +36,9 @@ KEYS = {
     "files": "key-files-" + uuid.uuid4().hex,
     "flagger": "key-flagger-" + uuid.uuid4().hex,
     "organizer": "key-organizer-" + uuid.uuid4().hex,
+    "contacts-reader": "key-contacts-reader-" + uuid.uuid4().hex,
+    "contacts-writer": "key-contacts-writer-" + uuid.uuid4().hex,
+    "contacts": "key-contacts-" + uuid.uuid4().hex,
     "metrics": "key-metrics-" + uuid.uuid4().hex,
 }
 BASE = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
@@ -239,6 +242,24 @@ Name = "organizer"
 Credential = "apiKey"
 ApiKeySha256 = "{_digest(KEYS["organizer"])}"
 Permissions = ["mailfathom.mail.organize"]
+
+[[McpEndpoint.Callers]]
+Name = "contacts-reader"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["contacts-reader"])}"
+Permissions = ["mailfathom.mail.contacts.read"]
+
+[[McpEndpoint.Callers]]
+Name = "contacts-writer"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["contacts-writer"])}"
+Permissions = ["mailfathom.mail.contacts.write"]
+
+[[McpEndpoint.Callers]]
+Name = "contacts"
+Credential = "apiKey"
+ApiKeySha256 = "{_digest(KEYS["contacts"])}"
+Permissions = ["mailfathom.mail.contacts.read", "mailfathom.mail.contacts.write"]
 
 [[McpEndpoint.Callers]]
 Name = "local"

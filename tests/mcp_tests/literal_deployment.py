@@ -208,6 +208,18 @@ def _saved_draft(d: LiteralDeployment) -> str:
     return str(structured(call(d.url, KEY, "save_draft", _draft(d)))["draftId"])
 
 
+def _person() -> dict[str, Any]:
+    """A record nobody holds yet: an address of its own, letters only."""
+    address = "literal-" + "".join(chr(97 + int(c, 16)) for c in uuid.uuid4().hex[:12])
+    address += "@example.org"
+    return {"displayName": "Literal Person", "addresses": [address], "preferredAddress": address}
+
+
+def _created_contact(d: LiteralDeployment) -> str:
+    written = structured(call(d.url, KEY, "create_contact", _person()))
+    return str(written["contact"]["contactId"])
+
+
 BASE: dict[str, Callable[[LiteralDeployment], dict[str, Any]]] = {
     "list_emails": lambda d: {},
     "search_emails": lambda d: {"queryText": "literal"},
@@ -232,6 +244,12 @@ BASE: dict[str, Callable[[LiteralDeployment], dict[str, Any]]] = {
         "storedEmailIds": [d.answered_id],
         "keywords": ["unused"],
     },
+    "list_contacts": lambda d: {},
+    "get_contact": lambda d: {},
+    "create_contact": lambda d: _person(),
+    "update_contact": lambda d: {"contactId": _created_contact(d), **_person()},
+    "delete_contact": lambda d: {},
+    "promote_contact": lambda d: {},
 }
 # A draft names one of two shapes: the arguments of an answer replace those of a message of
 # its own where the argument checked belongs to an answer.

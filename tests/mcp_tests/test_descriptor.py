@@ -84,6 +84,32 @@ ANNOTATIONS_OF = {
         "idempotentHint": True,
         "openWorldHint": True,
     },
+    # The contact book: the contract's table of the six tools. None reaches past this
+    # deployment's own store.
+    "create_contact": {
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": False,
+        "openWorldHint": False,
+    },
+    "update_contact": {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    },
+    "delete_contact": {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    },
+    "promote_contact": {
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    },
 }
 ANNOTATIONS = {
     "readOnlyHint": True,
@@ -158,6 +184,12 @@ def test_every_descriptor_follows_the_conventions(mcp_deployment: Deployment) ->
         "send_draft": "Send a draft",
         "set_mail_flags": "Set mail flags",
         "organize_email": "Organize emails",
+        "list_contacts": "List contacts",
+        "get_contact": "Get contact",
+        "create_contact": "Create contact",
+        "update_contact": "Update contact",
+        "delete_contact": "Delete contact",
+        "promote_contact": "Promote contact",
     }
     for tool in advertised:
         assert tool["annotations"] == _annotations(tool), tool["name"]

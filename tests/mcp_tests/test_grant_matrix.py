@@ -28,6 +28,8 @@ DRAFT = "drafts"
 FILES = "files"
 FLAGS = "flags"
 ORGANIZE = "organize"
+BOOK_READ = "contacts.read"
+BOOK_WRITE = "contacts.write"
 
 # What each tool's use case needs, as the tool contract states it.
 REQUIRED: dict[str, frozenset[str]] = {
@@ -46,6 +48,12 @@ REQUIRED: dict[str, frozenset[str]] = {
     "send_draft": frozenset({SEND}),
     "set_mail_flags": frozenset({FLAGS}),
     "organize_email": frozenset({ORGANIZE}),
+    "list_contacts": frozenset({BOOK_READ}),
+    "get_contact": frozenset({BOOK_READ}),
+    "create_contact": frozenset({BOOK_WRITE}),
+    "update_contact": frozenset({BOOK_WRITE}),
+    "delete_contact": frozenset({BOOK_WRITE}),
+    "promote_contact": frozenset({BOOK_WRITE}),
 }
 
 GRANTS: dict[str, frozenset[str]] = {
@@ -59,7 +67,10 @@ GRANTS: dict[str, frozenset[str]] = {
     "files": frozenset({FILES}),
     "flagger": frozenset({FLAGS}),
     "organizer": frozenset({ORGANIZE}),
-    "full": frozenset({READ, SEND, DRAFT, FILES, FLAGS, ORGANIZE}),
+    "contacts-reader": frozenset({BOOK_READ}),
+    "contacts-writer": frozenset({BOOK_WRITE}),
+    "contacts": frozenset({BOOK_READ, BOOK_WRITE}),
+    "full": frozenset({READ, SEND, DRAFT, FILES, FLAGS, ORGANIZE, BOOK_READ, BOOK_WRITE}),
 }
 # What saving an attachment with get_email_content needs beside reading.
 SAVING = frozenset({READ, FILES})
@@ -114,6 +125,21 @@ def _arguments(tool: str) -> dict[str, Any]:
         "send_draft": {"draftId": ZERO},
         "set_mail_flags": {"storedEmailId": str(uuid.uuid4()), "seen": True},
         "organize_email": {"action": "archive", "storedEmailIds": [str(uuid.uuid4())]},
+        "list_contacts": {"pageSize": 1},
+        "get_contact": {"contactId": str(uuid.uuid4())},
+        "create_contact": {
+            "displayName": "Grant Matrix",
+            "addresses": [f"{key}@example.com"],
+            "preferredAddress": f"{key}@example.com",
+        },
+        "update_contact": {
+            "contactId": str(uuid.uuid4()),
+            "displayName": "Grant Matrix",
+            "addresses": [f"{key}@example.com"],
+            "preferredAddress": f"{key}@example.com",
+        },
+        "delete_contact": {"contactId": str(uuid.uuid4())},
+        "promote_contact": {"contactId": str(uuid.uuid4())},
     }
     return arguments[tool]
 

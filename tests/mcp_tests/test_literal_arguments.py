@@ -66,6 +66,17 @@ REFUSED = [
     # drafting contract says (51013).
     ("save_draft", "answering", 51013),
     ("update_draft", "answering", 51013),
+    # The contact book: an origin is published as an enumeration and refused by its use
+    # case (51009); such text is no contact identifier, no address and no cursor.
+    ("list_contacts", "origin", 51009),
+    ("list_contacts", "cursor", 52003),
+    ("get_contact", "contactId", 51010),
+    ("get_contact", "address", 51010),
+    ("update_contact", "contactId", 51010),
+    ("delete_contact", "contactId", 51010),
+    ("promote_contact", "contactId", 51010),
+    ("create_contact", "preferredAddress", 51011),
+    ("update_contact", "preferredAddress", 51011),
 ]
 # ... refused as the one entry of a list, ...
 LISTED = [
@@ -89,6 +100,8 @@ LISTED = [
     # A file is named by an object: text is no reference, whatever it reads as.
     ("save_draft", "attachments", 51017),
     ("update_draft", "attachments", 51017),
+    ("create_contact", "addresses", 51011),
+    ("update_contact", "addresses", 51011),
 ]
 FOLDERS = [("list_emails", "folders"), ("search_emails", "folders")]
 # ... a filter matched against the stored mail, ...
@@ -138,6 +151,14 @@ REQUESTS = [("set_mail_flags", "requestId"), ("organize_email", "requestId")]
 DESTINATIONS = [("organize_email", "folder")]
 # createFolder's own: the name is the folder's, the account and parent name nothing.
 CREATED = [("organize_email", "name"), ("organize_email", "account"), ("organize_email", "parent")]
+# A contact's name and note are recorded as the text given, and the book is searched for it.
+RECORDED = [
+    ("create_contact", "displayName"),
+    ("create_contact", "note"),
+    ("update_contact", "displayName"),
+    ("update_contact", "note"),
+]
+SEARCHED = [("list_contacts", "search")]
 PINNED = Path(__file__).with_name("descriptor.json")
 
 
@@ -358,6 +379,30 @@ def test_a_folder_asked_for_under_json_text_is_named_by_that_text(
     assert (created["folder"]["alias"], created["folder"]["parentAlias"]) == (text, None)
 
 
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize(("tool", "argument"), RECORDED)
+def test_a_contact_records_the_text_given(
+    literal: LiteralDeployment, tool: str, argument: str, text: str
+) -> None:
+    written = structured(call_with(literal, tool, **{argument: text}))
+    assert written["state"] == "written"
+    recorded = written["contact"]
+    assert recorded["displayName" if argument == "displayName" else "note"] == text
+    again = structured(call_with(literal, "get_contact", contactId=recorded["contactId"]))
+    assert again["contact"] == recorded
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_the_book_is_searched_for_the_text_given(literal: LiteralDeployment, text: str) -> None:
+    """Text read as JSON would be no search at all and list everybody."""
+    person = structured(call_with(literal, "create_contact", displayName=f"Literal {text} Name"))
+    found = structured(call_with(literal, "list_contacts", search=text, pageSize=200))
+    assert person["contact"] in found["contacts"]
+    for contact in found["contacts"]:
+        held = [contact["displayName"], *contact["addresses"]]
+        assert any(text.casefold() in value.casefold() for value in held)
+
+
 def _admits_text(schema: dict[str, Any]) -> bool:
     branches = schema.get("anyOf", [schema])
     return any(b.get("type") == "string" or "items" in b or "enum" in b for b in branches)
@@ -372,5 +417,5 @@ def test_every_text_argument_of_every_published_tool_is_exercised() -> None:
     }
     exercised = {(tool, argument) for tool, argument, _ in REFUSED + LISTED}
     exercised |= set(FOLDERS + FILTERED + BOUNDS + CARRIED + KEYED + FLAG_KEYWORDS + REQUESTS)
-    exercised |= set(DESTINATIONS + CREATED)
+    exercised |= set(DESTINATIONS + CREATED + RECORDED + SEARCHED)
     assert exercised == published

@@ -25,19 +25,25 @@ def test_stdio_serves_the_read_tools(mcp_deployment: Deployment) -> None:
     )
     assert names == [
         "cancel_outgoing_email",
+        "create_contact",
+        "delete_contact",
         "delete_draft",
         "forward_email",
+        "get_contact",
         "get_email_content",
         "get_outgoing_email",
         "list_accounts",
+        "list_contacts",
         "list_emails",
         "organize_email",
+        "promote_contact",
         "reply_to_email",
         "save_draft",
         "search_emails",
         "send_draft",
         "send_email",
         "set_mail_flags",
+        "update_contact",
         "update_draft",
     ]
     assert [a["accountId"] for a in accounts["accounts"]] == ["work"]

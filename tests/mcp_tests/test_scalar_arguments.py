@@ -28,6 +28,7 @@ BASE: dict[str, dict[str, Any]] = {
     "search_emails": {"queryText": "quarterly"},
     "get_email_content": {"storedEmailIds": [ZERO]},
     "set_mail_flags": {"storedEmailId": ZERO},
+    "list_contacts": {},
 }
 NOT_BOOLEAN = [1, 0, 1.0, "yes", "no", "on", "1", "0", "t", "True", "", [True]]
 NOT_INTEGER = [True, False, 1.5, "1.5", "true", "one", "", "0x10", [1], {"value": 1}]

@@ -46,6 +46,16 @@ class UnvouchedRecipients(enum.Enum):
     REFUSE = "Refuse"
 
 
+class VouchingContacts(enum.Enum):
+    """Which records of the contact book vouch for an address under `Refuse`: any record,
+    only asserted ones (somebody wrote the person down), or none (only the deployment's own
+    addresses vouch)."""
+
+    ANY = "Any"
+    ASSERTED = "Asserted"
+    NONE = "None"
+
+
 @dataclass(frozen=True, slots=True)
 class RecipientPolicy:
     """Allowed and denied recipients, each entry a whole address or a domain.
@@ -83,6 +93,7 @@ class MailDeliveryConfig:
     retry_base_seconds: float = 60.0
     lease_seconds: float = 300.0
     unvouched_recipients: UnvouchedRecipients = UnvouchedRecipients.ALLOW
+    vouching_contacts: VouchingContacts = VouchingContacts.ANY
     recipient_policy: RecipientPolicy = field(default_factory=RecipientPolicy)
     ceilings: SendCeilings = field(default_factory=SendCeilings)
     # The files one message carries: how many, how large each, how large together. They

@@ -2,13 +2,15 @@
 
 The recipient policy refuses the whole message, never a part of it, so nobody receives a
 message that was meant to reach somebody it could not. An unvouched address is one the caller
-wrote out that nothing in this deployment holds a record of; derived recipients (whoever a
+wrote out that nothing in this deployment holds a record of (its own addresses, and the
+contact book); derived recipients (whoever a
 reply answers) are never judged by that rule, because the answered message vouches for them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Protocol
 
 from mailfathom.domain.codes import Code
 from mailfathom.domain.config import DeploymentConfig
@@ -50,13 +52,24 @@ def own_addresses(config: DeploymentConfig) -> frozenset[str]:
     return frozenset(found)
 
 
-def vouch(config: DeploymentConfig, written: Iterable[str]) -> None:
+class RecipientRecords(Protocol):
+    """What else this deployment holds a record of, beyond its own addresses: the contact
+    book, as `MailDelivery.VouchingContacts` says."""
+
+    def vouched_keys(self, keys: frozenset[str]) -> frozenset[str]:
+        """Which of these lower-cased addresses a record vouches for."""
+        ...
+
+
+def vouch(
+    config: DeploymentConfig, written: Iterable[str], records: RecipientRecords | None
+) -> None:
     """Refuse (53009) an address the caller wrote out that nothing here holds a record of,
     when the deployment says so. The refusal names neither the address nor a count."""
     if config.mail_delivery.unvouched_recipients is not UnvouchedRecipients.REFUSE:
         return
-    known = own_addresses(config)
-    if any(address.lower() not in known for address in written):
+    unknown = frozenset(a.lower() for a in written) - own_addresses(config)
+    if unknown and (records is None or records.vouched_keys(unknown) != unknown):
         raise Refusal(
             Code.RECIPIENT_NOT_VOUCHED,
             "A recipient is an address this deployment holds no record of, and it refuses "

@@ -22,6 +22,7 @@ from mailfathom.domain.delivery_config import (
     SendCeilings,
     SmtpConnection,
     UnvouchedRecipients,
+    VouchingContacts,
 )
 
 SecretParser = Callable[[Table, str], SecretRef | None]
@@ -37,6 +38,7 @@ _MAIL_DELIVERY_KEYS = frozenset(
         "RetryBaseSeconds",
         "LeaseSeconds",
         "UnvouchedRecipients",
+        "VouchingContacts",
         "RecipientPolicy",
         "SendCeilings",
         "MaxAttachmentCount",
@@ -169,6 +171,14 @@ def parse_mail_delivery(table: Table | None) -> MailDeliveryConfig:
             table.problems.add(table.at("UnvouchedRecipients"), "must be Allow or Refuse")
         else:
             unvouched = chosen
+    vouching = defaults.vouching_contacts
+    text = table.string("VouchingContacts")
+    if text is not None:
+        found = next((v for v in VouchingContacts if v.value.lower() == text.lower()), None)
+        if found is None:
+            table.problems.add(table.at("VouchingContacts"), "must be Any, Asserted or None")
+        else:
+            vouching = found
     sizes = {}
     for key, default in (
         ("MaxAttachmentSize", defaults.max_attachment_octets),
@@ -185,6 +195,7 @@ def parse_mail_delivery(table: Table | None) -> MailDeliveryConfig:
         retry_base_seconds=_bounded(table, "RetryBaseSeconds", 0.01, 86_400, 60.0),
         lease_seconds=_bounded(table, "LeaseSeconds", 1, 86_400, defaults.lease_seconds),
         unvouched_recipients=unvouched,
+        vouching_contacts=vouching,
         recipient_policy=_parse_policy(table.table("RecipientPolicy")),
         ceilings=_parse_ceilings(table.table("SendCeilings")),
         max_attachment_count=_count(table, "MaxAttachmentCount", 0, 500, 20),

@@ -8,7 +8,7 @@ and is answered with the holder the first one wrote.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -20,6 +20,8 @@ from mailfathom.app.contacts.ports import (
     ContactWrite,
     Erasure,
     NewContact,
+    PeerEntry,
+    PeerUpkeep,
     WriteState,
 )
 from mailfathom.domain.contacts import (
@@ -145,9 +147,43 @@ class SqlContactBook:
 
     def erase(self, contact_id: uuid.UUID) -> Erasure:
         with self._engine.begin() as c:
-            erased = c.execute(contact_addresses.delete().where(_A.contact_id == contact_id))
-            gone = c.execute(contacts.delete().where(_C.contact_id == contact_id))
-            return Erasure(was_held=gone.rowcount == 1, addresses_erased=erased.rowcount)
+            return _erase(c, contact_id)
+
+    def held_keys(self, keys: Collection[str], origins: frozenset[ContactOrigin]) -> frozenset[str]:
+        wanted = sorted(set(keys))
+        if not wanted or not origins:
+            return frozenset()
+        found: set[str] = set()
+        with self._engine.connect() as c:
+            for start in range(0, len(wanted), _CHUNK):
+                query = (
+                    sa.select(_A.address_key)
+                    .join(contacts, _C.contact_id == _A.contact_id)
+                    .where(
+                        _A.address_key.in_(wanted[start : start + _CHUNK]),
+                        _C.origin.in_([o.value for o in origins]),
+                    )
+                )
+                found.update(c.execute(query).scalars())
+        return frozenset(found)
+
+    def keep_peers(self, peers: Sequence[PeerEntry], at: datetime) -> PeerUpkeep:
+        wanted = {p.account_id for p in peers}
+        erased = written = left = 0
+        with self._engine.begin() as c:
+            rows = c.execute(
+                sa.select(_C.peer_account_id, _C.contact_id).where(_C.peer_account_id.is_not(None))
+            )
+            held: dict[str, uuid.UUID] = {row[0]: row[1] for row in rows}
+            for account_id, contact_id in held.items():
+                if account_id not in wanted:
+                    _erase(c, contact_id)
+                    erased += 1
+            for peer in peers:
+                outcome = _keep_peer(c, peer, held.get(peer.account_id), at)
+                written += outcome[0]
+                left += outcome[1]
+        return PeerUpkeep(written=written, erased=erased, left_with_owner=left)
 
     def _held_after_race(self, keys: list[str], own: uuid.UUID | None) -> ContactWrite:
         """A write lost a race on an address key: answer the contact that won it."""
@@ -164,6 +200,101 @@ class SqlContactBook:
 
     def _locked(self, query: sa.Select[Any]) -> sa.Select[Any]:
         return query.with_for_update() if self._postgres else query
+
+
+_CHUNK = 500
+
+
+def _erase(c: sa.Connection, contact_id: uuid.UUID) -> Erasure:
+    erased = c.execute(contact_addresses.delete().where(_A.contact_id == contact_id))
+    gone = c.execute(contacts.delete().where(_C.contact_id == contact_id))
+    return Erasure(was_held=gone.rowcount == 1, addresses_erased=erased.rowcount)
+
+
+def _keep_peer(
+    c: sa.Connection, peer: PeerEntry, own: uuid.UUID | None, at: datetime
+) -> tuple[int, int]:
+    """Write one peer's record; answers (records written, addresses left with an owner)."""
+    spelt = {address_key(a): a for a in peer.addresses}
+    holders = {
+        key: (holder, origin)
+        for key, holder, origin in c.execute(
+            sa.select(_A.address_key, _A.contact_id, _C.origin)
+            .join(contacts, _C.contact_id == _A.contact_id)
+            .where(_A.address_key.in_(list(spelt)))
+        )
+    }
+    kept: list[str] = []
+    left = 0
+    for key, address in spelt.items():
+        holder = holders.get(key)
+        if holder is None or holder[0] == own:
+            kept.append(address)
+        elif holder[1] == ContactOrigin.COLLECTED.value:
+            _release(c, holder[0], key)
+            kept.append(address)
+        else:
+            left += 1
+    current = None if own is None else _read(c, own)
+    if not kept:
+        if own is not None:
+            _erase(c, own)
+        return 0, left
+    preferred = next((a for a in kept if address_key(a) == address_key(peer.preferred)), kept[0])
+    record = ContactRecord(
+        peer.display_name[:256], tuple(kept), preferred, current.note if current else None
+    )
+    if current is None:
+        fresh = uuid.uuid4()
+        c.execute(
+            contacts.insert().values(
+                contact_id=fresh,
+                origin=ContactOrigin.ASSERTED.value,
+                peer_account_id=peer.account_id,
+                recorded_at=at,
+                amended_at=None,
+                **_record_values(record),
+            )
+        )
+        _insert_addresses(c, fresh, kept)
+        return 1, left
+    if (
+        current.display_name == record.display_name
+        and current.preferred_address == preferred
+        and sorted(current.addresses) == sorted(kept)
+        and current.origin is ContactOrigin.ASSERTED
+    ):
+        return 0, left
+    c.execute(contact_addresses.delete().where(_A.contact_id == current.contact_id))
+    _insert_addresses(c, current.contact_id, kept)
+    c.execute(
+        contacts.update()
+        .where(_C.contact_id == current.contact_id)
+        .values(origin=ContactOrigin.ASSERTED.value, amended_at=at, **_record_values(record))
+    )
+    return 1, left
+
+
+def _release(c: sa.Connection, contact_id: uuid.UUID, key: str) -> None:
+    """Take one address off a record; a record left with none is erased, and one whose
+    preferred address went prefers the first remaining one."""
+    c.execute(contact_addresses.delete().where(_A.address_key == key))
+    remaining = sorted(
+        c.execute(sa.select(_A.address).where(_A.contact_id == contact_id)).scalars(),
+        key=address_key,
+    )
+    if not remaining:
+        _erase(c, contact_id)
+        return
+    preferred = c.execute(
+        sa.select(_C.preferred_address).where(_C.contact_id == contact_id)
+    ).scalar_one()
+    if address_key(preferred) == key:
+        c.execute(
+            contacts.update()
+            .where(_C.contact_id == contact_id)
+            .values(preferred_address=remaining[0])
+        )
 
 
 def _record_values(record: ContactRecord) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import uuid
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -64,6 +65,28 @@ class BookPosition:
     contact_id: uuid.UUID
 
 
+@dataclass(frozen=True, slots=True)
+class PeerEntry:
+    """A local account of the deployment as its peers' book holds it: its name and the
+    addresses it receives at, `preferred` being the one mail to it is sent to."""
+
+    account_id: str
+    display_name: str
+    addresses: tuple[str, ...]
+    preferred: str
+
+
+@dataclass(frozen=True, slots=True)
+class PeerUpkeep:
+    """What keeping the peers in step changed: records written or rewritten, records of
+    accounts no longer configured erased, and addresses an owner's record already holds
+    (left with that record)."""
+
+    written: int
+    erased: int
+    left_with_owner: int
+
+
 class ContactBook(Protocol):
     def create(self, new: NewContact) -> ContactWrite:
         """Write `new` unless one of its addresses (by comparison form) is held: WRITTEN with
@@ -105,4 +128,16 @@ class ContactBook(Protocol):
     def erase(self, contact_id: uuid.UUID) -> Erasure:
         """Delete the contact and every address recorded with it; nothing of it is kept.
         Idempotent: erasing an absent contact answers was_held False."""
+        ...
+
+    def held_keys(self, keys: Collection[str], origins: frozenset[ContactOrigin]) -> frozenset[str]:
+        """Which of these address comparison forms a contact of one of `origins` holds."""
+        ...
+
+    def keep_peers(self, peers: Sequence[PeerEntry], at: datetime) -> PeerUpkeep:
+        """Make the book's peer records those of `peers`, in one transaction: each entry's
+        record (asserted) carries its name and addresses (the note is the owner's and is
+        kept); an address a collected record holds moves to the peer; one an asserted
+        record of somebody else holds stays there; a peer record whose account is not in
+        `peers` is erased."""
         ...

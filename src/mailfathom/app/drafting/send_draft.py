@@ -43,6 +43,7 @@ from mailfathom.domain.config import DeploymentConfig
 from mailfathom.domain.drafts import Answering, Draft, DraftLife
 from mailfathom.domain.errors import PermissionDenied, Refusal
 from mailfathom.domain.outgoing import AddressField, OutgoingKind, OutgoingRecord, Recipient
+from mailfathom.domain.recipient_policy import RecipientRecords
 
 PERMISSIONS: Permissions = frozenset({Permission.SEND})
 
@@ -74,8 +75,10 @@ class DraftPromotion:
         confirmed: ConfirmedSending,
         viewer: MessageViewer,
         clock: Callable[[], datetime] = _now,
+        recipients: RecipientRecords | None = None,
     ) -> None:
         self._config = config
+        self._recipients = recipients
         self._store = store
         self._outbox = outbox
         self._served = frozenset(a.account_id for a in served)
@@ -162,7 +165,9 @@ class DraftPromotion:
             )
         _files_within(config, draft)
         recipient_policy.admit(bounds.recipient_policy, [r.address for r in draft.recipients])
-        recipient_policy.vouch(config, [r.address for r in draft.recipients if r.written])
+        recipient_policy.vouch(
+            config, [r.address for r in draft.recipients if r.written], self._recipients
+        )
         return sender
 
     # -- a caller whose entry asks a person first ------------------------------------------

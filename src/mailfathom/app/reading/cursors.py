@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from mailfathom.app.reading.ports import CursorSigner
+from mailfathom.app.shared.cursor_signing import CursorSigner
 from mailfathom.app.shared.stored_mail import TimelinePosition
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal

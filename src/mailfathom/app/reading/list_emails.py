@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mailfathom.app.reading import cursors
-from mailfathom.app.reading.ports import CursorSigner
 from mailfathom.app.reading.projection import freshness, summarize
 from mailfathom.app.reading.views import TimelinePage
 from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.app.shared.cursor_signing import CursorSigner
 from mailfathom.app.shared.mailbox_selection import SelectionInput, ServedAccount, resolve_selection
 from mailfathom.app.shared.stored_mail import TimelinePosition
 from mailfathom.app.shared.stored_mail_ports import MailboxReadStore

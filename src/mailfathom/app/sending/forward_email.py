@@ -73,7 +73,7 @@ class EmailForward:
         )
         addresses = [r.address for r in recipients]
         recipient_policy.admit(bounds.recipient_policy, addresses)
-        recipient_policy.vouch(config, addresses)
+        recipient_policy.vouch(config, addresses, self._submission.recipients)
         files = forwarded_files(original, bounds, self._attachments)
         message = AuthoredMessage(
             from_address=sender.address,

@@ -77,7 +77,7 @@ class EmailReply:
             request.plain_text_body, request.html_body, bounds.max_body_characters
         )
         recipient_policy.admit(bounds.recipient_policy, [r.address for r in recipients])
-        recipient_policy.vouch(config, written)
+        recipient_policy.vouch(config, written, self._submission.recipients)
         in_reply_to, references = derive.threading_fields(original.row)
         message = AuthoredMessage(
             from_address=sender.address,

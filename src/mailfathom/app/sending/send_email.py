@@ -73,7 +73,7 @@ class AuthoredMailSubmission:
         )
         addresses = [r.address for r in recipients]
         recipient_policy.admit(bounds.recipient_policy, addresses)
-        recipient_policy.vouch(config, addresses)
+        recipient_policy.vouch(config, addresses, self._submission.recipients)
         message = AuthoredMessage(
             from_address=sender.address,
             from_name=sender.delivery.display_name,

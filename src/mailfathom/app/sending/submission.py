@@ -30,6 +30,7 @@ from mailfathom.domain.codes import Code
 from mailfathom.domain.config import DeploymentConfig
 from mailfathom.domain.errors import PermissionDenied, Refusal
 from mailfathom.domain.outgoing import OutgoingKind, OutgoingRecord, Recipient
+from mailfathom.domain.recipient_policy import RecipientRecords
 
 
 def _now() -> datetime:
@@ -49,10 +50,13 @@ class Submission:
         *,
         confirmed: ConfirmedSending | None = None,
         drafts: DraftSaver[Outgoing] | None = None,
+        recipients: RecipientRecords | None = None,
     ) -> None:
         """`confirmed` and `drafts` are the confirmation step and where it keeps drafts; a
-        submission put together without them writes sends (`write`) and settles none."""
+        submission put together without them writes sends (`write`) and settles none.
+        `recipients` is what vouches for an address beyond the deployment's own."""
         self.config = config
+        self.recipients = recipients
         self._outbox = outbox
         self._composer = composer
         self._confirmed = confirmed

@@ -8,6 +8,7 @@ from mailfathom.entrypoints.mcp.http_app import caller_of
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
 from mailfathom.entrypoints.mcp.server import EndpointPolicy, MailFathomMcp
 from mailfathom.entrypoints.mcp.telemetry import ToolTelemetry
+from mailfathom.entrypoints.mcp.tools.contact_book import register_contact_tools
 from mailfathom.entrypoints.mcp.tools.drafting import register_drafting_tools
 from mailfathom.entrypoints.mcp.tools.flags import register_flag_tools
 from mailfathom.entrypoints.mcp.tools.organizing import register_organizing_tools
@@ -26,6 +27,7 @@ def build_server(services: Services) -> MailFathomMcp:
     register_drafting_tools(registry, services.drafting(), config.confirmation_timeout_seconds)
     register_flag_tools(registry, services.flags())
     register_organizing_tools(registry, services.organizer())
+    register_contact_tools(registry, services.contacts())
     published = config.published_categories
     policy = EndpointPolicy(
         published_categories=published if published is not None else frozenset(ToolCategory),

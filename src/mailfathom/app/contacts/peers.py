@@ -1,0 +1,46 @@
+"""Local accounts are peers: each one's own address is an asserted contact in the book, so
+an account finds a colleague account with list_contacts and writes to the address shown.
+
+The peer records follow the configuration: written when an account appears, rewritten when
+its name or addresses change, erased when it goes. The note on a peer record is the owner's
+and is kept. An address an owner's own (non-peer) asserted record already holds stays with
+that record; one a collected record holds moves to the peer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from mailfathom.app.contacts.ports import ContactBook, PeerEntry, PeerUpkeep
+from mailfathom.domain import addresses
+from mailfathom.domain.config import AccountKind, DeploymentConfig
+from mailfathom.domain.contacts import address_key
+
+
+def peer_entries(config: DeploymentConfig) -> list[PeerEntry]:
+    """One entry per local account that receives at a plain address."""
+    entries: list[PeerEntry] = []
+    for account in config.accounts:
+        if account.kind is not AccountKind.LOCAL:
+            continue
+        delivery = account.delivery
+        written = list(account.addresses)
+        if delivery is not None and delivery.address is not None:
+            written.insert(0, delivery.address)
+        spelt: dict[str, str] = {}
+        for address in written:
+            if addresses.is_plain_address(address):
+                spelt.setdefault(address_key(address), address)
+        if not spelt:
+            continue
+        name = (delivery.display_name if delivery else None) or account.display_name
+        held = tuple(spelt.values())
+        entries.append(PeerEntry(account.account_id, name, held, held[0]))
+    return entries
+
+
+def keep_peers_in_step(
+    book: ContactBook, config: DeploymentConfig, clock: Callable[[], datetime]
+) -> PeerUpkeep:
+    return book.keep_peers(peer_entries(config), clock())

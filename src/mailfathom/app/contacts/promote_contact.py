@@ -1,0 +1,23 @@
+"""promote_contact: take on a collected person, so the record becomes an asserted one.
+
+One way only, and nothing about the person is rewritten. The answer is the state alone: the
+caller named an identity, and the record is the reading grant's to serve.
+"""
+
+from __future__ import annotations
+
+from mailfathom.app.contacts.ports import ContactBook, WriteState
+from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.domain.access import Caller, Permission
+from mailfathom.domain.contacts import contact_identifier
+
+PERMISSIONS: Permissions = frozenset({Permission.CONTACTS_WRITE})
+
+
+class ContactPromotion:
+    def __init__(self, book: ContactBook) -> None:
+        self._book = book
+
+    def promote(self, caller: Caller, contact_id: object) -> WriteState:
+        require(caller, PERMISSIONS)
+        return self._book.promote(contact_identifier(contact_id))

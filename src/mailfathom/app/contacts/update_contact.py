@@ -1,0 +1,41 @@
+"""update_contact: amend one asserted contact to the whole record the caller states.
+
+An address the record does not name is removed and an omitted note clears the one held. A
+collected record answers contactWasCollected until it is promoted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from mailfathom.app.contacts.ports import ContactBook, ContactWrite
+from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.domain.access import Caller, Permission
+from mailfathom.domain.contacts import contact_identifier, contact_record
+
+PERMISSIONS: Permissions = frozenset({Permission.CONTACTS_WRITE})
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class ContactAmendment:
+    def __init__(self, book: ContactBook, clock: Callable[[], datetime] = _now) -> None:
+        self._book = book
+        self._clock = clock
+
+    def update(
+        self,
+        caller: Caller,
+        contact_id: object,
+        display_name: object,
+        addresses: object,
+        preferred_address: object,
+        note: object = None,
+    ) -> ContactWrite:
+        require(caller, PERMISSIONS)
+        identity = contact_identifier(contact_id)
+        record = contact_record(display_name, addresses, preferred_address, note)
+        return self._book.amend(identity, record, self._clock())
