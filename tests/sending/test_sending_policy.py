@@ -4,17 +4,21 @@ ceiling named by its refusal."""
 
 from __future__ import annotations
 
+import uuid
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
 
 from log_audit import register_all
+from mailfathom.adapters.sql.contacts import SqlContactBook
+from mailfathom.app.contacts.ports import NewContact
 from mailfathom.app.reading.list_emails import TimelineRequest
 from mailfathom.app.sending.reply_to_email import ReplyRequest
 from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.domain.codes import Code
+from mailfathom.domain.contacts import ContactOrigin, contact_record
 from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import Stage
 
@@ -175,3 +179,47 @@ Secret = { Env = "MAILFATHOM_TEST_SMTP_SECRET" }
         for key, address in enumerate(["me.alias@example.org", "Owner@Mail.example"]):
             assert sending.send(AGENT, _request(address, str(key))).stage is Stage.QUEUED
         assert _refusal(d, "stranger@example.net") == Code.RECIPIENT_NOT_VOUCHED
+
+
+def _book_holds(d: SendingDeployment) -> None:
+    """One asserted person (written down here) and one collected from mail."""
+    book = SqlContactBook(d.services.engine)
+    for address, origin in (
+        ("asserted@partner.example", ContactOrigin.ASSERTED),
+        ("collected@partner.example", ContactOrigin.COLLECTED),
+    ):
+        record = contact_record("Somebody", [address], address, None)
+        new = NewContact(uuid.uuid4(), record, origin, d.clock())
+        assert book.create(new).contact is not None
+
+
+@pytest.mark.parametrize(
+    ("which", "vouched"),
+    [
+        (None, {"asserted@partner.example", "collected@partner.example"}),
+        ("Any", {"asserted@partner.example", "collected@partner.example"}),
+        ("Asserted", {"asserted@partner.example"}),
+        ("None", set()),
+    ],
+)
+def test_the_contact_book_vouches_for_the_addresses_it_holds(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    register: None,
+    which: str | None,
+    vouched: set[str],
+) -> None:
+    register_all(["asserted@partner.example", "collected@partner.example", "Somebody"])
+    section = 'UnvouchedRecipients = "Refuse"'
+    if which is not None:
+        section += f'\nVouchingContacts = "{which}"'
+    for d in _open(tmp_path, None, monkeypatch, mail_delivery=section):
+        _book_holds(d)
+        sending = d.services.sending().send
+        for key, address in enumerate(
+            ["asserted@partner.example", "Collected@Partner.example", "stranger@example.net"]
+        ):
+            if address.lower() in vouched:
+                assert sending.send(AGENT, _request(address, str(key))).stage is Stage.QUEUED
+            else:
+                assert _refusal(d, address, str(key)) == Code.RECIPIENT_NOT_VOUCHED

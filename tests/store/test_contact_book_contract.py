@@ -13,7 +13,13 @@ import pytest
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.contacts import SqlContactBook
-from mailfathom.app.contacts.ports import BookPosition, NewContact, WriteState
+from mailfathom.app.contacts.ports import (
+    BookPosition,
+    NewContact,
+    PeerEntry,
+    PeerUpkeep,
+    WriteState,
+)
 from mailfathom.domain.contacts import ContactOrigin, ContactRecord, name_key
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -217,3 +223,82 @@ def test_a_page_narrows_by_origin_and_by_search_in_name_or_address(
     assert names("n_x") == ["100% Dan_x"]
     assert names("a_na") == []
     assert names("nobody") == []
+
+
+def test_held_keys_answers_the_addresses_records_of_the_named_origins_hold(
+    book: SqlContactBook,
+) -> None:
+    book.create(_new(_record("Asserted", "a@example.org")))
+    book.create(_new(_record("Collected", "c@example.org"), ContactOrigin.COLLECTED))
+    keys = frozenset({"a@example.org", "c@example.org", "nobody@example.org"})
+    assert book.held_keys(keys, frozenset(ContactOrigin)) == {"a@example.org", "c@example.org"}
+    assert book.held_keys(keys, frozenset({ContactOrigin.ASSERTED})) == {"a@example.org"}
+    assert book.held_keys(keys, frozenset()) == frozenset()
+    many = frozenset(f"n{i}@example.org" for i in range(1200)) | {"c@example.org"}
+    assert book.held_keys(many, frozenset(ContactOrigin)) == {"c@example.org"}
+
+
+def _peer(account: str, name: str, *addresses: str) -> PeerEntry:
+    return PeerEntry(account, name, addresses, addresses[0])
+
+
+def test_peers_are_asserted_records_kept_in_step_with_the_accounts(book: SqlContactBook) -> None:
+    peers = [_peer("one", "One", "one@example.org"), _peer("two", "Two", "two@example.org")]
+    assert book.keep_peers(peers, T0) == PeerUpkeep(written=2, erased=0, left_with_owner=0)
+    assert book.keep_peers(peers, T0) == PeerUpkeep(written=0, erased=0, left_with_owner=0)
+    one = book.find_by_address("ONE@example.org")
+    assert one is not None
+    assert (one.display_name, one.origin, one.peer_account_id) == (
+        "One",
+        ContactOrigin.ASSERTED,
+        "one",
+    )
+    # The owner's note on a peer survives the peer being renamed and readdressed.
+    noted = book.amend(one.contact_id, _record("One", "one@example.org", note="ops"), T0)
+    assert noted.state is WriteState.WRITTEN
+    later = T0 + timedelta(hours=1)
+    moved = [_peer("one", "Renamed", "new@example.org", "one@example.org")]
+    assert book.keep_peers(moved, later) == PeerUpkeep(written=1, erased=1, left_with_owner=0)
+    renamed = book.find(one.contact_id)
+    assert renamed is not None
+    assert (renamed.display_name, renamed.addresses, renamed.note, renamed.amended_at) == (
+        "Renamed",
+        ("new@example.org", "one@example.org"),
+        "ops",
+        later,
+    )
+    assert book.find_by_address("two@example.org") is None
+
+
+def test_a_peer_takes_its_address_from_a_collected_record_never_from_an_asserted_one(
+    book: SqlContactBook,
+) -> None:
+    alone = book.create(_new(_record("Picked", "p@example.org"), ContactOrigin.COLLECTED))
+    shared = book.create(
+        _new(_record("Both", "b@example.org", "keep@example.org"), ContactOrigin.COLLECTED)
+    )
+    owner = book.create(_new(_record("Owner's", "o@example.org")))
+    assert alone.contact is not None
+    assert shared.contact is not None
+    assert owner.contact is not None
+    peers = [
+        _peer("p", "P", "p@example.org"),
+        _peer("b", "B", "b@example.org"),
+        _peer("o", "O", "o@example.org", "o2@example.org"),
+        _peer("only", "Only", "o@example.org"),
+    ]
+    upkeep = book.keep_peers(peers, T0)
+    assert upkeep == PeerUpkeep(written=3, erased=0, left_with_owner=2)
+    # The collected record with nothing left is gone; the other keeps its other address.
+    assert book.find(alone.contact.contact_id) is None
+    kept = book.find(shared.contact.contact_id)
+    assert kept is not None
+    assert (kept.addresses, kept.preferred_address) == (("keep@example.org",), "keep@example.org")
+    # The owner's record is untouched; the peer holds what nobody else asserted.
+    assert book.find(owner.contact.contact_id) == owner.contact
+    peer_o = book.find_by_address("o2@example.org")
+    assert peer_o is not None
+    assert (peer_o.peer_account_id, peer_o.addresses) == ("o", ("o2@example.org",))
+    held = book.find_by_address("p@example.org")
+    assert held is not None
+    assert held.peer_account_id == "p"
