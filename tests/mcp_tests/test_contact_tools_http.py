@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -322,3 +323,62 @@ def test_nothing_refused_was_written(mcp_deployment: Deployment) -> None:
     finally:
         engine.dispose()
     assert after == before
+
+
+def _rows_holding(engine: sa.Engine, values: list[str]) -> list[str]:
+    """Every table and column whose stored value carries one of `values`, compared without
+    regard to case."""
+    wanted = [v.lower() for v in values]
+    found = []
+    with engine.connect() as c:
+        for table in sa.inspect(engine).get_table_names():
+            for row in c.execute(sa.text(f'SELECT * FROM "{table}"')).mappings():
+                for column, value in row.items():
+                    if isinstance(value, bytes):
+                        value = value.decode("utf-8", "replace")
+                    if isinstance(value, str) and any(w in value.lower() for w in wanted):
+                        found.append(f"{table}.{column}")
+    return found
+
+
+def _files_holding(root: Path, values: list[str]) -> list[str]:
+    wanted = [v.lower().encode() for v in values]
+    return [
+        str(path)
+        for path in root.rglob("*")
+        if path.is_file()
+        and not path.name.startswith("mailfathom.sqlite3")
+        and any(w in path.read_bytes().lower() for w in wanted)
+    ]
+
+
+def test_an_erasure_leaves_no_trace_in_any_table_or_file(mcp_deployment: Deployment) -> None:
+    d = mcp_deployment
+    name, note = _secret("Erased"), _secret("erasednote")
+    addresses = [_address(_secret("erased")) for _ in range(3)]
+    record = {
+        "displayName": name,
+        "addresses": addresses,
+        "preferredAddress": addresses[1],
+        "note": note,
+    }
+    contact_id = _one(d, "create_contact", record)["contact"]["contactId"]
+    amended = {**record, "contactId": contact_id, "displayName": name + " Amended"}
+    assert _one(d, "update_contact", amended)["state"] == "written"
+    values = [name, note, *addresses]
+    engine = create_store_engine(store_url(load_config(d.config_path).store))
+    try:
+        assert set(_rows_holding(engine, values)) >= {
+            "contacts.display_name",
+            "contacts.name_key",
+            "contacts.note",
+            "contact_addresses.address",
+        }
+        erased = _one(d, "delete_contact", {"contactId": contact_id})
+        assert (erased["wasHeld"], erased["addressesErased"]) == (True, 3)
+        assert _rows_holding(engine, values) == []
+    finally:
+        engine.dispose()
+    # The content store, the cursor key, the server's log: no file of the deployment holds
+    # any of it either (the database is scanned table by table above).
+    assert _files_holding(d.data_dir.parent, values) == []
