@@ -14,6 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql.engine import truncate_sqlite_log
 from mailfathom.adapters.sql.schema import contact_addresses, contacts
 from mailfathom.app.contacts.ports import (
     BookPosition,
@@ -147,7 +148,10 @@ class SqlContactBook:
 
     def erase(self, contact_id: uuid.UUID) -> Erasure:
         with self._engine.begin() as c:
-            return _erase(c, contact_id)
+            erasure = _erase(c, contact_id)
+        if erasure.was_held:
+            truncate_sqlite_log(self._engine)
+        return erasure
 
     def held_keys(self, keys: Collection[str], origins: frozenset[ContactOrigin]) -> frozenset[str]:
         wanted = sorted(set(keys))
