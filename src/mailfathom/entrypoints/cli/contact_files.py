@@ -54,4 +54,9 @@ def deliver(data: bytes, output: Path | None, contacts: int) -> None:
     except OSError:
         partial.unlink(missing_ok=True)
         raise _unusable("The export file cannot be written.") from None
-    answers.print(f"Exported {contacts} contact(s) to {output}.", markup=False, highlight=False)
+    answers.print(
+        f"Exported {contacts} contact(s) to {output}.",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
