@@ -212,6 +212,19 @@ def test_a_vcard_4_card_with_ranked_preferences_keeps_the_lowest_rank(
     assert ranked.amended_at == datetime(2021, 1, 1, tzinfo=UTC)
 
 
+def test_a_value_folded_into_the_card_markers_stays_in_its_card(
+    sqlite_services: Services,
+) -> None:
+    card = (
+        "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Folded\r\nEMAIL:folded@example.test\r\n"
+        "NOTE:ends with\r\n END:VCARD\r\nNOTE:and\r\n BEGIN:VCARD\r\nEND:VCARD\r\n"
+    )
+    importing = sqlite_services.contact_exchange().importing
+    assert importing.import_cards(OPERATOR, card.encode()) == ImportSummary(imported=1)
+    (folded,) = whole_book(sqlite_services)
+    assert folded.note == "ends withEND:VCARD\nandBEGIN:VCARD"
+
+
 def _card(*lines: str) -> bytes:
     return ("BEGIN:VCARD\r\n" + "".join(f"{x}\r\n" for x in lines) + "END:VCARD\r\n").encode()
 

@@ -75,10 +75,11 @@ def _card(contact: Contact) -> Any:
 
 def _chunks(data: bytes) -> Iterator[bytes | None]:
     """Each card's lines, from BEGIN:VCARD to END:VCARD; None for a card that never ends
-    (one that runs into the next BEGIN, or into the end of the file)."""
+    (one that runs into the next BEGIN, or into the end of the file). A folded line goes on
+    with white space first, so a value that folds into those words is never taken for one."""
     lines: list[bytes] | None = None
     for line in data.splitlines(keepends=True):
-        marker = line.strip().upper()
+        marker = line.rstrip().upper()
         if marker == _BEGIN:
             if lines is not None:
                 yield None
