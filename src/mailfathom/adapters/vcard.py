@@ -15,6 +15,7 @@ as malformed. A timestamp that cannot be read is left out rather than failing th
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
@@ -30,6 +31,19 @@ VERSIONS = frozenset({"3.0", "4.0"})
 _URN = "urn:uuid:"
 _BEGIN = b"BEGIN:VCARD"
 _END = b"END:VCARD"
+
+
+def _silence_library_log() -> None:
+    """vobject's messages quote the line it could not read (a name, an address, a note), and
+    it attaches a handler of its own that prints them on standard error past the deployment's
+    log settings; none of that may reach a log line, so its logger says nothing."""
+    library = logging.getLogger("vobject.base")
+    library.handlers.clear()
+    library.propagate = False
+    library.disabled = True
+
+
+_silence_library_log()
 
 
 class Malformed(Exception):
