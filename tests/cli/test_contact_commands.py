@@ -5,6 +5,7 @@ nothing on standard output and a non-zero exit status."""
 from __future__ import annotations
 
 import json
+import re
 import stat
 import subprocess
 import uuid
@@ -293,3 +294,18 @@ def test_the_book_is_exported_as_vcard_and_imported_into_another_deployment(
         assert FIRST not in output
         assert "Secretname" not in output
     assert _json(other, "list")["contacts"] == after
+
+
+def test_a_note_cannot_steer_the_terminal_it_is_shown_on(config: Path) -> None:
+    note = "Secret \x1b[2J\x1b[31mred\r overwritten\u202eevil\nsecond\tline"
+    created = _json(
+        config, "create", "--name", "Steering", "--address", "s@example.test", "--note", note
+    )
+    assert created["note"] == note
+    shown = _ok(_mfctl(config, "show", created["contactId"]))
+    assert "\x1b" not in shown
+    assert "\r" not in shown
+    assert "\u202e" not in shown
+    assert "note            Secret \\u001b[2J\\u001b[31mred\\u000d overwritten\\u202eevil" in shown
+    # A tab is only white space on a terminal.
+    assert re.search(r"^ {16}second\s+line$", shown, re.MULTILINE)
