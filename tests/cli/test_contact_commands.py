@@ -200,7 +200,7 @@ def test_every_refusal_names_the_rule_and_never_the_value(config: Path, tmp_path
         (("update", absent, "--name", NAME), 1, "notFound", (NAME,)),
         (("update", collected_id, "--note", NOTE), 1, "contactWasCollected", (NOTE,)),
         (("update", other, "--address", FIRST), 1, "addressHeldByAnotherContact", (FIRST,)),
-        (("update", other), 2, "Nothing to change", ()),
+        (("update", other), 2, f"error {CommandCode.CONTACT_UPDATE_EMPTY.value}:", ()),
         (("update", "secret-identifier", "--name", NAME), 2, "51010", ("secret-identifier",)),
         (("show", "secret-identifier"), 2, "51010", ("secret-identifier",)),
         (("show", absent), 1, "notFound", ()),

@@ -120,6 +120,8 @@ class CommandCode(enum.IntEnum):
     # The file `mfctl contact import` reads cannot be read, or the one `mfctl contact export`
     # writes cannot be written.
     CARD_FILE_UNUSABLE = 11011
+    # `mfctl contact update` was given no option to change.
+    CONTACT_UPDATE_EMPTY = 11012
 
 
 class CheckCode(enum.IntEnum):

@@ -24,6 +24,7 @@ import typer
 from mailfathom.app.contacts.ports import ContactWrite, WriteState
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import Caller, Permission
+from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.contacts import Contact, address_key
 from mailfathom.domain.errors import MailFathomError
 from mailfathom.entrypoints.cli import contact_files
@@ -195,7 +196,11 @@ def update(
     replaces every address; the preferred one is kept while it is still among them, else
     the first given is preferred."""
     if name is None and address is None and preferred is None and note is None:
-        raise refuse("Nothing to change: give --name, --address, --preferred or --note.", 2)
+        empty = MailFathomError(
+            "Nothing to change: give --name, --address, --preferred or --note.",
+            code=int(CommandCode.CONTACT_UPDATE_EMPTY),
+        )
+        raise refuse(str(empty), 2)
 
     def amended(services: Services) -> ContactWrite:
         use = services.contacts()
