@@ -66,11 +66,14 @@ from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
+from mailfathom.adapters.vcard import VCardFormat
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
 from mailfathom.app.contacts.create_contact import ContactCreation
 from mailfathom.app.contacts.delete_contact import ContactErasure
+from mailfathom.app.contacts.export_contacts import ContactExport
 from mailfathom.app.contacts.get_contact import ContactLookup
+from mailfathom.app.contacts.import_contacts import ContactImport
 from mailfathom.app.contacts.list_contacts import ContactListing
 from mailfathom.app.contacts.peers import keep_peers_in_step
 from mailfathom.app.contacts.promote_contact import ContactPromotion
@@ -167,6 +170,12 @@ class ContactUseCases:
     amendment: ContactAmendment
     erasure: ContactErasure
     promotion: ContactPromotion
+
+
+@dataclass(frozen=True, slots=True)
+class ContactExchange:
+    export: ContactExport
+    importing: ContactImport
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +317,15 @@ class Services:
             amendment=ContactAmendment(book, clock=self.clock),
             erasure=ContactErasure(book),
             promotion=ContactPromotion(book),
+        )
+
+    def contact_exchange(self) -> ContactExchange:
+        """The book carried out to and in from other address books, as vCard."""
+        book = SqlContactBook(self.engine)
+        cards = VCardFormat()
+        return ContactExchange(
+            export=ContactExport(book, cards),
+            importing=ContactImport(book, cards, clock=self.clock),
         )
 
     def reading(self) -> ReadingUseCases:

@@ -117,6 +117,11 @@ class CommandCode(enum.IntEnum):
     LISTEN_ADDRESS_UNAVAILABLE = 11009
     # The host to serve MCP on does not resolve to an address.
     LISTEN_HOST_NOT_RESOLVED = 11010
+    # The file `mfctl contact import` reads cannot be read, or the one `mfctl contact export`
+    # writes cannot be written.
+    CARD_FILE_UNUSABLE = 11011
+    # `mfctl contact update` was given no option to change.
+    CONTACT_UPDATE_EMPTY = 11012
 
 
 class CheckCode(enum.IntEnum):

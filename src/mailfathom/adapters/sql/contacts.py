@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from mailfathom.adapters.sql.engine import truncate_sqlite_log
 from mailfathom.adapters.sql.schema import contact_addresses, contacts
+from mailfathom.app.contacts.cards import Restoration
 from mailfathom.app.contacts.ports import (
     BookPosition,
     ContactWrite,
@@ -189,6 +190,32 @@ class SqlContactBook:
                 left += outcome[1]
         return PeerUpkeep(written=written, erased=erased, left_with_owner=left)
 
+    def restore(self, new: NewContact, amended_at: datetime | None) -> Restoration:
+        keys = [address_key(a) for a in new.record.addresses]
+        try:
+            with self._engine.begin() as c:
+                held = _restore_conflict(c, new.contact_id, keys)
+                if held is not None:
+                    return held
+                c.execute(
+                    contacts.insert().values(
+                        contact_id=new.contact_id,
+                        origin=new.origin.value,
+                        peer_account_id=new.peer_account_id,
+                        recorded_at=new.recorded_at,
+                        amended_at=amended_at,
+                        **_record_values(new.record),
+                    )
+                )
+                _insert_addresses(c, new.contact_id, new.record.addresses)
+        except sa.exc.IntegrityError:
+            with self._engine.connect() as c:
+                held = _restore_conflict(c, new.contact_id, keys)
+            if held is None:
+                raise
+            return held
+        return Restoration.WRITTEN
+
     def _held_after_race(self, keys: list[str], own: uuid.UUID | None) -> ContactWrite:
         """A write lost a race on an address key: answer the contact that won it."""
         with self._engine.connect() as c:
@@ -315,6 +342,17 @@ def _insert_addresses(c: sa.Connection, contact_id: uuid.UUID, held: Iterable[st
         contact_addresses.insert(),
         [{"address_key": address_key(a), "contact_id": contact_id, "address": a} for a in held],
     )
+
+
+def _restore_conflict(
+    c: sa.Connection, contact_id: uuid.UUID, keys: list[str]
+) -> Restoration | None:
+    held = c.execute(sa.select(_C.contact_id).where(_C.contact_id == contact_id)).first()
+    if held is not None:
+        return Restoration.IDENTITY_HELD
+    if _holder(c, keys, None) is not None:
+        return Restoration.ADDRESS_HELD
+    return None
 
 
 def _holder(c: sa.Connection, keys: list[str], own: uuid.UUID | None) -> uuid.UUID | None:

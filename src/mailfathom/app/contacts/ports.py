@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from mailfathom.app.contacts.cards import Restoration
 from mailfathom.domain.contacts import Contact, ContactOrigin, ContactRecord
 
 
@@ -140,4 +141,11 @@ class ContactBook(Protocol):
         kept); an address a collected record holds moves to the peer; one an asserted
         record of somebody else holds stays there; a peer record whose account is not in
         `peers` is erased."""
+        ...
+
+    def restore(self, new: NewContact, amended_at: datetime | None) -> Restoration:
+        """Write `new` under its own identity, origin and times, as a record carried from
+        elsewhere (an import): WRITTEN; IDENTITY_HELD when a contact of that identity is
+        held; ADDRESS_HELD when one of its addresses is. Nothing held is changed, so
+        restoring one record twice writes it once."""
         ...
