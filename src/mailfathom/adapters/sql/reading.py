@@ -174,9 +174,20 @@ class SqlMailboxReader:
         with self.snapshot() as view:
             return view.summaries(selection, newest_first=newest_first, after=after, limit=limit)
 
-    def search(self, selection: SummaryFilter, words: Sequence[str], limit: int) -> list[SearchRow]:
+    def search(
+        self,
+        selection: SummaryFilter,
+        words: Sequence[str],
+        limit: int,
+        *,
+        with_bodies: bool = True,
+    ) -> list[SearchRow]:
         with self.snapshot() as view:
-            return view.search(selection, words, limit)
+            return view.search(selection, words, limit, with_bodies=with_bodies)
+
+    def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
+        with self.snapshot() as view:
+            return view.indexed_texts(seqs, folder_ids)
 
     def emails(
         self,
@@ -322,7 +333,14 @@ class SqlReadView(MailboxReadView):
             .limit(limit)
         )
 
-    def search(self, selection: SummaryFilter, words: Sequence[str], limit: int) -> list[SearchRow]:
+    def search(
+        self,
+        selection: SummaryFilter,
+        words: Sequence[str],
+        limit: int,
+        *,
+        with_bodies: bool = True,
+    ) -> list[SearchRow]:
         terms = searchable(words)
         if not terms or limit <= 0:
             return []
@@ -342,8 +360,24 @@ class SqlReadView(MailboxReadView):
             hits = sqlite_matches(self._c, terms, where, limit)
         seqs = [h.seq for h in hits]
         loaded = load_summaries(self._c, seqs, scope)
-        bodies = load_texts(self._c, seqs, self._texts, with_html=False)
+        bodies = load_texts(self._c, seqs, self._texts, with_html=False) if with_bodies else {}
         return [SearchRow(loaded[h.seq].summary, h.rank, _indexed(bodies.get(h.seq))) for h in hits]
+
+    def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
+        scope = self._scope(folder_ids) if seqs else {}
+        if not scope:
+            return {}
+        inside: list[int] = []
+        for chunk in chunks(sorted(set(seqs))):
+            inside.extend(
+                self._c.execute(
+                    sa.select(messages.c.seq).where(
+                        messages.c.seq.in_(chunk), messages.c.folder_id.in_(sorted(scope))
+                    )
+                ).scalars()
+            )
+        bodies = load_texts(self._c, inside, self._texts, with_html=False)
+        return {seq: _indexed(bodies.get(seq)) for seq in inside}
 
     # -- content and conversations -------------------------------------------------------
 

@@ -284,9 +284,20 @@ class SearchMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class PatternScan:
+    """How far a pattern's scan got: candidates examined, and whether a ceiling stopped it
+    with candidates left unexamined."""
+
+    candidates_scanned: int
+    cut: bool
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResult:
     matches: tuple[SearchMatch, ...]
     retrieval_mode: RetrievalMode
     semantic_search: SemanticSearchState
     included_junk_mail: bool
     folder_freshness: tuple[FolderFreshness, ...]
+    # Present when the search carried a pattern.
+    pattern_scan: PatternScan | None = None

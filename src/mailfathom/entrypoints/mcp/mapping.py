@@ -133,6 +133,12 @@ def search(result: v.SearchResult, snippet_ceiling: int) -> m.SearchEmailsResult
         semanticSearch=result.semantic_search.value,
         includedJunkMail=result.included_junk_mail,
         folderFreshness=freshness(result.folder_freshness),
+        patternScan=None
+        if result.pattern_scan is None
+        else m.PatternScanModel(
+            candidatesScanned=result.pattern_scan.candidates_scanned,
+            cut=result.pattern_scan.cut,
+        ),
     )
 
 

@@ -240,6 +240,14 @@ class SearchMatchModel(Published):
     )
 
 
+class PatternScanModel(Published):
+    candidatesScanned: int = Field(description="Emails the pattern was tried on.")
+    cut: bool = Field(
+        description="true when a ceiling (emails examined, or time) stopped the scan with "
+        "emails left untried: a narrower search may find more."
+    )
+
+
 class SearchEmailsResult(Published):
     matches: list[SearchMatchModel] = Field(
         default=[], description="Matches, most relevant first, ties broken by newest received."
@@ -253,4 +261,7 @@ class SearchEmailsResult(Published):
     includedJunkMail: bool = Field(default=False, description="Whether a junk folder took part.")
     folderFreshness: list[FolderFreshnessModel] = Field(
         default=[], description="How current the local copy of each folder searched is."
+    )
+    patternScan: PatternScanModel | None = Field(
+        default=None, description="How far a matchPattern scan got; null without one."
     )
