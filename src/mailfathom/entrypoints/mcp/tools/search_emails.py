@@ -72,8 +72,7 @@ def spec(registry: ToolRegistry, reader: use_case.MailboxSearchReader) -> ToolSp
             "subject, participants or body, or matching a regular expression, or both, "
             "and returns at most 50 matches ranked by relevance (newest first for a "
             "pattern alone), each with its summary and short extracts around what "
-            "matched (untrusted message text). No cursor. No mail server is contacted."
-            + TEXT_FORM
+            "matched (untrusted message text). No cursor. No mail server is contacted." + TEXT_FORM
         ),
         category=ToolCategory.MAILBOX,
         permissions=use_case.PERMISSIONS,
