@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from log_audit import register_headers
 from mailfathom.app.reading.search_emails import MAX_RESULT_LIMIT, SearchRequest
 from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.app.shared.stored_mail import SummaryFilter
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
-from log_audit import register_headers
 from reading.local_mailbox import ACCOUNT, synchronized, write_mailbox
 
 CORPUS = "spamassassin-easy-ham-1"
@@ -65,7 +65,7 @@ def _found(services: Services, pattern: str) -> list[str]:
         bodies = view.indexed_texts([r.seq for r in rows], folder_ids)
     assert len(rows) == MESSAGES
     compiled = re.compile(pattern, re.IGNORECASE)
-    found = [
+    return [
         str(r.stored_email_id)
         for r in rows
         if any(
@@ -74,13 +74,10 @@ def _found(services: Services, pattern: str) -> list[str]:
         )
         or compiled.search(bodies.get(r.seq, ""))
     ]
-    return found
 
 
 @pytest.mark.parametrize("pattern", PATTERNS)
-def test_matches_on_corpus_mail_are_those_python_re_finds(
-    services: Services, pattern: str
-) -> None:
+def test_matches_on_corpus_mail_are_those_python_re_finds(services: Services, pattern: str) -> None:
     request = SearchRequest(
         query_text=None,
         selection=SelectionInput(),
