@@ -108,11 +108,21 @@ class EmailSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class BodyScanReport:
+    """How many bodies a `contains` page read, and whether its bound ended the page early."""
+
+    bodies_examined: int
+    cut: bool
+
+
+@dataclass(frozen=True, slots=True)
 class TimelinePage:
     emails: tuple[EmailSummary, ...]
     next_cursor: str | None
     included_junk_mail: bool
     folder_freshness: tuple[FolderFreshness, ...]
+    # Present when the listing carried `contains`.
+    contains_scan: BodyScanReport | None = None
 
 
 # -- content -------------------------------------------------------------------------------

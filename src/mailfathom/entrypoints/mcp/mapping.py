@@ -114,6 +114,11 @@ def timeline(page: v.TimelinePage) -> m.ListEmailsResult:
         nextCursor=page.next_cursor,
         includedJunkMail=page.included_junk_mail,
         folderFreshness=freshness(page.folder_freshness),
+        containsScan=None
+        if page.contains_scan is None
+        else m.ContainsScanModel(
+            bodiesExamined=page.contains_scan.bodies_examined, cut=page.contains_scan.cut
+        ),
     )
 
 
