@@ -95,3 +95,29 @@ def test_a_search_without_bodies_ranks_alike_and_reads_none(
     assert len(without) == 2
     assert all(r.body == "" for r in without)
     assert all("ferry" in r.body for r in with_bodies)
+
+
+def test_indexed_words_narrow_a_listing_to_mail_the_index_holds_them_for(
+    store: SqlSyncStore, reader: MailboxReadStore
+) -> None:
+    inbox = add_folder(store, "INBOX")
+    store_mail(
+        store,
+        inbox,
+        Mail("one", received=at(1), body="The ferry leaves at nine."),
+        Mail("two", received=at(2), body="A ferry, at last, leaves."),
+        Mail("three", received=at(3), body="The bus leaves at nine."),
+        Mail("ferry in the subject", received=at(4), body="Nothing else."),
+    )
+
+    def listed(*words: str) -> list[str | None]:
+        scope = SummaryFilter(folder_ids=(inbox.folder_id,), indexed_words=words)
+        rows = reader.summaries(scope, newest_first=False, after=None, limit=10)
+        return [r.subject for r in rows]
+
+    assert listed("ferry", "leaves") == ["one", "two"]
+    assert listed("ferry") == ["one", "two", "ferry in the subject"]
+    assert listed("LEAVES", "nine") == ["one", "three"]
+    assert listed("absent") == []
+    # Punctuation alone is no word: it narrows nothing.
+    assert listed("...") == ["one", "two", "three", "ferry in the subject"]
