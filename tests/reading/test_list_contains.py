@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from log_audit import register
 from mailfathom.app.reading import body_filter
 from mailfathom.app.reading.list_emails import TimelineRequest
 from mailfathom.app.reading.views import TimelinePage
@@ -17,7 +18,6 @@ from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.errors import Refusal
-from log_audit import register
 from mcp_tests.client import call, code, structured, text
 from mcp_tests.deployment import message
 from reading.local_mailbox import KEY, served_over_http, synchronized, write_mailbox
