@@ -36,9 +36,14 @@ from mailfathom.adapters.sql.reading_search import (
     sqlite_matches,
     weightless_matching,
 )
-from mailfathom.adapters.sql.reading_texts import LoadedText, TextSource, load_texts
+from mailfathom.adapters.sql.reading_texts import (
+    LoadedText,
+    TextSource,
+    indexed,
+    indexed_texts_in,
+    load_texts,
+)
 from mailfathom.adapters.sql.schema import folders, messages
-from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
 from mailfathom.adapters.sql.threads import split_ids
 from mailfathom.app.shared.stored_mail import (
     EmailRow,
@@ -113,11 +118,6 @@ _THREADS = (
 
 
 _NO_TEXT = LoadedText(None, None)
-
-
-def _indexed(text: LoadedText | None) -> str:
-    """The body as far as the lexical index holds it, which is what snippets come from."""
-    return (text.plain or "")[:INDEXED_BODY_CHARACTERS] if text is not None else ""
 
 
 class SqlMailboxReader:
@@ -361,23 +361,13 @@ class SqlReadView(MailboxReadView):
         seqs = [h.seq for h in hits]
         loaded = load_summaries(self._c, seqs, scope)
         bodies = load_texts(self._c, seqs, self._texts, with_html=False) if with_bodies else {}
-        return [SearchRow(loaded[h.seq].summary, h.rank, _indexed(bodies.get(h.seq))) for h in hits]
+        return [SearchRow(loaded[h.seq].summary, h.rank, indexed(bodies.get(h.seq))) for h in hits]
 
     def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
         scope = self._scope(folder_ids) if seqs else {}
         if not scope:
             return {}
-        inside: list[int] = []
-        for chunk in chunks(sorted(set(seqs))):
-            inside.extend(
-                self._c.execute(
-                    sa.select(messages.c.seq).where(
-                        messages.c.seq.in_(chunk), messages.c.folder_id.in_(sorted(scope))
-                    )
-                ).scalars()
-            )
-        bodies = load_texts(self._c, inside, self._texts, with_html=False)
-        return {seq: _indexed(bodies.get(seq)) for seq in inside}
+        return indexed_texts_in(self._c, seqs, sorted(scope), self._texts)
 
     # -- content and conversations -------------------------------------------------------
 
