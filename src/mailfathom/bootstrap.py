@@ -16,8 +16,6 @@ from typing import Any
 
 import sqlalchemy as sa
 
-# Re-exported: the secrets a command reads before it starts its workers; the entrypoints
-# take them from here, never from the adapters.
 from mailfathom.adapters.config.secrets import NeededSecret as NeededSecret
 from mailfathom.adapters.config.secrets import require_secrets as require_secrets
 from mailfathom.adapters.config.secrets import secrets_to_deliver as secrets_to_deliver
@@ -45,6 +43,10 @@ from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.adapters.mime.attachments import MimeAttachmentReader
 from mailfathom.adapters.mime.compose import StdlibComposer
 from mailfathom.adapters.mime.viewing import MimeMessageViewer
+
+# Re-exported: the secrets a command reads before it starts its workers; the entrypoints
+# take them from here, never from the adapters.
+from mailfathom.adapters.patterns.re2_patterns import Re2PatternCompiler
 from mailfathom.adapters.preparer import MimeMessagePreparer, default_workers
 from mailfathom.adapters.sent_folders import SentFolderCopies
 from mailfathom.adapters.smtp.probe import check_submission as check_submission
@@ -347,7 +349,7 @@ class Services:
                 NhHtmlSanitizer(),
                 PartSaving(self._stored_parts(), self._file_roots()),
             ),
-            search=MailboxSearchReader(reader, served),
+            search=MailboxSearchReader(reader, served, Re2PatternCompiler()),
         )
 
     def _stored_parts(self) -> StoredParts:

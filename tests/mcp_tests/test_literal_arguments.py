@@ -159,6 +159,10 @@ RECORDED = [
     ("update_contact", "note"),
 ]
 SEARCHED = [("list_contacts", "search")]
+# A pattern is the regular expression written: "[]" is none, the others match themselves.
+PATTERNS = [("search_emails", "matchPattern")]
+# A body fragment is the text written: no body here carries any of these.
+CONTAINED = [("list_emails", "contains")]
 PINNED = Path(__file__).with_name("descriptor.json")
 
 
@@ -209,6 +213,30 @@ def test_a_text_filter_applies_literally(
         assert _subjects(result) == []
     else:
         assert _subjects(result) == [subject_of(text)]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize(("tool", "argument"), PATTERNS)
+def test_a_pattern_is_the_expression_written(
+    literal: LiteralDeployment, tool: str, argument: str, text: str
+) -> None:
+    result = call_with(literal, tool, **{argument: text})
+    if text == "[]":
+        assert code(result) == 51002
+    else:
+        assert subject_of(text) in _subjects(result)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize(("tool", "argument"), CONTAINED)
+def test_a_body_fragment_is_the_text_written(
+    literal: LiteralDeployment, tool: str, argument: str, text: str
+) -> None:
+    """Read as JSON, "null" would filter nothing and "[]" would be refused; as text, no
+    body of the mailbox carries it."""
+    result = call_with(literal, tool, **{argument: text})
+    assert _subjects(result) == []
+    assert structured(result)["containsScan"]["cut"] is False
 
 
 @pytest.mark.parametrize("text", TEXTS)
@@ -417,5 +445,5 @@ def test_every_text_argument_of_every_published_tool_is_exercised() -> None:
     }
     exercised = {(tool, argument) for tool, argument, _ in REFUSED + LISTED}
     exercised |= set(FOLDERS + FILTERED + BOUNDS + CARRIED + KEYED + FLAG_KEYWORDS + REQUESTS)
-    exercised |= set(DESTINATIONS + CREATED + RECORDED + SEARCHED)
+    exercised |= set(DESTINATIONS + CREATED + RECORDED + SEARCHED + PATTERNS + CONTAINED)
     assert exercised == published

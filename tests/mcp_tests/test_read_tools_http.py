@@ -236,7 +236,8 @@ def test_search_ranks_matches_with_marked_snippets(mcp_deployment: Deployment) -
         ({"queryText": "x", "resultLimit": 51}, 51003),
         ({"queryText": "x", "accounts": ["nobody"]}, 53001),
         ({"queryText": "x", "folders": ["role:Sent"]}, 53003),
-        ({"resultLimit": 5}, 51017),
+        # Neither queryText nor matchPattern: nothing to search for.
+        ({"resultLimit": 5}, 51002),
     ],
 )
 def test_search_refusals(

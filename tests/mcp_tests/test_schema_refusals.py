@@ -117,7 +117,6 @@ def test_an_unknown_argument_no_longer_widens_a_listing(mcp_deployment: Deployme
 @pytest.mark.parametrize(
     ("tool", "arguments", "fields"),
     [
-        ("search_emails", {}, ["queryText"]),
         ("get_outgoing_email", {}, ["outgoingEmailId"]),
         (
             "send_email",

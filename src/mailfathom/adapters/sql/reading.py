@@ -36,9 +36,14 @@ from mailfathom.adapters.sql.reading_search import (
     sqlite_matches,
     weightless_matching,
 )
-from mailfathom.adapters.sql.reading_texts import LoadedText, TextSource, load_texts
+from mailfathom.adapters.sql.reading_texts import (
+    LoadedText,
+    TextSource,
+    indexed,
+    indexed_texts_in,
+    load_texts,
+)
 from mailfathom.adapters.sql.schema import folders, messages
-from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
 from mailfathom.adapters.sql.threads import split_ids
 from mailfathom.app.shared.stored_mail import (
     EmailRow,
@@ -115,11 +120,6 @@ _THREADS = (
 _NO_TEXT = LoadedText(None, None)
 
 
-def _indexed(text: LoadedText | None) -> str:
-    """The body as far as the lexical index holds it, which is what snippets come from."""
-    return (text.plain or "")[:INDEXED_BODY_CHARACTERS] if text is not None else ""
-
-
 class SqlMailboxReader:
     """`MailboxReadStore` on the same SQLite or PostgreSQL database `SqlSyncStore` writes."""
 
@@ -174,9 +174,20 @@ class SqlMailboxReader:
         with self.snapshot() as view:
             return view.summaries(selection, newest_first=newest_first, after=after, limit=limit)
 
-    def search(self, selection: SummaryFilter, words: Sequence[str], limit: int) -> list[SearchRow]:
+    def search(
+        self,
+        selection: SummaryFilter,
+        words: Sequence[str],
+        limit: int,
+        *,
+        with_bodies: bool = True,
+    ) -> list[SearchRow]:
         with self.snapshot() as view:
-            return view.search(selection, words, limit)
+            return view.search(selection, words, limit, with_bodies=with_bodies)
+
+    def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
+        with self.snapshot() as view:
+            return view.indexed_texts(seqs, folder_ids)
 
     def emails(
         self,
@@ -322,7 +333,14 @@ class SqlReadView(MailboxReadView):
             .limit(limit)
         )
 
-    def search(self, selection: SummaryFilter, words: Sequence[str], limit: int) -> list[SearchRow]:
+    def search(
+        self,
+        selection: SummaryFilter,
+        words: Sequence[str],
+        limit: int,
+        *,
+        with_bodies: bool = True,
+    ) -> list[SearchRow]:
         terms = searchable(words)
         if not terms or limit <= 0:
             return []
@@ -342,8 +360,14 @@ class SqlReadView(MailboxReadView):
             hits = sqlite_matches(self._c, terms, where, limit)
         seqs = [h.seq for h in hits]
         loaded = load_summaries(self._c, seqs, scope)
-        bodies = load_texts(self._c, seqs, self._texts, with_html=False)
-        return [SearchRow(loaded[h.seq].summary, h.rank, _indexed(bodies.get(h.seq))) for h in hits]
+        bodies = load_texts(self._c, seqs, self._texts, with_html=False) if with_bodies else {}
+        return [SearchRow(loaded[h.seq].summary, h.rank, indexed(bodies.get(h.seq))) for h in hits]
+
+    def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
+        scope = self._scope(folder_ids) if seqs else {}
+        if not scope:
+            return {}
+        return indexed_texts_in(self._c, seqs, sorted(scope), self._texts)
 
     # -- content and conversations -------------------------------------------------------
 

@@ -20,7 +20,7 @@ from sqlalchemy.dialects.postgresql import TSQUERY
 
 from mailfathom.adapters.sql.engine import SQLITE_FOLD_FUNCTION
 from mailfathom.adapters.sql.rows import text_value
-from mailfathom.adapters.sql.schema import keywords, messages, participants, parts
+from mailfathom.adapters.sql.schema import keywords, message_search, messages, participants, parts
 from mailfathom.app.shared.stored_mail import (
     ParticipantRow,
     PartRow,
@@ -182,11 +182,26 @@ def filter_clauses(
         clauses.append(messages.c.attachment_count > 0)
     elif s.has_attachments is False:
         clauses.append(messages.c.attachment_count == 0)
+    words = searchable(s.indexed_words)
+    if words:
+        clauses.append(index_matching(connection.dialect.name, words))
     return clauses
 
 
 # Weights of the FTS5 columns (subject, participants, body), as PostgreSQL weighs A, B, C.
 BM25 = "bm25(message_fts, 10.0, 5.0, 1.0)"
+
+
+def index_matching(dialect: str, words: Sequence[str]) -> sa.ColumnElement[bool]:
+    """The message carries every one of `words`, as the index reads them."""
+    if dialect == "postgresql":
+        return sa.exists().where(
+            message_search.c.seq == messages.c.seq,
+            message_search.c.document.bool_op("@@")(tsquery(words)),
+        )
+    index = sa.table("message_fts", sa.column("rowid"))
+    matched = sa.text("message_fts MATCH :fts_words").bindparams(fts_words=fts5_query(words))
+    return sa.exists().where(matched, index.c.rowid == messages.c.seq)
 
 
 def searchable(words: Sequence[str]) -> list[str]:

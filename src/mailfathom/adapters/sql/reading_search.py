@@ -29,7 +29,13 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.reading_rows import BM25, fts5_phrases, fts5_query, tsquery
+from mailfathom.adapters.sql.reading_rows import (
+    BM25,
+    fts5_phrases,
+    fts5_query,
+    index_matching,
+    tsquery,
+)
 from mailfathom.adapters.sql.schema import message_search, messages
 
 # The first window keeps this many matches (at least), and each widening multiplies it by
@@ -119,18 +125,6 @@ class CommonWords:
         return True
 
 
-def _matching(dialect: str, words: Sequence[str]) -> sa.ColumnElement[bool]:
-    """The message carries every one of `words`, as the index reads them."""
-    if dialect == "postgresql":
-        return sa.exists().where(
-            message_search.c.seq == messages.c.seq,
-            message_search.c.document.bool_op("@@")(tsquery(words)),
-        )
-    index = sa.table("message_fts", sa.column("rowid"))
-    matched = sa.text("message_fts MATCH :fts_words").bindparams(fts_words=fts5_query(words))
-    return sa.exists().where(matched, index.c.rowid == messages.c.seq)
-
-
 _SQLITE_OCCURRENCES = sa.text(
     "SELECT count(*) FROM (SELECT 1 FROM message_fts WHERE message_fts MATCH :q LIMIT :n)"
 )
@@ -158,7 +152,7 @@ def weightless_matching(
     ts_rank weighs no word by its frequency, so that both stores answer such a query alike."""
     if not common.all_common(connection, words):
         return None
-    return _matching(connection.dialect.name, words)
+    return index_matching(connection.dialect.name, words)
 
 
 def _scored(query: str, name: str, size: int | None = None) -> Any:

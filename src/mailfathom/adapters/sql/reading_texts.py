@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from mailfathom.adapters.sql.reading_rows import chunks
 from mailfathom.adapters.sql.schema import message_bodies, messages
+from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
 from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.errors import ContentMissingError
 
@@ -79,3 +80,29 @@ def _from_content(source: TextSource, content_key: str, with_html: bool) -> Load
     except ContentMissingError:
         return LoadedText(None, None, missing=True)
     return LoadedText(plain, html)
+
+
+def indexed(text: LoadedText | None) -> str:
+    """The body as far as the lexical index holds it, which is what snippets come from and
+    what a pattern or a body fragment is matched against."""
+    return (text.plain or "")[:INDEXED_BODY_CHARACTERS] if text is not None else ""
+
+
+def indexed_texts_in(
+    connection: sa.Connection,
+    seqs: Sequence[int],
+    folder_ids: Sequence[int],
+    source: TextSource | None,
+) -> dict[int, str]:
+    """`indexed` of each message of `seqs` lying in `folder_ids`; "" for one without text."""
+    inside: list[int] = []
+    for chunk in chunks(sorted(set(seqs))):
+        inside.extend(
+            connection.execute(
+                sa.select(messages.c.seq).where(
+                    messages.c.seq.in_(chunk), messages.c.folder_id.in_(folder_ids)
+                )
+            ).scalars()
+        )
+    bodies = load_texts(connection, inside, source, with_html=False)
+    return {seq: indexed(bodies.get(seq)) for seq in inside}

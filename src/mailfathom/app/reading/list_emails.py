@@ -1,17 +1,20 @@
-"""list_emails: a bounded page of summaries from the local copy, newest received first."""
+"""list_emails: a bounded page of summaries from the local copy, newest received first.
+
+With `contains`, the page holds only mail whose body text carries the fragment; see
+`body_filter` for how the bodies are found and what bounds one page."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mailfathom.app.reading import cursors
+from mailfathom.app.reading import body_filter, cursors
 from mailfathom.app.reading.projection import freshness, summarize
-from mailfathom.app.reading.views import TimelinePage
+from mailfathom.app.reading.views import BodyScanReport, TimelinePage
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.app.shared.cursor_signing import CursorSigner
 from mailfathom.app.shared.mailbox_selection import SelectionInput, ServedAccount, resolve_selection
-from mailfathom.app.shared.stored_mail import TimelinePosition
+from mailfathom.app.shared.stored_mail import SummaryRow, TimelinePosition
 from mailfathom.app.shared.stored_mail_ports import MailboxReadStore
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.codes import Code
@@ -29,6 +32,7 @@ class TimelineRequest:
     newest_first: bool = True
     page_size: int | None = None
     cursor: str | None = None
+    contains: str | None = None
 
 
 class MailboxTimelineReader:
@@ -37,8 +41,12 @@ class MailboxTimelineReader:
         store: MailboxReadStore,
         served: Sequence[ServedAccount],
         signer: CursorSigner,
+        *,
+        contains_bodies: int | None = None,
     ) -> None:
+        """`contains_bodies` lowers the bodies one page may read (a test's ceiling)."""
         self._store = store
+        self._contains_bodies = contains_bodies
         self._served = tuple(served)
         self._names = {a.account_id: a.display_name for a in served}
         self._signer = signer
@@ -51,15 +59,30 @@ class MailboxTimelineReader:
                 Code.PAGE_SIZE_OUT_OF_RANGE,
                 f"The page size must be from 1 to {MAX_PAGE_SIZE}.",
             )
+        if request.contains is not None:
+            body_filter.check(request.contains)
         with self._store.snapshot() as view:
             resolved = resolve_selection(view, self._served, request.selection)
             direction = "newestFirst" if request.newest_first else "oldestFirst"
-            digest = cursors.selection_digest(resolved.fingerprint_parts, direction)
+            parts = (*resolved.fingerprint_parts, *body_filter.fingerprint(request.contains))
+            digest = cursors.selection_digest(parts, direction)
             after: TimelinePosition | None = None
             if request.cursor is not None:
                 after = cursors.accept(self._signer, request.cursor, digest)
-            rows = []
-            if resolved.store_filter is not None:
+            rows: list[SummaryRow] = []
+            scanned: body_filter.BodyScan | None = None
+            if resolved.store_filter is not None and request.contains is not None:
+                scanned = body_filter.scan(
+                    view,
+                    resolved.store_filter,
+                    request.contains,
+                    newest_first=request.newest_first,
+                    after=after,
+                    wanted=size + 1,
+                    ceiling=self._contains_bodies or body_filter.MAX_CONTAINS_BODIES,
+                )
+                rows = list(scanned.rows)
+            elif resolved.store_filter is not None:
                 rows = view.summaries(
                     resolved.store_filter,
                     newest_first=request.newest_first,
@@ -73,9 +96,18 @@ class MailboxTimelineReader:
             next_cursor = cursors.issue(
                 self._signer, digest, TimelinePosition(last.received_at, last.seq)
             )
+        elif scanned is not None and scanned.resume is not None:
+            next_cursor = cursors.issue(self._signer, digest, scanned.resume)
+        report = None
+        if request.contains is not None:
+            report = BodyScanReport(
+                bodies_examined=0 if scanned is None else scanned.examined,
+                cut=scanned is not None and scanned.cut,
+            )
         return TimelinePage(
             emails=tuple(summarize(r, self._names) for r in page),
             next_cursor=next_cursor,
             included_junk_mail=resolved.included_junk_mail,
             folder_freshness=freshness(resolved.covered),
+            contains_scan=report,
         )

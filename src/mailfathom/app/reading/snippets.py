@@ -138,3 +138,15 @@ def _merged(spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             merged.append((start, end))
     return merged
+
+
+def marked_extracts(body: str, spans: Sequence[tuple[int, int]]) -> tuple[str, ...]:
+    """Up to MAX_SNIPPETS extracts of `body` around `spans` (where a pattern matched, in
+    order), each run marked as `extracts` marks words and its white space folded. A run
+    longer than an extract can show is marked as far as the extract reaches."""
+    if not body or not spans:
+        return ()
+    longest = SNIPPET_CHARACTERS - _LEAD
+    clipped = [(s, min(e, s + longest)) for s, e in spans]
+    found, _ = _windows(body, clipped)
+    return tuple(" ".join(f.split()) for f in found)

@@ -108,11 +108,21 @@ class EmailSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class BodyScanReport:
+    """How many bodies a `contains` page read, and whether its bound ended the page early."""
+
+    bodies_examined: int
+    cut: bool
+
+
+@dataclass(frozen=True, slots=True)
 class TimelinePage:
     emails: tuple[EmailSummary, ...]
     next_cursor: str | None
     included_junk_mail: bool
     folder_freshness: tuple[FolderFreshness, ...]
+    # Present when the listing carried `contains`.
+    contains_scan: BodyScanReport | None = None
 
 
 # -- content -------------------------------------------------------------------------------
@@ -284,9 +294,20 @@ class SearchMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class PatternScan:
+    """How far a pattern's scan got: candidates examined, and whether a ceiling stopped it
+    with candidates left unexamined."""
+
+    candidates_scanned: int
+    cut: bool
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResult:
     matches: tuple[SearchMatch, ...]
     retrieval_mode: RetrievalMode
     semantic_search: SemanticSearchState
     included_junk_mail: bool
     folder_freshness: tuple[FolderFreshness, ...]
+    # Present when the search carried a pattern.
+    pattern_scan: PatternScan | None = None

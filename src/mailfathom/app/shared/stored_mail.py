@@ -46,6 +46,9 @@ class SummaryFilter:
     flagged: bool | None = None
     keyword: str | None = None
     has_attachments: bool | None = None
+    # Words the lexical index must hold for the message (all of them), as a body-text
+    # filter narrows its candidates: a superset of the mail whose body carries them.
+    indexed_words: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,10 +45,24 @@ class MailboxReadView(FolderDirectory, Protocol):
         """Up to `limit` rows in timeline order, starting after `after` when given."""
         ...
 
-    def search(self, selection: SummaryFilter, words: Sequence[str], limit: int) -> list[SearchRow]:
+    def search(
+        self,
+        selection: SummaryFilter,
+        words: Sequence[str],
+        limit: int,
+        *,
+        with_bodies: bool = True,
+    ) -> list[SearchRow]:
         """Up to `limit` rows carrying every one of `words` in their subject, participants or
         body, best first (ties: newest received, then highest `seq`), each with its lexical
-        rank (higher is better, comparable within one call) and its indexed body text."""
+        rank (higher is better, comparable within one call) and its indexed body text
+        (empty without `with_bodies`, which leaves the bodies unread)."""
+        ...
+
+    def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
+        """The body text of each message of `seqs` lying in `folder_ids`, as far as the
+        lexical index holds it (what `search` returns as a row's body); a message with no
+        stored text maps to "", one outside `folder_ids` is absent."""
         ...
 
     def emails(

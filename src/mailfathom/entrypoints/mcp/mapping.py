@@ -114,6 +114,11 @@ def timeline(page: v.TimelinePage) -> m.ListEmailsResult:
         nextCursor=page.next_cursor,
         includedJunkMail=page.included_junk_mail,
         folderFreshness=freshness(page.folder_freshness),
+        containsScan=None
+        if page.contains_scan is None
+        else m.ContainsScanModel(
+            bodiesExamined=page.contains_scan.bodies_examined, cut=page.contains_scan.cut
+        ),
     )
 
 
@@ -133,6 +138,12 @@ def search(result: v.SearchResult, snippet_ceiling: int) -> m.SearchEmailsResult
         semanticSearch=result.semantic_search.value,
         includedJunkMail=result.included_junk_mail,
         folderFreshness=freshness(result.folder_freshness),
+        patternScan=None
+        if result.pattern_scan is None
+        else m.PatternScanModel(
+            candidatesScanned=result.pattern_scan.candidates_scanned,
+            cut=result.pattern_scan.cut,
+        ),
     )
 
 

@@ -211,6 +211,14 @@ class EmailSummaryModel(Published):
     )
 
 
+class ContainsScanModel(Published):
+    bodiesExamined: int = Field(description="Bodies read to fill this page.")
+    cut: bool = Field(
+        description="true when the bound on bodies read per page ended it early; nextCursor "
+        "then continues after the last body read."
+    )
+
+
 class ListEmailsResult(Published):
     emails: list[EmailSummaryModel] = Field(
         default=[], description="The page, in the requested direction."
@@ -223,6 +231,9 @@ class ListEmailsResult(Published):
     includedJunkMail: bool = Field(default=False, description="Whether a junk folder took part.")
     folderFreshness: list[FolderFreshnessModel] = Field(
         default=[], description="How current the local copy of each folder read is."
+    )
+    containsScan: ContainsScanModel | None = Field(
+        default=None, description="How far a contains filter read; null without one."
     )
 
 
@@ -240,6 +251,14 @@ class SearchMatchModel(Published):
     )
 
 
+class PatternScanModel(Published):
+    candidatesScanned: int = Field(description="Emails the pattern was tried on.")
+    cut: bool = Field(
+        description="true when a ceiling (emails examined, or time) stopped the scan with "
+        "emails left untried: a narrower search may find more."
+    )
+
+
 class SearchEmailsResult(Published):
     matches: list[SearchMatchModel] = Field(
         default=[], description="Matches, most relevant first, ties broken by newest received."
@@ -253,4 +272,7 @@ class SearchEmailsResult(Published):
     includedJunkMail: bool = Field(default=False, description="Whether a junk folder took part.")
     folderFreshness: list[FolderFreshnessModel] = Field(
         default=[], description="How current the local copy of each folder searched is."
+    )
+    patternScan: PatternScanModel | None = Field(
+        default=None, description="How far a matchPattern scan got; null without one."
     )

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from mailfathom.app.reading import body_filter
 from mailfathom.app.reading import list_emails as use_case
 from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.domain.access import ToolCategory
@@ -36,8 +37,18 @@ def spec(registry: ToolRegistry, reader: use_case.MailboxTimelineReader) -> Tool
                 "direction. Omitted: the first page."
             ),
         ] = None,
+        contains: Annotated[
+            str | None,
+            Field(
+                description="Text the body must contain, any case, matched literally, at "
+                f"most {body_filter.MAX_CONTAINS_CHARACTERS} characters. A page reads at most "
+                f"{body_filter.MAX_CONTAINS_BODIES} bodies; containsScan says when that ended "
+                "it early (nextCursor goes on from there)."
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, ListEmailsResult]:
         request = use_case.TimelineRequest(
+            contains=contains,
             selection=selection,
             newest_first=direction != "oldestFirst",
             page_size=pageSize,

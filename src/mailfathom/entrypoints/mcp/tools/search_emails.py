@@ -25,23 +25,39 @@ SNIPPET_CEILING = 3 * SNIPPET_CHARACTERS + 2
 def spec(registry: ToolRegistry, reader: use_case.MailboxSearchReader) -> ToolSpec:
     @with_selection
     async def search_emails(
-        queryText: Annotated[
-            str,
-            Field(
-                description="Required. The words to find, all of them, matched as written "
-                "(no stemming, no translation: search in the language the mail is in); at "
-                "most 512 characters. Unrelated to subjectFragment, which only narrows "
-                "which emails are eligible."
-            ),
-        ],
         selection: SelectionInput,
+        queryText: Annotated[
+            str | None,
+            Field(
+                description="The words to find, all of them, matched as written (no "
+                "stemming, no translation: search in the language the mail is in); at most "
+                "512 characters. Required unless matchPattern is given. Unrelated to "
+                "subjectFragment, which only narrows which emails are eligible."
+            ),
+        ] = None,
+        matchPattern: Annotated[
+            str | None,
+            Field(
+                description="A regular expression (RE2 syntax, at most "
+                f"{use_case.MAX_PATTERN_CHARACTERS} characters; no backreferences or "
+                "lookaround) tried on the sender address, sender name, subject and body "
+                "text of the emails the other arguments leave. Case is ignored unless the "
+                "pattern says (?-i). Without queryText the newest emails are scanned, with "
+                f"it the word matches; at most {use_case.MAX_PATTERN_CANDIDATES} are "
+                f"examined within {use_case.PATTERN_SCAN_SECONDS:g} s, and patternScan "
+                "says whether that cut the scan short."
+            ),
+        ] = None,
         resultLimit: Annotated[
             int | None,
             Field(description="Matches to return, 1 to 50. Omitted: 20. Never clamped."),
         ] = None,
     ) -> Annotated[CallToolResult, SearchEmailsResult]:
         request = use_case.SearchRequest(
-            query_text=queryText, selection=selection, result_limit=resultLimit
+            query_text=queryText,
+            selection=selection,
+            result_limit=resultLimit,
+            match_pattern=matchPattern,
         )
         return await registry.run(
             "search_emails",
@@ -53,10 +69,10 @@ def spec(registry: ToolRegistry, reader: use_case.MailboxSearchReader) -> ToolSp
         title="Search emails",
         description=(
             "Searches the local copy for emails containing all the given words in the "
-            "subject, participants or body, and returns at most 50 matches ranked by "
-            "relevance, each with its summary and short extracts around the matched "
-            "words (untrusted message text). Lexical matching only. No cursor. No mail "
-            "server is contacted." + TEXT_FORM
+            "subject, participants or body, or matching a regular expression, or both, "
+            "and returns at most 50 matches ranked by relevance (newest first for a "
+            "pattern alone), each with its summary and short extracts around what "
+            "matched (untrusted message text). No cursor. No mail server is contacted." + TEXT_FORM
         ),
         category=ToolCategory.MAILBOX,
         permissions=use_case.PERMISSIONS,

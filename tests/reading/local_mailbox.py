@@ -1,0 +1,87 @@
+"""A local Maildir account synchronized into a fresh store, and its MCP endpoint served over
+Streamable HTTP in this process, so that a test can lower a published ceiling of the module
+that enforces it and watch a real client meet it."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import anyio
+import uvicorn
+
+from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.bootstrap import Services
+from mailfathom.entrypoints.mcp.http_app import build_http_app
+from mailfathom.entrypoints.mcp.run import open_http
+from waiting import wait_for
+
+ACCOUNT = "patterns"
+KEY = "key-patterns-" + hashlib.sha256(os.urandom(16)).hexdigest()[:24]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def write_mailbox(root: Path, messages: Sequence[bytes]) -> Path:
+    """A config for one local account whose INBOX holds `messages` (the first the oldest),
+    under `root`; nothing is synchronized yet."""
+    data = root / "data"
+    inbox = data / "local" / ACCOUNT / "INBOX"
+    for sub in ("cur", "new", "tmp"):
+        (inbox / sub).mkdir(parents=True, exist_ok=True)
+    for n, raw in enumerate(messages, start=1):
+        (inbox / "cur" / f"{1_200_000_000 + n}.M{n}.patterns:2,S").write_bytes(raw)
+    digest = hashlib.sha256(KEY.encode()).hexdigest()
+    config = root / "mailfathom.toml"
+    config.write_text(
+        f'[Store]\nDataDir = "{data}"\n\n[[Accounts]]\nId = "{ACCOUNT}"\n'
+        'DisplayName = "Pattern mailbox"\nKind = "local"\nAddresses = ["owner@example.org"]\n'
+        '\n[[Accounts.Folders]]\nRemote = "INBOX"\nAlias = "INBOX"\nRole = "Inbox"\n'
+        f'\n[McpEndpoint]\nEnabled = true\nListen = "127.0.0.1:{_free_port()}"\n\n'
+        '[[McpEndpoint.Callers]]\nName = "agent"\nCredential = "apiKey"\n'
+        f'ApiKeySha256 = "{digest}"\n',
+        "utf-8",
+    )
+    return config
+
+
+@contextmanager
+def synchronized(config: Path) -> Iterator[Services]:
+    loaded = load_config(config)
+    with Services.open(loaded) as services:
+        services.account_synchronizer().run_once(loaded.accounts[0])
+        yield services
+
+
+@contextmanager
+def served_over_http(services: Services) -> Iterator[str]:
+    """The MCP endpoint's URL while it serves from a thread of this process."""
+    serving = open_http(services, port=_free_port())
+    assert serving.listener is not None
+    listener = serving.listener
+    server = uvicorn.Server(
+        uvicorn.Config(
+            build_http_app(serving.server, services.config.mcp),
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+        )
+    )
+    thread = threading.Thread(target=lambda: anyio.run(server.serve, [listener]), daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: server.started, "the in-process MCP server started", timeout=30)
+        yield serving.where
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        serving.close()
