@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from mailfathom.domain.contact_collection import SeenPerson
 from mailfathom.domain.contacts import Contact, ContactOrigin, ContactRecord
 
 
@@ -140,4 +141,12 @@ class ContactBook(Protocol):
         kept); an address a collected record holds moves to the peer; one an asserted
         record of somebody else holds stays there; a peer record whose account is not in
         `peers` is erased."""
+        ...
+
+    def collect(self, seen: Sequence[SeenPerson], at: datetime) -> int:
+        """Record each address of `seen` nobody holds yet as a collected contact of its own,
+        in one transaction, and answer how many records were written. An address a record
+        of either origin holds adds nothing, except that a collected record without a name
+        takes the name seen; an asserted record is never touched. Of racing collections of
+        one address exactly one record is written."""
         ...
