@@ -24,12 +24,19 @@ import pytest
 import sqlalchemy as sa
 
 from log_audit import register, register_headers
+from mailfathom.adapters.local.maildir import LocalConnector
 from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.schema import contact_addresses, contacts
 from mailfathom.app.contacts.ports import NewContact, WriteState
 from mailfathom.bootstrap import Services
 from mailfathom.domain import addresses
-from mailfathom.domain.config import AccountConfig, DeploymentConfig, FolderMapping, StoreConfig
+from mailfathom.domain.config import (
+    AccountConfig,
+    AccountKind,
+    DeploymentConfig,
+    FolderMapping,
+    StoreConfig,
+)
 from mailfathom.domain.contacts import Contact, ContactOrigin, ContactRecord
 from mailfathom.domain.folders import FolderRole
 from servers.dovecot import DovecotServer, ImapAccount
@@ -46,37 +53,40 @@ FOLDERS = (
 RECORDED = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
 
 
-@dataclass(frozen=True, slots=True)
-class LoadedAccount:
-    account: ImapAccount
-    raw: dict[str, list[bytes]]
+Mail = dict[str, list[bytes]]
 
 
 @pytest.fixture(scope="module")
-def loaded(dovecot: DovecotServer, corpora: Path) -> LoadedAccount:
+def mail(corpora: Path) -> Mail:
+    """Folder name -> the corpus octets it is to hold."""
+    found: Mail = {}
+    for folder, _, corpus, count in FOLDERS:
+        files = sorted(p for p in (corpora / "messages" / corpus).iterdir() if p.is_file())
+        found[folder] = [path.read_bytes() for path in files[:count]]
+        for octets in found[folder]:
+            register_headers(octets)
+    return found
+
+
+@pytest.fixture(scope="module")
+def loaded(dovecot: DovecotServer, mail: Mail) -> ImapAccount:
     """One Dovecot user holding the corpus mail, loaded once and only read afterwards."""
     suffix = uuid.uuid4().hex[:12]
     account = dovecot.add_user(f"collect-{suffix}", f"pw-{suffix}")
     conn = imaplib.IMAP4(account.host, account.port, timeout=60)
     conn.login(account.username, account.password)
-    raw: dict[str, list[bytes]] = {}
     try:
-        for folder, _, corpus, count in FOLDERS:
+        for folder, items in mail.items():
             if folder != "INBOX":
                 typ, data = conn.create(folder)
                 assert typ == "OK", data
-            files = sorted(p for p in (corpora / "messages" / corpus).iterdir() if p.is_file())
-            raw[folder] = []
-            for path in files[:count]:
-                octets = path.read_bytes()
+            for octets in items:
                 typ, data = conn.append(folder, None, None, octets)
                 assert typ == "OK", data
-                register_headers(octets)
-                raw[folder].append(octets)
     finally:
         with contextlib.suppress(OSError, imaplib.IMAP4.error):
             conn.logout()
-    return LoadedAccount(account, raw)
+    return account
 
 
 def _mailboxes(raw: bytes, headers: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -97,13 +107,13 @@ class Expected:
     junk_only: frozenset[str]
 
 
-def _expected(loaded: LoadedAccount) -> Expected:
+def _expected(mail: Mail) -> Expected:
     senders = {
         folder: set().union(*(_plain_keys(_mailboxes(r, ("From",))) for r in items))
-        for folder, items in loaded.raw.items()
+        for folder, items in mail.items()
     }
     recipients: Counter[str] = Counter()
-    for r in loaded.raw["Sent"]:
+    for r in mail["Sent"]:
         recipients.update(_plain_keys(_mailboxes(r, ("To", "Cc", "Bcc"))))
     # The Sent folder's most frequent recipient stands in for the account's own address.
     own = recipients.most_common(1)[0][0]
@@ -117,9 +127,12 @@ def _expected(loaded: LoadedAccount) -> Expected:
     )
 
 
-def _config(loaded: LoadedAccount, own: str, *, collect: bool = True) -> AccountConfig:
-    folders = tuple(FolderMapping(name, name, role) for name, role, _, _ in FOLDERS)
-    return imap_account_config(loaded.account, folders, addresses=(own,), collect_contacts=collect)
+def _folders() -> tuple[FolderMapping, ...]:
+    return tuple(FolderMapping(name, name, role) for name, role, _, _ in FOLDERS)
+
+
+def _config(loaded: ImapAccount, own: str, *, collect: bool = True) -> AccountConfig:
+    return imap_account_config(loaded, _folders(), addresses=(own,), collect_contacts=collect)
 
 
 def _services(data_dir: Path, *accounts: AccountConfig) -> Services:
@@ -155,14 +168,14 @@ def _assert(book: SqlContactBook, address: str) -> Contact:
 
 
 @pytest.fixture
-def expected(loaded: LoadedAccount) -> Expected:
-    found = _expected(loaded)
+def expected(mail: Mail) -> Expected:
+    found = _expected(mail)
     register(found.own, found.asserted)
     return found
 
 
 def test_a_sync_collects_senders_outside_junk_and_sent_recipients_once(
-    loaded: LoadedAccount, expected: Expected, tmp_path: Path
+    loaded: ImapAccount, mail: Mail, expected: Expected, tmp_path: Path
 ) -> None:
     assert expected.junk_only, "the Junk folder should hold senders found nowhere else"
     account = _config(loaded, expected.own)
@@ -170,7 +183,7 @@ def test_a_sync_collects_senders_outside_junk_and_sent_recipients_once(
         book = SqlContactBook(services.engine)
         asserted = _assert(book, expected.asserted.upper())
         report = services.account_synchronizer().run_once(account)
-        assert sum(r.stored for r in report.folders) == sum(len(v) for v in loaded.raw.values())
+        assert sum(r.stored for r in report.folders) == sum(len(v) for v in mail.values())
 
         held = _keys_by_origin(services)
         assert held[ContactOrigin.ASSERTED] == {expected.asserted}
@@ -196,17 +209,42 @@ def test_a_sync_collects_senders_outside_junk_and_sent_recipients_once(
     twin = replace(account, account_id=f"{account.account_id}-twin", display_name="Twin")
     with _services(tmp_path / "data", account, twin) as services:
         reread = services.account_synchronizer().run_once(twin)
-        assert sum(r.stored for r in reread.folders) == sum(len(v) for v in loaded.raw.values())
+        assert sum(r.stored for r in reread.folders) == sum(len(v) for v in mail.values())
         assert _keys_by_origin(services) == held
         assert _record_count(services) == 1 + len(expected.collected)
         assert SqlContactBook(services.engine).find(asserted.contact_id) == asserted
 
 
 def test_an_account_that_does_not_collect_adds_nobody(
-    loaded: LoadedAccount, expected: Expected, tmp_path: Path
+    loaded: ImapAccount, mail: Mail, expected: Expected, tmp_path: Path
 ) -> None:
     account = _config(loaded, expected.own, collect=False)
     with _services(tmp_path / "data", account) as services:
         report = services.account_synchronizer().run_once(account)
-        assert sum(r.stored for r in report.folders) == sum(len(v) for v in loaded.raw.values())
+        assert sum(r.stored for r in report.folders) == sum(len(v) for v in mail.values())
         assert _record_count(services) == 0
+
+
+def test_a_local_account_collects_through_the_same_sync(
+    mail: Mail, expected: Expected, tmp_path: Path
+) -> None:
+    account = AccountConfig(
+        account_id="notes",
+        display_name="Notes",
+        kind=AccountKind.LOCAL,
+        folders=_folders(),
+        addresses=(expected.own,),
+    )
+    data_dir = tmp_path / "data"
+    connector = LocalConnector(data_dir)
+    for folder, items in mail.items():
+        maildir = connector.folder(account.account_id, folder)
+        for octets in items:
+            maildir.deliver(octets)
+    with _services(data_dir, account) as services:
+        _assert(SqlContactBook(services.engine), expected.asserted)
+        report = services.account_synchronizer().run_once(account)
+        assert sum(r.stored for r in report.folders) == sum(len(v) for v in mail.values())
+        held = _keys_by_origin(services)
+        assert held[ContactOrigin.COLLECTED] == expected.collected
+        assert expected.asserted in held[ContactOrigin.ASSERTED]
