@@ -10,7 +10,8 @@ small and shared), each measured phase R times (the median run is reported):
 
   ours      an initial sync into a fresh SQLite store (Services + run_once) in a child
             process: messages/s, wall and CPU time, and peak memory of the child and every
-            process it starts (summed RSS and PSS, sampled every 0.2 s)
+            process it starts (summed RSS and PSS, sampled every 0.2 s); then the same sync
+            with the account's contact collection off, and the ratio of the two wall times
   imaplib   UID FETCH of the same items our sync asks for, BODY.PEEK[] included, in chunks
             of 250 UIDs on one connection: the transfer ceiling for a Python client
   mbsync    isync pulling the mailbox into a Maildir with FSync on
@@ -706,6 +707,7 @@ def child_main(spec: dict[str, Any]) -> None:
             for name in spec["folders"]
         ],
         account_id=spec["account_id"],
+        collect_contacts=spec.get("collect_contacts", True),
     )
     services = open_services(Path(spec["store_dir"]), account, spec.get("database_url"))
     if spec.get("sqlite_cache_kib") and services.engine.dialect.name == "sqlite":
@@ -819,6 +821,7 @@ def child_main(spec: dict[str, Any]) -> None:
                 "SELECT max(n) FROM (SELECT count(*) AS n FROM messages GROUP BY thread_id) AS t"
             )
         ).scalar_one()
+        contacts_n = c.execute(sa.text("SELECT count(*) FROM contacts")).scalar_one()
         if services.engine.dialect.name == "sqlite":
             indexed = c.execute(sa.text("SELECT count(*) FROM message_fts")).scalar_one()
             database_octets = sum(
@@ -847,6 +850,7 @@ def child_main(spec: dict[str, Any]) -> None:
         "indexed_now": indexed,
         "conversations": threads_n,
         "largest_conversation": largest,
+        "contacts_now": contacts_n,
         "stored_this_pass": sum(f.stored for f in report.folders),
         "fetched_bodies": sum(f.fetched_bodies for f in report.folders),
         "vm_hwm_mb": vm_hwm_kib / 1024,
@@ -905,11 +909,24 @@ def print_table(results: dict[str, Any]) -> None:
     add("mbsync: Maildir, FSync yes", mbs, "wall_s", mbs and mbs["maxrss_mb"])
     pg = results.get("ours_postgres")
     add("ours: initial sync, PostgreSQL", pg, "sync_wall_s", pg and pg["tree_peak_rss_mb"])
+    add(
+        "ours: initial sync, SQLite, collection off",
+        results.get("ours_no_collection"),
+        "sync_wall_s",
+        results.get("ours_no_collection", {}).get("tree_peak_rss_mb"),
+    )
     print()
     print(f"{n} messages, {mb:.1f} MB  ({results['mailbox']['folders']})")
     print(f"{'phase':44} {'wall s':>9} {'msg/s':>9} {'MB/s':>7} {'CPU s':>8} {'RSS MB':>8}")
     for label, seconds, rate, mbps, cpu, rss in rows:
         print(f"{label:44} {seconds} {rate} {mbps} {cpu} {rss}")
+    collection = results.get("contact_collection")
+    if collection:
+        print(
+            f"  contact collection: on {collection['on_sync_wall_s']:.2f} s / off "
+            f"{collection['off_sync_wall_s']:.2f} s = {collection['on_over_off']:.3f} wall time "
+            f"(on / off), {collection['contacts_collected']} contacts collected"
+        )
     if ours:
         print(
             f"  ours: CPU is the sync's own process plus its helper processes "
@@ -1148,6 +1165,28 @@ def main() -> int:
         if results["ours"]["stored_now"] != mailbox["messages"]:
             raise RuntimeError(f"our store holds {results['ours']['stored_now']} messages")
         ours_spec["store_dir"] = results["ours"]["store_dir"]
+
+        if not args.profile_only:
+            # The same initial sync with contact collection switched off for the account: what
+            # collecting the people the mail names costs the pass.
+            def ours_off_once() -> dict[str, Any]:
+                off_spec = {**fresh_store("ours-no-collect"), "collect_contacts": False}
+                log("ours: initial sync into SQLite, contact collection off")
+                r = run_ours(off_spec)
+                log(f"ours (collection off): {r['sync_wall_s']:.2f} s")
+                return r
+
+            off = repeated(args.repeat, "ours (collection off)", ours_off_once, "sync_wall_s")
+            results["ours_no_collection"] = off
+            if off["contacts_now"] != 0:
+                raise RuntimeError("a sync with collection off collected contacts")
+            on_s, off_s = results["ours"]["sync_wall_s"], off["sync_wall_s"]
+            results["contact_collection"] = {
+                "on_sync_wall_s": on_s,
+                "off_sync_wall_s": off_s,
+                "on_over_off": on_s / off_s if off_s > 0 else float("nan"),
+                "contacts_collected": results["ours"]["contacts_now"],
+            }
 
         if not (args.profile_only or args.ours_only):
 
