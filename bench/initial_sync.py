@@ -10,8 +10,9 @@ small and shared), each measured phase R times (the median run is reported):
 
   ours      an initial sync into a fresh SQLite store (Services + run_once) in a child
             process: messages/s, wall and CPU time, and peak memory of the child and every
-            process it starts (summed RSS and PSS, sampled every 0.2 s); then the same sync
-            with the account's contact collection off, and the ratio of the two wall times
+            process it starts (summed RSS and PSS, sampled every 0.2 s); then interleaved
+            pairs of the same sync with the account's contact collection on and off, and
+            the ratio (on / off) of their median wall and CPU times
   imaplib   UID FETCH of the same items our sync asks for, BODY.PEEK[] included, in chunks
             of 250 UIDs on one connection: the transfer ceiling for a Python client
   mbsync    isync pulling the mailbox into a Maildir with FSync on
@@ -869,6 +870,50 @@ def child_main(spec: dict[str, Any]) -> None:
     Path(spec["out"]).write_text(json.dumps(result))
 
 
+def compare_collection(pairs: int, fresh_store: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+    """Initial syncs into fresh stores with the account's contact collection on and off, in
+    interleaved pairs (the first of a pair alternating), so that drift in the machine's load
+    falls on both alike. Reports the median of each and the ratio of the medians."""
+    runs: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
+    for pair in range(pairs):
+        for collect in (True, False) if pair % 2 == 0 else (False, True):
+            label = "on" if collect else "off"
+            log(f"ours: initial sync, contact collection {label} (pair {pair + 1}/{pairs})")
+            r = run_ours({**fresh_store(f"collect-{label}"), "collect_contacts": collect})
+            log(f"ours (collection {label}): {r['sync_wall_s']:.2f} s")
+            runs[collect].append(r)
+    if any(r["contacts_now"] for r in runs[False]):
+        raise RuntimeError("a sync with collection off collected contacts")
+
+    def median(collect: bool, key: str) -> float:
+        values = sorted(phase_cpu(r) if key == "cpu" else r[key] for r in runs[collect])
+        return values[len(values) // 2]
+
+    on_s, off_s = median(True, "sync_wall_s"), median(False, "sync_wall_s")
+    on_cpu, off_cpu = median(True, "cpu"), median(False, "cpu")
+    off_runs = sorted(runs[False], key=lambda r: r["sync_wall_s"])
+    return {
+        "pairs": pairs,
+        "on_sync_wall_s": on_s,
+        "off_sync_wall_s": off_s,
+        "on_over_off": on_s / off_s if off_s > 0 else float("nan"),
+        "on_cpu_s": on_cpu,
+        "off_cpu_s": off_cpu,
+        "cpu_on_over_off": on_cpu / off_cpu if off_cpu > 0 else float("nan"),
+        "on_runs_s": [r["sync_wall_s"] for r in runs[True]],
+        "off_runs_s": [r["sync_wall_s"] for r in runs[False]],
+        "contacts_collected": runs[True][0]["contacts_now"],
+        "off_median_run": off_runs[len(off_runs) // 2],
+    }
+
+
+def phase_cpu(phase: dict[str, Any]) -> float:
+    """CPU seconds of our sync's own process and its helper processes."""
+    return float(
+        sum(phase.get(k, 0.0) for k in ("cpu_user_s", "cpu_sys_s", "helper_processes_cpu_s"))
+    )
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -925,7 +970,9 @@ def print_table(results: dict[str, Any]) -> None:
         print(
             f"  contact collection: on {collection['on_sync_wall_s']:.2f} s / off "
             f"{collection['off_sync_wall_s']:.2f} s = {collection['on_over_off']:.3f} wall time "
-            f"(on / off), {collection['contacts_collected']} contacts collected"
+            f"(on / off, medians of {collection['pairs']} interleaved pairs); CPU "
+            f"{collection['cpu_on_over_off']:.3f}; {collection['contacts_collected']} contacts "
+            "collected"
         )
     if ours:
         print(
@@ -1167,26 +1214,8 @@ def main() -> int:
         ours_spec["store_dir"] = results["ours"]["store_dir"]
 
         if not args.profile_only:
-            # The same initial sync with contact collection switched off for the account: what
-            # collecting the people the mail names costs the pass.
-            def ours_off_once() -> dict[str, Any]:
-                off_spec = {**fresh_store("ours-no-collect"), "collect_contacts": False}
-                log("ours: initial sync into SQLite, contact collection off")
-                r = run_ours(off_spec)
-                log(f"ours (collection off): {r['sync_wall_s']:.2f} s")
-                return r
-
-            off = repeated(args.repeat, "ours (collection off)", ours_off_once, "sync_wall_s")
-            results["ours_no_collection"] = off
-            if off["contacts_now"] != 0:
-                raise RuntimeError("a sync with collection off collected contacts")
-            on_s, off_s = results["ours"]["sync_wall_s"], off["sync_wall_s"]
-            results["contact_collection"] = {
-                "on_sync_wall_s": on_s,
-                "off_sync_wall_s": off_s,
-                "on_over_off": on_s / off_s if off_s > 0 else float("nan"),
-                "contacts_collected": results["ours"]["contacts_now"],
-            }
+            results["contact_collection"] = compare_collection(max(3, args.repeat), fresh_store)
+            results["ours_no_collection"] = results["contact_collection"].pop("off_median_run")
 
         if not (args.profile_only or args.ours_only):
 
