@@ -185,6 +185,7 @@ def test_a_sync_collects_senders_outside_junk_and_sent_recipients_once(
         report = services.account_synchronizer().run_once(account)
         assert sum(r.stored for r in report.folders) == sum(len(v) for v in mail.values())
 
+        assert sum(r.contacts_collected for r in report.folders) == len(expected.collected)
         held = _keys_by_origin(services)
         assert held[ContactOrigin.ASSERTED] == {expected.asserted}
         assert held[ContactOrigin.COLLECTED] == expected.collected
@@ -201,6 +202,7 @@ def test_a_sync_collects_senders_outside_junk_and_sent_recipients_once(
 
         again = services.account_synchronizer().run_once(account)
         assert sum(r.stored for r in again.folders) == 0
+        assert sum(r.contacts_collected for r in again.folders) == 0
         assert _keys_by_origin(services) == held
         assert _record_count(services) == 1 + len(expected.collected)
 
@@ -210,6 +212,7 @@ def test_a_sync_collects_senders_outside_junk_and_sent_recipients_once(
     with _services(tmp_path / "data", account, twin) as services:
         reread = services.account_synchronizer().run_once(twin)
         assert sum(r.stored for r in reread.folders) == sum(len(v) for v in mail.values())
+        assert sum(r.contacts_collected for r in reread.folders) == 0
         assert _keys_by_origin(services) == held
         assert _record_count(services) == 1 + len(expected.collected)
         assert SqlContactBook(services.engine).find(asserted.contact_id) == asserted

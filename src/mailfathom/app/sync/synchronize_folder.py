@@ -143,6 +143,7 @@ class FolderSynchronizer:
             removed=report.removed,
             rekeyed=report.rekeyed,
             reset=report.uidvalidity_reset,
+            contacts=report.contacts_collected,
         )
         return report
 
@@ -369,8 +370,11 @@ class FolderSynchronizer:
         ]
         committed_at = self._clock()
         stored = self._store.add_messages(folder, uidvalidity, items, committed_at)
+        collected = 0
         if self._collector is not None:
-            collect_batch(self._collector, self._own_addresses, folder, items, committed_at)
+            collected = collect_batch(
+                self._collector, self._own_addresses, folder, items, committed_at
+            )
         states = list(prepared.held.values())
         return replace(
             report,
@@ -379,6 +383,7 @@ class FolderSynchronizer:
             oversized=report.oversized + states.count(ContentState.EXCEEDED_SIZE_LIMIT),
             deferred_for_headroom=report.deferred_for_headroom
             + states.count(ContentState.AWAITING_HEADROOM),
+            contacts_collected=report.contacts_collected + collected,
         )
 
     def _retry_held_back(
