@@ -94,7 +94,8 @@ def test_an_empty_collected_name_is_filled_once_and_a_held_name_kept(engine: sa.
     assert book.collect([SeenPerson("a@example.org", "Later")], T1) == 0
     a = book.find_by_address("a@example.org")
     b = book.find_by_address("b@example.org")
-    assert a is not None and b is not None
+    assert a is not None
+    assert b is not None
     assert (a.display_name, a.addresses, a.recorded_at) == ("Ann", ("a@example.org",), T0)
     assert b.display_name == "B"
     assert [c.display_name for c in book.page("ann", None, None, 10)] == ["Ann"]
