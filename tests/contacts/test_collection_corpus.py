@@ -217,6 +217,14 @@ def test_a_sync_collects_senders_outside_junk_and_sent_recipients_once(
         assert _record_count(services) == 1 + len(expected.collected)
         assert SqlContactBook(services.engine).find(asserted.contact_id) == asserted
 
+    # A fresh store reading the same mailbox, with nothing asserted, collects the same people
+    # and the address asserted above as well.
+    with _services(tmp_path / "fresh", account) as services:
+        services.account_synchronizer().run_once(account)
+        fresh = _keys_by_origin(services)
+        assert fresh[ContactOrigin.COLLECTED] == expected.collected | {expected.asserted}
+        assert fresh[ContactOrigin.ASSERTED] == set()
+
 
 def test_an_account_that_does_not_collect_adds_nobody(
     loaded: ImapAccount, mail: Mail, expected: Expected, tmp_path: Path
