@@ -10,7 +10,9 @@ small and shared), each measured phase R times (the median run is reported):
 
   ours      an initial sync into a fresh SQLite store (Services + run_once) in a child
             process: messages/s, wall and CPU time, and peak memory of the child and every
-            process it starts (summed RSS and PSS, sampled every 0.2 s)
+            process it starts (summed RSS and PSS, sampled every 0.2 s); then interleaved
+            pairs of the same sync with the account's contact collection on and off, and
+            the ratio (on / off) of their median wall and CPU times
   imaplib   UID FETCH of the same items our sync asks for, BODY.PEEK[] included, in chunks
             of 250 UIDs on one connection: the transfer ceiling for a Python client
   mbsync    isync pulling the mailbox into a Maildir with FSync on
@@ -691,6 +693,30 @@ def threads_cpu_seconds() -> dict[str, float]:
     return found
 
 
+def time_collection() -> dict[str, Any]:
+    """Time every hand-over of a committed batch to the contact book (choosing the people and
+    the store call), where the code measured has one."""
+    timing: dict[str, Any] = {"calls": 0, "s": 0.0}
+    try:
+        import mailfathom.app.sync.synchronize_folder as folder_sync
+    except ImportError:
+        return timing
+    original = getattr(folder_sync, "collect_batch", None)
+    if original is None:
+        return timing
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            timing["calls"] += 1
+            timing["s"] += time.perf_counter() - start
+
+    folder_sync.collect_batch = timed  # type: ignore[attr-defined]
+    return timing
+
+
 def child_main(spec: dict[str, Any]) -> None:
     imported_at = time.time()
     from mailfathom.domain.config import FolderMapping
@@ -706,6 +732,7 @@ def child_main(spec: dict[str, Any]) -> None:
             for name in spec["folders"]
         ],
         account_id=spec["account_id"],
+        collect_contacts=spec.get("collect_contacts", True),
     )
     services = open_services(Path(spec["store_dir"]), account, spec.get("database_url"))
     if spec.get("sqlite_cache_kib") and services.engine.dialect.name == "sqlite":
@@ -740,6 +767,7 @@ def child_main(spec: dict[str, Any]) -> None:
             return synchronizer
 
         services.folder_synchronizer = with_depth  # type: ignore[method-assign]
+    collection = time_collection()
     sections = Sections() if spec["mode"] == "breakdown" else None
     not_timed = instrument(sections, services) if sections else []
     profiler = None
@@ -819,6 +847,7 @@ def child_main(spec: dict[str, Any]) -> None:
                 "SELECT max(n) FROM (SELECT count(*) AS n FROM messages GROUP BY thread_id) AS t"
             )
         ).scalar_one()
+        contacts_n = c.execute(sa.text("SELECT count(*) FROM contacts")).scalar_one()
         if services.engine.dialect.name == "sqlite":
             indexed = c.execute(sa.text("SELECT count(*) FROM message_fts")).scalar_one()
             database_octets = sum(
@@ -847,6 +876,9 @@ def child_main(spec: dict[str, Any]) -> None:
         "indexed_now": indexed,
         "conversations": threads_n,
         "largest_conversation": largest,
+        "contacts_now": contacts_n,
+        "collection_calls": collection["calls"],
+        "collection_s": collection["s"],
         "stored_this_pass": sum(f.stored for f in report.folders),
         "fetched_bodies": sum(f.fetched_bodies for f in report.folders),
         "vm_hwm_mb": vm_hwm_kib / 1024,
@@ -863,6 +895,53 @@ def child_main(spec: dict[str, Any]) -> None:
     if sections:
         result["sections"] = sections.report()
     Path(spec["out"]).write_text(json.dumps(result))
+
+
+def compare_collection(pairs: int, fresh_store: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+    """Initial syncs into fresh stores with the account's contact collection on and off, in
+    interleaved pairs (the first of a pair alternating), so that drift in the machine's load
+    falls on both alike. Reports the median of each and the ratio of the medians."""
+    runs: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
+    for pair in range(pairs):
+        for collect in (True, False) if pair % 2 == 0 else (False, True):
+            label = "on" if collect else "off"
+            log(f"ours: initial sync, contact collection {label} (pair {pair + 1}/{pairs})")
+            r = run_ours({**fresh_store(f"collect-{label}"), "collect_contacts": collect})
+            log(f"ours (collection {label}): {r['sync_wall_s']:.2f} s")
+            runs[collect].append(r)
+    if any(r["contacts_now"] for r in runs[False]):
+        raise RuntimeError("a sync with collection off collected contacts")
+
+    def median(collect: bool, key: str) -> float:
+        values = sorted(phase_cpu(r) if key == "cpu" else r[key] for r in runs[collect])
+        return values[len(values) // 2]
+
+    on_s, off_s = median(True, "sync_wall_s"), median(False, "sync_wall_s")
+    inside = sorted(r["collection_s"] / r["sync_wall_s"] for r in runs[True])
+    on_cpu, off_cpu = median(True, "cpu"), median(False, "cpu")
+    off_runs = sorted(runs[False], key=lambda r: r["sync_wall_s"])
+    return {
+        "pairs": pairs,
+        "on_sync_wall_s": on_s,
+        "off_sync_wall_s": off_s,
+        "on_over_off": on_s / off_s if off_s > 0 else float("nan"),
+        "on_cpu_s": on_cpu,
+        "off_cpu_s": off_cpu,
+        "cpu_on_over_off": on_cpu / off_cpu if off_cpu > 0 else float("nan"),
+        "on_runs_s": [r["sync_wall_s"] for r in runs[True]],
+        "off_runs_s": [r["sync_wall_s"] for r in runs[False]],
+        "contacts_collected": runs[True][0]["contacts_now"],
+        "collection_calls": runs[True][0]["collection_calls"],
+        "collection_share_of_wall": inside[len(inside) // 2],
+        "off_median_run": off_runs[len(off_runs) // 2],
+    }
+
+
+def phase_cpu(phase: dict[str, Any]) -> float:
+    """CPU seconds of our sync's own process and its helper processes."""
+    return float(
+        sum(phase.get(k, 0.0) for k in ("cpu_user_s", "cpu_sys_s", "helper_processes_cpu_s"))
+    )
 
 
 # --------------------------------------------------------------------------- report
@@ -905,11 +984,28 @@ def print_table(results: dict[str, Any]) -> None:
     add("mbsync: Maildir, FSync yes", mbs, "wall_s", mbs and mbs["maxrss_mb"])
     pg = results.get("ours_postgres")
     add("ours: initial sync, PostgreSQL", pg, "sync_wall_s", pg and pg["tree_peak_rss_mb"])
+    add(
+        "ours: initial sync, SQLite, collection off",
+        results.get("ours_no_collection"),
+        "sync_wall_s",
+        results.get("ours_no_collection", {}).get("tree_peak_rss_mb"),
+    )
     print()
     print(f"{n} messages, {mb:.1f} MB  ({results['mailbox']['folders']})")
     print(f"{'phase':44} {'wall s':>9} {'msg/s':>9} {'MB/s':>7} {'CPU s':>8} {'RSS MB':>8}")
     for label, seconds, rate, mbps, cpu, rss in rows:
         print(f"{label:44} {seconds} {rate} {mbps} {cpu} {rss}")
+    collection = results.get("contact_collection")
+    if collection:
+        print(
+            f"  contact collection: on {collection['on_sync_wall_s']:.2f} s / off "
+            f"{collection['off_sync_wall_s']:.2f} s = {collection['on_over_off']:.3f} wall time "
+            f"(on / off, medians of {collection['pairs']} interleaved pairs); CPU "
+            f"{collection['cpu_on_over_off']:.3f}; {collection['contacts_collected']} contacts "
+            f"collected; timed inside collection: "
+            f"{100 * collection['collection_share_of_wall']:.2f} % of the pass's wall time "
+            f"({collection['collection_calls']} batches)"
+        )
     if ours:
         print(
             f"  ours: CPU is the sync's own process plus its helper processes "
@@ -1148,6 +1244,10 @@ def main() -> int:
         if results["ours"]["stored_now"] != mailbox["messages"]:
             raise RuntimeError(f"our store holds {results['ours']['stored_now']} messages")
         ours_spec["store_dir"] = results["ours"]["store_dir"]
+
+        if not args.profile_only:
+            results["contact_collection"] = compare_collection(max(3, args.repeat), fresh_store)
+            results["ours_no_collection"] = results["contact_collection"].pop("off_median_run")
 
         if not (args.profile_only or args.ours_only):
 

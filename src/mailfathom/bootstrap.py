@@ -286,6 +286,8 @@ class Services:
             clock=self.clock,
             limits=limits,
             stored_octets=lambda: self.overview.stored_octets(account.account_id),
+            collector=SqlContactBook(self.engine) if account.collect_contacts else None,
+            own_addresses=account.own_addresses(),
         )
 
     def _served(self) -> list[ServedAccount]:

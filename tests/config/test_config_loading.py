@@ -687,6 +687,24 @@ def test_visible_to_tools_must_be_a_boolean() -> None:
     assert problem == "Accounts[0].Folders[0].VisibleToTools: must be true or false"
 
 
+def test_an_account_collects_contacts_unless_told_not_to() -> None:
+    document = {
+        "Accounts": [
+            imap_account("a"),
+            imap_account("b", CollectContacts=False),
+            local_account("c", CollectContacts=True),
+        ]
+    }
+    collects = [account.collect_contacts for account in parse(document).accounts]
+    assert collects == [True, False, True]
+
+
+@pytest.mark.parametrize("value", ["false", 0, 1, "yes"])
+def test_collect_contacts_must_be_a_boolean(value: object) -> None:
+    problem = single_problem({"Accounts": [imap_account(CollectContacts=value)]})
+    assert problem == "Accounts[0].CollectContacts: must be true or false"
+
+
 # --------------------------------------------------------------------------------------------
 # Sync mode, intervals and sizes
 

@@ -66,6 +66,8 @@ class AccountConfig:
     storage_ceiling_octets: int | None = None
     addresses: tuple[str, ...] = ()
     delivery: AccountDelivery | None = None
+    # Whether synchronizing the account puts the people its mail names in the contact book.
+    collect_contacts: bool = True
 
     def own_addresses(self) -> frozenset[str]:
         """Every address this account receives or sends as, lower-cased: its `Addresses`,

@@ -41,6 +41,7 @@ _ACCOUNT_KEYS = frozenset(
         "Imap",
         "Folders",
         "Delivery",
+        "CollectContacts",
     }
 )
 _IMAP_KEYS = frozenset({"Host", "Port", "Username", "Tls", "Secret", "TimeoutSeconds"})
@@ -111,6 +112,8 @@ def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
 
     folders = parse_folders(table)
     ok &= folders is not None
+    collect_contacts = table.boolean("CollectContacts", True)
+    ok &= not table.has("CollectContacts") or isinstance(table.data["CollectContacts"], bool)
 
     delivery = None
     delivery_table = table.table("Delivery")
@@ -137,6 +140,7 @@ def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
         storage_ceiling_octets=ceiling,
         addresses=addresses,
         delivery=delivery,
+        collect_contacts=collect_contacts,
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql import contact_collection
 from mailfathom.adapters.sql.engine import truncate_sqlite_log
 from mailfathom.adapters.sql.schema import contact_addresses, contacts
 from mailfathom.app.contacts.cards import Restoration
@@ -26,6 +27,7 @@ from mailfathom.app.contacts.ports import (
     PeerUpkeep,
     WriteState,
 )
+from mailfathom.domain.contact_collection import SeenPerson
 from mailfathom.domain.contacts import (
     Contact,
     ContactOrigin,
@@ -215,6 +217,9 @@ class SqlContactBook:
                 raise
             return held
         return Restoration.WRITTEN
+
+    def collect(self, seen: Sequence[SeenPerson], at: datetime) -> int:
+        return contact_collection.collect(self._engine, seen, at)
 
     def _held_after_race(self, keys: list[str], own: uuid.UUID | None) -> ContactWrite:
         """A write lost a race on an address key: answer the contact that won it."""

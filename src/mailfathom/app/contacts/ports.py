@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Protocol
 
 from mailfathom.app.contacts.cards import Restoration
+from mailfathom.domain.contact_collection import SeenPerson
 from mailfathom.domain.contacts import Contact, ContactOrigin, ContactRecord
 
 
@@ -148,4 +149,12 @@ class ContactBook(Protocol):
         elsewhere (an import): WRITTEN; IDENTITY_HELD when a contact of that identity is
         held; ADDRESS_HELD when one of its addresses is. Nothing held is changed, so
         restoring one record twice writes it once."""
+        ...
+
+    def collect(self, seen: Sequence[SeenPerson], at: datetime) -> int:
+        """Record each address of `seen` nobody holds yet as a collected contact of its own,
+        in one transaction, and answer how many records were written. An address a record
+        of either origin holds adds nothing, except that a collected record without a name
+        takes the name seen; an asserted record is never touched. Of racing collections of
+        one address exactly one record is written."""
         ...

@@ -23,6 +23,7 @@ from mailfathom.app.sync.types import (
     PreparedMessage,
 )
 from mailfathom.domain.config import AccountConfig, FolderMapping
+from mailfathom.domain.contact_collection import SeenPerson
 from mailfathom.domain.message import NormalizedMessage
 
 
@@ -220,4 +221,14 @@ class OwnerChanges(Protocol):
 
     def listen(self, account_id: str, wake: Callable[[], None]) -> None:
         """Have `wake` called whenever a change of the account is recorded."""
+        ...
+
+
+class ContactCollector(Protocol):
+    """The contact book as synchronization feeds it: the people a committed batch of mail
+    names, handed over once per batch."""
+
+    def collect(self, seen: Sequence[SeenPerson], at: datetime) -> int:
+        """Record the addresses nobody holds yet; answers how many records were written.
+        Collecting the same people again adds nothing."""
         ...

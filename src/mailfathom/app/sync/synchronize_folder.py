@@ -21,7 +21,13 @@ from datetime import datetime
 import structlog
 
 from mailfathom.app.shared.stored_mail_ports import ContentStore
-from mailfathom.app.sync.ports import MailboxSession, MessagePreparer, SyncStore
+from mailfathom.app.sync.contact_collection import collect_batch
+from mailfathom.app.sync.ports import (
+    ContactCollector,
+    MailboxSession,
+    MessagePreparer,
+    SyncStore,
+)
 from mailfathom.app.sync.types import (
     EnvelopeItem,
     FetchedMessage,
@@ -62,6 +68,8 @@ class FolderSynchronizer:
         clock: Callable[[], datetime],
         limits: SyncLimits,
         stored_octets: Callable[[], int] | None = None,
+        collector: ContactCollector | None = None,
+        own_addresses: frozenset[str] = frozenset(),
     ) -> None:
         self._store = store
         self._content = content
@@ -70,6 +78,10 @@ class FolderSynchronizer:
         self._limits = limits
         self._progress: ProgressCallback | None = None
         self._stored_octets = stored_octets
+        # The contact book, fed the people each committed batch names (None: the account
+        # collects nobody); the account's own addresses, lower-cased, are never collected.
+        self._collector = collector
+        self._own_addresses = own_addresses
 
     def run(
         self,
@@ -131,6 +143,7 @@ class FolderSynchronizer:
             removed=report.removed,
             rekeyed=report.rekeyed,
             reset=report.uidvalidity_reset,
+            contacts=report.contacts_collected,
         )
         return report
 
@@ -355,7 +368,13 @@ class FolderSynchronizer:
                 prepared.fetched, ready, strict=True
             )
         ]
-        stored = self._store.add_messages(folder, uidvalidity, items, self._clock())
+        committed_at = self._clock()
+        stored = self._store.add_messages(folder, uidvalidity, items, committed_at)
+        collected = 0
+        if self._collector is not None:
+            collected = collect_batch(
+                self._collector, self._own_addresses, folder, items, committed_at
+            )
         states = list(prepared.held.values())
         return replace(
             report,
@@ -364,6 +383,7 @@ class FolderSynchronizer:
             oversized=report.oversized + states.count(ContentState.EXCEEDED_SIZE_LIMIT),
             deferred_for_headroom=report.deferred_for_headroom
             + states.count(ContentState.AWAITING_HEADROOM),
+            contacts_collected=report.contacts_collected + collected,
         )
 
     def _retry_held_back(

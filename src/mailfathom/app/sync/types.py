@@ -103,6 +103,7 @@ class SyncReport:
     deferred_for_headroom: int = 0
     oversized: int = 0
     uidvalidity_reset: bool = False
+    contacts_collected: int = 0
 
 
 @pickled_by_fields
