@@ -64,7 +64,7 @@ def assert_round_trip(services: Services) -> bytes:
         assert erasure.delete(OPERATOR, str(contact.contact_id)).was_held
     assert whole_book(services) == []
     summary = exchange.importing.import_cards(OPERATOR, exported.data)
-    assert summary == ImportSummary(imported=len(before))
+    assert summary == ImportSummary(imported=len(before)), summary
     after = whole_book(services)
     assert [kept(c) for c in after] == [kept(c) for c in before]
     return exported.data

@@ -137,10 +137,18 @@ def _check_note(note: object) -> str | None:
 
 
 def contact_record(
-    display_name: object, given_addresses: object, preferred_address: object, note: object
+    display_name: object,
+    given_addresses: object,
+    preferred_address: object,
+    note: object,
+    *,
+    unnamed_allowed: bool = False,
 ) -> ContactRecord:
-    """The record a writer stated, once every rule of the book holds (51011 otherwise)."""
-    name = _check_name(display_name)
+    """The record a writer stated, once every rule of the book holds (51011 otherwise).
+    `unnamed_allowed` is for a collected record carried back in (an import): collection
+    keeps an address whose mail named nobody, so such a record may hold no name."""
+    unnamed = display_name is None or (isinstance(display_name, str) and not display_name)
+    name = "" if unnamed_allowed and unnamed else _check_name(display_name)
     held = _check_addresses(given_addresses)
     if not isinstance(preferred_address, str):
         raise _broken("A contact record names its preferred address (preferredAddress).")

@@ -22,7 +22,7 @@ from mailfathom.app.contacts.cards import Card, CardFormat, Restoration
 from mailfathom.app.contacts.ports import ContactBook, NewContact
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.domain.access import Caller, Permission
-from mailfathom.domain.contacts import ContactRecord, address_key, contact_record
+from mailfathom.domain.contacts import ContactOrigin, ContactRecord, address_key, contact_record
 from mailfathom.domain.errors import Refusal
 
 PERMISSIONS: Permissions = frozenset({Permission.CONTACTS_WRITE})
@@ -59,7 +59,13 @@ def _distinct(addresses: tuple[str, ...]) -> list[str]:
 def _record(card: Card) -> ContactRecord:
     addresses = _distinct(card.addresses)
     preferred = card.preferred_address or (addresses[0] if addresses else None)
-    return contact_record(card.display_name, addresses, preferred, card.note or None)
+    return contact_record(
+        card.display_name,
+        addresses,
+        preferred,
+        card.note or None,
+        unnamed_allowed=card.origin is ContactOrigin.COLLECTED,
+    )
 
 
 def _identity(card: Card) -> uuid.UUID:
