@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
-from rich.table import Table
+from rich.table import Column, Table
 
 from mailfathom.app.sending.administer_outbox import OutboxAdministration, Withdrawn
 from mailfathom.bootstrap import Services
@@ -138,15 +138,9 @@ def list_outbox(
     if not entries:
         answers.print("No sends in the state(s) asked for." if wanted else "No queued sends.")
         return
-    table = Table(
-        "outgoing email",
-        "account",
-        "state",
-        "attempts",
-        "queued at",
-        "send after",
-        "recipients",
-    )
+    # Folded rather than cut short, so an identifier or an instant is never shown in part.
+    headers = ("outgoing email", "account", "state", "attempts", "queued at", "send after")
+    table = Table(*(Column(h, overflow="fold") for h in (*headers, "recipients")))
     for entry in entries:
         r = entry.record
         table.add_row(
