@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -49,17 +50,17 @@ class Deployment:
 
     def __init__(self, root: Path, smtp: SmtpServer) -> None:
         self.root, self.smtp = root, smtp
-        self._serving: Iterator[Served] | None = None
+        self._serving = ExitStack()
         self.served = self.start()
 
     def start(self) -> Served:
-        self._serving = serve(self.root, _config(self.root, self.smtp), self.smtp, deliver=True)
-        return next(self._serving)
+        serving = contextmanager(serve)(
+            self.root, _config(self.root, self.smtp), self.smtp, deliver=True
+        )
+        return self._serving.enter_context(serving)
 
     def stop(self) -> None:
-        if self._serving is not None:
-            self._serving.close()
-            self._serving = None
+        self._serving.close()
 
     def restart(self) -> None:
         self.stop()
