@@ -524,16 +524,19 @@ def test_send_draft_with_send_after_tells_the_person_when_it_leaves(
         services.outbox().withdraw(record.outgoing_id)
 
 
-def test_a_send_after_already_past_adds_no_row_to_the_question(served: Served) -> None:
+def test_a_send_after_already_past_is_shown_as_asked(served: Served) -> None:
+    """The row states the instant asked for, past or not: a question answered after its
+    instant must still be the question the person was shown."""
     draft_id, _ = _saved_draft(served, BODY)
     person = Person(choosing("cancel"))
-    arguments = {"draftId": draft_id, "sendAfter": "2026-01-01T00:00:00Z"}
+    arguments = {"draftId": draft_id, "sendAfter": "2026-01-01T01:00:00+01:00"}
     assert structured(_call(served, "send_draft", arguments, "legacy", person))["status"] == (
         "cancelled"
     )
     [asked] = person.asked
     rows = asked.message.split("\n\n")[1].splitlines()
-    assert [row.split(":")[0] for row in rows] == ["From", "To", "Subject"]
+    assert [row.split(":")[0] for row in rows] == ["From", "To", "Subject", "Leaves after"]
+    assert rows[-1] == "Leaves after: 2026-01-01 00:00:00 UTC"
 
 
 @pytest.mark.parametrize("mode", MODES)

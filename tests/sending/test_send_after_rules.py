@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from mailfathom.app.sending.scheduling import MAX_AHEAD, ahead, not_before, send_after
+from mailfathom.app.sending.scheduling import MAX_AHEAD, not_before, send_after
 from mailfathom.domain.errors import Refusal
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
@@ -77,9 +77,3 @@ def test_a_record_is_due_after_the_hold_and_not_before_the_instant() -> None:
     assert not_before(held, None) == held
     assert not_before(held, NOW + timedelta(hours=1)) == NOW + timedelta(hours=1)
     assert not_before(held, NOW - timedelta(days=1)) == held
-
-
-def test_a_person_is_told_only_an_instant_still_ahead() -> None:
-    assert ahead(NOW + timedelta(seconds=1), NOW) == NOW + timedelta(seconds=1)
-    assert ahead(NOW, NOW) is None
-    assert ahead(None, NOW) is None

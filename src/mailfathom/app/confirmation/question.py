@@ -1,7 +1,7 @@
 """What a person is asked: the message as it would be sent, and the binding of the answer.
 
 The question shows the rows a person needs to judge a message (From, To, Cc, Bcc, Subject,
-Attachments, and the instant it leaves after when it is to wait; an empty row is left out) and
+Attachments, and the instant it leaves after when one was asked; an empty row is left out) and
 the whole text exactly as it is sent, as plain text. The answer is bound to a SHA-256 of those
 bytes together with the envelope recipients and what is sent without being shown (threading
 fields, the files' octets): a message that is no longer the one shown is not sent on that
@@ -28,7 +28,7 @@ class ShownFile:
 class ShownMessage:
     """A message as a person is shown it. `sender` is `Name <address>` or the address;
     `envelope` every address the message is offered to; `unshown` digests or values of what
-    is sent without being shown; `leaves_after` the instant it waits for, when it waits."""
+    is sent without being shown; `leaves_after` the instant it waits for, when one was asked."""
 
     account_id: str
     sender: str

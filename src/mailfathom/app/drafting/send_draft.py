@@ -190,9 +190,10 @@ class DraftPromotion:
         send_after: object = None,
     ) -> Settled[OutgoingRecord]:
         """send_draft through the confirmation step: the draft's own bytes are shown, with
-        the instant it leaves after when that is still ahead, and an answer of Send promotes
-        exactly the revision shown. An edit between the question and the answer is refused
-        (59004); Save draft leaves the draft as it is."""
+        the instant it leaves after when one was given (shown whether or not it is still
+        ahead, so a question answered after its instant is still the question asked), and an
+        answer of Send promotes exactly the revision shown. An edit between the question and
+        the answer is refused (59004); Save draft leaves the draft as it is."""
         if caller.confirmation is ConfirmationMode.NONE:
             record = self.send(caller, draft_id, send_after)
             return Settled(Status.QUEUED, record.account_id, record=record)
@@ -260,7 +261,7 @@ class DraftPromotion:
             html=viewed.html,
             envelope=tuple(f"{r.field.value}:{r.address}" for r in draft.recipients),
             unshown=(hashlib.sha256(draft.mime).hexdigest(),),
-            leaves_after=scheduling.ahead(instant, self._clock()),
+            leaves_after=instant,
         )
 
 

@@ -58,8 +58,3 @@ def not_before(held_until: datetime, instant: datetime | None) -> datetime:
     """When the record first becomes due: after the deployment's hold, and not before the
     instant asked for."""
     return held_until if instant is None else max(held_until, instant)
-
-
-def ahead(instant: datetime | None, now: datetime) -> datetime | None:
-    """The instant, when it still lies ahead of `now` (what a person asked is told)."""
-    return instant if instant is not None and instant > now else None
