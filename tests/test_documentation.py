@@ -64,3 +64,17 @@ def test_every_registered_tool_has_a_row_in_the_tool_table(tmp_path: Path) -> No
     assert "list_emails" in registered
     documented = set(re.findall(r"^\| `(\w+)` \|", (DOCS / "mcp.md").read_text("utf-8"), re.M))
     assert registered == documented
+
+
+def _section(text: str, heading: str) -> str:
+    start = text.index(f"\n## {heading}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+def test_send_after_is_documented_in_the_tool_row_and_both_sections() -> None:
+    text = (DOCS / "mcp.md").read_text("utf-8")
+    (row,) = re.findall(r"^\| `send_draft` \|.*$", text, re.M)
+    assert "`sendAfter`" in row
+    for heading in ("Sending", "Drafts"):
+        assert "`sendAfter`" in _section(text, heading), heading

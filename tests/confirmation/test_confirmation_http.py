@@ -12,6 +12,7 @@ import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -498,6 +499,44 @@ def test_send_draft_asks_and_sends_the_revision_shown(served: Served, mode: str)
     ]
     assert asked.message.endswith("\n" + body)
     assert _draft_life(served, draft_id) is DraftLife.SENT
+
+
+@pytest.mark.parametrize(
+    ("mode", "language", "row"), [(MODES[0], "en", "Leaves after"), (MODES[1], "sk", "Odíde po")]
+)
+def test_send_draft_with_send_after_tells_the_person_when_it_leaves(
+    served: Served, mode: str, language: str, row: str
+) -> None:
+    draft_id, _ = _saved_draft(served, BODY)
+    instant = (datetime.now(UTC) + timedelta(days=2)).replace(microsecond=0)
+    zoned = instant.astimezone(timezone(timedelta(hours=-5))).isoformat()
+    person = Person(choosing("send"))
+    arguments = {"draftId": draft_id, "language": language, "sendAfter": zoned}
+    answer = structured(_call(served, "send_draft", arguments, mode, person))
+    assert (answer["status"], answer["state"]) == ("queued", "queued")
+    assert datetime.fromisoformat(answer["sendAfter"].replace("Z", "+00:00")) == instant
+    [asked] = person.asked
+    rows = asked.message.split("\n\n")[1].splitlines()
+    assert rows[-1] == f"{row}: {instant:%Y-%m-%d %H:%M:%S} UTC"
+    with served.services() as services:
+        record = services.outbox().find(uuid.UUID(answer["outgoingEmailId"]))
+        assert record is not None
+        services.outbox().withdraw(record.outgoing_id)
+
+
+def test_a_send_after_already_past_is_shown_as_asked(served: Served) -> None:
+    """The row states the instant asked for, past or not: a question answered after its
+    instant must still be the question the person was shown."""
+    draft_id, _ = _saved_draft(served, BODY)
+    person = Person(choosing("cancel"))
+    arguments = {"draftId": draft_id, "sendAfter": "2026-01-01T01:00:00+01:00"}
+    assert structured(_call(served, "send_draft", arguments, "legacy", person))["status"] == (
+        "cancelled"
+    )
+    [asked] = person.asked
+    rows = asked.message.split("\n\n")[1].splitlines()
+    assert [row.split(":")[0] for row in rows] == ["From", "To", "Subject", "Leaves after"]
+    assert rows[-1] == "Leaves after: 2026-01-01 00:00:00 UTC"
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -232,7 +232,8 @@ BASE: dict[str, Callable[[LiteralDeployment], dict[str, Any]]] = {
     "save_draft": _draft,
     "update_draft": lambda d: {"draftId": _saved_draft(d), **_draft(d)},
     "delete_draft": lambda d: {},
-    "send_draft": lambda d: {},
+    # A draft that could be sent, so a refusal is the argument's own.
+    "send_draft": lambda d: {"draftId": _saved_draft(d)},
     # Removing a keyword the email does not carry changes nothing another test reads.
     "set_mail_flags": lambda d: {
         "storedEmailId": d.answered_id,

@@ -59,6 +59,8 @@ REFUSED = [
     ("update_draft", "draftId", 53008),
     ("delete_draft", "draftId", 53008),
     ("send_draft", "draftId", 53008),
+    # No such text is an instant with an offset: refused by the use case, naming the field.
+    ("send_draft", "sendAfter", 51013),
     ("set_mail_flags", "storedEmailId", 51004),
     ("set_mail_flags", "keywordChange", 51017),
     ("organize_email", "action", 51017),

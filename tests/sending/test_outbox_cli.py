@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 from log_audit import register_all
@@ -19,9 +21,11 @@ SUBJECT = "Operator view check"
 BODY = "Nothing of this may appear in the operator's view.\n"
 
 
-def _mfctl(*args: str) -> subprocess.CompletedProcess[str]:
+def _mfctl(*args: str, columns: int | None = None) -> subprocess.CompletedProcess[str]:
+    env = None if columns is None else {**os.environ, "COLUMNS": str(columns)}
     return subprocess.run(
         [sys.executable, "-m", "mailfathom", "outbox", *args],
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
@@ -129,3 +133,35 @@ def test_every_delivery_failure_code_is_explained_in_words() -> None:
     for sentence in FAILURE_EXPLANATIONS.values():
         assert sentence.endswith(".")
         assert "{" not in sentence
+
+
+def test_a_send_asked_to_wait_is_listed_and_shown_with_its_instant(tmp_path: Path) -> None:
+    from mailfathom.app.drafting.composition import DraftRequest
+
+    register_all([SUBJECT, BODY, "waiting@example.net"])
+    config_path = sending_config(tmp_path, None)
+    instant = datetime(2026, 12, 24, 9, 30, tzinfo=UTC)
+    clock = lambda: datetime(2026, 12, 20, 8, 0, tzinfo=UTC)  # noqa: E731
+    with Services.open(load_config(config_path), clock=clock) as services:
+        uses = services.drafting()
+        request = DraftRequest(
+            plain_text_body=BODY, account="work", subject=SUBJECT, to=["waiting@example.net"]
+        )
+        saved = uses.save.save(AGENT, request)
+        waiting = uses.send.send(AGENT, str(saved.draft_id), "2026-12-24T10:30:00+01:00")
+        unscheduled = _queue(services, "me@example.org", "unscheduled")
+    listed = _mfctl("list", "--config", str(config_path), columns=200)
+    assert listed.returncode == 0, listed.stderr
+    assert "send after" in listed.stdout
+    (line,) = [x for x in listed.stdout.splitlines() if str(waiting.outgoing_id) in x]
+    assert "2026-12-24T09:30:00+00:00" in line
+    (other,) = [x for x in listed.stdout.splitlines() if unscheduled in x]
+    assert "2026-12-24" not in other
+    # In a narrow terminal the instant is folded onto more lines, never cut short.
+    narrow = _mfctl("list", "--config", str(config_path), columns=80)
+    assert "…" not in narrow.stdout
+    shown = _mfctl("show", str(waiting.outgoing_id), "--config", str(config_path))
+    assert shown.returncode == 0, shown.stderr
+    assert f"send after      {instant.isoformat()}" in shown.stdout
+    plain = _mfctl("show", unscheduled, "--config", str(config_path))
+    assert "send after" not in plain.stdout

@@ -111,17 +111,20 @@ def test_a_send_is_answered_queued_and_read_back_by_its_own_caller_only(relaxed:
         "state",
         "recipientCount",
         "queuedAt",
+        "sendAfter",
         "status",
         "sent",
         "draftId",
         "reason",
     }
-    assert (answer["status"], answer["sent"], answer["draftId"], answer["reason"]) == (
-        "queued",
-        False,
-        None,
-        None,
-    )
+    # send_email schedules nothing: the shape it shares with send_draft names no instant.
+    assert (
+        answer["status"],
+        answer["sent"],
+        answer["draftId"],
+        answer["reason"],
+        answer["sendAfter"],
+    ) == ("queued", False, None, None, None)
     # The same key again: the same record, nothing more queued.
     again = structured(call(relaxed.url, KEYS["agent"], "send_email", arguments))
     assert again == answer

@@ -4,6 +4,7 @@ same transaction as the write, and stage changes that cannot both win."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -338,3 +339,77 @@ def test_instants_given_in_another_zone_are_kept_and_compared_as_instants(
     assert outbox.claim("w1", T0 - timedelta(minutes=1), 60, 10) == []
     (claimed,) = outbox.claim("w1", T0.astimezone(east), 60, 10)
     assert claimed.outgoing_id == record.outgoing_id
+
+
+def _waiting(key: str, until: datetime) -> NewOutgoing:
+    return dataclasses.replace(_new(key), send_after=until)
+
+
+def test_a_send_asked_to_wait_is_not_claimed_before_its_instant(outbox: SqlOutbox) -> None:
+    until = T0 + timedelta(hours=1)
+    record, _ = outbox.record(_waiting("later", until), [])
+    assert record.send_after == until
+    assert outbox.next_due() == until
+    assert outbox.claim("w1", T0, 60, 10) == []
+    assert outbox.claim("w1", until - timedelta(microseconds=1), 60, 10) == []
+    assert outbox.find(record.outgoing_id).stage is Stage.QUEUED  # type: ignore[union-attr]
+    (claimed,) = outbox.claim("w1", until, 60, 10)
+    assert claimed.outgoing_id == record.outgoing_id
+    assert outbox.claim("w2", until + timedelta(hours=1), 60, 10) == []
+    assert outbox.next_due() is None
+
+
+def test_a_send_due_sooner_is_claimed_while_a_later_one_waits(outbox: SqlOutbox) -> None:
+    later = outbox.record(_waiting("later", T0 + timedelta(days=2)), [])[0]
+    now = outbox.record(_new("now"), [])[0]
+    assert outbox.next_due() == T0
+    (claimed,) = outbox.claim("w1", T0 + timedelta(days=1), 60, 10)
+    assert claimed.outgoing_id == now.outgoing_id
+    assert outbox.next_due() == T0 + timedelta(days=2)
+    assert outbox.find(later.outgoing_id).stage is Stage.QUEUED  # type: ignore[union-attr]
+
+
+def test_an_instant_already_past_is_due_at_once(outbox: SqlOutbox) -> None:
+    record, _ = outbox.record(_waiting("past", T0 - timedelta(days=1)), [])
+    assert record.send_after == T0 - timedelta(days=1)
+    (claimed,) = outbox.claim("w1", T0, 60, 10)
+    assert claimed.outgoing_id == record.outgoing_id
+
+
+def test_a_waiting_send_cancelled_before_its_instant_leaves_nothing_to_deliver(
+    outbox: SqlOutbox,
+) -> None:
+    until = T0 + timedelta(hours=1)
+    record, _ = outbox.record(_waiting("later", until), [])
+    withdrawn = outbox.cancel(record.outgoing_id, T0 + timedelta(minutes=10))
+    assert withdrawn is not None
+    assert withdrawn.stage is Stage.CANCELLED
+    assert withdrawn.send_after == until
+    assert outbox.claim("w1", until + timedelta(days=1), 60, 10) == []
+    assert outbox.next_due() is None
+
+
+def test_a_send_after_given_in_another_zone_is_read_back_in_utc(outbox: SqlOutbox) -> None:
+    east = timezone(timedelta(hours=5, minutes=30))
+    until = T0 + timedelta(hours=3)
+    record, _ = outbox.record(_waiting("zoned", until.astimezone(east)), [])
+    assert record.send_after == until
+    assert record.send_after is not None
+    assert record.send_after.utcoffset() == timedelta(0)
+    assert [e.record.send_after for e in outbox.listing(10)] == [until]
+    assert outbox.claim("w1", until.astimezone(east) - timedelta(seconds=1), 60, 10) == []
+    assert len(outbox.claim("w1", until.astimezone(east), 60, 10)) == 1
+
+
+def test_a_retry_of_a_send_that_waited_keeps_its_instant(outbox: SqlOutbox) -> None:
+    until = T0 + timedelta(minutes=30)
+    record, _ = outbox.record(_waiting("retried", until), [])
+    claimed = _claim_one(outbox, at=until)
+    retry_at = until + timedelta(minutes=5)
+    result = AttemptResult(Stage.QUEUED, record.recipients, 71006, retry_at)
+    assert outbox.finish(claimed.seq, "w1", result, until)
+    assert outbox.next_due() == retry_at
+    again = outbox.find(record.outgoing_id)
+    assert again is not None
+    assert again.send_after == until
+    assert _claim_one(outbox, at=retry_at).attempt_count == 2

@@ -55,7 +55,8 @@ class Recipient:
 @dataclass(frozen=True, slots=True)
 class OutgoingRecord:
     """What is known about one send. `caller` is the principal it was queued under, stamped
-    when it was written down; `failure_code` the last attempt's failure (a `DeliveryCode`)."""
+    when it was written down; `failure_code` the last attempt's failure (a `DeliveryCode`);
+    `send_after` the instant the caller asked it to wait for, if any."""
 
     outgoing_id: uuid.UUID
     account_id: str
@@ -67,3 +68,4 @@ class OutgoingRecord:
     recipients: tuple[Recipient, ...]
     failure_code: int | None = None
     finished_at: datetime | None = None
+    send_after: datetime | None = None

@@ -70,11 +70,12 @@ class SqlOutbox:
                         "kind": new.kind.value,
                         "stage": Stage.QUEUED.value,
                         "queued_at": new.queued_at,
-                        "not_before": new.not_before,
+                        "not_before": _not_before(new),
                         "attempt_count": 0,
                         "message_id_header": new.message_id,
                         "envelope_from": new.envelope_from,
                         "mime": new.mime,
+                        "send_after": new.send_after,
                     },
                 ).scalar_one()
                 c.execute(
@@ -198,7 +199,7 @@ class SqlOutbox:
             due = list(
                 c.execute(
                     sa.select(_O.seq)
-                    .where(_O.stage == Stage.QUEUED.value, _O.not_before <= now)
+                    .where(_O.stage == Stage.QUEUED.value, _O.not_before <= now, _after(now))
                     .order_by(_O.not_before, _O.seq)
                     .limit(limit)
                 ).scalars()
@@ -213,6 +214,7 @@ class SqlOutbox:
                         _O.seq == seq,
                         _O.stage == Stage.QUEUED.value,
                         _O.not_before <= now,
+                        _after(now),
                         sa.or_(_O.lease_expires_at.is_(None), _O.lease_expires_at <= now),
                     )
                     .values(
@@ -242,6 +244,13 @@ class SqlOutbox:
                     )
                 )
         return claimed
+
+    def next_due(self) -> datetime | None:
+        with self._engine.connect() as c:
+            due: datetime | None = c.execute(
+                sa.select(sa.func.min(_O.not_before)).where(_O.stage == Stage.QUEUED.value)
+            ).scalar_one()
+        return due
 
     @staticmethod
     def _held(seq: int, worker: str) -> list[sa.ColumnElement[bool]]:
@@ -330,4 +339,19 @@ def _record(row: Any, recipients: tuple[Recipient, ...]) -> OutgoingRecord:
         recipients=recipients,
         failure_code=row.failure_code,
         finished_at=row.finished_at,
+        send_after=row.send_after,
     )
+
+
+def _not_before(new: NewOutgoing) -> datetime:
+    """A send asked to wait is not due before its instant, whatever hold it was written with,
+    so the claim finds it through `ix_outgoing_due` alone."""
+    if new.send_after is None:
+        return new.not_before
+    return max(new.not_before, new.send_after)
+
+
+def _after(now: datetime) -> sa.ColumnElement[bool]:
+    """The send's own instant has come. `not_before` already says so for every record this
+    adapter wrote; the claim states it anyway, as the fact the change depends on."""
+    return sa.or_(_O.send_after.is_(None), _O.send_after <= now)

@@ -218,6 +218,8 @@ outgoing_emails = sa.Table(
     sa.Column("message_id_header", sa.String(998), nullable=False),
     sa.Column("envelope_from", sa.String(998), nullable=False),
     sa.Column("mime", sa.LargeBinary, nullable=False),
+    # The instant a caller asked the send to wait for; `not_before` is never earlier.
+    sa.Column("send_after", TS),
     sa.UniqueConstraint("account_id", "idempotency_key", name="uq_outgoing_account_key"),
 )
 sa.Index("ix_outgoing_due", outgoing_emails.c.stage, outgoing_emails.c.not_before)

@@ -1,16 +1,18 @@
 """What a person is asked: the message as it would be sent, and the binding of the answer.
 
 The question shows the rows a person needs to judge a message (From, To, Cc, Bcc, Subject,
-Attachments; an empty row is left out) and the whole text exactly as it is sent, as plain
-text. The answer is bound to a SHA-256 of those bytes together with the envelope recipients
-and what is sent without being shown (threading fields, the files' octets): a message that
-is no longer the one shown is not sent on that answer.
+Attachments, and the instant it leaves after when one was asked; an empty row is left out) and
+the whole text exactly as it is sent, as plain text. The answer is bound to a SHA-256 of those
+bytes together with the envelope recipients and what is sent without being shown (threading
+fields, the files' octets): a message that is no longer the one shown is not sent on that
+answer.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from mailfathom.app.confirmation.ports import Choice, Question
 from mailfathom.app.confirmation.wording import WORDINGS, Language, size
@@ -26,7 +28,7 @@ class ShownFile:
 class ShownMessage:
     """A message as a person is shown it. `sender` is `Name <address>` or the address;
     `envelope` every address the message is offered to; `unshown` digests or values of what
-    is sent without being shown."""
+    is sent without being shown; `leaves_after` the instant it waits for, when one was asked."""
 
     account_id: str
     sender: str
@@ -39,6 +41,7 @@ class ShownMessage:
     html: str | None
     envelope: tuple[str, ...]
     unshown: tuple[str, ...] = ()
+    leaves_after: datetime | None = None
 
 
 def question(shown: ShownMessage, language: Language) -> Question:
@@ -52,6 +55,9 @@ def question(shown: ShownMessage, language: Language) -> Question:
     if shown.files:
         files = ", ".join(f"{f.name} ({size(f.octets, wording)})" for f in shown.files)
         rows.append((wording.attachments, files))
+    if shown.leaves_after is not None:
+        instant = shown.leaves_after.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        rows.append((wording.leaves_after, instant))
     lines = [wording.question, ""]
     lines.extend(f"{label}: {value}" for label, value in rows)
     lines.extend(["", wording.body, shown.body])

@@ -25,6 +25,7 @@ class Wording:
     bcc: str
     subject: str
     attachments: str
+    leaves_after: str
     body: str
     html: str
     choice_title: str
@@ -41,6 +42,7 @@ WORDINGS: dict[Language, Wording] = {
         bcc="Bcc",
         subject="Subject",
         attachments="Attachments",
+        leaves_after="Leaves after",
         body="Text of the email:",
         html="HTML version of the text (as written, not rendered):",
         choice_title="What should happen to this email?",
@@ -55,6 +57,7 @@ WORDINGS: dict[Language, Wording] = {
         bcc="Skrytá kopie",
         subject="Předmět",
         attachments="Přílohy",
+        leaves_after="Odejde po",
         body="Text e-mailu:",
         html="HTML verze textu (tak, jak je napsaná, nevykreslená):",
         choice_title="Co se má s tímto e-mailem stát?",
@@ -73,6 +76,7 @@ WORDINGS: dict[Language, Wording] = {
         bcc="Skrytá kópia",
         subject="Predmet",
         attachments="Prílohy",
+        leaves_after="Odíde po",
         body="Text e-mailu:",
         html="HTML verzia textu (tak, ako je napísaná, nevykreslená):",
         choice_title="Čo sa má s týmto e-mailom stať?",

@@ -7,6 +7,11 @@ policy and vouching, the recipient count, the body size, the files' count and si
 draft store lists them, the composed message's size and the ceilings. A draft addressed to
 nobody is 53010. A refused promotion leaves the draft as it was.
 
+`sendAfter` is checked before the draft is looked up (see `sending.scheduling`), and the record
+is written not due before it. It belongs to the send, not to the draft: a repeated call answers
+the first record as it stands, whatever instant it names, exactly as a repeated call with no
+instant does; cancel_outgoing_email is what withdraws the first one.
+
 The draft is the identity of the send: the record's key is derived from the draft and its
 revision in a form no caller's idempotencyKey can take (callers' keys carry no control
 character), so racing or repeated calls queue one message and each answers that record.
@@ -30,7 +35,7 @@ from mailfathom.app.confirmation.ports import Confirmation, MessageViewer
 from mailfathom.app.confirmation.question import ShownFile, ShownMessage
 from mailfathom.app.drafting.composition import draft_identifier, hold_to_message_size, not_held
 from mailfathom.app.drafting.ports import DraftStore
-from mailfathom.app.sending import ceilings
+from mailfathom.app.sending import ceilings, scheduling
 from mailfathom.app.sending import rules as sending_rules
 from mailfathom.app.sending.ports import CeilingReached, NewOutgoing, OutboxStore
 from mailfathom.app.sending.rules import SendingAccount
@@ -86,13 +91,14 @@ class DraftPromotion:
         self._viewer = viewer
         self._clock = clock
 
-    def send(self, caller: Caller, draft_id: object) -> OutgoingRecord:
+    def send(self, caller: Caller, draft_id: object, send_after: object = None) -> OutgoingRecord:
         """Promote the draft for a caller whose entry asks nobody first (`settle` asks)."""
         require(caller, PERMISSIONS)
         if caller.confirmation is not ConfirmationMode.NONE:
             raise PermissionDenied(
                 "The caller's entry asks a person before sending; this path asks nobody."
             )
+        instant = scheduling.send_after(send_after, self._clock())
         identifier = draft_identifier(draft_id)
         for _ in range(_ATTEMPTS):
             draft = self._store.find(identifier)
@@ -105,7 +111,7 @@ class DraftPromotion:
                 return record
             if draft.life is not DraftLife.LIVE:
                 raise not_held()
-            record, created = self._record(caller, draft)
+            record, created = self._record(caller, draft, instant)
             if self._store.mark_sent(identifier, draft.revision, record.outgoing_id):
                 return record
             after = self._store.find(identifier)
@@ -116,7 +122,9 @@ class DraftPromotion:
                 self._outbox.cancel(record.outgoing_id, self._clock())
         raise not_held()
 
-    def _record(self, caller: Caller, draft: Draft) -> tuple[OutgoingRecord, bool]:
+    def _record(
+        self, caller: Caller, draft: Draft, instant: datetime | None
+    ) -> tuple[OutgoingRecord, bool]:
         config = self._config
         bounds = config.mail_delivery
         sender = self._checked(draft)
@@ -128,11 +136,12 @@ class DraftPromotion:
             caller=caller.label,
             kind=_KINDS[draft.answering],
             queued_at=now,
-            not_before=now + timedelta(seconds=bounds.hold_seconds),
+            not_before=scheduling.not_before(now + timedelta(seconds=bounds.hold_seconds), instant),
             message_id=draft.message_id,
             envelope_from=sender.address,
             mime=draft.mime,
             recipients=tuple(Recipient(r.field, r.address) for r in draft.recipients),
+            send_after=instant,
         )
         try:
             return self._outbox.record(
@@ -178,14 +187,18 @@ class DraftPromotion:
         draft_id: object,
         confirmation: Confirmation,
         language: object,
+        send_after: object = None,
     ) -> Settled[OutgoingRecord]:
-        """send_draft through the confirmation step: the draft's own bytes are shown, and an
+        """send_draft through the confirmation step: the draft's own bytes are shown, with
+        the instant it leaves after when one was given (shown whether or not it is still
+        ahead, so a question answered after its instant is still the question asked), and an
         answer of Send promotes exactly the revision shown. An edit between the question and
         the answer is refused (59004); Save draft leaves the draft as it is."""
         if caller.confirmation is ConfirmationMode.NONE:
-            record = self.send(caller, draft_id)
+            record = self.send(caller, draft_id, send_after)
             return Settled(Status.QUEUED, record.account_id, record=record)
         require(caller, PERMISSIONS)
+        instant = scheduling.send_after(send_after, self._clock())
         identifier = draft_identifier(draft_id)
         held = self._store.find(identifier)
         if (
@@ -207,19 +220,21 @@ class DraftPromotion:
             if draft.life is not DraftLife.LIVE:
                 raise not_held()
             self._checked(draft)
-            return Prepared(self._shown(draft), draft)
+            return Prepared(self._shown(draft, instant), draft)
 
         return self._confirmed.settle(
             caller,
             confirmation,
             wording.language(language),
             prepare,
-            send=lambda draft: self._promote_shown(caller, draft),
+            send=lambda draft: self._promote_shown(caller, draft, instant),
             save_draft=lambda draft: str(draft.draft_id),
         )
 
-    def _promote_shown(self, caller: Caller, draft: Draft) -> OutgoingRecord:
-        record, created = self._record(caller, draft)
+    def _promote_shown(
+        self, caller: Caller, draft: Draft, instant: datetime | None
+    ) -> OutgoingRecord:
+        record, created = self._record(caller, draft, instant)
         if self._store.mark_sent(draft.draft_id, draft.revision, record.outgoing_id):
             return record
         after = self._store.find(draft.draft_id)
@@ -232,7 +247,7 @@ class DraftPromotion:
             "The draft changed after the person was shown it; nothing was sent.",
         )
 
-    def _shown(self, draft: Draft) -> ShownMessage:
+    def _shown(self, draft: Draft, instant: datetime | None) -> ShownMessage:
         viewed = self._viewer.view(draft.mime)
         return ShownMessage(
             account_id=draft.account_id,
@@ -246,6 +261,7 @@ class DraftPromotion:
             html=viewed.html,
             envelope=tuple(f"{r.field.value}:{r.address}" for r in draft.recipients),
             unshown=(hashlib.sha256(draft.mime).hexdigest(),),
+            leaves_after=instant,
         )
 
 

@@ -54,10 +54,14 @@ class TransportDirectory(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class PassReport:
+    """What a pass did. `due_in`: seconds from the end of the pass until the earliest send
+    still queued becomes due (0 when one already is), None when nothing is queued."""
+
     claimed: int
     sent: int
     failed: int
     retried: int
+    due_in: float | None = None
 
 
 class DeliveryPass:
@@ -107,7 +111,13 @@ class DeliveryPass:
             sent += result.stage is Stage.SENT
             failed += result.stage is Stage.FAILED
             retried += result.stage is Stage.QUEUED
-        return PassReport(len(claimed), sent, failed, retried)
+        return PassReport(len(claimed), sent, failed, retried, self._due_in())
+
+    def _due_in(self) -> float | None:
+        due = self._outbox.next_due()
+        if due is None:
+            return None
+        return max(0.0, (due - self._clock()).total_seconds())
 
     def _file_copy(self, send: ClaimedSend) -> None:
         """The sender's own copy, after the send ended well; losing it loses no mail. A send

@@ -19,7 +19,8 @@ from mailfathom.domain.outgoing import OutgoingKind, OutgoingRecord, Recipient, 
 
 @dataclass(frozen=True, slots=True)
 class NewOutgoing:
-    """A send as a sending tool writes it down."""
+    """A send as a sending tool writes it down. `send_after`: the instant the caller asked
+    it to wait for (None: as soon as the record's `not_before` allows)."""
 
     outgoing_id: uuid.UUID
     account_id: str
@@ -32,6 +33,7 @@ class NewOutgoing:
     envelope_from: str
     mime: bytes
     recipients: tuple[Recipient, ...]
+    send_after: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +98,8 @@ class OutboxStore(Protocol):
         account by a constraint, so two racing calls leave one record and both answer it.
         Before writing, each ceiling is counted in the same transaction; one with no room
         raises `CeilingReached` and nothing is written. A repeated call is answered
-        without counting: it sends nothing more."""
+        without counting: it sends nothing more. A record with `send_after` is written with
+        `not_before` no earlier than that instant."""
         ...
 
     def find(self, outgoing_id: uuid.UUID) -> OutgoingRecord | None: ...
@@ -111,9 +114,15 @@ class OutboxStore(Protocol):
     def claim(
         self, worker: str, now: datetime, lease_seconds: float, limit: int
     ) -> list[ClaimedSend]:
-        """Take up to `limit` due sends (queued, not before now) under a lease, moving them to
-        sending and counting the attempt, in one conditional statement per record: a record
-        another worker or a cancellation took first is skipped."""
+        """Take up to `limit` due sends (queued, not before now, not before their
+        `send_after`) under a lease, moving them to sending and counting the attempt, in one
+        conditional statement per record: a record another worker or a cancellation took
+        first is skipped."""
+        ...
+
+    def next_due(self) -> datetime | None:
+        """The earliest instant at which a queued send becomes due (possibly already past),
+        or None when nothing is queued: what an idle delivery pass waits for."""
         ...
 
     def begin_transmission(self, seq: int, worker: str, now: datetime) -> bool:

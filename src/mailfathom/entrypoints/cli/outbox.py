@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
-from rich.table import Table
+from rich.table import Column, Table
 
 from mailfathom.app.sending.administer_outbox import OutboxAdministration, Withdrawn
 from mailfathom.bootstrap import Services
@@ -101,6 +101,8 @@ def _show(record: OutgoingRecord) -> None:
         f"attempts        {record.attempt_count}",
         f"queued at       {record.queued_at.isoformat()}",
     ]
+    if record.send_after is not None:
+        lines.append(f"send after      {record.send_after.isoformat()}")
     if record.failure_code is not None:
         lines.append(f"failure code    {record.failure_code}: {explain(record.failure_code)}")
     for r in record.recipients:
@@ -123,7 +125,8 @@ def list_outbox(
     ] = None,
     limit: Annotated[int, typer.Option(help="How many, newest first.")] = 50,
 ) -> None:
-    """The newest sends, with their state and attempts."""
+    """The newest sends, with their state, attempts and the instant a waiting one leaves
+    after."""
     published = {s.published: s for s in Stage}
     wanted = []
     for name in stage or []:
@@ -135,7 +138,9 @@ def list_outbox(
     if not entries:
         answers.print("No sends in the state(s) asked for." if wanted else "No queued sends.")
         return
-    table = Table("outgoing email", "account", "state", "attempts", "queued at", "recipients")
+    # Folded rather than cut short, so an identifier or an instant is never shown in part.
+    headers = ("outgoing email", "account", "state", "attempts", "queued at", "send after")
+    table = Table(*(Column(h, overflow="fold") for h in (*headers, "recipients")))
     for entry in entries:
         r = entry.record
         table.add_row(
@@ -144,6 +149,7 @@ def list_outbox(
             r.stage.published,
             str(r.attempt_count),
             r.queued_at.isoformat(timespec="seconds"),
+            "" if r.send_after is None else r.send_after.isoformat(timespec="seconds"),
             str(len(r.recipients)),
         )
     answers.print(table)

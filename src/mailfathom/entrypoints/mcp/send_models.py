@@ -41,6 +41,11 @@ class SendResult(Published):
         description="When the send was first written down (for a repeated call: when the "
         "first call wrote it); null when nothing was queued.",
     )
+    sendAfter: datetime | None = Field(
+        default=None,
+        description="The instant (UTC) before which the delivery pass does not offer the "
+        "message, as send_draft was asked; null when none was asked or nothing was queued.",
+    )
     status: Literal["queued", "draft", "cancelled"] = Field(
         description="queued: written down for the delivery pass (state says how far it got). "
         "draft: kept as a draft and not sent (the person asked chose it, or nobody could be "
@@ -82,6 +87,11 @@ class OutgoingStatusResult(Published):
         description="Delivery attempts made, counted as each begins (one under way counts)."
     )
     queuedAt: datetime = Field(description="When the send was first written down.")
+    sendAfter: datetime | None = Field(
+        default=None,
+        description="The instant (UTC) before which the delivery pass does not offer the "
+        "message; null when the send was not asked to wait.",
+    )
     recipients: list[OutgoingRecipientModel] = Field(
         default=[], description="Everybody the message is addressed to, in header order."
     )

@@ -1,6 +1,10 @@
 """The delivery worker: run the delivery pass until told to stop.
 
-A pass that found work runs again at once; an idle one waits `interval` seconds. Several
+A pass that found work runs again at once; an idle one waits `interval` seconds, or less when
+a queued send (one held by the deployment's hold, by a retry's backoff, or by the instant
+send_draft was asked to wait for) becomes due sooner, so it leaves at its instant rather than
+at the next poll. The wait never drops below `_SHORTEST`: a send reported due that another
+worker took is not polled for in a tight loop. Several
 workers (processes or machines sharing a PostgreSQL store) may run together: a send is taken
 by one claim, under a lease.
 """
@@ -17,6 +21,7 @@ from mailfathom.bootstrap import Services
 from mailfathom.domain.config import DeploymentConfig
 
 log = structlog.get_logger("mailfathom.delivery")
+_SHORTEST = 0.05
 
 
 def sending_configured(config: DeploymentConfig) -> bool:
@@ -43,4 +48,12 @@ def run_delivery(
             stop.wait(interval)
             continue
         if report.claimed == 0:
-            stop.wait(interval)
+            stop.wait(idle_wait(interval, report.due_in))
+
+
+def idle_wait(interval: float, due_in: float | None) -> float:
+    """How long an idle worker waits: the poll interval, or until the earliest queued send
+    is due when that comes first."""
+    if due_in is None:
+        return interval
+    return min(interval, max(due_in, _SHORTEST))

@@ -56,6 +56,7 @@ def send_result(settled: Settled[OutgoingRecord]) -> SendResult:
         state=record.stage.published,  # type: ignore[arg-type]
         recipientCount=len(record.recipients),
         queuedAt=record.queued_at,
+        sendAfter=record.send_after,
         status=settled.status.value,
         sent=record.stage is Stage.SENT,
     )
@@ -68,6 +69,7 @@ def status_result(record: OutgoingRecord) -> OutgoingStatusResult:
         state=record.stage.published,  # type: ignore[arg-type]
         attemptCount=record.attempt_count,
         queuedAt=record.queued_at,
+        sendAfter=record.send_after,
         recipients=[
             OutgoingRecipientModel(
                 address=r.address,

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, InputRequiredResult
+from pydantic import Field
 
 from mailfathom.app.drafting import send_draft as use_case
 from mailfathom.domain.access import ToolCategory
@@ -17,11 +18,23 @@ from mailfathom.entrypoints.mcp.send_models import SendResult
 from mailfathom.entrypoints.mcp.tools.drafts import DraftId
 from mailfathom.entrypoints.mcp.tools.outgoing import ASKED, QUEUED, SENDS, UNTRUSTED, send_result
 
+SendAfter = Annotated[
+    str | None,
+    Field(
+        description="An ISO 8601 instant with its offset (Z, +HH:MM or -HH:MM), at most 30 days "
+        "ahead, before which the message is not handed to a mail server; it can be "
+        "cancelled until then. An instant already past sends as soon as possible. Omitted: "
+        "as soon as possible.",
+        json_schema_extra={"format": "date-time"},
+    ),
+]
+
 
 def spec(registry: ToolRegistry, promotion: use_case.DraftPromotion, timeout: float) -> ToolSpec:
     async def send_draft(
         draftId: DraftId,
         language: ConfirmationLanguage = "en",
+        sendAfter: SendAfter = None,
         *,
         ctx: Context,  # the SDK finds the context parameter by its bare class
     ) -> Annotated[CallToolResult, SendResult] | InputRequiredResult:
@@ -30,7 +43,9 @@ def spec(registry: ToolRegistry, promotion: use_case.DraftPromotion, timeout: fl
             registry,
             "send_draft",
             confirmation,
-            lambda caller: send_result(promotion.settle(caller, draftId, confirmation, language)),
+            lambda caller: send_result(
+                promotion.settle(caller, draftId, confirmation, language, sendAfter)
+            ),
         )
 
     return ToolSpec(
@@ -39,7 +54,8 @@ def spec(registry: ToolRegistry, promotion: use_case.DraftPromotion, timeout: fl
         description=(
             "Sends the message one draft holds, exactly as it stands: nothing can be changed "
             "here (update_draft first). Every sending bound is asked now, and a draft "
-            "addressed to nobody is refused. Asking again answers the first call's record "
+            "addressed to nobody is refused. sendAfter holds it until an instant. Asking "
+            "again answers the first call's record unchanged, whatever sendAfter it names, "
             "and sends nothing more. The draft's copy leaves the drafts folder once the "
             "message has been delivered. " + QUEUED + ASKED + " " + UNTRUSTED + TEXT_FORM
         ),
