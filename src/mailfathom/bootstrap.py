@@ -116,7 +116,7 @@ from mailfathom.app.sending.send_email import AuthoredMailSubmission
 from mailfathom.app.sending.submission import Submission
 from mailfathom.app.shared.mailbox_selection import ServedAccount
 from mailfathom.app.shared.stored_parts import StoredParts
-from mailfathom.app.sync.ports import MailboxSession
+from mailfathom.app.sync.ports import ChangeWatch, MailboxSession
 from mailfathom.app.sync.synchronize_account import AccountSynchronizer
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimits
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig
@@ -137,6 +137,11 @@ class _ConnectorByKind:
         if account.kind is AccountKind.LOCAL:
             return self.local.open(account)
         return self.imap.open(account)
+
+    def change_watch(self, account: AccountConfig) -> ChangeWatch | None:
+        if account.kind is AccountKind.LOCAL:
+            return self.local.change_watch(account)
+        return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,6 +62,10 @@ class CommandRefused(SyncError):
 
 
 class ImapConnector:
+    def change_watch(self, account: AccountConfig) -> None:
+        """An IMAP mailbox is watched through a session (IDLE), never from outside one."""
+        return
+
     def open(self, account: AccountConfig) -> ImapSession:
         if account.imap is None:
             raise SyncError(f"Account '{account.account_id}' has no IMAP connection.")

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from mailfathom.adapters.local.watch import MaildirWatch
 from mailfathom.app.sync.types import (
     ChangeSet,
     EnvelopeItem,
@@ -205,6 +206,12 @@ class LocalConnector:
         for mapping in account.folders:
             self.folder(account.account_id, mapping.remote_name).create()
         return LocalSession(self, account.account_id)
+
+    def change_watch(self, account: AccountConfig) -> MaildirWatch:
+        """A watch over every folder the account maps (see `MaildirWatch`)."""
+        return MaildirWatch(
+            [self.folder(account.account_id, m.remote_name).path for m in account.folders]
+        )
 
 
 class LocalSession:

@@ -87,8 +87,27 @@ class MailboxSession(Protocol):
     def close(self) -> None: ...
 
 
+class ChangeWatch(Protocol):
+    """Notices, without a session, that an account's mailbox changed since a mark was
+    taken: how a polled mailbox that offers no IDLE is synchronized as mail arrives."""
+
+    def mark(self) -> object:
+        """What the mailbox looks like now, taken before a pass reads it."""
+        ...
+
+    def changed_since(self, mark: object) -> bool:
+        """Whether the mailbox may have changed since `mark` (a false yes costs one pass; a
+        false no is never answered for a change made after the mark). Cheap: called a few
+        times a second."""
+        ...
+
+
 class MailboxConnector(Protocol):
     def open(self, account: AccountConfig) -> MailboxSession: ...
+
+    def change_watch(self, account: AccountConfig) -> ChangeWatch | None:
+        """A watch over the account's mailbox, or None where only a session can tell."""
+        ...
 
 
 class MessagePreparer(Protocol):

@@ -9,7 +9,13 @@ from dataclasses import dataclass
 
 import structlog
 
-from mailfathom.app.sync.ports import MailboxConnector, MailboxSession, OwnerChanges, SyncStore
+from mailfathom.app.sync.ports import (
+    ChangeWatch,
+    MailboxConnector,
+    MailboxSession,
+    OwnerChanges,
+    SyncStore,
+)
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, ProgressCallback
 from mailfathom.app.sync.types import FolderRecord, SyncReport
 from mailfathom.domain.config import AccountConfig, FolderMapping, SyncMode
@@ -20,6 +26,7 @@ log = structlog.get_logger("mailfathom.sync")
 
 IDLE_SECONDS = 25 * 60  # RFC 2177 section 3: re-issue IDLE at least every 29 minutes
 IDLE_SLICE = 10.0  # how long one IDLE waits before checking whether to stop
+WATCH_SLICE = 0.2  # how often a watched mailbox without IDLE is looked at between polls
 WAKE_SLICE = 0.5  # how long a wait for recorded changes goes without checking `stop`
 LEDGER_SLICE = 1.0  # how often a waiting run reads the store for changes recorded elsewhere
 
@@ -160,11 +167,13 @@ class AccountSynchronizer:
 
     def _poll(self, account: AccountConfig, stop: threading.Event) -> None:
         backoff = 5.0
+        watch = self._connector.change_watch(account)
         while not stop.is_set():
             try:
+                mark = watch.mark() if watch is not None else None
                 self.run_once(account)
                 backoff = 5.0
-                stop.wait(account.poll_interval_seconds)
+                self._wait_for_next_poll(account, stop, watch, mark)
             except MailServerAuthError:
                 log.error("account.credentials_refused", account=account.account_id)
                 return
@@ -175,6 +184,22 @@ class AccountSynchronizer:
                     _log_unexpected(error, account.account_id, backoff)
                 stop.wait(backoff)
                 backoff = min(backoff * 2, 600.0)
+
+    @staticmethod
+    def _wait_for_next_poll(
+        account: AccountConfig, stop: threading.Event, watch: ChangeWatch | None, mark: object
+    ) -> None:
+        """Until the polling interval is over, or sooner where the mailbox can be watched
+        from outside a session and changed since the pass began."""
+        if watch is None:
+            stop.wait(account.poll_interval_seconds)
+            return
+        deadline = time.monotonic() + account.poll_interval_seconds
+        while not stop.is_set() and not watch.changed_since(mark):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            stop.wait(min(WATCH_SLICE, left))
 
     def _watch_folder(
         self, account: AccountConfig, record: FolderRecord, stop: threading.Event
