@@ -177,12 +177,13 @@ def incoming(subject: str, to: str) -> bytes:
 def serve(
     root: Path,
     text: str,
-    smtp: SmtpServer,
+    smtp: SmtpServer | None,
     *,
     deliver: bool,
     mail: dict[str, bytes] | None = None,
 ) -> Iterator[Served]:
-    """`mail`: a message to store in each named local account's inbox before serving."""
+    """`mail`: a message to store in each named local account's inbox before serving.
+    `smtp` None serves a deployment that reaches no submission server."""
     root.mkdir(parents=True, exist_ok=True)
     config_path = root / "mailfathom.toml"
     config_path.write_text(text, "utf-8")
@@ -194,11 +195,9 @@ def serve(
                 account = config.account(account_id)
                 assert account is not None
                 services.account_synchronizer().run_once(account)
-    env = {
-        **os.environ,
-        "MAILFATHOM_TEST_SMTP_SECRET": SMTP_PASSWORD,
-        "SSL_CERT_FILE": str(smtp.ca_path),
-    }
+    env = dict(os.environ)
+    if smtp is not None:
+        env |= {"MAILFATHOM_TEST_SMTP_SECRET": SMTP_PASSWORD, "SSL_CERT_FILE": str(smtp.ca_path)}
     port = _free_port()
     argv = [sys.executable, "-m", "mailfathom", "serve", "--config", str(config_path)]
     argv += ["--port", str(port), "--deliver" if deliver else "--no-deliver"]
