@@ -144,3 +144,37 @@ def test_racing_collections_of_the_same_people_leave_one_record_per_address(
     assert _counts(engine) == (400, 400)
     keys = frozenset(p.key for p in people)
     assert book.held_keys(keys, frozenset({ContactOrigin.COLLECTED})) == keys
+
+
+def test_creates_racing_collections_over_the_same_addresses_never_deadlock(
+    engine: sa.Engine,
+) -> None:
+    """Creates name their addresses in descending order, collections in ascending: each
+    address ends with one holder and no writer is aborted."""
+    book = SqlContactBook(engine)
+    writers = 8
+    start = threading.Barrier(writers)
+    addresses = [f"d{i:03}@example.org" for i in range(60)]
+
+    def write(n: int) -> int:
+        start.wait()
+        if n % 2:
+            return book.collect([SeenPerson(a, "") for a in addresses], T0)
+        created = 0
+        for first in range(n, len(addresses), writers):
+            mine = sorted(addresses[first : first + 4], reverse=True)
+            record = ContactRecord(f"Creator {n}", tuple(mine), mine[0], None)
+            outcome = book.create(NewContact(uuid.uuid4(), record, ContactOrigin.ASSERTED, T0))
+            created += outcome.state is WriteState.WRITTEN
+        return created
+
+    with ThreadPoolExecutor(max_workers=writers) as pool:
+        list(pool.map(write, range(writers)))
+    with engine.connect() as c:
+        holders = c.execute(
+            sa.select(contact_addresses.c.address_key, sa.func.count()).group_by(
+                contact_addresses.c.address_key
+            )
+        ).all()
+    assert sorted(k for k, _ in holders) == addresses
+    assert {n for _, n in holders} == {1}

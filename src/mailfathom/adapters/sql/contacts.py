@@ -343,10 +343,14 @@ def _record_values(record: ContactRecord) -> dict[str, Any]:
 
 
 def _insert_addresses(c: sa.Connection, contact_id: uuid.UUID, held: Iterable[str]) -> None:
-    c.execute(
-        contact_addresses.insert(),
-        [{"address_key": address_key(a), "contact_id": contact_id, "address": a} for a in held],
+    """Rows in ascending key order, the order collection writes them in too: on PostgreSQL
+    an insert waits on another transaction's uncommitted row of the same key, so writers
+    taking keys in one order cannot wait on each other in a cycle."""
+    rows = sorted(
+        ({"address_key": address_key(a), "contact_id": contact_id, "address": a} for a in held),
+        key=lambda row: str(row["address_key"]),
     )
+    c.execute(contact_addresses.insert(), rows)
 
 
 def _restore_conflict(
