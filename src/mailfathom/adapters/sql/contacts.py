@@ -53,17 +53,7 @@ class SqlContactBook:
                 holder = _holder(c, keys, None)
                 if holder is not None:
                     return ContactWrite(WriteState.ADDRESS_HELD, holder_id=holder)
-                c.execute(
-                    contacts.insert().values(
-                        contact_id=new.contact_id,
-                        origin=new.origin.value,
-                        peer_account_id=new.peer_account_id,
-                        recorded_at=new.recorded_at,
-                        amended_at=None,
-                        **_record_values(new.record),
-                    )
-                )
-                _insert_addresses(c, new.contact_id, new.record.addresses)
+                _insert_contact(c, new, None)
                 written = _read(c, new.contact_id)
         except sa.exc.IntegrityError:
             return self._held_after_race(keys, None)
@@ -199,17 +189,7 @@ class SqlContactBook:
                 held = _restore_conflict(c, new.contact_id, keys)
                 if held is not None:
                     return held
-                c.execute(
-                    contacts.insert().values(
-                        contact_id=new.contact_id,
-                        origin=new.origin.value,
-                        peer_account_id=new.peer_account_id,
-                        recorded_at=new.recorded_at,
-                        amended_at=amended_at,
-                        **_record_values(new.record),
-                    )
-                )
-                _insert_addresses(c, new.contact_id, new.record.addresses)
+                _insert_contact(c, new, amended_at)
         except sa.exc.IntegrityError:
             with self._engine.connect() as c:
                 held = _restore_conflict(c, new.contact_id, keys)
@@ -340,6 +320,20 @@ def _record_values(record: ContactRecord) -> dict[str, Any]:
         "preferred_address": record.preferred_address,
         "note": record.note,
     }
+
+
+def _insert_contact(c: sa.Connection, new: NewContact, amended_at: datetime | None) -> None:
+    c.execute(
+        contacts.insert().values(
+            contact_id=new.contact_id,
+            origin=new.origin.value,
+            peer_account_id=new.peer_account_id,
+            recorded_at=new.recorded_at,
+            amended_at=amended_at,
+            **_record_values(new.record),
+        )
+    )
+    _insert_addresses(c, new.contact_id, new.record.addresses)
 
 
 def _insert_addresses(c: sa.Connection, contact_id: uuid.UUID, held: Iterable[str]) -> None:
