@@ -15,7 +15,9 @@ from pathlib import Path
 import anyio
 import uvicorn
 
+from log_audit import register_headers
 from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.app.shared.stored_mail import SummaryFilter, SummaryRow
 from mailfathom.bootstrap import Services
 from mailfathom.entrypoints.mcp.http_app import build_http_app
 from mailfathom.entrypoints.mcp.run import open_http
@@ -60,6 +62,33 @@ def synchronized(config: Path) -> Iterator[Services]:
     with Services.open(loaded) as services:
         services.account_synchronizer().run_once(loaded.accounts[0])
         yield services
+
+
+@contextmanager
+def corpus_mailbox(corpus: Path, count: int, root: Path) -> Iterator[Services]:
+    """The first `count` messages of a corpus directory (in name order, an mbox "From "
+    line taken off), synchronized into the account's INBOX under `root`."""
+    raws = []
+    for path in sorted(corpus.iterdir())[:count]:
+        raw = path.read_bytes()
+        if raw.startswith(b"From "):
+            raw = raw.split(b"\n", 1)[1]
+        register_headers(raw)
+        raws.append(raw)
+    with synchronized(write_mailbox(root, raws)) as services:
+        yield services
+
+
+def stored_texts(services: Services) -> tuple[list[SummaryRow], dict[int, str]]:
+    """Every email of the account, newest first, and the indexed body text of each (by its
+    row's `seq`), read back from the store as the filters read it."""
+    reader = services._reader()
+    folder_ids = tuple(f.folder_id for f in reader.readable_folders([ACCOUNT]))
+    with reader.snapshot() as view:
+        rows = view.summaries(
+            SummaryFilter(folder_ids=folder_ids), newest_first=True, after=None, limit=2000
+        )
+        return rows, view.indexed_texts([r.seq for r in rows], folder_ids)
 
 
 @contextmanager

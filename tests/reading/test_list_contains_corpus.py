@@ -10,14 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from log_audit import register_headers
 from mailfathom.app.reading import body_filter
 from mailfathom.app.reading.list_emails import TimelineRequest
 from mailfathom.app.shared.mailbox_selection import SelectionInput
-from mailfathom.app.shared.stored_mail import SummaryFilter
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
-from reading.local_mailbox import ACCOUNT, synchronized, write_mailbox
+from reading.local_mailbox import corpus_mailbox, stored_texts
 
 CORPUS = "spamassassin-easy-ham-1"
 MESSAGES = 300
@@ -38,27 +36,13 @@ FRAGMENTS = [
 
 @pytest.fixture(scope="module")
 def services(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
-    files = sorted((corpora / "messages" / CORPUS).iterdir())[:MESSAGES]
-    raws = []
-    for path in files:
-        raw = path.read_bytes()
-        if raw.startswith(b"From "):
-            raw = raw.split(b"\n", 1)[1]
-        register_headers(raw)
-        raws.append(raw)
-    config = write_mailbox(tmp_path_factory.mktemp("contains-corpus"), raws)
-    with synchronized(config) as opened:
+    root = tmp_path_factory.mktemp("contains-corpus")
+    with corpus_mailbox(corpora / "messages" / CORPUS, MESSAGES, root) as opened:
         yield opened
 
 
 def _carrying(services: Services, fragment: str) -> list[str]:
-    reader = services._reader()
-    folder_ids = tuple(f.folder_id for f in reader.readable_folders([ACCOUNT]))
-    with reader.snapshot() as view:
-        rows = view.summaries(
-            SummaryFilter(folder_ids=folder_ids), newest_first=True, after=None, limit=2000
-        )
-        bodies = view.indexed_texts([r.seq for r in rows], folder_ids)
+    rows, bodies = stored_texts(services)
     assert len(rows) == MESSAGES
     folded = fragment.casefold()
     return [str(r.stored_email_id) for r in rows if folded in bodies.get(r.seq, "").casefold()]

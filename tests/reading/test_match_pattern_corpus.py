@@ -13,13 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from log_audit import register_headers
 from mailfathom.app.reading.search_emails import MAX_RESULT_LIMIT, SearchRequest
 from mailfathom.app.shared.mailbox_selection import SelectionInput
-from mailfathom.app.shared.stored_mail import SummaryFilter
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
-from reading.local_mailbox import ACCOUNT, synchronized, write_mailbox
+from reading.local_mailbox import corpus_mailbox, stored_texts
 
 CORPUS = "spamassassin-easy-ham-1"
 MESSAGES = 400
@@ -41,28 +39,14 @@ PATTERNS = [
 
 @pytest.fixture(scope="module")
 def services(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
-    files = sorted((corpora / "messages" / CORPUS).iterdir())[:MESSAGES]
-    raws = []
-    for path in files:
-        raw = path.read_bytes()
-        if raw.startswith(b"From "):
-            raw = raw.split(b"\n", 1)[1]
-        register_headers(raw)
-        raws.append(raw)
-    config = write_mailbox(tmp_path_factory.mktemp("pattern-corpus"), raws)
-    with synchronized(config) as opened:
+    root = tmp_path_factory.mktemp("pattern-corpus")
+    with corpus_mailbox(corpora / "messages" / CORPUS, MESSAGES, root) as opened:
         yield opened
 
 
 def _found(services: Services, pattern: str) -> list[str]:
     """Every email Python's `re` finds the pattern in, newest first."""
-    reader = services._reader()
-    folder_ids = tuple(f.folder_id for f in reader.readable_folders([ACCOUNT]))
-    with reader.snapshot() as view:
-        rows = view.summaries(
-            SummaryFilter(folder_ids=folder_ids), newest_first=True, after=None, limit=2000
-        )
-        bodies = view.indexed_texts([r.seq for r in rows], folder_ids)
+    rows, bodies = stored_texts(services)
     assert len(rows) == MESSAGES
     compiled = re.compile(pattern, re.IGNORECASE)
     return [
