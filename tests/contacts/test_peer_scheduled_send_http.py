@@ -16,7 +16,7 @@ import pytest
 
 from log_audit import register_all
 from mcp_tests.client import call, structured
-from sending.served import KEYS, Served, _callers, serve
+from sending.served import KEYS, Served, _callers, _local_account, serve
 from waiting import wait_for
 
 AGENT = KEYS["agent"]
@@ -28,35 +28,13 @@ WITHDRAWN = "Rota draft that was withdrawn"
 LEAD = timedelta(seconds=12)
 
 
-def _account(account_id: str, name: str, address: str) -> str:
-    return f"""
-[[Accounts]]
-Id = "{account_id}"
-DisplayName = "{name}"
-Kind = "local"
-Addresses = ["{address}"]
-
-[[Accounts.Folders]]
-Remote = "INBOX"
-Role = "Inbox"
-
-[[Accounts.Folders]]
-Remote = "Sent"
-Role = "Sent"
-
-[[Accounts.Folders]]
-Remote = "Drafts"
-Role = "Drafts"
-
-[Accounts.Delivery]
-Enabled = true
-Address = "{address}"
-"""
+def _delivery(address: str) -> str:
+    return f'[Accounts.Delivery]\nEnabled = true\nAddress = "{address}"\n'
 
 
 def _config(root: Path) -> str:
-    planner = _account("planner", "Planner agent", AGENT_ADDRESS)
-    keeper = _account("keeper", "Rota keeper agent", COLLEAGUE_ADDRESS)
+    planner = _local_account("planner", AGENT_ADDRESS, _delivery(AGENT_ADDRESS))
+    keeper = _local_account("keeper", COLLEAGUE_ADDRESS, _delivery(COLLEAGUE_ADDRESS))
     return f"""
 [Store]
 DataDir = "{root / "data"}"
@@ -108,8 +86,8 @@ def test_an_agent_finds_its_colleague_and_a_scheduled_draft_waits_across_a_resta
     deployment: Deployment,
 ) -> None:
     d = deployment
-    (colleague,) = d.call("list_contacts", {"search": "rota keeper"})["contacts"]
-    assert (colleague["origin"], colleague["displayName"]) == ("asserted", "Rota keeper agent")
+    (colleague,) = d.call("list_contacts", {"search": "keeper acc"})["contacts"]
+    assert (colleague["origin"], colleague["displayName"]) == ("asserted", "Keeper account")
     assert colleague["preferredAddress"] == COLLEAGUE_ADDRESS
     found = d.call("get_contact", {"address": COLLEAGUE_ADDRESS.lower()})["contact"]
     assert found["contactId"] == colleague["contactId"]
