@@ -25,7 +25,14 @@ from mailfathom.domain.config import (
 from mailfathom.domain.folders import FolderRole
 from mailfathom.domain.mutations import MutationFailure
 from servers.dovecot import ImapAccount
-from sync.helpers import RemoteMailbox, imap_account_config, open_services, sample, stored_rows
+from sync.helpers import (
+    RemoteMailbox,
+    held_rows,
+    imap_account_config,
+    open_services,
+    sample,
+    stored_rows,
+)
 from waiting import wait_for
 
 AGENT = Caller(permissions=ALL_PERMISSIONS, label="agent")
@@ -39,7 +46,7 @@ def remote(imap_account: ImapAccount) -> Iterator[RemoteMailbox]:
 
 
 def _ids(services: Services, account: AccountConfig) -> dict[int, str]:
-    return {r.uid: str(r.stored_email_id) for r in stored_rows(services, account.account_id)}
+    return {r.uid: str(r.stored_email_id) for r in held_rows(services, account.account_id)}
 
 
 def _states(services: Services, recorded: RecordedFlagChange) -> list[tuple[str, int | None]]:

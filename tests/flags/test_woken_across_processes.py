@@ -21,7 +21,7 @@ from mailfathom.app.organize.organize_email import OrganizeRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from servers.dovecot import ImapAccount
-from sync.helpers import RemoteMailbox, sample, stored_rows
+from sync.helpers import RemoteMailbox, held_rows, sample
 from waiting import wait_for
 
 AGENT = Caller(permissions=ALL_PERMISSIONS, label="agent")
@@ -88,11 +88,11 @@ def test_a_record_written_by_another_process_wakes_the_continuous_run(
         )
         try:
             wait_for(
-                lambda: len(stored_rows(services, account.account_id)) == 2,
+                lambda: len(held_rows(services, account.account_id)) == 2,
                 "the continuous run's first pass stored the mail",
             )
             ids = {
-                r.subject: str(r.stored_email_id) for r in stored_rows(services, account.account_id)
+                r.subject: str(r.stored_email_id) for r in held_rows(services, account.account_id)
             }
             services.flags().record(
                 AGENT, FlagChangeRequest(ids["Flagged from elsewhere"], flagged=True)

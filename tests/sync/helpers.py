@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from log_audit import register
 from mailfathom.adapters.content.packs import PackContentStore
-from mailfathom.adapters.sql.schema import messages
+from mailfathom.adapters.sql.schema import folders, messages
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import (
     AccountConfig,
@@ -150,6 +150,24 @@ def stored_rows(services: Services, account_id: str) -> list[sa.Row[Any]]:
             c.execute(
                 sa.select(messages)
                 .where(messages.c.account_id == account_id)
+                .order_by(messages.c.folder_id, messages.c.uid)
+            )
+        )
+
+
+def held_rows(services: Services, account_id: str) -> list[sa.Row[Any]]:
+    """The stored rows the tools answer to: those of the UIDVALIDITY their folder's pass has
+    recorded. A continuous run commits a batch's rows before the pass records the folder's
+    progress, so right after the first batch `stored_rows` has rows no tool can name yet."""
+    with services.engine.connect() as c:
+        return list(
+            c.execute(
+                sa.select(messages)
+                .join(folders, folders.c.folder_id == messages.c.folder_id)
+                .where(
+                    messages.c.account_id == account_id,
+                    messages.c.uidvalidity == folders.c.uidvalidity,
+                )
                 .order_by(messages.c.folder_id, messages.c.uid)
             )
         )
