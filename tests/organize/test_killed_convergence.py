@@ -30,7 +30,6 @@ import contextlib
 import imaplib
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -50,7 +49,7 @@ from mailfathom.bootstrap import Services, load_deployment
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.mutations import MutationState
 from servers.dovecot import DovecotServer, ImapAccount
-from sync.helpers import sample
+from sync.helpers import sample, uid_fetch
 from sync.test_kill_during_initial_sync import group_members, kill_members, wait_for_group_exit
 from waiting import wait_for
 
@@ -171,21 +170,14 @@ class Oracle:
         for folder in FOLDERS:
             typ, data = self._conn.select(folder, readonly=True)
             assert typ == "OK", data
-            typ, data = self._conn.uid(
-                "FETCH", "1:*", "(UID FLAGS BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)])"
+            answers = uid_fetch(
+                self._conn, "1:*", "UID FLAGS BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)]"
             )
-            assert typ == "OK", data
-            for item in data:
-                if not isinstance(item, tuple):
-                    continue
-                head = item[0].decode()
-                uid = re.search(r"UID (\d+)", head)
-                flags = re.search(r"FLAGS \(([^)]*)\)", head)
-                assert uid is not None, head
-                assert flags is not None, head
-                words = frozenset(w.casefold() for w in flags.group(1).split()) - {"\\recent"}
-                message_id = item[1].decode().split(":", 1)[1].strip().strip("<>")
-                found.setdefault(message_id, []).append(Place(folder, int(uid.group(1)), words))
+            for uid, items in answers.items():
+                words = frozenset(f.decode().casefold() for f in items[b"FLAGS"]) - {"\\recent"}
+                header = items[b"BODY[HEADER.FIELDS (MESSAGE-ID)]"].decode()
+                message_id = header.split(":", 1)[1].strip().strip("<>")
+                found.setdefault(message_id, []).append(Place(folder, uid, words))
         return found
 
     def settled(self) -> Snapshot:

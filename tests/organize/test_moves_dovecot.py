@@ -26,7 +26,14 @@ from mailfathom.domain.config import AccountConfig, FolderMapping
 from mailfathom.domain.folders import FolderRole
 from mailfathom.domain.mutations import MutationFailure
 from servers.dovecot import DovecotServer, ImapAccount
-from sync.helpers import RemoteMailbox, imap_account_config, open_services, sample, stored_rows
+from sync.helpers import (
+    RemoteMailbox,
+    imap_account_config,
+    open_services,
+    sample,
+    stored_rows,
+    uid_fetch,
+)
 
 AGENT = Caller(permissions=ALL_PERMISSIONS, label="agent")
 FOLDERS = (
@@ -40,14 +47,11 @@ FOLDERS = (
 class Mailbox(RemoteMailbox):
     def subjects(self, folder: str) -> dict[int, str]:
         self.conn.select(folder, readonly=True)
-        typ, data = self.conn.uid("FETCH", "1:*", "(UID BODY.PEEK[HEADER.FIELDS (SUBJECT)])")
-        assert typ == "OK"
-        found = {}
-        for entry in data:
-            if isinstance(entry, tuple):
-                uid = int(entry[0].decode().split("UID ", 1)[1].split()[0])
-                found[uid] = entry[1].decode().split(":", 1)[1].strip()
-        return found
+        answers = uid_fetch(self.conn, "1:*", "UID BODY.PEEK[HEADER.FIELDS (SUBJECT)]")
+        return {
+            uid: items[b"BODY[HEADER.FIELDS (SUBJECT)]"].decode().split(":", 1)[1].strip()
+            for uid, items in answers.items()
+        }
 
 
 def _mailbox(account: ImapAccount) -> Iterator[Mailbox]:

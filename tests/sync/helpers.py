@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from imapclient.response_parser import parse_fetch_response
 
 from log_audit import register
 from mailfathom.adapters.content.packs import PackContentStore
@@ -102,6 +103,17 @@ def sample(
     return bytes(message)
 
 
+def uid_fetch(conn: imaplib.IMAP4, uids: str, items: str) -> dict[int, dict[bytes, Any]]:
+    """UID FETCH `items` (which must name UID), parsed, keyed by UID. While a mailbox is
+    selected the server may report other sessions' changes unasked, as FETCH answers that name
+    no UID, even in the middle of this command's own answers: those are left out."""
+    conn.response("FETCH")  # answers held from earlier commands
+    typ, data = conn.uid("FETCH", uids, f"({items})")
+    assert typ == "OK", data
+    parsed = parse_fetch_response([entry for entry in data if entry is not None], False, False)
+    return {int(answer[b"UID"]): dict(answer) for answer in parsed.values() if b"UID" in answer}
+
+
 class RemoteMailbox:
     """A second IMAP client acting behind the synchronizer's back."""
 
@@ -128,16 +140,10 @@ class RemoteMailbox:
 
     def flags(self, folder: str = "INBOX") -> dict[int, str]:
         self.conn.select(folder, readonly=True)
-        typ, data = self.conn.uid("FETCH", "1:*", "(UID FLAGS)")
-        assert typ == "OK"
-        result = {}
-        for line in data:
-            if not line:
-                continue
-            text = line.decode()
-            uid = int(text.split("UID ", 1)[1].split()[0].rstrip(")"))
-            result[uid] = text.split("FLAGS (", 1)[1].split(")", 1)[0]
-        return result
+        return {
+            uid: " ".join(flag.decode() for flag in items[b"FLAGS"])
+            for uid, items in uid_fetch(self.conn, "1:*", "UID FLAGS").items()
+        }
 
     def close(self) -> None:
         with contextlib.suppress(OSError, imaplib.IMAP4.error):

@@ -40,7 +40,7 @@ from mailfathom.domain.config import AccountConfig, FolderMapping
 from mailfathom.domain.content_state import ContentState
 from servers.dovecot import DovecotServer, ImapAccount
 
-from .helpers import imap_account_config, open_services, stored_rows
+from .helpers import imap_account_config, open_services, stored_rows, uid_fetch
 
 pytestmark = pytest.mark.corpus
 
@@ -52,7 +52,6 @@ VERIFY_CHUNK = 200
 SOCKET_TIMEOUT_SECONDS = 60.0
 
 _APPENDUID = re.compile(rb"\[APPENDUID (\d+) (\d+)\]")
-_FETCH_UID = re.compile(rb"\bUID (\d+)\b")
 _SERVER_TIMING = re.compile(r"\s*\([\d.]+(?: \+ [\d.]+)* secs\)\.?\s*$")
 
 
@@ -191,13 +190,8 @@ def server_bodies(
         ordered = sorted(uids)
         for start in range(0, len(ordered), VERIFY_CHUNK):
             chunk = ",".join(str(u) for u in ordered[start : start + VERIFY_CHUNK])
-            typ, data = conn.uid("FETCH", chunk, "(UID BODY.PEEK[])")
-            assert typ == "OK", (folder, data)
-            for entry in data:
-                if isinstance(entry, tuple):
-                    found = _FETCH_UID.search(entry[0])
-                    assert found, entry[0]
-                    yield int(found.group(1)), entry[1]
+            for uid, items in sorted(uid_fetch(conn, chunk, "UID BODY.PEEK[]").items()):
+                yield uid, items[b"BODY[]"]
     finally:
         conn.logout()
 

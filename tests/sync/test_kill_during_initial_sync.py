@@ -43,6 +43,7 @@ from mailfathom.adapters.sql.schema import folders, message_bodies, messages
 from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.errors import ContentMissingError
 from servers.dovecot import DovecotServer, ImapAccount
+from sync.helpers import uid_fetch
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -121,14 +122,10 @@ def read_server(account: ImapAccount) -> dict[str, ServerFolder]:
             text = status[0].decode()
             uidvalidity = int(re.search(r"UIDVALIDITY (\d+)", text).group(1))  # type: ignore[union-attr]
             uid_next = int(re.search(r"UIDNEXT (\d+)", text).group(1))  # type: ignore[union-attr]
-            typ, data = conn.uid("FETCH", "1:*", "(UID BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)])")
-            assert typ == "OK", data
+            answers = uid_fetch(conn, "1:*", "UID BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)]")
             ids: dict[int, str] = {}
-            for item in data:
-                if not isinstance(item, tuple):
-                    continue
-                uid = int(re.search(rb"UID (\d+)", item[0]).group(1))  # type: ignore[union-attr]
-                header = item[1].decode().split(":", 1)[1]
+            for uid, items in answers.items():
+                header = items[b"BODY[HEADER.FIELDS (MESSAGE-ID)]"].decode().split(":", 1)[1]
                 ids[uid] = _strip_id(" ".join(header.split()))
             result[name] = ServerFolder(uidvalidity, uid_next, ids)
         return result
