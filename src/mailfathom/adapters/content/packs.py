@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mailfathom.adapters.content.texts import decode_text, is_text_record
+from mailfathom.adapters.sqlite_wal import use_write_ahead_log
 from mailfathom.domain.errors import ContentMissingError
 
 _KEY = re.compile(r"^[0-9a-f]{64}$")
@@ -50,6 +51,8 @@ _OPEN_FOR_READING = 16
 # How many octets os.writev takes in one call at most is bounded by IOV_MAX buffers.
 _IOV_MAX = 1024
 _INDEX_FILE = "index.sqlite3"
+# How long opening the index waits out other processes switching a new one to its log.
+_INDEX_PATIENCE_SECONDS = 60.0
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, pack TEXT NOT NULL, "
     "offset INTEGER NOT NULL, length INTEGER NOT NULL) WITHOUT ROWID",
@@ -109,7 +112,7 @@ class PackContentStore:
         self._index = sqlite3.connect(
             root / _INDEX_FILE, timeout=60.0, isolation_level=None, check_same_thread=False
         )
-        _use_write_ahead_log(self._index)
+        use_write_ahead_log(self._index, _INDEX_PATIENCE_SECONDS)
         self._index.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         for statement in _SCHEMA:
             self._index.execute(statement)
@@ -508,23 +511,6 @@ def _add_text_column(index: sqlite3.Connection) -> None:
     except sqlite3.OperationalError as error:
         if "duplicate column" not in str(error):
             raise
-
-
-def _use_write_ahead_log(index: sqlite3.Connection, patience_seconds: float = 60.0) -> None:
-    """Switch the index to write-ahead logging, waiting out other processes doing the same.
-
-    Switching needs the file to itself, and SQLite answers "database is locked" at once,
-    without its busy wait, when another connection is switching a new file at that moment:
-    the preparation workers all open the index as they start."""
-    deadline = time.monotonic() + patience_seconds
-    while True:
-        try:
-            index.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)
 
 
 def _write_all(fd: int, buffers: list[bytes], offset: int) -> None:

@@ -18,6 +18,7 @@ import sqlean
 from sqlalchemy import event
 
 from mailfathom.adapters.config.secrets import read_secret
+from mailfathom.adapters.sqlite_wal import use_write_ahead_log
 from mailfathom.domain.config import StoreConfig
 
 # SQLite's own lower() folds ASCII only; the read side compares text folded by Python's rule,
@@ -59,6 +60,7 @@ def create_store_engine(url: str, *, read_only: bool = False) -> sa.Engine:
 
 # The checkpointer copies the log into the database at most once per interval while commits
 # come, and again when none came for a while.
+_BUSY_TIMEOUT_MS = 30_000
 _CHECKPOINT_INTERVAL_SECONDS = 1.0
 _IDLE_CHECKPOINT_SECONDS = 5.0
 
@@ -85,7 +87,7 @@ class _Checkpointer:
     def _run(self) -> None:
         connection = sqlean.connect(self._path, isolation_level=None, check_same_thread=False)
         try:
-            connection.execute("PRAGMA busy_timeout=30000")
+            connection.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
             last = 0.0
             while not self._stop.is_set():
                 self._wake.wait(timeout=_IDLE_CHECKPOINT_SECONDS)
@@ -121,17 +123,18 @@ def _sqlite_engine(url: str, *, read_only: bool = False) -> sa.Engine:
         # Transactions are begun explicitly below, so the driver must not begin its own.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
+        # Set first, so that what follows waits on other connections' locks.
+        cursor.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
+        # Small pages: each batch inserts entries at scattered places of several indexes
+        # (addresses, identifiers, conversations), and every page it touches is written
+        # out whole, to the log and again by the checkpoint. At 20,000 messages a sync
+        # took 21 s with 4 KiB pages, 22 to 24 s with 8 KiB and 24 s with 16 KiB. It
+        # applies to a database this connection creates; an existing one keeps its size.
+        cursor.execute("PRAGMA page_size=4096")
+        use_write_ahead_log(cursor, _BUSY_TIMEOUT_MS / 1000)
         for pragma in (
-            # Small pages: each batch inserts entries at scattered places of several indexes
-            # (addresses, identifiers, conversations), and every page it touches is written
-            # out whole, to the log and again by the checkpoint. At 20,000 messages a sync
-            # took 21 s with 4 KiB pages, 22 to 24 s with 8 KiB and 24 s with 16 KiB. It
-            # applies to a database this connection creates; an existing one keeps its size.
-            "PRAGMA page_size=4096",
-            "PRAGMA journal_mode=WAL",
             "PRAGMA synchronous=NORMAL",
             "PRAGMA foreign_keys=ON",
-            "PRAGMA busy_timeout=30000",
             # What a delete or an update frees within a page is overwritten with zeros as the
             # page is written anyway, so an erased contact's name does not linger in the file's
             # free space. FAST never costs a write of its own (freed whole pages are left).
