@@ -361,7 +361,7 @@ class Workload:
         ]
 
     def _our_match_count(self, query: str) -> int:
-        from mailfathom.adapters.sql.reading_rows import fts5_query, searchable
+        from mailfathom.adapters.sql.index_queries import fts5_query, searchable
 
         terms = searchable(query.split())
         folder_ids = ",".join(str(f) for f in self._readable_folder_ids())

@@ -13,11 +13,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql.index_queries import searchable
 from mailfathom.adapters.sql.reading_rows import (
     ICU_ROOT_COLLATION,
     TextRules,
@@ -27,7 +27,6 @@ from mailfathom.adapters.sql.reading_rows import (
     load_parts,
     load_senders,
     load_summaries,
-    searchable,
 )
 from mailfathom.adapters.sql.reading_search import (
     CommonWords,
@@ -45,6 +44,7 @@ from mailfathom.adapters.sql.reading_texts import (
 )
 from mailfathom.adapters.sql.schema import folders, messages
 from mailfathom.adapters.sql.threads import split_ids
+from mailfathom.adapters.sql.timeline import Stretch, ordered_by, stretches
 from mailfathom.app.shared.stored_mail import (
     EmailRow,
     FolderView,
@@ -56,41 +56,6 @@ from mailfathom.app.shared.stored_mail import (
 )
 from mailfathom.app.shared.stored_mail_ports import MailboxReadView
 from mailfathom.domain.folders import FolderRole
-
-
-@dataclass(frozen=True, slots=True)
-class _Stretch:
-    """Part of the timeline: the dated rows (ordered by received time, then `seq`) or the
-    undated ones (by `seq`), which sort as the oldest."""
-
-    condition: sa.ColumnElement[bool]
-    dated: bool
-
-
-def _stretches(newest_first: bool, after: TimelinePosition | None) -> list[_Stretch]:
-    """What is left of the timeline after `after`, in reading order."""
-    received, seq = messages.c.received_at, messages.c.seq
-    dated: sa.ColumnElement[bool] | None = received.is_not(None)
-    undated: sa.ColumnElement[bool] | None = received.is_(None)
-    if after is not None and after.received_at is None:
-        undated = sa.and_(received.is_(None), seq < after.seq if newest_first else seq > after.seq)
-        dated = None if newest_first else dated
-    elif after is not None:
-        position = sa.tuple_(received, seq)
-        mark = (after.received_at, after.seq)
-        dated = position < mark if newest_first else position > mark
-        undated = undated if newest_first else None
-    ordered = [(dated, True), (undated, False)]
-    if not newest_first:
-        ordered.reverse()
-    return [
-        _Stretch(condition, is_dated) for condition, is_dated in ordered if condition is not None
-    ]
-
-
-def _order(columns: Sequence[sa.ColumnElement[Any]], newest_first: bool) -> list[Any]:
-    return [c.desc() if newest_first else c.asc() for c in columns]
-
 
 _VISIBLE_FOLDERS = sa.select(
     folders.c.folder_id,
@@ -288,7 +253,7 @@ class SqlReadView(MailboxReadView):
     ) -> list[int]:
         """`seq` of up to `limit` rows of the scope passing `filters`, in timeline order."""
         seqs: list[int] = []
-        for stretch in _stretches(newest_first, after):
+        for stretch in stretches(newest_first, after):
             if len(seqs) >= limit:
                 break
             query = self._page(stretch, newest_first, scope, filters, limit - len(seqs))
@@ -297,7 +262,7 @@ class SqlReadView(MailboxReadView):
 
     def _page(
         self,
-        stretch: _Stretch,
+        stretch: Stretch,
         newest_first: bool,
         scope: dict[int, str],
         filters: list[sa.ColumnElement[bool]],
@@ -314,13 +279,13 @@ class SqlReadView(MailboxReadView):
         if self._dialect != "postgresql":
             return (
                 rows.where(messages.c.folder_id.in_(sorted(scope)))
-                .order_by(*_order(keys, newest_first))
+                .order_by(*ordered_by(keys, newest_first))
                 .limit(limit)
             )
         scoped = folders.alias("scoped")
         page = (
             rows.where(messages.c.folder_id == scoped.c.folder_id)
-            .order_by(*_order(keys, newest_first))
+            .order_by(*ordered_by(keys, newest_first))
             .limit(limit)
             .lateral("page")
         )
@@ -329,7 +294,7 @@ class SqlReadView(MailboxReadView):
             sa.select(page.c.seq)
             .select_from(scoped.join(page, sa.true()))
             .where(scoped.c.folder_id.in_(sorted(scope)))
-            .order_by(*_order(merged, newest_first))
+            .order_by(*ordered_by(merged, newest_first))
             .limit(limit)
         )
 

@@ -1,4 +1,4 @@
-"""Pieces of the read side: filters and search words as SQL, stored rows as read-side values.
+"""Pieces of the read side: filters as SQL, stored rows as read-side values.
 
 Text from a request is compared as the writer stored text: without NUL characters, which
 PostgreSQL refuses and the writer drops (`rows.text_value`).
@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import TSQUERY
 
 from mailfathom.adapters.sql.engine import SQLITE_FOLD_FUNCTION
+from mailfathom.adapters.sql.index_queries import index_matching, searchable
 from mailfathom.adapters.sql.rows import text_value
-from mailfathom.adapters.sql.schema import keywords, message_search, messages, participants, parts
+from mailfathom.adapters.sql.schema import keywords, messages, participants, parts
 from mailfathom.app.shared.stored_mail import (
     ParticipantRow,
     PartRow,
@@ -186,52 +186,6 @@ def filter_clauses(
     if words:
         clauses.append(index_matching(connection.dialect.name, words))
     return clauses
-
-
-# Weights of the FTS5 columns (subject, participants, body), as PostgreSQL weighs A, B, C.
-BM25 = "bm25(message_fts, 10.0, 5.0, 1.0)"
-
-
-def index_matching(dialect: str, words: Sequence[str]) -> sa.ColumnElement[bool]:
-    """The message carries every one of `words`, as the index reads them."""
-    if dialect == "postgresql":
-        return sa.exists().where(
-            message_search.c.seq == messages.c.seq,
-            message_search.c.document.bool_op("@@")(tsquery(words)),
-        )
-    index = sa.table("message_fts", sa.column("rowid"))
-    matched = sa.text("message_fts MATCH :fts_words").bindparams(fts_words=fts5_query(words))
-    return sa.exists().where(matched, index.c.rowid == messages.c.seq)
-
-
-def searchable(words: Sequence[str]) -> list[str]:
-    """Words that carry something to look up. A word of punctuation alone holds no token on
-    either database; it is dropped rather than made to match nothing."""
-    return [text_value(w) for w in words if any(ch.isalnum() for ch in w)]
-
-
-def tsquery(words: Sequence[str]) -> sa.ColumnElement[Any]:
-    """Each word as a phrase of its own, ANDed; phraseto_tsquery reads its text as words
-    only, so no tsquery operator in it means anything."""
-    phrases = [
-        sa.func.phraseto_tsquery(sa.literal_column("'simple'"), sa.literal(w, sa.Text))
-        for w in words
-    ]
-    query: sa.ColumnElement[Any] = phrases[0]
-    for phrase in phrases[1:]:
-        query = query.op("&&", return_type=TSQUERY)(phrase)
-    return query
-
-
-def fts5_phrases(words: Sequence[str]) -> list[str]:
-    """Each word as a quoted FTS5 string: quoting makes operators, column filters, prefixes
-    and parentheses plain text."""
-    return ['"' + w.replace('"', '""') + '"' for w in words]
-
-
-def fts5_query(words: Sequence[str]) -> str:
-    """The words as FTS5 phrases, ANDed."""
-    return " ".join(fts5_phrases(words))
 
 
 SUMMARY_COLUMNS = tuple(

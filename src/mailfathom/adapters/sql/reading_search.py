@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.reading_rows import (
+from mailfathom.adapters.sql.index_queries import (
     BM25,
     fts5_phrases,
     fts5_query,

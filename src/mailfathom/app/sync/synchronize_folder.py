@@ -22,6 +22,7 @@ import structlog
 
 from mailfathom.app.shared.stored_mail_ports import ContentStore
 from mailfathom.app.sync.contact_collection import collect_batch
+from mailfathom.app.sync.held_back import HeldBackSources, fetch_held_back
 from mailfathom.app.sync.ports import (
     ContactCollector,
     MailboxSession,
@@ -120,7 +121,13 @@ class FolderSynchronizer:
             stored = self._store.stored_uids(folder.folder_id, status.uidvalidity)
         new_uids = [uid for uid in server_uids if uid not in stored]
         report = self._fetch_new(session, folder, status.uidvalidity, new_uids, report)
-        report = self._retry_held_back(session, folder, status.uidvalidity, report)
+        filled = fetch_held_back(
+            session,
+            HeldBackSources(self._store, self._content, self._preparer, self._room_left),
+            folder.folder_id,
+            status.uidvalidity,
+        )
+        report = replace(report, fetched_bodies=report.fetched_bodies + filled)
         if reset:
             self._discard(self._store.drop_stale(folder.folder_id, status.uidvalidity))
         if report.removed or reset:
@@ -385,40 +392,6 @@ class FolderSynchronizer:
             + states.count(ContentState.AWAITING_HEADROOM),
             contacts_collected=report.contacts_collected + collected,
         )
-
-    def _retry_held_back(
-        self,
-        session: MailboxSession,
-        folder: FolderRecord,
-        uidvalidity: int,
-        report: SyncReport,
-    ) -> SyncReport:
-        """Fetch content that was found missing or damaged, and content that arrived while
-        storage was at its ceiling as far as room now allows."""
-        repair = self._store.awaiting_repair(folder.folder_id, uidvalidity)
-        waiting = self._store.awaiting_headroom(folder.folder_id, uidvalidity)
-        if not repair and not waiting:
-            return report
-        room = self._room_left()
-        wanted = list(repair)
-        for envelope in session.fetch_envelopes(waiting) if waiting else []:
-            if room is not None and envelope.size_octets > room:
-                continue
-            wanted.append(envelope.uid)
-            if room is not None:
-                room -= envelope.size_octets
-        filled = 0
-        for fetched in session.fetch_bodies(wanted):
-            key = self._content.put(fetched.raw)
-            self._store.fill_content(
-                folder.folder_id,
-                uidvalidity,
-                fetched.uid,
-                self._preparer.message(fetched.raw),
-                key,
-            )
-            filled += 1
-        return replace(report, fetched_bodies=report.fetched_bodies + filled)
 
     def _discard(self, keys: Sequence[str]) -> None:
         for key in keys:

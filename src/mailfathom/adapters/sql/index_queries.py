@@ -1,0 +1,61 @@
+"""The full-text index as SQL: which messages carry a set of words, on either database.
+
+Words from a request are never read as index syntax: PostgreSQL gets each word as a phrase of
+its own (`phraseto_tsquery`), SQLite's FTS5 each word as a quoted string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import TSQUERY
+
+from mailfathom.adapters.sql.rows import text_value
+from mailfathom.adapters.sql.schema import message_search, messages
+
+# Weights of the FTS5 columns (subject, participants, body), as PostgreSQL weighs A, B, C.
+BM25 = "bm25(message_fts, 10.0, 5.0, 1.0)"
+
+
+def index_matching(dialect: str, words: Sequence[str]) -> sa.ColumnElement[bool]:
+    """The message carries every one of `words`, as the index reads them."""
+    if dialect == "postgresql":
+        return sa.exists().where(
+            message_search.c.seq == messages.c.seq,
+            message_search.c.document.bool_op("@@")(tsquery(words)),
+        )
+    index = sa.table("message_fts", sa.column("rowid"))
+    matched = sa.text("message_fts MATCH :fts_words").bindparams(fts_words=fts5_query(words))
+    return sa.exists().where(matched, index.c.rowid == messages.c.seq)
+
+
+def searchable(words: Sequence[str]) -> list[str]:
+    """Words that carry something to look up. A word of punctuation alone holds no token on
+    either database; it is dropped rather than made to match nothing."""
+    return [text_value(w) for w in words if any(ch.isalnum() for ch in w)]
+
+
+def tsquery(words: Sequence[str]) -> sa.ColumnElement[Any]:
+    """Each word as a phrase of its own, ANDed; phraseto_tsquery reads its text as words
+    only, so no tsquery operator in it means anything."""
+    phrases = [
+        sa.func.phraseto_tsquery(sa.literal_column("'simple'"), sa.literal(w, sa.Text))
+        for w in words
+    ]
+    query: sa.ColumnElement[Any] = phrases[0]
+    for phrase in phrases[1:]:
+        query = query.op("&&", return_type=TSQUERY)(phrase)
+    return query
+
+
+def fts5_phrases(words: Sequence[str]) -> list[str]:
+    """Each word as a quoted FTS5 string: quoting makes operators, column filters, prefixes
+    and parentheses plain text."""
+    return ['"' + w.replace('"', '""') + '"' for w in words]
+
+
+def fts5_query(words: Sequence[str]) -> str:
+    """The words as FTS5 phrases, ANDed."""
+    return " ".join(fts5_phrases(words))
