@@ -21,6 +21,7 @@ def _contract(name: str) -> dict[str, Any]:
     settings = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
     contracts = settings["tool"]["importlinter"]["contracts"]
     (contract,) = [c for c in contracts if c["name"] == name]
+    assert isinstance(contract, dict)
     return contract
 
 
