@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mailfathom.adapters.html import plain_text
 from mailfathom.adapters.mime import normalize_message
 from mailfathom.adapters.mime.text import html_to_text
 
@@ -90,17 +89,6 @@ def test_head_content_a_browser_moves_keeps_its_place_before_the_body() -> None:
         "</head><body><p>Third</p></body></html>"
     )
     assert WORD.findall(_plain(html)) == ["First", "Second", "Third"]
-
-
-def test_a_renderer_failure_keeps_text_of_a_head_left_open(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    def failing(*_args: object) -> None:
-        raise RuntimeError("renderer failure")
-
-    monkeypatch.setattr(plain_text, "Inscriptis", failing)
-    text = _plain("<html><head><title>Title</title><body><p>Shown words</p></body></html>")
-    assert text == "Shown words\n"
 
 
 # Markup from real mail, closed elements and the pieces malformed mail is made of.
