@@ -1,5 +1,7 @@
 """The documentation keeps up with the code: every configuration key the loader accepts is in
-docs/configuration.md, and every tool the server registers is in docs/mcp.md's tool table."""
+docs/configuration.md, every tool the server registers is in docs/mcp.md's tool table, and
+docs/architecture.md's slice table names every slice of `app/`, each tool in the row of its
+slice, and every module registering or sharing tools."""
 
 from __future__ import annotations
 
@@ -78,3 +80,59 @@ def test_send_after_is_documented_in_the_tool_row_and_both_sections() -> None:
     assert "`sendAfter`" in row
     for heading in ("Sending", "Drafts"):
         assert "`sendAfter`" in _section(text, heading), heading
+
+
+SOURCE = Path(__file__).resolve().parents[1] / "src" / "mailfathom"
+TOOL_MODULES = SOURCE / "entrypoints" / "mcp" / "tools"
+
+
+def _slices() -> set[str]:
+    return {path.parent.name for path in (SOURCE / "app").glob("*/__init__.py")}
+
+
+def _slice_rows() -> dict[str, list[str]]:
+    """The slice table of docs/architecture.md: each slice's row, as its cells."""
+    text = (DOCS / "architecture.md").read_text("utf-8")
+    rows = re.findall(r"^\| `app/(\w+)/` \|(.*)\|$", text, re.M)
+    return {name: [cell.strip() for cell in cells.split("|")] for name, cells in rows}
+
+
+def test_the_architecture_has_a_row_for_every_slice() -> None:
+    rows = _slice_rows()
+    assert {"reading", "sending", "shared"} <= _slices()
+    assert set(rows) == _slices()
+    assert all(cells[0] for cells in rows.values()), "a slice without a description"
+
+
+def _registered_tools(data_dir: Path) -> set[str]:
+    config = DeploymentConfig(store=StoreConfig(data_dir=data_dir), accounts=())
+    with Services.open(config) as services:
+        return set(build_server(services).registry.specs)
+
+
+def test_the_architecture_names_each_tool_in_the_row_of_its_slice(tmp_path: Path) -> None:
+    registered = _registered_tools(tmp_path / "data")
+    holders = {
+        tool: [path.parent.name for path in (SOURCE / "app").glob(f"*/{tool}.py")]
+        for tool in registered
+    }
+    assert all(len(found) == 1 for found in holders.values()), holders
+    assert all((TOOL_MODULES / f"{tool}.py").is_file() for tool in registered)
+    named = {name: set(re.findall(r"`(\w+)`", cells[1])) for name, cells in _slice_rows().items()}
+    for name in _slices():
+        held = {tool for tool, found in holders.items() if found == [name]}
+        assert named.get(name) == held, name
+
+
+def test_the_architecture_names_every_module_that_registers_or_shares_tools(
+    tmp_path: Path,
+) -> None:
+    registered = _registered_tools(tmp_path / "data")
+    modules = {path.stem for path in TOOL_MODULES.glob("*.py")} - {"__init__"}
+    assert registered <= modules
+    named = {
+        module
+        for cells in _slice_rows().values()
+        for module in re.findall(r"`(\w+)\.py`", cells[2])
+    }
+    assert named == modules - registered

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from mailfathom.adapters.config import read_secret
 from mailfathom.adapters.config.secrets import MAX_SECRET_FILE_OCTETS
 from mailfathom.domain.config import SecretRef
 from mailfathom.domain.errors import ConfigurationError, SecretUnavailable
+from unprivileged import run_unprivileged, shared_directory
 
 SECRET = "pa55-w0rd with spaces "
 ORIGIN = "Accounts[0].Imap.Secret"
@@ -78,13 +78,26 @@ def test_a_directory_is_not_a_secret_file(tmp_path: Path) -> None:
         read_secret(SecretRef(file=tmp_path, origin=ORIGIN), {})
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads any file")
-def test_unreadable_secret_file_fails_cleanly(tmp_path: Path) -> None:
-    path = tmp_path / "secret"
-    path.write_text(SECRET, encoding="utf-8")
-    path.chmod(0)
-    with pytest.raises(ConfigurationError, match="cannot be read"):
-        read_secret(SecretRef(file=path, origin=ORIGIN), {})
+def _read_as_an_unprivileged_user(mode: int) -> str:
+    """Root reads any file: the secret is read by an unprivileged user instead, from a file
+    with `mode` in a directory that user may enter."""
+    with shared_directory() as directory:
+        path = directory / "secret"
+        path.write_text(SECRET, encoding="utf-8")
+        path.chmod(mode)
+        return run_unprivileged(lambda: read_secret(SecretRef(file=path, origin=ORIGIN), {}))
+
+
+def test_a_secret_file_is_read_by_an_unprivileged_user_when_its_mode_allows() -> None:
+    assert _read_as_an_unprivileged_user(0o644) == SECRET
+
+
+def test_a_secret_file_the_user_may_not_read_fails_cleanly() -> None:
+    answer = _read_as_an_unprivileged_user(0o000)
+    assert answer.startswith("SecretUnavailable: ")
+    assert f"{ORIGIN}.File: the file it names cannot be read" in answer
+    assert SECRET.strip() not in answer
+    assert "mailfathom-unprivileged" not in answer
 
 
 @pytest.mark.parametrize("content", [b"", b"\n"])

@@ -151,16 +151,24 @@ def test_control_characters_in_the_html_do_not_cost_the_text() -> None:
     assert message.defects == ()
 
 
+@pytest.mark.parametrize(
+    ("html", "shown"),
+    [
+        (
+            "<html><head><title>Title</title><style>p {}</style></head><body><p>Shown &amp; "
+            "read</p><script>var hidden = 1;</script><iframe><script src=x></script>frame"
+            "</iframe><noscript>no</noscript></body></html><p>Footer</p>",
+            "Shown & read Footer\n",
+        ),
+        # The head is never closed: a browser still shows the body.
+        ("<html><head><title>Title</title><body><p>Shown words</p></body></html>", "Shown words\n"),
+    ],
+)
 def test_a_renderer_failure_still_gives_only_rendered_text(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, html: str, shown: str
 ) -> None:
     def failing(*_args: object) -> None:
         raise RuntimeError("renderer failure")
 
     monkeypatch.setattr(plain_text, "Inscriptis", failing)
-    text = _plain(
-        "<html><head><title>Title</title><style>p {}</style></head><body><p>Shown &amp; "
-        "read</p><script>var hidden = 1;</script><iframe><script src=x></script>frame"
-        "</iframe><noscript>no</noscript></body></html><p>Footer</p>"
-    )
-    assert text == "Shown & read Footer\n"
+    assert _plain(html) == shown

@@ -51,10 +51,25 @@ def test_ten_html_newsletters_are_all_read_whole_in_one_call(
     assert {body.truncated_by for body in bodies} == {TruncatedBy.NONE}
 
 
-def test_words_after_the_end_of_the_html_document_are_searchable(
-    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
+_SHOWN_BY_A_BROWSER = {
+    "after </html>": (
+        "<html><body><p>Main text</p></body></html>\r\n<p>Appended zanzibarfooter</p>\r\n"
+    ),
+    "in the head": (
+        "<html><head><title>Offer</title><o:p>Appended zanzibarfooter</o:p></head>\r\n"
+        "<body><p>Main text</p></body></html>\r\n"
+    ),
+    "past 256 nested elements": (
+        "<html><body>" + "<font size=2>" * 300 + "Main text</body></html>\r\n"
+        "<html><body><p>Appended zanzibarfooter</p></body></html>\r\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("html", _SHOWN_BY_A_BROWSER.values(), ids=_SHOWN_BY_A_BROWSER.keys())
+def test_words_a_browser_shows_are_searchable_and_read(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox, html: str
 ) -> None:
-    html = "<html><body><p>Main text</p></body></html>\r\n<p>Appended zanzibarfooter</p>\r\n"
     register("Appended zanzibarfooter", "Main text")
     remote.append(
         b"From: list@example.org\r\nTo: reader@example.net\r\nSubject: List post\r\n"
@@ -66,5 +81,15 @@ def test_words_after_the_end_of_the_html_document_are_searchable(
         found = services.reading().search.search(
             _READER, SearchRequest("zanzibarfooter", SelectionInput())
         )
+        ids = [str(r.stored_email_id) for r in stored_rows(services, account.account_id)]
+        read = services.reading().content.read(_READER, ContentRequest(stored_email_ids=ids))
     assert len(found.matches) == 1
     assert any("**zanzibarfooter**" in s for s in found.matches[0].snippets)
+    content = read.emails[0].content
+    assert content is not None
+    assert sorted(content.body.plain_text.text.split()) == [
+        "Appended",
+        "Main",
+        "text",
+        "zanzibarfooter",
+    ]

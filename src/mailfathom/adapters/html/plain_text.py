@@ -3,9 +3,17 @@
 The HTML is parsed with lxml and laid out by inscriptis, with these rules (docs/plain-text.md
 states them for readers):
 
-- The whole document counts. HTML5 parsing puts content found after `</body>` or `</html>`
-  back into the body, and list footers and appended parts of real mail live there; libxml2
-  drops it, so those two end tags are removed before parsing.
+- The whole document counts, built as a browser builds it. libxml2's tree differs from the
+  HTML5 one in ways that lose text, which are made up for: content after `</body>` or
+  `</html>` (list footers, documents appended to a part) is dropped by libxml2 but read into
+  the body by browsers, so those end tags are removed before parsing; `</br>` is a line
+  break and `</p>` ends a paragraph or makes an empty one, where libxml2 drops both and
+  joins the words on either side; anything but head content (title, meta, styles, scripts)
+  starts the body, where libxml2 keeps some elements (`o:p`, `xml`, form controls, table
+  cells) in the head; and nesting is bounded at 2048 elements instead of 256, past which
+  libxml2 stops reading. A document nested deeper still, or one the renderer fails on
+  (inscriptis recurses once a level, which the interpreter stops near 1000), is given as
+  its words alone.
 - Only what a browser renders as text is kept. Head, script, style and title, and the
   fallback content of elements that show something else or nothing (iframe, noscript,
   object, embed, applet, noembed, noframes, template, audio, video, canvas, datalist) are
@@ -32,13 +40,22 @@ from inscriptis.model.config import ParserConfig
 from inscriptis.model.html_document_state import HtmlDocumentState
 from inscriptis.model.html_element import HtmlElement as Layout
 from inscriptis.model.tag import CustomHtmlTagHandlerMapping
-from lxml.etree import ParserError
+from lxml.etree import ErrorLevels, ParserError
 from lxml.html import HtmlElement, document_fromstring
+from lxml.html import HTMLParser as LibxmlParser
 
 from mailfathom.adapters.html.inline_style import declarations
 
-# End tags after which an HTML5 parser goes on reading into the body.
-_DOCUMENT_END = re.compile(r"</(?:body|html)(?=[\s/>])[^>]{0,100}>", re.IGNORECASE)
+# End tags libxml2 reads otherwise than a browser: after `</body>` and `</html>` a browser
+# goes on reading into the body, `</br>` is a line break, and `</p>` closes the paragraph
+# open or, with none open, makes an empty one (which `</p><p></p>` gives in both cases).
+_END_TAGS = re.compile(r"</(body|html|br|p)(?=[\s/>])[^>]{0,100}>", re.IGNORECASE)
+_AS_A_BROWSER_READS = {"body": "", "html": "", "br": "<br>", "p": "</p><p></p>"}
+# What a browser keeps in the head (HTML 5.2 section 8.2.5.4.4); anything else starts the body.
+_HEAD_CONTENT = frozenset(
+    {"base", "basefont", "bgsound", "link", "meta", "noframes", "noscript", "script", "style",
+     "template", "title"}
+)  # fmt: skip
 _XML_DECLARATION = re.compile(r"^<\?xml[^>]*>")
 _NOT_RENDERED = (
     "iframe", "noscript", "object", "embed", "applet", "noembed", "noframes", "template",
@@ -108,14 +125,52 @@ def _config() -> ParserConfig:
     return config
 
 
+class _CutShort(Exception):
+    """libxml2 stopped reading before the end of the document."""
+
+
+def _browser_end_tag(match: re.Match[str]) -> str:
+    return _AS_A_BROWSER_READS[match.group(1).lower()]
+
+
 def _document(html: str) -> HtmlElement | None:
-    html = _DOCUMENT_END.sub("", html.strip())
+    html = _END_TAGS.sub(_browser_end_tag, html.strip())
     if html.startswith("<?xml"):
         html = _XML_DECLARATION.sub("", html, count=1)
+    # One parser a document: a parser is not to be shared between threads, and its error
+    # log tells whether it read to the end.
+    parser = LibxmlParser(huge_tree=True)
     try:
-        return document_fromstring(html)
+        document = document_fromstring(html, parser=parser)
     except ParserError:  # nothing but comments, a doctype or white space
         return None
+    if any(error.level == ErrorLevels.FATAL for error in parser.error_log):
+        raise _CutShort
+    _start_body_where_a_browser_does(document)
+    return document
+
+
+def _start_body_where_a_browser_does(document: HtmlElement) -> None:
+    """Move what follows the head content out of the head, to the start of the body."""
+    head = document.find("head")
+    if head is None:
+        return
+    first = next(
+        (child for child in head if isinstance(child.tag, str) and child.tag not in _HEAD_CONTENT),
+        None,
+    )
+    if first is None:
+        return
+    moved = [first, *first.itersiblings()]
+    body = document.find("body")
+    if body is None:
+        body = document.makeelement("body", {})
+        document.append(body)
+    # Text after them was already moved to the start of the body, and stays after them.
+    moved[-1].tail = (moved[-1].tail or "") + (body.text or "")
+    body.text = None
+    for place, element in enumerate(moved):
+        body.insert(place, element)
 
 
 def _escape_ampersands(document: HtmlElement) -> None:
@@ -147,9 +202,10 @@ def _drop_unchosen_options(document: HtmlElement) -> None:
 
 class _Words(HTMLParser):
     """The text outside the elements that are not rendered, for the rare document the
-    renderer fails on; the stdlib tokenizer reads anything without raising."""
+    renderer fails on or libxml2 cannot read to its end; the stdlib tokenizer reads anything
+    without raising. Text in the head is kept, as a browser moves it to the body."""
 
-    _SKIPPED = frozenset({"head", "script", "style", "title", "select", *_NOT_RENDERED})
+    _SKIPPED = frozenset({"script", "style", "title", "select", *_NOT_RENDERED})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
