@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from fakes.contacts import InMemoryContactBook
 from fakes.drafts import InMemoryDraftStore
+from fakes.local_copy import InMemoryLocalCopy
+from fakes.mutations import InMemoryMutationStore
 from fakes.outbox import InMemoryOutbox
 from fakes.owner_alerts import InMemoryOwnerAlerts
 
@@ -14,3 +16,5 @@ class MemoryStore:
         self.drafts = InMemoryDraftStore(self.outbox)
         self.alerts = InMemoryOwnerAlerts()
         self.contacts = InMemoryContactBook()
+        self.local = InMemoryLocalCopy()
+        self.mutations = InMemoryMutationStore(self.local)

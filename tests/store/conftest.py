@@ -17,14 +17,21 @@ from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
+from mailfathom.adapters.sql.mutation_admin import SqlMutationRecords
+from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
+from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.schema import contact_addresses, contacts
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.confirmation.ports import OwnerAlerts
 from mailfathom.app.contacts.ports import ContactBook
 from mailfathom.app.drafting.ports import DraftStore
+from mailfathom.app.flags.ports import MutationRecords
 from mailfathom.app.sending.ports import OutboxStore
+from mailfathom.app.shared.stored_mail_ports import FolderDirectory
+
+from .held_mail import HeldMail, Mutations, SqlHeldMail
 
 SQL_BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 BACKENDS = [*SQL_BACKENDS, "memory"]
@@ -74,6 +81,19 @@ class Backend:
 
     def contacts(self) -> ContactBook:
         return self.memory.contacts if self.memory else SqlContactBook(self._sql())
+
+    def held_mail(self) -> HeldMail:
+        """Where a test stores mail the way synchronization does."""
+        return self.memory.local if self.memory else SqlHeldMail(self._sql())
+
+    def folders(self) -> FolderDirectory:
+        return self.memory.local if self.memory else SqlMailboxReader(self._sql())
+
+    def mutations(self) -> Mutations:
+        return self.memory.mutations if self.memory else SqlMutationStore(self._sql())
+
+    def mutation_records(self) -> MutationRecords:
+        return self.memory.mutations if self.memory else SqlMutationRecords(self._sql())
 
     def contact_rows(self) -> tuple[int, int]:
         """(contact records, address rows) as the store holds them."""
