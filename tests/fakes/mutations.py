@@ -1,5 +1,6 @@
-"""Mutation records in memory: `MutationStore`, `MutationLedger` and `MutationRecords`, over
-the in-memory local copy a new record's value is shown on."""
+"""Mutation records in memory: `MutationStore`, `MutationLedger`, `MutationRecords` and
+`OrganizeStore` (the same records, asked for many emails at once), over the in-memory local
+copy a new record's value is shown on."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from mailfathom.app.flags.ports import (
     OpenMutation,
     RequestIdentityTaken,
 )
+from mailfathom.app.organize.ports import OrganizeStore
 from mailfathom.domain.mutations import (
     OPEN_STATES,
     MutationKind,
@@ -54,10 +56,39 @@ class InMemoryMutationStore:
         asked: Sequence[RequestedMutation],
         now: datetime,
     ) -> list[MutationRecord]:
+        return self._write([(target, m) for m in asked], requester, request_id, now)
+
+    # -- OrganizeStore ---------------------------------------------------------------------
+
+    def targets(
+        self, stored_email_ids: Sequence[uuid.UUID], folder_ids: Sequence[int]
+    ) -> dict[uuid.UUID, MutationTarget]:
+        found = {i: self.target(i, folder_ids) for i in stored_email_ids}
+        return {i: target for i, target in found.items() if target is not None}
+
+    def record_each(
+        self,
+        targets: Sequence[MutationTarget],
+        requester: str,
+        request_id: str,
+        asked: RequestedMutation,
+        now: datetime,
+    ) -> list[MutationRecord]:
+        return self._write([(t, asked) for t in targets], requester, request_id, now)
+
+    def _write(
+        self,
+        asked: Sequence[tuple[MutationTarget, RequestedMutation]],
+        requester: str,
+        request_id: str,
+        now: datetime,
+    ) -> list[MutationRecord]:
+        """One record per (email, value), or the one held under the same email, kind,
+        requester and request identity; all or nothing, as one commit is."""
         with self._local.lock:
             answered: list[MutationRecord] = []
             written: list[MutationRecord] = []
-            for mutation in asked:
+            for target, mutation in asked:
                 held = next(
                     (
                         r
@@ -242,5 +273,6 @@ class InMemoryMutationStore:
 
 
 _: MutationStore = InMemoryMutationStore(InMemoryLocalCopy())
+____: OrganizeStore = InMemoryMutationStore(InMemoryLocalCopy())
 __: MutationLedger = InMemoryMutationStore(InMemoryLocalCopy())
 ___: MutationRecords = InMemoryMutationStore(InMemoryLocalCopy())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fakes.contacts import InMemoryContactBook
 from fakes.drafts import InMemoryDraftStore
+from fakes.folder_creations import InMemoryFolderCreations
 from fakes.local_copy import InMemoryLocalCopy
 from fakes.mutations import InMemoryMutationStore
 from fakes.outbox import InMemoryOutbox
@@ -18,3 +19,4 @@ class MemoryStore:
         self.contacts = InMemoryContactBook()
         self.local = InMemoryLocalCopy()
         self.mutations = InMemoryMutationStore(self.local)
+        self.creations = InMemoryFolderCreations()

@@ -17,8 +17,10 @@ from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
+from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
 from mailfathom.adapters.sql.mutation_admin import SqlMutationRecords
 from mailfathom.adapters.sql.mutations import SqlMutationStore
+from mailfathom.adapters.sql.organizing import SqlOrganizeStore
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.adapters.sql.reading import SqlMailboxReader
@@ -28,10 +30,11 @@ from mailfathom.app.confirmation.ports import OwnerAlerts
 from mailfathom.app.contacts.ports import ContactBook
 from mailfathom.app.drafting.ports import DraftStore
 from mailfathom.app.flags.ports import MutationRecords
+from mailfathom.app.organize.ports import OrganizeStore
 from mailfathom.app.sending.ports import OutboxStore
 from mailfathom.app.shared.stored_mail_ports import FolderDirectory
 
-from .held_mail import HeldMail, Mutations, SqlHeldMail
+from .held_mail import Creations, HeldMail, Mutations, SqlHeldMail
 
 SQL_BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 BACKENDS = [*SQL_BACKENDS, "memory"]
@@ -94,6 +97,12 @@ class Backend:
 
     def mutation_records(self) -> MutationRecords:
         return self.memory.mutations if self.memory else SqlMutationRecords(self._sql())
+
+    def organize(self) -> OrganizeStore:
+        return self.memory.mutations if self.memory else SqlOrganizeStore(self._sql())
+
+    def folder_creations(self) -> Creations:
+        return self.memory.creations if self.memory else SqlFolderCreations(self._sql())
 
     def contact_rows(self) -> tuple[int, int]:
         """(contact records, address rows) as the store holds them."""

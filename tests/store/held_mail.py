@@ -14,11 +14,12 @@ import sqlalchemy as sa
 from mailfathom.adapters.sql.schema import keywords, messages
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.flags.ports import MutationLedger, MutationStore
+from mailfathom.app.organize.ports import FolderCreations
 from mailfathom.app.sync.types import FlagChange, NewMessage
 from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
 from mailfathom.domain.content_state import ContentState, RemoteFlags
 from mailfathom.domain.folders import FolderRole
-from mailfathom.domain.mutations import MutationRecord
+from mailfathom.domain.mutations import MutationRecord, MutationState
 
 from .reading_builders import Mail
 
@@ -60,6 +61,14 @@ class Mutations(MutationStore, MutationLedger, Protocol):
     """The record store as a flag change and a synchronization run both use it."""
 
     def find(self, record_id: uuid.UUID) -> MutationRecord | None: ...
+
+
+class Creations(FolderCreations, Protocol):
+    """Folder creation records as a call writes them, and their end as a run settles it."""
+
+    def settle(
+        self, creation_id: uuid.UUID, state: MutationState, error_code: int | None, now: datetime
+    ) -> None: ...
 
 
 class SqlHeldMail:
