@@ -6,17 +6,17 @@ revision to its send."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from fakes.deployment import FakeDeployment
+from fakes.person import chooses
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.local.maildir import LocalConnector
 from mailfathom.app.confirmation.confirmed_sending import Status
-from mailfathom.app.confirmation.ports import Answer, AnswerKind, Choice, Question
+from mailfathom.app.confirmation.ports import Choice
 from mailfathom.app.drafting.composition import DraftRequest
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode, Permission
 from mailfathom.domain.codes import Code
@@ -293,21 +293,6 @@ def test_a_draft_sent_after_an_instant_waits_for_it(d: FakeDeployment) -> None:
     assert d.memory.outbox.next_due() == later
 
 
-class Person:
-    """Somebody a question is put to, choosing as scripted; `meanwhile` runs while the
-    question waits (somebody else's edit, say)."""
-
-    def __init__(self, choice: Choice, meanwhile: Callable[[], object] = lambda: None) -> None:
-        self._choice = choice
-        self._meanwhile = meanwhile
-        self.asked: list[Question] = []
-
-    def ask(self, question: Question) -> Answer:
-        self.asked.append(question)
-        self._meanwhile()
-        return Answer(AnswerKind.CHOSEN, question.binding, self._choice)
-
-
 @pytest.mark.parametrize(
     ("choice", "status", "life"),
     [
@@ -320,7 +305,7 @@ def test_a_draft_sent_by_a_caller_who_asks_does_what_the_person_chose(
     d: FakeDeployment, choice: Choice, status: Status, life: DraftLife
 ) -> None:
     standing = d.save_draft().save(AGENT, _own())
-    person = Person(choice)
+    person = chooses(choice)
     settled = d.send_draft().settle(ASKS, str(standing.draft_id), person, None)
     assert settled.status is status
     assert len(person.asked) == 1
@@ -338,7 +323,7 @@ def test_a_draft_edited_while_the_question_waits_is_not_sent(d: FakeDeployment) 
         return d.update_draft().update(AGENT, draft_id, _own(subject="Edited"))
 
     with pytest.raises(Refusal) as refused:
-        d.send_draft().settle(ASKS, draft_id, Person(Choice.SEND, edit), None)
+        d.send_draft().settle(ASKS, draft_id, chooses(Choice.SEND, edit), None)
     assert refused.value.code == Code.CONFIRMATION_OUTDATED
     assert d.memory.outbox.listing(10) == []
     draft = d.memory.drafts.find(standing.draft_id)

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from fakes.deployment import FakeDeployment
+from fakes.person import ScriptedPerson, chooses
 from mailfathom.app.confirmation.confirmed_sending import Status, alert_key
-from mailfathom.app.confirmation.ports import Answer, AnswerKind, Choice, Question
+from mailfathom.app.confirmation.ports import Answer, AnswerKind, Choice
 from mailfathom.app.sending.administer_outbox import Withdrawn
 from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode, Permission
@@ -195,24 +196,8 @@ def test_the_operator_withdraws_any_callers_send_once(d: FakeDeployment) -> None
     assert administration.withdraw(uuid.uuid4()) is None
 
 
-class Person:
-    """Somebody the client puts the question in front of, answering as scripted."""
-
-    def __init__(self, answer: Callable[[Question], Answer]) -> None:
-        self._answer = answer
-        self.asked: list[Question] = []
-
-    def ask(self, question: Question) -> Answer:
-        self.asked.append(question)
-        return self._answer(question)
-
-
-def _chooses(choice: Choice) -> Person:
-    return Person(lambda q: Answer(AnswerKind.CHOSEN, q.binding, choice))
-
-
 def test_send_chosen_queues_the_message_that_was_shown(d: FakeDeployment) -> None:
-    person = _chooses(Choice.SEND)
+    person = chooses(Choice.SEND)
     settled = d.send().settle(ASKS, _request(), person)
     assert settled.status is Status.QUEUED
     assert settled.record is not None
@@ -226,20 +211,20 @@ def test_send_chosen_queues_the_message_that_was_shown(d: FakeDeployment) -> Non
 def test_save_draft_chosen_keeps_a_draft_and_its_repeat_is_answered_without_asking(
     d: FakeDeployment,
 ) -> None:
-    settled = d.send().settle(ASKS, _request(), _chooses(Choice.SAVE_DRAFT))
+    settled = d.send().settle(ASKS, _request(), chooses(Choice.SAVE_DRAFT))
     assert settled.status is Status.DRAFT
     assert settled.draft_id is not None
     draft = d.memory.drafts.find(uuid.UUID(settled.draft_id))
     assert draft is not None
     assert (draft.life, draft.caller, draft.account_id) == (DraftLife.LIVE, "careful", "work")
     assert d.memory.outbox.listing(10) == []
-    nobody = Person(lambda q: pytest.fail("a repeat of a kept draft asks nobody"))
+    nobody = ScriptedPerson(lambda q: pytest.fail("a repeat of a kept draft asks nobody"))
     again = d.send().settle(ASKS, _request(), nobody)
     assert (again.status, again.draft_id) == (Status.DRAFT, settled.draft_id)
 
 
 def test_cancel_chosen_writes_nothing(d: FakeDeployment) -> None:
-    settled = d.send().settle(ASKS, _request(), _chooses(Choice.CANCEL))
+    settled = d.send().settle(ASKS, _request(), chooses(Choice.CANCEL))
     assert (settled.status, settled.record, settled.draft_id) == (Status.CANCELLED, None, None)
     assert d.memory.outbox.listing(10) == []
     assert d.memory.drafts.copy_work("work").to_file == ()
@@ -257,14 +242,14 @@ def test_an_answer_that_chooses_nothing_is_refused_and_writes_nothing(
     d: FakeDeployment, kind: AnswerKind, code: int
 ) -> None:
     with pytest.raises(Refusal) as refused:
-        d.send().settle(ASKS, _request(), Person(lambda q: Answer(kind, q.binding)))
+        d.send().settle(ASKS, _request(), ScriptedPerson(lambda q: Answer(kind, q.binding)))
     assert refused.value.code == code
     assert d.memory.outbox.listing(10) == []
     assert d.memory.drafts.copy_work("work").to_file == ()
 
 
 def test_an_answer_bound_to_another_message_is_outdated(d: FakeDeployment) -> None:
-    stale = Person(lambda q: Answer(AnswerKind.CHOSEN, "0" * 64, Choice.SEND))
+    stale = ScriptedPerson(lambda q: Answer(AnswerKind.CHOSEN, "0" * 64, Choice.SEND))
     with pytest.raises(Refusal) as refused:
         d.send().settle(ASKS, _request(), stale)
     assert refused.value.code == Code.CONFIRMATION_OUTDATED
@@ -272,7 +257,7 @@ def test_an_answer_bound_to_another_message_is_outdated(d: FakeDeployment) -> No
 
 
 def test_nobody_to_ask_keeps_a_draft_and_alerts_the_owner_once(d: FakeDeployment) -> None:
-    unavailable = Person(lambda q: Answer(AnswerKind.UNAVAILABLE))
+    unavailable = ScriptedPerson(lambda q: Answer(AnswerKind.UNAVAILABLE))
     settled = d.send().settle(ASKS, _request(), unavailable)
     assert settled.status is Status.DRAFT
     assert settled.draft_id is not None
@@ -291,10 +276,10 @@ def test_nobody_to_ask_keeps_a_draft_and_alerts_the_owner_once(d: FakeDeployment
 
 
 def test_a_kept_draft_sent_later_answers_its_repeat_with_the_send(d: FakeDeployment) -> None:
-    settled = d.send().settle(ASKS, _request(), _chooses(Choice.SAVE_DRAFT))
+    settled = d.send().settle(ASKS, _request(), chooses(Choice.SAVE_DRAFT))
     assert settled.draft_id is not None
     record = d.send_draft().send(AGENT, settled.draft_id)
     assert record.stage is Stage.QUEUED
-    nobody = Person(lambda q: pytest.fail("a repeat of a sent draft asks nobody"))
+    nobody = ScriptedPerson(lambda q: pytest.fail("a repeat of a sent draft asks nobody"))
     again = d.send().settle(ASKS, _request(), nobody)
     assert (again.status, again.record) == (Status.QUEUED, record)
