@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from fakes.person import ScriptedPerson
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.app.confirmation.confirmed_sending import (
     ConfirmedSending,
@@ -49,18 +50,6 @@ SHOWN = ShownMessage(
     html=None,
     envelope=("to:friend@example.net", "bcc:hidden@example.net"),
 )
-
-
-class Scripted:
-    """A person who answers as scripted and remembers what they were asked."""
-
-    def __init__(self, answer: Callable[[Question], Answer]) -> None:
-        self._answer = answer
-        self.asked: list[Question] = []
-
-    def ask(self, question: Question) -> Answer:
-        self.asked.append(question)
-        return self._answer(question)
 
 
 class Alerts:
@@ -106,8 +95,8 @@ def _settle(
     alerts: Alerts | None = None,
     shown_now: Callable[[int], ShownMessage] = lambda _: SHOWN,
     language: Language = Language.EN,
-) -> tuple[Settled[str] | Refusal, Outcomes, Scripted, Alerts]:
-    outcomes, person, kept = Outcomes(), Scripted(answer), alerts or Alerts()
+) -> tuple[Settled[str] | Refusal, Outcomes, ScriptedPerson, Alerts]:
+    outcomes, person, kept = Outcomes(), ScriptedPerson(answer), alerts or Alerts()
     prepared = 0
 
     def prepare() -> Prepared[str]:
@@ -280,7 +269,7 @@ def test_sizes_climb_the_1024_ladder() -> None:
 
 
 def test_sending_turned_off_after_the_question_is_refused_and_nothing_written() -> None:
-    outcomes, person = Outcomes(), Scripted(chose(Choice.SEND))
+    outcomes, person = Outcomes(), ScriptedPerson(chose(Choice.SEND))
     prepared = 0
 
     def prepare() -> Prepared[str]:

@@ -1,4 +1,4 @@
-"""Owner alerts on SQLite and PostgreSQL: one alert per draft however often it is raised,
+"""Owner alerts on SQLite, PostgreSQL and in memory: one alert per draft however often it is raised,
 newest first, dismissed once; and the migration that makes and removes the table."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql import migrate
-from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.app.confirmation.confirmed_sending import alert_key
 from mailfathom.app.confirmation.ports import OwnerAlert
+from store.conftest import Backend
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -20,8 +20,8 @@ def _alert(draft_id: str, at: datetime = T0, account: str = "work") -> OwnerAler
     return OwnerAlert(alert_key(draft_id), account, draft_id, "confirmation_unavailable", at)
 
 
-def test_an_alert_is_kept_once_per_draft_and_listed_newest_first(engine: sa.Engine) -> None:
-    alerts = SqlOwnerAlerts(engine)
+def test_an_alert_is_kept_once_per_draft_and_listed_newest_first(backend: Backend) -> None:
+    alerts = backend.alerts()
     alerts.raise_alert(_alert("d-1"))
     alerts.raise_alert(_alert("d-2", T0 + timedelta(minutes=1), "home"))
     alerts.raise_alert(_alert("d-1", T0 + timedelta(minutes=5)))
@@ -34,15 +34,15 @@ def test_an_alert_is_kept_once_per_draft_and_listed_newest_first(engine: sa.Engi
     assert alerts.listing(include_dismissed=False, limit=1) == listed[:1]
 
 
-def test_racing_raises_of_one_alert_leave_one_row(engine: sa.Engine) -> None:
-    alerts = SqlOwnerAlerts(engine)
+def test_racing_raises_of_one_alert_leave_one_row(backend: Backend) -> None:
+    alerts = backend.alerts()
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(lambda _: alerts.raise_alert(_alert("d-race")), range(16)))
     assert [a.draft_id for a in alerts.listing(True, 10)] == ["d-race"]
 
 
-def test_a_dismissed_alert_leaves_the_list_and_is_dismissed_once(engine: sa.Engine) -> None:
-    alerts = SqlOwnerAlerts(engine)
+def test_a_dismissed_alert_leaves_the_list_and_is_dismissed_once(backend: Backend) -> None:
+    alerts = backend.alerts()
     alerts.raise_alert(_alert("d-1"))
     later = T0 + timedelta(hours=1)
     assert alerts.dismiss(alert_key("d-1"), later) is True
@@ -56,8 +56,8 @@ def test_a_dismissed_alert_leaves_the_list_and_is_dismissed_once(engine: sa.Engi
     assert alerts.listing(include_dismissed=False, limit=10) == []
 
 
-def test_an_alert_is_held_whether_or_not_it_was_dismissed(engine: sa.Engine) -> None:
-    alerts = SqlOwnerAlerts(engine)
+def test_an_alert_is_held_whether_or_not_it_was_dismissed(backend: Backend) -> None:
+    alerts = backend.alerts()
     assert alerts.held(alert_key("d-held")) is False
     alerts.raise_alert(_alert("d-held"))
     assert alerts.held(alert_key("d-held")) is True

@@ -5,17 +5,13 @@ calls an unknown tool."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
+from fakes.contacts import InMemoryContactBook
 from mailfathom.adapters.cursor_signing import HmacCursorSigner
-from mailfathom.adapters.sql import migrate
-from mailfathom.adapters.sql.contacts import SqlContactBook
-from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
 from mailfathom.app.contacts.create_contact import ContactCreation
 from mailfathom.app.contacts.delete_contact import ContactErasure
 from mailfathom.app.contacts.get_contact import ContactLookup
@@ -32,17 +28,11 @@ READ = frozenset({Permission.CONTACTS_READ})
 WRITE = frozenset({Permission.CONTACTS_WRITE})
 
 
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[sa.Engine]:
-    created = create_store_engine(sqlite_url(tmp_path / "store.sqlite3"))
-    migrate.upgrade(created)
-    yield created
-    created.dispose()
-
-
-def _calls(engine: sa.Engine, tmp_path: Path) -> dict[str, tuple[frozenset[Permission], Any]]:
-    book = SqlContactBook(engine)
-    signer = HmacCursorSigner.from_key_file(tmp_path / "cursor.key")
+def _calls() -> dict[str, tuple[frozenset[Permission], Any]]:
+    """Each use case over one in-memory book: what is tested is the use case's own check,
+    which comes before the book is reached (the book's contract is run elsewhere)."""
+    book = InMemoryContactBook()
+    signer = HmacCursorSigner(b"k" * 32)
     record = ("Name", ["a@example.org"], "a@example.org", None)
     calls: dict[str, tuple[frozenset[Permission], Callable[[Caller], object]]] = {
         "list_contacts": (READ, lambda c: ContactListing(book, signer).list(c)),
@@ -66,10 +56,8 @@ def _calls(engine: sa.Engine, tmp_path: Path) -> dict[str, tuple[frozenset[Permi
         "promote_contact",
     ],
 )
-def test_each_use_case_checks_its_own_permission(
-    engine: sa.Engine, tmp_path: Path, tool: str
-) -> None:
-    needs, run = _calls(engine, tmp_path)[tool]
+def test_each_use_case_checks_its_own_permission(tool: str) -> None:
+    needs, run = _calls()[tool]
     others = frozenset(Permission) - needs
     with pytest.raises(PermissionDenied):
         run(Caller(permissions=others, label="other"))

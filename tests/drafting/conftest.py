@@ -1,7 +1,9 @@
-"""The drafting tests reuse the store's backends: the SQLite file and PostgreSQL."""
+"""The drafting tests reuse the store's backends: the SQLite file and PostgreSQL, and the
+in-memory fakes for the port contracts."""
 
 from __future__ import annotations
 
+from store.conftest import backend as backend
 from store.conftest import engine as engine
 
-__all__ = ["engine"]
+__all__ = ["backend", "engine"]

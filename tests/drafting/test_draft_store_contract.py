@@ -1,4 +1,5 @@
-"""What the drafting use cases rely on from the draft store, on SQLite and PostgreSQL alike:
+"""What the drafting use cases rely on from the draft store, on SQLite, PostgreSQL and the
+in-memory fake alike:
 a stable identifier across revisions, one draft per retry key under racing calls, changes of
 life that cannot both win, and the copies a drafts folder still needs."""
 
@@ -10,10 +11,6 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
-import sqlalchemy as sa
-
-from mailfathom.adapters.sql.drafts import SqlDraftStore
-from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.app.drafting.ports import DraftContent, NewDraft
 from mailfathom.app.sending.ports import AttemptResult, NewOutgoing
 from mailfathom.domain.drafts import (
@@ -25,6 +22,7 @@ from mailfathom.domain.drafts import (
     DraftRecipient,
 )
 from mailfathom.domain.outgoing import AddressField, OutgoingKind, Recipient, Stage
+from store.conftest import Backend
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -55,8 +53,8 @@ def _new(key: str = "k1", **options: object) -> NewDraft:
     return NewDraft(uuid.uuid4(), "agent", key, _content(**options))  # type: ignore[arg-type]
 
 
-def test_a_draft_is_written_at_revision_one_and_read_back(engine: sa.Engine) -> None:
-    store = SqlDraftStore(engine)
+def test_a_draft_is_written_at_revision_one_and_read_back(backend: Backend) -> None:
+    store = backend.drafts()
     new = _new()
     draft, created = store.create(new)
     assert created
@@ -71,8 +69,8 @@ def test_a_draft_is_written_at_revision_one_and_read_back(engine: sa.Engine) -> 
     assert store.find(uuid.uuid4()) is None
 
 
-def test_a_draft_lists_its_files_and_a_revision_replaces_them(engine: sa.Engine) -> None:
-    store = SqlDraftStore(engine)
+def test_a_draft_lists_its_files_and_a_revision_replaces_them(backend: Backend) -> None:
+    store = backend.drafts()
     files = (DraftFile("plan.pdf", 6_000_000_000), DraftFile(None, 0), DraftFile("a.txt", 3))
     new = _new()
     draft, _ = store.create(
@@ -89,8 +87,8 @@ def test_a_draft_lists_its_files_and_a_revision_replaces_them(engine: sa.Engine)
     assert store.find(draft.draft_id) == again
 
 
-def test_an_answer_keeps_what_it_answers(engine: sa.Engine) -> None:
-    store = SqlDraftStore(engine)
+def test_an_answer_keeps_what_it_answers(backend: Backend) -> None:
+    store = backend.drafts()
     answered = uuid.uuid4()
     content = DraftContent(
         account_id="acct",
@@ -110,8 +108,8 @@ def test_an_answer_keeps_what_it_answers(engine: sa.Engine) -> None:
     )
 
 
-def test_a_revision_keeps_the_identifier_and_counts_one(engine: sa.Engine) -> None:
-    store = SqlDraftStore(engine)
+def test_a_revision_keeps_the_identifier_and_counts_one(backend: Backend) -> None:
+    store = backend.drafts()
     draft, _ = store.create(_new())
     later = T0 + timedelta(minutes=5)
     revised = store.revise(
@@ -133,8 +131,8 @@ def test_a_revision_keeps_the_identifier_and_counts_one(engine: sa.Engine) -> No
     assert store.mark_deleted(draft.draft_id) is None
 
 
-def test_twenty_racing_identical_saves_leave_one_draft(engine: sa.Engine) -> None:
-    store = SqlDraftStore(engine)
+def test_twenty_racing_identical_saves_leave_one_draft(backend: Backend) -> None:
+    store = backend.drafts()
     barrier = threading.Barrier(20)
 
     def save(_: int) -> tuple[uuid.UUID, bool]:
@@ -146,12 +144,12 @@ def test_twenty_racing_identical_saves_leave_one_draft(engine: sa.Engine) -> Non
         results = list(pool.map(save, range(20)))
     assert len({draft_id for draft_id, _ in results}) == 1
     assert sum(created for _, created in results) == 1
-    with engine.connect() as c:
-        assert c.execute(sa.text("SELECT count(*) FROM drafts")).scalar_one() == 1
+    (draft_id,) = {draft_id for draft_id, _ in results}
+    assert [d.draft_id for d in store.copy_work("acct").to_file] == [draft_id]
 
 
-def test_a_deleted_draft_frees_its_key_and_a_sent_one_keeps_it(engine: sa.Engine) -> None:
-    store = SqlDraftStore(engine)
+def test_a_deleted_draft_frees_its_key_and_a_sent_one_keeps_it(backend: Backend) -> None:
+    store = backend.drafts()
     first, _ = store.create(_new("key"))
     store.mark_deleted(first.draft_id)
     second, created = store.create(_new("key"))
@@ -169,8 +167,8 @@ def test_a_deleted_draft_frees_its_key_and_a_sent_one_keeps_it(engine: sa.Engine
     assert store.find_sent(outgoing) == again
 
 
-def test_a_promotion_needs_the_revision_it_read_and_a_live_draft(engine: sa.Engine) -> None:
-    store = SqlDraftStore(engine)
+def test_a_promotion_needs_the_revision_it_read_and_a_live_draft(backend: Backend) -> None:
+    store = backend.drafts()
     draft, _ = store.create(_new())
     store.revise(draft.draft_id, _content(b"second"))
     assert not store.mark_sent(draft.draft_id, 1, uuid.uuid4())
@@ -179,8 +177,8 @@ def test_a_promotion_needs_the_revision_it_read_and_a_live_draft(engine: sa.Engi
     assert store.mark_deleted(draft.draft_id) is None
 
 
-def test_copies_say_what_the_folder_still_needs(engine: sa.Engine) -> None:
-    store, outbox = SqlDraftStore(engine), SqlOutbox(engine)
+def test_copies_say_what_the_folder_still_needs(backend: Backend) -> None:
+    store, outbox = backend.drafts(), backend.outbox()
     held, _ = store.create(_new("held"))
     edited, _ = store.create(_new("edited"))
     gone, _ = store.create(_new("gone"))
@@ -236,9 +234,9 @@ def test_copies_say_what_the_folder_still_needs(engine: sa.Engine) -> None:
 
 
 def test_one_claim_to_file_a_copy_at_a_time_and_a_lapsed_one_is_taken_again(
-    engine: sa.Engine,
+    backend: Backend,
 ) -> None:
-    store = SqlDraftStore(engine)
+    store = backend.drafts()
     draft, _ = store.create(_new())
     until = T0 + timedelta(minutes=5)
     barrier = threading.Barrier(10)

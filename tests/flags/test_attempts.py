@@ -6,10 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
-import sqlalchemy as sa
-
-from mailfathom.adapters.sql.mutations import SqlMutationStore
-from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.flags.convergence import MutationConvergence
 from mailfathom.app.flags.ports import StoreOutcome
 from mailfathom.domain.content_state import RemoteFlags
@@ -21,6 +17,7 @@ from mailfathom.domain.mutations import (
     MutationState,
     RequestedMutation,
 )
+from store.conftest import Backend
 
 from .test_mutation_store_contract import T0, _held
 
@@ -53,11 +50,9 @@ class FailingServer:
         raise SyncError("connection dropped")
 
 
-def test_a_record_is_dead_lettered_once_its_attempts_are_spent(
-    store: SqlSyncStore, engine: sa.Engine
-) -> None:
-    target, _ = _held(store, engine)
-    ledger = SqlMutationStore(engine)
+def test_a_record_is_dead_lettered_once_its_attempts_are_spent(backend: Backend) -> None:
+    target, _ = _held(backend.held_mail())
+    ledger = backend.mutations()
     (record,) = ledger.record(
         target, "agent", "r1", [RequestedMutation(MutationKind.SET_SEEN, "true")], T0
     )
@@ -80,10 +75,10 @@ def test_a_record_is_dead_lettered_once_its_attempts_are_spent(
 
 
 def test_a_keyword_the_folder_cannot_keep_is_reported_without_a_command(
-    store: SqlSyncStore, engine: sa.Engine
+    backend: Backend,
 ) -> None:
-    target, _ = _held(store, engine)
-    ledger = SqlMutationStore(engine)
+    target, _ = _held(backend.held_mail())
+    ledger = backend.mutations()
     added = RequestedMutation(MutationKind.ADD_KEYWORDS, "kept other")
     (record,) = ledger.record(target, "agent", "r1", [added], T0)
     server = FailingServer(permanent=frozenset({"kept"}), creatable=False)

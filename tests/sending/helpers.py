@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from fakes.deployment import FakeDeployment
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.app.reading.list_emails import TimelineRequest
@@ -113,6 +114,17 @@ def open_deployment(
         yield SendingDeployment(services, clock, smtp)
     finally:
         services.close()
+
+
+def fake_deployment(
+    directory: Path, monkeypatch: pytest.MonkeyPatch, **options: object
+) -> FakeDeployment:
+    """The same deployment's writing use cases over the in-memory store, for tests of what
+    the use cases decide (the store's own behaviour is its contract suites')."""
+    register_all(["me@example.org", "Mé Example", SMTP_PASSWORD])
+    monkeypatch.setenv("MAILFATHOM_TEST_SMTP_SECRET", SMTP_PASSWORD)
+    config = load_config(sending_config(directory, None, **options))  # type: ignore[arg-type]
+    return FakeDeployment(config)
 
 
 def stored(d: SendingDeployment, raw: bytes) -> str:

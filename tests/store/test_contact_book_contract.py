@@ -1,6 +1,6 @@
-"""What the contact tools rely on from the book, on SQLite and PostgreSQL alike: one holder
-per address (racing writers included), whole-record amendments, one-way promotion, and an
-erasure that removes the record and every address and says so."""
+"""What the contact tools rely on from the book, on SQLite, PostgreSQL and the in-memory
+fake alike: one holder per address (racing writers included), whole-record amendments,
+one-way promotion, and an erasure that removes the record and every address and says so."""
 
 from __future__ import annotations
 
@@ -10,24 +10,24 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import pytest
-import sqlalchemy as sa
 
-from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.app.contacts.ports import (
     BookPosition,
+    ContactBook,
     NewContact,
     PeerEntry,
     PeerUpkeep,
     WriteState,
 )
 from mailfathom.domain.contacts import ContactOrigin, ContactRecord, name_key
+from store.conftest import Backend
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def book(engine: sa.Engine) -> SqlContactBook:
-    return SqlContactBook(engine)
+def book(backend: Backend) -> ContactBook:
+    return backend.contacts()
 
 
 def _record(name: str, *addresses: str, note: str | None = None) -> ContactRecord:
@@ -41,7 +41,7 @@ def _new(
 
 
 def test_a_created_contact_reads_back_by_identity_and_by_any_address(
-    book: SqlContactBook,
+    book: ContactBook,
 ) -> None:
     record = ContactRecord(
         "Anna Kowalska",
@@ -69,7 +69,7 @@ def test_a_created_contact_reads_back_by_identity_and_by_any_address(
 
 
 def test_an_address_another_contact_holds_is_answered_with_the_holder(
-    book: SqlContactBook,
+    book: ContactBook,
 ) -> None:
     first = _new(_record("One", "one@example.test", "shared@example.test"))
     book.create(first)
@@ -81,7 +81,7 @@ def test_an_address_another_contact_holds_is_answered_with_the_holder(
 
 
 def test_twenty_racing_creates_claiming_one_address_leave_exactly_one_holder(
-    book: SqlContactBook,
+    book: ContactBook,
 ) -> None:
     start = threading.Barrier(20)
 
@@ -103,7 +103,7 @@ def test_twenty_racing_creates_claiming_one_address_leave_exactly_one_holder(
     assert len(book.page(None, None, None, 200)) == 1
 
 
-def test_an_amendment_replaces_the_whole_record(book: SqlContactBook) -> None:
+def test_an_amendment_replaces_the_whole_record(book: ContactBook) -> None:
     new = _new(_record("Old", "keep@example.test", "drop@example.test", note="a note"))
     book.create(new)
     amended = ContactRecord(
@@ -124,7 +124,7 @@ def test_an_amendment_replaces_the_whole_record(book: SqlContactBook) -> None:
 
 
 def test_an_amendment_meets_not_found_a_collected_record_and_a_held_address(
-    book: SqlContactBook,
+    book: ContactBook,
 ) -> None:
     record = _record("X", "x@example.test")
     assert book.amend(uuid.uuid4(), record, T0).state is WriteState.NOT_FOUND
@@ -142,7 +142,7 @@ def test_an_amendment_meets_not_found_a_collected_record_and_a_held_address(
     assert book.find_by_address("mine@example.test") is not None
 
 
-def test_promotion_runs_once_and_one_way(book: SqlContactBook) -> None:
+def test_promotion_runs_once_and_one_way(book: ContactBook) -> None:
     collected = _new(_record("C", "c@example.test", note="kept"), ContactOrigin.COLLECTED)
     book.create(collected)
     before = book.find(collected.contact_id)
@@ -163,7 +163,7 @@ def test_promotion_runs_once_and_one_way(book: SqlContactBook) -> None:
 
 
 def test_erasure_removes_the_record_and_every_address_and_counts_them(
-    book: SqlContactBook, engine: sa.Engine
+    book: ContactBook, backend: Backend
 ) -> None:
     gone = _new(_record("Gone", "g1@example.test", "g2@example.test", "g3@example.test"))
     kept = _new(_record("Kept", "k@example.test"))
@@ -175,15 +175,13 @@ def test_erasure_removes_the_record_and_every_address_and_counts_them(
     assert book.find_by_address("g2@example.test") is None
     again = book.erase(gone.contact_id)
     assert (again.was_held, again.addresses_erased) == (False, 0)
-    with engine.connect() as c:
-        rows = c.execute(sa.text("SELECT count(*) FROM contact_addresses")).scalar()
-    assert rows == 1
+    assert backend.contact_rows() == (1, 1)
     reused = book.create(_new(_record("New", "g1@example.test")))
     assert reused.state is WriteState.WRITTEN
 
 
 def test_a_page_is_ordered_by_name_key_then_identity_and_walks_on(
-    book: SqlContactBook,
+    book: ContactBook,
 ) -> None:
     names = ["bob", "Alice", "álvaro", "Carol", "alice", "Zed", "dave"]
     for n, name in enumerate(names):
@@ -205,7 +203,7 @@ def test_a_page_is_ordered_by_name_key_then_identity_and_walks_on(
 
 
 def test_a_page_narrows_by_origin_and_by_search_in_name_or_address(
-    book: SqlContactBook,
+    book: ContactBook,
 ) -> None:
     book.create(_new(_record("Anna Kowalska", "anna@example.test")))
     book.create(_new(_record("Ben", "ben@Kowal.example")))
@@ -226,7 +224,7 @@ def test_a_page_narrows_by_origin_and_by_search_in_name_or_address(
 
 
 def test_held_keys_answers_the_addresses_records_of_the_named_origins_hold(
-    book: SqlContactBook,
+    book: ContactBook,
 ) -> None:
     book.create(_new(_record("Asserted", "a@example.org")))
     book.create(_new(_record("Collected", "c@example.org"), ContactOrigin.COLLECTED))
@@ -242,7 +240,7 @@ def _peer(account: str, name: str, *addresses: str) -> PeerEntry:
     return PeerEntry(account, name, addresses, addresses[0])
 
 
-def test_peers_are_asserted_records_kept_in_step_with_the_accounts(book: SqlContactBook) -> None:
+def test_peers_are_asserted_records_kept_in_step_with_the_accounts(book: ContactBook) -> None:
     peers = [_peer("one", "One", "one@example.org"), _peer("two", "Two", "two@example.org")]
     assert book.keep_peers(peers, T0) == PeerUpkeep(written=2, erased=0, left_with_owner=0)
     assert book.keep_peers(peers, T0) == PeerUpkeep(written=0, erased=0, left_with_owner=0)
@@ -271,7 +269,7 @@ def test_peers_are_asserted_records_kept_in_step_with_the_accounts(book: SqlCont
 
 
 def test_a_peer_takes_its_address_from_a_collected_record_never_from_an_asserted_one(
-    book: SqlContactBook,
+    book: ContactBook,
 ) -> None:
     alone = book.create(_new(_record("Picked", "p@example.org"), ContactOrigin.COLLECTED))
     shared = book.create(

@@ -1,6 +1,7 @@
-"""What synchronization relies on from the book's collection, on SQLite and PostgreSQL alike:
-one collected record per address nobody held, nothing twice, an asserted record never
-touched, an empty name filled once, and racing collections leaving one record per address."""
+"""What synchronization relies on from the book's collection, on SQLite, PostgreSQL and the
+in-memory fake alike: one collected record per address nobody held, nothing twice, an
+asserted record never touched, an empty name filled once, and racing collections leaving one
+record per address."""
 
 from __future__ import annotations
 
@@ -9,27 +10,17 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
-import sqlalchemy as sa
-
-from mailfathom.adapters.sql.contacts import SqlContactBook
-from mailfathom.adapters.sql.schema import contact_addresses, contacts
 from mailfathom.app.contacts.ports import NewContact, WriteState
 from mailfathom.domain.contact_collection import SeenPerson
 from mailfathom.domain.contacts import ContactOrigin, ContactRecord
+from store.conftest import Backend
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 T1 = T0 + timedelta(hours=1)
 
 
-def _counts(engine: sa.Engine) -> tuple[int, int]:
-    with engine.connect() as c:
-        people = c.execute(sa.select(sa.func.count()).select_from(contacts)).scalar_one()
-        held = c.execute(sa.select(sa.func.count()).select_from(contact_addresses)).scalar_one()
-    return people, held
-
-
-def test_each_new_address_becomes_one_collected_record_of_its_own(engine: sa.Engine) -> None:
-    book = SqlContactBook(engine)
+def test_each_new_address_becomes_one_collected_record_of_its_own(backend: Backend) -> None:
+    book = backend.contacts()
     seen = [
         SeenPerson("Ann.Smith@Example.org", "Ann Smith"),
         SeenPerson("bob@example.org", ""),
@@ -53,11 +44,11 @@ def test_each_new_address_becomes_one_collected_record_of_its_own(engine: sa.Eng
     assert bob is not None
     assert bob.display_name == ""
     assert bob.contact_id != ann.contact_id
-    assert _counts(engine) == (2, 2)
+    assert backend.contact_rows() == (2, 2)
 
 
-def test_collecting_again_adds_nothing_and_changes_nothing(engine: sa.Engine) -> None:
-    book = SqlContactBook(engine)
+def test_collecting_again_adds_nothing_and_changes_nothing(backend: Backend) -> None:
+    book = backend.contacts()
     seen = [SeenPerson(f"p{i}@example.org", f"P {i}") for i in range(30)]
     assert book.collect(seen, T0) == 30
     before = book.page(None, None, None, 200)
@@ -67,8 +58,8 @@ def test_collecting_again_adds_nothing_and_changes_nothing(engine: sa.Engine) ->
     assert book.collect([], T1) == 0
 
 
-def test_an_asserted_record_is_never_touched_and_never_doubled(engine: sa.Engine) -> None:
-    book = SqlContactBook(engine)
+def test_an_asserted_record_is_never_touched_and_never_doubled(backend: Backend) -> None:
+    book = backend.contacts()
     record = ContactRecord(
         "Written Down", ("owner@example.org", "alias@example.org"), "owner@example.org", "note"
     )
@@ -78,11 +69,11 @@ def test_an_asserted_record_is_never_touched_and_never_doubled(engine: sa.Engine
     seen = [SeenPerson("ALIAS@example.org", "Somebody"), SeenPerson("owner@example.org", "X")]
     assert book.collect(seen, T1) == 0
     assert book.find(new.contact_id) == written.contact
-    assert _counts(engine) == (1, 2)
+    assert backend.contact_rows() == (1, 2)
 
 
-def test_an_empty_collected_name_is_filled_once_and_a_held_name_kept(engine: sa.Engine) -> None:
-    book = SqlContactBook(engine)
+def test_an_empty_collected_name_is_filled_once_and_a_held_name_kept(backend: Backend) -> None:
+    book = backend.contacts()
     assert (
         book.collect([SeenPerson("a@example.org", ""), SeenPerson("b@example.org", "B")], T0) == 2
     )
@@ -101,8 +92,8 @@ def test_an_empty_collected_name_is_filled_once_and_a_held_name_kept(engine: sa.
     assert [c.display_name for c in book.page("ann", None, None, 10)] == ["Ann"]
 
 
-def test_within_one_call_the_first_name_seen_for_an_address_is_kept(engine: sa.Engine) -> None:
-    book = SqlContactBook(engine)
+def test_within_one_call_the_first_name_seen_for_an_address_is_kept(backend: Backend) -> None:
+    book = backend.contacts()
     seen = [
         SeenPerson("x@example.org", ""),
         SeenPerson("X@example.org", "First"),
@@ -115,19 +106,19 @@ def test_within_one_call_the_first_name_seen_for_an_address_is_kept(engine: sa.E
 
 
 def test_a_call_larger_than_one_statement_chunk_collects_every_address(
-    engine: sa.Engine,
+    backend: Backend,
 ) -> None:
-    book = SqlContactBook(engine)
+    book = backend.contacts()
     book.collect([SeenPerson("n700@example.org", "")], T0)
     seen = [SeenPerson(f"n{i}@example.org", "") for i in range(1300)]
     assert book.collect(seen, T1) == 1299
-    assert _counts(engine) == (1300, 1300)
+    assert backend.contact_rows() == (1300, 1300)
 
 
 def test_racing_collections_of_the_same_people_leave_one_record_per_address(
-    engine: sa.Engine,
+    backend: Backend,
 ) -> None:
-    book = SqlContactBook(engine)
+    book = backend.contacts()
     writers = 6
     start = threading.Barrier(writers)
     # Each writer names the same people in its own order, so their writes interleave.
@@ -141,17 +132,17 @@ def test_racing_collections_of_the_same_people_leave_one_record_per_address(
     with ThreadPoolExecutor(max_workers=writers) as pool:
         written = list(pool.map(collect, range(writers)))
     assert sum(written) == 400
-    assert _counts(engine) == (400, 400)
+    assert backend.contact_rows() == (400, 400)
     keys = frozenset(p.key for p in people)
     assert book.held_keys(keys, frozenset({ContactOrigin.COLLECTED})) == keys
 
 
 def test_creates_racing_collections_over_the_same_addresses_never_deadlock(
-    engine: sa.Engine,
+    backend: Backend,
 ) -> None:
     """Creates name their addresses in descending order, collections in ascending: each
     address ends with one holder and no writer is aborted."""
-    book = SqlContactBook(engine)
+    book = backend.contacts()
     writers = 8
     start = threading.Barrier(writers)
     addresses = [f"d{i:03}@example.org" for i in range(60)]
@@ -170,11 +161,7 @@ def test_creates_racing_collections_over_the_same_addresses_never_deadlock(
 
     with ThreadPoolExecutor(max_workers=writers) as pool:
         list(pool.map(write, range(writers)))
-    with engine.connect() as c:
-        holders = c.execute(
-            sa.select(contact_addresses.c.address_key, sa.func.count()).group_by(
-                contact_addresses.c.address_key
-            )
-        ).all()
-    assert sorted(k for k, _ in holders) == addresses
-    assert {n for _, n in holders} == {1}
+    # Every address is held, and the book holds no more address rows than addresses: each
+    # address has exactly one holder.
+    assert book.held_keys(addresses, frozenset(ContactOrigin)) == frozenset(addresses)
+    assert backend.contact_rows()[1] == len(addresses)

@@ -1,5 +1,6 @@
-"""What an import relies on from the book, on SQLite and PostgreSQL alike: a record carried
-from elsewhere keeps its identity, origin and times, and never displaces what is held."""
+"""What an import relies on from the book, on SQLite, PostgreSQL and the in-memory fake
+alike: a record carried from elsewhere keeps its identity, origin and times, and never
+displaces what is held."""
 
 from __future__ import annotations
 
@@ -7,19 +8,18 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
-import sqlalchemy as sa
 
-from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.app.contacts.cards import Restoration
-from mailfathom.app.contacts.ports import NewContact
+from mailfathom.app.contacts.ports import ContactBook, NewContact
 from mailfathom.domain.contacts import ContactOrigin, ContactRecord
+from store.conftest import Backend
 
 T0 = datetime(2025, 3, 4, 5, 6, 7, tzinfo=UTC)
 
 
 @pytest.fixture
-def book(engine: sa.Engine) -> SqlContactBook:
-    return SqlContactBook(engine)
+def book(backend: Backend) -> ContactBook:
+    return backend.contacts()
 
 
 def _new(name: str, *addresses: str, origin: ContactOrigin = ContactOrigin.ASSERTED) -> NewContact:
@@ -27,7 +27,7 @@ def _new(name: str, *addresses: str, origin: ContactOrigin = ContactOrigin.ASSER
     return NewContact(uuid.uuid4(), record, origin, T0)
 
 
-def test_a_restored_record_keeps_its_identity_origin_and_times(book: SqlContactBook) -> None:
+def test_a_restored_record_keeps_its_identity_origin_and_times(book: ContactBook) -> None:
     new = _new(
         "Zoë Collected", "z@example.test", "Zed@Example.test", origin=ContactOrigin.COLLECTED
     )
@@ -48,7 +48,7 @@ def test_a_restored_record_keeps_its_identity_origin_and_times(book: SqlContactB
 
 
 def test_a_held_identity_or_address_is_answered_and_nothing_held_changes(
-    book: SqlContactBook,
+    book: ContactBook,
 ) -> None:
     first = _new("First", "first@example.test")
     assert book.restore(first, None) is Restoration.WRITTEN
@@ -71,7 +71,7 @@ def test_a_held_identity_or_address_is_answered_and_nothing_held_changes(
     assert book.find(first.contact_id) == before
 
 
-def test_an_address_a_created_contact_holds_stops_a_restore(book: SqlContactBook) -> None:
+def test_an_address_a_created_contact_holds_stops_a_restore(book: ContactBook) -> None:
     created = _new("Created", "held@example.test")
     assert book.create(created).contact is not None
     carried = _new("Carried", "Held@Example.test")

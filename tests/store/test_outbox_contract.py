@@ -1,21 +1,27 @@
-"""What the sending use cases and the delivery pass rely on from the outbox, on SQLite and
-PostgreSQL alike: one record per account and key under racing calls, ceilings counted in the
-same transaction as the write, and stage changes that cannot both win."""
+"""What the sending use cases and the delivery pass rely on from the outbox, on SQLite,
+PostgreSQL and the in-memory fake alike: one record per account and key under racing calls,
+ceilings counted in the same transaction as the write, and stage changes that cannot both
+win."""
 
 from __future__ import annotations
 
 import dataclasses
 import threading
 import uuid
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
-from mailfathom.adapters.sql.outbox import SqlOutbox
-from mailfathom.app.sending.ports import AttemptResult, CeilingLimit, CeilingReached, NewOutgoing
+from mailfathom.app.sending.ports import (
+    AttemptResult,
+    CeilingLimit,
+    CeilingReached,
+    NewOutgoing,
+    OutboxStore,
+)
 from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.outgoing import (
     AddressField,
@@ -24,13 +30,14 @@ from mailfathom.domain.outgoing import (
     RecipientState,
     Stage,
 )
+from store.conftest import Backend
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def outbox(engine: sa.Engine) -> SqlOutbox:
-    return SqlOutbox(engine)
+def outbox(backend: Backend) -> OutboxStore:
+    return backend.outbox()
 
 
 def _new(
@@ -54,7 +61,7 @@ def _new(
     )
 
 
-def test_a_send_is_written_with_its_recipients_and_read_back(outbox: SqlOutbox) -> None:
+def test_a_send_is_written_with_its_recipients_and_read_back(outbox: OutboxStore) -> None:
     record, created = outbox.record(_new(), [])
     assert created
     assert record.stage is Stage.QUEUED
@@ -69,7 +76,7 @@ def test_a_send_is_written_with_its_recipients_and_read_back(outbox: SqlOutbox) 
 
 
 def test_the_same_key_answers_the_first_record_and_another_account_may_reuse_it(
-    outbox: SqlOutbox,
+    outbox: OutboxStore,
 ) -> None:
     first, _ = outbox.record(_new(), [])
     again, created = outbox.record(_new(at=T0 + timedelta(minutes=5)), [])
@@ -80,9 +87,7 @@ def test_the_same_key_answers_the_first_record_and_another_account_may_reuse_it(
     assert other.outgoing_id != first.outgoing_id
 
 
-def test_twenty_racing_calls_with_one_key_leave_one_record(
-    outbox: SqlOutbox, engine: sa.Engine
-) -> None:
+def test_twenty_racing_calls_with_one_key_leave_one_record(outbox: OutboxStore) -> None:
     start = threading.Barrier(20)
 
     def call(_: int) -> uuid.UUID:
@@ -92,8 +97,7 @@ def test_twenty_racing_calls_with_one_key_leave_one_record(
     with ThreadPoolExecutor(20) as pool:
         answers = set(pool.map(call, range(20)))
     assert len(answers) == 1
-    with engine.connect() as c:
-        assert c.execute(sa.text("SELECT count(*) FROM outgoing_emails")).scalar_one() == 1
+    assert [entry.record.outgoing_id for entry in outbox.listing(100)] == list(answers)
 
 
 def _hourly(account: str) -> CeilingLimit:
@@ -101,14 +105,14 @@ def _hourly(account: str) -> CeilingLimit:
 
 
 def test_a_ceiling_is_counted_before_the_write_and_a_repeat_is_not_counted(
-    outbox: SqlOutbox,
+    outbox: OutboxStore,
 ) -> None:
     outbox.record(_new("a"), [_hourly("acct")])
     outbox.record(_new("b", at=T0 + timedelta(minutes=1)), [_hourly("acct")])
     with pytest.raises(CeilingReached) as reached:
         outbox.record(_new("c", at=T0 + timedelta(minutes=2)), [_hourly("acct")])
     assert reached.value.name == "the account's hourly ceiling"
-    assert outbox.find_key("acct", "c") is None
+    assert [entry.idempotency_key for entry in outbox.listing(10)] == ["b", "a"]
     # A repeated call is answered without counting; another account has room of its own.
     assert not outbox.record(_new("a", at=T0 + timedelta(minutes=3)), [_hourly("acct")])[1]
     other = _new("c", account="other", at=T0 + timedelta(minutes=2))
@@ -118,7 +122,7 @@ def test_a_ceiling_is_counted_before_the_write_and_a_repeat_is_not_counted(
 
 
 def test_a_cancelled_send_is_not_counted_and_a_caller_ceiling_counts_that_caller(
-    outbox: SqlOutbox,
+    outbox: OutboxStore,
 ) -> None:
     def per_caller(name: str) -> list[CeilingLimit]:
         return [CeilingLimit("this client's hourly ceiling", 1, 3600, caller=name)]
@@ -131,7 +135,7 @@ def test_a_cancelled_send_is_not_counted_and_a_caller_ceiling_counts_that_caller
     assert outbox.record(_new("c", account="other"), per_caller("agent"))[1]
 
 
-def test_racing_sends_never_pass_a_ceiling(outbox: SqlOutbox) -> None:
+def test_racing_sends_never_pass_a_ceiling(outbox: OutboxStore) -> None:
     ceiling = CeilingLimit("the installation's hourly ceiling", 5, 3600)
     start = threading.Barrier(12)
 
@@ -147,13 +151,13 @@ def test_racing_sends_never_pass_a_ceiling(outbox: SqlOutbox) -> None:
     assert written == 5
 
 
-def _claim_one(outbox: SqlOutbox, worker: str = "w1", at: datetime = T0) -> Any:
+def _claim_one(outbox: OutboxStore, worker: str = "w1", at: datetime = T0) -> Any:
     (claimed,) = outbox.claim(worker, at, 60, 10)
     return claimed
 
 
 def test_a_claim_takes_a_due_send_under_a_lease_and_counts_the_attempt(
-    outbox: SqlOutbox,
+    outbox: OutboxStore,
 ) -> None:
     later = outbox.record(_new("later", at=T0 + timedelta(hours=1)), [])[0]
     record = outbox.record(_new(), [])[0]
@@ -168,7 +172,7 @@ def test_a_claim_takes_a_due_send_under_a_lease_and_counts_the_attempt(
     assert outbox.find(later.outgoing_id).stage is Stage.QUEUED  # type: ignore[union-attr]
 
 
-def test_cancel_withdraws_only_a_waiting_send(outbox: SqlOutbox) -> None:
+def test_cancel_withdraws_only_a_waiting_send(outbox: OutboxStore) -> None:
     waiting = outbox.record(_new("w"), [])[0]
     after = outbox.cancel(waiting.outgoing_id, T0)
     assert after is not None
@@ -203,9 +207,7 @@ def _race(claim: Any, cancel: Any) -> list[Any]:
     return claimed
 
 
-def test_cancellation_racing_a_claim_never_leaves_both_winning(
-    outbox: SqlOutbox, engine: sa.Engine
-) -> None:
+def test_cancellation_racing_a_claim_never_leaves_both_winning(outbox: OutboxStore) -> None:
     for round_ in range(60):
         record = outbox.record(_new(f"r{round_}"), [])[0]
         claimed = _race(
@@ -224,15 +226,12 @@ def test_cancellation_racing_a_claim_never_leaves_both_winning(
             )
         else:
             assert final.stage is Stage.CANCELLED
-    with engine.connect() as c:
-        stages: dict[str, int] = dict(
-            c.execute(sa.text("SELECT stage, count(*) FROM outgoing_emails GROUP BY stage")).all()
-        )
+    stages = Counter(entry.record.stage for entry in outbox.listing(100))
     assert sum(stages.values()) == 60
-    assert set(stages) <= {"sent", "cancelled"}
+    assert set(stages) <= {Stage.SENT, Stage.CANCELLED}
 
 
-def test_finishing_needs_the_lease_and_writes_each_recipient(outbox: SqlOutbox) -> None:
+def test_finishing_needs_the_lease_and_writes_each_recipient(outbox: OutboxStore) -> None:
     record = outbox.record(_new(), [])[0]
     claimed = _claim_one(outbox)
     done = (
@@ -249,7 +248,7 @@ def test_finishing_needs_the_lease_and_writes_each_recipient(outbox: SqlOutbox) 
     assert final.finished_at == T0
 
 
-def test_a_temporary_failure_waits_for_its_retry_time(outbox: SqlOutbox) -> None:
+def test_a_temporary_failure_waits_for_its_retry_time(outbox: OutboxStore) -> None:
     record = outbox.record(_new(), [])[0]
     claimed = _claim_one(outbox)
     retry_at = T0 + timedelta(minutes=5)
@@ -267,7 +266,7 @@ def test_a_temporary_failure_waits_for_its_retry_time(outbox: SqlOutbox) -> None
 
 @pytest.mark.parametrize("transmitted", [False, True])
 def test_an_expired_lease_is_recovered_by_whether_a_transmission_began(
-    outbox: SqlOutbox, transmitted: bool
+    outbox: OutboxStore, transmitted: bool
 ) -> None:
     record = outbox.record(_new(), [])[0]
     claimed = _claim_one(outbox)
@@ -287,7 +286,7 @@ def test_an_expired_lease_is_recovered_by_whether_a_transmission_began(
     assert not outbox.finish(claimed.seq, "w1", AttemptResult(Stage.SENT, record.recipients), T0)
 
 
-def test_a_send_whose_attempts_are_spent_by_crashes_ends_failed(outbox: SqlOutbox) -> None:
+def test_a_send_whose_attempts_are_spent_by_crashes_ends_failed(outbox: OutboxStore) -> None:
     record = outbox.record(_new(), [])[0]
     at = T0
     for _ in range(2):
@@ -299,7 +298,7 @@ def test_a_send_whose_attempts_are_spent_by_crashes_ends_failed(outbox: SqlOutbo
     assert (after.stage, after.failure_code, after.attempt_count) == (Stage.FAILED, 71002, 2)
 
 
-def test_the_operator_listing_is_newest_first(outbox: SqlOutbox) -> None:
+def test_the_operator_listing_is_newest_first(outbox: OutboxStore) -> None:
     for i in range(3):
         outbox.record(_new(f"k{i}", at=T0 + timedelta(minutes=i)), [])
     listed = outbox.listing(10)
@@ -307,7 +306,7 @@ def test_the_operator_listing_is_newest_first(outbox: SqlOutbox) -> None:
     assert [e.idempotency_key for e in outbox.listing(10, [Stage.CANCELLED])] == []
 
 
-def test_several_workers_claiming_together_take_each_send_once(outbox: SqlOutbox) -> None:
+def test_several_workers_claiming_together_take_each_send_once(outbox: OutboxStore) -> None:
     for i in range(40):
         outbox.record(_new(f"k{i}"), [])
     start = threading.Barrier(4)
@@ -329,7 +328,7 @@ def test_several_workers_claiming_together_take_each_send_once(outbox: SqlOutbox
 
 
 def test_instants_given_in_another_zone_are_kept_and_compared_as_instants(
-    outbox: SqlOutbox,
+    outbox: OutboxStore,
 ) -> None:
     east = timezone(timedelta(hours=2))
     record, _ = outbox.record(_new(at=T0.astimezone(east)), [])
@@ -345,7 +344,7 @@ def _waiting(key: str, until: datetime) -> NewOutgoing:
     return dataclasses.replace(_new(key), send_after=until)
 
 
-def test_a_send_asked_to_wait_is_not_claimed_before_its_instant(outbox: SqlOutbox) -> None:
+def test_a_send_asked_to_wait_is_not_claimed_before_its_instant(outbox: OutboxStore) -> None:
     until = T0 + timedelta(hours=1)
     record, _ = outbox.record(_waiting("later", until), [])
     assert record.send_after == until
@@ -359,7 +358,7 @@ def test_a_send_asked_to_wait_is_not_claimed_before_its_instant(outbox: SqlOutbo
     assert outbox.next_due() is None
 
 
-def test_a_send_due_sooner_is_claimed_while_a_later_one_waits(outbox: SqlOutbox) -> None:
+def test_a_send_due_sooner_is_claimed_while_a_later_one_waits(outbox: OutboxStore) -> None:
     later = outbox.record(_waiting("later", T0 + timedelta(days=2)), [])[0]
     now = outbox.record(_new("now"), [])[0]
     assert outbox.next_due() == T0
@@ -369,7 +368,7 @@ def test_a_send_due_sooner_is_claimed_while_a_later_one_waits(outbox: SqlOutbox)
     assert outbox.find(later.outgoing_id).stage is Stage.QUEUED  # type: ignore[union-attr]
 
 
-def test_an_instant_already_past_is_due_at_once(outbox: SqlOutbox) -> None:
+def test_an_instant_already_past_is_due_at_once(outbox: OutboxStore) -> None:
     record, _ = outbox.record(_waiting("past", T0 - timedelta(days=1)), [])
     assert record.send_after == T0 - timedelta(days=1)
     (claimed,) = outbox.claim("w1", T0, 60, 10)
@@ -377,7 +376,7 @@ def test_an_instant_already_past_is_due_at_once(outbox: SqlOutbox) -> None:
 
 
 def test_a_waiting_send_cancelled_before_its_instant_leaves_nothing_to_deliver(
-    outbox: SqlOutbox,
+    outbox: OutboxStore,
 ) -> None:
     until = T0 + timedelta(hours=1)
     record, _ = outbox.record(_waiting("later", until), [])
@@ -389,7 +388,7 @@ def test_a_waiting_send_cancelled_before_its_instant_leaves_nothing_to_deliver(
     assert outbox.next_due() is None
 
 
-def test_a_send_after_given_in_another_zone_is_read_back_in_utc(outbox: SqlOutbox) -> None:
+def test_a_send_after_given_in_another_zone_is_read_back_in_utc(outbox: OutboxStore) -> None:
     east = timezone(timedelta(hours=5, minutes=30))
     until = T0 + timedelta(hours=3)
     record, _ = outbox.record(_waiting("zoned", until.astimezone(east)), [])
@@ -401,7 +400,7 @@ def test_a_send_after_given_in_another_zone_is_read_back_in_utc(outbox: SqlOutbo
     assert len(outbox.claim("w1", until.astimezone(east), 60, 10)) == 1
 
 
-def test_a_retry_of_a_send_that_waited_keeps_its_instant(outbox: SqlOutbox) -> None:
+def test_a_retry_of_a_send_that_waited_keeps_its_instant(outbox: OutboxStore) -> None:
     until = T0 + timedelta(minutes=30)
     record, _ = outbox.record(_waiting("retried", until), [])
     claimed = _claim_one(outbox, at=until)

@@ -1,0 +1,44 @@
+"""Owner alerts in memory: `OwnerAlerts`, one alert per key."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from datetime import datetime
+
+from fakes.outbox import utc
+from mailfathom.app.confirmation.ports import OwnerAlert, OwnerAlerts
+
+
+class InMemoryOwnerAlerts:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._alerts: dict[str, OwnerAlert] = {}
+
+    def raise_alert(self, alert: OwnerAlert) -> None:
+        with self._lock:
+            self._alerts.setdefault(
+                alert.key, dataclasses.replace(alert, raised_at=utc(alert.raised_at))
+            )
+
+    def held(self, key: str) -> bool:
+        with self._lock:
+            return key in self._alerts
+
+    def listing(self, include_dismissed: bool, limit: int) -> list[OwnerAlert]:
+        with self._lock:
+            kept = [a for a in self._alerts.values() if include_dismissed or not a.dismissed_at]
+        kept.sort(key=lambda a: a.key)
+        kept.sort(key=lambda a: a.raised_at, reverse=True)
+        return kept[:limit]
+
+    def dismiss(self, key: str, now: datetime) -> bool:
+        with self._lock:
+            alert = self._alerts.get(key)
+            if alert is None or alert.dismissed_at is not None:
+                return False
+            self._alerts[key] = dataclasses.replace(alert, dismissed_at=utc(now))
+            return True
+
+
+_: OwnerAlerts = InMemoryOwnerAlerts()
