@@ -126,9 +126,10 @@ class OwnerAlert:
 
 
 class OwnerAlerts(Protocol):
-    def raise_alert(self, alert: OwnerAlert) -> None:
-        """Record the alert; one already held under its key is left as it is. Raises any
-        exception when it could not be recorded."""
+    def raise_alert(self, alert: OwnerAlert) -> bool:
+        """Record the alert and answer True; one already held under its key is left as it is,
+        and False answered (of racing raises of one alert, exactly one answers True). Raises
+        any exception when it could not be recorded."""
         ...
 
     def held(self, key: str) -> bool:

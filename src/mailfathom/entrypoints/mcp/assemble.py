@@ -36,6 +36,7 @@ def build_server(services: Services) -> MailFathomMcp:
         stdio_caller=_stdio_caller(services),
     )
     telemetry = ToolTelemetry(frozenset(registry.specs))
+    services.alert_signal.listen(telemetry.owner_alert_raised)
     return MailFathomMcp(registry, policy, telemetry, config.confirmation_timeout_seconds)
 
 
