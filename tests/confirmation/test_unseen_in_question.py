@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
@@ -25,6 +24,8 @@ from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode
 from mailfathom.domain.unseen import is_unseen
 from sending.helpers import sending_config
+
+from .asking_served import stored_mime
 
 ASKS = Caller(ALL_PERMISSIONS, "careful", ConfirmationMode.ASK)
 RLO = "\u202e"
@@ -68,15 +69,6 @@ def services(tmp_path: Path) -> Iterator[Services]:
         yield opened
 
 
-def _mime(services: Services, outgoing_id: uuid.UUID) -> bytes:
-    with services.engine.connect() as connection:
-        found = connection.execute(
-            sa.text("SELECT mime FROM outgoing_emails WHERE outgoing_id = :id"),
-            {"id": outgoing_id.hex if services.engine.dialect.name == "sqlite" else outgoing_id},
-        )
-        return bytes(found.scalar_one())
-
-
 @pytest.mark.parametrize("language", list(Language))
 def test_the_question_writes_out_every_unseen_character_and_sends_them_as_written(
     services: Services, language: Language
@@ -104,7 +96,7 @@ def test_the_question_writes_out_every_unseen_character_and_sends_them_as_writte
 
     # What leaves is what was written, the hidden characters with it.
     sent = email.message_from_bytes(
-        _mime(services, settled.record.outgoing_id), policy=email.policy.default
+        stored_mime(services, settled.record.outgoing_id), policy=email.policy.default
     )
     assert str(sent["Subject"]) == SUBJECT
     plain = sent.get_body(("plain",))
