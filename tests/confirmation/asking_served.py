@@ -21,6 +21,7 @@ import anyio
 import httpx2
 import sqlalchemy as sa
 from mcp import Client
+from mcp.client.session import ElicitationFnT
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import ElicitRequestParams, ElicitResult
 from prometheus_client.parser import text_string_to_metric_families
@@ -99,12 +100,9 @@ def serve_asking(root: Path) -> Iterator[Served]:
     yield from serve(root, _config(root), None, deliver=False)
 
 
-Elicitation = Callable[[Any, ElicitRequestParams], Any]
-
-
 @asynccontextmanager
 async def connected(
-    served: Served, caller: str, mode: str, person: Elicitation | None = None
+    served: Served, caller: str, mode: str, person: ElicitationFnT | None = None
 ) -> AsyncIterator[Client]:
     headers = {"Authorization": f"Bearer {KEYS[caller]}"}
     # Enough connections for every question held open at once, and none timed out while a
