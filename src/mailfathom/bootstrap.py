@@ -71,6 +71,7 @@ from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.vcard import VCardFormat
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
+from mailfathom.app.confirmation.signal import AlertSignal
 from mailfathom.app.contacts.create_contact import ContactCreation
 from mailfathom.app.contacts.delete_contact import ContactErasure
 from mailfathom.app.contacts.export_contacts import ContactExport
@@ -244,6 +245,8 @@ class Services:
     clock: Callable[[], datetime] = field(default=utc_now)
     read_engine: sa.Engine | None = None
     mutation_signal: MutationSignal = field(default_factory=MutationSignal)
+    # Told of each owner alert recorded in this process (the MCP endpoint counts them).
+    alert_signal: AlertSignal = field(default_factory=AlertSignal)
 
     @classmethod
     def open(
@@ -388,7 +391,7 @@ class Services:
             outbox,
             StdlibComposer(),
             clock=self.clock,
-            confirmed=ConfirmedSending(SqlOwnerAlerts(self.engine), clock=self.clock),
+            confirmed=self._confirmed_sending(),
             drafts=SendsKeptAsDrafts(
                 SqlDraftStore(self.engine), self.draft_copies(), StdlibComposer(), self.clock
             ),
@@ -401,6 +404,11 @@ class Services:
             forwards=EmailForward(submission, answered, MimeAttachmentReader()),
             outgoing=OutgoingMailReader(outbox),
             cancellation=OutgoingMailCancellation(outbox, clock=self.clock),
+        )
+
+    def _confirmed_sending(self) -> ConfirmedSending:
+        return ConfirmedSending(
+            SqlOwnerAlerts(self.engine), clock=self.clock, raised=self.alert_signal.notify
         )
 
     def draft_copies(self) -> DraftCopies:
@@ -433,7 +441,7 @@ class Services:
                 store,
                 SqlOutbox(self.engine),
                 served,
-                ConfirmedSending(SqlOwnerAlerts(self.engine), clock=self.clock),
+                self._confirmed_sending(),
                 MimeMessageViewer(),
                 clock=self.clock,
                 recipients=self.vouching(),

@@ -309,3 +309,17 @@ def test_a_note_cannot_steer_the_terminal_it_is_shown_on(config: Path) -> None:
     assert "note            Secret \\u001b[2J\\u001b[31mred\\u000d overwritten\\u202eevil" in shown
     # A tab is only white space on a terminal.
     assert re.search(r"^ {16}second\s+line$", shown, re.MULTILINE)
+
+
+def test_a_note_shows_every_character_that_renders_as_nothing(config: Path) -> None:
+    hidden = "\u200b\u200d\u2060\ufeff\u00ad\u061c\u200e\ufe0f\U000e0041\U000e0100\u034f"
+    note = f"Pay{hidden}now"
+    created = _json(
+        config, "create", "--name", "Quiet", "--address", "q@example.test", "--note", note
+    )
+    shown = _ok(_mfctl(config, "show", created["contactId"]))
+    assert [hex(ord(c)) for c in shown if c in hidden] == []
+    assert (
+        "note            Pay\\u200b\\u200d\\u2060\\ufeff\\u00ad\\u061c\\u200e\\ufe0f"
+        "\\U000e0041\\U000e0100\\u034fnow"
+    ) in shown

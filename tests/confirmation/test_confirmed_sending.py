@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import structlog.testing
 
 from fakes.person import ScriptedPerson
 from mailfathom.adapters.config.toml_loader import load_config
@@ -57,10 +58,13 @@ class Alerts:
         self.raised: list[OwnerAlert] = []
         self._fail = fail
 
-    def raise_alert(self, alert: OwnerAlert) -> None:
+    def raise_alert(self, alert: OwnerAlert) -> bool:
         if self._fail:
             raise OSError("the store is gone")
+        if self.held(alert.key):
+            return False
         self.raised.append(alert)
+        return True
 
     def held(self, key: str) -> bool:
         return any(a.key == key for a in self.raised)
@@ -95,8 +99,10 @@ def _settle(
     alerts: Alerts | None = None,
     shown_now: Callable[[int], ShownMessage] = lambda _: SHOWN,
     language: Language = Language.EN,
+    told: list[OwnerAlert] | None = None,
 ) -> tuple[Settled[str] | Refusal, Outcomes, ScriptedPerson, Alerts]:
     outcomes, person, kept = Outcomes(), ScriptedPerson(answer), alerts or Alerts()
+    heard = told if told is not None else []
     prepared = 0
 
     def prepare() -> Prepared[str]:
@@ -104,7 +110,7 @@ def _settle(
         prepared += 1
         return Prepared(shown_now(prepared), f"message-{prepared}")
 
-    step = ConfirmedSending(kept, clock=lambda: T0)
+    step = ConfirmedSending(kept, clock=lambda: T0, raised=heard.append)
     try:
         settled: Settled[str] | Refusal = step.settle(
             caller, person, language, prepare, outcomes.send, outcomes.save_draft
@@ -209,6 +215,34 @@ def test_nobody_to_ask_keeps_a_draft_and_alerts_the_owner() -> None:
     ]
     assert alert_key("draft-1").startswith("draft:")
     assert len(alert_key("draft-1")) == 70
+
+
+def test_a_recorded_alert_is_told_and_logged_as_a_warning_without_the_message() -> None:
+    told: list[OwnerAlert] = []
+    with structlog.testing.capture_logs() as logged:
+        settled, _, _, alerts = _settle(ASKS, NobodyToAsk().ask, told=told)
+    assert isinstance(settled, Settled)
+    assert told == alerts.raised
+    [warning] = [e for e in logged if e["event"] == "confirmation.owner_alert_raised"]
+    assert warning == {
+        "event": "confirmation.owner_alert_raised",
+        "log_level": "warning",
+        "account": "work",
+        "alert": alert_key("draft-1"),
+        "reason": "confirmation_unavailable",
+    }
+
+
+def test_an_alert_already_held_is_neither_told_nor_logged_again() -> None:
+    alerts = Alerts()
+    told: list[OwnerAlert] = []
+    alerts.raise_alert(OwnerAlert(alert_key("draft-1"), "work", "draft-1", "earlier", T0))
+    with structlog.testing.capture_logs() as logged:
+        settled, _, _, _ = _settle(ASKS, NobodyToAsk().ask, alerts=alerts, told=told)
+    assert isinstance(settled, Settled)
+    assert settled.draft_id == "draft-1"
+    assert told == []
+    assert [e for e in logged if e["event"] == "confirmation.owner_alert_raised"] == []
 
 
 def test_an_alert_that_cannot_be_recorded_fails_naming_the_draft() -> None:

@@ -22,9 +22,9 @@ def _alert(draft_id: str, at: datetime = T0, account: str = "work") -> OwnerAler
 
 def test_an_alert_is_kept_once_per_draft_and_listed_newest_first(backend: Backend) -> None:
     alerts = backend.alerts()
-    alerts.raise_alert(_alert("d-1"))
-    alerts.raise_alert(_alert("d-2", T0 + timedelta(minutes=1), "home"))
-    alerts.raise_alert(_alert("d-1", T0 + timedelta(minutes=5)))
+    assert alerts.raise_alert(_alert("d-1")) is True
+    assert alerts.raise_alert(_alert("d-2", T0 + timedelta(minutes=1), "home")) is True
+    assert alerts.raise_alert(_alert("d-1", T0 + timedelta(minutes=5))) is False
     listed = alerts.listing(include_dismissed=False, limit=10)
     assert [(a.draft_id, a.account_id, a.raised_at) for a in listed] == [
         ("d-2", "home", T0 + timedelta(minutes=1)),
@@ -37,7 +37,10 @@ def test_an_alert_is_kept_once_per_draft_and_listed_newest_first(backend: Backen
 def test_racing_raises_of_one_alert_leave_one_row(backend: Backend) -> None:
     alerts = backend.alerts()
     with ThreadPoolExecutor(max_workers=8) as pool:
-        list(pool.map(lambda _: alerts.raise_alert(_alert("d-race")), range(16)))
+        recorded = list(pool.map(lambda _: alerts.raise_alert(_alert("d-race")), range(16)))
+    # Exactly one of them recorded it, and says so.
+    assert recorded.count(True) == 1
+    assert recorded.count(False) == 15
     assert [a.draft_id for a in alerts.listing(True, 10)] == ["d-race"]
 
 

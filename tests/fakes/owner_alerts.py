@@ -15,11 +15,12 @@ class InMemoryOwnerAlerts:
         self._lock = threading.Lock()
         self._alerts: dict[str, OwnerAlert] = {}
 
-    def raise_alert(self, alert: OwnerAlert) -> None:
+    def raise_alert(self, alert: OwnerAlert) -> bool:
         with self._lock:
-            self._alerts.setdefault(
-                alert.key, dataclasses.replace(alert, raised_at=utc(alert.raised_at))
-            )
+            if alert.key in self._alerts:
+                return False
+            self._alerts[alert.key] = dataclasses.replace(alert, raised_at=utc(alert.raised_at))
+            return True
 
     def held(self, key: str) -> bool:
         with self._lock:

@@ -65,6 +65,9 @@ class Code(enum.IntEnum):
     CONFIRMATION_NOT_UNDERSTOOD = 59003
     CONFIRMATION_OUTDATED = 59004
     DRAFT_SAVED_OWNER_NOT_ALERTED = 59005
+    # Nobody was asked: the caller already keeps as many questions waiting for a person as
+    # McpEndpoint.QuestionsWaitingPerCaller allows.
+    QUESTIONS_WAITING_BOUND_REACHED = 59006
 
 
 class DeliveryCode(enum.IntEnum):

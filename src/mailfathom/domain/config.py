@@ -133,6 +133,7 @@ DEFAULT_MCP_PORT = 8625
 DEFAULT_SESSIONS_PER_CALLER = 16
 DEFAULT_SESSION_IDLE_SECONDS = 300.0
 DEFAULT_CONFIRMATION_TIMEOUT_SECONDS = 300.0
+DEFAULT_QUESTIONS_WAITING_PER_CALLER = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +158,8 @@ class McpEndpointConfig:
     handshake protocol generation at once; a session with no request in flight for
     `session_idle_seconds` is closed. `/metrics` is served only to a bearer key whose SHA-256
     is `metrics_api_key_sha256`, and not at all without one. A person asked to confirm a send
-    has `confirmation_timeout_seconds` to answer."""
+    has `confirmation_timeout_seconds` to answer, and one caller entry may keep
+    `questions_waiting_per_caller` such questions waiting within calls held open."""
 
     enabled: bool = False
     host: str = "127.0.0.1"
@@ -168,3 +170,4 @@ class McpEndpointConfig:
     session_idle_seconds: float = DEFAULT_SESSION_IDLE_SECONDS
     metrics_api_key_sha256: str | None = None
     confirmation_timeout_seconds: float = DEFAULT_CONFIRMATION_TIMEOUT_SECONDS
+    questions_waiting_per_caller: int = DEFAULT_QUESTIONS_WAITING_PER_CALLER

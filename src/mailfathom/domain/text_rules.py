@@ -21,7 +21,8 @@ where text enters, never repaired.
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from mailfathom.domain import unseen
 
 # C0 controls, DEL, C1 controls (NEL among them), the line and paragraph separators (the
 # whole of the Zl and Zp categories), and the surrogate code points.
@@ -29,10 +30,6 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 # Bidirectional embeddings, overrides (U+202A to U+202E) and isolates (U+2066 to U+2069).
 _BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# Code points that are default-ignorable without being in a format category: fillers, the
-# combining grapheme joiner and the variation selectors.
-_IGNORABLE = re.compile("[\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\U000e0100-\U000e01ef]")
-_UNSEEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
 def has_control_character(text: str) -> bool:
@@ -49,10 +46,9 @@ def has_bidi_control(text: str) -> bool:
 def has_invisible_character(text: str) -> bool:
     """Whether `text` holds a character that renders as nothing: a control, a format
     character (zero-width spaces and joiners, marks, tags), a separator of lines or
-    paragraphs, a lone surrogate, or another default-ignorable code point."""
-    return _IGNORABLE.search(text) is not None or any(
-        unicodedata.category(c) in _UNSEEN_CATEGORIES for c in text
-    )
+    paragraphs, a lone surrogate, a variation selector, or another default-ignorable code
+    point (`unseen`)."""
+    return unseen.has_unseen(text)
 
 
 def is_one_line(text: str) -> bool:

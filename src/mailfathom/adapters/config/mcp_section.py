@@ -16,6 +16,7 @@ from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.config import (
     DEFAULT_CONFIRMATION_TIMEOUT_SECONDS,
     DEFAULT_MCP_PORT,
+    DEFAULT_QUESTIONS_WAITING_PER_CALLER,
     DEFAULT_SESSION_IDLE_SECONDS,
     DEFAULT_SESSIONS_PER_CALLER,
     CallerEntry,
@@ -33,9 +34,11 @@ _KEYS = frozenset(
         "SessionIdleSeconds",
         "MetricsApiKeySha256",
         "ConfirmationTimeoutSeconds",
+        "QuestionsWaitingPerCaller",
     }
 )
 _MAX_SESSIONS_PER_CALLER = 1000
+_MAX_QUESTIONS_WAITING = 1000
 _MIN_IDLE_SECONDS = 1.0
 _MAX_IDLE_SECONDS = 86400.0
 _MIN_CONFIRMATION_SECONDS = 1.0
@@ -76,6 +79,7 @@ def parse_mcp_endpoint(table: Table | None, problems: Problems) -> McpEndpointCo
         session_idle_seconds=_parse_idle_seconds(table),
         metrics_api_key_sha256=_parse_metrics_key(table),
         confirmation_timeout_seconds=_parse_confirmation_timeout(table),
+        questions_waiting_per_caller=_parse_questions_waiting(table),
     )
 
 
@@ -93,14 +97,27 @@ def _parse_confirmation_timeout(table: Table) -> float:
 
 
 def _parse_sessions_per_caller(table: Table) -> int:
-    value = table.integer("SessionsPerCaller")
+    return _parse_count(
+        table, "SessionsPerCaller", DEFAULT_SESSIONS_PER_CALLER, _MAX_SESSIONS_PER_CALLER
+    )
+
+
+def _parse_questions_waiting(table: Table) -> int:
+    return _parse_count(
+        table,
+        "QuestionsWaitingPerCaller",
+        DEFAULT_QUESTIONS_WAITING_PER_CALLER,
+        _MAX_QUESTIONS_WAITING,
+    )
+
+
+def _parse_count(table: Table, key: str, default: int, most: int) -> int:
+    value = table.integer(key)
     if value is None:
-        return DEFAULT_SESSIONS_PER_CALLER
-    if not 1 <= value <= _MAX_SESSIONS_PER_CALLER:
-        table.problems.add(
-            table.at("SessionsPerCaller"), f"must be from 1 to {_MAX_SESSIONS_PER_CALLER}"
-        )
-        return DEFAULT_SESSIONS_PER_CALLER
+        return default
+    if not 1 <= value <= most:
+        table.problems.add(table.at(key), f"must be from 1 to {most}")
+        return default
     return value
 
 

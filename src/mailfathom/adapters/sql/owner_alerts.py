@@ -17,14 +17,14 @@ class SqlOwnerAlerts:
     def __init__(self, engine: sa.Engine) -> None:
         self._engine = engine
 
-    def raise_alert(self, alert: OwnerAlert) -> None:
+    def raise_alert(self, alert: OwnerAlert) -> bool:
         """One alert per key: a second raise of the same alert, even a racing one, leaves the
-        first as it stands (the key is the primary key)."""
+        first as it stands (the key is the primary key) and answers False."""
         try:
             with self._engine.begin() as c:
                 held = c.execute(sa.select(_A.alert_key).where(_A.alert_key == alert.key))
                 if held.first() is not None:
-                    return
+                    return False
                 c.execute(
                     owner_alerts.insert().values(
                         alert_key=alert.key,
@@ -35,11 +35,13 @@ class SqlOwnerAlerts:
                         dismissed_at=None,
                     )
                 )
+            return True
         except sa.exc.IntegrityError:
             with self._engine.connect() as c:
                 held = c.execute(sa.select(_A.alert_key).where(_A.alert_key == alert.key))
                 if held.first() is None:
                     raise
+            return False
 
     def held(self, key: str) -> bool:
         with self._engine.connect() as c:

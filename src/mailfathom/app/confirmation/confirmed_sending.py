@@ -88,10 +88,22 @@ class NobodyToAsk:
         return Answer(AnswerKind.UNAVAILABLE)
 
 
+def _unheard(alert: OwnerAlert) -> None:
+    """Nobody listens."""
+
+
 class ConfirmedSending:
-    def __init__(self, alerts: OwnerAlerts, clock: Callable[[], datetime] = _now) -> None:
+    def __init__(
+        self,
+        alerts: OwnerAlerts,
+        clock: Callable[[], datetime] = _now,
+        raised: Callable[[OwnerAlert], None] = _unheard,
+    ) -> None:
+        """`raised` is told of each owner alert this step records (not of one already held),
+        after it was recorded."""
         self._alerts = alerts
         self._clock = clock
+        self._raised = raised
 
     def settle(
         self,
@@ -172,7 +184,7 @@ class ConfirmedSending:
             raised_at=self._clock(),
         )
         try:
-            self._alerts.raise_alert(alert)
+            recorded = self._alerts.raise_alert(alert)
         except Exception as error:
             log.error("confirmation.alert_not_recorded", error_type=type(error).__name__)
             raise Refusal(
@@ -180,6 +192,16 @@ class ConfirmedSending:
                 f"The message was kept as draft {draft_id} and nothing was sent, but the "
                 "owner could not be alerted to it.",
             ) from None
+        if recorded:
+            # Pushed to the operator as well as kept for `mfctl alerts list`: the account and
+            # the alert's key, never anything of the message.
+            log.warning(
+                "confirmation.owner_alert_raised",
+                account=account_id,
+                alert=alert.key,
+                reason=alert.reason,
+            )
+            self._raised(alert)
         return Settled(Status.DRAFT, account_id, draft_id=draft_id, reason=UNAVAILABLE_REASON)
 
 

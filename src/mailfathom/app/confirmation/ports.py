@@ -61,8 +61,9 @@ class Answer:
 
 
 class QuestionOutstanding(Exception):
-    """Raised by `Confirmation.ask` when the question leaves with this call's answer and the
-    call is made again carrying the person's answer. Nothing has been written by then."""
+    """Raised by `Confirmation.ask` when the question is put once this run of the call has
+    ended, and the call is run again carrying the person's answer: no thread waits for a
+    person. Nothing has been written by then."""
 
     def __init__(self, question: Question) -> None:
         super().__init__("a question is outstanding")
@@ -71,8 +72,8 @@ class QuestionOutstanding(Exception):
 
 class Confirmation(Protocol):
     def ask(self, question: Question) -> Answer:
-        """Put the question to a person and answer what they chose. Blocking; called off the
-        event loop. Never raises for what a person or a client answered: a refusal, a
+        """Put the question to a person and answer what they chose. Called off the event
+        loop; may block. Never raises for what a person or a client answered: a refusal, a
         timeout, an answer that is none of the choices are all `Answer`s. May raise
         `QuestionOutstanding` (see there)."""
         ...
@@ -125,9 +126,10 @@ class OwnerAlert:
 
 
 class OwnerAlerts(Protocol):
-    def raise_alert(self, alert: OwnerAlert) -> None:
-        """Record the alert; one already held under its key is left as it is. Raises any
-        exception when it could not be recorded."""
+    def raise_alert(self, alert: OwnerAlert) -> bool:
+        """Record the alert and answer True; one already held under its key is left as it is,
+        and False answered (of racing raises of one alert, exactly one answers True). Raises
+        any exception when it could not be recorded."""
         ...
 
     def held(self, key: str) -> bool:

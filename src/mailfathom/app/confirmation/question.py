@@ -2,20 +2,25 @@
 
 The question shows the rows a person needs to judge a message (From, To, Cc, Bcc, Subject,
 Attachments, and the instant it leaves after when one was asked; an empty row is left out) and
-the whole text exactly as it is sent, as plain text. The answer is bound to a SHA-256 of those
-bytes together with the envelope recipients and what is sent without being shown (threading
-fields, the files' octets): a message that is no longer the one shown is not sent on that
-answer.
+the whole text exactly as it is sent, as plain text, except that every character that renders
+as nothing (a bidirectional control, a zero-width character, a tag, a variation selector, any
+other format character or control but a line break and a tab) is written out as a marker
+naming it: such a character could make the question read as something other than what is sent.
+The answer is bound to a SHA-256 of the text with the characters themselves, together with the
+envelope recipients and what is sent without being shown (threading fields, the files'
+octets): a message that is no longer the one shown is not sent on that answer.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from mailfathom.app.confirmation.ports import Choice, Question
-from mailfathom.app.confirmation.wording import WORDINGS, Language, size
+from mailfathom.app.confirmation.wording import WORDINGS, Language, Wording, size
+from mailfathom.domain import unseen
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,32 +50,45 @@ class ShownMessage:
 
 
 def question(shown: ShownMessage, language: Language) -> Question:
+    """The question about `shown`. Its text writes out every character that renders as
+    nothing (`unseen.marked`), with a note saying so when there is one; its binding is of the
+    text as written, the characters themselves, so two messages that read alike once written
+    out are still told apart."""
     wording = WORDINGS[language]
-    rows = [(wording.sender, shown.sender)]
+    written = _text(shown, wording, lambda value: value)
+    text = _text(shown, wording, unseen.marked)
+    if text != written:
+        first, rest = text.split("\n", 1)
+        text = f"{first}\n{wording.unseen}\n{rest}"
+    return Question(
+        language=language.value,
+        text=text,
+        choice_title=wording.choice_title,
+        choices=tuple((c, wording.choices[c]) for c in Choice),
+        binding=binding(shown, written),
+    )
+
+
+def _text(shown: ShownMessage, wording: Wording, show: Callable[[str], str]) -> str:
+    """The question's text, each value taken from the message passed through `show`."""
+    rows = [(wording.sender, show(shown.sender))]
     for label, values in ((wording.to, shown.to), (wording.cc, shown.cc), (wording.bcc, shown.bcc)):
         if values:
-            rows.append((label, ", ".join(values)))
+            rows.append((label, ", ".join(map(show, values))))
     if shown.subject:
-        rows.append((wording.subject, shown.subject))
+        rows.append((wording.subject, show(shown.subject)))
     if shown.files:
-        files = ", ".join(f"{f.name} ({size(f.octets, wording)})" for f in shown.files)
+        files = ", ".join(f"{show(f.name)} ({size(f.octets, wording)})" for f in shown.files)
         rows.append((wording.attachments, files))
     if shown.leaves_after is not None:
         instant = shown.leaves_after.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         rows.append((wording.leaves_after, instant))
     lines = [wording.question, ""]
     lines.extend(f"{label}: {value}" for label, value in rows)
-    lines.extend(["", wording.body, shown.body])
+    lines.extend(["", wording.body, show(shown.body)])
     if shown.html is not None:
-        lines.extend(["", wording.html, shown.html])
-    text = "\n".join(lines)
-    return Question(
-        language=language.value,
-        text=text,
-        choice_title=wording.choice_title,
-        choices=tuple((c, wording.choices[c]) for c in Choice),
-        binding=binding(shown, text),
-    )
+        lines.extend(["", wording.html, show(shown.html)])
+    return "\n".join(lines)
 
 
 def binding(shown: ShownMessage, text: str) -> str:

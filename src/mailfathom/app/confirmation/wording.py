@@ -19,6 +19,8 @@ class Language(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class Wording:
     question: str
+    # Said below the question when the message holds characters that render as nothing.
+    unseen: str
     sender: str
     to: str
     cc: str
@@ -36,6 +38,11 @@ class Wording:
 WORDINGS: dict[Language, Wording] = {
     Language.EN: Wording(
         question="Send this email?",
+        unseen=(
+            "This email holds characters that display as nothing or change how nearby text "
+            "displays; each is written out below as \u27e6U+code NAME\u27e7, and the email "
+            "is sent with the characters themselves."
+        ),
         sender="From",
         to="To",
         cc="Cc",
@@ -51,6 +58,11 @@ WORDINGS: dict[Language, Wording] = {
     ),
     Language.CS: Wording(
         question="Odeslat tento e-mail?",
+        unseen=(
+            "Tento e-mail obsahuje znaky, které se nezobrazují nebo mění zobrazení okolního "
+            "textu; každý je níže vypsán jako \u27e6U+kód NÁZEV\u27e7 a e-mail se odešle "
+            "s těmito znaky."
+        ),
         sender="Od",
         to="Komu",
         cc="Kopie",
@@ -70,6 +82,11 @@ WORDINGS: dict[Language, Wording] = {
     ),
     Language.SK: Wording(
         question="Odoslať tento e-mail?",
+        unseen=(
+            "Tento e-mail obsahuje znaky, ktoré sa nezobrazujú alebo menia zobrazenie "
+            "okolitého textu; každý je nižšie vypísaný ako \u27e6U+kód NÁZOV\u27e7 a e-mail "
+            "sa odošle s týmito znakmi."
+        ),
         sender="Od",
         to="Komu",
         cc="Kópia",

@@ -1,16 +1,17 @@
 """How `mfctl contact` shows people: a table or one record for a terminal, JSON for scripts.
 
 A note may hold any character a body may, an escape sequence among them, so everything shown
-on a terminal has its control characters (other than a line break or a tab) and its
-bidirectional controls written out as `\\uXXXX`: what a person typed about somebody must not
-be able to move the cursor or recolour the screen. JSON carries the values as they are held,
-in the field names the contact tools publish.
+on a terminal has every character that renders as nothing (`unseen`: controls other than a
+line break or a tab, bidirectional controls, zero-width characters, tags, variation
+selectors) written out as `\\uXXXX` (`\\UXXXXXXXX` past U+FFFF): what a person typed about
+somebody must not be able to move the cursor, recolour the screen, or read as something other
+than what is held. JSON carries the values as they are held, in the field names the contact
+tools publish.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -20,13 +21,17 @@ from rich.table import Table
 from rich.text import Text
 
 from mailfathom.domain.contacts import Contact
+from mailfathom.domain.unseen import is_unseen
 from mailfathom.entrypoints.cli.terminal import answers
-
-_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def visible(text: str) -> str:
-    return _UNSHOWN.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return "".join(_escaped(c) if c not in "\n\t" and is_unseen(c) else c for c in text)
+
+
+def _escaped(char: str) -> str:
+    point = ord(char)
+    return f"\\u{point:04x}" if point <= 0xFFFF else f"\\U{point:08x}"
 
 
 def _when(moment: datetime | None) -> str | None:

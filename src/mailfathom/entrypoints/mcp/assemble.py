@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ToolCategory
+from mailfathom.entrypoints.mcp.confirmation import Questions
 from mailfathom.entrypoints.mcp.http_app import caller_of
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
 from mailfathom.entrypoints.mcp.server import EndpointPolicy, MailFathomMcp
@@ -23,8 +24,9 @@ def build_server(services: Services) -> MailFathomMcp:
     config = services.config.mcp
     registry = ToolRegistry()
     register_reading_tools(registry, services.reading())
-    register_sending_tools(registry, services.sending(), config.confirmation_timeout_seconds)
-    register_drafting_tools(registry, services.drafting(), config.confirmation_timeout_seconds)
+    questions = Questions(config.confirmation_timeout_seconds, config.questions_waiting_per_caller)
+    register_sending_tools(registry, services.sending(), questions)
+    register_drafting_tools(registry, services.drafting(), questions)
     register_flag_tools(registry, services.flags())
     register_organizing_tools(registry, services.organizer())
     register_contact_tools(registry, services.contacts())
@@ -34,6 +36,7 @@ def build_server(services: Services) -> MailFathomMcp:
         stdio_caller=_stdio_caller(services),
     )
     telemetry = ToolTelemetry(frozenset(registry.specs))
+    services.alert_signal.listen(telemetry.owner_alert_raised)
     return MailFathomMcp(registry, policy, telemetry, config.confirmation_timeout_seconds)
 
 

@@ -1,12 +1,21 @@
 """The confirmation port over the calling client's form elicitation.
 
 One question, with exactly three choices (an enumeration with a title per choice), goes to the
-client. How it travels follows the protocol the client speaks: from protocol 2026-07-28 on, the
-question is this call's answer (`input_required`) and the call is made again carrying the
-person's answer, with the question's binding and the time it was asked in the request state
-(sealed by the SDK); before that, the server sends `elicitation/create` within the call and
-waits at most `McpEndpoint.ConfirmationTimeoutSeconds`. Either way the use case holds no
-connection to a mail server while the person decides.
+client. The use case runs in a worker thread and never waits there for a person: asking ends
+its run with nothing written (`QuestionOutstanding`), and the run that acts on the answer is a
+second one. How the question travels between the two follows the protocol the client speaks:
+from protocol 2026-07-28 on, the question is this call's answer (`input_required`) and the
+client makes the call again carrying the person's answer, with the question's binding and the
+time it was asked in the request state (sealed by the SDK); before that, the server sends
+`elicitation/create` within the call, waits on its event loop (at most
+`McpEndpoint.ConfirmationTimeoutSeconds`, holding no worker thread) and then runs the use case
+again with the answer. Either way the use case holds no connection to a mail server while the
+person decides.
+
+A question waiting within a call holds the call open, so one caller entry may keep at most
+`McpEndpoint.QuestionsWaitingPerCaller` of them waiting; a call past that is refused (59006)
+before anything is asked or written. With the newer generation the server holds nothing while
+the person decides, and the bound does not apply.
 
 A client that declared no form elicitation is never asked: it gets `UNAVAILABLE`. Input
 responses that arrive without a question this server put are ignored, so no argument can
@@ -15,13 +24,14 @@ stand in for an answer.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anyio
-import anyio.from_thread
+import structlog
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.types import (
@@ -42,7 +52,19 @@ from mailfathom.app.confirmation.ports import (
     QuestionOutstanding,
 )
 from mailfathom.domain.access import Caller
-from mailfathom.entrypoints.mcp.registry import ToolRegistry
+from mailfathom.domain.codes import Code
+from mailfathom.domain.config import (
+    DEFAULT_CONFIRMATION_TIMEOUT_SECONDS,
+    DEFAULT_QUESTIONS_WAITING_PER_CALLER,
+)
+from mailfathom.entrypoints.mcp.registry import (
+    ToolRegistry,
+    current_caller,
+    error_result,
+    log_undiagnosed,
+)
+
+log = structlog.get_logger("mailfathom.confirmation")
 
 REQUEST_KEY = "mailfathom.confirmation"
 _STATE_KEY = "mailfathomConfirmation"
@@ -75,15 +97,52 @@ def _chosen(result: ElicitResult, binding: str) -> Answer:
     return Answer(AnswerKind.NOT_UNDERSTOOD, binding)
 
 
+class Questions:
+    """The questions this endpoint puts to people: how long a person has to answer one
+    (`timeout`, seconds), and how many one caller entry may keep waiting within calls held
+    open (`per_caller`). The count is kept on the event loop, which alone changes it."""
+
+    def __init__(
+        self,
+        timeout: float = DEFAULT_CONFIRMATION_TIMEOUT_SECONDS,
+        per_caller: int = DEFAULT_QUESTIONS_WAITING_PER_CALLER,
+    ) -> None:
+        self.timeout = timeout
+        self.per_caller = per_caller
+        self._waiting: dict[str, int] = {}
+
+    def waiting(self, caller: str) -> int:
+        return self._waiting.get(caller, 0)
+
+    @contextlib.contextmanager
+    def held(self, caller: str) -> Iterator[bool]:
+        """Hold a place for one more question of `caller` while the block runs; the block is
+        given False, and holds nothing, when the caller has no place left."""
+        if self.waiting(caller) >= self.per_caller:
+            yield False
+            return
+        self._waiting[caller] = self.waiting(caller) + 1
+        try:
+            yield True
+        finally:
+            left = self._waiting[caller] - 1
+            if left:
+                self._waiting[caller] = left
+            else:
+                del self._waiting[caller]
+
+
 class ElicitedConfirmation:
     """`Confirmation` for one tool call, asked through that call's client."""
 
     def __init__(
-        self, ctx: Context[Any, Any], timeout: float, clock: Callable[[], float] = time.time
+        self, ctx: Context[Any, Any], questions: Questions, clock: Callable[[], float] = time.time
     ) -> None:
         self._ctx = ctx
-        self._timeout = timeout
+        self._questions = questions
+        self._timeout = questions.timeout
         self._clock = clock
+        self._answer: Answer | None = None
 
     def can_ask(self) -> bool:
         capabilities = self._ctx.client_capabilities
@@ -98,9 +157,11 @@ class ElicitedConfirmation:
     def ask(self, question: Question) -> Answer:
         if not self.can_ask():
             return Answer(AnswerKind.UNAVAILABLE)
+        if self._answer is not None:
+            return self._answer
         if self.round_trip():
             return self._answered_round(question)
-        return anyio.from_thread.run(self._ask_now, question)
+        raise QuestionOutstanding(question)
 
     def _answered_round(self, question: Question) -> Answer:
         state = _state(self._ctx.request_state)
@@ -114,6 +175,23 @@ class ElicitedConfirmation:
         if not isinstance(response, ElicitResult):
             return Answer(AnswerKind.NOT_UNDERSTOOD, binding)
         return _chosen(response, binding)
+
+    async def put(self, question: Question) -> bool:
+        """Put `question` within this call and wait on the event loop for the answer, which
+        the next run of the call is then given; False, with nothing asked, when the caller
+        already keeps as many questions waiting as it may."""
+        caller = current_caller.get()
+        label = caller.label if caller is not None else ""
+        with self._questions.held(label) as placed:
+            if not placed:
+                log.warning(
+                    "confirmation.waiting_bound_reached",
+                    caller=label,
+                    waiting=self._questions.waiting(label),
+                )
+                return False
+            self._answer = await self._ask_now(question)
+        return True
 
     async def _ask_now(self, question: Question) -> Answer:
         try:
@@ -169,9 +247,23 @@ async def run_confirmed(
     confirmation: ElicitedConfirmation,
     call: Callable[[Caller], BaseModel],
 ) -> CallToolResult | InputRequiredResult:
-    """`ToolRegistry.run`, answering with the question when it is to travel as this call's
-    answer."""
+    """`ToolRegistry.run`, up to the question; then either the question as this call's
+    answer, or the question put within the call and the call run again with the answer."""
     try:
         return await registry.run(name, call)
     except QuestionOutstanding as outstanding:
-        return confirmation.outstanding(outstanding.question)
+        question = outstanding.question
+    if confirmation.round_trip():
+        return confirmation.outstanding(question)
+    if not await confirmation.put(question):
+        return error_result(
+            Code.QUESTIONS_WAITING_BOUND_REACHED,
+            "This caller already keeps as many questions waiting for a person as "
+            "McpEndpoint.QuestionsWaitingPerCaller allows; nobody was asked and nothing was "
+            "sent or saved. Call again once one of them is answered.",
+        )
+    try:
+        return await registry.run(name, call)
+    except QuestionOutstanding as again:
+        # The answer is held by now, so no second question is ever outstanding.
+        return log_undiagnosed(name, again)

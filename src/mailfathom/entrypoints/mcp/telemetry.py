@@ -1,15 +1,23 @@
-"""One measurement per tool call, published as a log line and as two instruments.
+"""One measurement per tool call, published as a log line and as two instruments; and a count
+of owner alerts raised.
 
 The tool name is a dimension, and is logged, only when this endpoint publishes a tool of that
 name; anything else a caller wrote becomes a fixed placeholder (a name merely spelled like
 one of ours is still the caller's text), so a caller can neither write into the log nor
 create a time series.
+
+An owner alert (a draft kept because nobody could be asked whether to send it) is counted by
+its reason, one of this project's own words, so an operator's alerting sees a draft waiting
+without polling `mfctl alerts list`.
 """
 
 from __future__ import annotations
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram
+
+from mailfathom.app.confirmation.confirmed_sending import UNAVAILABLE_REASON
+from mailfathom.app.confirmation.ports import OwnerAlert
 
 log = structlog.get_logger("mailfathom.mcp")
 
@@ -33,6 +41,18 @@ class ToolTelemetry:
             registry=self.registry,
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
         )
+        self.owner_alerts = Counter(
+            "mailfathom_owner_alerts_raised",
+            "Owner alerts raised by this process (drafts kept because nobody could be asked "
+            "whether to send them), by reason.",
+            ["reason"],
+            registry=self.registry,
+        )
+        # Published at 0 from the start, so an alerting rule has a series to watch.
+        self.owner_alerts.labels(UNAVAILABLE_REASON)
+
+    def owner_alert_raised(self, alert: OwnerAlert) -> None:
+        self.owner_alerts.labels(alert.reason).inc()
 
     def record(
         self, name: str, outcome: str, code: int | None, seconds: float, caller: str | None

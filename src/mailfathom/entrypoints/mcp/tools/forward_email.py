@@ -10,7 +10,11 @@ from pydantic import Field
 
 from mailfathom.app.sending import forward_email as use_case
 from mailfathom.domain.access import ToolCategory
-from mailfathom.entrypoints.mcp.confirmation import ElicitedConfirmation, run_confirmed
+from mailfathom.entrypoints.mcp.confirmation import (
+    ElicitedConfirmation,
+    Questions,
+    run_confirmed,
+)
 from mailfathom.entrypoints.mcp.params import (
     BlindCopiedAddresses,
     ConfirmationLanguage,
@@ -24,7 +28,7 @@ from mailfathom.entrypoints.mcp.send_models import SendResult
 from mailfathom.entrypoints.mcp.tools.outgoing import QUEUED, SENDS, UNTRUSTED, send_result
 
 
-def spec(registry: ToolRegistry, forwards: use_case.EmailForward, timeout: float) -> ToolSpec:
+def spec(registry: ToolRegistry, forwards: use_case.EmailForward, questions: Questions) -> ToolSpec:
     async def forward_email(
         storedEmailId: Annotated[
             str,
@@ -59,7 +63,7 @@ def spec(registry: ToolRegistry, forwards: use_case.EmailForward, timeout: float
             html_body=htmlBody,
             language=language,
         )
-        confirmation = ElicitedConfirmation(ctx, timeout)
+        confirmation = ElicitedConfirmation(ctx, questions)
         return await run_confirmed(
             registry,
             "forward_email",

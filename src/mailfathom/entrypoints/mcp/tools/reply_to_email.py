@@ -10,7 +10,11 @@ from pydantic import Field
 
 from mailfathom.app.sending import reply_to_email as use_case
 from mailfathom.domain.access import ToolCategory
-from mailfathom.entrypoints.mcp.confirmation import ElicitedConfirmation, run_confirmed
+from mailfathom.entrypoints.mcp.confirmation import (
+    ElicitedConfirmation,
+    Questions,
+    run_confirmed,
+)
 from mailfathom.entrypoints.mcp.params import (
     ConfirmationLanguage,
     HtmlAlternative,
@@ -22,7 +26,7 @@ from mailfathom.entrypoints.mcp.send_models import SendResult
 from mailfathom.entrypoints.mcp.tools.outgoing import ASKED, QUEUED, SENDS, UNTRUSTED, send_result
 
 
-def spec(registry: ToolRegistry, replies: use_case.EmailReply, timeout: float) -> ToolSpec:
+def spec(registry: ToolRegistry, replies: use_case.EmailReply, questions: Questions) -> ToolSpec:
     async def reply_to_email(
         storedEmailId: Annotated[
             str,
@@ -65,7 +69,7 @@ def spec(registry: ToolRegistry, replies: use_case.EmailReply, timeout: float) -
             html_body=htmlBody,
             language=language,
         )
-        confirmation = ElicitedConfirmation(ctx, timeout)
+        confirmation = ElicitedConfirmation(ctx, questions)
         return await run_confirmed(
             registry,
             "reply_to_email",

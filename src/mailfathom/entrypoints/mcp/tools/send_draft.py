@@ -10,7 +10,11 @@ from pydantic import Field
 
 from mailfathom.app.drafting import send_draft as use_case
 from mailfathom.domain.access import ToolCategory
-from mailfathom.entrypoints.mcp.confirmation import ElicitedConfirmation, run_confirmed
+from mailfathom.entrypoints.mcp.confirmation import (
+    ElicitedConfirmation,
+    Questions,
+    run_confirmed,
+)
 from mailfathom.entrypoints.mcp.params import ConfirmationLanguage
 from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
@@ -30,7 +34,9 @@ SendAfter = Annotated[
 ]
 
 
-def spec(registry: ToolRegistry, promotion: use_case.DraftPromotion, timeout: float) -> ToolSpec:
+def spec(
+    registry: ToolRegistry, promotion: use_case.DraftPromotion, questions: Questions
+) -> ToolSpec:
     async def send_draft(
         draftId: DraftId,
         language: ConfirmationLanguage = "en",
@@ -38,7 +44,7 @@ def spec(registry: ToolRegistry, promotion: use_case.DraftPromotion, timeout: fl
         *,
         ctx: Context,  # the SDK finds the context parameter by its bare class
     ) -> Annotated[CallToolResult, SendResult] | InputRequiredResult:
-        confirmation = ElicitedConfirmation(ctx, timeout)
+        confirmation = ElicitedConfirmation(ctx, questions)
         return await run_confirmed(
             registry,
             "send_draft",

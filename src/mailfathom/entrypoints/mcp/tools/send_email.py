@@ -10,7 +10,11 @@ from pydantic import Field
 
 from mailfathom.app.sending import send_email as use_case
 from mailfathom.domain.access import ToolCategory
-from mailfathom.entrypoints.mcp.confirmation import ElicitedConfirmation, run_confirmed
+from mailfathom.entrypoints.mcp.confirmation import (
+    ElicitedConfirmation,
+    Questions,
+    run_confirmed,
+)
 from mailfathom.entrypoints.mcp.params import (
     BlindCopiedAddresses,
     ConfirmationLanguage,
@@ -25,7 +29,7 @@ from mailfathom.entrypoints.mcp.tools.outgoing import ASKED, QUEUED, SENDS, UNTR
 
 
 def spec(
-    registry: ToolRegistry, submission: use_case.AuthoredMailSubmission, timeout: float
+    registry: ToolRegistry, submission: use_case.AuthoredMailSubmission, questions: Questions
 ) -> ToolSpec:
     async def send_email(
         account: Annotated[
@@ -63,7 +67,7 @@ def spec(
             html_body=htmlBody,
             language=language,
         )
-        confirmation = ElicitedConfirmation(ctx, timeout)
+        confirmation = ElicitedConfirmation(ctx, questions)
         return await run_confirmed(
             registry,
             "send_email",

@@ -7,6 +7,7 @@ what they share (annotations, repeated sentences, the published record) is `outg
 from __future__ import annotations
 
 from mailfathom.bootstrap import SendingUseCases
+from mailfathom.entrypoints.mcp.confirmation import Questions
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
 from mailfathom.entrypoints.mcp.tools import (
     cancel_outgoing_email,
@@ -18,11 +19,11 @@ from mailfathom.entrypoints.mcp.tools import (
 
 
 def register_sending_tools(
-    registry: ToolRegistry, services: SendingUseCases, confirmation_timeout: float
+    registry: ToolRegistry, services: SendingUseCases, questions: Questions
 ) -> None:
-    """`confirmation_timeout`: how long a person asked to confirm a send has to answer."""
-    registry.add(send_email.spec(registry, services.send, confirmation_timeout))
-    registry.add(reply_to_email.spec(registry, services.replies, confirmation_timeout))
-    registry.add(forward_email.spec(registry, services.forwards, confirmation_timeout))
+    """`questions`: what the questions a person is asked before a send are allowed."""
+    registry.add(send_email.spec(registry, services.send, questions))
+    registry.add(reply_to_email.spec(registry, services.replies, questions))
+    registry.add(forward_email.spec(registry, services.forwards, questions))
     registry.add(get_outgoing_email.spec(registry, services.outgoing))
     registry.add(cancel_outgoing_email.spec(registry, services.cancellation))
