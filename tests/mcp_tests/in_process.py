@@ -1,0 +1,338 @@
+"""The MCP server assembled in this process from a deployment's use-case bundles, reached by the
+official client through its in-memory connection, in either protocol generation.
+
+Nothing here starts a process or opens a socket: the deployment's mail is local Maildir
+folders synchronized into a SQLite store under a temporary directory, and each caller entry
+of the configuration is served by a server of its own, built by `build_server_from` with that
+entry as the caller of every session (a session that carries no HTTP request is served as
+the caller the server was built for). What only HTTP carries, the bearer key, the categories
+header, the 401 and the session bound, is proven by the tests that serve over HTTP.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import pytest
+import sqlalchemy as sa
+import uvicorn
+from mcp import Client
+from mcp.client.session import ElicitationFnT
+from mcp.types import CallToolResult
+
+from log_audit import register_all
+from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.bootstrap import Services
+from mailfathom.domain.access import Caller
+from mailfathom.domain.config import McpEndpointConfig
+from mailfathom.entrypoints.mcp.assemble import ToolBundles, build_server_from
+from mailfathom.entrypoints.mcp.http_app import build_http_app, caller_of
+from mailfathom.entrypoints.mcp.run import bind
+from mailfathom.entrypoints.mcp.server import MailFathomMcp
+from mcp_tests.deployment import BASE, BULK_COUNT, FILLER_COUNT, SENSITIVE, message
+from servers._common import free_port
+from waiting import wait_for
+
+T = TypeVar("T")
+# The two protocol generations: the modern one (no session, each call on its own) and the
+# handshake one (initialize, then calls within the session).
+MODERN = "2026-07-28"
+LEGACY = "legacy"
+MODES = [MODERN, LEGACY]
+# The grants of the served deployment's callers (tests/mcp_tests/deployment.py names the
+# same callers, each admitted there by a key of its own).
+GRANTS: dict[str, list[str] | None] = {
+    "full": None,
+    "reader": ["mailfathom.mail.read"],
+    "nothing": [],
+    "sender": ["mailfathom.mail.send"],
+    "reader-sender": ["mailfathom.mail.read", "mailfathom.mail.send"],
+    "drafter": ["mailfathom.mail.drafts.write"],
+    "drafter-sender": ["mailfathom.mail.drafts.write", "mailfathom.mail.send"],
+    "reader-files": ["mailfathom.mail.read", "mailfathom.files.write"],
+    "files": ["mailfathom.files.write"],
+    "flagger": ["mailfathom.mail.flags.write"],
+    "organizer": ["mailfathom.mail.organize"],
+    "contacts-reader": ["mailfathom.mail.contacts.read"],
+    "contacts-writer": ["mailfathom.mail.contacts.write"],
+    "contacts": ["mailfathom.mail.contacts.read", "mailfathom.mail.contacts.write"],
+}
+
+
+@dataclass
+class InProcess:
+    """A deployment's store and one in-process server per caller entry."""
+
+    services: Services
+    root: Path
+    _servers: dict[str, MailFathomMcp] = field(default_factory=dict)
+    _bundles: ToolBundles | None = None
+
+    @property
+    def data_dir(self) -> Path:
+        return self.services.config.store.data_dir
+
+    @property
+    def files_dir(self) -> Path:
+        """The directory `MailDelivery.AttachmentRoots` allows."""
+        return self.root / "files"
+
+    def rows(self, query: str, **parameters: Any) -> list[tuple[Any, ...]]:
+        """What `query` reads from the store, through the deployment's own engine: another
+        SQLite library opening the file in this process would see a stale copy of it."""
+        with self.services.engine.connect() as connection:
+            return [tuple(r) for r in connection.execute(sa.text(query), parameters)]
+
+    def caller(self, name: str) -> Caller:
+        (entry,) = [e for e in self.services.config.mcp.callers if e.name == name]
+        return caller_of(entry)
+
+    def server(self, name: str) -> MailFathomMcp:
+        """The server a session of the caller entry `name` is served by."""
+        if name not in self._servers:
+            if self._bundles is None:
+                self._bundles = ToolBundles.of(self.services)
+            config = self.services.config.mcp
+            self._servers[name] = build_server_from(self._bundles, config, self.caller(name))
+        return self._servers[name]
+
+    def session(
+        self,
+        name: str,
+        work: Callable[[Client], Awaitable[T]],
+        *,
+        mode: str = MODERN,
+        elicitation: ElicitationFnT | None = None,
+    ) -> T:
+        """`work` done with the official client connected in memory, as the caller `name`."""
+
+        async def run() -> T:
+            client = Client(self.server(name), mode=mode, elicitation_callback=elicitation)
+            async with client:
+                return await work(client)
+
+        return anyio.run(run)
+
+    def call(
+        self, name: str, tool: str, arguments: dict[str, Any] | None = None, *, mode: str = MODERN
+    ) -> CallToolResult:
+        async def work(client: Client) -> CallToolResult:
+            return await client.call_tool(tool, arguments or {})
+
+        return self.session(name, work, mode=mode)
+
+    def calls(
+        self, name: str, *calls: tuple[str, dict[str, Any]], mode: str = MODERN
+    ) -> list[CallToolResult]:
+        """Each call in turn, in one session."""
+
+        async def work(client: Client) -> list[CallToolResult]:
+            return [await client.call_tool(tool, arguments) for tool, arguments in calls]
+
+        return self.session(name, work, mode=mode)
+
+    def tool_names(self, name: str, *, mode: str = MODERN) -> list[str]:
+        async def work(client: Client) -> list[str]:
+            return [t.name for t in (await client.list_tools()).tools]
+
+        return self.session(name, work, mode=mode)
+
+    def synchronize(self) -> None:
+        for account in self.services.config.accounts:
+            self.services.account_synchronizer().run_once(account)
+
+
+@contextmanager
+def in_process(
+    root: Path, config_text: str, fill: Callable[[Services], None] | None = None
+) -> Iterator[InProcess]:
+    """The deployment `config_text` describes under `root`, its local folders filled by
+    `fill` (from the opened services, before the first synchronization) and synchronized."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "files").mkdir(exist_ok=True)
+    config_path = root / "mailfathom.toml"
+    config_path.write_text(config_text, "utf-8")
+    services = Services.open(load_config(config_path))
+    try:
+        if fill is not None:
+            fill(services)
+        deployment = InProcess(services, root)
+        deployment.synchronize()
+        yield deployment
+    finally:
+        services.close()
+
+
+@contextmanager
+def served_in_thread(server: MailFathomMcp, config: McpEndpointConfig) -> Iterator[str]:
+    """The URL of `server` while a thread of this process serves it over Streamable HTTP
+    as `mailfathom serve` does (`config` admits the callers), on a free loopback port."""
+    listener = bind("127.0.0.1", free_port())
+    uvicorn_server = uvicorn.Server(
+        uvicorn.Config(
+            build_http_app(server, config), log_level="warning", access_log=False, lifespan="on"
+        )
+    )
+    thread = threading.Thread(
+        target=lambda: anyio.run(uvicorn_server.serve, [listener]), daemon=True
+    )
+    thread.start()
+    try:
+        wait_for(lambda: uvicorn_server.started, "the in-process MCP server started", timeout=30)
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+    finally:
+        uvicorn_server.should_exit = True
+        thread.join(timeout=30)
+        listener.close()
+
+
+def caller_entries(grants: dict[str, list[str] | None], **more: str) -> str:
+    """`[[McpEndpoint.Callers]]` entries with the given grants (None: every permission),
+    each admitted over HTTP by a key nobody holds; `more` adds lines to an entry by name."""
+    entries = []
+    for name, permissions in grants.items():
+        lines = [f'Name = "{name}"', 'Credential = "apiKey"', f'ApiKeySha256 = "{"0" * 64}"']
+        if permissions is not None:
+            lines.append("Permissions = [" + ", ".join(f'"{p}"' for p in permissions) + "]")
+        if name in more:
+            lines.append(more[name])
+        entries.append("[[McpEndpoint.Callers]]\n" + "\n".join(lines) + "\n")
+    return "\n".join(entries)
+
+
+def _mailbox_config(root: Path) -> str:
+    return f"""
+[Store]
+DataDir = "{root / "data"}"
+
+[MailDelivery]
+AttachmentRoots = ["{root / "files"}"]
+
+[[Accounts]]
+Id = "work"
+DisplayName = "Work Mail"
+Kind = "local"
+Addresses = ["owner@example.net"]
+
+[[Accounts.Folders]]
+Remote = "INBOX"
+Alias = "INBOX"
+Role = "Inbox"
+
+[[Accounts.Folders]]
+Remote = "Archive"
+Alias = "Archive"
+Role = "Archive"
+
+[[Accounts.Folders]]
+Remote = "Junk"
+Alias = "Junk"
+Role = "Junk"
+
+[[Accounts.Folders]]
+Remote = "Bulk"
+Alias = "Bulk"
+
+[[Accounts.Folders]]
+Remote = "Private"
+Alias = "Private"
+VisibleToTools = false
+
+[McpEndpoint]
+Enabled = true
+Listen = "127.0.0.1:8625"
+
+{caller_entries(GRANTS)}
+"""
+
+
+def _fill_mailbox(services: Services) -> None:
+    """The mail of tests/mcp_tests/deployment.py, as local folders hold it: the same
+    messages in the same folders, flagged as there (a Maildir holds no keywords)."""
+
+    def put(folder: str, raw: bytes, flags: str = "", at: datetime = BASE) -> None:
+        services.connectors.local.folder("work", folder).deliver(raw, flags, received_at=at)
+
+    root_id = "<quarterly-root@example.org>"
+    body = "The quarterly figures are attached. Revenue grew strongly.\n"
+    attachment = ("figures.pdf", b"%PDF-1.4 test figures")
+    put(
+        "INBOX",
+        message(
+            "Quarterly report draft",
+            sent=BASE,
+            body=body,
+            message_id=root_id,
+            attachment=attachment,
+        ),
+    )
+    reply = "Thanks, the revenue numbers look right.\n"
+    later = BASE + timedelta(hours=1)
+    put(
+        "Archive",
+        message(
+            "Re: Quarterly report draft",
+            sent=later,
+            sender="Bob Example <bob@example.org>",
+            body=reply,
+            message_id="<quarterly-reply-1@example.org>",
+            in_reply_to=root_id,
+        ),
+        at=later,
+    )
+    hidden = "Confidential remark on the quarterly numbers.\n"
+    later = BASE + timedelta(hours=2)
+    put(
+        "Private",
+        message(
+            "Re: Quarterly report draft",
+            sent=later,
+            sender="Carol Hidden <carol@example.org>",
+            body=hidden,
+            message_id="<quarterly-reply-2@example.org>",
+            in_reply_to=root_id,
+        ),
+        at=later,
+    )
+    later = BASE + timedelta(hours=3)
+    newsletter = message(
+        "Newsletter with pictures",
+        sent=later,
+        body="Plain version of the newsletter.\n",
+        html="<p>Hello <b>reader</b><script>alert(1)</script>"
+        '<img src="https://tracker.example/p.gif"></p>',
+    )
+    put("INBOX", newsletter, "F", at=later)
+    later = BASE + timedelta(hours=4)
+    prize = message("You won a prize", sent=later, body="Claim your prize now.\n")
+    put("Junk", prize, at=later)
+    for n in range(BULK_COUNT):
+        sent = BASE - timedelta(days=100 + n)
+        bulk = f"row {n} " + "lorem ipsum dolor sit amet " * 2400
+        put("Bulk", message(f"Bulk export {n}", sent=sent, body=bulk), at=sent)
+    for n in range(FILLER_COUNT):
+        sent = BASE - timedelta(days=n + 1)
+        filler = message(
+            f"Filler note {n:02d}",
+            sent=sent,
+            body=f"Routine filler body number {n}.\n",
+            sender="Dana Filler <dana@example.org>",
+        )
+        put("INBOX", filler, "S" if n % 2 else "", at=sent)
+
+
+@pytest.fixture(scope="module")
+def mailbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcess]:
+    """The mail of the served deployment in tests/mcp_tests/deployment.py, and its callers,
+    served in this process."""
+    register_all(SENSITIVE)
+    root = tmp_path_factory.mktemp("in-process")
+    with in_process(root, _mailbox_config(root), _fill_mailbox) as deployment:
+        yield deployment
