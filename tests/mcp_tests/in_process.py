@@ -27,6 +27,7 @@ from mcp import Client
 from mcp.client.session import ElicitationFnT
 from mcp.types import CallToolResult
 
+import log_audit
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.bootstrap import Services
@@ -168,6 +169,27 @@ def in_process(
         yield deployment
     finally:
         services.close()
+
+
+def _log_copy() -> Path:
+    path = log_audit.copy_path()
+    assert path is not None, "the run keeps no copy of its log"
+    return path
+
+
+def log_mark() -> int:
+    """Where the run's log copy ends now (tests/conftest.py keeps it)."""
+    return _log_copy().stat().st_size
+
+
+def logged_since(mark: int, calls: int = 1) -> str:
+    """What was logged after `mark`, once that holds `calls` tool calls."""
+
+    def logged() -> str | None:
+        log = _log_copy().read_bytes()[mark:].decode("utf-8", "replace")
+        return log if log.count('"tool.call"') >= calls else None
+
+    return wait_for(logged, "the calls were not logged", timeout=20)
 
 
 @contextmanager

@@ -16,11 +16,10 @@ from mcp.types import CallToolResult
 import log_audit
 from mailfathom.domain.codes import Code
 from mcp_tests.client import code, structured, text
-from mcp_tests.in_process import InProcess
+from mcp_tests.in_process import InProcess, log_mark, logged_since
 from mcp_tests.in_process import mailbox as mailbox
 from mcp_tests.literal_deployment import LiteralDeployment, call_with
 from mcp_tests.literal_deployment import literal as literal
-from waiting import wait_for
 
 PINNED = Path(__file__).with_name("descriptor.json")
 PUBLISHED = sorted({t["name"] for t in json.loads(PINNED.read_text("utf-8"))})
@@ -81,35 +80,15 @@ def _refused(result: CallToolResult, *fields: str, hidden: list[str]) -> str:
     return body
 
 
-def _log_path() -> Path:
-    path = log_audit.copy_path()
-    assert path is not None
-    return path
-
-
-def _log_mark() -> int:
-    return _log_path().stat().st_size
-
-
-def _log_after(mark: int, calls: int) -> str:
-    """What was logged after `mark`, once that holds `calls` calls."""
-
-    def logged() -> str | None:
-        log = _log_path().read_bytes()[mark:].decode("utf-8", "replace")
-        return log if log.count('"tool.call"') >= calls else None
-
-    return wait_for(logged, "the calls were not logged", timeout=20)
-
-
 @pytest.mark.parametrize("tool", PUBLISHED)
 def test_an_unknown_argument_is_refused_on_every_tool(mailbox: InProcess, tool: str) -> None:
     secret = _secret()
-    mark = _log_mark()
+    mark = log_mark()
     arguments = {**_valid(tool), "limit": secret}
     result = mailbox.call("full", tool, arguments)
     body = _refused(result, "limit", hidden=[secret])
     assert "additionalProperties" not in body
-    assert secret not in _log_after(mark, 1)
+    assert secret not in logged_since(mark, 1)
 
 
 def test_an_unknown_argument_no_longer_widens_a_listing(mailbox: InProcess) -> None:
@@ -156,13 +135,13 @@ def test_a_missing_required_argument_is_named(
 def test_a_value_of_the_wrong_type_is_refused_naming_the_argument(
     mailbox: InProcess, tool: str, argument: str, given: object
 ) -> None:
-    mark = _log_mark()
+    mark = log_mark()
     arguments = {**_valid(tool), argument: given}
     shown = json.dumps(given)
     hidden = [shown, str(given), "leak-"]
     body = _refused(mailbox.call("full", tool, arguments), argument, hidden=hidden)
     assert "must be" in body
-    log = _log_after(mark, 1)
+    log = logged_since(mark, 1)
     for value in hidden:
         assert value not in log or len(value) < 6
 
@@ -178,12 +157,12 @@ def test_a_value_outside_the_listed_values_is_refused_with_the_list(
     mailbox: InProcess, tool: str, argument: str, listed: list[str]
 ) -> None:
     secret = _secret()
-    mark = _log_mark()
+    mark = log_mark()
     arguments = {**_valid(tool), argument: secret}
     body = _refused(mailbox.call("full", tool, arguments), argument, hidden=[secret])
     for value in listed:
         assert value in body
-    assert secret not in _log_after(mark, 1)
+    assert secret not in logged_since(mark, 1)
 
 
 def test_several_problems_are_all_named_in_one_order(mailbox: InProcess) -> None:
@@ -215,10 +194,10 @@ def test_a_name_that_is_no_identifier_is_counted_not_repeated(
 ) -> None:
     secret = _secret()
     name = f"{secret} Quarterly report draft"
-    mark = _log_mark()
+    mark = log_mark()
     result = mailbox.call("full", "list_accounts", {name: 1})
     _refused(result, hidden=[secret, "Quarterly"])
-    assert secret not in _log_after(mark, 1)
+    assert secret not in logged_since(mark, 1)
 
 
 @pytest.mark.parametrize(
