@@ -11,7 +11,7 @@ from __future__ import annotations
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from servers.smtp import SmtpServer
 from sync.helpers import RemoteMailbox
 from waiting import wait_for
 
+from .asking import Answering, Person, acting, choosing
 from .served import (
     ANSWERED_BODY,
     ANSWERED_SUBJECT,
@@ -61,7 +62,6 @@ CHOICES = {
     "cs": ["Odeslat", "Uložit koncept", "Zrušit"],
     "sk": ["Odoslať", "Uložiť koncept", "Zrušiť"],
 }
-Answering = Callable[[ElicitRequestParams], Awaitable[ElicitResult]]
 
 
 @pytest.fixture(scope="module")
@@ -93,33 +93,6 @@ def _send_arguments(language: str, **overrides: Any) -> dict[str, Any]:
     }
     arguments.update(overrides)
     return arguments
-
-
-class Person:
-    """The official client's elicitation callback, answering as told and keeping what it
-    was asked."""
-
-    def __init__(self, answer: Answering) -> None:
-        self._answer = answer
-        self.asked: list[ElicitRequestParams] = []
-
-    async def __call__(self, context: Any, params: ElicitRequestParams) -> ElicitResult:
-        self.asked.append(params)
-        return await self._answer(params)
-
-
-def choosing(value: object) -> Answering:
-    async def answer(params: ElicitRequestParams) -> ElicitResult:
-        return ElicitResult(action="accept", content={"choice": value})  # type: ignore[dict-item]
-
-    return answer
-
-
-def acting(action: str, content: dict[str, Any] | None = None) -> Answering:
-    async def answer(params: ElicitRequestParams) -> ElicitResult:
-        return ElicitResult(action=action, content=content)  # type: ignore[arg-type]
-
-    return answer
 
 
 def _call(
