@@ -30,6 +30,7 @@ from mcp.types import CallToolResult
 import log_audit
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.adapters.preparer import MimeMessagePreparer
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import Caller
 from mailfathom.domain.config import McpEndpointConfig
@@ -161,6 +162,10 @@ def in_process(
     config_path = root / "mailfathom.toml"
     config_path.write_text(config_text, "utf-8")
     services = Services.open(load_config(config_path))
+    # Everything is prepared in this process: a pool of worker processes, which a first
+    # synchronization of a few dozen messages would start, is the process tier's to try.
+    services.preparer.close()
+    services.preparer = MimeMessagePreparer(services.config.store.content_dir, workers=0)
     try:
         if fill is not None:
             fill(services)
