@@ -137,6 +137,11 @@ def _functions_of(member: Any) -> Iterator[Callable[..., Any]]:
         yield member
 
 
+def starts_a_process(function: Callable[..., Any]) -> bool:
+    """Whether `function`, or code of this test tree it uses, reaches a start of a process."""
+    return _Reach().function(function)
+
+
 def mark_process_tests(items: list[pytest.Item]) -> None:
     """Mark `process` every test whose code or fixtures reach a start of a process."""
     reach = _Reach()
