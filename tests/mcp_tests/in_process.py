@@ -12,7 +12,7 @@ header, the 401 and the session bound, is proven by the tests that serve over HT
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -220,7 +220,7 @@ def served_in_thread(server: MailFathomMcp, config: McpEndpointConfig) -> Iterat
         listener.close()
 
 
-def caller_entries(grants: dict[str, list[str] | None], **more: str) -> str:
+def caller_entries(grants: Mapping[str, list[str] | None], **more: str) -> str:
     """`[[McpEndpoint.Callers]]` entries with the given grants (None: every permission),
     each admitted over HTTP by a key nobody holds; `more` adds lines to an entry by name."""
     entries = []
