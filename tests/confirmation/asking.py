@@ -36,3 +36,15 @@ def acting(action: str, content: dict[str, Any] | None = None) -> Answering:
         return ElicitResult(action=action, content=content)  # type: ignore[arg-type]
 
     return answer
+
+
+# Answers that choose nothing, and the code each is refused with.
+NO_CHOICE = [
+    (acting("decline"), 59001),
+    (acting("cancel"), 59001),
+    (choosing("sendLater"), 59003),
+    (choosing(None), 59003),
+    (acting("accept", {}), 59003),
+    (acting("accept", {"choice": "send", "also": "cancel"}), 59003),
+]
+NO_CHOICE_IDS = ["declined", "dismissed", "unknown", "null", "empty", "extra-field"]

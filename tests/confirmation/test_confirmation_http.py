@@ -36,7 +36,7 @@ from sync.helpers import RemoteMailbox
 from waiting import wait_for
 
 # Person and choosing are imported from here by test_kept_send_repeats_http.py too.
-from .asking import Answering, acting
+from .asking import NO_CHOICE, NO_CHOICE_IDS, Answering
 from .asking import Person as Person
 from .asking import choosing as choosing
 from .served import (
@@ -227,15 +227,8 @@ def test_save_draft_keeps_a_draft_and_sends_nothing(
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [
-        (acting("decline"), 59001),
-        (acting("cancel"), 59001),
-        (choosing("sendLater"), 59003),
-        (choosing(None), 59003),
-        (acting("accept", {}), 59003),
-        (acting("accept", {"choice": "send", "also": "cancel"}), 59003),
-    ],
-    ids=["declined", "dismissed", "unknown", "null", "empty", "extra-field"],
+    NO_CHOICE,
+    ids=NO_CHOICE_IDS,
 )
 def test_an_answer_that_is_no_choice_sends_and_saves_nothing(
     served: Served, mode: str, language: str, answer: Answering, expected: int

@@ -23,8 +23,9 @@ from mailfathom.domain.drafts import DraftLife
 from mailfathom.domain.outgoing import Stage
 from mcp_tests.client import code, structured
 from mcp_tests.in_process import MODES, InProcess, caller_entries, in_process
+from sending.served import _local_account
 
-from .asking import Answering, Person, acting, choosing
+from .asking import NO_CHOICE, NO_CHOICE_IDS, Answering, Person, choosing
 
 SUBJECT = "Lunch on the terrace"
 BODY = "Shall we take the table in the sun?\nNoon suits me.\n"
@@ -36,25 +37,8 @@ def _config(root: Path) -> str:
     accounts = ""
     for account_id, address, name in (("work", "owner@example.net", "Owner Desk"),
                                       ("peer", PEER, "Friend")):  # fmt: skip
-        accounts += f"""
-[[Accounts]]
-Id = "{account_id}"
-Kind = "local"
-Addresses = ["{address}"]
-
-[[Accounts.Folders]]
-Remote = "INBOX"
-Role = "Inbox"
-
-[[Accounts.Folders]]
-Remote = "Sent"
-Role = "Sent"
-
-[Accounts.Delivery]
-Enabled = true
-Address = "{address}"
-DisplayName = "{name}"
-"""
+        delivery = f'[Accounts.Delivery]\nEnabled = true\nAddress = "{address}"\n'
+        accounts += _local_account(account_id, address, delivery + f'DisplayName = "{name}"\n')
     grants = {"asks": None, "plain": None}
     callers = caller_entries(grants, asks='Confirmation = "ask"')
     return f"""
@@ -198,15 +182,8 @@ def test_save_draft_keeps_a_draft_and_sends_nothing(deployment: InProcess, mode:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [
-        (acting("decline"), 59001),
-        (acting("cancel"), 59001),
-        (choosing("sendLater"), 59003),
-        (choosing(None), 59003),
-        (acting("accept", {}), 59003),
-        (acting("accept", {"choice": "send", "also": "cancel"}), 59003),
-    ],
-    ids=["declined", "dismissed", "unknown", "null", "empty", "extra-field"],
+    NO_CHOICE,
+    ids=NO_CHOICE_IDS,
 )
 def test_an_answer_that_is_no_choice_sends_and_saves_nothing(
     deployment: InProcess, mode: str, answer: Answering, expected: int

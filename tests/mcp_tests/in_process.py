@@ -15,7 +15,7 @@ import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -38,7 +38,7 @@ from mailfathom.entrypoints.mcp.assemble import ToolBundles, build_server_from
 from mailfathom.entrypoints.mcp.http_app import build_http_app, caller_of
 from mailfathom.entrypoints.mcp.run import bind
 from mailfathom.entrypoints.mcp.server import MailFathomMcp
-from mcp_tests.deployment import BASE, BULK_COUNT, FILLER_COUNT, SENSITIVE, message
+from mcp_tests.deployment import FOLDERS, SENSITIVE, fill_mail
 from servers._common import free_port
 from waiting import wait_for
 
@@ -248,30 +248,7 @@ DisplayName = "Work Mail"
 Kind = "local"
 Addresses = ["owner@example.net"]
 
-[[Accounts.Folders]]
-Remote = "INBOX"
-Alias = "INBOX"
-Role = "Inbox"
-
-[[Accounts.Folders]]
-Remote = "Archive"
-Alias = "Archive"
-Role = "Archive"
-
-[[Accounts.Folders]]
-Remote = "Junk"
-Alias = "Junk"
-Role = "Junk"
-
-[[Accounts.Folders]]
-Remote = "Bulk"
-Alias = "Bulk"
-
-[[Accounts.Folders]]
-Remote = "Private"
-Alias = "Private"
-VisibleToTools = false
-
+{FOLDERS}
 [McpEndpoint]
 Enabled = true
 Listen = "127.0.0.1:8625"
@@ -280,79 +257,19 @@ Listen = "127.0.0.1:8625"
 """
 
 
+# How a Maildir file name holds the IMAP flags the deployment's mail carries; a Maildir
+# holds no keywords.
+_MAILDIR_FLAGS = {"\\Flagged": "F", "\\Seen": "S"}
+
+
 def _fill_mailbox(services: Services) -> None:
-    """The mail of tests/mcp_tests/deployment.py, as local folders hold it: the same
-    messages in the same folders, flagged as there (a Maildir holds no keywords)."""
+    """The mail of tests/mcp_tests/deployment.py, in the same local folders."""
 
-    def put(folder: str, raw: bytes, flags: str = "", at: datetime = BASE) -> None:
-        services.connectors.local.folder("work", folder).deliver(raw, flags, received_at=at)
+    def put(folder: str, raw: bytes, flags: str, sent: datetime) -> None:
+        letters = "".join(_MAILDIR_FLAGS.get(f, "") for f in flags.split())
+        services.connectors.local.folder("work", folder).deliver(raw, letters, received_at=sent)
 
-    root_id = "<quarterly-root@example.org>"
-    body = "The quarterly figures are attached. Revenue grew strongly.\n"
-    attachment = ("figures.pdf", b"%PDF-1.4 test figures")
-    put(
-        "INBOX",
-        message(
-            "Quarterly report draft",
-            sent=BASE,
-            body=body,
-            message_id=root_id,
-            attachment=attachment,
-        ),
-    )
-    reply = "Thanks, the revenue numbers look right.\n"
-    later = BASE + timedelta(hours=1)
-    put(
-        "Archive",
-        message(
-            "Re: Quarterly report draft",
-            sent=later,
-            sender="Bob Example <bob@example.org>",
-            body=reply,
-            message_id="<quarterly-reply-1@example.org>",
-            in_reply_to=root_id,
-        ),
-        at=later,
-    )
-    hidden = "Confidential remark on the quarterly numbers.\n"
-    later = BASE + timedelta(hours=2)
-    put(
-        "Private",
-        message(
-            "Re: Quarterly report draft",
-            sent=later,
-            sender="Carol Hidden <carol@example.org>",
-            body=hidden,
-            message_id="<quarterly-reply-2@example.org>",
-            in_reply_to=root_id,
-        ),
-        at=later,
-    )
-    later = BASE + timedelta(hours=3)
-    newsletter = message(
-        "Newsletter with pictures",
-        sent=later,
-        body="Plain version of the newsletter.\n",
-        html="<p>Hello <b>reader</b><script>alert(1)</script>"
-        '<img src="https://tracker.example/p.gif"></p>',
-    )
-    put("INBOX", newsletter, "F", at=later)
-    later = BASE + timedelta(hours=4)
-    prize = message("You won a prize", sent=later, body="Claim your prize now.\n")
-    put("Junk", prize, at=later)
-    for n in range(BULK_COUNT):
-        sent = BASE - timedelta(days=100 + n)
-        bulk = f"row {n} " + "lorem ipsum dolor sit amet " * 2400
-        put("Bulk", message(f"Bulk export {n}", sent=sent, body=bulk), at=sent)
-    for n in range(FILLER_COUNT):
-        sent = BASE - timedelta(days=n + 1)
-        filler = message(
-            f"Filler note {n:02d}",
-            sent=sent,
-            body=f"Routine filler body number {n}.\n",
-            sender="Dana Filler <dana@example.org>",
-        )
-        put("INBOX", filler, "S" if n % 2 else "", at=sent)
+    fill_mail(put)
 
 
 @pytest.fixture(scope="module")

@@ -6,33 +6,16 @@ are tried over Streamable HTTP in test_contact_tools_http.py."""
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-import log_audit
-from mailfathom.adapters.sql.contacts import SqlContactBook
-from mailfathom.app.contacts.ports import NewContact
-from mailfathom.domain.contacts import ContactOrigin, contact_record
+from mcp_tests import contact_values as book
 from mcp_tests.client import code, structured, text
 from mcp_tests.in_process import InProcess, log_mark, logged_since
 from mcp_tests.in_process import mailbox as mailbox
 
 ZERO = "00000000-0000-0000-0000-000000000000"
-
-
-def _secret(prefix: str = "book") -> str:
-    """A value of its own, letters and digits only, that no log line may carry."""
-    value = f"{prefix}{uuid.uuid4().hex[:16]}"
-    log_audit.register(value)
-    return value
-
-
-def _address(local: str) -> str:
-    address = f"{local}@example.org"
-    log_audit.register(address)
-    return address
 
 
 def _one(d: InProcess, tool: str, arguments: dict[str, Any], caller: str = "full") -> Any:
@@ -41,25 +24,16 @@ def _one(d: InProcess, tool: str, arguments: dict[str, Any], caller: str = "full
     return structured(result)
 
 
-def _collected(d: InProcess, name: str, address: str) -> str:
-    """A person the deployment picked up from mail, written where the server reads it."""
-    record = contact_record(name, [address], address, None)
-    new = NewContact(uuid.uuid4(), record, ContactOrigin.COLLECTED, datetime.now(UTC))
-    written = SqlContactBook(d.services.engine).create(new)
-    assert written.contact is not None
-    return str(written.contact.contact_id)
-
-
 def test_the_book_is_walked_in_name_order_whatever_narrows_it(mailbox: InProcess) -> None:
     d = mailbox
-    tag = _secret("walk")
+    tag = book.secret("walk")
     names = [f"{tag} {letter}" for letter in "edcba"]
     for index, name in enumerate(names):
-        address = _address(f"{tag}-{index}")
+        address = book.address(f"{tag}-{index}")
         _one(d, "create_contact", {"displayName": name, "addresses": [address],
                                    "preferredAddress": address})  # fmt: skip
-    picked = _address(f"{tag}-picked")
-    _collected(d, f"{tag} f", picked)
+    picked = book.address(f"{tag}-picked")
+    book.collected(d.services.engine, f"{tag} f", picked)
 
     seen: list[str] = []
     cursor = None
@@ -144,7 +118,7 @@ def _filled(value: Any, secret: str) -> Any:
 def _written_record(tool: str) -> dict[str, Any]:
     if tool not in {"create_contact", "update_contact"}:
         return {}
-    address = _address(_secret("valid"))
+    address = book.address(book.secret("valid"))
     record = {"displayName": "Valid Name", "addresses": [address], "preferredAddress": address}
     return {**record, **({"contactId": str(uuid.uuid4())} if tool == "update_contact" else {})}
 
@@ -154,7 +128,7 @@ def test_each_refusal_names_the_rule_and_never_the_value(
     mailbox: InProcess, tool: str, arguments: dict[str, Any], expected: int, rule: str
 ) -> None:
     d = mailbox
-    secret = _secret("leak")
+    secret = book.secret("leak")
     given = {**_written_record(tool), **{k: _filled(v, secret) for k, v in arguments.items()}}
     mark = log_mark()
     (result,) = d.calls("full", (tool, given))
@@ -172,7 +146,7 @@ def test_nothing_refused_was_written(mailbox: InProcess) -> None:
     d = mailbox
     count = "SELECT count(*) FROM contact_addresses"
     before = d.rows(count)
-    address = _address(_secret("kept"))
+    address = book.address(book.secret("kept"))
     refused = d.calls(
         "full",
         ("create_contact", {"displayName": "X", "addresses": [address],

@@ -6,7 +6,6 @@ test_contact_tools.py."""
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,29 +13,13 @@ import sqlalchemy as sa
 from mcp import Client
 from mcp.types import CallToolResult
 
-import log_audit
 from mailfathom.adapters.config.toml_loader import load_config
-from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
-from mailfathom.app.contacts.ports import NewContact
-from mailfathom.domain.contacts import ContactOrigin, contact_record
+from mcp_tests import contact_values as book
 from mcp_tests.client import code, over_http, structured, text
 from mcp_tests.deployment import KEYS, Deployment
 
 ZERO = "00000000-0000-0000-0000-000000000000"
-
-
-def _secret(prefix: str = "book") -> str:
-    """A value of its own, letters and digits only, that no log line may carry."""
-    value = f"{prefix}{uuid.uuid4().hex[:16]}"
-    log_audit.register(value)
-    return value
-
-
-def _address(local: str) -> str:
-    address = f"{local}@example.org"
-    log_audit.register(address)
-    return address
 
 
 def _calls(d: Deployment, key: str, *calls: tuple[str, dict[str, Any]]) -> list[CallToolResult]:
@@ -56,19 +39,15 @@ def _collected(d: Deployment, name: str, address: str) -> str:
     """A person the deployment picked up from mail, written where the server reads it."""
     engine = create_store_engine(store_url(load_config(d.config_path).store))
     try:
-        record = contact_record(name, [address], address, None)
-        new = NewContact(uuid.uuid4(), record, ContactOrigin.COLLECTED, datetime.now(UTC))
-        written = SqlContactBook(engine).create(new)
+        return book.collected(engine, name, address)
     finally:
         engine.dispose()
-    assert written.contact is not None
-    return str(written.contact.contact_id)
 
 
 def test_every_state_of_the_writes_and_reads(mcp_deployment: Deployment) -> None:
     d = mcp_deployment
-    name, note = _secret("Name"), _secret("note")
-    first, second, third = (_address(_secret("addr")) for _ in range(3))
+    name, note = book.secret("Name"), book.secret("note")
+    first, second, third = (book.address(book.secret("addr")) for _ in range(3))
     record = {
         "displayName": name,
         "addresses": [second, first],
@@ -143,7 +122,7 @@ def test_every_state_of_the_writes_and_reads(mcp_deployment: Deployment) -> None
     assert missing == {"state": "notFound", "contact": None, "addressHolderContactId": None}
 
     # A collected person is taken on first, once; then amended like any other.
-    picked = _address(_secret("picked"))
+    picked = book.address(book.secret("picked"))
     collected_id = _collected(d, name, picked)
     was_collected = _one(
         d,
@@ -205,8 +184,8 @@ def _files_holding(root: Path, values: list[str]) -> list[str]:
 
 def test_an_erasure_leaves_no_trace_in_any_table_or_file(mcp_deployment: Deployment) -> None:
     d = mcp_deployment
-    name, note = _secret("Erased"), _secret("erasednote")
-    addresses = [_address(_secret("erased")) for _ in range(3)]
+    name, note = book.secret("Erased"), book.secret("erasednote")
+    addresses = [book.address(book.secret("erased")) for _ in range(3)]
     record = {
         "displayName": name,
         "addresses": addresses,

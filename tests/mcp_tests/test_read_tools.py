@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from mailfathom.adapters.content.packs import PackContentStore
-from mcp_tests.client import code, structured, text
+from mcp_tests.client import code, every_email, structured, text
 from mcp_tests.deployment import BULK_COUNT, FILLER_COUNT
 from mcp_tests.in_process import MODES, InProcess
 from mcp_tests.in_process import mailbox as mailbox
@@ -20,17 +20,9 @@ ZERO = "00000000-0000-0000-0000-000000000000"
 
 
 def _all_emails(d: InProcess, mode: str = MODES[0], **filters: Any) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    cursor = None
-    while True:
-        args = {**filters, "pageSize": 7}
-        if cursor:
-            args["cursor"] = cursor
-        page = structured(d.call("full", "list_emails", args, mode=mode))
-        found.extend(page["emails"])
-        cursor = page.get("nextCursor")
-        if not cursor:
-            return found
+    return every_email(
+        lambda arguments: d.call("full", "list_emails", arguments, mode=mode), **filters
+    )
 
 
 def _subject_id(d: InProcess, subject: str, **filters: Any) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from mcp_tests.client import call, structured, text, tool_names
+from mcp_tests.client import call, every_email, structured, text, tool_names
 from mcp_tests.deployment import FILLER_COUNT, KEYS, Deployment
 
 READ_TOOLS = ["get_email_content", "list_accounts", "list_emails", "search_emails"]
@@ -37,17 +37,9 @@ SEND_ONLY_TOOLS = ["cancel_outgoing_email", "get_outgoing_email", "send_draft", 
 
 
 def _all_emails(d: Deployment, **filters: Any) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    cursor = None
-    while True:
-        args = {**filters, "pageSize": 7}
-        if cursor:
-            args["cursor"] = cursor
-        page = structured(call(d.url, KEYS["full"], "list_emails", args))
-        found.extend(page["emails"])
-        cursor = page.get("nextCursor")
-        if not cursor:
-            return found
+    return every_email(
+        lambda arguments: call(d.url, KEYS["full"], "list_emails", arguments), **filters
+    )
 
 
 def _subject_id(d: Deployment, subject: str, **filters: Any) -> str:
