@@ -1,12 +1,13 @@
 """The MCP server assembled in this process from a deployment's use-case bundles, reached by the
 official client through its in-memory connection, in either protocol generation.
 
-Nothing here starts a process or opens a socket: the deployment's mail is local Maildir
-folders synchronized into a SQLite store under a temporary directory, and each caller entry
-of the configuration is served by a server of its own, built by `build_server_from` with that
-entry as the caller of every session (a session that carries no HTTP request is served as
+Nothing here starts a process: the deployment's mail is local Maildir folders synchronized
+into a SQLite store under a temporary directory, prepared in this process, and each caller
+entry of the configuration is served by a server of its own, built by `build_server_from` with
+that entry as the caller of every session (a session that carries no HTTP request is served as
 the caller the server was built for). What only HTTP carries, the bearer key, the categories
-header, the 401 and the session bound, is proven by the tests that serve over HTTP.
+header, the 401 and the session bound, is proven by the tests that serve over HTTP, from a
+process of their own or from a thread of this one (`served_in_thread`).
 """
 
 from __future__ import annotations
