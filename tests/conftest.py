@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 import log_audit
+from processes import ProcessGuard, mark_process_tests
 from servers.fixtures import add_fixture_markers
 from servers.fixtures import corpora as corpora
 from servers.fixtures import dovecot as dovecot
@@ -20,7 +21,8 @@ from servers.fixtures import postgres_url as postgres_url
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Copy every log line of this run, in-process and from started processes, to one file."""
+    """Copy every log line of this run, in-process and from started processes, to one file,
+    and fail a test that starts a process without saying so (tests/processes.py)."""
     if "MAILFATHOM_LOG_COPY" not in os.environ:
         handle, path = tempfile.mkstemp(prefix="mailfathom-test-logs-", suffix=".log")
         os.close(handle)
@@ -28,6 +30,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from mailfathom.entrypoints import logs
 
     logs.configure(json=True)
+    guard = ProcessGuard()
+    guard.install()
+    config.pluginmanager.register(guard, "mailfathom-process-guard")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -40,6 +45,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     add_fixture_markers(items)
+    mark_process_tests(items)
     if config.getoption("--reverse-order"):
         items.reverse()
 

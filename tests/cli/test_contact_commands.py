@@ -173,6 +173,7 @@ def test_a_collected_contact_is_promoted_before_it_is_updated(config: Path) -> N
     assert (updated["displayName"], updated["origin"]) == ("Taken On", "asserted")
 
 
+@pytest.mark.soak
 def test_every_refusal_names_the_rule_and_never_the_value(config: Path, tmp_path: Path) -> None:
     held = _json(config, "create", "--name", NAME, "--address", FIRST)["contactId"]
     other = _json(config, "create", "--name", "Other Person", "--address", SECOND)["contactId"]
@@ -251,6 +252,7 @@ def _raw(config: Path, *args: str, data: bytes = b"") -> subprocess.CompletedPro
     )
 
 
+@pytest.mark.soak
 def test_the_book_is_exported_as_vcard_and_imported_into_another_deployment(
     config: Path, tmp_path: Path
 ) -> None:

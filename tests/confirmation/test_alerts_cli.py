@@ -9,6 +9,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.app.confirmation.confirmed_sending import alert_key
@@ -30,6 +32,7 @@ def _mfctl(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.soak
 def test_an_operator_lists_and_dismisses_owner_alerts(tmp_path: Path) -> None:
     config_path = sending_config(tmp_path, None)
     with Services.open(load_config(config_path)) as services:

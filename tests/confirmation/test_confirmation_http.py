@@ -11,7 +11,7 @@ from __future__ import annotations
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,10 @@ from servers.smtp import SmtpServer
 from sync.helpers import RemoteMailbox
 from waiting import wait_for
 
+# Person and choosing are imported from here by test_kept_send_repeats_http.py too.
+from .asking import NO_CHOICE, NO_CHOICE_IDS, Answering
+from .asking import Person as Person
+from .asking import choosing as choosing
 from .served import (
     ANSWERED_BODY,
     ANSWERED_SUBJECT,
@@ -61,7 +65,6 @@ CHOICES = {
     "cs": ["Odeslat", "Uložit koncept", "Zrušit"],
     "sk": ["Odoslať", "Uložiť koncept", "Zrušiť"],
 }
-Answering = Callable[[ElicitRequestParams], Awaitable[ElicitResult]]
 
 
 @pytest.fixture(scope="module")
@@ -93,33 +96,6 @@ def _send_arguments(language: str, **overrides: Any) -> dict[str, Any]:
     }
     arguments.update(overrides)
     return arguments
-
-
-class Person:
-    """The official client's elicitation callback, answering as told and keeping what it
-    was asked."""
-
-    def __init__(self, answer: Answering) -> None:
-        self._answer = answer
-        self.asked: list[ElicitRequestParams] = []
-
-    async def __call__(self, context: Any, params: ElicitRequestParams) -> ElicitResult:
-        self.asked.append(params)
-        return await self._answer(params)
-
-
-def choosing(value: object) -> Answering:
-    async def answer(params: ElicitRequestParams) -> ElicitResult:
-        return ElicitResult(action="accept", content={"choice": value})  # type: ignore[dict-item]
-
-    return answer
-
-
-def acting(action: str, content: dict[str, Any] | None = None) -> Answering:
-    async def answer(params: ElicitRequestParams) -> ElicitResult:
-        return ElicitResult(action=action, content=content)  # type: ignore[arg-type]
-
-    return answer
 
 
 def _call(
@@ -251,15 +227,8 @@ def test_save_draft_keeps_a_draft_and_sends_nothing(
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [
-        (acting("decline"), 59001),
-        (acting("cancel"), 59001),
-        (choosing("sendLater"), 59003),
-        (choosing(None), 59003),
-        (acting("accept", {}), 59003),
-        (acting("accept", {"choice": "send", "also": "cancel"}), 59003),
-    ],
-    ids=["declined", "dismissed", "unknown", "null", "empty", "extra-field"],
+    NO_CHOICE,
+    ids=NO_CHOICE_IDS,
 )
 def test_an_answer_that_is_no_choice_sends_and_saves_nothing(
     served: Served, mode: str, language: str, answer: Answering, expected: int

@@ -25,7 +25,8 @@ from mailfathom.domain.folders import FolderRole
 
 from .vcard_round_trip import OPERATOR, assert_round_trip, whole_book
 
-pytestmark = pytest.mark.corpus
+# Synchronizing the corpus starts the preparing worker processes.
+pytestmark = [pytest.mark.corpus, pytest.mark.process]
 
 # (folder, role, corpus directory, messages taken from it in name order)
 FOLDERS = (

@@ -42,7 +42,8 @@ from mailfathom.domain.folders import FolderRole
 from servers.dovecot import DovecotServer, ImapAccount
 from sync.helpers import imap_account_config
 
-pytestmark = pytest.mark.corpus
+# Synchronizing the corpus starts the preparing worker processes.
+pytestmark = [pytest.mark.corpus, pytest.mark.process]
 
 # (folder, role, corpus directory, messages taken from it in name order)
 FOLDERS = (

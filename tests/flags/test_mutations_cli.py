@@ -8,6 +8,8 @@ import sys
 import uuid
 from pathlib import Path
 
+import pytest
+
 from cli.operator_cli import local_config
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
@@ -56,6 +58,7 @@ def _emails(services: Services) -> list[str]:
     return [str(r.stored_email_id) for r in stored_rows(services, "notes")]
 
 
+@pytest.mark.soak
 def test_an_operator_lists_shows_and_retries_a_dead_lettered_change(tmp_path: Path) -> None:
     register_all([LABEL, SUBJECT])
     config = local_config(tmp_path)

@@ -91,3 +91,18 @@ def structured(result: CallToolResult) -> dict[str, Any]:
     assert isinstance(result.structured_content, dict)
     assert expand_text(text(result), result.structured_content) == result.structured_content
     return result.structured_content
+
+
+def every_email(
+    list_page: Callable[[dict[str, Any]], CallToolResult], **filters: Any
+) -> list[dict[str, Any]]:
+    """Every email list_emails walks to under `filters`, seven to a page, following each
+    page's cursor; `list_page` makes the call with the arguments it is given."""
+    found: list[dict[str, Any]] = []
+    arguments: dict[str, Any] = {**filters, "pageSize": 7}
+    while True:
+        page = structured(list_page(arguments))
+        found.extend(page["emails"])
+        if not page.get("nextCursor"):
+            return found
+        arguments = {**filters, "pageSize": 7, "cursor": page["nextCursor"]}

@@ -127,28 +127,8 @@ SENSITIVE = [
 ]
 
 
-def _config_text(account_host: str, port: int, user: str, secret_env: str, data: Path) -> str:
-    return f"""
-[Store]
-DataDir = "{data}"
-
-[MailDelivery]
-AttachmentRoots = ["{data.parent / "files"}"]
-
-[[Accounts]]
-Id = "work"
-DisplayName = "Work Mail"
-Kind = "imap"
-# An address to write drafts from (no delivery: nothing is sent from here).
-Addresses = ["owner@example.net"]
-
-[Accounts.Imap]
-Host = "{account_host}"
-Port = {port}
-Username = "{user}"
-Tls = "none"
-Secret = {{ Env = "{secret_env}" }}
-
+# The folders the deployment's mail is in; Private is withheld from tools.
+FOLDERS = """
 [[Accounts.Folders]]
 Remote = "INBOX"
 Alias = "INBOX"
@@ -172,7 +152,32 @@ Alias = "Bulk"
 Remote = "Private"
 Alias = "Private"
 VisibleToTools = false
+"""
 
+
+def _config_text(account_host: str, port: int, user: str, secret_env: str, data: Path) -> str:
+    return f"""
+[Store]
+DataDir = "{data}"
+
+[MailDelivery]
+AttachmentRoots = ["{data.parent / "files"}"]
+
+[[Accounts]]
+Id = "work"
+DisplayName = "Work Mail"
+Kind = "imap"
+# An address to write drafts from (no delivery: nothing is sent from here).
+Addresses = ["owner@example.net"]
+
+[Accounts.Imap]
+Host = "{account_host}"
+Port = {port}
+Username = "{user}"
+Tls = "none"
+Secret = {{ Env = "{secret_env}" }}
+
+{FOLDERS}
 [McpEndpoint]
 Enabled = true
 Listen = "127.0.0.1:8625"
@@ -267,74 +272,67 @@ Credential = "none"
 """
 
 
+# Where a message is put: its folder, the message, its IMAP flags and when it arrived.
+Put = Callable[[str, bytes, str, datetime], object]
+
+
 def _populate(mailbox: RemoteMailbox) -> None:
     for folder in ("Archive", "Junk", "Private", "Bulk"):
         mailbox.conn.create(folder)
+    fill_mail(lambda folder, raw, flags, _: mailbox.append(raw, folder=folder, flags=flags))
+
+
+def fill_mail(put: Put) -> None:
+    """The deployment's mail, each message handed to `put` with the time it was sent."""
     root_id = "<quarterly-root@example.org>"
-    mailbox.append(
-        message(
-            "Quarterly report draft",
-            sent=BASE,
-            body="The quarterly figures are attached. Revenue grew strongly.\n",
-            message_id=root_id,
-            attachment=("figures.pdf", b"%PDF-1.4 test figures"),
+    attachment = ("figures.pdf", b"%PDF-1.4 test figures")
+    body = "The quarterly figures are attached. Revenue grew strongly.\n"
+    put(
+        "INBOX",
+        message("Quarterly report draft", sent=BASE, body=body, message_id=root_id,
+                attachment=attachment),
+        "",
+        BASE,
+    )  # fmt: skip
+    for hours, sender, text, folder in (
+        (1, "Bob Example <bob@example.org>", "Thanks, the revenue numbers look right.", "Archive"),
+        (2, "Carol Hidden <carol@example.org>", "Confidential remark on the quarterly numbers.",
+         "Private"),
+    ):  # fmt: skip
+        sent = BASE + timedelta(hours=hours)
+        reply = message(
+            "Re: Quarterly report draft",
+            sent=sent,
+            sender=sender,
+            body=text + "\n",
+            message_id=f"<quarterly-reply-{hours}@example.org>",
+            in_reply_to=root_id,
         )
+        put(folder, reply, "", sent)
+    sent = BASE + timedelta(hours=3)
+    html = (
+        "<p>Hello <b>reader</b><script>alert(1)</script>"
+        '<img src="https://tracker.example/p.gif"></p>'
     )
-    mailbox.append(
-        message(
-            "Re: Quarterly report draft",
-            sent=BASE + timedelta(hours=1),
-            sender="Bob Example <bob@example.org>",
-            body="Thanks, the revenue numbers look right.\n",
-            message_id="<quarterly-reply-1@example.org>",
-            in_reply_to=root_id,
-        ),
-        folder="Archive",
+    newsletter = message(
+        "Newsletter with pictures", sent=sent, body="Plain version of the newsletter.\n", html=html
     )
-    mailbox.append(
-        message(
-            "Re: Quarterly report draft",
-            sent=BASE + timedelta(hours=2),
-            sender="Carol Hidden <carol@example.org>",
-            body="Confidential remark on the quarterly numbers.\n",
-            message_id="<quarterly-reply-2@example.org>",
-            in_reply_to=root_id,
-        ),
-        folder="Private",
-    )
-    mailbox.append(
-        message(
-            "Newsletter with pictures",
-            sent=BASE + timedelta(hours=3),
-            body="Plain version of the newsletter.\n",
-            html="<p>Hello <b>reader</b><script>alert(1)</script>"
-            '<img src="https://tracker.example/p.gif"></p>',
-        ),
-        flags="\\Flagged $Important",
-    )
-    mailbox.append(
-        message("You won a prize", sent=BASE + timedelta(hours=4), body="Claim your prize now.\n"),
-        folder="Junk",
-    )
+    put("INBOX", newsletter, "\\Flagged $Important", sent)
+    sent = BASE + timedelta(hours=4)
+    put("Junk", message("You won a prize", sent=sent, body="Claim your prize now.\n"), "", sent)
     for n in range(BULK_COUNT):
-        mailbox.append(
-            message(
-                f"Bulk export {n}",
-                sent=BASE - timedelta(days=100 + n),
-                body=(f"row {n} " + "lorem ipsum dolor sit amet " * 2400),
-            ),
-            folder="Bulk",
-        )
+        sent = BASE - timedelta(days=100 + n)
+        bulk = f"row {n} " + "lorem ipsum dolor sit amet " * 2400
+        put("Bulk", message(f"Bulk export {n}", sent=sent, body=bulk), "", sent)
     for n in range(FILLER_COUNT):
-        mailbox.append(
-            message(
-                f"Filler note {n:02d}",
-                sent=BASE - timedelta(days=n + 1),
-                body=f"Routine filler body number {n}.\n",
-                sender="Dana Filler <dana@example.org>",
-            ),
-            flags="\\Seen" if n % 2 else "",
+        sent = BASE - timedelta(days=n + 1)
+        filler = message(
+            f"Filler note {n:02d}",
+            sent=sent,
+            body=f"Routine filler body number {n}.\n",
+            sender="Dana Filler <dana@example.org>",
         )
+        put("INBOX", filler, "\\Seen" if n % 2 else "", sent)
 
 
 def _free_port() -> int:

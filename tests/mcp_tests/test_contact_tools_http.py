@@ -1,43 +1,25 @@
 """The six contact tools over Streamable HTTP with the official client: every state each
-write answers, the listing's walk and filters, and every refusal, none of which repeats a
-value the caller gave, in the answer or in the server log."""
+write answers, and an erasure that leaves no trace in the store, its files or the server's
+log. The listing's walk and filters and every refusal are tried in process, in
+test_contact_tools.py."""
 
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
 import sqlalchemy as sa
 from mcp import Client
 from mcp.types import CallToolResult
 
-import log_audit
 from mailfathom.adapters.config.toml_loader import load_config
-from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
-from mailfathom.app.contacts.ports import NewContact
-from mailfathom.domain.contacts import ContactOrigin, contact_record
+from mcp_tests import contact_values as book
 from mcp_tests.client import code, over_http, structured, text
 from mcp_tests.deployment import KEYS, Deployment
-from waiting import wait_for
 
 ZERO = "00000000-0000-0000-0000-000000000000"
-
-
-def _secret(prefix: str = "book") -> str:
-    """A value of its own, letters and digits only, that no log line may carry."""
-    value = f"{prefix}{uuid.uuid4().hex[:16]}"
-    log_audit.register(value)
-    return value
-
-
-def _address(local: str) -> str:
-    address = f"{local}@example.org"
-    log_audit.register(address)
-    return address
 
 
 def _calls(d: Deployment, key: str, *calls: tuple[str, dict[str, Any]]) -> list[CallToolResult]:
@@ -57,19 +39,15 @@ def _collected(d: Deployment, name: str, address: str) -> str:
     """A person the deployment picked up from mail, written where the server reads it."""
     engine = create_store_engine(store_url(load_config(d.config_path).store))
     try:
-        record = contact_record(name, [address], address, None)
-        new = NewContact(uuid.uuid4(), record, ContactOrigin.COLLECTED, datetime.now(UTC))
-        written = SqlContactBook(engine).create(new)
+        return book.collected(engine, name, address)
     finally:
         engine.dispose()
-    assert written.contact is not None
-    return str(written.contact.contact_id)
 
 
 def test_every_state_of_the_writes_and_reads(mcp_deployment: Deployment) -> None:
     d = mcp_deployment
-    name, note = _secret("Name"), _secret("note")
-    first, second, third = (_address(_secret("addr")) for _ in range(3))
+    name, note = book.secret("Name"), book.secret("note")
+    first, second, third = (book.address(book.secret("addr")) for _ in range(3))
     record = {
         "displayName": name,
         "addresses": [second, first],
@@ -144,7 +122,7 @@ def test_every_state_of_the_writes_and_reads(mcp_deployment: Deployment) -> None
     assert missing == {"state": "notFound", "contact": None, "addressHolderContactId": None}
 
     # A collected person is taken on first, once; then amended like any other.
-    picked = _address(_secret("picked"))
+    picked = book.address(book.secret("picked"))
     collected_id = _collected(d, name, picked)
     was_collected = _one(
         d,
@@ -179,152 +157,6 @@ def test_every_state_of_the_writes_and_reads(mcp_deployment: Deployment) -> None
     assert _one(d, "get_contact", {"address": third}) == {"contact": None}
 
 
-def test_the_book_is_walked_in_name_order_whatever_narrows_it(mcp_deployment: Deployment) -> None:
-    d = mcp_deployment
-    tag = _secret("walk")
-    names = [f"{tag} {letter}" for letter in "edcba"]
-    for index, name in enumerate(names):
-        address = _address(f"{tag}-{index}")
-        _one(d, "create_contact", {"displayName": name, "addresses": [address],
-                                   "preferredAddress": address})  # fmt: skip
-    picked = _address(f"{tag}-picked")
-    _collected(d, f"{tag} f", picked)
-
-    seen: list[str] = []
-    cursor = None
-    while True:
-        arguments: dict[str, Any] = {"search": tag.upper(), "pageSize": 2}
-        if cursor:
-            arguments["cursor"] = cursor
-        page = _one(d, "list_contacts", arguments, "contacts-reader")
-        assert len(page["contacts"]) <= 2
-        seen.extend(c["displayName"] for c in page["contacts"])
-        cursor = page["nextCursor"]
-        if cursor is None:
-            break
-    assert seen == sorted([*names, f"{tag} f"])
-
-    asserted = _one(d, "list_contacts", {"search": tag, "origin": "asserted"})
-    assert [c["displayName"] for c in asserted["contacts"]] == sorted(names)
-    collected = _one(d, "list_contacts", {"search": tag, "origin": "collected"})
-    assert [c["addresses"] for c in collected["contacts"]] == [[picked]]
-    by_address = _one(d, "list_contacts", {"search": f"{tag}-3@EXAMPLE"})
-    assert [c["displayName"] for c in by_address["contacts"]] == [f"{tag} b"]
-
-    # A contact cursor is not bound to the filters: the walk goes on under others.
-    first = _one(d, "list_contacts", {"search": tag, "pageSize": 1})
-    onward = _one(
-        d, "list_contacts", {"search": tag, "origin": "collected", "cursor": first["nextCursor"]}
-    )
-    assert [c["displayName"] for c in onward["contacts"]] == [f"{tag} f"]
-
-
-def test_a_mailbox_cursor_is_no_contact_cursor(mcp_deployment: Deployment) -> None:
-    d = mcp_deployment
-    page = _one(d, "list_emails", {"pageSize": 1})
-    assert page["nextCursor"]
-    (result,) = _calls(d, "full", ("list_contacts", {"cursor": page["nextCursor"]}))
-    assert code(result) == 52003
-
-
-def _refusals() -> list[Any]:
-    long_name = "N" * 257
-    cases: list[Any] = [
-        ("list_contacts", {"pageSize": 0}, 51009, "pageSize"),
-        ("list_contacts", {"pageSize": 201}, 51009, "pageSize"),
-        ("list_contacts", {"origin": "{secret}"}, 51009, "origin"),
-        ("list_contacts", {"search": "{secret}" + "s" * 320}, 51009, "320"),
-        ("list_contacts", {"search": "{secret}\u200b"}, 51009, "renders as nothing"),
-        ("list_contacts", {"search": "{secret}\u0007"}, 51009, "renders as nothing"),
-        ("list_contacts", {"cursor": "{secret}"}, 52003, "cursor"),
-        ("get_contact", {}, 51010, "exactly one"),
-        ("get_contact", {"contactId": ZERO, "address": "{secret}@example.org"}, 51010, "one"),
-        ("get_contact", {"contactId": "{secret}"}, 51010, "contactId"),
-        ("get_contact", {"contactId": ZERO}, 51010, "contactId"),
-        ("get_contact", {"contactId": " "}, 51010, "contactId"),
-        ("get_contact", {"address": "Somebody <{secret}@example.org>"}, 51010, "address"),
-        ("get_contact", {"address": "{secret}"}, 51010, "address"),
-        ("update_contact", {"contactId": "{secret}"}, 51010, "contactId"),
-        ("delete_contact", {"contactId": "{secret}"}, 51010, "contactId"),
-        ("promote_contact", {"contactId": ZERO}, 51010, "contactId"),
-        ("create_contact", {"displayName": " "}, 51011, "name"),
-        ("create_contact", {"displayName": long_name + "{secret}"}, 51011, "256"),
-        ("create_contact", {"displayName": "{secret}\n"}, 51011, "control"),
-        ("create_contact", {"addresses": []}, 51011, "at least one"),
-        ("create_contact", {"addresses": [f"a{i}@example.org" for i in range(33)]}, 51011, "32"),
-        ("create_contact", {"addresses": ["{secret}"]}, 51011, "not an address"),
-        ("create_contact", {"addresses": ["x <{secret}@example.org>"]}, 51011, "not an address"),
-        ("create_contact", {"addresses": ["{secret}@example.org", "{secret}@EXAMPLE.org"],
-                            "preferredAddress": "{secret}@example.org"}, 51011, "twice"),
-        ("create_contact", {"preferredAddress": "{secret}@example.org"}, 51011, "preferred"),
-        ("create_contact", {"note": "{secret}" + "n" * 4000}, 51011, "4000"),
-    ]  # fmt: skip
-    return [pytest.param(*case, id=f"{case[0]}-{index}") for index, case in enumerate(cases)]
-
-
-def _filled(value: Any, secret: str) -> Any:
-    if isinstance(value, str):
-        return value.replace("{secret}", secret)
-    if isinstance(value, list):
-        return [_filled(v, secret) for v in value]
-    return value
-
-
-def _written_record(tool: str) -> dict[str, Any]:
-    if tool not in {"create_contact", "update_contact"}:
-        return {}
-    address = _address(_secret("valid"))
-    record = {"displayName": "Valid Name", "addresses": [address], "preferredAddress": address}
-    return {**record, **({"contactId": str(uuid.uuid4())} if tool == "update_contact" else {})}
-
-
-@pytest.mark.parametrize(("tool", "arguments", "expected", "rule"), _refusals())
-def test_each_refusal_names_the_rule_and_never_the_value(
-    mcp_deployment: Deployment, tool: str, arguments: dict[str, Any], expected: int, rule: str
-) -> None:
-    d = mcp_deployment
-    secret = _secret("leak")
-    given = {**_written_record(tool), **{k: _filled(v, secret) for k, v in arguments.items()}}
-    mark = d.server_log.stat().st_size
-    (result,) = _calls(d, "full", (tool, given))
-    assert code(result) == expected, text(result)
-    answer = text(result)
-    assert rule in answer
-    assert secret not in answer
-
-    def logged() -> str | None:
-        log = d.server_log.read_bytes()[mark:].decode("utf-8", "replace")
-        return log if '"tool.call"' in log else None
-
-    log = wait_for(logged, "the call was not logged", timeout=20)
-    assert secret not in log
-    assert secret.lower() not in log.lower()
-
-
-def test_nothing_refused_was_written(mcp_deployment: Deployment) -> None:
-    """A refused create or amendment leaves the book as it was."""
-    d = mcp_deployment
-    engine = create_store_engine(store_url(load_config(d.config_path).store))
-    try:
-        with engine.connect() as c:
-            before = c.execute(sa.text("SELECT count(*) FROM contact_addresses")).scalar()
-        address = _address(_secret("kept"))
-        refused = _calls(
-            d,
-            "full",
-            ("create_contact", {"displayName": "X", "addresses": [address],
-                                "preferredAddress": "other@example.org"}),
-            ("create_contact", {"displayName": "X", "addresses": [address, "bad"],
-                                "preferredAddress": address}),
-        )  # fmt: skip
-        assert [code(r) for r in refused] == [51011, 51011]
-        with engine.connect() as c:
-            after = c.execute(sa.text("SELECT count(*) FROM contact_addresses")).scalar()
-    finally:
-        engine.dispose()
-    assert after == before
-
-
 def _rows_holding(engine: sa.Engine, values: list[str]) -> list[str]:
     """Every table and column whose stored value carries one of `values`, compared without
     regard to case."""
@@ -352,8 +184,8 @@ def _files_holding(root: Path, values: list[str]) -> list[str]:
 
 def test_an_erasure_leaves_no_trace_in_any_table_or_file(mcp_deployment: Deployment) -> None:
     d = mcp_deployment
-    name, note = _secret("Erased"), _secret("erasednote")
-    addresses = [_address(_secret("erased")) for _ in range(3)]
+    name, note = book.secret("Erased"), book.secret("erasednote")
+    addresses = [book.address(book.secret("erased")) for _ in range(3)]
     record = {
         "displayName": name,
         "addresses": addresses,

@@ -1,4 +1,6 @@
-"""Every grant set against every tool, over Streamable HTTP with the official client.
+"""Every grant set against every tool, with the official client connected to the server in
+process (a server per caller entry; tests/mcp_tests/test_read_tools_http.py shows the grants
+decide the listing over HTTP too, each caller admitted by its key).
 
 A tool is offered exactly when the caller's grant covers every permission its use case
 declares; an offered tool is never refused for want of a permission, and a tool that is not
@@ -8,7 +10,6 @@ for a caller holding the files grant, and is the contract's read-only read for a
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,9 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from mailfathom.domain.codes import Code
-from mcp_tests.client import code, over_http, structured
-from mcp_tests.deployment import KEYS, Deployment
+from mcp_tests.client import code, structured
+from mcp_tests.in_process import MODES, InProcess
+from mcp_tests.in_process import mailbox as mailbox
 
 ZERO = "00000000-0000-0000-0000-000000000000"
 READ = "read"
@@ -148,20 +150,22 @@ def _shape(result: CallToolResult, name: str) -> str:
     return result.model_dump_json().replace(name, "NAME")
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("grant", sorted(GRANTS))
 def test_listing_offers_exactly_the_tools_the_grant_covers(
-    mcp_deployment: Deployment, grant: str
+    mailbox: InProcess, grant: str, mode: str
 ) -> None:
     async def listed(client: Client) -> list[str]:
         return [t.name for t in (await client.list_tools()).tools]
 
     expected = sorted(t for t, needs in REQUIRED.items() if needs <= GRANTS[grant])
-    assert sorted(over_http(mcp_deployment.url, KEYS[grant], listed)) == expected
+    assert sorted(mailbox.session(grant, listed, mode=mode)) == expected
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("grant", sorted(GRANTS))
 def test_offered_tools_answer_and_hidden_ones_are_unknown(
-    mcp_deployment: Deployment, grant: str
+    mailbox: InProcess, grant: str, mode: str
 ) -> None:
     async def work(client: Client) -> dict[str, tuple[bool, CallToolResult, CallToolResult]]:
         offered = {t.name for t in (await client.list_tools()).tools}
@@ -172,7 +176,7 @@ def test_offered_tools_answer_and_hidden_ones_are_unknown(
             answers[tool] = (tool in offered, result, unknown)
         return answers
 
-    answers = over_http(mcp_deployment.url, KEYS[grant], work)
+    answers = mailbox.session(grant, work, mode=mode)
     for tool, (offered, result, unknown) in answers.items():
         if offered:
             assert code(result) != Code.UNDIAGNOSED, tool
@@ -181,9 +185,10 @@ def test_offered_tools_answer_and_hidden_ones_are_unknown(
             assert _shape(result, tool) == _shape(unknown, tool + "_absent"), tool
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("grant", sorted(GRANTS))
 def test_arguments_are_held_to_the_schema_only_on_offered_tools(
-    mcp_deployment: Deployment, grant: str
+    mailbox: InProcess, grant: str, mode: str
 ) -> None:
     """An argument the schema does not name is refused with 51017 by an offered tool; a tool
     that is not offered answers it exactly as a tool that does not exist, so no schema answer
@@ -199,7 +204,7 @@ def test_arguments_are_held_to_the_schema_only_on_offered_tools(
             answers[tool] = (tool in offered, result, unknown)
         return answers
 
-    answers = over_http(mcp_deployment.url, KEYS[grant], work)
+    answers = mailbox.session(grant, work, mode=mode)
     for tool, (offered, result, unknown) in answers.items():
         if offered:
             assert code(result) == Code.ARGUMENTS_NOT_MATCHING_SCHEMA, tool
@@ -209,13 +214,13 @@ def test_arguments_are_held_to_the_schema_only_on_offered_tools(
 
 @pytest.mark.parametrize("grant", sorted(GRANTS))
 def test_content_reading_is_read_only_unless_the_grant_lets_it_save(
-    mcp_deployment: Deployment, grant: str
+    mailbox: InProcess, grant: str
 ) -> None:
     async def listed(client: Client) -> list[dict[str, Any]]:
         tools = (await client.list_tools()).tools
         return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
 
-    offered = over_http(mcp_deployment.url, KEYS[grant], listed)
+    offered = mailbox.session(grant, listed)
     found = [t for t in offered if t["name"] == "get_email_content"]
     if READ not in GRANTS[grant]:
         assert found == []
@@ -236,11 +241,11 @@ def test_content_reading_is_read_only_unless_the_grant_lets_it_save(
 
 @pytest.mark.parametrize("grant", sorted(GRANTS))
 def test_saving_arguments_are_unknown_to_a_caller_that_may_not_save(
-    mcp_deployment: Deployment, grant: str
+    mailbox: InProcess, grant: str
 ) -> None:
     """A caller offered the read-only read is answered for savePart and saveTo as for any
     other argument its schema does not name; a caller offered saving gets past the schema."""
-    target = str(mcp_deployment.files_dir / ("grant-matrix-" + uuid.uuid4().hex))
+    target = str(mailbox.files_dir / ("grant-matrix-" + uuid.uuid4().hex))
     held_by_nobody = str(uuid.uuid4())
     arguments = {"storedEmailIds": [held_by_nobody], "savePart": "2", "saveTo": target}
 
@@ -250,7 +255,7 @@ def test_saving_arguments_are_unknown_to_a_caller_that_may_not_save(
         unknown = await client.call_tool("get_email_content_absent", arguments)
         return saving, reading, unknown
 
-    saving, reading, unknown = over_http(mcp_deployment.url, KEYS[grant], work)
+    saving, reading, unknown = mailbox.session(grant, work)
     if READ not in GRANTS[grant]:
         assert _shape(saving, "get_email_content") == _shape(unknown, "get_email_content_absent")
     elif GRANTS[grant] >= SAVING:
@@ -266,27 +271,22 @@ def test_saving_arguments_are_unknown_to_a_caller_that_may_not_save(
     assert not Path(target).exists()
 
 
-def _drafts(deployment: Deployment) -> dict[str, int]:
+def _drafts(deployment: InProcess) -> dict[str, int]:
     """Every draft held, by identifier, with its revision."""
-    with sqlite3.connect(deployment.data_dir / "mailfathom.sqlite3") as db:
-        rows = db.execute("SELECT draft_id, revision FROM drafts")
-        return {str(uuid.UUID(draft_id)): revision for draft_id, revision in rows}
+    rows = deployment.rows("SELECT draft_id, revision FROM drafts")
+    return {str(uuid.UUID(draft_id)): revision for draft_id, revision in rows}
 
 
 @pytest.mark.parametrize("grant", sorted(g for g in GRANTS if DRAFT in GRANTS[g]))
 def test_a_draft_quotes_or_carries_stored_mail_only_for_a_caller_that_may_read_it(
-    mcp_deployment: Deployment, grant: str
+    mailbox: InProcess, grant: str
 ) -> None:
     """An answer quotes the email it answers (a forward carries its files), and a stored part
     attached is the email's own file: without the read grant both are answered as an email
     nobody holds, the same code and the same words, and nothing is written. A message of its
     own needs no read grant."""
     reads = READ in GRANTS[grant]
-    listed = over_http(
-        mcp_deployment.url,
-        KEYS["full"],
-        lambda client: client.call_tool("list_emails", {"accounts": ["work"], "pageSize": 100}),
-    )
+    listed = mailbox.call("full", "list_emails", {"accounts": ["work"], "pageSize": 100})
     [stored] = [
         e["storedEmailId"]
         for e in structured(listed)["emails"]
@@ -322,9 +322,9 @@ def test_a_draft_quotes_or_carries_stored_mail_only_for_a_caller_that_may_read_i
             results[f"part {name}"] = await client.call_tool("save_draft", part(email_id))
         return results
 
-    before = _drafts(mcp_deployment)
-    results = over_http(mcp_deployment.url, KEYS[grant], work)
-    after = _drafts(mcp_deployment)
+    before = _drafts(mailbox)
+    results = mailbox.session(grant, work)
+    after = _drafts(mailbox)
 
     own_id = structured(results["own"])["draftId"]
     for name in (n for n in results if n.endswith(" unknown")):

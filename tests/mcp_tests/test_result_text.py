@@ -1,7 +1,7 @@
 """The text block of a result: compact, and complete once the schema's defaults are filled in.
 
-Every call here goes through the official client over Streamable HTTP, which checks each
-structuredContent against the tool's outputSchema before handing it back.
+Every call here goes through the official client, connected to the server in process, which
+checks each structuredContent against the tool's outputSchema before handing it back.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from typing import Any
 
 from mcp import Client
 
-from mcp_tests.client import call, over_http, structured, text
-from mcp_tests.deployment import KEYS, Deployment
+from mcp_tests.client import structured, text
+from mcp_tests.in_process import InProcess
+from mcp_tests.in_process import mailbox as mailbox
 from mcp_tests.result_text import authorship_readings, expand_text
 
 
@@ -20,7 +21,7 @@ def _full_json(value: dict[str, Any]) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def _reads(d: Deployment) -> dict[str, list[Any]]:
+def _reads(d: InProcess) -> dict[str, list[Any]]:
     """One answer of every reading tool, with what it returned as structuredContent."""
 
     async def work(client: Client) -> dict[str, list[Any]]:
@@ -41,30 +42,30 @@ def _reads(d: Deployment) -> dict[str, list[Any]]:
             ],
         }
 
-    return over_http(d.url, KEYS["full"], work)
+    return d.session("full", work)
 
 
 def test_every_read_tools_text_expands_to_its_structured_content(
-    mcp_deployment: Deployment,
+    mailbox: InProcess,
 ) -> None:
-    for tool, results in _reads(mcp_deployment).items():
+    for tool, results in _reads(mailbox).items():
         for result in results:
             full = structured(result)  # raises unless the expansion is exact
             assert full, tool
 
 
 def test_a_page_of_summaries_is_written_in_well_under_half_the_full_form(
-    mcp_deployment: Deployment,
+    mailbox: InProcess,
 ) -> None:
-    result = call(mcp_deployment.url, KEYS["full"], "list_emails", {"pageSize": 20})
+    result = mailbox.call("full", "list_emails", {"pageSize": 20})
     full = structured(result)
     assert len(full["emails"]) == 20
     assert len(text(result)) * 2 < len(_full_json(full))
 
 
-def test_no_likelihood_is_published_beside_not_assessed(mcp_deployment: Deployment) -> None:
+def test_no_likelihood_is_published_beside_not_assessed(mailbox: InProcess) -> None:
     readings = 0
-    for results in _reads(mcp_deployment).values():
+    for results in _reads(mailbox).values():
         for result in results:
             for source in (
                 result.structured_content,
@@ -77,8 +78,8 @@ def test_no_likelihood_is_published_beside_not_assessed(mcp_deployment: Deployme
     assert readings > 20
 
 
-def test_a_default_never_appears_in_the_text(mcp_deployment: Deployment) -> None:
-    page = call(mcp_deployment.url, KEYS["full"], "list_emails", {"pageSize": 20})
+def test_a_default_never_appears_in_the_text(mailbox: InProcess) -> None:
+    page = mailbox.call("full", "list_emails", {"pageSize": 20})
     written = json.loads(text(page))
     assert "nextCursor" in written  # the fixture holds more than a page
     assert "includedJunkMail" not in written

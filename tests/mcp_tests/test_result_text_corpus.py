@@ -122,6 +122,7 @@ async def _every_answer(client: Client) -> list[tuple[str, CallToolResult]]:
     return answers
 
 
+@pytest.mark.soak
 def test_every_answer_on_corpus_mail_expands_to_its_validated_structure(
     corpus_store: Store,
 ) -> None:

@@ -1,5 +1,5 @@
 """Every boolean and integer argument of every published tool takes its own JSON type and
-nothing it could be coerced from, over Streamable HTTP with the official client.
+nothing it could be coerced from, with the official client connected to the server in process.
 
 A boolean is true or false; an integer is a whole number, never true or false and never a
 fraction. Text spelling such a JSON value is read as that value, as documented for a client
@@ -17,8 +17,9 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from mailfathom.domain.codes import Code
-from mcp_tests.client import code, over_http
-from mcp_tests.deployment import KEYS, Deployment
+from mcp_tests.client import code
+from mcp_tests.in_process import InProcess
+from mcp_tests.in_process import mailbox as mailbox
 
 PINNED = Path(__file__).with_name("descriptor.json")
 ZERO = "00000000-0000-0000-0000-000000000000"
@@ -62,11 +63,11 @@ def _whole_numbers(schema: dict[str, Any]) -> list[Any]:
     return [low, float(low), str(low)]
 
 
-def _answers(d: Deployment, tool: str, argument: str, values: list[Any]) -> list[CallToolResult]:
+def _answers(d: InProcess, tool: str, argument: str, values: list[Any]) -> list[CallToolResult]:
     async def work(client: Client) -> list[CallToolResult]:
         return [await client.call_tool(tool, {**BASE[tool], argument: value}) for value in values]
 
-    return over_http(d.url, KEYS["full"], work)
+    return d.session("full", work)
 
 
 def test_the_published_scalars_are_found() -> None:
@@ -79,11 +80,11 @@ def test_the_published_scalars_are_found() -> None:
     ("tool", "argument", "kind", "schema"), PUBLISHED, ids=[f"{p[0]}-{p[1]}" for p in PUBLISHED]
 )
 def test_a_scalar_takes_only_its_own_json_type(
-    mcp_deployment: Deployment, tool: str, argument: str, kind: str, schema: dict[str, Any]
+    mailbox: InProcess, tool: str, argument: str, kind: str, schema: dict[str, Any]
 ) -> None:
     refused = NOT_BOOLEAN if kind == "boolean" else NOT_INTEGER
     accepted = AS_BOOLEAN if kind == "boolean" else _whole_numbers(schema)
-    answers = _answers(mcp_deployment, tool, argument, refused + accepted)
+    answers = _answers(mailbox, tool, argument, refused + accepted)
     codes = [code(result) for result in answers]
     assert codes[: len(refused)] == [Code.ARGUMENTS_NOT_MATCHING_SCHEMA] * len(refused)
     for value, found in zip(accepted, codes[len(refused) :], strict=True):

@@ -1,6 +1,7 @@
 """A call whose arguments do not match the published input schema is answered with 51017,
-naming each argument at fault and the rule it broke, over Streamable HTTP with the official
-client. No answer and no log line repeats a value the caller gave, nor its length."""
+naming each argument at fault and the rule it broke, with the official client connected to the
+server in process (and, for the recipients of a deployment that sends, over Streamable HTTP).
+No answer and no log line repeats a value the caller gave, nor its length."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ from mcp.types import CallToolResult
 
 import log_audit
 from mailfathom.domain.codes import Code
-from mcp_tests.client import call, code, structured, text
-from mcp_tests.deployment import KEYS, Deployment
+from mcp_tests.client import code, structured, text
+from mcp_tests.in_process import InProcess, log_mark, logged_since
+from mcp_tests.in_process import mailbox as mailbox
 from mcp_tests.literal_deployment import LiteralDeployment, call_with
 from mcp_tests.literal_deployment import literal as literal
-from waiting import wait_for
 
 PINNED = Path(__file__).with_name("descriptor.json")
 PUBLISHED = sorted({t["name"] for t in json.loads(PINNED.read_text("utf-8"))})
@@ -79,37 +80,21 @@ def _refused(result: CallToolResult, *fields: str, hidden: list[str]) -> str:
     return body
 
 
-def _log_mark(d: Deployment) -> int:
-    return d.server_log.stat().st_size
-
-
-def _log_after(d: Deployment, mark: int, calls: int) -> str:
-    """What the server logged after `mark`, once that holds `calls` calls."""
-
-    def logged() -> str | None:
-        log = d.server_log.read_bytes()[mark:].decode("utf-8", "replace")
-        return log if log.count('"tool.call"') >= calls else None
-
-    return wait_for(logged, "the calls were not logged", timeout=20)
-
-
 @pytest.mark.parametrize("tool", PUBLISHED)
-def test_an_unknown_argument_is_refused_on_every_tool(
-    mcp_deployment: Deployment, tool: str
-) -> None:
+def test_an_unknown_argument_is_refused_on_every_tool(mailbox: InProcess, tool: str) -> None:
     secret = _secret()
-    mark = _log_mark(mcp_deployment)
+    mark = log_mark()
     arguments = {**_valid(tool), "limit": secret}
-    result = call(mcp_deployment.url, KEYS["full"], tool, arguments)
+    result = mailbox.call("full", tool, arguments)
     body = _refused(result, "limit", hidden=[secret])
     assert "additionalProperties" not in body
-    assert secret not in _log_after(mcp_deployment, mark, 1)
+    assert secret not in logged_since(mark, 1)
 
 
-def test_an_unknown_argument_no_longer_widens_a_listing(mcp_deployment: Deployment) -> None:
+def test_an_unknown_argument_no_longer_widens_a_listing(mailbox: InProcess) -> None:
     """`account` is not `accounts`, and `limit` is not `pageSize`: the call is refused rather
     than answered with a first page of every account."""
-    result = call(mcp_deployment.url, KEYS["full"], "list_emails", {"account": "work", "limit": 3})
+    result = mailbox.call("full", "list_emails", {"account": "work", "limit": 3})
     body = _refused(result, "account", "limit", hidden=[])
     assert body.index("'account'") < body.index("'limit'")
 
@@ -127,9 +112,9 @@ def test_an_unknown_argument_no_longer_widens_a_listing(mcp_deployment: Deployme
     ],
 )
 def test_a_missing_required_argument_is_named(
-    mcp_deployment: Deployment, tool: str, arguments: dict[str, Any], fields: list[str]
+    mailbox: InProcess, tool: str, arguments: dict[str, Any], fields: list[str]
 ) -> None:
-    body = _refused(call(mcp_deployment.url, KEYS["full"], tool, arguments), *fields, hidden=[])
+    body = _refused(mailbox.call("full", tool, arguments), *fields, hidden=[])
     assert "required" in body
 
 
@@ -148,17 +133,15 @@ def test_a_missing_required_argument_is_named(
     ],
 )
 def test_a_value_of_the_wrong_type_is_refused_naming_the_argument(
-    mcp_deployment: Deployment, tool: str, argument: str, given: object
+    mailbox: InProcess, tool: str, argument: str, given: object
 ) -> None:
-    mark = _log_mark(mcp_deployment)
+    mark = log_mark()
     arguments = {**_valid(tool), argument: given}
     shown = json.dumps(given)
     hidden = [shown, str(given), "leak-"]
-    body = _refused(
-        call(mcp_deployment.url, KEYS["full"], tool, arguments), argument, hidden=hidden
-    )
+    body = _refused(mailbox.call("full", tool, arguments), argument, hidden=hidden)
     assert "must be" in body
-    log = _log_after(mcp_deployment, mark, 1)
+    log = logged_since(mark, 1)
     for value in hidden:
         assert value not in log or len(value) < 6
 
@@ -171,28 +154,26 @@ def test_a_value_of_the_wrong_type_is_refused_naming_the_argument(
     ],
 )
 def test_a_value_outside_the_listed_values_is_refused_with_the_list(
-    mcp_deployment: Deployment, tool: str, argument: str, listed: list[str]
+    mailbox: InProcess, tool: str, argument: str, listed: list[str]
 ) -> None:
     secret = _secret()
-    mark = _log_mark(mcp_deployment)
+    mark = log_mark()
     arguments = {**_valid(tool), argument: secret}
-    body = _refused(
-        call(mcp_deployment.url, KEYS["full"], tool, arguments), argument, hidden=[secret]
-    )
+    body = _refused(mailbox.call("full", tool, arguments), argument, hidden=[secret])
     for value in listed:
         assert value in body
-    assert secret not in _log_after(mcp_deployment, mark, 1)
+    assert secret not in logged_since(mark, 1)
 
 
-def test_several_problems_are_all_named_in_one_order(mcp_deployment: Deployment) -> None:
+def test_several_problems_are_all_named_in_one_order(mailbox: InProcess) -> None:
     secret = _secret()
     problems = {"zeta": 1, "to": {"x": secret}, "audience": 2, "account": "work", "alpha": secret}
     reordered = dict(reversed(list(problems.items())))
-    first = text(call(mcp_deployment.url, KEYS["full"], "send_email", problems))
-    again = text(call(mcp_deployment.url, KEYS["full"], "send_email", reordered))
+    first = text(mailbox.call("full", "send_email", problems))
+    again = text(mailbox.call("full", "send_email", reordered))
     assert first == again
     _refused(
-        call(mcp_deployment.url, KEYS["full"], "send_email", problems),
+        mailbox.call("full", "send_email", problems),
         "to",
         "subject",
         "plainTextBody",
@@ -209,14 +190,14 @@ def test_several_problems_are_all_named_in_one_order(mcp_deployment: Deployment)
 
 
 def test_a_name_that_is_no_identifier_is_counted_not_repeated(
-    mcp_deployment: Deployment,
+    mailbox: InProcess,
 ) -> None:
     secret = _secret()
     name = f"{secret} Quarterly report draft"
-    mark = _log_mark(mcp_deployment)
-    result = call(mcp_deployment.url, KEYS["full"], "list_accounts", {name: 1})
+    mark = log_mark()
+    result = mailbox.call("full", "list_accounts", {name: 1})
     _refused(result, hidden=[secret, "Quarterly"])
-    assert secret not in _log_after(mcp_deployment, mark, 1)
+    assert secret not in logged_since(mark, 1)
 
 
 @pytest.mark.parametrize(
@@ -228,12 +209,12 @@ def test_a_name_that_is_no_identifier_is_counted_not_repeated(
     ],
 )
 def test_one_string_where_a_list_is_published_is_a_list_of_one(
-    mcp_deployment: Deployment, tool: str, argument: str, single: str, expected: int
+    mailbox: InProcess, tool: str, argument: str, single: str, expected: int
 ) -> None:
     """The string reaches the use case as the one entry of a list, and is refused there for
     what it says, exactly as the list holding it is."""
-    listed = call(mcp_deployment.url, KEYS["full"], tool, {**_valid(tool), argument: [single]})
-    one = call(mcp_deployment.url, KEYS["full"], tool, {**_valid(tool), argument: single})
+    listed = mailbox.call("full", tool, {**_valid(tool), argument: [single]})
+    one = mailbox.call("full", tool, {**_valid(tool), argument: single})
     assert code(listed) == expected
     assert text(one) == text(listed)
 
@@ -257,11 +238,11 @@ def test_one_recipient_string_is_a_list_of_one(
     assert text(one) == text(listed)
 
 
-def test_one_account_and_one_folder_read_as_lists_of_one(mcp_deployment: Deployment) -> None:
+def test_one_account_and_one_folder_read_as_lists_of_one(mailbox: InProcess) -> None:
     as_lists = {"accounts": ["work"], "folders": ["INBOX"]}
     as_strings = {"accounts": "work", "folders": "INBOX"}
-    listed = structured(call(mcp_deployment.url, KEYS["full"], "list_emails", as_lists))
-    single = structured(call(mcp_deployment.url, KEYS["full"], "list_emails", as_strings))
+    listed = structured(mailbox.call("full", "list_emails", as_lists))
+    single = structured(mailbox.call("full", "list_emails", as_strings))
     assert listed["emails"]
     assert single == listed
 
@@ -271,8 +252,8 @@ def test_one_account_and_one_folder_read_as_lists_of_one(mcp_deployment: Deploym
 )
 @pytest.mark.parametrize("given", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-12:00"])
 def test_a_time_bound_no_utc_time_can_hold_is_refused_as_a_filter(
-    mcp_deployment: Deployment, bound: str, given: str
+    mailbox: InProcess, bound: str, given: str
 ) -> None:
-    result = call(mcp_deployment.url, KEYS["full"], "list_emails", {bound: given})
+    result = mailbox.call("full", "list_emails", {bound: given})
     assert code(result) == Code.FILTER_NOT_ACCEPTED
     assert given not in text(result)

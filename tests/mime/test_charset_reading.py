@@ -38,6 +38,7 @@ def test_tricky_content_types_agree_with_the_stdlib(content_type: str) -> None:
     assert _charset(part) == part.get_content_charset()
 
 
+@pytest.mark.soak
 def test_every_corpus_text_part_agrees_with_the_stdlib(corpora: Path) -> None:
     checked = 0
     for path in sorted((corpora / "messages").rglob("*")):

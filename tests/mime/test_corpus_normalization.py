@@ -62,6 +62,7 @@ def _malformed_index(corpora: Path) -> tuple[set[str], set[str]]:
     return listed, raising
 
 
+@pytest.mark.soak
 def test_every_corpus_message_is_normalized_without_an_exception(corpora: Path) -> None:
     outcomes: dict[str, list[_Outcome]] = {}
     failures: list[str] = []

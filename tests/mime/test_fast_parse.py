@@ -156,6 +156,7 @@ def test_mail_the_fast_route_does_not_reproduce_goes_to_the_stdlib_parser(raw: b
     assert parse_fast(raw) is None
 
 
+@pytest.mark.soak
 def test_every_corpus_message_parses_identically_or_declines(corpora: Path) -> None:
     problems: list[str] = []
     taken = 0

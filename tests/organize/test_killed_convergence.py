@@ -53,7 +53,8 @@ from sync.helpers import sample, uid_fetch
 from sync.test_kill_during_initial_sync import group_members, kill_members, wait_for_group_exit
 from waiting import wait_for
 
-pytestmark = pytest.mark.timeout(600)
+# Kill loops: long by design.
+pytestmark = [pytest.mark.timeout(600), pytest.mark.soak]
 
 SEED_ENV = "MAILFATHOM_KILLED_CONVERGENCE_SEED"
 SECRET_ENV = "MF_KILLED_CONVERGENCE_SECRET"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from mailfathom.adapters import preparer
 from mailfathom.adapters.content.packs import PackContentStore
 
@@ -13,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import mailgen
 
 
+@pytest.mark.process
 def test_a_batch_prepared_by_workers_equals_one_prepared_in_process(tmp_path: Path) -> None:
     raws = [m.raw for m in mailgen.generate(preparer.POOL_THRESHOLD * 3, seed=11)]
     raws.append(raws[0])  # the same message twice in one batch

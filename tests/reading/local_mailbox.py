@@ -7,21 +7,16 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-
-import anyio
-import uvicorn
 
 from log_audit import register_headers
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.app.shared.stored_mail import SummaryFilter, SummaryRow
 from mailfathom.bootstrap import Services
-from mailfathom.entrypoints.mcp.http_app import build_http_app
-from mailfathom.entrypoints.mcp.run import open_http
-from waiting import wait_for
+from mailfathom.entrypoints.mcp.assemble import build_server
+from mcp_tests.in_process import served_in_thread
 
 ACCOUNT = "patterns"
 KEY = "key-patterns-" + hashlib.sha256(os.urandom(16)).hexdigest()[:24]
@@ -94,23 +89,5 @@ def stored_texts(services: Services) -> tuple[list[SummaryRow], dict[int, str]]:
 @contextmanager
 def served_over_http(services: Services) -> Iterator[str]:
     """The MCP endpoint's URL while it serves from a thread of this process."""
-    serving = open_http(services, port=_free_port())
-    assert serving.listener is not None
-    listener = serving.listener
-    server = uvicorn.Server(
-        uvicorn.Config(
-            build_http_app(serving.server, services.config.mcp),
-            log_level="warning",
-            access_log=False,
-            lifespan="on",
-        )
-    )
-    thread = threading.Thread(target=lambda: anyio.run(server.serve, [listener]), daemon=True)
-    thread.start()
-    try:
-        wait_for(lambda: server.started, "the in-process MCP server started", timeout=30)
-        yield serving.where
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        serving.close()
+    with served_in_thread(build_server(services), services.config.mcp) as url:
+        yield url

@@ -33,6 +33,9 @@ FRAGMENTS = [
     "ation of",
 ]
 
+# Synchronizing the corpus starts the preparing worker processes.
+pytestmark = pytest.mark.process
+
 
 @pytest.fixture(scope="module")
 def services(corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:

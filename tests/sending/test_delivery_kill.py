@@ -52,6 +52,7 @@ def _worker(config: Path, env: dict[str, str], log: Path) -> subprocess.Popen[by
     return worker
 
 
+@pytest.mark.soak
 def test_killing_the_delivery_worker_never_sends_twice_and_never_loses_a_send(
     tmp_path: Path, smtp: SmtpServer
 ) -> None:

@@ -45,7 +45,8 @@ from mailfathom.domain.errors import ContentMissingError
 from servers.dovecot import DovecotServer, ImapAccount
 from sync.helpers import uid_fetch
 
-pytestmark = pytest.mark.timeout(600)
+# Kill loops: long by design.
+pytestmark = [pytest.mark.timeout(600), pytest.mark.soak]
 
 MESSAGE_COUNT = 1500
 TEMPLATE_COUNT = 120  # generating is slow; copies of these get distinct Message-IDs

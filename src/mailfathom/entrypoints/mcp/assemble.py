@@ -1,9 +1,27 @@
-"""Putting the MCP server together from a deployment's configuration and services."""
+"""Putting the MCP server together from the use cases behind its tools.
+
+`build_server_from` needs only the use-case bundles, the endpoint's configuration and the
+caller of a session that reaches the server without HTTP; what stands behind the bundles
+(the store of a deployment, or anything else honouring the ports) is not its concern.
+`build_server` is the deployment's server: its bundles, its configuration, its stdio caller.
+"""
 
 from __future__ import annotations
 
-from mailfathom.bootstrap import Services
+from dataclasses import dataclass
+
+from mailfathom.app.confirmation.signal import AlertSignal
+from mailfathom.app.flags.set_mail_flags import MailFlagChangeRecorder
+from mailfathom.app.organize.organize_email import EmailOrganizer
+from mailfathom.bootstrap import (
+    ContactUseCases,
+    DraftingUseCases,
+    ReadingUseCases,
+    SendingUseCases,
+    Services,
+)
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ToolCategory
+from mailfathom.domain.config import McpEndpointConfig
 from mailfathom.entrypoints.mcp.confirmation import Questions
 from mailfathom.entrypoints.mcp.http_app import caller_of
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
@@ -17,31 +35,69 @@ from mailfathom.entrypoints.mcp.tools.reading import register_reading_tools
 from mailfathom.entrypoints.mcp.tools.sending import register_sending_tools
 
 
+@dataclass(frozen=True, slots=True)
+class ToolBundles:
+    """The use cases every published tool calls, one bundle per group of tools."""
+
+    reading: ReadingUseCases
+    sending: SendingUseCases
+    drafting: DraftingUseCases
+    flags: MailFlagChangeRecorder
+    organizer: EmailOrganizer
+    contacts: ContactUseCases
+    # Tells of each owner alert the sending bundles record, for the endpoint to count.
+    alert_signal: AlertSignal | None = None
+
+    @classmethod
+    def of(cls, services: Services) -> ToolBundles:
+        return cls(
+            reading=services.reading(),
+            sending=services.sending(),
+            drafting=services.drafting(),
+            flags=services.flags(),
+            organizer=services.organizer(),
+            contacts=services.contacts(),
+            alert_signal=services.alert_signal,
+        )
+
+
 def build_server(services: Services) -> MailFathomMcp:
     """The server for this deployment. Over stdio the caller is the operator's open entry
     (`Credential = "none"`) when there is one, and otherwise served every permission: whoever
     can start the process can read the store it opens."""
     config = services.config.mcp
+    return build_server_from(ToolBundles.of(services), config, stdio_caller(config))
+
+
+def build_server_from(
+    bundles: ToolBundles, config: McpEndpointConfig, caller: Caller
+) -> MailFathomMcp:
+    """A server whose tools call `bundles`, published as `config` says. `caller` is whom a
+    session without an HTTP request is served as (stdio, or a client in the same process);
+    a request over HTTP is always served as the caller its credential admits."""
+    timeout = config.confirmation_timeout_seconds
     registry = ToolRegistry()
-    register_reading_tools(registry, services.reading())
-    questions = Questions(config.confirmation_timeout_seconds, config.questions_waiting_per_caller)
-    register_sending_tools(registry, services.sending(), questions)
-    register_drafting_tools(registry, services.drafting(), questions)
-    register_flag_tools(registry, services.flags())
-    register_organizing_tools(registry, services.organizer())
-    register_contact_tools(registry, services.contacts())
+    register_reading_tools(registry, bundles.reading)
+    questions = Questions(timeout, config.questions_waiting_per_caller)
+    register_sending_tools(registry, bundles.sending, questions)
+    register_drafting_tools(registry, bundles.drafting, questions)
+    register_flag_tools(registry, bundles.flags)
+    register_organizing_tools(registry, bundles.organizer)
+    register_contact_tools(registry, bundles.contacts)
     published = config.published_categories
     policy = EndpointPolicy(
         published_categories=published if published is not None else frozenset(ToolCategory),
-        stdio_caller=_stdio_caller(services),
+        stdio_caller=caller,
     )
     telemetry = ToolTelemetry(frozenset(registry.specs))
-    services.alert_signal.listen(telemetry.owner_alert_raised)
-    return MailFathomMcp(registry, policy, telemetry, config.confirmation_timeout_seconds)
+    if bundles.alert_signal is not None:
+        bundles.alert_signal.listen(telemetry.owner_alert_raised)
+    return MailFathomMcp(registry, policy, telemetry, timeout)
 
 
-def _stdio_caller(services: Services) -> Caller:
-    entries = [e for e in services.config.mcp.callers if e.api_key_sha256 is None]
+def stdio_caller(config: McpEndpointConfig) -> Caller:
+    """Whom a deployment serves over stdio: its first open entry, else every permission."""
+    entries = [e for e in config.callers if e.api_key_sha256 is None]
     if entries:
         return caller_of(entries[0])
     return Caller(permissions=ALL_PERMISSIONS, label="stdio")

@@ -74,6 +74,10 @@ def requested_categories(values: Sequence[str]) -> frozenset[ToolCategory] | Non
 
 @dataclass(frozen=True, slots=True)
 class EndpointPolicy:
+    """What the deployment publishes, and whom a session that carries no HTTP request is
+    served as: over stdio, or a client in the same process. A request over HTTP is served
+    only as the caller its credential admits, whatever `stdio_caller` says."""
+
     published_categories: frozenset[ToolCategory]
     stdio_caller: Caller | None = None
 
