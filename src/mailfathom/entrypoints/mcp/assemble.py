@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mailfathom.bootstrap import Services
-from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ToolCategory
+from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode, ToolCategory
 from mailfathom.entrypoints.mcp.http_app import caller_of
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
 from mailfathom.entrypoints.mcp.server import EndpointPolicy, MailFathomMcp
@@ -19,7 +19,9 @@ from mailfathom.entrypoints.mcp.tools.sending import register_sending_tools
 def build_server(services: Services) -> MailFathomMcp:
     """The server for this deployment. Over stdio the caller is the operator's open entry
     (`Credential = "none"`) when there is one, and otherwise served every permission: whoever
-    can start the process can read the store it opens."""
+    can start the process can read the store it opens. That caller is still asked before mail
+    leaves: the process is started by an agent's client, and being able to start it is no
+    person's yes to a message."""
     config = services.config.mcp
     registry = ToolRegistry()
     register_reading_tools(registry, services.reading())
@@ -41,4 +43,4 @@ def _stdio_caller(services: Services) -> Caller:
     entries = [e for e in services.config.mcp.callers if e.api_key_sha256 is None]
     if entries:
         return caller_of(entries[0])
-    return Caller(permissions=ALL_PERMISSIONS, label="stdio")
+    return Caller(permissions=ALL_PERMISSIONS, label="stdio", confirmation=ConfirmationMode.ASK)
