@@ -87,6 +87,10 @@ class DraftFile:
     size_octets: int
 
 
+# The revision a draft is written at; every accepted edit counts one more.
+FIRST_REVISION = 1
+
+
 @dataclass(frozen=True, slots=True)
 class Draft:
     draft_id: uuid.UUID
@@ -109,6 +113,11 @@ class Draft:
     def copy_state(self) -> CopyState:
         filed = any(c.revision == self.revision for c in self.copies)
         return CopyState.FILED if filed else CopyState.HELD
+
+    @property
+    def edited(self) -> bool:
+        """Whether an edit replaced the message the draft was saved with."""
+        return self.revision != FIRST_REVISION
 
     @property
     def superseded(self) -> tuple[DraftCopy, ...]:

@@ -21,6 +21,7 @@ from mailfathom.adapters.sql.schema import (
 )
 from mailfathom.app.drafting.ports import CopyWork, DraftContent, NewDraft
 from mailfathom.domain.drafts import (
+    FIRST_REVISION,
     Answering,
     CopyPlace,
     Draft,
@@ -66,7 +67,7 @@ class SqlDraftStore:
                         **_content_values(new.content),
                         "draft_id": new.draft_id,
                         "caller": new.caller,
-                        "revision": 1,
+                        "revision": FIRST_REVISION,
                         "life": DraftLife.LIVE.value,
                         "retry_key": new.retry_key,
                     },
