@@ -402,5 +402,7 @@ contact_addresses = sa.Table(
     sa.Column("address_key", sa.String(320), primary_key=True),
     sa.Column("contact_id", sa.Uuid, sa.ForeignKey("contacts.contact_id"), nullable=False),
     sa.Column("address", sa.String(320), nullable=False),
+    # Who put the address here (`ContactWriter`): whether it vouches for the address.
+    sa.Column("written_by", sa.String(16), nullable=False),
 )
 sa.Index("ix_contact_addresses_contact", contact_addresses.c.contact_id)

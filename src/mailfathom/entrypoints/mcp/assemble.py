@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode, ToolCategory
+from mailfathom.domain.contacts import ContactWriter
 from mailfathom.entrypoints.mcp.http_app import caller_of
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
 from mailfathom.entrypoints.mcp.server import EndpointPolicy, MailFathomMcp
@@ -29,7 +30,7 @@ def build_server(services: Services) -> MailFathomMcp:
     register_drafting_tools(registry, services.drafting(), config.confirmation_timeout_seconds)
     register_flag_tools(registry, services.flags())
     register_organizing_tools(registry, services.organizer())
-    register_contact_tools(registry, services.contacts())
+    register_contact_tools(registry, services.contacts(ContactWriter.CALLER))
     published = config.published_categories
     policy = EndpointPolicy(
         published_categories=published if published is not None else frozenset(ToolCategory),
