@@ -264,6 +264,11 @@ drafts = sa.Table(
     sa.Column("retry_key", sa.String(64)),
     # Until when one call or pass holds the right to append this draft's copy.
     sa.Column("filing_until", TS),
+    # An APPEND sent whose answer is not recorded: the revision, and where its copy lands.
+    sa.Column("append_revision", sa.Integer),
+    sa.Column("append_folder", sa.String(1024)),
+    sa.Column("append_uidvalidity", sa.BigInteger),
+    sa.Column("append_since_uid", sa.BigInteger),
     sa.UniqueConstraint("retry_key", name="uq_drafts_retry_key"),
 )
 sa.Index("ix_drafts_account_life", drafts.c.account_id, drafts.c.life)
