@@ -5,7 +5,6 @@ with the official client answering the question."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import uuid
@@ -27,12 +26,14 @@ from mailfathom.adapters.config import load_config
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ConfirmationMode, Permission
 from mcp_tests.client import structured
-from mcp_tests.deployment import _free_port, _wait_for_port
+from mcp_tests.deployment import _free_port
+from sending.served import serve
 from servers.dovecot import DovecotServer, ImapAccount
 from servers.smtp import SmtpServer
 from snippet_text import PrintedSnippets
 
 from .test_init import SECRET_ENV, SMTP_PASSWORD, SMTP_SECRET_ENV, SMTP_USER, imap_flags, run_init
+from .test_init import smtp as smtp
 
 READING_AND_WRITING = {
     Permission.MAIL_READ,
@@ -46,13 +47,6 @@ READING_AND_WRITING = {
 SUBJECT = "Tickets for the Thursday concert"
 BODY = "I can pick up the tickets on my way home.\n"
 FRIEND = "friend@example.org"
-
-
-@pytest.fixture(scope="module")
-def smtp() -> Iterator[SmtpServer]:
-    server = SmtpServer({SMTP_USER: SMTP_PASSWORD}).start()
-    yield server
-    server.close()
 
 
 def _environment(account: ImapAccount, smtp: SmtpServer) -> dict[str, str]:
@@ -122,29 +116,14 @@ def initialized(
     account = dovecot.add_user(f"init-send-{suffix}", f"pw-{suffix}")
     root = tmp_path_factory.mktemp("init-send")
     config, done = _init_with_sending(account, smtp, root)
-    snippets = PrintedSnippets.parse(done.stdout)
-    _, headers = snippets.http_url_and_headers()
-    env = {**os.environ, **_environment(account, smtp)}
-    port = _free_port()
-    argv = [sys.executable, "-m", "mailfathom", "serve", "--config", str(config)]
-    argv += ["--port", str(port), "--no-deliver", "--no-sync"]
-    with (root / "server.log").open("wb") as log:
-        process = subprocess.Popen(argv, env=env, stdout=log, stderr=log)
-    try:
-        _wait_for_port(port, process)
-        yield Initialized(
-            config,
-            headers["Authorization"].removeprefix("Bearer "),
-            f"http://127.0.0.1:{port}/mcp",
-            env,
-        )
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    _, headers = PrintedSnippets.parse(done.stdout).http_url_and_headers()
+    key = headers["Authorization"].removeprefix("Bearer ")
+    secrets = _environment(account, smtp)
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in secrets.items():
+            patch.setenv(name, value)
+        for served in serve(root, config.read_text("utf-8"), smtp, deliver=False):
+            yield Initialized(config, key, served.url, served.env)
 
 
 class Person:

@@ -13,6 +13,7 @@ folder needs no such note: a copy is written under a name of its own, once.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from mailfathom.adapters.imap.session import CommandRefused, ImapConnector, ImapSession
 from mailfathom.adapters.local.maildir import LocalConnector
@@ -23,6 +24,7 @@ from mailfathom.domain.errors import MailFathomError
 from mailfathom.domain.folders import FolderRole
 
 _DRAFT_FLAG = b"\\Draft"
+T = TypeVar("T")
 
 
 class DraftFolderCopies:
@@ -57,36 +59,27 @@ class DraftFolderCopies:
         account = self._account(account_id)
         if account.kind is AccountKind.LOCAL:
             return self._append_local(account_id, folder, mime, name)
-        session = self._open(account)
-        try:
+
+        def appended(session: ImapSession) -> CopyPlace:
             if not session.supports_uidplus:
                 raise CopyRefused("the server lacks UIDPLUS")
             uidvalidity, uid_next = session.folder_next(folder)
             noting(AppendMark(folder, uidvalidity, uid_next))
             uidvalidity, uid = session.append_with_uid(folder, mime, flags=(_DRAFT_FLAG,))
-        except CommandRefused as refused:
-            raise CopyRefused("the server refused the copy") from refused
-        except MailFathomError as failure:
-            raise CopyUnreachable("the server was lost") from failure
-        finally:
-            session.close()
-        return CopyPlace(folder, uidvalidity, uid)
+            return CopyPlace(folder, uidvalidity, uid)
+
+        return self._on_server(account, appended)
 
     def find_copy(self, account_id: str, mark: AppendMark, message_id: str) -> CopyPlace | None:
         account = self._account(account_id)
         if account.kind is AccountKind.LOCAL:
             return None
-        session = self._open(account)
-        try:
-            found = session.appended_since(
+        found = self._on_server(
+            account,
+            lambda session: session.appended_since(
                 mark.folder, mark.uidvalidity, mark.since_uid, message_id
-            )
-        except CommandRefused as refused:
-            raise CopyRefused("the server refused the search") from refused
-        except MailFathomError as failure:
-            raise CopyUnreachable("the server was lost") from failure
-        finally:
-            session.close()
+            ),
+        )
         if not found:
             return None
         return CopyPlace(mark.folder, mark.uidvalidity, min(found))
@@ -96,11 +89,17 @@ class DraftFolderCopies:
         if account.kind is AccountKind.LOCAL:
             self._remove_local(account_id, place)
             return
+        self._on_server(
+            account, lambda session: session.expunge_uid(place.folder, place.uidvalidity, place.uid)
+        )
+
+    def _on_server(self, account: AccountConfig, work: Callable[[ImapSession], T]) -> T:
+        """`work` on a session of its own, a refusal told from a server out of reach."""
         session = self._open(account)
         try:
-            session.expunge_uid(place.folder, place.uidvalidity, place.uid)
+            return work(session)
         except CommandRefused as refused:
-            raise CopyRefused("the server refused the removal") from refused
+            raise CopyRefused("the server refused the command") from refused
         except MailFathomError as failure:
             raise CopyUnreachable("the server was lost") from failure
         finally:
