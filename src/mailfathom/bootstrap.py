@@ -121,6 +121,7 @@ from mailfathom.app.sync.ports import ChangeWatch, MailboxSession
 from mailfathom.app.sync.synchronize_account import AccountSynchronizer
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimits
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig
+from mailfathom.domain.contacts import ContactWriter
 
 
 def utc_now() -> datetime:
@@ -315,29 +316,34 @@ class Services:
 
     def vouching(self) -> BookVouching:
         """What vouches for a recipient beyond the deployment's own addresses."""
+        delivery = self.config.mail_delivery
         return BookVouching(
-            SqlContactBook(self.engine), self.config.mail_delivery.vouching_contacts
+            SqlContactBook(self.engine),
+            delivery.vouching_contacts,
+            delivery.caller_written_contacts_vouch,
         )
 
-    def contacts(self) -> ContactUseCases:
-        """The contact book's use cases; none of them reaches anything outside the store."""
+    def contacts(self, writer: ContactWriter = ContactWriter.CALLER) -> ContactUseCases:
+        """The contact book's use cases; none of them reaches anything outside the store.
+        `writer` is who their writes are recorded as: an MCP caller's unless the operator's
+        own command asks for them."""
         book = SqlContactBook(self.engine)
         return ContactUseCases(
             listing=ContactListing(book, self._signer()),
             lookup=ContactLookup(book),
-            creation=ContactCreation(book, clock=self.clock),
-            amendment=ContactAmendment(book, clock=self.clock),
+            creation=ContactCreation(book, clock=self.clock, writer=writer),
+            amendment=ContactAmendment(book, clock=self.clock, writer=writer),
             erasure=ContactErasure(book),
-            promotion=ContactPromotion(book),
+            promotion=ContactPromotion(book, writer=writer),
         )
 
-    def contact_exchange(self) -> ContactExchange:
+    def contact_exchange(self, writer: ContactWriter = ContactWriter.CALLER) -> ContactExchange:
         """The book carried out to and in from other address books, as vCard."""
         book = SqlContactBook(self.engine)
         cards = VCardFormat()
         return ContactExchange(
             export=ContactExport(book, cards),
-            importing=ContactImport(book, cards, clock=self.clock),
+            importing=ContactImport(book, cards, clock=self.clock, writer=writer),
         )
 
     def reading(self) -> ReadingUseCases:

@@ -166,9 +166,10 @@ def test_a_collected_contact_is_promoted_before_it_is_updated(config: Path) -> N
         "contactWasCollected",
         "Taken On",
     )
-    assert _ok(_mfctl(config, "promote", collected_id)).strip() == "The contact is asserted now."
+    promoted = _ok(_mfctl(config, "promote", collected_id)).strip()
+    assert promoted == "The contact is asserted now, and its addresses are vouched for."
     again = _ok(_mfctl(config, "promote", collected_id))
-    assert again.strip() == "The contact was already asserted; nothing changed."
+    assert again.strip() == "The contact was already asserted and vouched for; nothing changed."
     updated = _json(config, "update", collected_id, "--name", "Taken On")
     assert (updated["displayName"], updated["origin"]) == ("Taken On", "asserted")
 

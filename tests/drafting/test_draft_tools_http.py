@@ -10,9 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from log_audit import register_all
-from mcp_tests.client import call, code, structured
+from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.adapters.sql.schema import drafts
+from mailfathom.bootstrap import Services
+from mcp_tests.client import call, code, structured, text
 from sending.helpers import SMTP_PASSWORD, SMTP_USER
 from sending.served import KEYS, Served, incoming, relaxed_config, serve, strict_config
 from servers.smtp import SmtpServer
@@ -51,6 +55,11 @@ def _own(**overrides: Any) -> dict[str, Any]:
 def _answered_id(d: Served) -> str:
     found = structured(call(d.url, AGENT, "list_emails", {"subjectFragment": ANSWERED}))
     return str(found["emails"][0]["storedEmailId"])
+
+
+def _draft_count(d: Served) -> int:
+    with Services.open(load_config(d.config_path)) as services, services.engine.connect() as c:
+        return int(c.execute(sa.select(sa.func.count()).select_from(drafts)).scalar_one())
 
 
 def _save(d: Served, **overrides: Any) -> dict[str, Any]:
@@ -190,6 +199,30 @@ def test_a_repeated_send_answers_the_first_record_and_a_repeated_save_claims_not
         {"outgoingEmailId": sent["outgoingEmailId"]},
     )
     assert structured(status)["state"] == "queued"
+
+
+def test_a_save_repeated_after_its_draft_was_edited_is_refused_and_writes_nothing(
+    served: Served,
+) -> None:
+    # Save A, edit the draft to B, save A again: the repeat is not answered with the draft
+    # now holding B, and no second draft is written either.
+    first = _own()
+    saved = structured(call(served.url, AGENT, "save_draft", first))
+    edited = {"draftId": saved["draftId"], **_own(subject="Seedlings, the second thought")}
+    assert structured(call(served.url, AGENT, "update_draft", edited))["revision"] == 2
+    held = _draft_count(served)
+    again = call(served.url, AGENT, "save_draft", first)
+    assert code(again) == 58001
+    assert saved["draftId"] in text(again)
+    assert _draft_count(served) == held
+    # Once that draft is sent, the repeat is still not told it was: what left was B.
+    sent = structured(call(served.url, AGENT, "send_draft", {"draftId": saved["draftId"]}))
+    assert sent["state"] == "queued"
+    assert code(call(served.url, AGENT, "save_draft", first)) == 58001
+    # A save never edited keeps answering its draft, before and after it is sent.
+    untouched = _own()
+    kept = structured(call(served.url, AGENT, "save_draft", untouched))
+    assert structured(call(served.url, AGENT, "save_draft", untouched)) == kept
 
 
 @pytest.fixture(scope="module")

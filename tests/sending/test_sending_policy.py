@@ -19,7 +19,7 @@ from mailfathom.app.sending.reply_to_email import ReplyRequest
 from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.domain.codes import Code
-from mailfathom.domain.contacts import ContactOrigin, contact_record
+from mailfathom.domain.contacts import ContactOrigin, ContactWriter, contact_record
 from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import Stage
 
@@ -188,14 +188,14 @@ Secret = { Env = "MAILFATHOM_TEST_SMTP_SECRET" }
 
 
 def _book_holds(d: FakeDeployment) -> None:
-    """One asserted person (written down here) and one collected from mail."""
+    """One asserted person (written down here by the operator) and one collected from mail."""
     book = d.memory.contacts
-    for address, origin in (
-        ("asserted@partner.example", ContactOrigin.ASSERTED),
-        ("collected@partner.example", ContactOrigin.COLLECTED),
+    for address, origin, writer in (
+        ("asserted@partner.example", ContactOrigin.ASSERTED, ContactWriter.OPERATOR),
+        ("collected@partner.example", ContactOrigin.COLLECTED, ContactWriter.COLLECTION),
     ):
         record = contact_record("Somebody", [address], address, None)
-        new = NewContact(uuid.uuid4(), record, origin, d.clock())
+        new = NewContact(uuid.uuid4(), record, origin, d.clock(), writer=writer)
         assert book.create(new).contact is not None
 
 

@@ -41,6 +41,19 @@ class ContactOrigin(enum.Enum):
         return None
 
 
+class ContactWriter(enum.Enum):
+    """Who put an address into the book, which decides whether it vouches for the address
+    (`MailDelivery.UnvouchedRecipients`): the operator (`mfctl contact`, an import), an MCP
+    caller (the contact tools), collection from mail, or the deployment's own local accounts
+    (peers). Kept per address, since a record one writer made may hold addresses another
+    added."""
+
+    OPERATOR = "operator"
+    CALLER = "caller"
+    COLLECTION = "collection"
+    PEER = "peer"
+
+
 def address_key(address: str) -> str:
     """The comparison form of an address: two addresses are one when these are equal."""
     return address.lower()

@@ -94,6 +94,9 @@ class MailDeliveryConfig:
     lease_seconds: float = 300.0
     unvouched_recipients: UnvouchedRecipients = UnvouchedRecipients.ALLOW
     vouching_contacts: VouchingContacts = VouchingContacts.ANY
+    # Whether what MCP callers wrote into the contact book vouches as the operator's records
+    # do; off, a caller cannot vouch for the addresses it then writes to.
+    caller_written_contacts_vouch: bool = False
     recipient_policy: RecipientPolicy = field(default_factory=RecipientPolicy)
     ceilings: SendCeilings = field(default_factory=SendCeilings)
     # The files one message carries: how many, how large each, how large together. They

@@ -69,6 +69,26 @@ class DraftCopy:
 
 
 @dataclass(frozen=True, slots=True)
+class AppendMark:
+    """Where a copy about to be appended will land: the folder, its UIDVALIDITY, and the
+    UIDNEXT it announced just before (RFC 3501 section 2.3.1.1: a message appended later gets
+    a UID no lower), so a copy whose APPEND answer was lost is looked for from there on."""
+
+    folder: str
+    uidvalidity: int
+    since_uid: int
+
+
+@dataclass(frozen=True, slots=True)
+class PendingAppend:
+    """The copy of `revision` was sent to the server at `mark`, and where it stands was not
+    recorded: the answer was lost, or the process ended, before it came."""
+
+    revision: int
+    mark: AppendMark
+
+
+@dataclass(frozen=True, slots=True)
 class DraftRecipient:
     """Somebody a draft is addressed to. `written` is False for whoever an answer reaches by
     derivation from the answered email, which vouches for them."""
@@ -85,6 +105,10 @@ class DraftFile:
 
     file_name: str | None
     size_octets: int
+
+
+# The revision a draft is written at; every accepted edit counts one more.
+FIRST_REVISION = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,11 +128,17 @@ class Draft:
     copies: tuple[DraftCopy, ...] = ()
     outgoing_id: uuid.UUID | None = None
     files: tuple[DraftFile, ...] = ()
+    pending_append: PendingAppend | None = None
 
     @property
     def copy_state(self) -> CopyState:
         filed = any(c.revision == self.revision for c in self.copies)
         return CopyState.FILED if filed else CopyState.HELD
+
+    @property
+    def edited(self) -> bool:
+        """Whether an edit replaced the message the draft was saved with."""
+        return self.revision != FIRST_REVISION
 
     @property
     def superseded(self) -> tuple[DraftCopy, ...]:

@@ -72,6 +72,7 @@ def vouch(
     if unknown and (records is None or records.vouched_keys(unknown) != unknown):
         raise Refusal(
             Code.RECIPIENT_NOT_VOUCHED,
-            "A recipient is an address this deployment holds no record of, and it refuses "
-            "such addresses (MailDelivery.UnvouchedRecipients = Refuse).",
+            "A recipient is an address nothing in this deployment vouches for, and it refuses "
+            "such addresses (MailDelivery.UnvouchedRecipients = Refuse); a contact a caller "
+            "wrote does not vouch.",
         )

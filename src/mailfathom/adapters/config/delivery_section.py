@@ -39,6 +39,7 @@ _MAIL_DELIVERY_KEYS = frozenset(
         "LeaseSeconds",
         "UnvouchedRecipients",
         "VouchingContacts",
+        "CallerWrittenContactsVouch",
         "RecipientPolicy",
         "SendCeilings",
         "MaxAttachmentCount",
@@ -196,6 +197,9 @@ def parse_mail_delivery(table: Table | None) -> MailDeliveryConfig:
         lease_seconds=_bounded(table, "LeaseSeconds", 1, 86_400, defaults.lease_seconds),
         unvouched_recipients=unvouched,
         vouching_contacts=vouching,
+        caller_written_contacts_vouch=table.boolean(
+            "CallerWrittenContactsVouch", defaults.caller_written_contacts_vouch
+        ),
         recipient_policy=_parse_policy(table.table("RecipientPolicy")),
         ceilings=_parse_ceilings(table.table("SendCeilings")),
         max_attachment_count=_count(table, "MaxAttachmentCount", 0, 500, 20),

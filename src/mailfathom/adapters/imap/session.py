@@ -391,6 +391,19 @@ class ImapSession:
             )
         return int(found.group(1)), int(found.group(2))
 
+    def appended_since(
+        self, remote_name: str, uidvalidity: int, since_uid: int, message_id: str
+    ) -> list[int] | None:
+        """The UIDs from `since_uid` on, in a folder opened read-only (EXAMINE), whose
+        Message-ID header holds `message_id`: where an APPEND whose answer was lost put its
+        copy. None when the folder's UIDVALIDITY is no longer `uidvalidity`, so those UIDs
+        name nothing any more. A folder the server will not open is `CommandRefused`."""
+        info = self._answered(lambda: self._client.select_folder(remote_name, readonly=True))
+        self._selected = remote_name
+        if int(info[b"UIDVALIDITY"]) != uidvalidity:
+            return None
+        return self.search_message_id(since_uid, message_id)
+
     def expunge_uid(self, remote_name: str, uidvalidity: int, uid: int) -> None:
         """Remove exactly one message: UID STORE +FLAGS.SILENT (\\Deleted), then UID EXPUNGE of
         that UID alone (RFC 4315 section 2.1), never a bare EXPUNGE, which would also remove

@@ -20,12 +20,13 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from mailfathom.adapters.sql.schema import contact_addresses, contacts
 from mailfathom.domain.contact_collection import SeenPerson
-from mailfathom.domain.contacts import ContactOrigin, name_key
+from mailfathom.domain.contacts import ContactOrigin, ContactWriter, name_key
 
 _C = contacts.c
 _A = contact_addresses.c
 _CHUNK = 500
 _COLLECTED = ContactOrigin.COLLECTED.value
+_COLLECTION = ContactWriter.COLLECTION.value
 
 
 def collect(engine: sa.Engine, seen: Sequence[SeenPerson], at: datetime) -> int:
@@ -113,7 +114,12 @@ def _write_fresh(
     c.execute(
         _insert_ignoring_held(dialect),
         [
-            {"address_key": key, "contact_id": contact_id, "address": people[key].address}
+            {
+                "address_key": key,
+                "contact_id": contact_id,
+                "address": people[key].address,
+                "written_by": _COLLECTION,
+            }
             for key, contact_id in fresh.items()
         ],
     )

@@ -8,7 +8,7 @@ and is answered with the holder the first one wrote.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -32,6 +32,7 @@ from mailfathom.domain.contacts import (
     Contact,
     ContactOrigin,
     ContactRecord,
+    ContactWriter,
     address_key,
     name_key,
     ordered_addresses,
@@ -101,7 +102,13 @@ class SqlContactBook:
             held = _addresses_of(c, [row["contact_id"] for row in rows])
         return [_contact(row, held.get(row["contact_id"], [])) for row in rows]
 
-    def amend(self, contact_id: uuid.UUID, record: ContactRecord, at: datetime) -> ContactWrite:
+    def amend(
+        self,
+        contact_id: uuid.UUID,
+        record: ContactRecord,
+        at: datetime,
+        writer: ContactWriter = ContactWriter.CALLER,
+    ) -> ContactWrite:
         keys = [address_key(a) for a in record.addresses]
         try:
             with self._engine.begin() as c:
@@ -115,8 +122,9 @@ class SqlContactBook:
                 holder = _holder(c, keys, contact_id)
                 if holder is not None:
                     return ContactWrite(WriteState.ADDRESS_HELD, holder_id=holder)
+                writers = _writers_of(c, contact_id)
                 c.execute(contact_addresses.delete().where(_A.contact_id == contact_id))
-                _insert_addresses(c, contact_id, record.addresses)
+                _insert_addresses(c, contact_id, record.addresses, writer, writers)
                 c.execute(
                     contacts.update()
                     .where(_C.contact_id == contact_id)
@@ -127,14 +135,22 @@ class SqlContactBook:
             return self._held_after_race(keys, contact_id)
         return ContactWrite(WriteState.WRITTEN, contact=written)
 
-    def promote(self, contact_id: uuid.UUID) -> WriteState:
+    def promote(
+        self, contact_id: uuid.UUID, writer: ContactWriter = ContactWriter.CALLER
+    ) -> WriteState:
         with self._engine.begin() as c:
             changed = c.execute(
                 contacts.update()
                 .where(_C.contact_id == contact_id, _C.origin == ContactOrigin.COLLECTED.value)
                 .values(origin=ContactOrigin.ASSERTED.value)
-            )
-            if changed.rowcount == 1:
+            ).rowcount
+            if writer is ContactWriter.OPERATOR:
+                changed += c.execute(
+                    contact_addresses.update()
+                    .where(_A.contact_id == contact_id, _A.written_by.in_(_TAKEN_ON))
+                    .values(written_by=ContactWriter.OPERATOR.value)
+                ).rowcount
+            if changed:
                 return WriteState.WRITTEN
             held = c.execute(sa.select(_C.contact_id).where(_C.contact_id == contact_id))
             return WriteState.NOT_FOUND if held.first() is None else WriteState.ALREADY_ASSERTED
@@ -146,9 +162,14 @@ class SqlContactBook:
             truncate_sqlite_log(self._engine)
         return erasure
 
-    def held_keys(self, keys: Collection[str], origins: frozenset[ContactOrigin]) -> frozenset[str]:
+    def held_keys(
+        self,
+        keys: Collection[str],
+        origins: frozenset[ContactOrigin],
+        writers: frozenset[ContactWriter] | None = None,
+    ) -> frozenset[str]:
         wanted = sorted(set(keys))
-        if not wanted or not origins:
+        if not wanted or not origins or writers == frozenset():
             return frozenset()
         found: set[str] = set()
         with self._engine.connect() as c:
@@ -161,6 +182,8 @@ class SqlContactBook:
                         _C.origin.in_([o.value for o in origins]),
                     )
                 )
+                if writers is not None:
+                    query = query.where(_A.written_by.in_([w.value for w in writers]))
                 found.update(c.execute(query).scalars())
         return frozenset(found)
 
@@ -219,6 +242,8 @@ class SqlContactBook:
 
 
 _CHUNK = 500
+# What the operator's promotion takes on: addresses nobody of the deployment vouched for yet.
+_TAKEN_ON = (ContactWriter.CALLER.value, ContactWriter.COLLECTION.value)
 
 
 def _erase(c: sa.Connection, contact_id: uuid.UUID) -> Erasure:
@@ -272,7 +297,7 @@ def _keep_peer(
                 **_record_values(record),
             )
         )
-        _insert_addresses(c, fresh, kept)
+        _insert_addresses(c, fresh, kept, ContactWriter.PEER)
         return 1, left
     if (
         current.display_name == record.display_name
@@ -282,7 +307,7 @@ def _keep_peer(
     ):
         return 0, left
     c.execute(contact_addresses.delete().where(_A.contact_id == current.contact_id))
-    _insert_addresses(c, current.contact_id, kept)
+    _insert_addresses(c, current.contact_id, kept, ContactWriter.PEER)
     c.execute(
         contacts.update()
         .where(_C.contact_id == current.contact_id)
@@ -333,18 +358,40 @@ def _insert_contact(c: sa.Connection, new: NewContact, amended_at: datetime | No
             **_record_values(new.record),
         )
     )
-    _insert_addresses(c, new.contact_id, new.record.addresses)
+    _insert_addresses(c, new.contact_id, new.record.addresses, new.written_by)
 
 
-def _insert_addresses(c: sa.Connection, contact_id: uuid.UUID, held: Iterable[str]) -> None:
+def _insert_addresses(
+    c: sa.Connection,
+    contact_id: uuid.UUID,
+    held: Iterable[str],
+    writer: ContactWriter,
+    kept: Mapping[str, str] | None = None,
+) -> None:
     """Rows in ascending key order, the order collection writes them in too: on PostgreSQL
     an insert waits on another transaction's uncommitted row of the same key, so writers
-    taking keys in one order cannot wait on each other in a cycle."""
+    taking keys in one order cannot wait on each other in a cycle. An address `kept` names
+    (by key) keeps the writer it names; every other one is `writer`'s."""
+    earlier = kept or {}
     rows = sorted(
-        ({"address_key": address_key(a), "contact_id": contact_id, "address": a} for a in held),
+        (
+            {
+                "address_key": address_key(a),
+                "contact_id": contact_id,
+                "address": a,
+                "written_by": earlier.get(address_key(a), writer.value),
+            }
+            for a in held
+        ),
         key=lambda row: str(row["address_key"]),
     )
     c.execute(contact_addresses.insert(), rows)
+
+
+def _writers_of(c: sa.Connection, contact_id: uuid.UUID) -> dict[str, str]:
+    """Address key -> who wrote it, for the addresses a contact holds."""
+    rows = c.execute(sa.select(_A.address_key, _A.written_by).where(_A.contact_id == contact_id))
+    return {str(key): str(written_by) for key, written_by in rows}
 
 
 def _restore_conflict(

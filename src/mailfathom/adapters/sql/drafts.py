@@ -21,13 +21,16 @@ from mailfathom.adapters.sql.schema import (
 )
 from mailfathom.app.drafting.ports import CopyWork, DraftContent, NewDraft
 from mailfathom.domain.drafts import (
+    FIRST_REVISION,
     Answering,
+    AppendMark,
     CopyPlace,
     Draft,
     DraftCopy,
     DraftFile,
     DraftLife,
     DraftRecipient,
+    PendingAppend,
 )
 from mailfathom.domain.outgoing import AddressField, Stage
 
@@ -36,6 +39,23 @@ _R = draft_recipients.c
 _C = draft_copies.c
 _F = draft_files.c
 _O = outgoing_emails.c
+
+
+_APPEND_COLUMNS = ("append_revision", "append_folder", "append_uidvalidity", "append_since_uid")
+
+
+def _put_copy(c: sa.Connection, seq: int, revision: int, place: CopyPlace) -> None:
+    c.execute(sa.delete(draft_copies).where(_C.draft_seq == seq, _C.revision == revision))
+    c.execute(
+        sa.insert(draft_copies),
+        {
+            "draft_seq": seq,
+            "revision": revision,
+            "folder": place.folder,
+            "uidvalidity": place.uidvalidity,
+            "uid": place.uid,
+        },
+    )
 
 
 def _content_values(content: DraftContent) -> dict[str, Any]:
@@ -66,7 +86,7 @@ class SqlDraftStore:
                         **_content_values(new.content),
                         "draft_id": new.draft_id,
                         "caller": new.caller,
-                        "revision": 1,
+                        "revision": FIRST_REVISION,
                         "life": DraftLife.LIVE.value,
                         "retry_key": new.retry_key,
                     },
@@ -193,18 +213,33 @@ class SqlDraftStore:
     def record_copy(self, draft_id: uuid.UUID, revision: int, place: CopyPlace) -> None:
         with self._engine.begin() as c:
             seq = self._seq(c, draft_id)
+            if seq is not None:
+                _put_copy(c, seq, revision, place)
+
+    def note_append(self, draft_id: uuid.UUID, pending: PendingAppend) -> None:
+        with self._engine.begin() as c:
+            c.execute(
+                sa.update(drafts)
+                .where(_D.draft_id == draft_id)
+                .values(
+                    append_revision=pending.revision,
+                    append_folder=pending.mark.folder,
+                    append_uidvalidity=pending.mark.uidvalidity,
+                    append_since_uid=pending.mark.since_uid,
+                )
+            )
+
+    def settle_append(self, draft_id: uuid.UUID, revision: int, place: CopyPlace | None) -> None:
+        with self._engine.begin() as c:
+            seq = self._seq(c, draft_id)
             if seq is None:
                 return
-            c.execute(sa.delete(draft_copies).where(_C.draft_seq == seq, _C.revision == revision))
+            if place is not None:
+                _put_copy(c, seq, revision, place)
             c.execute(
-                sa.insert(draft_copies),
-                {
-                    "draft_seq": seq,
-                    "revision": revision,
-                    "folder": place.folder,
-                    "uidvalidity": place.uidvalidity,
-                    "uid": place.uid,
-                },
+                sa.update(drafts)
+                .where(_D.seq == seq, _D.append_revision == revision)
+                .values(dict.fromkeys(_APPEND_COLUMNS))
             )
 
     def forget_copy(self, draft_id: uuid.UUID, revision: int) -> None:
@@ -244,7 +279,13 @@ class SqlDraftStore:
                 (r.draft_id, int(r.revision), CopyPlace(r.folder, int(r.uidvalidity), int(r.uid)))
                 for r in rows
             )
-        return CopyWork(to_file, to_remove)
+            unsettled = c.execute(
+                sa.select(_D.seq)
+                .where(_D.account_id == account_id, _D.append_revision.is_not(None))
+                .order_by(_D.seq)
+            ).scalars()
+            to_settle = tuple(self._load(c, int(seq)) for seq in list(unsettled))
+        return CopyWork(to_file, to_remove, to_settle)
 
     def _load(self, c: sa.Connection, seq: int) -> Draft:
         row = c.execute(sa.select(drafts).where(_D.seq == seq)).one()
@@ -272,6 +313,12 @@ class SqlDraftStore:
                 .order_by(_C.revision)
             )
         )
+        pending = None
+        if row.append_revision is not None:
+            mark = AppendMark(
+                row.append_folder, int(row.append_uidvalidity), int(row.append_since_uid)
+            )
+            pending = PendingAppend(int(row.append_revision), mark)
         return Draft(
             draft_id=row.draft_id,
             account_id=row.account_id,
@@ -288,4 +335,5 @@ class SqlDraftStore:
             copies=copies,
             outgoing_id=row.outgoing_id,
             files=files,
+            pending_append=pending,
         )

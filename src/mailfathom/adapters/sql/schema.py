@@ -264,6 +264,11 @@ drafts = sa.Table(
     sa.Column("retry_key", sa.String(64)),
     # Until when one call or pass holds the right to append this draft's copy.
     sa.Column("filing_until", TS),
+    # An APPEND sent whose answer is not recorded: the revision, and where its copy lands.
+    sa.Column("append_revision", sa.Integer),
+    sa.Column("append_folder", sa.String(1024)),
+    sa.Column("append_uidvalidity", sa.BigInteger),
+    sa.Column("append_since_uid", sa.BigInteger),
     sa.UniqueConstraint("retry_key", name="uq_drafts_retry_key"),
 )
 sa.Index("ix_drafts_account_life", drafts.c.account_id, drafts.c.life)
@@ -402,5 +407,7 @@ contact_addresses = sa.Table(
     sa.Column("address_key", sa.String(320), primary_key=True),
     sa.Column("contact_id", sa.Uuid, sa.ForeignKey("contacts.contact_id"), nullable=False),
     sa.Column("address", sa.String(320), nullable=False),
+    # Who put the address here (`ContactWriter`): whether it vouches for the address.
+    sa.Column("written_by", sa.String(16), nullable=False),
 )
 sa.Index("ix_contact_addresses_contact", contact_addresses.c.contact_id)

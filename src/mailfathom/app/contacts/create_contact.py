@@ -2,7 +2,8 @@
 
 The book mints the identity, so the call is not idempotent: a second call with the same
 person answers addressHeldByAnotherContact, naming the holder's identity and nothing else of
-it (a caller holding only the writing grant learns no record by being refused).
+it (a caller holding only the writing grant learns no record by being refused). The record is
+written as `writer`'s: an MCP caller's unless the operator writes it (see `vouching`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from datetime import UTC, datetime
 from mailfathom.app.contacts.ports import ContactBook, ContactWrite, NewContact
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.domain.access import Caller, Permission
-from mailfathom.domain.contacts import ContactOrigin, contact_record
+from mailfathom.domain.contacts import ContactOrigin, ContactWriter, contact_record
 
 PERMISSIONS: Permissions = frozenset({Permission.CONTACTS_WRITE})
 
@@ -24,9 +25,15 @@ def _now() -> datetime:
 
 
 class ContactCreation:
-    def __init__(self, book: ContactBook, clock: Callable[[], datetime] = _now) -> None:
+    def __init__(
+        self,
+        book: ContactBook,
+        clock: Callable[[], datetime] = _now,
+        writer: ContactWriter = ContactWriter.CALLER,
+    ) -> None:
         self._book = book
         self._clock = clock
+        self._writer = writer
 
     def create(
         self,
@@ -39,5 +46,7 @@ class ContactCreation:
         require(caller, PERMISSIONS)
         record = contact_record(display_name, addresses, preferred_address, note)
         return self._book.create(
-            NewContact(uuid.uuid4(), record, ContactOrigin.ASSERTED, self._clock())
+            NewContact(
+                uuid.uuid4(), record, ContactOrigin.ASSERTED, self._clock(), writer=self._writer
+            )
         )

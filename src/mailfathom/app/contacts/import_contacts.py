@@ -8,7 +8,9 @@ which is also why importing one file twice adds nothing the second time. The sum
 counts only; which card was skipped would name a person.
 
 A card that prefers no address prefers its first one: an address book that marks none leaves
-the choice to whoever carries it over, and the operator's import is the one carrying it.
+the choice to whoever carries it over, and the operator's import is the one carrying it. An
+asserted card is written as `writer`'s (the operator's, for `mfctl contact import`), a
+collected one as collection's.
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ from mailfathom.app.contacts.cards import Card, CardFormat, Restoration
 from mailfathom.app.contacts.ports import ContactBook, NewContact
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.domain.access import Caller, Permission
-from mailfathom.domain.contacts import ContactOrigin, ContactRecord, address_key, contact_record
+from mailfathom.domain.contacts import (
+    ContactOrigin,
+    ContactRecord,
+    ContactWriter,
+    address_key,
+    contact_record,
+)
 from mailfathom.domain.errors import Refusal
 
 PERMISSIONS: Permissions = frozenset({Permission.CONTACTS_WRITE})
@@ -76,11 +84,16 @@ def _identity(card: Card) -> uuid.UUID:
 
 class ContactImport:
     def __init__(
-        self, book: ContactBook, cards: CardFormat, clock: Callable[[], datetime] = _now
+        self,
+        book: ContactBook,
+        cards: CardFormat,
+        clock: Callable[[], datetime] = _now,
+        writer: ContactWriter = ContactWriter.CALLER,
     ) -> None:
         self._book = book
         self._cards = cards
         self._clock = clock
+        self._writer = writer
 
     def import_cards(self, caller: Caller, data: bytes) -> ImportSummary:
         require(caller, PERMISSIONS)
@@ -93,8 +106,15 @@ class ContactImport:
             except Refusal:
                 out_of_bounds += 1
                 continue
+            writer = (
+                ContactWriter.COLLECTION if card.origin is ContactOrigin.COLLECTED else self._writer
+            )
             new = NewContact(
-                _identity(card), record, card.origin, card.recorded_at or self._clock()
+                _identity(card),
+                record,
+                card.origin,
+                card.recorded_at or self._clock(),
+                writer=writer,
             )
             counts[self._book.restore(new, card.amended_at)] += 1
         return ImportSummary(

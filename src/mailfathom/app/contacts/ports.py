@@ -16,19 +16,30 @@ from typing import Protocol
 
 from mailfathom.app.contacts.cards import Restoration
 from mailfathom.domain.contact_collection import SeenPerson
-from mailfathom.domain.contacts import Contact, ContactOrigin, ContactRecord
+from mailfathom.domain.contacts import Contact, ContactOrigin, ContactRecord, ContactWriter
 
 
 @dataclass(frozen=True, slots=True)
 class NewContact:
     """A record to write where none is held. `peer_account_id` marks a record made for a
-    local account of the deployment (a peer), so it can be taken out with that account."""
+    local account of the deployment (a peer), so it can be taken out with that account.
+    `writer` is who wrote it; None is the least a record of its origin can vouch as:
+    collection for a collected record, an MCP caller for an asserted one."""
 
     contact_id: uuid.UUID
     record: ContactRecord
     origin: ContactOrigin
     recorded_at: datetime
     peer_account_id: str | None = None
+    writer: ContactWriter | None = None
+
+    @property
+    def written_by(self) -> ContactWriter:
+        if self.writer is not None:
+            return self.writer
+        if self.origin is ContactOrigin.COLLECTED:
+            return ContactWriter.COLLECTION
+        return ContactWriter.CALLER
 
 
 class WriteState(enum.Enum):
@@ -116,15 +127,26 @@ class ContactBook(Protocol):
         case; wildcard characters in it match themselves."""
         ...
 
-    def amend(self, contact_id: uuid.UUID, record: ContactRecord, at: datetime) -> ContactWrite:
+    def amend(
+        self,
+        contact_id: uuid.UUID,
+        record: ContactRecord,
+        at: datetime,
+        writer: ContactWriter = ContactWriter.CALLER,
+    ) -> ContactWrite:
         """Replace an asserted contact's whole record: WRITTEN, NOT_FOUND, WAS_COLLECTED, or
         ADDRESS_HELD when an address belongs to another contact. An address the record no
-        longer names is removed. Idempotent."""
+        longer names is removed; one it held already keeps its writer, and one it did not
+        hold is `writer`'s. Idempotent."""
         ...
 
-    def promote(self, contact_id: uuid.UUID) -> WriteState:
+    def promote(
+        self, contact_id: uuid.UUID, writer: ContactWriter = ContactWriter.CALLER
+    ) -> WriteState:
         """Move a collected contact to asserted: WRITTEN, NOT_FOUND or ALREADY_ASSERTED.
-        Nothing else about the record changes. Idempotent."""
+        For a caller nothing else about the record changes. The operator takes the record
+        on: every address a caller or collection wrote becomes the operator's, and a record
+        where that changed something answers WRITTEN even when it was asserted. Idempotent."""
         ...
 
     def erase(self, contact_id: uuid.UUID) -> Erasure:
@@ -132,8 +154,14 @@ class ContactBook(Protocol):
         Idempotent: erasing an absent contact answers was_held False."""
         ...
 
-    def held_keys(self, keys: Collection[str], origins: frozenset[ContactOrigin]) -> frozenset[str]:
-        """Which of these address comparison forms a contact of one of `origins` holds."""
+    def held_keys(
+        self,
+        keys: Collection[str],
+        origins: frozenset[ContactOrigin],
+        writers: frozenset[ContactWriter] | None = None,
+    ) -> frozenset[str]:
+        """Which of these address comparison forms a contact of one of `origins` holds, as
+        written by one of `writers` (None: by anybody)."""
         ...
 
     def keep_peers(self, peers: Sequence[PeerEntry], at: datetime) -> PeerUpkeep:

@@ -1,7 +1,9 @@
 """update_contact: amend one asserted contact to the whole record the caller states.
 
 An address the record does not name is removed and an omitted note clears the one held. A
-collected record answers contactWasCollected until it is promoted.
+collected record answers contactWasCollected until it is promoted. An address the record held
+keeps whoever wrote it; one it did not is `writer`'s, so a caller adding an address to the
+operator's record does not make the operator vouch for it (see `vouching`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from datetime import UTC, datetime
 from mailfathom.app.contacts.ports import ContactBook, ContactWrite
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.domain.access import Caller, Permission
-from mailfathom.domain.contacts import contact_identifier, contact_record
+from mailfathom.domain.contacts import ContactWriter, contact_identifier, contact_record
 
 PERMISSIONS: Permissions = frozenset({Permission.CONTACTS_WRITE})
 
@@ -22,9 +24,15 @@ def _now() -> datetime:
 
 
 class ContactAmendment:
-    def __init__(self, book: ContactBook, clock: Callable[[], datetime] = _now) -> None:
+    def __init__(
+        self,
+        book: ContactBook,
+        clock: Callable[[], datetime] = _now,
+        writer: ContactWriter = ContactWriter.CALLER,
+    ) -> None:
         self._book = book
         self._clock = clock
+        self._writer = writer
 
     def update(
         self,
@@ -38,4 +46,4 @@ class ContactAmendment:
         require(caller, PERMISSIONS)
         identity = contact_identifier(contact_id)
         record = contact_record(display_name, addresses, preferred_address, note)
-        return self._book.amend(identity, record, self._clock())
+        return self._book.amend(identity, record, self._clock(), self._writer)

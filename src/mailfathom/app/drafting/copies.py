@@ -8,6 +8,13 @@ pass for a sent draft's copy (`remove_for_send`).
 
 A copy taken out of a folder that is no longer the account's drafts folder, or that the server
 refuses to take out, is left behind and forgotten: nothing here touches it again.
+
+An APPEND can be stored by the server and its answer still be lost (a dropped connection, a
+process that ended). Where the copy will land is written down before the APPEND is sent
+(`DraftStore.note_append`), and whoever holds the filing claim next looks for that copy by the
+draft's Message-ID from there on before appending anything (`_settle`): a copy found is
+recorded as the one of the revision that was being appended, and taken out like any other
+once it is replaced, given up or sent. Retrying without looking would leave a second copy.
 """
 
 from __future__ import annotations
@@ -19,7 +26,15 @@ from datetime import UTC, datetime, timedelta
 import structlog
 
 from mailfathom.app.drafting.ports import CopyRefused, CopyUnreachable, DraftFolders, DraftStore
-from mailfathom.domain.drafts import CopyPlace, CopyState, DeleteOutcome, Draft, DraftLife
+from mailfathom.domain.drafts import (
+    AppendMark,
+    CopyPlace,
+    CopyState,
+    DeleteOutcome,
+    Draft,
+    DraftLife,
+    PendingAppend,
+)
 
 log = structlog.get_logger("mailfathom.drafts")
 
@@ -62,26 +77,70 @@ class DraftCopies:
         """Append the copy of the revision `draft` holds, under a claim: while another call
         or pass is appending this draft's copy, nothing is appended here (a later pass
         files what is still missing). Answers whether the copy went in."""
-        now = self._clock()
-        until = now + timedelta(seconds=FILING_LEASE_SECONDS)
-        if not self._store.claim_filing(draft.draft_id, now, until):
+        if not self._claim(draft):
             return False
         try:
             current = self._store.find(draft.draft_id)
             if current is None or current.life is not DraftLife.LIVE:
                 return False
+            current = self._settle(current)
             if current.copy_state is CopyState.FILED:
                 return True  # the claim's previous holder filed it
+            revision = current.revision
+
+            def noting(mark: AppendMark) -> None:
+                self._store.note_append(current.draft_id, PendingAppend(revision, mark))
+
             place = self._folders.append(
-                current.account_id, folder, current.mime, f"{current.draft_id}.{current.revision}"
+                current.account_id,
+                folder,
+                current.mime,
+                f"{current.draft_id}.{revision}",
+                noting,
             )
-            self._store.record_copy(current.draft_id, current.revision, place)
+            self._store.settle_append(current.draft_id, revision, place)
             return True
         except (CopyRefused, CopyUnreachable) as failure:
             log.warning(
                 "drafts.copy_not_appended", account=draft.account_id, reason=type(failure).__name__
             )
             return False
+        finally:
+            self._store.release_filing(draft.draft_id)
+
+    def _claim(self, draft: Draft) -> bool:
+        now = self._clock()
+        return self._store.claim_filing(
+            draft.draft_id, now, now + timedelta(seconds=FILING_LEASE_SECONDS)
+        )
+
+    def _settle(self, draft: Draft) -> Draft:
+        """Look for the copy an append whose answer never came left, and record it, or clear
+        the note when it never landed (or the folder no longer names it). Called under the
+        filing claim. Raises `CopyUnreachable` while the server cannot be asked: the note
+        stays for the next try."""
+        pending = draft.pending_append
+        if pending is None:
+            return draft
+        try:
+            place = self._folders.find_copy(draft.account_id, pending.mark, draft.message_id)
+        except CopyRefused:
+            place = None  # the folder is gone or will not open: nothing of it can be named
+        self._store.settle_append(draft.draft_id, pending.revision, place)
+        if place is not None:
+            log.info("drafts.lost_copy_found", account=draft.account_id)
+        return self._store.find(draft.draft_id) or draft
+
+    def _settle_claimed(self, draft: Draft) -> None:
+        """`_settle` for a draft of any life, as a pass finds it, under the claim."""
+        if not self._claim(draft):
+            return
+        try:
+            current = self._store.find(draft.draft_id)
+            if current is not None:
+                self._settle(current)
+        except CopyUnreachable:
+            log.warning("drafts.lost_copy_not_looked_for", account=draft.account_id)
         finally:
             self._store.release_filing(draft.draft_id)
 
@@ -106,7 +165,11 @@ class DraftCopies:
 
     def finish(self, account_id: str) -> None:
         """What an earlier call left undone for the account: missing copies appended,
-        replaced ones and those of drafts given up or delivered taken out."""
+        replaced ones and those of drafts given up or delivered taken out. A copy whose
+        APPEND answer was lost is looked for first, so it is recorded and taken out with the
+        rest rather than appended again."""
+        for draft in self._store.copy_work(account_id).to_settle:
+            self._settle_claimed(draft)
         for draft in self._store.copy_work(account_id).to_file:
             self.file(draft)
         for draft_id, revision, place in self._store.copy_work(account_id).to_remove:

@@ -8,7 +8,7 @@ revision has a copy and where it stands, and what is missing is finished by a la
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -16,7 +16,15 @@ from typing import Protocol
 from mailfathom.app.files.references import AttachmentReference
 from mailfathom.app.shared.files import Attachment
 from mailfathom.domain.access import Caller
-from mailfathom.domain.drafts import Answering, CopyPlace, Draft, DraftFile, DraftRecipient
+from mailfathom.domain.drafts import (
+    Answering,
+    AppendMark,
+    CopyPlace,
+    Draft,
+    DraftFile,
+    DraftRecipient,
+    PendingAppend,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +54,12 @@ class NewDraft:
 class CopyWork:
     """What an account's drafts folder still needs: current revisions with no copy yet, and
     copies to take out (superseded by a later revision, of a draft given up, or of a draft
-    whose message has been sent)."""
+    whose message has been sent). `to_settle` are drafts, whatever their life, with an
+    append whose answer never came (`Draft.pending_append`)."""
 
     to_file: tuple[Draft, ...]
     to_remove: tuple[tuple[uuid.UUID, int, CopyPlace], ...]
+    to_settle: tuple[Draft, ...] = ()
 
 
 class DraftStore(Protocol):
@@ -93,6 +103,17 @@ class DraftStore(Protocol):
         """Note that the copy of `revision` stands at `place`. Idempotent."""
         ...
 
+    def note_append(self, draft_id: uuid.UUID, pending: PendingAppend) -> None:
+        """Write down, before the APPEND is sent, which revision's copy is about to be
+        appended and where it will land, replacing any earlier note. Idempotent."""
+        ...
+
+    def settle_append(self, draft_id: uuid.UUID, revision: int, place: CopyPlace | None) -> None:
+        """The append of `revision` is over: its copy stands at `place` (recorded as
+        `record_copy` records it), or it never landed (None). A note of that revision is
+        cleared in the same transaction. Idempotent."""
+        ...
+
     def forget_copy(self, draft_id: uuid.UUID, revision: int) -> None:
         """The copy of `revision` is out of the folder (or left behind for good)."""
         ...
@@ -116,9 +137,26 @@ class DraftFolders(Protocol):
         """The name of the folder the account maps to the drafts role, or None."""
         ...
 
-    def append(self, account_id: str, folder: str, mime: bytes, name: str) -> CopyPlace:
+    def append(
+        self,
+        account_id: str,
+        folder: str,
+        mime: bytes,
+        name: str,
+        noting: Callable[[AppendMark], None],
+    ) -> CopyPlace:
         """Put a copy flagged \\Draft into `folder` and answer where it stands. `name` is a
-        file name a local folder may use. Raises `CopyRefused` or `CopyUnreachable`."""
+        file name a local folder may use, and makes a repeated local write one file. For an
+        IMAP folder `noting` is given the mark (`AppendMark`) before the APPEND is sent, so a
+        copy whose answer is lost can be found again (`find_copy`); nothing is appended if
+        `noting` raises. Raises `CopyRefused` or `CopyUnreachable`."""
+        ...
+
+    def find_copy(self, account_id: str, mark: AppendMark, message_id: str) -> CopyPlace | None:
+        """The copy an APPEND noted at `mark` left, found by its Message-ID among the
+        messages from the mark's UID on, the lowest first; None when none is there (or the
+        folder's UIDVALIDITY changed since, which leaves nothing of it to name). Raises
+        `CopyRefused` or `CopyUnreachable`."""
         ...
 
     def remove(self, account_id: str, place: CopyPlace) -> None:

@@ -3,6 +3,12 @@
 A repeated identical call (same caller, account, shape, answered email, written recipients,
 subject and body, see `composition.retry_key`) answers the draft the first call wrote while it
 is not given up, and says so when that draft was already sent instead of claiming a new one.
+
+The key is made from the message, so it speaks for the draft only while the draft holds that
+message. Once an edit replaced it, a repeat is refused (58001, naming the draft): answering
+with the draft would pass off the edited message as the one asked for, or report it sent when
+what left was the edit, and writing a second draft would be the duplicate the key is there to
+prevent. Deleting the draft frees the key.
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ from mailfathom.app.drafting.ports import DraftContent, DraftStore, NewDraft
 from mailfathom.app.drafting.results import DraftStanding, standing
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.domain.access import Caller, Permission
+from mailfathom.domain.codes import Code
 from mailfathom.domain.drafts import DraftLife
+from mailfathom.domain.errors import Refusal
 
 PERMISSIONS: Permissions = frozenset({Permission.DRAFTS_WRITE})
 # A draft answering a stored email quotes it (a forward carries its files), so the answer
@@ -63,6 +71,13 @@ class DraftSaving:
         draft, created = self._store.create(
             NewDraft(uuid.uuid4(), caller.label, retry_key(caller, settled), content)
         )
+        if not created and draft.edited:
+            raise Refusal(
+                Code.STATE_ALREADY_PASSED,
+                f"This same save_draft call saved draft {draft.draft_id}, which has been edited "
+                "since: it is not answered as this call's draft, and no second draft is "
+                "written. Edit or send that draft, or delete it to save this message anew.",
+            )
         if draft.life is DraftLife.SENT:
             return standing(draft, already_sent=True)
         if not created:

@@ -1,6 +1,10 @@
 """`mfctl contact`: the operator's hold on the contact book (list, show, create, update,
 delete, promote, import, export).
 
+What the operator writes here vouches for its addresses under
+`MailDelivery.UnvouchedRecipients = Refuse`; what an MCP caller wrote does not, until the
+operator promotes the record (which takes it on) or lets callers' records vouch.
+
 The operator acts as the book's owner through the same use cases the contact tools call,
 under a grant of both contact permissions, so every rule the book holds holds here too. Two
 conveniences are the command's own and never the tools': `create` prefers the first address
@@ -25,7 +29,7 @@ from mailfathom.app.contacts.ports import ContactWrite, WriteState
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.codes import CommandCode
-from mailfathom.domain.contacts import Contact, address_key
+from mailfathom.domain.contacts import Contact, ContactWriter, address_key
 from mailfathom.domain.errors import MailFathomError
 from mailfathom.entrypoints.cli import contact_files
 from mailfathom.entrypoints.cli.contact_output import (
@@ -42,6 +46,8 @@ OPERATOR = Caller(
     permissions=frozenset({Permission.CONTACTS_READ, Permission.CONTACTS_WRITE}),
     label="operator",
 )
+# What the operator writes vouches for its addresses (MailDelivery.UnvouchedRecipients).
+WRITER = ContactWriter.OPERATOR
 PAGE_SIZE = 200
 
 contact_app = typer.Typer(
@@ -124,7 +130,7 @@ def list_contacts(
     """Every person in the book (or those matching), ordered by name."""
 
     def walked(services: Services) -> list[Contact]:
-        listing = services.contacts().listing
+        listing = services.contacts(WRITER).listing
         held: list[Contact] = []
         cursor: str | None = None
         while True:
@@ -153,7 +159,9 @@ def show(
     as_json: JsonOption = False,
 ) -> None:
     """One person, by identifier or by any address they use."""
-    found = with_services(config, lambda s: s.contacts().lookup.get(OPERATOR, contact_id, address))
+    found = with_services(
+        config, lambda s: s.contacts(WRITER).lookup.get(OPERATOR, contact_id, address)
+    )
     if found is None:
         raise refuse(_NOT_HELD if address is None else "notFound: no contact holds that address.")
     _shown(found, as_json)
@@ -177,7 +185,9 @@ def create(
     chosen = preferred if preferred is not None else next(iter(addresses), None)
     outcome = with_services(
         config,
-        lambda s: s.contacts().creation.create(OPERATOR, name, addresses, chosen, _note(note)),
+        lambda s: s.contacts(WRITER).creation.create(
+            OPERATOR, name, addresses, chosen, _note(note)
+        ),
     )
     _written(outcome, as_json)
 
@@ -203,7 +213,7 @@ def update(
         raise refuse(str(empty), 2)
 
     def amended(services: Services) -> ContactWrite:
-        use = services.contacts()
+        use = services.contacts(WRITER)
         held = use.lookup.get(OPERATOR, contact_id, None)
         if held is None:
             return ContactWrite(WriteState.NOT_FOUND)
@@ -231,7 +241,9 @@ def delete(
     config: ConfigOption = None,
 ) -> None:
     """Erase a person and every address recorded with them; nothing of them is kept."""
-    erased = with_services(config, lambda s: s.contacts().erasure.delete(OPERATOR, contact_id))
+    erased = with_services(
+        config, lambda s: s.contacts(WRITER).erasure.delete(OPERATOR, contact_id)
+    )
     held = 1 if erased.was_held else 0
     answers.print(
         f"Erased {held} contact(s) and {erased.addresses_erased} address(es).",
@@ -245,14 +257,18 @@ def promote(
     contact_id: Annotated[str, typer.Argument(help="The contact's identifier.")],
     config: ConfigOption = None,
 ) -> None:
-    """Take on a collected person: the record becomes asserted, and can then be updated."""
-    state = with_services(config, lambda s: s.contacts().promotion.promote(OPERATOR, contact_id))
+    """Take on a person: a collected record becomes asserted and can then be updated, and
+    every address of the record (one an MCP caller wrote included) is vouched for by the
+    operator."""
+    state = with_services(
+        config, lambda s: s.contacts(WRITER).promotion.promote(OPERATOR, contact_id)
+    )
     if state is WriteState.NOT_FOUND:
         raise refuse(_NOT_HELD)
     if state is WriteState.ALREADY_ASSERTED:
-        answers.print("The contact was already asserted; nothing changed.")
+        answers.print("The contact was already asserted and vouched for; nothing changed.")
     else:
-        answers.print("The contact is asserted now.")
+        answers.print("The contact is asserted now, and its addresses are vouched for.")
 
 
 @contact_app.command("export")
@@ -264,7 +280,7 @@ def export(
     config: ConfigOption = None,
 ) -> None:
     """Write the whole book as vCard 4.0, one card per person."""
-    exported = with_services(config, lambda s: s.contact_exchange().export.export(OPERATOR))
+    exported = with_services(config, lambda s: s.contact_exchange(WRITER).export.export(OPERATOR))
     contact_files.deliver(exported.data, output, exported.contacts)
 
 
@@ -279,7 +295,7 @@ def import_cards(
     outside the book's bounds and one that cannot be read are skipped and counted."""
     data = contact_files.take(source)
     summary = with_services(
-        config, lambda s: s.contact_exchange().importing.import_cards(OPERATOR, data)
+        config, lambda s: s.contact_exchange(WRITER).importing.import_cards(OPERATOR, data)
     )
     answers.print(
         f"Imported {summary.imported} contact(s); skipped {summary.skipped}: "

@@ -5,6 +5,11 @@ folders listed (roles proposed from SPECIAL-USE, see `domain.role_proposal`), th
 server, when one is given, is logged in to (nothing is sent). Then it writes the configuration
 in the loader's own form, loads it back, creates one MCP caller's API key (shown once; the file
 keeps its SHA-256) and prints the client configurations. An existing file is never replaced.
+
+The caller it writes is an agent acting for the person running init, so its grant is written
+out name by name (`caller_permissions`) and a person is asked before anything it composes
+leaves (`Confirmation = "ask"`): a new deployment never lets an agent mail anybody unasked,
+and loosening either is an edit the operator makes knowingly.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from mailfathom.bootstrap import (
     list_server_folders,
     refuse_existing,
 )
+from mailfathom.domain.access import ConfirmationMode, Permission
 from mailfathom.domain.config import ImapConnection, SecretRef, TlsMode
 from mailfathom.domain.delivery_config import SmtpConnection
 from mailfathom.domain.errors import MailFathomError
@@ -71,6 +77,14 @@ def _refuse_clear_text(answers: Answers) -> None:
             raise AnswerNotUsable(f"{flag} none is allowed only for a loopback host.")
 
 
+def caller_permissions(sending: bool) -> list[Permission]:
+    """Every permission the deployment init writes can serve: sending only with a submission
+    server, and never `files.write`, which acts on nothing until `AttachmentRoots` names a
+    directory."""
+    left_out = {Permission.FILES_WRITE} | (set() if sending else {Permission.SEND})
+    return [p for p in Permission if p not in left_out]
+
+
 def _secret(ref: SecretRef) -> InlineTable:
     if ref.env is not None:
         return InlineTable(Env=ref.env)
@@ -107,7 +121,13 @@ def document(answers: Answers, folders: Sequence[ProposedFolder], key_digest: st
         }
         account["Delivery"] = delivery
     account["Folders"] = [{"Remote": f.remote, "Role": f.role.value} for f in folders]
-    caller = {"Name": answers.caller_name, "Credential": "apiKey", "ApiKeySha256": key_digest}
+    caller = {
+        "Name": answers.caller_name,
+        "Credential": "apiKey",
+        "ApiKeySha256": key_digest,
+        "Permissions": [p.value for p in caller_permissions(answers.smtp is not None)],
+        "Confirmation": ConfirmationMode.ASK.value,
+    }
     return {
         "Store": {"DataDir": answers.data_dir},
         "Accounts": [account],
@@ -133,6 +153,15 @@ def _show_folders(folders: Sequence[ProposedFolder], special_use: bool) -> None:
             "The server announces no special-use folders (RFC 6154); the roles marked "
             "'guessed' come from common folder names: check them in the file."
         )
+
+
+def _show_caller(answers: Answers) -> None:
+    granted = ", ".join(p.value for p in caller_permissions(answers.smtp is not None))
+    _say(f"The MCP caller '{answers.caller_name}' may use: {granted}.")
+    _say(
+        'Confirmation = "ask": a person says yes (Send, Save draft or Cancel) in the client '
+        "before any message the caller composes leaves."
+    )
 
 
 def run(path: Path, flags: Flags, prompting: bool) -> None:
@@ -166,6 +195,7 @@ def run(path: Path, flags: Flags, prompting: bool) -> None:
         "Secrets are not in this file, only where they are read from.",
     )
     _say(f"Wrote {path}")
+    _show_caller(answers)
     url = f"http://127.0.0.1:{answers.mcp_port}/mcp"
     print_snippets(console, ClientSnippets("mailfathom", url, key, path))
     _say("The API key is shown only this once: the configuration keeps its SHA-256.")

@@ -20,8 +20,9 @@ from mailfathom.bootstrap import (
     SendingUseCases,
     Services,
 )
-from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ToolCategory
+from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode, ToolCategory
 from mailfathom.domain.config import McpEndpointConfig
+from mailfathom.domain.contacts import ContactWriter
 from mailfathom.entrypoints.mcp.confirmation import Questions
 from mailfathom.entrypoints.mcp.http_app import caller_of
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
@@ -56,7 +57,7 @@ class ToolBundles:
             drafting=services.drafting(),
             flags=services.flags(),
             organizer=services.organizer(),
-            contacts=services.contacts(),
+            contacts=services.contacts(ContactWriter.CALLER),
             alert_signal=services.alert_signal,
         )
 
@@ -64,7 +65,9 @@ class ToolBundles:
 def build_server(services: Services) -> MailFathomMcp:
     """The server for this deployment. Over stdio the caller is the operator's open entry
     (`Credential = "none"`) when there is one, and otherwise served every permission: whoever
-    can start the process can read the store it opens."""
+    can start the process can read the store it opens. That caller is still asked before mail
+    leaves: the process is started by an agent's client, and being able to start it is no
+    person's yes to a message."""
     config = services.config.mcp
     return build_server_from(ToolBundles.of(services), config, stdio_caller(config))
 
@@ -100,4 +103,4 @@ def stdio_caller(config: McpEndpointConfig) -> Caller:
     entries = [e for e in config.callers if e.api_key_sha256 is None]
     if entries:
         return caller_of(entries[0])
-    return Caller(permissions=ALL_PERMISSIONS, label="stdio")
+    return Caller(permissions=ALL_PERMISSIONS, label="stdio", confirmation=ConfirmationMode.ASK)

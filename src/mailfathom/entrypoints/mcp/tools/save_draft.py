@@ -69,7 +69,8 @@ def spec(registry: ToolRegistry, saving: use_case.DraftSaving) -> ToolSpec:
             "Writes one draft and files a copy in the account's drafts folder on the owner's "
             "own mail server (state filed; held until that copy is in, or for an account "
             "with no drafts folder). Change it with update_draft and the draftId answered; "
-            "an identical repeated call answers the same draft rather than writing a second."
+            "an identical repeated call answers the same draft rather than writing a second, "
+            "and is refused (58001) once that draft was edited."
             + SHAPES
             + " "
             + UNTRUSTED

@@ -24,5 +24,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("outgoing_emails") as batch:
-        batch.drop_column("send_after")
+    # Not by copying the table: SQLite drops a table being replaced with its foreign keys
+    # on, which would delete every send's recipients with it (ON DELETE CASCADE).
+    op.drop_column("outgoing_emails", "send_after")
