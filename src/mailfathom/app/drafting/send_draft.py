@@ -215,7 +215,9 @@ class DraftPromotion:
         the instant it leaves after when one was given (shown whether or not it is still
         ahead, so a question answered after its instant is still the question asked), and an
         answer of Send promotes exactly the revision shown. An edit between the question and
-        the answer is refused (59004); Save draft leaves the draft as it is."""
+        the answer is refused (59004); Save draft leaves the draft as it is. A draft already
+        sent, before the question or while the person decided, is answered with its send,
+        whatever the answer: nobody is told nothing left when it did."""
         if caller.confirmation is ConfirmationMode.NONE:
             record = self.send(caller, draft_id, send_after)
             return Settled(Status.QUEUED, record.account_id, record=record)
@@ -236,6 +238,10 @@ class DraftPromotion:
             self._checked(draft)
             return Prepared(self._shown(draft, instant), draft)
 
+        def sent_meanwhile(draft: Draft) -> Settled[OutgoingRecord] | None:
+            record = self._sent(draft.draft_id)
+            return None if record is None else Settled(Status.QUEUED, record.account_id, record)
+
         return self._confirmed.settle(
             caller,
             confirmation,
@@ -243,6 +249,7 @@ class DraftPromotion:
             prepare,
             send=lambda draft: self._promote_shown(caller, draft, instant),
             save_draft=lambda draft: str(draft.draft_id),
+            repeated=sent_meanwhile,
         )
 
     def _promote_shown(

@@ -125,6 +125,10 @@ class OutboxStore(Protocol):
 
     def find(self, outgoing_id: uuid.UUID) -> OutgoingRecord | None: ...
 
+    def find_key(self, account_id: str, idempotency_key: str) -> OutgoingRecord | None:
+        """The send the account holds under an idempotency key, whatever its stage."""
+        ...
+
     def cancel(self, outgoing_id: uuid.UUID, now: datetime) -> OutgoingRecord | None:
         """Withdraw the send in one conditional statement: only while it is queued and no
         unexpired lease is held on it. Answers the record as it stands afterwards (None when
