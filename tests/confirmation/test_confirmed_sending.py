@@ -333,3 +333,61 @@ def test_the_path_that_asks_nobody_refuses_a_caller_who_must_be_asked(tmp_path: 
         with pytest.raises(PermissionDenied):
             services.sending().send.send(ASKS, request)
         assert services.outbox().listing(10) == []
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        chose(Choice.SEND),
+        chose(Choice.SAVE_DRAFT),
+        chose(Choice.CANCEL),
+        lambda q: Answer(AnswerKind.DECLINED, q.binding),
+        lambda q: Answer(AnswerKind.EXPIRED, q.binding),
+        lambda q: Answer(AnswerKind.NOT_UNDERSTOOD, q.binding),
+        NobodyToAsk().ask,
+    ],
+    ids=["send", "save-draft", "cancel", "declined", "expired", "not-understood", "nobody"],
+)
+def test_a_message_sent_by_another_call_while_the_person_decided_is_answered_as_that_send(
+    answer: Callable[[Question], Answer],
+) -> None:
+    outcomes, alerts = Outcomes(), Alerts()
+    sent_meanwhile: list[Settled[str]] = []
+
+    def decide(asked: Question) -> Answer:
+        sent_meanwhile.append(Settled(Status.QUEUED, "work", record="record-of-the-other-call"))
+        return answer(asked)
+
+    person = ScriptedPerson(decide)
+    step = ConfirmedSending(alerts, clock=lambda: T0)
+    settled = step.settle(
+        ASKS,
+        person,
+        Language.EN,
+        lambda: Prepared(SHOWN, "message"),
+        outcomes.send,
+        outcomes.save_draft,
+        repeated=lambda _: sent_meanwhile[0] if sent_meanwhile else None,
+    )
+    assert len(person.asked) == 1
+    assert settled == sent_meanwhile[0]
+    assert outcomes.sent == outcomes.drafts == []
+    assert alerts.raised == []
+
+
+def test_a_repeat_is_answered_before_anybody_is_asked() -> None:
+    outcomes, person = Outcomes(), ScriptedPerson(chose(Choice.CANCEL))
+    first: Settled[str] = Settled(Status.QUEUED, "work", record="record-of-the-first-call")
+    step = ConfirmedSending(Alerts(), clock=lambda: T0)
+    settled = step.settle(
+        ASKS,
+        person,
+        Language.EN,
+        lambda: Prepared(SHOWN, "message"),
+        outcomes.send,
+        outcomes.save_draft,
+        repeated=lambda _: first,
+    )
+    assert settled == first
+    assert person.asked == []
+    assert outcomes.sent == outcomes.drafts == []

@@ -10,9 +10,20 @@ import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
 
 from mailfathom.app.drafting.ports import DraftContent, NewDraft
-from mailfathom.app.sending.ports import AttemptResult, NewOutgoing
+from mailfathom.app.sending.ports import (
+    AttemptResult,
+    CeilingLimit,
+    CeilingReached,
+    DraftMovedOn,
+    NewOutgoing,
+    OutboxStore,
+    PromotedDraft,
+)
 from mailfathom.domain.drafts import (
     Answering,
     CopyPlace,
@@ -21,7 +32,13 @@ from mailfathom.domain.drafts import (
     DraftLife,
     DraftRecipient,
 )
-from mailfathom.domain.outgoing import AddressField, OutgoingKind, Recipient, Stage
+from mailfathom.domain.outgoing import (
+    AddressField,
+    OutgoingKind,
+    OutgoingRecord,
+    Recipient,
+    Stage,
+)
 from store.conftest import Backend
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -148,6 +165,49 @@ def test_twenty_racing_identical_saves_leave_one_draft(backend: Backend) -> None
     assert [d.draft_id for d in store.copy_work("acct").to_file] == [draft_id]
 
 
+def _send(key: str = "\x1fdraft") -> NewOutgoing:
+    return NewOutgoing(
+        outgoing_id=uuid.uuid4(),
+        account_id="acct",
+        idempotency_key=key,
+        caller="agent",
+        kind=OutgoingKind.NEW,
+        queued_at=T0,
+        not_before=T0,
+        message_id="<d@example.org>",
+        envelope_from="me@example.org",
+        mime=b"x",
+        recipients=(Recipient(AddressField.TO, "a@example.net"),),
+    )
+
+
+def _promote(
+    outbox: OutboxStore,
+    draft_id: uuid.UUID,
+    revision: int,
+    key: str = "\x1fdraft",
+    **options: Any,
+) -> OutgoingRecord | None:
+    """The draft's send as the outbox writes it with the draft's mark; None when the draft
+    had moved on."""
+    try:
+        record, _ = outbox.record(
+            _send(key), options.get("ceilings", []), PromotedDraft(draft_id, revision)
+        )
+    except DraftMovedOn:
+        return None
+    return record
+
+
+def _sends(outbox: OutboxStore, key: str | None = None) -> list[uuid.UUID]:
+    """The sends the outbox holds (under `key`, when one is given)."""
+    return [
+        entry.record.outgoing_id
+        for entry in outbox.listing(1000)
+        if key is None or entry.idempotency_key == key
+    ]
+
+
 def test_a_deleted_draft_frees_its_key_and_a_sent_one_keeps_it(backend: Backend) -> None:
     store = backend.drafts()
     first, _ = store.create(_new("key"))
@@ -155,26 +215,105 @@ def test_a_deleted_draft_frees_its_key_and_a_sent_one_keeps_it(backend: Backend)
     second, created = store.create(_new("key"))
     assert created
     assert second.draft_id != first.draft_id
-    outgoing = uuid.uuid4()
-    assert store.mark_sent(second.draft_id, 1, outgoing)
+    record = _promote(backend.outbox(), second.draft_id, 1)
+    assert record is not None
     again, created = store.create(_new("key"))
     assert not created
     assert (again.draft_id, again.life, again.outgoing_id) == (
         second.draft_id,
         DraftLife.SENT,
-        outgoing,
+        record.outgoing_id,
     )
-    assert store.find_sent(outgoing) == again
+    assert store.find_sent(record.outgoing_id) == again
 
 
 def test_a_promotion_needs_the_revision_it_read_and_a_live_draft(backend: Backend) -> None:
-    store = backend.drafts()
+    store, outbox = backend.drafts(), backend.outbox()
     draft, _ = store.create(_new())
     store.revise(draft.draft_id, _content(b"second"))
-    assert not store.mark_sent(draft.draft_id, 1, uuid.uuid4())
-    assert store.mark_sent(draft.draft_id, 2, uuid.uuid4())
-    assert not store.mark_sent(draft.draft_id, 2, uuid.uuid4())
+    assert _promote(outbox, draft.draft_id, 1, "rev 1") is None
+    assert _sends(outbox) == []
+    record = _promote(outbox, draft.draft_id, 2, "rev 2")
+    assert record is not None
+    # The same promotion again answers its send; any other writes nothing.
+    assert _promote(outbox, draft.draft_id, 2, "rev 2") == record
+    assert _promote(outbox, draft.draft_id, 2, "another") is None
+    assert _sends(outbox) == [record.outgoing_id]
     assert store.mark_deleted(draft.draft_id) is None
+    sent = store.find(draft.draft_id)
+    assert sent is not None
+    assert (sent.life, sent.outgoing_id) == (DraftLife.SENT, record.outgoing_id)
+
+
+def test_a_promotion_past_a_ceiling_writes_nothing_and_leaves_the_draft_live(
+    backend: Backend,
+) -> None:
+    store, outbox = backend.drafts(), backend.outbox()
+    draft, _ = store.create(_new())
+    with pytest.raises(CeilingReached):
+        _promote(outbox, draft.draft_id, 1, ceilings=[CeilingLimit("none", 0, 60)])
+    assert _sends(outbox) == []
+    held = store.find(draft.draft_id)
+    assert held is not None
+    assert (held.life, held.outgoing_id) == (DraftLife.LIVE, None)
+
+
+def test_a_send_written_without_its_mark_is_the_draft_s_send_once_promoted(
+    backend: Backend,
+) -> None:
+    """A send a stopped process wrote before the mark, when they were two steps."""
+    store, outbox = backend.drafts(), backend.outbox()
+    draft, _ = store.create(_new())
+    written, _ = outbox.record(_send(), [])
+    assert _promote(outbox, draft.draft_id, 1) == written
+    marked = store.find(draft.draft_id)
+    assert marked is not None
+    assert (marked.life, marked.outgoing_id) == (DraftLife.SENT, written.outgoing_id)
+    assert _sends(outbox) == [written.outgoing_id]
+
+
+def test_racing_promotions_and_an_edit_leave_one_send_the_draft_names_or_none(
+    backend: Backend,
+) -> None:
+    store, outbox = backend.drafts(), backend.outbox()
+    outcomes: dict[str, int] = {}
+    for round_ in range(6):
+        draft, _ = store.create(_new(f"race {round_}"))
+        key = f"\x1fdraft {draft.draft_id}"
+        barrier = threading.Barrier(6)
+
+        def promote(
+            _: int, draft_id: uuid.UUID = draft.draft_id, barrier: threading.Barrier = barrier
+        ) -> OutgoingRecord | None:
+            barrier.wait()
+            return _promote(outbox, draft_id, 1, f"\x1fdraft {draft_id}")
+
+        def edit(
+            draft_id: uuid.UUID = draft.draft_id, barrier: threading.Barrier = barrier
+        ) -> bool:
+            barrier.wait()
+            return store.revise(draft_id, _content(b"edited")) is not None
+
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            edited = pool.submit(edit)
+            answers = list(pool.map(promote, range(5)))
+        after = store.find(draft.draft_id)
+        assert after is not None
+        sends = _sends(outbox, key)
+        if edited.result():
+            # The edit came first: no promotion wrote anything.
+            assert answers == [None] * 5
+            assert sends == []
+            assert (after.life, after.revision) == (DraftLife.LIVE, 2)
+        else:
+            # A promotion came first: one send, which every promotion answers and the
+            # draft names.
+            assert sends == [after.outgoing_id]
+            assert {a.outgoing_id if a else None for a in answers} == {after.outgoing_id}
+            assert (after.life, after.revision) == (DraftLife.SENT, 1)
+        first = "edit" if edited.result() else "promotion"
+        outcomes[first] = outcomes.get(first, 0) + 1
+    print(f"first: {outcomes}")
 
 
 def test_copies_say_what_the_folder_still_needs(backend: Backend) -> None:
@@ -190,23 +329,8 @@ def test_copies_say_what_the_folder_still_needs(backend: Backend) -> None:
     store.record_copy(edited.draft_id, 1, place)  # recorded twice: one copy
     store.revise(edited.draft_id, _content(b"second"))
     store.mark_deleted(gone.draft_id)
-    record, _ = outbox.record(
-        NewOutgoing(
-            outgoing_id=uuid.uuid4(),
-            account_id="acct",
-            idempotency_key="draft",
-            caller="agent",
-            kind=OutgoingKind.NEW,
-            queued_at=T0,
-            not_before=T0,
-            message_id="<d@example.org>",
-            envelope_from="me@example.org",
-            mime=b"x",
-            recipients=(Recipient(AddressField.TO, "a@example.net"),),
-        ),
-        [],
-    )
-    store.mark_sent(sent.draft_id, 1, record.outgoing_id)
+    record = _promote(outbox, sent.draft_id, 1)
+    assert record is not None
 
     work = store.copy_work("acct")
     # The edited draft's new revision has no copy; the held one never had one.

@@ -1,28 +1,29 @@
 """save_draft, update_draft, delete_draft and send_draft at the use cases, on the in-memory
 store with a local account's Maildir drafts folder: what each call writes and files, the
 refusal each bad request earns with nothing written, and a draft's life from its first
-revision to its send."""
+revision to its send, and a draft already sent answered with its send, nobody asked."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from fakes.deployment import FakeDeployment
-from fakes.person import chooses
+from fakes.person import ANSWERS, ScriptedPerson, chooses
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.local.maildir import LocalConnector
 from mailfathom.app.confirmation.confirmed_sending import Status
-from mailfathom.app.confirmation.ports import Choice
+from mailfathom.app.confirmation.ports import Answer, Choice, Question
 from mailfathom.app.drafting.composition import DraftRequest
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode, Permission
 from mailfathom.domain.codes import Code
 from mailfathom.domain.drafts import CopyState, DeleteOutcome, DraftLife
 from mailfathom.domain.errors import PermissionDenied, Refusal
-from mailfathom.domain.outgoing import Stage
+from mailfathom.domain.outgoing import OutgoingRecord, Stage
 
 AGENT = Caller(ALL_PERMISSIONS, "agent")
 ASKS = Caller(ALL_PERMISSIONS, "careful", ConfirmationMode.ASK)
@@ -329,3 +330,36 @@ def test_a_draft_edited_while_the_question_waits_is_not_sent(d: FakeDeployment) 
     draft = d.memory.drafts.find(standing.draft_id)
     assert draft is not None
     assert (draft.life, draft.revision) == (DraftLife.LIVE, 2)
+
+
+@pytest.mark.parametrize("answer", ANSWERS.values(), ids=ANSWERS.keys())
+def test_a_draft_sent_already_is_answered_with_its_send_without_asking(
+    d: FakeDeployment, answer: Callable[[Question], Answer]
+) -> None:
+    draft_id = str(d.save_draft().save(AGENT, _own()).draft_id)
+    first = d.send_draft().settle(ASKS, draft_id, chooses(Choice.SEND), None)
+    person = ScriptedPerson(answer)
+    again = d.send_draft().settle(ASKS, draft_id, person, None)
+    assert person.asked == []
+    assert (again.status, again.record) == (Status.QUEUED, first.record)
+    assert len(d.memory.outbox.listing(10)) == 1
+
+
+@pytest.mark.parametrize("answer", ANSWERS.values(), ids=ANSWERS.keys())
+def test_a_draft_sent_by_another_call_while_the_person_decided_is_answered_with_that_send(
+    d: FakeDeployment, answer: Callable[[Question], Answer]
+) -> None:
+    standing = d.save_draft().save(AGENT, _own())
+    meanwhile: list[OutgoingRecord] = []
+    person = ScriptedPerson(
+        answer, lambda: meanwhile.append(d.send_draft().send(AGENT, str(standing.draft_id)))
+    )
+    settled = d.send_draft().settle(ASKS, str(standing.draft_id), person, None)
+    assert len(person.asked) == 1
+    (other,) = meanwhile
+    assert (settled.status, settled.record, settled.draft_id) == (Status.QUEUED, other, None)
+    assert [e.record.outgoing_id for e in d.memory.outbox.listing(10)] == [other.outgoing_id]
+    draft = d.memory.drafts.find(standing.draft_id)
+    assert draft is not None
+    assert (draft.life, draft.outgoing_id) == (DraftLife.SENT, other.outgoing_id)
+    assert d.alert_administration().listing(include_dismissed=True) == []

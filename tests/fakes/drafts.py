@@ -1,4 +1,5 @@
-"""Drafts in memory: `DraftStore`, with the outbox it reads delivered sends from."""
+"""Drafts in memory: `DraftStore`, with the outbox it reads delivered sends from and that
+marks a draft sent in the same hold of the shared lock as it writes the draft's send."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from datetime import datetime
 
 from fakes.outbox import InMemoryOutbox, utc
 from mailfathom.app.drafting.ports import CopyWork, DraftContent, DraftStore, NewDraft
+from mailfathom.app.sending.ports import PromotedDraft
 from mailfathom.domain.drafts import CopyPlace, Draft, DraftCopy, DraftLife
 from mailfathom.domain.outgoing import Stage
 
@@ -22,11 +24,13 @@ class _Row:
 
 class InMemoryDraftStore:
     def __init__(self, outbox: InMemoryOutbox) -> None:
-        """`outbox` says which sends were delivered: a sent draft's copy is taken out only
-        once its message has left."""
-        self._lock = threading.Lock()
+        """`outbox` says which sends were delivered (a sent draft's copy is taken out only
+        once its message has left), and it alone marks a draft sent, with its send: the
+        drafts hold its lock, as the tables of one database share its transactions."""
+        self._lock: threading.Lock = outbox.lock
         self._rows: list[_Row] = []
         self._outbox = outbox
+        outbox.hold_drafts(self)
 
     def create(self, new: NewDraft) -> tuple[Draft, bool]:
         with self._lock:
@@ -87,13 +91,13 @@ class InMemoryDraftStore:
             row.draft = dataclasses.replace(row.draft, life=DraftLife.DELETED)
             return row.draft
 
-    def mark_sent(self, draft_id: uuid.UUID, revision: int, outgoing_id: uuid.UUID) -> bool:
-        with self._lock:
-            row = self._live(draft_id)
-            if row is None or row.draft.revision != revision:
-                return False
-            row.draft = dataclasses.replace(row.draft, life=DraftLife.SENT, outgoing_id=outgoing_id)
-            return True
+    def mark_promoted(self, promoted: PromotedDraft, outgoing_id: uuid.UUID) -> bool:
+        """The outbox's half of a promotion, called with the shared lock held."""
+        row = self._live(promoted.draft_id)
+        if row is None or row.draft.revision != promoted.revision:
+            return False
+        row.draft = dataclasses.replace(row.draft, life=DraftLife.SENT, outgoing_id=outgoing_id)
+        return True
 
     def claim_filing(self, draft_id: uuid.UUID, now: datetime, until: datetime) -> bool:
         with self._lock:

@@ -1,4 +1,9 @@
-"""The outbox in memory: `OutboxStore`, the delivery pass's lease rules included."""
+"""The outbox in memory: `OutboxStore`, the delivery pass's lease rules included.
+
+Its lock is the one transaction of its `MemoryStore`: the drafts share it, so a draft's send
+and the draft's sent mark are written under one hold, as the SQL outbox writes both in one
+transaction.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,18 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 from mailfathom.app.sending.ports import (
     AttemptResult,
     CeilingLimit,
     CeilingReached,
     ClaimedSend,
+    DraftMovedOn,
     NewOutgoing,
     OutboxListing,
     OutboxStore,
+    PromotedDraft,
 )
 from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.outgoing import OutgoingRecord, Stage
@@ -38,21 +46,46 @@ class _Row:
     transmission_started_at: datetime | None = None
 
 
+class Promotions(Protocol):
+    """The drafts a promoting `record` marks sent, asked while the outbox's lock is held."""
+
+    def mark_promoted(self, promoted: PromotedDraft, outgoing_id: uuid.UUID) -> bool:
+        """Mark the draft, live at the promoted revision, sent as `outgoing_id`; False
+        otherwise. The caller holds the lock the drafts share."""
+        ...
+
+
 class InMemoryOutbox:
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
         self._rows: list[_Row] = []
+        self._drafts: Promotions | None = None
+
+    def hold_drafts(self, drafts: Promotions) -> None:
+        """The drafts this outbox marks sent with their sends (they share `lock`)."""
+        self._drafts = drafts
+
+    def _mark(self, promoted: PromotedDraft, outgoing_id: uuid.UUID) -> bool:
+        return self._drafts is not None and self._drafts.mark_promoted(promoted, outgoing_id)
 
     def record(
-        self, new: NewOutgoing, ceilings: Sequence[CeilingLimit]
+        self,
+        new: NewOutgoing,
+        ceilings: Sequence[CeilingLimit],
+        promoting: PromotedDraft | None = None,
     ) -> tuple[OutgoingRecord, bool]:
-        with self._lock:
+        with self.lock:
             held = self._by_key(new.account_id, new.idempotency_key)
             if held is not None:
+                if promoting is not None:
+                    # A send written without its mark is the draft's once it is promoted.
+                    self._mark(promoting, held.record.outgoing_id)
                 return held.record, False
             for ceiling in ceilings:
                 if self._counted(ceiling, utc(new.queued_at)) >= ceiling.limit:
                     raise CeilingReached(ceiling.name)
+            if promoting is not None and not self._mark(promoting, new.outgoing_id):
+                raise DraftMovedOn()
             send_after = None if new.send_after is None else utc(new.send_after)
             not_before = utc(new.not_before)
             record = OutgoingRecord(
@@ -100,12 +133,17 @@ class InMemoryOutbox:
         return next((r for r in self._rows if r.record.outgoing_id == outgoing_id), None)
 
     def find(self, outgoing_id: uuid.UUID) -> OutgoingRecord | None:
-        with self._lock:
+        with self.lock:
             row = self._by_id(outgoing_id)
             return None if row is None else row.record
 
+    def find_key(self, account_id: str, idempotency_key: str) -> OutgoingRecord | None:
+        with self.lock:
+            row = self._by_key(account_id, idempotency_key)
+            return None if row is None else row.record
+
     def listing(self, limit: int, stages: Sequence[Stage] | None = None) -> list[OutboxListing]:
-        with self._lock:
+        with self.lock:
             rows = [r for r in self._rows if not stages or r.record.stage in stages]
             rows.sort(key=lambda r: (r.record.queued_at, r.seq), reverse=True)
             return [
@@ -121,7 +159,7 @@ class InMemoryOutbox:
 
     def cancel(self, outgoing_id: uuid.UUID, now: datetime) -> OutgoingRecord | None:
         now = utc(now)
-        with self._lock:
+        with self.lock:
             row = self._by_id(outgoing_id)
             if row is None:
                 return None
@@ -136,7 +174,7 @@ class InMemoryOutbox:
         self, worker: str, now: datetime, lease_seconds: float, limit: int
     ) -> list[ClaimedSend]:
         now = utc(now)
-        with self._lock:
+        with self.lock:
             due = sorted(
                 (r for r in self._rows if _due(r, now) and _lapsed(r, now)),
                 key=lambda r: (r.not_before, r.seq),
@@ -160,7 +198,7 @@ class InMemoryOutbox:
             ]
 
     def next_due(self) -> datetime | None:
-        with self._lock:
+        with self.lock:
             waiting = [r.not_before for r in self._rows if r.record.stage is Stage.QUEUED]
             return min(waiting, default=None)
 
@@ -172,7 +210,7 @@ class InMemoryOutbox:
 
     def begin_transmission(self, seq: int, worker: str, now: datetime) -> bool:
         now = utc(now)
-        with self._lock:
+        with self.lock:
             row = self._held(seq, worker)
             if row is None or row.lease_expires_at is None or row.lease_expires_at <= now:
                 return False
@@ -181,7 +219,7 @@ class InMemoryOutbox:
 
     def finish(self, seq: int, worker: str, result: AttemptResult, now: datetime) -> bool:
         now = utc(now)
-        with self._lock:
+        with self.lock:
             row = self._held(seq, worker)
             if row is None:
                 return False
@@ -212,7 +250,7 @@ class InMemoryOutbox:
 
     def recover(self, now: datetime, retry_at: datetime, max_attempts: int) -> int:
         now = utc(now)
-        with self._lock:
+        with self.lock:
             expired = [
                 r
                 for r in self._rows

@@ -26,6 +26,17 @@ class ScriptedPerson:
         return self._answer(question)
 
 
+# Every answer a person (or a client that cannot ask one) gives, by name: for a test that
+# whatever the answer, a call ends the same way, or that nobody is asked at all.
+ANSWERS: dict[str, Callable[[Question], Answer]] = {
+    "send": lambda q: Answer(AnswerKind.CHOSEN, q.binding, Choice.SEND),
+    "save-draft": lambda q: Answer(AnswerKind.CHOSEN, q.binding, Choice.SAVE_DRAFT),
+    "cancel": lambda q: Answer(AnswerKind.CHOSEN, q.binding, Choice.CANCEL),
+    "decline": lambda q: Answer(AnswerKind.DECLINED, q.binding),
+    "nobody-to-ask": lambda q: Answer(AnswerKind.UNAVAILABLE),
+}
+
+
 def chooses(choice: Choice, meanwhile: Callable[[], object] = lambda: None) -> ScriptedPerson:
     """A person who chooses `choice` for the question they were shown."""
     return ScriptedPerson(lambda q: Answer(AnswerKind.CHOSEN, q.binding, choice), meanwhile)

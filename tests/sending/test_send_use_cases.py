@@ -1,7 +1,8 @@
 """send_email, get_outgoing_email, cancel_outgoing_email and the operator's withdrawal at the
 use cases, on the in-memory store: what is written for each call, the refusal each bad
 argument earns with nothing written, who may read and withdraw a send, and what each answer
-of the person asked leads to."""
+of the person asked leads to, and that a repeat of a send is answered from the outbox with
+nobody asked, whatever they would have answered."""
 
 from __future__ import annotations
 
@@ -12,16 +13,16 @@ from pathlib import Path
 import pytest
 
 from fakes.deployment import FakeDeployment
-from fakes.person import ScriptedPerson, chooses
-from mailfathom.app.confirmation.confirmed_sending import Status, alert_key
-from mailfathom.app.confirmation.ports import Answer, AnswerKind, Choice
+from fakes.person import ANSWERS, ScriptedPerson, chooses
+from mailfathom.app.confirmation.confirmed_sending import Settled, Status, alert_key
+from mailfathom.app.confirmation.ports import Answer, AnswerKind, Choice, Question
 from mailfathom.app.sending.administer_outbox import Withdrawn
 from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode, Permission
 from mailfathom.domain.codes import Code
 from mailfathom.domain.drafts import DraftLife
 from mailfathom.domain.errors import PermissionDenied, Refusal
-from mailfathom.domain.outgoing import AddressField, OutgoingKind, Stage
+from mailfathom.domain.outgoing import AddressField, OutgoingKind, OutgoingRecord, Stage
 
 from .helpers import AGENT, OTHER_AGENT, fake_deployment
 
@@ -283,3 +284,87 @@ def test_a_kept_draft_sent_later_answers_its_repeat_with_the_send(d: FakeDeploym
     nobody = ScriptedPerson(lambda q: pytest.fail("a repeat of a sent draft asks nobody"))
     again = d.send().settle(ASKS, _request(), nobody)
     assert (again.status, again.record) == (Status.QUEUED, record)
+
+
+def _nothing_else_written(d: FakeDeployment, record: OutgoingRecord) -> None:
+    """The outbox holds the one send, and no draft or alert was made beside it."""
+    assert [e.record.outgoing_id for e in d.memory.outbox.listing(10)] == [record.outgoing_id]
+    assert d.memory.drafts.copy_work("work").to_file == ()
+    assert d.alert_administration().listing(include_dismissed=True) == []
+
+
+@pytest.mark.parametrize("answer", ANSWERS.values(), ids=ANSWERS.keys())
+def test_a_repeat_after_send_is_answered_from_the_outbox_without_asking(
+    d: FakeDeployment, answer: Callable[[Question], Answer]
+) -> None:
+    first = d.send().settle(ASKS, _request(), chooses(Choice.SEND))
+    assert first.record is not None
+    person = ScriptedPerson(answer)
+    again = d.send().settle(ASKS, _request(subject="Changed"), person)
+    assert person.asked == []
+    assert (again.status, again.record, again.draft_id) == (Status.QUEUED, first.record, None)
+    _nothing_else_written(d, first.record)
+
+
+@pytest.mark.parametrize("answer", ANSWERS.values(), ids=ANSWERS.keys())
+def test_a_repeat_answers_the_send_as_it_stands_taken_or_withdrawn(
+    d: FakeDeployment, answer: Callable[[Question], Answer]
+) -> None:
+    taken = d.send().settle(ASKS, _request(), chooses(Choice.SEND)).record
+    withdrawn = d.send().settle(ASKS, _request(idempotency_key="k2"), chooses(Choice.SEND))
+    assert taken is not None
+    assert withdrawn.record is not None
+    d.cancellation().cancel(ASKS, str(withdrawn.record.outgoing_id))
+    d.clock.advance(60)
+    (claimed,) = d.memory.outbox.claim("w", d.clock(), 60, 10)
+    assert claimed.outgoing_id == taken.outgoing_id
+    person = ScriptedPerson(answer)
+    in_transmission = d.send().settle(ASKS, _request(), person)
+    cancelled = d.send().settle(ASKS, _request(idempotency_key="k2"), person)
+    assert person.asked == []
+    assert (in_transmission.status, in_transmission.record) == (
+        Status.QUEUED,
+        d.memory.outbox.find(taken.outgoing_id),
+    )
+    assert in_transmission.record is not None
+    assert in_transmission.record.stage is Stage.SENDING
+    # Withdrawn, it is answered as withdrawn: never sent again, never "cancelled" anew.
+    assert cancelled.status is Status.QUEUED
+    assert cancelled.record is not None
+    assert (cancelled.record.outgoing_id, cancelled.record.stage) == (
+        withdrawn.record.outgoing_id,
+        Stage.CANCELLED,
+    )
+    assert len(d.memory.outbox.listing(10)) == 2
+
+
+def test_a_key_another_callers_send_holds_is_refused_without_asking(d: FakeDeployment) -> None:
+    theirs = d.send().send(AGENT, _request())
+    person = chooses(Choice.SEND)
+    with pytest.raises(Refusal) as refused:
+        d.send().settle(ASKS, _request(), person)
+    assert refused.value.code == Code.MESSAGE_FIELD_NOT_COMPOSABLE
+    assert person.asked == []
+    _nothing_else_written(d, theirs)
+
+
+@pytest.mark.parametrize("answer", ANSWERS.values(), ids=ANSWERS.keys())
+def test_a_send_made_by_another_call_while_the_person_decided_is_the_answer(
+    d: FakeDeployment, answer: Callable[[Question], Answer]
+) -> None:
+    meanwhile: list[Settled[OutgoingRecord]] = []
+
+    def other_call() -> None:
+        meanwhile.append(d.send().settle(ASKS, _request(), chooses(Choice.SEND)))
+
+    person = ScriptedPerson(answer, other_call)
+    settled = d.send().settle(ASKS, _request(), person)
+    assert len(person.asked) == 1
+    (other,) = meanwhile
+    assert other.record is not None
+    assert (settled.status, settled.record, settled.draft_id) == (
+        Status.QUEUED,
+        other.record,
+        None,
+    )
+    _nothing_else_written(d, other.record)

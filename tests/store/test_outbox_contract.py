@@ -186,6 +186,20 @@ def test_cancel_withdraws_only_a_waiting_send(outbox: OutboxStore) -> None:
     assert outbox.claim("w1", T0 + timedelta(hours=2), 60, 10) == []
 
 
+def test_a_send_is_found_by_its_account_and_key_at_every_stage(outbox: OutboxStore) -> None:
+    record, _ = outbox.record(_new("k"), [])
+    assert outbox.find_key("acct", "k") == record
+    assert outbox.find_key("other", "k") is None
+    assert outbox.find_key("acct", "k2") is None
+    taken = _claim_one(outbox)
+    assert outbox.find_key("acct", "k") == outbox.find(taken.outgoing_id)
+    assert outbox.find_key("acct", "k").stage is Stage.SENDING  # type: ignore[union-attr]
+    withdrawn = outbox.record(_new("w"), [])[0]
+    cancelled = outbox.cancel(withdrawn.outgoing_id, T0)
+    assert cancelled is not None
+    assert outbox.find_key("acct", "w") == cancelled
+
+
 def _race(claim: Any, cancel: Any) -> list[Any]:
     """Run a claim and a cancellation released at the same moment; the claim's result."""
     start = threading.Barrier(2)

@@ -1,7 +1,9 @@
 """Drafts on SQLite and PostgreSQL: `DraftStore`.
 
 Every change of a draft's life is one conditional UPDATE naming the life it changes from, so a
-deletion, an edit and a promotion racing each other cannot all win.
+deletion, an edit and a promotion racing each other cannot all win. A promotion's UPDATE runs in
+the outbox's transaction that writes the send (`mark_promoted`), so the two stand or fall
+together.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from mailfathom.adapters.sql.schema import (
     outgoing_emails,
 )
 from mailfathom.app.drafting.ports import CopyWork, DraftContent, NewDraft
+from mailfathom.app.sending.ports import PromotedDraft
 from mailfathom.domain.drafts import (
     FIRST_REVISION,
     Answering,
@@ -68,6 +71,21 @@ def _content_values(content: DraftContent) -> dict[str, Any]:
         "body_characters": content.body_characters,
         "saved_at": content.saved_at,
     }
+
+
+def mark_promoted(c: sa.Connection, promoted: PromotedDraft, outgoing_id: uuid.UUID) -> bool:
+    """Mark the draft, live at the promoted revision, sent as `outgoing_id`, within the
+    outbox's transaction that writes that send (`SqlOutbox.record`); False otherwise."""
+    changed = c.execute(
+        sa.update(drafts)
+        .where(
+            _D.draft_id == promoted.draft_id,
+            _D.life == DraftLife.LIVE.value,
+            _D.revision == promoted.revision,
+        )
+        .values(life=DraftLife.SENT.value, outgoing_id=outgoing_id)
+    ).rowcount
+    return changed == 1
 
 
 class SqlDraftStore:
@@ -176,19 +194,6 @@ class SqlDraftStore:
                 .returning(_D.seq)
             ).scalar_one_or_none()
             return None if seq is None else self._load(c, int(seq))
-
-    def mark_sent(self, draft_id: uuid.UUID, revision: int, outgoing_id: uuid.UUID) -> bool:
-        with self._engine.begin() as c:
-            changed = c.execute(
-                sa.update(drafts)
-                .where(
-                    _D.draft_id == draft_id,
-                    _D.life == DraftLife.LIVE.value,
-                    _D.revision == revision,
-                )
-                .values(life=DraftLife.SENT.value, outgoing_id=outgoing_id)
-            ).rowcount
-        return changed == 1
 
     def claim_filing(self, draft_id: uuid.UUID, now: datetime, until: datetime) -> bool:
         with self._engine.begin() as c:

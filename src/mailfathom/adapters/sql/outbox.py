@@ -15,14 +15,17 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql.drafts import mark_promoted
 from mailfathom.adapters.sql.schema import outgoing_emails, outgoing_recipients
 from mailfathom.app.sending.ports import (
     AttemptResult,
     CeilingLimit,
     CeilingReached,
     ClaimedSend,
+    DraftMovedOn,
     NewOutgoing,
     OutboxListing,
+    PromotedDraft,
 )
 from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.outgoing import (
@@ -48,7 +51,10 @@ class SqlOutbox:
     # -- writing a send ------------------------------------------------------------------
 
     def record(
-        self, new: NewOutgoing, ceilings: Sequence[CeilingLimit]
+        self,
+        new: NewOutgoing,
+        ceilings: Sequence[CeilingLimit],
+        promoting: PromotedDraft | None = None,
     ) -> tuple[OutgoingRecord, bool]:
         try:
             with self._engine.begin() as c:
@@ -56,7 +62,12 @@ class SqlOutbox:
                     c.execute(sa.select(sa.func.pg_advisory_xact_lock(_OUTBOX_LOCK)))
                 existing = self._seq_of(c, new.account_id, new.idempotency_key)
                 if existing is not None:
-                    return self._load(c, existing), False
+                    standing = self._load(c, existing)
+                    if promoting is not None:
+                        # A draft whose send was written without the mark (by a process that
+                        # stopped in between, before both were one transaction) is marked now.
+                        mark_promoted(c, promoting, standing.outgoing_id)
+                    return standing, False
                 for ceiling in ceilings:
                     if self._counted(c, ceiling, new.queued_at) >= ceiling.limit:
                         raise CeilingReached(ceiling.name)
@@ -91,6 +102,8 @@ class SqlOutbox:
                         for position, r in enumerate(new.recipients)
                     ],
                 )
+                if promoting is not None and not mark_promoted(c, promoting, new.outgoing_id):
+                    raise DraftMovedOn()
                 return self._load(c, int(seq)), True
         except sa.exc.IntegrityError:
             # Another call wrote the same account and key first; its record is the answer.

@@ -9,6 +9,11 @@ a draft and an alert to the owner instead, never a send.
 After the answer everything is prepared again — the caller's grant, the account's sending,
 the bounds, the message itself — and the answer counts only when the message is still the one
 shown. Nothing the caller sends is consulted on whether to ask.
+
+A call repeated with the same identity (a sending tool's idempotency key, a draft) is not a
+new message: it answers from what the first call left — the send, as it stands, or the draft —
+and nobody is asked about it again, so no answer given to a repeat can contradict mail that
+is leaving.
 """
 
 from __future__ import annotations
@@ -118,8 +123,11 @@ class ConfirmedSending:
         """Prepare the message, ask when the caller's entry says so, and do what the answer
         says. `prepare` checks everything and writes nothing; it is run again after an
         answer. `send` writes the send down; `save_draft` keeps a draft. `repeated` answers
-        how an earlier call with the same key already ended, if it kept a draft: then
-        nobody is asked."""
+        how a call with the same identity already ended (the send it queued, as it stands
+        now, or the draft it was kept as), or None: then nobody is asked. It is asked again
+        once an answer came, so a call whose message another call sent while the person
+        decided answers that send whatever the person chose, and is never told it was
+        cancelled or kept as a draft."""
         prepared = prepare()
         account_id = prepared.shown.account_id
         if caller.confirmation is ConfirmationMode.NONE:
@@ -130,6 +138,10 @@ class ConfirmedSending:
             return earlier
         answer = confirmation.ask(question(prepared.shown, language))
         log.info("confirmation.answered", caller=caller.label, answer=_logged(answer))
+        meanwhile = repeated(prepared.message)
+        if meanwhile is not None:
+            log.info("confirmation.settled_meanwhile", caller=caller.label)
+            return meanwhile
         if answer.kind is AnswerKind.UNAVAILABLE:
             return self._unattended(prepared, save_draft)
         if answer.kind is AnswerKind.DECLINED:

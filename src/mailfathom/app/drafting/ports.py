@@ -63,6 +63,9 @@ class CopyWork:
 
 
 class DraftStore(Protocol):
+    """Where drafts are held. A draft is marked sent only by the outbox, in the transaction
+    that writes its send (`OutboxStore.record` with `promoting`)."""
+
     def create(self, new: NewDraft) -> tuple[Draft, bool]:
         """Write a draft at revision one, unless a draft not given up already holds the same
         retry key: answer the draft that stands and whether this call wrote it. The key is
@@ -80,10 +83,6 @@ class DraftStore(Protocol):
 
     def mark_deleted(self, draft_id: uuid.UUID) -> Draft | None:
         """Give up a live draft (and free its retry key); None when it was not live."""
-        ...
-
-    def mark_sent(self, draft_id: uuid.UUID, revision: int, outgoing_id: uuid.UUID) -> bool:
-        """Mark a live draft, still at `revision`, sent as `outgoing_id`; False otherwise."""
         ...
 
     def find_sent(self, outgoing_id: uuid.UUID) -> Draft | None:

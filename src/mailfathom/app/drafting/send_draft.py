@@ -14,7 +14,11 @@ instant does; cancel_outgoing_email is what withdraws the first one.
 
 The draft is the identity of the send: the record's key is derived from the draft and its
 revision in a form no caller's idempotencyKey can take (callers' keys carry no control
-character), so racing or repeated calls queue one message and each answers that record.
+character), so racing or repeated calls queue one message and each answers that record. The
+send is written and the draft marked sent as it in one transaction of the outbox: a call never
+writes a send it would have to withdraw again (a withdrawal can lose to the delivery pass, and
+the message leave while the call says nothing was sent), and what it answers is what the
+outbox holds.
 """
 
 from __future__ import annotations
@@ -37,7 +41,13 @@ from mailfathom.app.drafting.composition import draft_identifier, hold_to_messag
 from mailfathom.app.drafting.ports import DraftStore
 from mailfathom.app.sending import ceilings, scheduling
 from mailfathom.app.sending import rules as sending_rules
-from mailfathom.app.sending.ports import CeilingReached, NewOutgoing, OutboxStore
+from mailfathom.app.sending.ports import (
+    CeilingReached,
+    DraftMovedOn,
+    NewOutgoing,
+    OutboxStore,
+    PromotedDraft,
+)
 from mailfathom.app.sending.rules import SendingAccount
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.app.shared.mailbox_selection import ServedAccount
@@ -58,7 +68,7 @@ _KINDS = {
     Answering.EVERYONE: OutgoingKind.REPLY,
     Answering.FORWARD: OutgoingKind.FORWARD,
 }
-# Promotions tried again when an edit lands between reading a draft and marking it sent.
+# Promotions tried again when an edit lands between reading a draft and writing its send.
 _ATTEMPTS = 3
 
 
@@ -104,27 +114,21 @@ class DraftPromotion:
             draft = self._store.find(identifier)
             if draft is None or draft.account_id not in self._served:
                 raise not_held()
-            if draft.life is DraftLife.SENT and draft.outgoing_id is not None:
-                record = self._outbox.find(draft.outgoing_id)
-                if record is None:
-                    raise not_held()
-                return record
+            if draft.life is DraftLife.SENT:
+                return self._send_of(draft)
             if draft.life is not DraftLife.LIVE:
                 raise not_held()
-            record, created = self._record(caller, draft, instant)
-            if self._store.mark_sent(identifier, draft.revision, record.outgoing_id):
+            record = self._promote(caller, draft, instant)
+            if record is not None:
                 return record
-            after = self._store.find(identifier)
-            if after is not None and after.outgoing_id == record.outgoing_id:
-                return record  # a racing call marked it with this same record
-            if created:
-                # The draft changed under this call; the message it read is not sent.
-                self._outbox.cancel(record.outgoing_id, self._clock())
         raise not_held()
 
-    def _record(
+    def _promote(
         self, caller: Caller, draft: Draft, instant: datetime | None
-    ) -> tuple[OutgoingRecord, bool]:
+    ) -> OutgoingRecord | None:
+        """Write the send of the draft as read and mark the draft sent as it, in one
+        transaction of the outbox: the record that stands, or None when the draft moved on
+        from that revision first (nothing is written then)."""
         config = self._config
         bounds = config.mail_delivery
         sender = self._checked(draft)
@@ -143,12 +147,30 @@ class DraftPromotion:
             recipients=tuple(Recipient(r.field, r.address) for r in draft.recipients),
             send_after=instant,
         )
+        limits = ceilings.ceilings(config, draft.account_id, caller.label)
         try:
-            return self._outbox.record(
-                new, ceilings.ceilings(config, draft.account_id, caller.label)
+            record, _ = self._outbox.record(
+                new, limits, promoting=PromotedDraft(draft.draft_id, draft.revision)
             )
         except CeilingReached as reached:
             raise ceilings.ceiling_refusal(reached.name) from None
+        except DraftMovedOn:
+            return None
+        return record
+
+    def _send_of(self, draft: Draft) -> OutgoingRecord:
+        """The send a sent draft became, as the outbox holds it now."""
+        record = None if draft.outgoing_id is None else self._outbox.find(draft.outgoing_id)
+        if record is None:
+            raise not_held()
+        return record
+
+    def _sent(self, identifier: uuid.UUID) -> OutgoingRecord | None:
+        """The send of a served draft that has been sent, or None while it has not."""
+        draft = self._store.find(identifier)
+        if draft is None or draft.account_id not in self._served:
+            return None
+        return self._send_of(draft) if draft.life is DraftLife.SENT else None
 
     def _checked(self, draft: Draft) -> SendingAccount:
         """Every bound a promotion asks, without writing anything."""
@@ -193,24 +215,18 @@ class DraftPromotion:
         the instant it leaves after when one was given (shown whether or not it is still
         ahead, so a question answered after its instant is still the question asked), and an
         answer of Send promotes exactly the revision shown. An edit between the question and
-        the answer is refused (59004); Save draft leaves the draft as it is."""
+        the answer is refused (59004); Save draft leaves the draft as it is. A draft already
+        sent, before the question or while the person decided, is answered with its send,
+        whatever the answer: nobody is told nothing left when it did."""
         if caller.confirmation is ConfirmationMode.NONE:
             record = self.send(caller, draft_id, send_after)
             return Settled(Status.QUEUED, record.account_id, record=record)
         require(caller, PERMISSIONS)
         instant = scheduling.send_after(send_after, self._clock())
         identifier = draft_identifier(draft_id)
-        held = self._store.find(identifier)
-        if (
-            held is not None
-            and held.life is DraftLife.SENT
-            and held.outgoing_id is not None
-            and held.account_id in self._served
-        ):
+        first = self._sent(identifier)
+        if first is not None:
             # Asked again after it was sent: the first record, and nothing more to confirm.
-            first = self._outbox.find(held.outgoing_id)
-            if first is None:
-                raise not_held()
             return Settled(Status.QUEUED, first.account_id, record=first)
 
         def prepare() -> Prepared[Draft]:
@@ -222,6 +238,10 @@ class DraftPromotion:
             self._checked(draft)
             return Prepared(self._shown(draft, instant), draft)
 
+        def sent_meanwhile(draft: Draft) -> Settled[OutgoingRecord] | None:
+            record = self._sent(draft.draft_id)
+            return None if record is None else Settled(Status.QUEUED, record.account_id, record)
+
         return self._confirmed.settle(
             caller,
             confirmation,
@@ -229,19 +249,18 @@ class DraftPromotion:
             prepare,
             send=lambda draft: self._promote_shown(caller, draft, instant),
             save_draft=lambda draft: str(draft.draft_id),
+            repeated=sent_meanwhile,
         )
 
     def _promote_shown(
         self, caller: Caller, draft: Draft, instant: datetime | None
     ) -> OutgoingRecord:
-        record, created = self._record(caller, draft, instant)
-        if self._store.mark_sent(draft.draft_id, draft.revision, record.outgoing_id):
+        record = self._promote(caller, draft, instant)
+        if record is not None:
             return record
-        after = self._store.find(draft.draft_id)
-        if after is not None and after.outgoing_id == record.outgoing_id:
-            return record
-        if created:
-            self._outbox.cancel(record.outgoing_id, self._clock())
+        sent = self._sent(draft.draft_id)
+        if sent is not None:
+            return sent  # another call sent the draft first: its one send
         raise Refusal(
             Code.CONFIRMATION_OUTDATED,
             "The draft changed after the person was shown it; nothing was sent.",

@@ -56,6 +56,19 @@ class CeilingReached(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class PromotedDraft:
+    """The draft a send is made of, at the revision whose message it carries."""
+
+    draft_id: uuid.UUID
+    revision: int
+
+
+class DraftMovedOn(Exception):
+    """The draft a promotion names is no longer live at the revision it was read at (an
+    edit, a deletion or another promotion came first); nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
 class ClaimedSend:
     """A record a delivery pass holds the lease on, with what it needs to transmit it."""
 
@@ -91,7 +104,10 @@ class OutboxListing:
 
 class OutboxStore(Protocol):
     def record(
-        self, new: NewOutgoing, ceilings: Sequence[CeilingLimit]
+        self,
+        new: NewOutgoing,
+        ceilings: Sequence[CeilingLimit],
+        promoting: PromotedDraft | None = None,
     ) -> tuple[OutgoingRecord, bool]:
         """Write `new` unless the account already holds a record under its idempotency key;
         answer the record that stands and whether this call wrote it. The key is unique per
@@ -99,10 +115,19 @@ class OutboxStore(Protocol):
         Before writing, each ceiling is counted in the same transaction; one with no room
         raises `CeilingReached` and nothing is written. A repeated call is answered
         without counting: it sends nothing more. A record with `send_after` is written with
-        `not_before` no earlier than that instant."""
+        `not_before` no earlier than that instant.
+
+        With `promoting`, the send is that draft's: the draft is marked sent as the record in
+        the same transaction, so no send of a draft exists that the draft does not name and
+        no delivery pass can take one the call is still deciding about. A draft no longer
+        live at that revision raises `DraftMovedOn`, and nothing is written."""
         ...
 
     def find(self, outgoing_id: uuid.UUID) -> OutgoingRecord | None: ...
+
+    def find_key(self, account_id: str, idempotency_key: str) -> OutgoingRecord | None:
+        """The send the account holds under an idempotency key, whatever its stage."""
+        ...
 
     def cancel(self, outgoing_id: uuid.UUID, now: datetime) -> OutgoingRecord | None:
         """Withdraw the send in one conditional statement: only while it is queued and no

@@ -28,7 +28,7 @@ from mailfathom.app.sending.ports import (
 from mailfathom.domain.access import Caller, ConfirmationMode
 from mailfathom.domain.codes import Code
 from mailfathom.domain.config import DeploymentConfig
-from mailfathom.domain.errors import PermissionDenied, Refusal
+from mailfathom.domain.errors import MailFathomError, PermissionDenied, Refusal
 from mailfathom.domain.outgoing import OutgoingKind, OutgoingRecord, Recipient
 from mailfathom.domain.recipient_policy import RecipientRecords
 
@@ -98,16 +98,21 @@ class Submission:
         caller: Caller,
         outgoing: Outgoing,
     ) -> Settled[OutgoingRecord] | None:
-        """How the first call with this key ended when it kept a draft: once that draft was
-        sent, its record, as a repeated send answers its first record."""
+        """How an earlier call with this key ended, answered without asking anybody: the
+        send the account holds under the key, as it stands now (queued, sent, refused or
+        withdrawn), as a repeated call of a caller asked nobody is answered; else the draft
+        the call was kept as, and once that draft was sent, its send."""
+        queued = self._outbox.find_key(outgoing.account_id, outgoing.key)
+        if queued is not None:
+            return Settled(Status.QUEUED, queued.account_id, record=_own(caller, queued))
         kept = drafts.kept(caller, outgoing)
         if kept is None:
             return None
         if kept.life is KeptLife.SENT and kept.outgoing_id is not None:
             record = self._outbox.find(kept.outgoing_id)
             if record is None:
-                # Never the case while records are kept; still, the message was sent once.
-                return Settled(Status.CANCELLED, outgoing.account_id)
+                # Records are never removed; without it nothing true can be answered.
+                raise MailFathomError("The send a kept draft became is not in the outbox.")
             return Settled(Status.QUEUED, record.account_id, record=record)
         return step.kept(outgoing.account_id, kept)
 
@@ -166,12 +171,17 @@ class Submission:
             record, created = self._outbox.record(new, limits)
         except CeilingReached as reached:
             raise ceilings.ceiling_refusal(reached.name) from None
-        if not created and record.caller != caller.label:
-            # The key is unique per account, and the send under it is another caller's: it
-            # is not this caller's to read back, so the key is refused instead.
-            raise Refusal(
-                Code.MESSAGE_FIELD_NOT_COMPOSABLE,
-                "The idempotencyKey is already in use on this account; choose a new one for "
-                "a new message.",
-            )
-        return record
+        return record if created else _own(caller, record)
+
+
+def _own(caller: Caller, record: OutgoingRecord) -> OutgoingRecord:
+    """The send under a repeated key, when it is this caller's. The key is unique per
+    account, and a send under it that is another caller's is not this caller's to read
+    back, so the key is refused instead."""
+    if record.caller != caller.label:
+        raise Refusal(
+            Code.MESSAGE_FIELD_NOT_COMPOSABLE,
+            "The idempotencyKey is already in use on this account; choose a new one for "
+            "a new message.",
+        )
+    return record

@@ -47,9 +47,12 @@ class SendResult(Published):
         "message, as send_draft was asked; null when none was asked or nothing was queued.",
     )
     status: Literal["queued", "draft", "cancelled"] = Field(
-        description="queued: written down for the delivery pass (state says how far it got). "
-        "draft: kept as a draft and not sent (the person asked chose it, or nobody could be "
-        "asked: see reason). cancelled: the person asked chose Cancel; nothing was written."
+        description="queued: written down for the delivery pass (state says how far it got; "
+        "a repeated call answers the first call's send as it stands, withdrawn included, "
+        "and nobody is asked again). draft: kept as a draft and not sent (the person asked "
+        "chose it, or nobody could be asked: see reason). cancelled: nothing was written and "
+        "nothing is sent (the person asked chose Cancel, or the owner deleted the draft an "
+        "earlier call with this key was kept as)."
     )
     sent: bool = Field(
         description="true only once a mail server accepted the message (state sent); a "

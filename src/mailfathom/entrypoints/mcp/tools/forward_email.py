@@ -25,7 +25,7 @@ from mailfathom.entrypoints.mcp.params import (
 from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
 from mailfathom.entrypoints.mcp.send_models import SendResult
-from mailfathom.entrypoints.mcp.tools.outgoing import QUEUED, SENDS, UNTRUSTED, send_result
+from mailfathom.entrypoints.mcp.tools.outgoing import ASKED, QUEUED, SENDS, UNTRUSTED, send_result
 
 
 def spec(registry: ToolRegistry, forwards: use_case.EmailForward, questions: Questions) -> ToolSpec:
@@ -78,7 +78,7 @@ def spec(registry: ToolRegistry, forwards: use_case.EmailForward, questions: Que
             "Sends an email this deployment holds on to the addresses you give, with your "
             "text above it and the original's files attached (within the deployment's "
             "attachment limits). The subject and the forwarded text are taken from the "
-            "stored email. " + QUEUED + " " + UNTRUSTED + TEXT_FORM
+            "stored email. " + QUEUED + ASKED + " " + UNTRUSTED + TEXT_FORM
         ),
         category=ToolCategory.SENDING,
         permissions=use_case.PERMISSIONS,

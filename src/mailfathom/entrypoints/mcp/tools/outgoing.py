@@ -30,7 +30,7 @@ UNTRUSTED = (
 ASKED = (
     " Where the deployment has a person confirm this caller's sends, the message is shown "
     "to them through your client first (Send, Save draft or Cancel); status says what came "
-    "of it."
+    "of it. A repeated call is not asked again: it answers what the first one left."
 )
 QUEUED = (
     "Transmits nothing itself: the message and its record are written down and answered as "
