@@ -27,18 +27,15 @@ from sending.helpers import SMTP_PASSWORD, SMTP_USER
 from servers.dovecot import DovecotServer
 from servers.smtp import SmtpServer
 
+from .asking import Answering, Person, acting, choosing
 from .served import Served, serve
 from .test_confirmation_http import (
     BODY,
     MODES,
-    Answering,
-    Person,
     _alert_count,
     _call,
     _send_arguments,
     _stored_email_id,
-    acting,
-    choosing,
 )
 
 TOOLS = ["send_email", "reply_to_email", "forward_email"]
