@@ -83,7 +83,12 @@ class FakeDeployment:
         ]
 
     def vouching(self) -> BookVouching:
-        return BookVouching(self.memory.contacts, self.config.mail_delivery.vouching_contacts)
+        delivery = self.config.mail_delivery
+        return BookVouching(
+            self.memory.contacts,
+            delivery.vouching_contacts,
+            delivery.caller_written_contacts_vouch,
+        )
 
     def confirmed(self) -> ConfirmedSending:
         return ConfirmedSending(self.memory.alerts, clock=self.clock)

@@ -1,4 +1,6 @@
-"""Drafts in memory: `DraftStore`, with the outbox it reads delivered sends from."""
+"""Drafts in memory: `DraftStore`, with the outbox it reads delivered sends from. The note of
+an APPEND sent and not answered is the draft's `pending_append`, as the SQL store reads it
+back from the draft's row."""
 
 from __future__ import annotations
 
@@ -9,7 +11,14 @@ from datetime import datetime
 
 from fakes.outbox import InMemoryOutbox, utc
 from mailfathom.app.drafting.ports import CopyWork, DraftContent, DraftStore, NewDraft
-from mailfathom.domain.drafts import CopyPlace, Draft, DraftCopy, DraftLife
+from mailfathom.domain.drafts import (
+    FIRST_REVISION,
+    CopyPlace,
+    Draft,
+    DraftCopy,
+    DraftLife,
+    PendingAppend,
+)
 from mailfathom.domain.outgoing import Stage
 
 
@@ -40,7 +49,7 @@ class InMemoryDraftStore:
                     caller=new.caller,
                     answering=None,
                     answered_email_id=None,
-                    revision=1,
+                    revision=FIRST_REVISION,
                     message_id="",
                     mime=b"",
                     body_characters=0,
@@ -49,7 +58,7 @@ class InMemoryDraftStore:
                     life=DraftLife.LIVE,
                 ),
                 new.content,
-                revision=1,
+                revision=FIRST_REVISION,
             )
             self._rows.append(_Row(draft, new.retry_key))
             return draft, True
@@ -113,9 +122,24 @@ class InMemoryDraftStore:
         with self._lock:
             row = self._row(draft_id)
             if row is not None:
-                others = [c for c in row.draft.copies if c.revision != revision]
-                copies = sorted([*others, DraftCopy(revision, place)], key=lambda c: c.revision)
-                row.draft = dataclasses.replace(row.draft, copies=tuple(copies))
+                _put_copy(row, revision, place)
+
+    def note_append(self, draft_id: uuid.UUID, pending: PendingAppend) -> None:
+        with self._lock:
+            row = self._row(draft_id)
+            if row is not None:
+                row.draft = dataclasses.replace(row.draft, pending_append=pending)
+
+    def settle_append(self, draft_id: uuid.UUID, revision: int, place: CopyPlace | None) -> None:
+        with self._lock:
+            row = self._row(draft_id)
+            if row is None:
+                return
+            if place is not None:
+                _put_copy(row, revision, place)
+            pending = row.draft.pending_append
+            if pending is not None and pending.revision == revision:
+                row.draft = dataclasses.replace(row.draft, pending_append=None)
 
     def forget_copy(self, draft_id: uuid.UUID, revision: int) -> None:
         with self._lock:
@@ -140,11 +164,18 @@ class InMemoryDraftStore:
             or d.life is DraftLife.DELETED
             or (d.life is DraftLife.SENT and self._delivered(d))
         )
-        return CopyWork(to_file, to_remove)
+        to_settle = tuple(d for d in drafts if d.pending_append is not None)
+        return CopyWork(to_file, to_remove, to_settle)
 
     def _delivered(self, draft: Draft) -> bool:
         sent = None if draft.outgoing_id is None else self._outbox.find(draft.outgoing_id)
         return sent is not None and sent.stage is Stage.SENT
+
+
+def _put_copy(row: _Row, revision: int, place: CopyPlace) -> None:
+    others = [c for c in row.draft.copies if c.revision != revision]
+    copies = sorted([*others, DraftCopy(revision, place)], key=lambda c: c.revision)
+    row.draft = dataclasses.replace(row.draft, copies=tuple(copies))
 
 
 def _revised(draft: Draft, content: DraftContent, *, revision: int) -> Draft:
