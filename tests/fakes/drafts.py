@@ -37,6 +37,11 @@ class InMemoryDraftStore:
         self._rows: list[_Row] = []
         self._outbox = outbox
 
+    def row_count(self) -> int:
+        """How many drafts are held, whatever their life, as the SQL store counts its table."""
+        with self._lock:
+            return len(self._rows)
+
     def create(self, new: NewDraft) -> tuple[Draft, bool]:
         with self._lock:
             held = next((r for r in self._rows if r.retry_key == new.retry_key), None)
