@@ -138,6 +138,36 @@ def test_a_draft_of_an_account_without_a_drafts_folder_is_held_here(d: FakeDeplo
     assert d.memory.drafts.copy_work("notes").to_file[0].draft_id == standing.draft_id
 
 
+def test_a_save_repeated_after_its_draft_was_edited_is_refused_and_writes_nothing(
+    d: FakeDeployment,
+) -> None:
+    first = d.save_draft().save(AGENT, _own())
+    d.update_draft().update(AGENT, str(first.draft_id), _own(subject="Edited"))
+    edited = d.memory.drafts.find(first.draft_id)
+    held = d.memory.drafts.row_count()
+    with pytest.raises(Refusal) as refused:
+        d.save_draft().save(AGENT, _own())
+    assert refused.value.code == Code.STATE_ALREADY_PASSED
+    assert str(first.draft_id) in refused.value.message
+    assert (d.memory.drafts.row_count(), d.memory.drafts.find(first.draft_id)) == (held, edited)
+    (copy,) = _copies(d)
+    assert b"Subject: Edited" in copy
+    # Once sent, what left was the edit: the repeat is still not told its message was sent.
+    d.send_draft().send(AGENT, str(first.draft_id))
+    with pytest.raises(Refusal) as refused:
+        d.save_draft().save(AGENT, _own())
+    assert refused.value.code == Code.STATE_ALREADY_PASSED
+    assert (d.memory.drafts.row_count(), len(d.memory.outbox.listing(10))) == (held, 1)
+
+
+def test_deleting_an_edited_draft_frees_its_request(d: FakeDeployment) -> None:
+    first = d.save_draft().save(AGENT, _own())
+    d.update_draft().update(AGENT, str(first.draft_id), _own(subject="Edited"))
+    d.delete_draft().delete(AGENT, str(first.draft_id))
+    again = d.save_draft().save(AGENT, _own())
+    assert (again.draft_id != first.draft_id, again.revision) == (True, 1)
+
+
 @pytest.mark.parametrize(
     ("request_", "code"),
     [

@@ -1,12 +1,14 @@
-"""The contact book in memory: `ContactBook`, one holder per address by a dict's key."""
+"""The contact book in memory: `ContactBook`, one holder per address by a dict's key, and
+who wrote each address kept with it, as the SQL book keeps it on the address row."""
 
 from __future__ import annotations
 
 import dataclasses
 import threading
 import uuid
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
+from typing import NamedTuple
 
 from fakes.outbox import utc
 from mailfathom.app.contacts.cards import Restoration
@@ -25,6 +27,7 @@ from mailfathom.domain.contacts import (
     Contact,
     ContactOrigin,
     ContactRecord,
+    ContactWriter,
     address_key,
     name_key,
     ordered_addresses,
@@ -45,12 +48,24 @@ class _Person:
     peer_account_id: str | None
 
 
+class _Held(NamedTuple):
+    """One address of the book: its holder, the address as written, and who wrote it."""
+
+    holder: uuid.UUID
+    address: str
+    writer: ContactWriter
+
+
+# What the operator's promotion takes on: addresses nobody of the deployment vouched for yet.
+_TAKEN_ON = frozenset({ContactWriter.CALLER, ContactWriter.COLLECTION})
+
+
 class InMemoryContactBook:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._people: dict[uuid.UUID, _Person] = {}
-        # Address comparison form -> (holder, the address as written).
-        self._addresses: dict[str, tuple[uuid.UUID, str]] = {}
+        # Address comparison form -> the address held under it.
+        self._addresses: dict[str, _Held] = {}
 
     def row_counts(self) -> tuple[int, int]:
         """(records, address rows) as the SQL stores count their two tables."""
@@ -60,7 +75,7 @@ class InMemoryContactBook:
     # -- reading -------------------------------------------------------------------------
 
     def _contact(self, person: _Person) -> Contact:
-        held = [a for holder, a in self._addresses.values() if holder == person.contact_id]
+        held = [h.address for h in self._addresses.values() if h.holder == person.contact_id]
         return Contact(
             contact_id=person.contact_id,
             display_name=person.display_name,
@@ -81,7 +96,7 @@ class InMemoryContactBook:
     def find_by_address(self, address: str) -> Contact | None:
         with self._lock:
             held = self._addresses.get(address_key(address))
-            return None if held is None else self._contact(self._people[held[0]])
+            return None if held is None else self._contact(self._people[held.holder])
 
     def page(
         self,
@@ -112,13 +127,19 @@ class InMemoryContactBook:
                 found.append(contact)
             return found
 
-    def held_keys(self, keys: Collection[str], origins: frozenset[ContactOrigin]) -> frozenset[str]:
+    def held_keys(
+        self,
+        keys: Collection[str],
+        origins: frozenset[ContactOrigin],
+        writers: frozenset[ContactWriter] | None = None,
+    ) -> frozenset[str]:
         with self._lock:
             return frozenset(
                 key
-                for key in keys
-                if key in self._addresses
-                and self._people[self._addresses[key][0]].origin in origins
+                for key in set(keys)
+                if (held := self._addresses.get(key)) is not None
+                and self._people[held.holder].origin in origins
+                and (writers is None or held.writer in writers)
             )
 
     # -- writing -------------------------------------------------------------------------
@@ -133,9 +154,9 @@ class InMemoryContactBook:
 
     def _holder(self, addresses: Iterable[str], own: uuid.UUID | None) -> uuid.UUID | None:
         holders = sorted(
-            (key, self._addresses[key][0])
+            (key, self._addresses[key].holder)
             for key in {address_key(a) for a in addresses}
-            if key in self._addresses and self._addresses[key][0] != own
+            if key in self._addresses and self._addresses[key].holder != own
         )
         return holders[0][1] if holders else None
 
@@ -151,20 +172,37 @@ class InMemoryContactBook:
             peer_account_id=new.peer_account_id,
         )
         self._people[new.contact_id] = person
-        self._hold(new.contact_id, new.record.addresses)
+        self._hold(new.contact_id, new.record.addresses, new.written_by)
         return person
 
-    def _hold(self, contact_id: uuid.UUID, addresses: Iterable[str]) -> None:
+    def _hold(
+        self,
+        contact_id: uuid.UUID,
+        addresses: Iterable[str],
+        writer: ContactWriter,
+        kept: Mapping[str, ContactWriter] | None = None,
+    ) -> None:
+        """An address `kept` names (by key) keeps the writer it names; every other one is
+        `writer`'s."""
+        earlier = kept or {}
         for address in addresses:
-            self._addresses[address_key(address)] = (contact_id, address)
+            key = address_key(address)
+            self._addresses[key] = _Held(contact_id, address, earlier.get(key, writer))
 
-    def _release_all(self, contact_id: uuid.UUID) -> int:
-        keys = [k for k, (holder, _) in self._addresses.items() if holder == contact_id]
-        for key in keys:
+    def _release_all(self, contact_id: uuid.UUID) -> dict[str, ContactWriter]:
+        """Take every address off a record; answers who wrote each, by key."""
+        released = {k: h.writer for k, h in self._addresses.items() if h.holder == contact_id}
+        for key in released:
             del self._addresses[key]
-        return len(keys)
+        return released
 
-    def amend(self, contact_id: uuid.UUID, record: ContactRecord, at: datetime) -> ContactWrite:
+    def amend(
+        self,
+        contact_id: uuid.UUID,
+        record: ContactRecord,
+        at: datetime,
+        writer: ContactWriter = ContactWriter.CALLER,
+    ) -> ContactWrite:
         with self._lock:
             person = self._people.get(contact_id)
             if person is None:
@@ -174,28 +212,34 @@ class InMemoryContactBook:
             holder = self._holder(record.addresses, contact_id)
             if holder is not None:
                 return ContactWrite(WriteState.ADDRESS_HELD, holder_id=holder)
-            self._release_all(contact_id)
-            self._hold(contact_id, record.addresses)
+            writers = self._release_all(contact_id)
+            self._hold(contact_id, record.addresses, writer, writers)
             _take_record(person, record)
             person.amended_at = utc(at)
             return ContactWrite(WriteState.WRITTEN, contact=self._contact(person))
 
-    def promote(self, contact_id: uuid.UUID) -> WriteState:
+    def promote(
+        self, contact_id: uuid.UUID, writer: ContactWriter = ContactWriter.CALLER
+    ) -> WriteState:
         with self._lock:
             person = self._people.get(contact_id)
             if person is None:
                 return WriteState.NOT_FOUND
-            if person.origin is ContactOrigin.ASSERTED:
-                return WriteState.ALREADY_ASSERTED
+            changed = person.origin is not ContactOrigin.ASSERTED
             person.origin = ContactOrigin.ASSERTED
-            return WriteState.WRITTEN
+            if writer is ContactWriter.OPERATOR:
+                for key, held in list(self._addresses.items()):
+                    if held.holder == contact_id and held.writer in _TAKEN_ON:
+                        self._addresses[key] = held._replace(writer=ContactWriter.OPERATOR)
+                        changed = True
+            return WriteState.WRITTEN if changed else WriteState.ALREADY_ASSERTED
 
     def erase(self, contact_id: uuid.UUID) -> Erasure:
         with self._lock:
             return self._erase(contact_id)
 
     def _erase(self, contact_id: uuid.UUID) -> Erasure:
-        erased = self._release_all(contact_id)
+        erased = len(self._release_all(contact_id))
         return Erasure(self._people.pop(contact_id, None) is not None, erased)
 
     def restore(self, new: NewContact, amended_at: datetime | None) -> Restoration:
@@ -228,7 +272,7 @@ class InMemoryContactBook:
                     )
                     written += 1
                     continue
-                kept = self._people[holder[0]]
+                kept = self._people[holder.holder]
                 if kept.origin is ContactOrigin.COLLECTED and not kept.display_name:
                     kept.display_name = person.display_name
         return written
@@ -259,10 +303,10 @@ class InMemoryContactBook:
         left = 0
         for key, address in {address_key(a): a for a in peer.addresses}.items():
             holder = self._addresses.get(key)
-            if holder is None or holder[0] == own:
+            if holder is None or holder.holder == own:
                 kept.append(address)
-            elif self._people[holder[0]].origin is ContactOrigin.COLLECTED:
-                self._release(holder[0], key)
+            elif self._people[holder.holder].origin is ContactOrigin.COLLECTED:
+                self._release(holder.holder, key)
                 kept.append(address)
             else:
                 left += 1
@@ -278,7 +322,14 @@ class InMemoryContactBook:
             peer.display_name[:256], tuple(kept), preferred, current.note if current else None
         )
         if current is None:
-            new = NewContact(uuid.uuid4(), record, ContactOrigin.ASSERTED, at, peer.account_id)
+            new = NewContact(
+                uuid.uuid4(),
+                record,
+                ContactOrigin.ASSERTED,
+                at,
+                peer.account_id,
+                writer=ContactWriter.PEER,
+            )
             self._insert(new, None)
             return 1, left
         now_held = self._contact(current)
@@ -290,7 +341,7 @@ class InMemoryContactBook:
         ):
             return 0, left
         self._release_all(current.contact_id)
-        self._hold(current.contact_id, kept)
+        self._hold(current.contact_id, kept, ContactWriter.PEER)
         _take_record(current, record)
         current.origin = ContactOrigin.ASSERTED
         current.amended_at = utc(at)
@@ -301,7 +352,7 @@ class InMemoryContactBook:
         preferred address went prefers the first remaining one."""
         del self._addresses[key]
         remaining = sorted(
-            (a for holder, a in self._addresses.values() if holder == contact_id),
+            (h.address for h in self._addresses.values() if h.holder == contact_id),
             key=address_key,
         )
         if not remaining:

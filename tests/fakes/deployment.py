@@ -48,6 +48,7 @@ from mailfathom.app.sending.submission import Submission
 from mailfathom.app.shared.mailbox_selection import ServedAccount
 from mailfathom.app.shared.stored_parts import StoredParts
 from mailfathom.domain.config import DeploymentConfig
+from mailfathom.domain.contacts import ContactWriter
 
 
 class Clock:
@@ -83,7 +84,12 @@ class FakeDeployment:
         ]
 
     def vouching(self) -> BookVouching:
-        return BookVouching(self.memory.contacts, self.config.mail_delivery.vouching_contacts)
+        delivery = self.config.mail_delivery
+        return BookVouching(
+            self.memory.contacts,
+            delivery.vouching_contacts,
+            delivery.caller_written_contacts_vouch,
+        )
 
     def confirmed(self) -> ConfirmedSending:
         return ConfirmedSending(self.memory.alerts, clock=self.clock)
@@ -176,14 +182,16 @@ class FakeDeployment:
     def get_contact(self) -> ContactLookup:
         return ContactLookup(self.memory.contacts)
 
-    def create_contact(self) -> ContactCreation:
-        return ContactCreation(self.memory.contacts, clock=self.clock)
+    def create_contact(self, writer: ContactWriter = ContactWriter.CALLER) -> ContactCreation:
+        """`writer` is who the writes are recorded as, as `Services.contacts` takes it: an
+        MCP caller's unless the operator's own command asks for them."""
+        return ContactCreation(self.memory.contacts, clock=self.clock, writer=writer)
 
-    def update_contact(self) -> ContactAmendment:
-        return ContactAmendment(self.memory.contacts, clock=self.clock)
+    def update_contact(self, writer: ContactWriter = ContactWriter.CALLER) -> ContactAmendment:
+        return ContactAmendment(self.memory.contacts, clock=self.clock, writer=writer)
 
     def delete_contact(self) -> ContactErasure:
         return ContactErasure(self.memory.contacts)
 
-    def promote_contact(self) -> ContactPromotion:
-        return ContactPromotion(self.memory.contacts)
+    def promote_contact(self, writer: ContactWriter = ContactWriter.CALLER) -> ContactPromotion:
+        return ContactPromotion(self.memory.contacts, writer)

@@ -1,5 +1,7 @@
 """Drafts in memory: `DraftStore`, with the outbox it reads delivered sends from and that
-marks a draft sent in the same hold of the shared lock as it writes the draft's send."""
+marks a draft sent in the same hold of the shared lock as it writes the draft's send. The
+note of an APPEND sent and not answered is the draft's `pending_append`, as the SQL store
+reads it back from the draft's row."""
 
 from __future__ import annotations
 
@@ -11,7 +13,14 @@ from datetime import datetime
 from fakes.outbox import InMemoryOutbox, utc
 from mailfathom.app.drafting.ports import CopyWork, DraftContent, DraftStore, NewDraft
 from mailfathom.app.sending.ports import PromotedDraft
-from mailfathom.domain.drafts import CopyPlace, Draft, DraftCopy, DraftLife
+from mailfathom.domain.drafts import (
+    FIRST_REVISION,
+    CopyPlace,
+    Draft,
+    DraftCopy,
+    DraftLife,
+    PendingAppend,
+)
 from mailfathom.domain.outgoing import Stage
 
 
@@ -32,6 +41,11 @@ class InMemoryDraftStore:
         self._outbox = outbox
         outbox.hold_drafts(self)
 
+    def row_count(self) -> int:
+        """How many drafts are held, whatever their life, as the SQL store counts its table."""
+        with self._lock:
+            return len(self._rows)
+
     def create(self, new: NewDraft) -> tuple[Draft, bool]:
         with self._lock:
             held = next((r for r in self._rows if r.retry_key == new.retry_key), None)
@@ -44,7 +58,7 @@ class InMemoryDraftStore:
                     caller=new.caller,
                     answering=None,
                     answered_email_id=None,
-                    revision=1,
+                    revision=FIRST_REVISION,
                     message_id="",
                     mime=b"",
                     body_characters=0,
@@ -53,7 +67,7 @@ class InMemoryDraftStore:
                     life=DraftLife.LIVE,
                 ),
                 new.content,
-                revision=1,
+                revision=FIRST_REVISION,
             )
             self._rows.append(_Row(draft, new.retry_key))
             return draft, True
@@ -117,9 +131,24 @@ class InMemoryDraftStore:
         with self._lock:
             row = self._row(draft_id)
             if row is not None:
-                others = [c for c in row.draft.copies if c.revision != revision]
-                copies = sorted([*others, DraftCopy(revision, place)], key=lambda c: c.revision)
-                row.draft = dataclasses.replace(row.draft, copies=tuple(copies))
+                _put_copy(row, revision, place)
+
+    def note_append(self, draft_id: uuid.UUID, pending: PendingAppend) -> None:
+        with self._lock:
+            row = self._row(draft_id)
+            if row is not None:
+                row.draft = dataclasses.replace(row.draft, pending_append=pending)
+
+    def settle_append(self, draft_id: uuid.UUID, revision: int, place: CopyPlace | None) -> None:
+        with self._lock:
+            row = self._row(draft_id)
+            if row is None:
+                return
+            if place is not None:
+                _put_copy(row, revision, place)
+            pending = row.draft.pending_append
+            if pending is not None and pending.revision == revision:
+                row.draft = dataclasses.replace(row.draft, pending_append=None)
 
     def forget_copy(self, draft_id: uuid.UUID, revision: int) -> None:
         with self._lock:
@@ -144,11 +173,18 @@ class InMemoryDraftStore:
             or d.life is DraftLife.DELETED
             or (d.life is DraftLife.SENT and self._delivered(d))
         )
-        return CopyWork(to_file, to_remove)
+        to_settle = tuple(d for d in drafts if d.pending_append is not None)
+        return CopyWork(to_file, to_remove, to_settle)
 
     def _delivered(self, draft: Draft) -> bool:
         sent = None if draft.outgoing_id is None else self._outbox.find(draft.outgoing_id)
         return sent is not None and sent.stage is Stage.SENT
+
+
+def _put_copy(row: _Row, revision: int, place: CopyPlace) -> None:
+    others = [c for c in row.draft.copies if c.revision != revision]
+    copies = sorted([*others, DraftCopy(revision, place)], key=lambda c: c.revision)
+    row.draft = dataclasses.replace(row.draft, copies=tuple(copies))
 
 
 def _revised(draft: Draft, content: DraftContent, *, revision: int) -> Draft:

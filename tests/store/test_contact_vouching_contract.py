@@ -1,7 +1,8 @@
-"""Who wrote each address of the contact book, on SQLite and PostgreSQL alike, and which
-addresses therefore vouch for a recipient: a caller's writes vouch for nothing unless the
-operator says so, an amendment keeps who wrote the addresses it keeps, the operator's
-promotion takes a record on, and the migration gives every address held a writer."""
+"""Who wrote each address of the contact book, on SQLite, PostgreSQL and the in-memory fake
+alike, and which addresses therefore vouch for a recipient: a caller's writes vouch for
+nothing unless the operator says so, an amendment keeps who wrote the addresses it keeps, the
+operator's promotion takes a record on, a restored record and a peer's vouch as their writers
+do, and (on the SQL stores) the migration gives every address held a writer."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ import sqlalchemy as sa
 
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.contacts import SqlContactBook
-from mailfathom.app.contacts.ports import NewContact, PeerEntry, WriteState
+from mailfathom.app.contacts.cards import Restoration
+from mailfathom.app.contacts.ports import ContactBook, NewContact, PeerEntry, WriteState
 from mailfathom.app.contacts.vouching import BookVouching
 from mailfathom.domain.contact_collection import SeenPerson
 from mailfathom.domain.contacts import ContactOrigin, ContactRecord, ContactWriter
 from mailfathom.domain.delivery_config import VouchingContacts
+from store.conftest import Backend
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 CALLER = "caller@example.test"
@@ -29,12 +32,12 @@ EVERYONE = frozenset({CALLER, OPERATOR, COLLECTED, PROMOTED, PEER})
 
 
 @pytest.fixture
-def book(engine: sa.Engine) -> SqlContactBook:
-    return SqlContactBook(engine)
+def book(backend: Backend) -> ContactBook:
+    return backend.contacts()
 
 
 def _write(
-    book: SqlContactBook,
+    book: ContactBook,
     address: str,
     origin: ContactOrigin = ContactOrigin.ASSERTED,
     writer: ContactWriter | None = None,
@@ -45,7 +48,7 @@ def _write(
     return written.contact.contact_id
 
 
-def _whole_book(book: SqlContactBook) -> None:
+def _whole_book(book: ContactBook) -> None:
     _write(book, CALLER, writer=ContactWriter.CALLER)
     _write(book, OPERATOR, writer=ContactWriter.OPERATOR)
     _write(book, COLLECTED, ContactOrigin.COLLECTED)
@@ -66,14 +69,14 @@ def _whole_book(book: SqlContactBook) -> None:
     ],
 )
 def test_what_vouches_depends_on_who_wrote_each_address(
-    book: SqlContactBook, which: VouchingContacts, callers_vouch: bool, vouched: set[str]
+    book: ContactBook, which: VouchingContacts, callers_vouch: bool, vouched: set[str]
 ) -> None:
     _whole_book(book)
     assert BookVouching(book, which, callers_vouch).vouched_keys(EVERYONE) == vouched
 
 
 def test_a_record_written_without_a_writer_vouches_as_little_as_its_origin_allows(
-    book: SqlContactBook,
+    book: ContactBook,
 ) -> None:
     _write(book, CALLER)
     _write(book, COLLECTED, ContactOrigin.COLLECTED)
@@ -81,7 +84,7 @@ def test_a_record_written_without_a_writer_vouches_as_little_as_its_origin_allow
     assert vouching.vouched_keys(frozenset({CALLER, COLLECTED})) == {COLLECTED}
 
 
-def test_an_amendment_keeps_who_wrote_the_addresses_it_keeps(book: SqlContactBook) -> None:
+def test_an_amendment_keeps_who_wrote_the_addresses_it_keeps(book: ContactBook) -> None:
     owned = _write(book, OPERATOR, writer=ContactWriter.OPERATOR)
     vouching = BookVouching(book, VouchingContacts.ASSERTED)
     added = ContactRecord("Somebody", (OPERATOR, CALLER), CALLER, None)
@@ -99,7 +102,7 @@ def test_an_amendment_keeps_who_wrote_the_addresses_it_keeps(book: SqlContactBoo
 
 
 def test_the_operators_promotion_takes_a_record_on_and_a_callers_does_not(
-    book: SqlContactBook,
+    book: ContactBook,
 ) -> None:
     vouching = BookVouching(book, VouchingContacts.ASSERTED)
     written = _write(book, CALLER, writer=ContactWriter.CALLER)
@@ -114,11 +117,37 @@ def test_the_operators_promotion_takes_a_record_on_and_a_callers_does_not(
     assert book.promote(uuid.uuid4(), ContactWriter.OPERATOR) is WriteState.NOT_FOUND
 
 
-def test_collection_writes_its_addresses_as_collection(book: SqlContactBook) -> None:
+def test_collection_writes_its_addresses_as_collection(book: ContactBook) -> None:
     assert book.collect([SeenPerson(COLLECTED, "Seen")], T0) == 1
     vouching = BookVouching(book, VouchingContacts.ANY)
     assert vouching.vouched_keys(frozenset({COLLECTED})) == {COLLECTED}
     assert BookVouching(book, VouchingContacts.ASSERTED).vouched_keys(frozenset({COLLECTED})) == (
+        frozenset()
+    )
+
+
+def test_a_restored_record_vouches_as_whoever_restored_it(book: ContactBook) -> None:
+    vouching = BookVouching(book, VouchingContacts.ASSERTED)
+    for address, writer in ((OPERATOR, ContactWriter.OPERATOR), (CALLER, None)):
+        record = ContactRecord("Somebody", (address,), address, None)
+        new = NewContact(uuid.uuid4(), record, ContactOrigin.ASSERTED, T0, writer=writer)
+        assert book.restore(new, T0) is Restoration.WRITTEN
+    assert vouching.vouched_keys(frozenset({OPERATOR, CALLER})) == {OPERATOR}
+
+
+def test_a_peer_taking_a_collected_address_vouches_for_it_as_the_peers(
+    book: ContactBook,
+) -> None:
+    _write(book, PEER, ContactOrigin.COLLECTED)
+    vouching = BookVouching(book, VouchingContacts.ASSERTED)
+    assert vouching.vouched_keys(frozenset({PEER})) == frozenset()
+    entry = PeerEntry("colleague", "Colleague", (PEER,), PEER)
+    book.keep_peers([entry], T0)
+    assert vouching.vouched_keys(frozenset({PEER})) == {PEER}
+    # Renamed, the peer's record is written again and still the peer's.
+    book.keep_peers([PeerEntry("colleague", "Colleague Two", (PEER,), PEER)], T0)
+    assert vouching.vouched_keys(frozenset({PEER})) == {PEER}
+    assert BookVouching(book, VouchingContacts.NONE).vouched_keys(frozenset({PEER})) == (
         frozenset()
     )
 
