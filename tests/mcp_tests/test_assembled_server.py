@@ -15,7 +15,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
-from mailfathom.domain.access import ALL_PERMISSIONS, Caller, Permission
+from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode, Permission
 from mailfathom.domain.config import CallerEntry, McpEndpointConfig
 from mailfathom.entrypoints.mcp.assemble import ToolBundles, build_server_from, stdio_caller
 from mcp_tests.client import code, text
@@ -130,9 +130,11 @@ def test_a_call_over_http_is_refused_as_the_admitted_caller(deployment: InProces
     assert code(read) is None
 
 
-def test_stdio_serves_the_open_entry_or_else_every_permission() -> None:
+def test_stdio_serves_the_open_entry_or_else_every_permission_asked_before_sending() -> None:
     keyed = CallerEntry(name="keyed", api_key_sha256="0" * 64, permissions=frozenset())
     reads = frozenset({Permission.MAIL_READ})
     open_entry = CallerEntry(name="local", api_key_sha256=None, permissions=reads)
     assert stdio_caller(McpEndpointConfig(callers=(keyed, open_entry))) == Caller(reads, "local")
-    assert stdio_caller(McpEndpointConfig(callers=(keyed,))) == Caller(ALL_PERMISSIONS, "stdio")
+    assert stdio_caller(McpEndpointConfig(callers=(keyed,))) == Caller(
+        ALL_PERMISSIONS, "stdio", ConfirmationMode.ASK
+    )
