@@ -179,6 +179,27 @@ def test_every_state_of_the_writes_and_reads(mcp_deployment: Deployment) -> None
     assert _one(d, "get_contact", {"address": third}) == {"contact": None}
 
 
+def test_a_collected_contact_without_a_name_is_not_promoted(mcp_deployment: Deployment) -> None:
+    """An asserted record needs a name, so promoting a collected one that holds none is
+    refused with the rule, and the record stays as it was."""
+    d = mcp_deployment
+    picked = _address(_secret("nameless"))
+    engine = create_store_engine(store_url(load_config(d.config_path).store))
+    try:
+        record = contact_record(None, [picked], picked, None, unnamed_allowed=True)
+        new = NewContact(uuid.uuid4(), record, ContactOrigin.COLLECTED, datetime.now(UTC))
+        assert SqlContactBook(engine).create(new).contact is not None
+    finally:
+        engine.dispose()
+    contact_id = str(new.contact_id)
+    (refused,) = _calls(d, "contacts-writer", ("promote_contact", {"contactId": contact_id}))
+    assert code(refused) == 51011, text(refused)
+    assert "name" in text(refused)
+    assert picked not in text(refused)
+    held = _one(d, "get_contact", {"contactId": contact_id})["contact"]
+    assert (held["origin"], held["displayName"]) == ("collected", "")
+
+
 def test_the_book_is_walked_in_name_order_whatever_narrows_it(mcp_deployment: Deployment) -> None:
     d = mcp_deployment
     tag = _secret("walk")

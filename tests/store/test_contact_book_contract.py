@@ -162,6 +162,15 @@ def test_promotion_runs_once_and_one_way(book: SqlContactBook) -> None:
     assert answer.state is WriteState.WRITTEN
 
 
+def test_a_collected_record_without_a_name_stays_collected(book: SqlContactBook) -> None:
+    record = ContactRecord("", ("n@example.test",), "n@example.test", None)
+    nameless = _new(record, ContactOrigin.COLLECTED)
+    book.create(nameless)
+    before = book.find(nameless.contact_id)
+    assert book.promote(nameless.contact_id) is WriteState.UNNAMED
+    assert book.find(nameless.contact_id) == before
+
+
 def test_erasure_removes_the_record_and_every_address_and_counts_them(
     book: SqlContactBook, engine: sa.Engine
 ) -> None:

@@ -128,16 +128,19 @@ class SqlContactBook:
         return ContactWrite(WriteState.WRITTEN, contact=written)
 
     def promote(self, contact_id: uuid.UUID) -> WriteState:
+        collected = ContactOrigin.COLLECTED.value
         with self._engine.begin() as c:
             changed = c.execute(
                 contacts.update()
-                .where(_C.contact_id == contact_id, _C.origin == ContactOrigin.COLLECTED.value)
+                .where(_C.contact_id == contact_id, _C.origin == collected, _C.display_name != "")
                 .values(origin=ContactOrigin.ASSERTED.value)
             )
             if changed.rowcount == 1:
                 return WriteState.WRITTEN
-            held = c.execute(sa.select(_C.contact_id).where(_C.contact_id == contact_id))
-            return WriteState.NOT_FOUND if held.first() is None else WriteState.ALREADY_ASSERTED
+            origin = c.execute(sa.select(_C.origin).where(_C.contact_id == contact_id)).scalar()
+        if origin is None:
+            return WriteState.NOT_FOUND
+        return WriteState.UNNAMED if origin == collected else WriteState.ALREADY_ASSERTED
 
     def erase(self, contact_id: uuid.UUID) -> Erasure:
         with self._engine.begin() as c:

@@ -39,6 +39,9 @@ class WriteState(enum.Enum):
     ADDRESS_HELD = "addressHeldByAnotherContact"
     WAS_COLLECTED = "contactWasCollected"
     ALREADY_ASSERTED = "alreadyAsserted"
+    # A collected record holding no name, which an asserted record may not be: a promotion
+    # leaves it collected, and the use case refuses the call (51011). Never published.
+    UNNAMED = "unnamed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +126,9 @@ class ContactBook(Protocol):
         ...
 
     def promote(self, contact_id: uuid.UUID) -> WriteState:
-        """Move a collected contact to asserted: WRITTEN, NOT_FOUND or ALREADY_ASSERTED.
-        Nothing else about the record changes. Idempotent."""
+        """Move a collected contact to asserted: WRITTEN, NOT_FOUND, ALREADY_ASSERTED, or
+        UNNAMED for a collected record holding no name (left as it is, since an asserted
+        record needs one). Nothing else about the record changes. Idempotent."""
         ...
 
     def erase(self, contact_id: uuid.UUID) -> Erasure:
