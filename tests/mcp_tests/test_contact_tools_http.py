@@ -200,6 +200,28 @@ def test_a_collected_contact_without_a_name_is_not_promoted(mcp_deployment: Depl
     assert (held["origin"], held["displayName"]) == ("collected", "")
 
 
+def test_the_book_names_nobody_only_a_withheld_folder_holds(mcp_deployment: Deployment) -> None:
+    """Carol wrote only to the folder withheld from tools: no listing, search by any part
+    of her name or address, or lookup by her address gives a caller anything of her, while
+    Bob, who wrote to a visible folder, is there."""
+    d = mcp_deployment
+    for search in ("carol", "CARO", "carol@example.org", "Carol Hidden", "hidden"):
+        page = _one(d, "list_contacts", {"search": search}, "contacts-reader")
+        assert page["contacts"] == [], search
+    assert _one(d, "get_contact", {"address": "carol@example.org"}, "contacts") == {"contact": None}
+    walked: list[Any] = []
+    cursor = None
+    while True:
+        page = _one(d, "list_contacts", {"pageSize": 200, **({"cursor": cursor} if cursor else {})})
+        walked.extend(page["contacts"])
+        cursor = page["nextCursor"]
+        if cursor is None:
+            break
+    assert "carol" not in str(walked).lower()
+    bob = _one(d, "get_contact", {"address": "bob@example.org"}, "contacts-reader")["contact"]
+    assert (bob["displayName"], bob["origin"]) == ("Bob Example", "collected")
+
+
 def test_the_book_is_walked_in_name_order_whatever_narrows_it(mcp_deployment: Deployment) -> None:
     d = mcp_deployment
     tag = _secret("walk")

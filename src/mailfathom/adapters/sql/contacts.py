@@ -14,7 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql import contact_collection
+from mailfathom.adapters.sql import contact_collection, contact_withholding
 from mailfathom.adapters.sql.schema import contact_addresses, contacts
 from mailfathom.adapters.sql.scrubbing import scrub, zeroing_transaction
 from mailfathom.app.contacts.cards import Restoration
@@ -206,6 +206,13 @@ class SqlContactBook:
 
     def collect(self, seen: Sequence[SeenPerson], at: datetime) -> int:
         return contact_collection.collect(self._engine, seen, at)
+
+    def forget_withheld(self) -> int:
+        with zeroing_transaction(self._engine) as c:
+            changed = contact_withholding.forget_withheld(c, _release)
+        if changed:
+            self._scrub()
+        return changed
 
     def _scrub(self) -> None:
         """After a committed write that dropped something of a person (an erasure, an

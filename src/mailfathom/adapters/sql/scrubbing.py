@@ -19,17 +19,12 @@ docs/operations.md.
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Iterator, Sequence
 
 import sqlalchemy as sa
 import structlog
 
 log = structlog.get_logger("mailfathom.store")
-
-# How long a checkpoint may keep finding a reader on an earlier snapshot before the erasure
-# stops waiting for it (each attempt waits the busy timeout on its own first).
-_CHECKPOINT_DEADLINE_SECONDS = 60.0
 
 
 @contextlib.contextmanager
@@ -61,21 +56,17 @@ def scrub(engine: sa.Engine, tables: Sequence[str]) -> None:
 
 def _truncate_log(engine: sa.Engine) -> None:
     """Copy every page of the write-ahead log into the database and cut the log to nothing.
-    A reader still on an earlier snapshot keeps the checkpoint from finishing; it is tried
-    again until the deadline, and a log left whole is reported (no content in the line)."""
-    deadline = time.monotonic() + _CHECKPOINT_DEADLINE_SECONDS
+    A reader still on an earlier snapshot keeps the checkpoint from finishing; SQLite waits
+    for it within the connection's busy timeout, and a log left whole after that is reported
+    (no content in the line) and cut by the next erasure or by the checkpointer's own
+    TRUNCATE when the engine closes."""
     connection = engine.raw_connection()
     try:
-        while True:
-            cursor = connection.cursor()
-            cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            busy = cursor.fetchone()[0]
-            cursor.close()
-            if not busy:
-                return
-            if time.monotonic() >= deadline:
-                log.warning("store.log_not_truncated_after_erasure")
-                return
-            time.sleep(0.05)
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        answer = cursor.fetchone()
+        cursor.close()
     finally:
         connection.close()
+    if answer is not None and answer[0]:
+        log.warning("store.log_not_truncated_after_erasure")
