@@ -38,15 +38,15 @@ _CHUNK = 500
 _RECIPIENTS = [HeaderRole.TO.value, HeaderRole.CC.value, HeaderRole.BCC.value]
 
 
-def _contributing(visible: bool) -> sa.Select[Any]:
-    """(address key, name as written, seq) of every participant mail in folders of that
-    visibility contributes to the book."""
+def _contributing(*where: sa.ColumnElement[bool]) -> sa.Select[Any]:
+    """(address key, name as written, seq) of every participant that mail of the folders
+    `where` picks contributes to the book."""
     return (
         sa.select(_P.address_key, _P.display_name, _P.seq)
         .join(messages, messages.c.seq == _P.seq)
         .join(folders, _F.folder_id == messages.c.folder_id)
         .where(
-            _F.visible_to_tools.is_(visible),
+            *where,
             sa.or_(_F.role.is_(None), _F.role != FolderRole.JUNK.value),
             sa.or_(
                 _P.role == HeaderRole.FROM.value,
@@ -59,8 +59,15 @@ def _contributing(visible: bool) -> sa.Select[Any]:
 def forget_withheld(c: sa.Connection, release: Any) -> int:
     """See `WithheldContacts.forget_withheld`; `release(c, contact_id, key)` takes one
     address off a record (erasing a record left with none). Runs in the caller's
-    transaction; answers how many records changed."""
-    withheld = _contributing(False).subquery()
+    transaction; answers how many records changed. The withheld folders are read first, so
+    the mail read is theirs alone (none, on a deployment that withholds nothing)."""
+    withheld_ids = list(
+        c.execute(sa.select(_F.folder_id).where(_F.visible_to_tools.is_(False))).scalars()
+    )
+    if not withheld_ids:
+        return 0
+    in_withheld = messages.c.folder_id.in_(withheld_ids)
+    withheld = _contributing(in_withheld).subquery()
     candidates = list(
         c.execute(
             sa.select(_A.address_key, _A.contact_id, _C.display_name)
@@ -75,8 +82,8 @@ def forget_withheld(c: sa.Connection, release: Any) -> int:
     if not candidates:
         return 0
     keys = [row.address_key for row in candidates]
-    visible = _names(c, _contributing(True), keys)
-    hidden = _names(c, _contributing(False), keys)
+    visible = _names(c, _contributing(_F.visible_to_tools.is_(True)), keys)
+    hidden = _names(c, _contributing(in_withheld), keys)
     changed: set[uuid.UUID] = set()
     for key, contact_id, display_name in candidates:
         shown = visible.get(key)
