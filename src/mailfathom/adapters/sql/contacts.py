@@ -14,9 +14,9 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql import contact_collection
-from mailfathom.adapters.sql.engine import truncate_sqlite_log
+from mailfathom.adapters.sql import contact_collection, contact_withholding
 from mailfathom.adapters.sql.schema import contact_addresses, contacts
+from mailfathom.adapters.sql.scrubbing import scrub, zeroing_transaction
 from mailfathom.app.contacts.cards import Restoration
 from mailfathom.app.contacts.ports import (
     BookPosition,
@@ -50,7 +50,7 @@ class SqlContactBook:
     def create(self, new: NewContact) -> ContactWrite:
         keys = [address_key(a) for a in new.record.addresses]
         try:
-            with self._engine.begin() as c:
+            with zeroing_transaction(self._engine) as c:
                 holder = _holder(c, keys, None)
                 if holder is not None:
                     return ContactWrite(WriteState.ADDRESS_HELD, holder_id=holder)
@@ -111,7 +111,7 @@ class SqlContactBook:
     ) -> ContactWrite:
         keys = [address_key(a) for a in record.addresses]
         try:
-            with self._engine.begin() as c:
+            with zeroing_transaction(self._engine) as c:
                 origin = c.execute(
                     self._locked(sa.select(_C.origin).where(_C.contact_id == contact_id))
                 ).scalar()
@@ -133,33 +133,40 @@ class SqlContactBook:
                 written = _read(c, contact_id)
         except sa.exc.IntegrityError:
             return self._held_after_race(keys, contact_id)
+        self._scrub()
         return ContactWrite(WriteState.WRITTEN, contact=written)
 
     def promote(
         self, contact_id: uuid.UUID, writer: ContactWriter = ContactWriter.CALLER
     ) -> WriteState:
-        with self._engine.begin() as c:
+        collected = ContactOrigin.COLLECTED.value
+        with zeroing_transaction(self._engine) as c:
             changed = c.execute(
                 contacts.update()
-                .where(_C.contact_id == contact_id, _C.origin == ContactOrigin.COLLECTED.value)
+                .where(_C.contact_id == contact_id, _C.origin == collected, _C.display_name != "")
                 .values(origin=ContactOrigin.ASSERTED.value)
             ).rowcount
+            if not changed:
+                origin = c.execute(
+                    self._locked(sa.select(_C.origin).where(_C.contact_id == contact_id))
+                ).scalar()
+                if origin is None:
+                    return WriteState.NOT_FOUND
+                if origin == collected:
+                    return WriteState.UNNAMED
             if writer is ContactWriter.OPERATOR:
                 changed += c.execute(
                     contact_addresses.update()
                     .where(_A.contact_id == contact_id, _A.written_by.in_(_TAKEN_ON))
                     .values(written_by=ContactWriter.OPERATOR.value)
                 ).rowcount
-            if changed:
-                return WriteState.WRITTEN
-            held = c.execute(sa.select(_C.contact_id).where(_C.contact_id == contact_id))
-            return WriteState.NOT_FOUND if held.first() is None else WriteState.ALREADY_ASSERTED
+        return WriteState.WRITTEN if changed else WriteState.ALREADY_ASSERTED
 
     def erase(self, contact_id: uuid.UUID) -> Erasure:
-        with self._engine.begin() as c:
+        with zeroing_transaction(self._engine) as c:
             erasure = _erase(c, contact_id)
         if erasure.was_held:
-            truncate_sqlite_log(self._engine)
+            self._scrub()
         return erasure
 
     def held_keys(
@@ -190,7 +197,7 @@ class SqlContactBook:
     def keep_peers(self, peers: Sequence[PeerEntry], at: datetime) -> PeerUpkeep:
         wanted = {p.account_id for p in peers}
         erased = written = left = 0
-        with self._engine.begin() as c:
+        with zeroing_transaction(self._engine) as c:
             rows = c.execute(
                 sa.select(_C.peer_account_id, _C.contact_id).where(_C.peer_account_id.is_not(None))
             )
@@ -203,12 +210,14 @@ class SqlContactBook:
                 outcome = _keep_peer(c, peer, held.get(peer.account_id), at)
                 written += outcome[0]
                 left += outcome[1]
+        if written or erased:
+            self._scrub()
         return PeerUpkeep(written=written, erased=erased, left_with_owner=left)
 
     def restore(self, new: NewContact, amended_at: datetime | None) -> Restoration:
         keys = [address_key(a) for a in new.record.addresses]
         try:
-            with self._engine.begin() as c:
+            with zeroing_transaction(self._engine) as c:
                 held = _restore_conflict(c, new.contact_id, keys)
                 if held is not None:
                     return held
@@ -224,8 +233,23 @@ class SqlContactBook:
     def collect(self, seen: Sequence[SeenPerson], at: datetime) -> int:
         return contact_collection.collect(self._engine, seen, at)
 
+    def forget_withheld(self) -> int:
+        with zeroing_transaction(self._engine) as c:
+            changed = contact_withholding.forget_withheld(c, _release)
+        if changed:
+            self._scrub()
+        return changed
+
+    def _scrub(self) -> None:
+        """After a committed write that dropped something of a person (an erasure, an
+        amendment, a peer rewritten or gone): nothing of what it dropped stays in the
+        database's files."""
+        scrub(self._engine, (contacts.name, contact_addresses.name))
+
     def _held_after_race(self, keys: list[str], own: uuid.UUID | None) -> ContactWrite:
-        """A write lost a race on an address key: answer the contact that won it."""
+        """A write lost a race on an address key: answer the contact that won it. On
+        PostgreSQL the refused row is left dead in the table, so it is scrubbed too."""
+        self._scrub()
         with self._engine.connect() as c:
             holder = _holder(c, keys, own)
         if holder is None:
