@@ -18,6 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql.contact_rows import release
 from mailfathom.adapters.sql.schema import (
     contact_addresses,
     contacts,
@@ -56,11 +57,10 @@ def _contributing(*where: sa.ColumnElement[bool]) -> sa.Select[Any]:
     )
 
 
-def forget_withheld(c: sa.Connection, release: Any) -> int:
-    """See `WithheldContacts.forget_withheld`; `release(c, contact_id, key)` takes one
-    address off a record (erasing a record left with none). Runs in the caller's
-    transaction; answers how many records changed. The withheld folders are read first, so
-    the mail read is theirs alone (none, on a deployment that withholds nothing)."""
+def forget_withheld(c: sa.Connection) -> int:
+    """See `WithheldContacts.forget_withheld`. Runs in the caller's transaction; answers
+    how many records changed. The withheld folders are read first, so the mail read is
+    theirs alone (none, on a deployment that withholds nothing)."""
     withheld_ids = list(
         c.execute(sa.select(_F.folder_id).where(_F.visible_to_tools.is_(False))).scalars()
     )
