@@ -117,6 +117,7 @@ from mailfathom.app.sending.send_email import AuthoredMailSubmission
 from mailfathom.app.sending.submission import Submission
 from mailfathom.app.shared.mailbox_selection import ServedAccount
 from mailfathom.app.shared.stored_parts import StoredParts
+from mailfathom.app.sync.folder_visibility import settle_folders
 from mailfathom.app.sync.ports import ChangeWatch, MailboxSession
 from mailfathom.app.sync.synchronize_account import AccountSynchronizer
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimits
@@ -264,6 +265,13 @@ class Services:
                 if migrate_schema:
                     migrate.upgrade(engine)
                     keep_peers_in_step(SqlContactBook(engine), config, clock)
+                    settle_folders(
+                        SqlSyncStore(engine),
+                        SqlContactBook(engine),
+                        config.accounts,
+                        SqlFolderCreations(engine).created_folders,
+                        clock,
+                    )
                 content = PackContentStore(config.store.content_dir)
             except BaseException:
                 engine.dispose()
@@ -297,6 +305,7 @@ class Services:
             stored_octets=lambda: self.overview.stored_octets(account.account_id),
             collector=SqlContactBook(self.engine) if account.collect_contacts else None,
             own_addresses=account.own_addresses(),
+            withheld=SqlContactBook(self.engine),
         )
 
     def _served(self) -> list[ServedAccount]:

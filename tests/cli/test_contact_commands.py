@@ -174,6 +174,14 @@ def test_a_collected_contact_is_promoted_before_it_is_updated(config: Path) -> N
     assert (updated["displayName"], updated["origin"]) == ("Taken On", "asserted")
 
 
+def test_a_collected_contact_without_a_name_is_not_promoted(config: Path) -> None:
+    nameless_id = _collected(config, "", COLLECTED)
+    line = _refused(_mfctl(config, "promote", nameless_id), 2, "51011", COLLECTED)
+    assert "name" in line
+    (held,) = _json(config, "list")["contacts"]
+    assert (held["origin"], held["displayName"]) == ("collected", "")
+
+
 @pytest.mark.soak
 def test_every_refusal_names_the_rule_and_never_the_value(config: Path, tmp_path: Path) -> None:
     held = _json(config, "create", "--name", NAME, "--address", FIRST)["contactId"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 
 import pytest
 
@@ -21,7 +22,7 @@ from mailfathom.app.contacts.promote_contact import ContactPromotion
 from mailfathom.app.contacts.update_contact import ContactAmendment
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.codes import Code
-from mailfathom.domain.contacts import ContactOrigin, ContactRecord
+from mailfathom.domain.contacts import ContactOrigin, ContactRecord, ContactWriter
 from mailfathom.domain.errors import PermissionDenied, Refusal
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -166,6 +167,22 @@ def test_promotion_is_one_way_and_makes_a_collected_record_amendable(tools: Tool
         WRITER, str(collected), "Now Mine", ["seen@example.org"], "seen@example.org"
     )
     assert answer.state is WriteState.WRITTEN
+
+
+def test_a_collected_record_without_a_name_is_refused_promotion_by_anyone(
+    tools: Tools,
+) -> None:
+    """An asserted record needs a name: the caller's promotion and the operator's (which
+    would also take the addresses on) are refused alike, and the record stays as it was."""
+    nameless = tools.collected("", "nameless@example.org")
+    before = tools.lookup.get(READER, str(nameless), None)
+    for promotion in (tools.promotion, ContactPromotion(tools.book, ContactWriter.OPERATOR)):
+        assert _code(partial(promotion.promote, WRITER, str(nameless))) == 51011
+        assert tools.lookup.get(READER, str(nameless), None) == before
+    by_operator = tools.book.held_keys(
+        ["nameless@example.org"], frozenset(ContactOrigin), frozenset({ContactWriter.OPERATOR})
+    )
+    assert by_operator == set()
 
 
 def test_an_erasure_says_what_it_removed_and_a_second_one_that_nothing_was_held(

@@ -226,6 +226,8 @@ class InMemoryContactBook:
             if person is None:
                 return WriteState.NOT_FOUND
             changed = person.origin is not ContactOrigin.ASSERTED
+            if changed and not person.display_name:
+                return WriteState.UNNAMED
             person.origin = ContactOrigin.ASSERTED
             if writer is ContactWriter.OPERATOR:
                 for key, held in list(self._addresses.items()):

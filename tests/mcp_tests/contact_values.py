@@ -28,8 +28,9 @@ def address(local: str) -> str:
 
 
 def collected(engine: sa.Engine, name: str, address: str) -> str:
-    """A person the deployment picked up from mail, written into the store `engine` opens."""
-    record = contact_record(name, [address], address, None)
+    """A person the deployment picked up from mail, written into the store `engine` opens;
+    an empty `name` is a person whose mail named nobody."""
+    record = contact_record(name, [address], address, None, unnamed_allowed=not name)
     new = NewContact(uuid.uuid4(), record, ContactOrigin.COLLECTED, datetime.now(UTC))
     written = SqlContactBook(engine).create(new)
     assert written.contact is not None

@@ -1,7 +1,8 @@
 """The contact tools with the official client connected to the server in process: the
 listing's walk and filters, and every refusal, none of which repeats a value the caller gave,
-in the answer or in the log. Every state each write answers, and an erasure leaving no trace,
-are tried over Streamable HTTP in test_contact_tools_http.py."""
+in the answer or in the log; a nameless collected record not promoted; nobody the book names
+whom only a withheld folder holds. Every state each write answers, and an erasure leaving no
+trace, are tried over Streamable HTTP in test_contact_tools_http.py."""
 
 from __future__ import annotations
 
@@ -156,3 +157,39 @@ def test_nothing_refused_was_written(mailbox: InProcess) -> None:
     )  # fmt: skip
     assert [code(r) for r in refused] == [51011, 51011]
     assert d.rows(count) == before
+
+
+def test_a_collected_contact_without_a_name_is_not_promoted(mailbox: InProcess) -> None:
+    """An asserted record needs a name, so promoting a collected one that holds none is
+    refused with the rule, and the record stays as it was."""
+    d = mailbox
+    picked = book.address(book.secret("nameless"))
+    contact_id = book.collected(d.services.engine, "", picked)
+    (refused,) = d.calls("contacts-writer", ("promote_contact", {"contactId": contact_id}))
+    assert code(refused) == 51011, text(refused)
+    assert "name" in text(refused)
+    assert picked not in text(refused)
+    held = _one(d, "get_contact", {"contactId": contact_id})["contact"]
+    assert (held["origin"], held["displayName"]) == ("collected", "")
+
+
+def test_the_book_names_nobody_only_a_withheld_folder_holds(mailbox: InProcess) -> None:
+    """Carol wrote only to the folder withheld from tools: no listing, search by any part
+    of her name or address, or lookup by her address gives a caller anything of her, while
+    Bob, who wrote to a visible folder, is there."""
+    d = mailbox
+    for search in ("carol", "CARO", "carol@example.org", "Carol Hidden", "hidden"):
+        page = _one(d, "list_contacts", {"search": search}, "contacts-reader")
+        assert page["contacts"] == [], search
+    assert _one(d, "get_contact", {"address": "carol@example.org"}, "contacts") == {"contact": None}
+    walked: list[Any] = []
+    cursor = None
+    while True:
+        page = _one(d, "list_contacts", {"pageSize": 200, **({"cursor": cursor} if cursor else {})})
+        walked.extend(page["contacts"])
+        cursor = page["nextCursor"]
+        if cursor is None:
+            break
+    assert "carol" not in str(walked).lower()
+    bob = _one(d, "get_contact", {"address": "bob@example.org"}, "contacts-reader")["contact"]
+    assert (bob["displayName"], bob["origin"]) == ("Bob Example", "collected")

@@ -6,13 +6,13 @@ test_contact_tools.py."""
 from __future__ import annotations
 
 import uuid
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from mcp import Client
 from mcp.types import CallToolResult
 
+from contacts.traces import LargestRecord, remnants
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
 from mcp_tests import contact_values as book
@@ -173,42 +173,46 @@ def _rows_holding(engine: sa.Engine, values: list[str]) -> list[str]:
     return found
 
 
-def _files_holding(root: Path, values: list[str]) -> list[str]:
-    wanted = [v.lower().encode() for v in values]
-    return [
-        str(path)
-        for path in root.rglob("*")
-        if path.is_file() and any(w in path.read_bytes().lower() for w in wanted)
-    ]
-
-
 def test_an_erasure_leaves_no_trace_in_any_table_or_file(mcp_deployment: Deployment) -> None:
+    """A record of the largest size the book holds, amended and then erased over HTTP: what
+    the amendment dropped, and then the whole record, is in no row and no file."""
     d = mcp_deployment
-    name, note = book.secret("Erased"), book.secret("erasednote")
-    addresses = [book.address(book.secret("erased")) for _ in range(3)]
+    first = LargestRecord.fresh()
     record = {
-        "displayName": name,
-        "addresses": addresses,
-        "preferredAddress": addresses[1],
-        "note": note,
+        "displayName": first.name,
+        "addresses": list(first.addresses),
+        "preferredAddress": first.addresses[1],
+        "note": first.note,
     }
     contact_id = _one(d, "create_contact", record)["contact"]["contactId"]
-    amended = {**record, "contactId": contact_id, "displayName": name + " Amended"}
+    second = LargestRecord.fresh(keep=first.addresses[:16])
+    amended = {
+        "contactId": contact_id,
+        "displayName": second.name,
+        "addresses": list(second.addresses),
+        "preferredAddress": second.addresses[0],
+        "note": second.note,
+    }
     assert _one(d, "update_contact", amended)["state"] == "written"
-    values = [name, note, *addresses]
+    dropped = {k: v for k, v in first.fields.items() if v not in second.fields.values()}
+    everything = {**first.fields, **second.fields}
     engine = create_store_engine(store_url(load_config(d.config_path).store))
     try:
-        assert set(_rows_holding(engine, values)) >= {
+        assert set(_rows_holding(engine, list(second.fields.values()))) >= {
             "contacts.display_name",
             "contacts.name_key",
             "contacts.note",
             "contact_addresses.address",
         }
+        assert _rows_holding(engine, list(dropped.values())) == []
+        files = sorted(p for p in d.data_dir.parent.rglob("*") if p.is_file())
+        assert remnants(files, dropped) == {}
         erased = _one(d, "delete_contact", {"contactId": contact_id})
-        assert (erased["wasHeld"], erased["addressesErased"]) == (True, 3)
-        assert _rows_holding(engine, values) == []
+        assert (erased["wasHeld"], erased["addressesErased"]) == (True, 32)
+        assert _rows_holding(engine, list(everything.values())) == []
     finally:
         engine.dispose()
     # The database's own files (its free pages and its write-ahead log), the content store,
-    # the cursor key, the server's log: no file of the deployment holds any of it either.
-    assert _files_holding(d.data_dir.parent, values) == []
+    # the cursor key, the server's log: no file of the deployment holds a stretch of it.
+    files = sorted(p for p in d.data_dir.parent.rglob("*") if p.is_file())
+    assert remnants(files, everything) == {}

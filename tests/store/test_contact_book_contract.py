@@ -1,6 +1,7 @@
 """What the contact tools rely on from the book, on SQLite, PostgreSQL and the in-memory
 fake alike: one holder per address (racing writers included), whole-record amendments,
-one-way promotion, and an erasure that removes the record and every address and says so."""
+one-way promotion (never of a collected record holding no name), and an erasure that
+removes the record and every address and says so."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from mailfathom.app.contacts.ports import (
     PeerUpkeep,
     WriteState,
 )
-from mailfathom.domain.contacts import ContactOrigin, ContactRecord, name_key
+from mailfathom.domain.contacts import ContactOrigin, ContactRecord, ContactWriter, name_key
 from store.conftest import Backend
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -160,6 +161,23 @@ def test_promotion_runs_once_and_one_way(book: ContactBook) -> None:
     assert book.promote(uuid.uuid4()) is WriteState.NOT_FOUND
     answer = book.amend(collected.contact_id, _record("Now mine", "c@example.test"), T0)
     assert answer.state is WriteState.WRITTEN
+
+
+def test_a_collected_record_without_a_name_stays_collected(book: ContactBook) -> None:
+    """Whoever promotes it, the operator included: its addresses stay collection's."""
+    record = ContactRecord("", ("n@example.test",), "n@example.test", None)
+    nameless = _new(record, ContactOrigin.COLLECTED)
+    book.create(nameless)
+    before = book.find(nameless.contact_id)
+    for writer in (ContactWriter.CALLER, ContactWriter.OPERATOR):
+        assert book.promote(nameless.contact_id, writer) is WriteState.UNNAMED
+        assert book.find(nameless.contact_id) == before
+    for writer, held in (
+        (ContactWriter.COLLECTION, {"n@example.test"}),
+        (ContactWriter.OPERATOR, set()),
+    ):
+        keys = book.held_keys(["n@example.test"], frozenset(ContactOrigin), frozenset({writer}))
+        assert keys == held
 
 
 def test_erasure_removes_the_record_and_every_address_and_counts_them(

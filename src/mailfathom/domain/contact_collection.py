@@ -1,8 +1,9 @@
 """Which people a folder's mail puts in the contact book, and under what name.
 
 The book collects whoever wrote to the owner and whoever the owner wrote to: the senders of
-mail in every folder but Junk (a spammer is nobody the owner knows), and the recipients of
-mail in Sent (To, Cc and Bcc). The owner's own addresses are never collected, and neither is
+mail in every folder visible to tools but Junk (a spammer is nobody the owner knows), and the
+recipients of mail in Sent (To, Cc and Bcc). A folder withheld from tools contributes nobody,
+since the book is read by tools. The owner's own addresses are never collected, and neither is
 an address the book could not hold as written by a person: one that is not a plain address.
 A name that a person could not read as written (a control or invisible character, or one
 longer than a record holds) is not kept, while the address still is.

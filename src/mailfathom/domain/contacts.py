@@ -26,6 +26,11 @@ MAX_ADDRESSES = 32
 MAX_ADDRESS_CHARACTERS = 320
 MAX_NOTE_CHARACTERS = 4000
 
+UNNAMED_PROMOTION = (
+    "An asserted contact needs a name (displayName), and this collected one holds none, so it "
+    "cannot be promoted; erase it and create the person with a name instead."
+)
+
 
 class ContactOrigin(enum.Enum):
     """Which half of the book a record is in."""

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
 from mailfathom.adapters.sql.schema import contact_addresses, contacts
+from mailfathom.adapters.sql.scrubbing import zeroing_transaction
 from mailfathom.domain.contact_collection import SeenPerson
 from mailfathom.domain.contacts import ContactOrigin, ContactWriter, name_key
 
@@ -35,7 +36,7 @@ def collect(engine: sa.Engine, seen: Sequence[SeenPerson], at: datetime) -> int:
     if not people:
         return 0
     keys = sorted(people)
-    with engine.begin() as c:
+    with zeroing_transaction(engine) as c:
         held = _held(c, keys)
         fresh = {key: uuid.uuid4() for key in keys if key not in held}
         written = _write_fresh(c, engine.dialect.name, people, fresh, at)

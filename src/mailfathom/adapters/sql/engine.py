@@ -136,8 +136,9 @@ def _sqlite_engine(url: str, *, read_only: bool = False) -> sa.Engine:
             "PRAGMA synchronous=NORMAL",
             "PRAGMA foreign_keys=ON",
             # What a delete or an update frees within a page is overwritten with zeros as the
-            # page is written anyway, so an erased contact's name does not linger in the file's
-            # free space. FAST never costs a write of its own (freed whole pages are left).
+            # page is written anyway. FAST never costs a write of its own: a whole page freed
+            # (an overflow page, a page an index merged away) keeps its bytes, which is why the
+            # contact book's writes turn it fully on for their transaction (scrubbing.py).
             "PRAGMA secure_delete=FAST",
             # Readers keep more pages at hand. A writer's cache is memory a long
             # synchronization holds on to, but one batch dirties more pages than 4 MiB hold
@@ -175,18 +176,3 @@ def _sqlite_engine(url: str, *, read_only: bool = False) -> sa.Engine:
             checkpointer.close()
 
     return engine
-
-
-def truncate_sqlite_log(engine: sa.Engine) -> None:
-    """Copy every page of SQLite's write-ahead log into the database and cut the log to
-    nothing, so no earlier version of a page survives in it (an erasure's promise). Waits
-    on readers within the busy timeout; a PostgreSQL engine is left alone."""
-    if engine.dialect.name != "sqlite":
-        return
-    connection = engine.raw_connection()
-    try:
-        cursor = connection.cursor()
-        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        cursor.close()
-    finally:
-        connection.close()

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.schema import accounts, folders
+from mailfathom.adapters.sql.schema import accounts, folders, messages, participants
 from mailfathom.adapters.sql.store_base import SqlTables, folder_record, folder_values, now
 from mailfathom.app.sync.types import FolderRecord
 from mailfathom.domain.config import AccountConfig, FolderMapping
+from mailfathom.domain.message import HeaderRole, Participant
+
+# Messages whose participants one batch of `stored_participants` carries.
+_PARTICIPANT_BATCH = 500
 
 
 class SqlFolderRows(SqlTables):
@@ -83,6 +87,60 @@ class SqlFolderRows(SqlTables):
                 )
             c.execute(folders.update().where(*where).values(**values))
             return c.execute(sa.select(folders).where(*where)).one()
+
+    def settle(self, account_id: str, mappings: Sequence[FolderMapping]) -> list[FolderRecord]:
+        """See `FolderVisibility.settle`; writes only rows that change."""
+        wanted = {m.remote_name: folder_values(m) for m in mappings}
+        withheld = {"visible_to_tools": False}
+        shown: list[FolderRecord] = []
+        with self.engine.begin() as c:
+            rows = c.execute(sa.select(folders).where(folders.c.account_id == account_id))
+            for row in list(rows):
+                values = wanted.get(row.remote_name, withheld)
+                if all(getattr(row, k) == v for k, v in values.items()):
+                    continue
+                where = folders.c.folder_id == row.folder_id
+                c.execute(folders.update().where(where).values(**values))
+                if values["visible_to_tools"] and not row.visible_to_tools:
+                    shown.append(folder_record(c.execute(sa.select(folders).where(where)).one()))
+        return shown
+
+    def withhold_accounts(self, kept: Collection[str]) -> int:
+        with self.engine.begin() as c:
+            changed = c.execute(
+                folders.update()
+                .where(
+                    folders.c.account_id.not_in(list(kept)),
+                    folders.c.visible_to_tools.is_(True),
+                )
+                .values(visible_to_tools=False)
+            )
+        return int(changed.rowcount)
+
+    def stored_participants(self, folder_id: int) -> Iterator[list[Participant]]:
+        after = -1
+        while True:
+            with self.engine.connect() as c:
+                seqs = list(
+                    c.execute(
+                        sa.select(messages.c.seq)
+                        .where(messages.c.folder_id == folder_id, messages.c.seq > after)
+                        .order_by(messages.c.seq)
+                        .limit(_PARTICIPANT_BATCH)
+                    ).scalars()
+                )
+                if not seqs:
+                    return
+                rows = c.execute(
+                    sa.select(
+                        participants.c.role, participants.c.address, participants.c.display_name
+                    )
+                    .where(participants.c.seq.in_(seqs))
+                    .order_by(participants.c.seq, participants.c.position)
+                )
+                batch = [Participant(HeaderRole(r.role), r.address, r.display_name) for r in rows]
+            after = seqs[-1]
+            yield batch
 
     def folder(self, folder_id: int) -> FolderRecord:
         with self.engine.connect() as c:

@@ -4,7 +4,9 @@ an account finds a colleague account with list_contacts and writes to the addres
 The peer records follow the configuration: written when an account appears, rewritten when
 its name or addresses change, erased when it goes. The note on a peer record is the owner's
 and is kept. An address an owner's own (non-peer) asserted record already holds stays with
-that record; one a collected record holds moves to the peer.
+that record; one a collected record holds moves to the peer. A peer record is held to the
+rules of every asserted record: an account with more addresses than one holds is the first
+MAX_ADDRESSES of them.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from datetime import datetime
 from mailfathom.app.contacts.ports import ContactBook, PeerEntry, PeerUpkeep
 from mailfathom.domain import addresses
 from mailfathom.domain.config import AccountKind, DeploymentConfig
-from mailfathom.domain.contacts import address_key
+from mailfathom.domain.contacts import MAX_ADDRESSES, address_key
 
 
 def peer_entries(config: DeploymentConfig) -> list[PeerEntry]:
@@ -35,7 +37,9 @@ def peer_entries(config: DeploymentConfig) -> list[PeerEntry]:
         if not spelt:
             continue
         name = (delivery.display_name if delivery else None) or account.display_name
-        held = tuple(spelt.values())
+        # A record holds at most MAX_ADDRESSES: the first ones written, the delivery
+        # address first, so the peer record stays one the book's rules allow.
+        held = tuple(spelt.values())[:MAX_ADDRESSES]
         entries.append(PeerEntry(account.account_id, name, held, held[0]))
     return entries
 

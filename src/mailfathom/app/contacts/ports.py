@@ -50,6 +50,9 @@ class WriteState(enum.Enum):
     ADDRESS_HELD = "addressHeldByAnotherContact"
     WAS_COLLECTED = "contactWasCollected"
     ALREADY_ASSERTED = "alreadyAsserted"
+    # A collected record holding no name, which an asserted record may not be: a promotion
+    # leaves it collected, and the use case refuses the call (51011). Never published.
+    UNNAMED = "unnamed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,10 +146,12 @@ class ContactBook(Protocol):
     def promote(
         self, contact_id: uuid.UUID, writer: ContactWriter = ContactWriter.CALLER
     ) -> WriteState:
-        """Move a collected contact to asserted: WRITTEN, NOT_FOUND or ALREADY_ASSERTED.
-        For a caller nothing else about the record changes. The operator takes the record
-        on: every address a caller or collection wrote becomes the operator's, and a record
-        where that changed something answers WRITTEN even when it was asserted. Idempotent."""
+        """Move a collected contact to asserted: WRITTEN, NOT_FOUND, ALREADY_ASSERTED, or
+        UNNAMED for a collected record holding no name (left as it is, writers included,
+        since an asserted record needs one). For a caller nothing else about the record
+        changes. The operator takes the record on: every address a caller or collection wrote
+        becomes the operator's, and a record where that changed something answers WRITTEN even
+        when it was asserted. Idempotent."""
         ...
 
     def erase(self, contact_id: uuid.UUID) -> Erasure:

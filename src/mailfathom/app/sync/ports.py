@@ -7,7 +7,7 @@ into `mailfathom.domain.errors` types at the edge.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from datetime import datetime
 from typing import Protocol
@@ -24,7 +24,7 @@ from mailfathom.app.sync.types import (
 )
 from mailfathom.domain.config import AccountConfig, FolderMapping
 from mailfathom.domain.contact_collection import SeenPerson
-from mailfathom.domain.message import NormalizedMessage
+from mailfathom.domain.message import NormalizedMessage, Participant
 
 
 class MailboxSession(Protocol):
@@ -251,3 +251,39 @@ class ContactCollector(Protocol):
         """Record the addresses nobody holds yet; answers how many records were written.
         Collecting the same people again adds nothing."""
         ...
+
+
+class WithheldContacts(Protocol):
+    """The contact book kept to what tools may read: nothing in it may be known only from
+    mail in a folder withheld from tools."""
+
+    def forget_withheld(self) -> int:
+        """Take out of the book what only mail held in withheld folders supports, in one
+        transaction, leaving no byte of it in the store: a collected address no visible
+        folder's mail names (its record erased when it held no other), and a collected name
+        only withheld mail gave (replaced by one visible mail gave, or none). Asserted
+        records are never touched. Answers how many records changed; idempotent."""
+        ...
+
+
+class FolderVisibility(Protocol):
+    """The folder rows as the configuration maps them, which is what every read is scoped
+    by: a folder no mapping names any more is withheld like one mapped withheld."""
+
+    def settle(self, account_id: str, mappings: Sequence[FolderMapping]) -> list[FolderRecord]:
+        """Give the account's existing folder rows what their mapping says (alias, role,
+        visibility) and withhold every row no mapping names; creates no row. Answers the
+        rows that were withheld and are visible now."""
+        ...
+
+    def withhold_accounts(self, kept: Collection[str]) -> int:
+        """Withhold every folder row of an account not in `kept`; answers how many."""
+        ...
+
+    def stored_participants(self, folder_id: int) -> Iterator[list[Participant]]:
+        """The participants of the mail stored in the folder, a bounded batch at a time."""
+        ...
+
+
+class ContactBookUpkeep(ContactCollector, WithheldContacts, Protocol):
+    """The contact book as settling the folders changes it."""

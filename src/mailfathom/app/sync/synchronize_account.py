@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from mailfathom.app.sync.folder_visibility import mapped_folders
 from mailfathom.app.sync.ports import (
     ChangeWatch,
     MailboxConnector,
@@ -63,14 +64,7 @@ class AccountSynchronizer:
 
     def prepare(self, account: AccountConfig) -> list[FolderRecord]:
         self._store.ensure_account(account)
-        mappings = list(account.folders)
-        if self._created_folders is not None:
-            configured = {m.remote_name for m in mappings}
-            mappings += [
-                m
-                for m in self._created_folders(account.account_id)
-                if m.remote_name not in configured
-            ]
+        mappings = mapped_folders(account, self._created_folders)
         return self._store.ensure_folders(account.account_id, mappings)
 
     def run_once(

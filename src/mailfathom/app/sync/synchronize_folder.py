@@ -21,13 +21,14 @@ from datetime import datetime
 import structlog
 
 from mailfathom.app.shared.stored_mail_ports import ContentStore
-from mailfathom.app.sync.contact_collection import collect_batch
+from mailfathom.app.sync.contact_collection import collect_batch, support_may_have_moved
 from mailfathom.app.sync.held_back import HeldBackSources, fetch_held_back
 from mailfathom.app.sync.ports import (
     ContactCollector,
     MailboxSession,
     MessagePreparer,
     SyncStore,
+    WithheldContacts,
 )
 from mailfathom.app.sync.types import (
     EnvelopeItem,
@@ -71,6 +72,7 @@ class FolderSynchronizer:
         stored_octets: Callable[[], int] | None = None,
         collector: ContactCollector | None = None,
         own_addresses: frozenset[str] = frozenset(),
+        withheld: WithheldContacts | None = None,
     ) -> None:
         self._store = store
         self._content = content
@@ -83,6 +85,9 @@ class FolderSynchronizer:
         # collects nobody); the account's own addresses, lower-cased, are never collected.
         self._collector = collector
         self._own_addresses = own_addresses
+        # The book again, kept from holding what only withheld mail supports once a pass
+        # may have changed which mail supports what.
+        self._withheld = withheld
 
     def run(
         self,
@@ -140,6 +145,8 @@ class FolderSynchronizer:
             committed_at=self._clock(),
             push_supported=session.supports_idle,
         )
+        if self._withheld is not None and support_may_have_moved(folder, report):
+            self._withheld.forget_withheld()
         log.info(
             "folder.synchronized",
             folder=folder.alias,
