@@ -12,29 +12,14 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
+from mailfathom.domain.authorship import AuthorshipState
+from mailfathom.domain.sender_verdict import AuthorAuthentication, DeploymentTrust
+
 
 class ContentAvailability(enum.Enum):
     AVAILABLE = "available"
     EXCEEDED_SIZE_LIMIT = "exceededSizeLimit"
     AWAITING_STORAGE_HEADROOM = "awaitingStorageHeadroom"
-
-
-class AuthorAuthentication(enum.Enum):
-    AUTHENTICATED = "authenticated"
-    FAILED = "failed"
-    NOT_ESTABLISHED = "notEstablished"
-
-
-class DeploymentTrust(enum.Enum):
-    TRUSTED = "trusted"
-    UNKNOWN = "unknown"
-
-
-class AuthorshipState(enum.Enum):
-    LIKELY = "likely"
-    POSSIBLE = "possible"
-    UNLIKELY = "unlikely"
-    NOT_ASSESSED = "notAssessed"
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ import uuid
 
 from mailfathom.app.reading import views as v
 from mailfathom.app.reading.list_accounts import AccountDirectory
+from mailfathom.domain.authorship import AuthorshipState
 from mailfathom.entrypoints.mcp import content_models as c
 from mailfathom.entrypoints.mcp import models as m
 
@@ -57,7 +58,7 @@ def _verification(value: v.SenderVerification) -> m.SenderVerificationModel:
 
 def _authorship(value: v.MachineAuthorship) -> m.MachineAuthorshipModel:
     """No number beside notAssessed: there it would be a zero that means nothing."""
-    assessed = value.state is not v.AuthorshipState.NOT_ASSESSED
+    assessed = value.state is not AuthorshipState.NOT_ASSESSED
     return m.MachineAuthorshipModel(
         state=value.state.value,
         likelihood=value.likelihood if assessed else None,
