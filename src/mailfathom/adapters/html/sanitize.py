@@ -54,7 +54,7 @@ _ATTRIBUTES = {
 _DROPPED_WITH_CONTENT = {
     "script", "style", "title", "iframe", "frame", "frameset", "noscript", "noembed",
     "noframes", "object", "embed", "applet", "template", "audio", "video", "canvas",
-    "datalist", "select", "plaintext",
+    "datalist", "select",
 }  # fmt: skip
 # Properties that colour, size and place text and boxes inside the message; none of them
 # loads anything or lifts an element out of the message (position, z-index, transforms).
@@ -151,6 +151,10 @@ def _as_html5_builds(body: HtmlElement) -> None:
             group = table.makeelement("tbody", {})
             rows[0].addprevious(group)
             group.extend(rows)
+    # Their content is raw text to an HTML5 parser, and `plaintext` never ends: as `pre`
+    # they show the same text with markup escaped.
+    for raw in body.iter("plaintext", "xmp", "listing"):
+        raw.tag = "pre"
     for paragraph in list(body.iter("p")):
         if not paragraph.attrib and not paragraph.text and not len(paragraph):
             paragraph.drop_tree()
