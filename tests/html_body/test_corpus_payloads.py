@@ -5,8 +5,8 @@ anything, or send a reader to a scheme other than http, https and mailto."""
 from __future__ import annotations
 
 import json
-from collections import Counter
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest

@@ -7,7 +7,6 @@ from __future__ import annotations
 import nh3
 import pytest
 
-from mailfathom.adapters.html import sanitize
 from mailfathom.adapters.html.document import MAX_DEPTH
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 
@@ -33,7 +32,7 @@ def parser_input(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(html)
         return real(html, **options)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sanitize.nh3, "clean", recording)
+    monkeypatch.setattr(nh3, "clean", recording)
     return seen
 
 

@@ -47,8 +47,11 @@ def test_the_accounts_choice_decides_whether_remote_images_load(
         b"From: shop@example.org\r\nTo: reader@example.net\r\nSubject: Offer\r\n"
         b"Content-Type: text/html; charset=utf-8\r\n\r\n" + _HTML.encode()
     )
-    overrides = {} if choice is None else {"remote_images": choice}
-    account = imap_account_config(imap_account, **overrides)
+    account = (
+        imap_account_config(imap_account)
+        if choice is None
+        else imap_account_config(imap_account, remote_images=choice)
+    )
     with open_services(tmp_path, account) as services:
         services.account_synchronizer().run_once(account)
         ids = [str(r.stored_email_id) for r in stored_rows(services, account.account_id)]
@@ -57,5 +60,6 @@ def test_the_accounts_choice_decides_whether_remote_images_load(
             ContentRequest(stored_email_ids=ids, include_sanitized_html=True),
         )
     content = read.emails[0].content
-    assert content is not None and content.body.sanitized_html is not None
+    assert content is not None
+    assert content.body.sanitized_html is not None
     assert content.body.sanitized_html.text == expected
