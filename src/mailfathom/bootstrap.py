@@ -121,7 +121,7 @@ from mailfathom.app.sync.folder_visibility import settle_folders
 from mailfathom.app.sync.ports import ChangeWatch, MailboxSession
 from mailfathom.app.sync.synchronize_account import AccountSynchronizer
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimits
-from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig
+from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig, RemoteImages
 from mailfathom.domain.contacts import ContactWriter
 
 
@@ -373,6 +373,11 @@ class Services:
                 self.content_repair,
                 NhHtmlSanitizer(),
                 PartSaving(self._stored_parts(), self._file_roots()),
+                remote_images=frozenset(
+                    a.account_id
+                    for a in self.config.accounts
+                    if a.remote_images is RemoteImages.ALLOW
+                ),
             ),
             search=MailboxSearchReader(reader, served, Re2PatternCompiler()),
         )

@@ -13,6 +13,7 @@ from mailfathom.adapters.config import ConfigurationProblems, load_config, parse
 from mailfathom.domain.config import (
     AccountKind,
     DeploymentConfig,
+    RemoteImages,
     SecretRef,
     SyncMode,
     TlsMode,
@@ -703,6 +704,23 @@ def test_an_account_collects_contacts_unless_told_not_to() -> None:
 def test_collect_contacts_must_be_a_boolean(value: object) -> None:
     problem = single_problem({"Accounts": [imap_account(CollectContacts=value)]})
     assert problem == "Accounts[0].CollectContacts: must be true or false"
+
+
+def test_remote_images_are_blocked_unless_an_account_allows_them() -> None:
+    document = {
+        "Accounts": [
+            imap_account("a"),
+            imap_account("b", RemoteImages="allow"),
+            local_account("c", RemoteImages="block"),
+        ]
+    }
+    chosen = [account.remote_images for account in parse(document).accounts]
+    assert chosen == [RemoteImages.BLOCK, RemoteImages.ALLOW, RemoteImages.BLOCK]
+
+
+def test_remote_images_must_be_block_or_allow() -> None:
+    problem = single_problem({"Accounts": [imap_account(RemoteImages="yes")]})
+    assert problem == "Accounts[0].RemoteImages: must be one of block | allow"
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,6 +24,14 @@ class AccountKind(enum.Enum):
     LOCAL = "local"
 
 
+class RemoteImages(enum.Enum):
+    """Whether the sanitized HTML of an account's mail keeps images that load from
+    elsewhere (which tells their sender the mail was read) or shows a marker instead."""
+
+    BLOCK = "block"
+    ALLOW = "allow"
+
+
 class SyncMode(enum.Enum):
     POLLING = "polling"
     PUSH = "push"
@@ -68,6 +76,7 @@ class AccountConfig:
     delivery: AccountDelivery | None = None
     # Whether synchronizing the account puts the people its mail names in the contact book.
     collect_contacts: bool = True
+    remote_images: RemoteImages = RemoteImages.BLOCK
 
     def own_addresses(self) -> frozenset[str]:
         """Every address this account receives or sends as, lower-cased: its `Addresses`,

@@ -23,6 +23,7 @@ from mailfathom.domain.config import (
     AccountConfig,
     AccountKind,
     ImapConnection,
+    RemoteImages,
     SecretRef,
     SyncMode,
     TlsMode,
@@ -42,6 +43,7 @@ _ACCOUNT_KEYS = frozenset(
         "Folders",
         "Delivery",
         "CollectContacts",
+        "RemoteImages",
     }
 )
 _IMAP_KEYS = frozenset({"Host", "Port", "Username", "Tls", "Secret", "TimeoutSeconds"})
@@ -113,6 +115,8 @@ def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
     folders = parse_folders(table)
     ok &= folders is not None
     collect_contacts = table.boolean("CollectContacts", True)
+    remote_images = parse_enum(table, "RemoteImages", RemoteImages)
+    ok &= remote_images is not None or not table.has("RemoteImages")
     ok &= not table.has("CollectContacts") or isinstance(table.data["CollectContacts"], bool)
 
     delivery = None
@@ -141,6 +145,7 @@ def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
         addresses=addresses,
         delivery=delivery,
         collect_contacts=collect_contacts,
+        remote_images=remote_images or RemoteImages.BLOCK,
     )
 
 

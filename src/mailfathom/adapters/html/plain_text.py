@@ -3,22 +3,16 @@
 The HTML is parsed with lxml and laid out by inscriptis, with these rules (docs/plain-text.md
 states them for readers):
 
-- The whole document counts, built as a browser builds it. libxml2's tree differs from the
-  HTML5 one in ways that lose text, which are made up for: content after `</body>` or
-  `</html>` (list footers, documents appended to a part) is dropped by libxml2 but read into
-  the body by browsers, so those end tags are removed before parsing; `</br>` is a line
-  break and `</p>` ends a paragraph or makes an empty one, where libxml2 drops both and
-  joins the words on either side; anything but head content (title, meta, styles, scripts)
-  starts the body, where libxml2 keeps some elements (`o:p`, `xml`, form controls, table
-  cells) in the head; and nesting is bounded at 2048 elements instead of 256, past which
-  libxml2 stops reading. A document nested deeper still, or one the renderer fails on
-  (inscriptis recurses once a level, which the interpreter stops near 1000), is given as
-  its words alone.
+- The whole document counts, built as a browser builds it (`document` says how libxml2's
+  tree is brought to the HTML5 one). A document nested deeper than libxml2 reads (2048
+  elements), or one the renderer fails on (inscriptis recurses once a level, which the
+  interpreter stops near 1000), is given as its words alone.
 - Only what a browser renders as text is kept. Head, script, style and title, and the
   fallback content of elements that show something else or nothing (iframe, noscript,
   object, embed, applet, noembed, noframes, template, audio, video, canvas, datalist) are
-  left out, as are elements hidden by a `hidden` attribute or an inline `display: none`. A
-  drop-down list shows its chosen option (the first when none is marked selected) alone.
+  left out, as is text a reader never sees (`hidden` says which: hidden elements, invisible,
+  tiny, transparent or background-coloured text). A drop-down list shows its chosen option
+  (the first when none is marked selected) alone.
 - Layout is not reproduced. Tables are not drawn as grids: each row starts a line and the
   cells of a row that share a line are separated by one tab, while cells holding blocks
   of their own fall onto lines of their own. Margins, padding, widths and alignment are
@@ -30,7 +24,6 @@ states them for readers):
 
 from __future__ import annotations
 
-import re
 from html.parser import HTMLParser
 
 from inscriptis.css_profiles import STRICT_CSS_PROFILE
@@ -40,23 +33,18 @@ from inscriptis.model.config import ParserConfig
 from inscriptis.model.html_document_state import HtmlDocumentState
 from inscriptis.model.html_element import HtmlElement as Layout
 from inscriptis.model.tag import CustomHtmlTagHandlerMapping
-from lxml.etree import ErrorLevels, ParserError
-from lxml.html import HtmlElement, document_fromstring
-from lxml.html import HTMLParser as LibxmlParser
+from lxml.html import HtmlElement
 
+from mailfathom.adapters.html.document import parse_document
+from mailfathom.adapters.html.hidden import (
+    PAGE,
+    Appearance,
+    appearance,
+    hidden_whole,
+    remove_hidden,
+)
 from mailfathom.adapters.html.inline_style import declarations
 
-# End tags libxml2 reads otherwise than a browser: after `</body>` and `</html>` a browser
-# goes on reading into the body, `</br>` is a line break, and `</p>` closes the paragraph
-# open or, with none open, makes an empty one (which `</p><p></p>` gives in both cases).
-_END_TAGS = re.compile(r"</(body|html|br|p)(?=[\s/>])[^>]{0,100}>", re.IGNORECASE)
-_AS_A_BROWSER_READS = {"body": "", "html": "", "br": "<br>", "p": "</p><p></p>"}
-# What a browser keeps in the head (HTML 5.2 section 8.2.5.4.4); anything else starts the body.
-_HEAD_CONTENT = frozenset(
-    {"base", "basefont", "bgsound", "link", "meta", "noframes", "noscript", "script", "style",
-     "template", "title"}
-)  # fmt: skip
-_XML_DECLARATION = re.compile(r"^<\?xml[^>]*>")
 _NOT_RENDERED = (
     "iframe", "noscript", "object", "embed", "applet", "noembed", "noframes", "template",
     "audio", "video", "canvas", "datalist",
@@ -125,54 +113,6 @@ def _config() -> ParserConfig:
     return config
 
 
-class _CutShort(Exception):
-    """libxml2 stopped reading before the end of the document."""
-
-
-def _browser_end_tag(match: re.Match[str]) -> str:
-    return _AS_A_BROWSER_READS[match.group(1).lower()]
-
-
-def _document(html: str) -> HtmlElement | None:
-    html = _END_TAGS.sub(_browser_end_tag, html.strip())
-    if html.startswith("<?xml"):
-        html = _XML_DECLARATION.sub("", html, count=1)
-    # One parser a document: a parser is not to be shared between threads, and its error
-    # log tells whether it read to the end.
-    parser = LibxmlParser(huge_tree=True)
-    try:
-        document = document_fromstring(html, parser=parser)
-    except ParserError:  # nothing but comments, a doctype or white space
-        return None
-    if any(error.level == ErrorLevels.FATAL for error in parser.error_log):
-        raise _CutShort
-    _start_body_where_a_browser_does(document)
-    return document
-
-
-def _start_body_where_a_browser_does(document: HtmlElement) -> None:
-    """Move what follows the head content out of the head, to the start of the body."""
-    head = document.find("head")
-    if head is None:
-        return
-    first = next(
-        (child for child in head if isinstance(child.tag, str) and child.tag not in _HEAD_CONTENT),
-        None,
-    )
-    if first is None:
-        return
-    moved = [first, *first.itersiblings()]
-    body = document.find("body")
-    if body is None:
-        body = document.makeelement("body", {})
-        document.append(body)
-    # Text after them was already moved to the start of the body, and stays after them.
-    moved[-1].tail = (moved[-1].tail or "") + (body.text or "")
-    body.text = None
-    for place, element in enumerate(moved):
-        body.insert(place, element)
-
-
 def _escape_ampersands(document: HtmlElement) -> None:
     """inscriptis decodes character references in text that lxml has already decoded, which
     would turn text showing `&lt;b&gt;` into the tag `<b>`; its ampersands are escaped once
@@ -201,34 +141,55 @@ def _drop_unchosen_options(document: HtmlElement) -> None:
 
 
 class _Words(HTMLParser):
-    """The text outside the elements that are not rendered, for the rare document the
-    renderer fails on or libxml2 cannot read to its end; the stdlib tokenizer reads anything
-    without raising. Text in the head is kept, as a browser moves it to the body."""
+    """The text outside the elements that are not rendered or are hidden, for the rare
+    document the renderer fails on or libxml2 cannot read to its end; the stdlib tokenizer
+    reads anything without raising. Text in the head is kept, as a browser moves it to the
+    body. Without a tree, an element is taken to run to its own end tag: one left open
+    hides everything after it, which errs towards leaving out text a reader saw rather than
+    keeping text no one saw."""
 
     _SKIPPED = frozenset({"script", "style", "title", "select", *_NOT_RENDERED})
+    _VOID = frozenset(
+        {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+         "source", "track", "wbr"}
+    )  # fmt: skip
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.pieces: list[str] = []
         self._skipping: list[str] = []
+        # The open elements that set an appearance, innermost last.
+        self._shown: list[tuple[str, Appearance]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self._SKIPPED:
-            self._skipping.append(tag)
         self.pieces.append(" ")
+        if tag in self._VOID:
+            return
+        attributes = dict(attrs)
+        if tag in self._SKIPPED or hidden_whole(attributes):
+            self._skipping.append(tag)
+        elif not self._skipping and (
+            attributes.keys() & {"style", "color", "bgcolor", "text", "background"}
+        ):
+            inherited = self._shown[-1][1] if self._shown else PAGE
+            self._shown.append((tag, appearance(attributes, inherited)))
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self._skipping:
             while self._skipping.pop() != tag:
                 pass
+        elif any(open_tag == tag for open_tag, _ in self._shown):
+            while self._shown.pop()[0] != tag:
+                pass
         self.pieces.append(" ")
 
     def handle_data(self, data: str) -> None:
-        if not self._skipping:
+        if not self._skipping and not (self._shown and self._shown[-1][1].hides_text()):
             self.pieces.append(data)
 
 
-def _words_only(html: str) -> str:
+def words_only(html: str) -> str:
+    """The words of `html` a reader sees, in order, on one line, without layout."""
     words = _Words()
     words.feed(html)
     words.close()
@@ -255,13 +216,14 @@ def render_plain_text(html: str) -> str:
     try:
         return _render(html)
     except Exception:
-        return _words_only(html)
+        return words_only(html)
 
 
 def _render(html: str) -> str:
-    document = _document(html)
+    document = parse_document(html)
     if document is None:
         return ""
+    remove_hidden(document)
     if "&" in html:
         _escape_ampersands(document)
     _drop_unchosen_options(document)

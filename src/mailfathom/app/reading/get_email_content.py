@@ -89,7 +89,10 @@ class EmailContentReader:
         repairs: ContentRepairStore,
         sanitizer: HtmlSanitizer,
         saving: PartSaving,
+        remote_images: frozenset[str] = frozenset(),
     ) -> None:
+        """`remote_images`: the accounts whose sanitized HTML may load remote images."""
+        self._remote_images = remote_images
         self._saving = saving
         self._store = store
         self._served = tuple(a.account_id for a in served)
@@ -181,7 +184,8 @@ class EmailContentReader:
             plain = budget.take(row.plain_text or "")
             html = None
             if request.include_sanitized_html and row.html is not None:
-                html = budget.take(self._sanitizer.sanitize(row.html))
+                remote = summary.account_id in self._remote_images
+                html = budget.take(self._sanitizer.sanitize(row.html, remote_images=remote))
             body = BodyView(BodyAvailability.READABLE, plain, html)
         return EmailContent(
             account_id=summary.account_id,

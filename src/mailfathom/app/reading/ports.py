@@ -6,8 +6,10 @@ from typing import Protocol
 
 
 class HtmlSanitizer(Protocol):
-    def sanitize(self, html: str) -> str:
-        """HTML with everything active or remote removed; safe to show as is."""
+    def sanitize(self, html: str, *, remote_images: bool = False) -> str:
+        """HTML with everything active removed and no text its reader never saw; safe to
+        show as is. Nothing loads from elsewhere unless `remote_images` (the account's
+        choice) lets images do so."""
         ...
 
 
