@@ -82,12 +82,16 @@ def _b64(data: bytes) -> str:
 
 
 def _unb64(text: str) -> bytes | None:
+    """The octets `text` encodes, only when it is the one encoding `_b64` writes for them:
+    the spare bits of a last character are otherwise ignored, and an altered link would
+    open as if it were the one issued."""
     if not re.fullmatch(r"[A-Za-z0-9_-]+", text):
         return None
     try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError):
         return None
+    return raw if _b64(raw) == text else None
 
 
 class SealedLinks:
