@@ -97,17 +97,18 @@ Secret = {{ File = "{older_file}" }}
     def more_mail(mailbox: RemoteMailbox) -> None:
         mailbox.append(_files_mail())
 
-    found = deploy(dovecot, tmp_path_factory, more_config=downloads, more_mail=more_mail, port=port)
+    served = deploy(
+        dovecot, tmp_path_factory, more_config=downloads, more_mail=more_mail, port=port
+    )
     try:
-        deployment = next(found)
-        yield Linked(
-            deployment,
-            base_url,
-            RingKey("2026-b", decode_key(signing_text)),
-            RingKey("2026-a", decode_key(older_text)),
-        )
+        for deployment in served:
+            yield Linked(
+                deployment,
+                base_url,
+                RingKey("2026-b", decode_key(signing_text)),
+                RingKey("2026-a", decode_key(older_text)),
+            )
     finally:
-        found.close()
         os.environ.pop(variable, None)
 
 
