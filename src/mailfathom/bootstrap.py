@@ -10,7 +10,7 @@ import ssl
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from mailfathom.adapters.config.toml_writer import create_config_file as create_
 from mailfathom.adapters.config.toml_writer import refuse_existing as refuse_existing
 from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.cursor_signing import HmacCursorSigner
+from mailfathom.adapters.download_links import SealedLinks, links_of
 from mailfathom.adapters.draft_folders import DraftFolderCopies
 from mailfathom.adapters.flag_writers import FlagChangeCarrier
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
@@ -101,6 +102,8 @@ from mailfathom.app.maintenance.verify_content import ContentFileUpkeep, StoredC
 from mailfathom.app.organize.folder_creations import FolderCreationConvergence
 from mailfathom.app.organize.moves import MoveConvergence
 from mailfathom.app.organize.organize_email import EmailOrganizer
+from mailfathom.app.reading.attachment_links import LinkIssuing
+from mailfathom.app.reading.download_attachment import AttachmentDownload
 from mailfathom.app.reading.get_email_content import EmailContentReader
 from mailfathom.app.reading.list_accounts import AccountDirectoryReader
 from mailfathom.app.reading.list_emails import MailboxTimelineReader
@@ -249,6 +252,8 @@ class Services:
     mutation_signal: MutationSignal = field(default_factory=MutationSignal)
     # Told of each owner alert recorded in this process (the MCP endpoint counts them).
     alert_signal: AlertSignal = field(default_factory=AlertSignal)
+    # The download key ring, read on first use (see `attachment_links`).
+    sealed_links: SealedLinks | None = None
 
     @classmethod
     def open(
@@ -373,6 +378,7 @@ class Services:
                 self.content_repair,
                 NhHtmlSanitizer(),
                 PartSaving(self._stored_parts(), self._file_roots()),
+                self._link_issuing(),
                 remote_images=frozenset(
                     a.account_id
                     for a in self.config.accounts
@@ -381,6 +387,25 @@ class Services:
             ),
             search=MailboxSearchReader(reader, served, Re2PatternCompiler()),
         )
+
+    def attachment_links(self) -> SealedLinks | None:
+        """The deployment's download links, None where `[Downloads]` issues none. The key
+        ring is read on first use: a key secret that cannot be read stops the command that
+        needed it (`ConfigurationError`) before it serves anything."""
+        if self.sealed_links is None:
+            self.sealed_links = links_of(self.config.downloads)
+        return self.sealed_links
+
+    def _link_issuing(self) -> LinkIssuing | None:
+        links = self.attachment_links()
+        if links is None:
+            return None
+        lifetime = timedelta(seconds=self.config.downloads.link_lifetime_seconds)
+        return LinkIssuing(links, lifetime, self.clock)
+
+    def download(self) -> AttachmentDownload:
+        """What the HTTP entrypoint serves a download link with."""
+        return AttachmentDownload(self.attachment_links(), self._stored_parts(), self.clock)
 
     def _stored_parts(self) -> StoredParts:
         return StoredParts(

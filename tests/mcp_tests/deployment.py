@@ -366,12 +366,14 @@ def deploy(
     *,
     more_config: Callable[[ImapAccount, str], str] | None = None,
     more_mail: Callable[[RemoteMailbox], None] | None = None,
+    port: int | None = None,
 ) -> Iterator[Deployment]:
     """A deployment of its own: its own Dovecot user, store and server process.
     `more_config` gives what is added to the configuration, from the Dovecot user and the
     name of the variable holding its password (a `[[Accounts.Folders]]` entry names a folder
     of the account), and `more_mail` fills the mailbox further before the first
-    synchronization."""
+    synchronization. `port` is where the server listens (a free port when None), for a
+    configuration that names the server's own address."""
     register_all(SENSITIVE)
     suffix = uuid.uuid4().hex[:10]
     account = dovecot.add_user(f"mcp-{suffix}", f"pw-{suffix}")
@@ -396,7 +398,7 @@ def deploy(
     config = load_config(config_path)
     with Services.open(config) as services:
         services.account_synchronizer().run_once(config.accounts[0])
-    port = _free_port()
+    port = port if port is not None else _free_port()
     log_path = root / "server.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(

@@ -41,3 +41,21 @@ def test_a_version_of_another_type_is_refused(version: object) -> None:
     with pytest.raises(Refusal) as refused:
         accept(signer, token, DIGEST)
     assert refused.value.code == Code.CURSOR_NOT_ISSUED_HERE
+
+
+def test_a_cursor_altered_in_any_character_is_refused() -> None:
+    """Base64 leaves spare bits in a last character that decoding ignores: an altered cursor
+    must not be read as the one issued."""
+    signer = HmacCursorSigner(os.urandom(32))
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    accepted = []
+    # Three positions of different lengths: one body length at least leaves spare bits.
+    for seq in (7, 77, 777):
+        token = issue(signer, DIGEST, TimelinePosition(None, seq))
+        for position in range(len(token)):
+            for step in (1, 2, 3):
+                replacement = alphabet[(alphabet.index(token[position]) + step) % len(alphabet)]
+                altered = token[:position] + replacement + token[position + 1 :]
+                if signer.open(altered) is not None:
+                    accepted.append((seq, position))
+    assert accepted == []

@@ -48,6 +48,10 @@ class HmacCursorSigner:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         except (binascii.Error, ValueError):
             return None
+        # Only the one encoding `sign` writes: decoding ignores the spare bits of a last
+        # character, which would let an altered token pass as the one issued.
+        if base64.urlsafe_b64encode(raw).decode().rstrip("=") != token:
+            return None
         tag, payload = raw[:_TAG_BYTES], raw[_TAG_BYTES:]
         if len(tag) != _TAG_BYTES or not hmac.compare_digest(tag, self._tag(payload)):
             return None

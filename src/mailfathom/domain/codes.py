@@ -68,6 +68,13 @@ class Code(enum.IntEnum):
     # Nobody was asked: the caller already keeps as many questions waiting for a person as
     # McpEndpoint.QuestionsWaitingPerCaller allows.
     QUESTIONS_WAITING_BOUND_REACHED = 59006
+    # A download link (the HTTP entrypoint's, not a tool's) grants nothing: it is not one this
+    # deployment sealed (malformed or altered), it has expired, the key it was sealed with is
+    # no longer in the ring, or the file it fetched is no longer served.
+    DOWNLOAD_LINK_NOT_RECOGNIZED = 59007
+    DOWNLOAD_LINK_EXPIRED = 59008
+    DOWNLOAD_LINK_KEY_RETIRED = 59009
+    DOWNLOAD_FILE_GONE = 59010
 
 
 class DeliveryCode(enum.IntEnum):

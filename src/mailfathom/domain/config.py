@@ -14,6 +14,7 @@ from pathlib import Path
 from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.connections import SecretRef, TlsMode
 from mailfathom.domain.delivery_config import AccountDelivery, MailDeliveryConfig
+from mailfathom.domain.download_links import DownloadsConfig
 from mailfathom.domain.folders import FolderRole
 
 __all__ = ["SecretRef", "TlsMode"]
@@ -130,6 +131,7 @@ class DeploymentConfig:
     mcp: McpEndpointConfig = field(default_factory=lambda: McpEndpointConfig())
     read_only: bool = False
     mail_delivery: MailDeliveryConfig = field(default_factory=MailDeliveryConfig)
+    downloads: DownloadsConfig = field(default_factory=DownloadsConfig)
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from mailfathom.app.reading.attachment_links import LinkIssuing
 from mailfathom.app.reading.ports import HtmlSanitizer
 from mailfathom.app.reading.projection import flags_view
 from mailfathom.app.reading.rendering import (
@@ -89,11 +90,13 @@ class EmailContentReader:
         repairs: ContentRepairStore,
         sanitizer: HtmlSanitizer,
         saving: PartSaving,
+        links: LinkIssuing | None = None,
         remote_images: frozenset[str] = frozenset(),
     ) -> None:
         """`remote_images`: the accounts whose sanitized HTML may load remote images."""
         self._remote_images = remote_images
         self._saving = saving
+        self._links = links
         self._store = store
         self._served = tuple(a.account_id for a in served)
         self._content = content
@@ -195,7 +198,9 @@ class EmailContentReader:
             machine_authorship=MachineAuthorship(),
             headers=headers_view(row),
             body=body,
-            attachments=attachment_views(row, request.include_attachment_download_links),
+            attachments=attachment_views(
+                row, request.include_attachment_download_links, self._links
+            ),
             attachment_counts=counts_of(row),
             flags=flags_view(summary.flags),
             thread=thread_block(summary, members),

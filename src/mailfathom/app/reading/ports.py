@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from mailfathom.domain.download_links import DownloadGrant, LinkFault
+
 
 class HtmlSanitizer(Protocol):
     def sanitize(self, html: str, *, remote_images: bool = False) -> str:
@@ -33,4 +35,18 @@ class PatternCompiler(Protocol):
         when the engine does not accept it: a syntax error, a construct it does not offer
         (backreferences, lookaround) or a program over its memory bound. Synchronous; it
         writes nothing, and in particular never logs the pattern."""
+        ...
+
+
+class AttachmentLinks(Protocol):
+    """Seals download grants into links and opens presented links again. Synchronous,
+    thread-safe and free of I/O; neither method logs what it is given."""
+
+    def issue(self, grant: DownloadGrant) -> str:
+        """The absolute address of a link granting `grant`."""
+        ...
+
+    def open(self, token: str) -> DownloadGrant | LinkFault:
+        """The grant the last path segment of a link carries, or why it carries none (never
+        raises, whatever `token` is). The expiry is the caller's to check."""
         ...

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Sequence
 
+from mailfathom.app.reading.attachment_links import LinkIssuing
 from mailfathom.app.reading.views import (
     AttachmentCounts,
     AttachmentView,
@@ -82,17 +84,33 @@ def headers_view(row: EmailRow) -> HeadersView:
     )
 
 
-def attachment_views(row: EmailRow, links_requested: bool) -> tuple[AttachmentView, ...]:
-    """Every attachment described. Links need a public address and a key ring, which this
-    deployment does not have yet, so a request for them is answered `unavailable`."""
-    state = DownloadState.UNAVAILABLE if links_requested else DownloadState.NOT_REQUESTED
-    return tuple(
-        AttachmentView(
-            p.file_name, p.name_was_normalized, p.media_type, p.size_octets, state, p.part_path
+def attachment_views(
+    row: EmailRow, links_requested: bool, issuing: LinkIssuing | None
+) -> tuple[AttachmentView, ...]:
+    """Every attachment described, each with a link of its own when the call asked for links
+    and the deployment issues them (`issuing`); `unavailable` when it does not."""
+    views = []
+    for p in row.parts:
+        if p.kind != "attachment":
+            continue
+        view = AttachmentView(
+            p.file_name,
+            p.name_was_normalized,
+            p.media_type,
+            p.size_octets,
+            DownloadState.UNAVAILABLE if links_requested else DownloadState.NOT_REQUESTED,
+            p.part_path,
         )
-        for p in row.parts
-        if p.kind == "attachment"
-    )
+        if links_requested and issuing is not None and p.part_path is not None:
+            link = issuing.issue(row.summary.account_id, row.summary.stored_email_id, p.part_path)
+            view = dataclasses.replace(
+                view,
+                download_state=DownloadState.ISSUED,
+                download_url=link.url,
+                download_expires_at=link.expires_at,
+            )
+        views.append(view)
+    return tuple(views)
 
 
 def counts_of(row: EmailRow) -> AttachmentCounts | None:

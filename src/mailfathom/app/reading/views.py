@@ -129,6 +129,7 @@ class TruncatedBy(enum.Enum):
 class DownloadState(enum.Enum):
     NOT_REQUESTED = "notRequested"
     UNAVAILABLE = "unavailable"
+    ISSUED = "issued"
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +155,10 @@ class AttachmentView:
     download_state: DownloadState
     # Where the part sits in the email (IMAP body-section numbers): how a save names it.
     part_id: str | None = None
+    # Both present exactly when `download_state` is ISSUED. The address is a bearer
+    # capability: it is returned to the caller and written nowhere else.
+    download_url: str | None = None
+    download_expires_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

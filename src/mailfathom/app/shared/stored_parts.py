@@ -64,8 +64,17 @@ class StoredParts:
         without touching its octets, so a bound can be checked before a byte is read."""
         return self._locate(caller, stored_email_id, part_id)[0]
 
-    def read(self, caller: Caller, stored_email_id: uuid.UUID, part_id: str) -> PartOfEmail:
-        row, content_key, seq = self._locate(caller, stored_email_id, part_id)
+    def read(
+        self,
+        caller: Caller,
+        stored_email_id: uuid.UUID,
+        part_id: str,
+        *,
+        account_id: str | None = None,
+    ) -> PartOfEmail:
+        """The part and its decoded octets. With `account_id`, an email of any other account
+        is answered as one not held (a download link names the account it was issued for)."""
+        row, content_key, seq = self._locate(caller, stored_email_id, part_id, account_id)
         try:
             raw = self._content.get(content_key)
         except ContentMissingError:
@@ -79,7 +88,11 @@ class StoredParts:
         return PartOfEmail(row, part)
 
     def _locate(
-        self, caller: Caller, stored_email_id: uuid.UUID, part_id: str
+        self,
+        caller: Caller,
+        stored_email_id: uuid.UUID,
+        part_id: str,
+        account_id: str | None = None,
     ) -> tuple[PartRow, str, int]:
         not_held = Refusal(Code.EMAIL_NOT_HELD, "No stored email answers to this identifier.")
         if not permits(caller, READ_PERMISSIONS):
@@ -88,7 +101,7 @@ class StoredParts:
             folders = [f.folder_id for f in view.readable_folders(self._served)]
             rows = view.emails([stored_email_id], folders, with_html=False) if folders else {}
         email = rows.get(stored_email_id)
-        if email is None:
+        if email is None or account_id not in (None, email.summary.account_id):
             raise not_held
         summary = email.summary
         if summary.content_state is not ContentState.STORED or email.content_key is None:

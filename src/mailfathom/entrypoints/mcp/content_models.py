@@ -57,10 +57,21 @@ class AttachmentModel(Published):
     )
     mediaType: str = Field(description="The declared media type.")
     sizeBytes: int = Field(description="The decoded size in bytes.")
-    downloadState: Literal["notRequested", "unavailable"] = Field(
+    downloadState: Literal["notRequested", "unavailable", "issued"] = Field(
         default="notRequested",
         description="notRequested unless links were asked for; unavailable where this "
-        "deployment cannot issue them.",
+        "deployment cannot issue them; issued when downloadUrl carries one.",
+    )
+    downloadUrl: str | None = Field(
+        default=None,
+        description="Only when issued: an absolute address returning this one file to a "
+        "plain GET with no credential, until downloadExpiresAt. A bearer secret: fetch it "
+        "once, never log or keep it.",
+    )
+    downloadExpiresAt: datetime | None = Field(
+        default=None,
+        description="Only when issued: when downloadUrl stops working (UTC); read the "
+        "email again for a new one.",
     )
 
 

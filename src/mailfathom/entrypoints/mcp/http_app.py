@@ -13,6 +13,9 @@ served without authentication at `/.well-known/oauth-protected-resource` and at 
 the endpoint's path appended (section 3.1), and every 401 from `/mcp` points at it in its
 `WWW-Authenticate` challenge (section 5.1). It names no authorization server: the credential
 is an API key given to the caller by the operator, sent as a bearer token in the header.
+
+Attachment download links are served beside it at `/downloads/`, admitted by the link alone
+(`download_route`).
 """
 
 from __future__ import annotations
@@ -33,8 +36,10 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mailfathom.app.reading.download_attachment import AttachmentDownload
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.config import CallerEntry, McpEndpointConfig
+from mailfathom.entrypoints.mcp.download_route import download_route
 from mailfathom.entrypoints.mcp.sdk_logs import withhold_refused_values
 from mailfathom.entrypoints.mcp.server import CALLER_STATE_KEY, MailFathomMcp
 from mailfathom.entrypoints.mcp.sessions import SessionGate
@@ -179,8 +184,13 @@ def protected_resource_routes(host: str) -> list[BaseRoute]:
     ]
 
 
-def build_http_app(server: MailFathomMcp, config: McpEndpointConfig) -> Starlette:
-    """The served app. `/metrics` exists only when the configuration names its key."""
+def build_http_app(
+    server: MailFathomMcp,
+    config: McpEndpointConfig,
+    download: AttachmentDownload | None = None,
+) -> Starlette:
+    """The served app. `/metrics` exists only when the configuration names its key, and
+    download links are served where `download` is given (see `download_route`)."""
     entries = list(config.callers)
     mcp_app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -200,6 +210,8 @@ def build_http_app(server: MailFathomMcp, config: McpEndpointConfig) -> Starlett
     routes: list[BaseRoute] = [*protected_resource_routes(config.host), Mount("/", app=mcp_app)]
     if config.metrics_api_key_sha256 is not None:
         routes.insert(0, metrics_route(server, config.metrics_api_key_sha256, config.host))
+    if download is not None:
+        routes.insert(0, download_route(download))
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(
         SessionGate,

@@ -225,6 +225,8 @@ def _content(e: v.EmailContent) -> c.EmailContentModel:
                 mediaType=a.media_type,
                 sizeBytes=a.size_octets,
                 downloadState=a.download_state.value,
+                downloadUrl=a.download_url,
+                downloadExpiresAt=a.download_expires_at,
             )
             for a in e.attachments
         ],

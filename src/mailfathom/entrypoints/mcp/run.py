@@ -48,7 +48,7 @@ class Serving:
             return
         config = self.services.config.mcp
         uvicorn_config = uvicorn.Config(
-            build_http_app(self.server, config),
+            build_http_app(self.server, config, self.services.download()),
             host=config.host,
             port=self.listener.getsockname()[1],
             log_level="warning",
