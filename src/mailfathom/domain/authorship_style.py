@@ -1,0 +1,120 @@
+"""The four style signals of the authorship reading: observations a careful writer also
+produces, each meaning nothing on its own.
+
+They read only the author's own text (`authorship_text.own_text`), and only when it holds at
+least `STYLE_MINIMUM_WORDS` words: below that a stock phrase or a list is as likely to be a
+person's as anything, and no style signal is taken at all.
+
+- `formulaicFraming`: two or more different stock openers, transitions or closers of
+  generated mail (`authorship_phrases`: English, Czech and Slovak).
+- `unspacedEmDashes`: two or more em dashes set straight between two words ("this—and
+  that"), the house style of generated English; hand-typed mail writes a hyphen or a spaced
+  dash.
+- `listScaffolding`: a body laid out as a generated answer is: two or more lines opening with
+  a bold (`**...**`) heading, three or more bullet or numbered items each opening with a short
+  heading and a colon ("- Budget: ..."), two or more Markdown headings (`#`), or three or more
+  numbered short headings each followed by a paragraph of their own.
+- `uniformTypography`: one of two regularities people rarely keep up over a whole message:
+  typographic quotes and apostrophes (at least `CURLY_MINIMUM`) with not one straight quote
+  or apostrophe, or at least `UNIFORM_MINIMUM_SENTENCES` sentences whose lengths in words
+  vary by less than `UNIFORM_MAXIMUM_VARIATION` of their mean (coefficient of variation).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+from mailfathom.domain.authorship import AuthorshipSignal
+from mailfathom.domain.authorship_phrases import distinct_phrases, fold
+from mailfathom.domain.authorship_text import own_text, word_count
+
+STYLE_MINIMUM_WORDS = 50
+FRAMING_MINIMUM_PHRASES = 2
+EM_DASH_MINIMUM = 2
+BOLD_HEADING_MINIMUM = 2
+COLON_HEADING_MINIMUM = 3
+MARKDOWN_HEADING_MINIMUM = 2
+NUMBERED_HEADING_MINIMUM = 3
+CURLY_MINIMUM = 4
+UNIFORM_MINIMUM_SENTENCES = 6
+UNIFORM_MAXIMUM_VARIATION = 0.3
+_HEADING_MAXIMUM_WORDS = 6
+
+_UNSPACED_EM_DASH = re.compile(r"[^\W_]\u2014[^\W_]")
+_BULLET = r"(?:[-*\u2022\u2023\u25e6\u25aa\u25cf]|\d{1,2}[.)])"
+_BOLD_HEADING = re.compile(rf"^[ \t]*(?:{_BULLET}[ \t]+)?\*\*[^*\n]{{1,80}}\*\*", re.M)
+_COLON_HEADING = re.compile(rf"^[ \t]*{_BULLET}[ \t]+([^\W\d_][^:\n]{{0,60}}):[ \t]+\S", re.M)
+_MARKDOWN_HEADING = re.compile(r"^#{1,4}[ \t]+\S", re.M)
+_NUMBERED = re.compile(r"^[ \t]*\d{1,2}[.)][ \t]+(\S.*)$")
+_LIST_ITEM = re.compile(rf"^[ \t]*{_BULLET}[ \t]")
+_CURLY = re.compile("[\u2018\u2019\u201c\u201d]")
+_STRAIGHT = re.compile("[\"']")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)]*\s+|\n\s*\n")
+
+
+def style_signals(
+    plain_text: str, minimum_words: int = STYLE_MINIMUM_WORDS
+) -> frozenset[AuthorshipSignal] | None:
+    """The style signals the author's own text in `plain_text` carries, or None when that text
+    is too short to read any (fewer than `minimum_words` words)."""
+    text = own_text(plain_text)
+    if word_count(text) < minimum_words:
+        return None
+    found: set[AuthorshipSignal] = set()
+    if distinct_phrases(fold(text)) >= FRAMING_MINIMUM_PHRASES:
+        found.add(AuthorshipSignal.FORMULAIC_FRAMING)
+    if len(_UNSPACED_EM_DASH.findall(text)) >= EM_DASH_MINIMUM:
+        found.add(AuthorshipSignal.UNSPACED_EM_DASHES)
+    if _scaffolded(text):
+        found.add(AuthorshipSignal.LIST_SCAFFOLDING)
+    if _uniform(text):
+        found.add(AuthorshipSignal.UNIFORM_TYPOGRAPHY)
+    return frozenset(found)
+
+
+def _scaffolded(text: str) -> bool:
+    if len(_BOLD_HEADING.findall(text)) >= BOLD_HEADING_MINIMUM:
+        return True
+    if len(_MARKDOWN_HEADING.findall(text)) >= MARKDOWN_HEADING_MINIMUM:
+        return True
+    colon_headed = sum(
+        1 for heading in _COLON_HEADING.findall(text) if _short_heading(heading, final="")
+    )
+    return colon_headed >= COLON_HEADING_MINIMUM or _numbered_headings(text)
+
+
+def _short_heading(heading: str, *, final: str) -> bool:
+    words = heading.split()
+    return (
+        0 < len(words) <= _HEADING_MAXIMUM_WORDS
+        and words[0][0].isupper()
+        and not heading.rstrip().endswith(tuple(final))
+    )
+
+
+def _numbered_headings(text: str) -> bool:
+    """Three or more numbered short headings, each followed by a line of its own that is not
+    itself a list item."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    count = 0
+    for line, following in zip(lines, lines[1:], strict=False):
+        item = _NUMBERED.match(line)
+        if (
+            item is not None
+            and _short_heading(item.group(1), final=".,;:!?")
+            and not _LIST_ITEM.match(following)
+        ):
+            count += 1
+    return count >= NUMBERED_HEADING_MINIMUM
+
+
+def _uniform(text: str) -> bool:
+    curly = len(_CURLY.findall(text))
+    if curly >= CURLY_MINIMUM and _STRAIGHT.search(text) is None:
+        return True
+    lengths = [n for n in (word_count(s) for s in _SENTENCE_END.split(text)) if n > 0]
+    if len(lengths) < UNIFORM_MINIMUM_SENTENCES:
+        return False
+    mean = statistics.fmean(lengths)
+    return statistics.pstdev(lengths) < UNIFORM_MAXIMUM_VARIATION * mean
