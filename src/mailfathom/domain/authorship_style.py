@@ -22,6 +22,7 @@ person's as anything, and no style signal is taken at all.
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 
@@ -98,7 +99,7 @@ def _numbered_headings(text: str) -> bool:
     itself a list item."""
     lines = [line for line in text.split("\n") if line.strip()]
     count = 0
-    for line, following in zip(lines, lines[1:], strict=False):
+    for line, following in itertools.pairwise(lines):
         item = _NUMBERED.match(line)
         if (
             item is not None
