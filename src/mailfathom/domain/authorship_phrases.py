@@ -2,7 +2,8 @@
 
 Each entry is one phrase however it is spelled, written folded (lower case, no diacritics, no
 apostrophes, punctuation as spaces; see `fold`) so "Doufám, že se Vám daří" and "doufam ze se
-vam dari" are one phrase. `[a|b]` is a choice of words and `[a|]` an optional one. A careful
+vam dari" are one phrase. `[a|b]` is a choice of words, `[a|]` an optional one, and `||`
+separates word orders of one entry. A careful
 writer uses any one of these; what generated mail does is stack them, which is why
 `formulaicFraming` fires on two distinct entries and never on one.
 
@@ -38,12 +39,12 @@ ENGLISH = (
     "let me know if you have any [other|further|additional|more|] questions",
     "if you have any [further|other|additional|] questions or concerns",
     "should you [have|need] any [further|additional|] [questions|assistance|clarification]",
-    "[i look|looking] forward to [hearing from you|your response|your reply|your feedback]",
+    "[i look|we look|looking] forward to [hearing from you|your response|your reply|your feedback]",
     "thank you for your [time and consideration|understanding|attention to this matter|"
     "patience and understanding]",
     "i hope this [helps|clarifies|information is helpful]",
     "[i would|id] be [happy|glad|more than happy] to [help|assist|discuss|answer]",
-    "i appreciate your [time|understanding|attention|prompt]",
+    "[i|we] appreciate your [time|understanding|attention|prompt|patience]",
 )
 
 CZECH = (
@@ -51,12 +52,12 @@ CZECH = (
     "doufam ze se [mate|mas] dobre",
     "doufam ze [vas|te] [tento|tato] [e mail|email|zprava] zastihne",
     "[rad|rada] bych [vas|te] [informoval|informovala]",
-    "v pripade [jakychkoli|jakychkoliv] [dotazu|otazek|nejasnosti]",
+    "v pripade [jakychkoli|jakychkoliv] [dalsich|] [dotazu|otazek|nejasnosti]",
     "pokud [budete mit|mate] [jakekoli|jakekoliv] [dotazy|otazky]",
-    "nevahejte [me|nas] [kontaktovat|oslovit]",
+    "nevahejte [me|nas] [kontaktovat|oslovit] || [me|nas] nevahejte kontaktovat",
     "nevahejte se na [me|nas] obratit",
-    "tesim se na [vasi|tvou|vasi brzkou|] [odpoved|dalsi spolupraci]",
-    "dekuji [vam|] za [vas cas|vasi trpelivost|pochopeni|vasi pozornost]",
+    "[tesim|tesime] se na [vasi|tvou|vasi brzkou|] [odpoved|dalsi spolupraci]",
+    "[dekuji|dekujeme] [vam|] za [vas cas|vasi trpelivost|pochopeni|vasi pozornost]",
     "je [dulezite|treba] [zminit|poznamenat|zduraznit]",
     "stoji za zminku",
     "v dnesni [rychle|uspechane|dynamicke|digitalni] dobe",
@@ -69,12 +70,12 @@ SLOVAK = (
     "dufam ze sa [vam|ti] dari",
     "dufam ze [vas|ta] [tento|tato] [e mail|email|sprava] zastihne",
     "[chcel|chcela] by som [vas|ta] informovat",
-    "v pripade akychkolvek [otazok|nejasnosti]",
+    "v pripade akychkolvek [dalsich|] [otazok|nejasnosti]",
     "ak [budete mat|mate] akekolvek [otazky|nejasnosti]",
-    "nevahajte [ma|nas] kontaktovat",
+    "nevahajte [ma|nas] kontaktovat || [ma|nas] nevahajte kontaktovat",
     "nevahajte sa na [mna|nas] obratit",
-    "tesim sa na [vasu|tvoju|] [odpoved|dalsiu spolupracu]",
-    "dakujem [vam|] za [vas cas|trpezlivost|pochopenie|vasu pozornost]",
+    "[tesim|tesime] sa na [vasu|tvoju|] [odpoved|dalsiu spolupracu]",
+    "[dakujem|dakujeme] [vam|] za [vas cas|vasu trpezlivost|trpezlivost|pochopenie|vasu pozornost]",
     "je [dolezite|potrebne] [spomenut|poznamenat|zdoraznit]",
     "stoji za zmienku",
     "v dnesnej [rychlej|uponahlanej|dynamickej|digitalnej] dobe",
@@ -91,11 +92,14 @@ _NOT_WORD = re.compile(r"[\W_]+")
 
 def expand(phrase: str) -> frozenset[tuple[str, ...]]:
     """Every word sequence the entry `phrase` stands for."""
-    choices = [
-        [m.group(2)] if m.group(2) is not None else m.group(1).split("|")
-        for m in _TOKEN.finditer(phrase)
-    ]
-    return frozenset(tuple(" ".join(parts).split()) for parts in itertools.product(*choices))
+    found: set[tuple[str, ...]] = set()
+    for form in phrase.split("||"):
+        choices = [
+            [m.group(2)] if m.group(2) is not None else m.group(1).split("|")
+            for m in _TOKEN.finditer(form)
+        ]
+        found.update(tuple(" ".join(parts).split()) for parts in itertools.product(*choices))
+    return frozenset(found)
 
 
 def _index(phrases: tuple[str, ...]) -> Mapping[str, tuple[tuple[int, tuple[str, ...]], ...]]:

@@ -8,7 +8,8 @@ likelihood against two thresholds.
 
 The weights place each kind of signal where it belongs: a character fact alone reaches
 `possible` or `likely` by itself, and no style signal alone leaves `unlikely` (style signals
-mean nothing individually); two style signals read `possible` and three `likely`.
+mean nothing individually); any two style signals read `possible`, and the three heaviest
+together (or all four) `likely`.
 
 `revision` names a profile by a short hash of everything that changes the number or the band
 (every weight, both thresholds, the style minimum), so two readings carrying the same
