@@ -19,7 +19,8 @@ a character with no visible purpose where it stands:
 - `hiddenCharacters`: every other format or default-ignorable character `domain/unseen.py`
   knows (zero-width spaces, word joiners, the byte order mark, invisible operators, fillers),
   except where the character has a visible job: a zero-width joiner or non-joiner between two
-  letters or symbols (emoji sequences, Indic and Persian joining), a zero-width space between
+  letters, marks or symbols outside ASCII (emoji sequences, Indic and Persian joining; between
+  Latin letters it joins nothing), a zero-width space between
   two letters of a script written without spaces, a byte order mark opening the text, and a
   directional mark in text holding right-to-left letters. The soft hyphen never fires: it is
   a hyphenation hint, and far more often byte 0xAD of a legacy character set, where it was a
@@ -195,6 +196,8 @@ def _has_visible_job(char: str, before: str, after: str, index: int) -> bool:
 
 
 def _joinable(char: str) -> bool:
+    if char.isascii():
+        return False
     category = unicodedata.category(char)
     return category[0] in {"L", "M", "S"} or _is_selector(char)
 
