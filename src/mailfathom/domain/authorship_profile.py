@@ -34,7 +34,7 @@ DEFAULT_WEIGHTS: Mapping[AuthorshipSignal, float] = MappingProxyType(
         AuthorshipSignal.BIDIRECTIONAL_OVERRIDES: 0.6,
         AuthorshipSignal.HIDDEN_CHARACTERS: 0.45,
         AuthorshipSignal.FORMULAIC_FRAMING: 0.3,
-        AuthorshipSignal.LIST_SCAFFOLDING: 0.25,
+        AuthorshipSignal.LIST_SCAFFOLDING: 0.27,
         AuthorshipSignal.UNSPACED_EM_DASHES: 0.25,
         AuthorshipSignal.UNIFORM_TYPOGRAPHY: 0.15,
     }
