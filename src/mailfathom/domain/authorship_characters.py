@@ -22,7 +22,9 @@ a character with no visible purpose where it stands:
   letters, marks or symbols outside ASCII (emoji sequences, Indic and Persian joining; between
   Latin letters it joins nothing), a zero-width space between
   two letters of a script written without spaces, a byte order mark opening the text, and a
-  directional mark in text holding right-to-left letters. The soft hyphen never fires: it is
+  directional mark (U+200E, U+200F, U+061C) unless three or more stand in a row: mail
+  clients write single marks around dates and names in any script, and a mark moves no
+  letter, but a run of them spells bits. The soft hyphen never fires: it is
   a hyphenation hint, and far more often byte 0xAD of a legacy character set, where it was a
   visible dash. Line breaks, tabs and other control characters are layout, not hidden text,
   and never fire either.
@@ -54,6 +56,7 @@ _BLACK_FLAG = "\U0001f3f4"
 _OVERRIDES = frozenset("\u202d\u202e")
 _EMBEDDINGS = frozenset("\u202a\u202b\u202c\u2066\u2067\u2068\u2069")
 _DIRECTIONAL_MARKS = frozenset("\u200e\u200f\u061c")
+_MARK_RUN = 3
 _JOINERS = frozenset("\u200c\u200d")
 _SOFT_HYPHEN = "\u00ad"
 _ZERO_WIDTH_SPACE = "\u200b"
@@ -121,6 +124,8 @@ _CANDIDATES = _Candidates()
 def character_signals(text: str) -> frozenset[AuthorshipSignal]:
     """The character signals `text` carries (see the module)."""
     found: set[AuthorshipSignal] = set()
+    if text.isascii():
+        return frozenset()
     right_to_left: bool | None = None
     for index in _candidate_positions(text):
         char = text[index]
@@ -135,15 +140,15 @@ def character_signals(text: str) -> frozenset[AuthorshipSignal]:
                 found.add(AuthorshipSignal.VARIATION_SELECTOR_RUN)
         elif char in _OVERRIDES:
             found.add(AuthorshipSignal.BIDIRECTIONAL_OVERRIDES)
-        elif char in _EMBEDDINGS or char in _DIRECTIONAL_MARKS:
+        elif char in _DIRECTIONAL_MARKS:
+            run = text[index : index + _MARK_RUN]
+            if len(run) == _MARK_RUN and all(c in _DIRECTIONAL_MARKS for c in run):
+                found.add(AuthorshipSignal.HIDDEN_CHARACTERS)
+        elif char in _EMBEDDINGS:
             if right_to_left is None:
                 right_to_left = _RIGHT_TO_LEFT.search(text) is not None
             if not right_to_left:
-                found.add(
-                    AuthorshipSignal.BIDIRECTIONAL_OVERRIDES
-                    if char in _EMBEDDINGS
-                    else AuthorshipSignal.HIDDEN_CHARACTERS
-                )
+                found.add(AuthorshipSignal.BIDIRECTIONAL_OVERRIDES)
         elif not _has_visible_job(char, before, after, index):
             found.add(AuthorshipSignal.HIDDEN_CHARACTERS)
         if len(found) == len(CHARACTER_SIGNALS):

@@ -7,8 +7,8 @@ separates word orders of one entry. A careful
 writer uses any one of these; what generated mail does is stack them, which is why
 `formulaicFraming` fires on two distinct entries and never on one.
 
-Entries are expanded into word sequences once, indexed by their first word, so finding them
-costs one dictionary look-up per word of the text.
+Entries are expanded into word sequences once, indexed by their first two words (every entry
+has at least two), so finding them costs one dictionary look-up per pair of adjacent words.
 """
 
 from __future__ import annotations
@@ -84,6 +84,7 @@ SLOVAK = (
 )
 
 PHRASES = (*ENGLISH, *CZECH, *SLOVAK)
+_Entry = tuple[int, tuple[str, ...]]
 _TOKEN = re.compile(r"\[([^\]]*)\]|(\S+)")
 _APOSTROPHES = re.compile("['\u2019\u02bc]")
 _COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
@@ -102,12 +103,12 @@ def expand(phrase: str) -> frozenset[tuple[str, ...]]:
     return frozenset(found)
 
 
-def _index(phrases: tuple[str, ...]) -> Mapping[str, tuple[tuple[int, tuple[str, ...]], ...]]:
-    index: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+def _index(phrases: tuple[str, ...]) -> Mapping[tuple[str, str], tuple[_Entry, ...]]:
+    index: dict[tuple[str, str], list[_Entry]] = {}
     for number, phrase in enumerate(phrases):
         for words in expand(phrase):
-            index.setdefault(words[0], []).append((number, words))
-    return {first: tuple(entries) for first, entries in index.items()}
+            index.setdefault((words[0], words[1]), []).append((number, words))
+    return {pair: tuple(entries) for pair, entries in index.items()}
 
 
 _INDEX = _index(PHRASES)
@@ -125,9 +126,12 @@ def fold(text: str) -> str:
 def distinct_phrases(folded: str) -> int:
     """How many different entries of the tables stand in the folded text `folded`."""
     words = folded.split()
+    pairs = list(itertools.pairwise(words))
+    if _INDEX.keys().isdisjoint(pairs):
+        return 0
     found: set[int] = set()
-    for position, word in enumerate(words):
-        for number, phrase in _INDEX.get(word, ()):
+    for position, pair in enumerate(pairs):
+        for number, phrase in _INDEX.get(pair, ()):
             if number not in found and tuple(words[position : position + len(phrase)]) == phrase:
                 found.add(number)
     return len(found)

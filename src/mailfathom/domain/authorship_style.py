@@ -31,7 +31,7 @@ import re
 
 from mailfathom.domain.authorship import AuthorshipSignal
 from mailfathom.domain.authorship_phrases import distinct_phrases, fold
-from mailfathom.domain.authorship_text import own_text, word_count
+from mailfathom.domain.authorship_text import holds_words, own_text
 
 STYLE_MINIMUM_WORDS = 50
 FRAMING_MINIMUM_PHRASES = 2
@@ -68,12 +68,12 @@ def style_signals(
     """The style signals the author's own text in `plain_text` carries, or None when that text
     is too short to read any (fewer than `minimum_words` words)."""
     text = own_text(plain_text)
-    if word_count(text) < minimum_words:
+    if not holds_words(text, minimum_words):
         return None
     found: set[AuthorshipSignal] = set()
     if distinct_phrases(fold(text)) >= FRAMING_MINIMUM_PHRASES:
         found.add(AuthorshipSignal.FORMULAIC_FRAMING)
-    if len(_UNSPACED_EM_DASH.findall(text)) >= EM_DASH_MINIMUM:
+    if "\u2014" in text and len(_UNSPACED_EM_DASH.findall(text)) >= EM_DASH_MINIMUM:
         found.add(AuthorshipSignal.UNSPACED_EM_DASHES)
     if _scaffolded(text):
         found.add(AuthorshipSignal.LIST_SCAFFOLDING)
@@ -83,9 +83,9 @@ def style_signals(
 
 
 def _scaffolded(text: str) -> bool:
-    if len(_BOLD_HEADING.findall(text)) >= BOLD_HEADING_MINIMUM:
+    if "**" in text and len(_BOLD_HEADING.findall(text)) >= BOLD_HEADING_MINIMUM:
         return True
-    if len(_MARKDOWN_HEADING.findall(text)) >= MARKDOWN_HEADING_MINIMUM:
+    if "#" in text and len(_MARKDOWN_HEADING.findall(text)) >= MARKDOWN_HEADING_MINIMUM:
         return True
     colon_headed = sum(
         1 for heading in _COLON_HEADING.findall(text) if _short_heading(heading, final="")

@@ -33,17 +33,16 @@ def own_text(plain_text: str) -> str:
     for line in plain_text[:STYLE_CHARACTER_LIMIT].replace("\r\n", "\n").split("\n"):
         if _ENDS_OWN_TEXT.match(line):
             break
-        if _QUOTED.match(line) or _ATTRIBUTION.search(line):
+        if _QUOTED.match(line) or (line.rstrip().endswith(":") and _ATTRIBUTION.search(line)):
             continue
         kept.append(line)
     return "\n".join(kept).strip()
 
 
-def word_count(text: str) -> int:
-    """How many words `text` holds: runs of letters (a digit or an inner apostrophe or hyphen
-    may follow the first letter), so numbers, addresses' punctuation and markup count none."""
-    return len(_WORD.findall(text))
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text)
+def holds_words(text: str, minimum: int) -> bool:
+    """Whether `text` holds at least `minimum` words (counting stops there): runs of letters,
+    where a digit or an inner apostrophe or hyphen may follow the first letter, so numbers,
+    dates and markup count none."""
+    if minimum <= 0:
+        return True
+    return any(count >= minimum for count, _ in enumerate(_WORD.finditer(text), start=1))
