@@ -46,7 +46,7 @@ def tags(text: str) -> str:
     ],
 )
 def test_a_signal_fires_on_its_characters(text: str, signal: AuthorshipSignal) -> None:
-    assert character_signals(text) == {signal}
+    assert character_signals(text) == frozenset({signal})
 
 
 @pytest.mark.parametrize(
@@ -77,4 +77,4 @@ def test_ordinary_text_carries_no_character_signal(text: str) -> None:
 
 def test_every_signal_of_one_text_is_found() -> None:
     text = f"a\u200bb {tags('hi')} \u202e x \u2764\ufe0f\ufe0f"
-    assert character_signals(text) == {TAG, SELECTOR, BIDI, HIDDEN}
+    assert character_signals(text) == frozenset({TAG, SELECTOR, BIDI, HIDDEN})

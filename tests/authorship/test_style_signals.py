@@ -38,7 +38,7 @@ def test_the_hand_typed_paragraph_carries_nothing() -> None:
     ],
 )
 def test_two_stock_phrases_are_formulaic_framing(opening: str) -> None:
-    assert style_signals(padded(opening)) == {FRAMING}
+    assert style_signals(padded(opening)) == frozenset({FRAMING})
 
 
 @pytest.mark.parametrize(
@@ -55,7 +55,7 @@ def test_one_stock_phrase_is_not_framing(opening: str) -> None:
 
 
 def test_unspaced_em_dashes_fire_from_two() -> None:
-    assert style_signals(padded("this\u2014and that\u2014matter")) == {DASHES}
+    assert style_signals(padded("this\u2014and that\u2014matter")) == frozenset({DASHES})
     assert style_signals(padded("only this\u2014once")) == frozenset()
     assert style_signals(padded("spaced \u2014 twice \u2014 here")) == frozenset()
     assert style_signals(padded("an en dash\u2013twice\u2013here")) == frozenset()
@@ -73,7 +73,7 @@ def test_unspaced_em_dashes_fire_from_two() -> None:
     ],
 )
 def test_list_scaffolding_fires(scaffold: str) -> None:
-    assert style_signals(padded(scaffold)) == {SCAFFOLD}
+    assert style_signals(padded(scaffold)) == frozenset({SCAFFOLD})
 
 
 @pytest.mark.parametrize(
@@ -93,7 +93,7 @@ def test_list_scaffolding_near_misses(near_miss: str) -> None:
 
 
 def test_flawless_typing_is_uniform_typography() -> None:
-    assert style_signals(FLAWLESS) == {UNIFORM}
+    assert style_signals(FLAWLESS) == frozenset({UNIFORM})
 
 
 @pytest.mark.parametrize(
@@ -115,7 +115,7 @@ def test_one_hand_typed_irregularity_is_not_uniform(irregular: str) -> None:
 
 def test_a_lower_case_line_after_a_greeting_comma_stays_uniform() -> None:
     czech = "Dobrý den, pane Nováku,\n\n" + FLAWLESS.replace("Thank", "thank", 1)
-    assert style_signals(czech) == {UNIFORM}
+    assert style_signals(czech) == frozenset({UNIFORM})
 
 
 def test_short_text_gives_no_style_signal() -> None:
@@ -124,7 +124,7 @@ def test_short_text_gives_no_style_signal() -> None:
         "I hope this email finds you well. Please don't hesitate to reach out."
     )
     assert style_signals(stacked) is None
-    assert style_signals(padded(stacked)) == {FRAMING, DASHES, SCAFFOLD}
+    assert style_signals(padded(stacked)) == frozenset({FRAMING, DASHES, SCAFFOLD})
     assert style_signals("") is None
 
 
