@@ -124,6 +124,14 @@ class SyncConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class MachineAuthorshipConfig:
+    """`[MachineAuthorship]`: whether synchronization reads how much each stored message's text
+    reads as machine written. Off, every message is stored as not assessed."""
+
+    enabled: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class DeploymentConfig:
     store: StoreConfig
     accounts: tuple[AccountConfig, ...]
@@ -132,6 +140,7 @@ class DeploymentConfig:
     read_only: bool = False
     mail_delivery: MailDeliveryConfig = field(default_factory=MailDeliveryConfig)
     downloads: DownloadsConfig = field(default_factory=DownloadsConfig)
+    machine_authorship: MachineAuthorshipConfig = field(default_factory=MachineAuthorshipConfig)
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:

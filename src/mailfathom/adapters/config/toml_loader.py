@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from mailfathom.adapters.config.accounts_section import check_account_names, parse_account
+from mailfathom.adapters.config.authorship_section import parse_machine_authorship
 from mailfathom.adapters.config.delivery_section import parse_deployment, parse_mail_delivery
 from mailfathom.adapters.config.downloads_section import parse_downloads
 from mailfathom.adapters.config.mcp_section import parse_mcp_endpoint
@@ -34,7 +35,16 @@ from mailfathom.domain.errors import ConfigurationError
 __all__ = ["ConfigurationProblems", "load_config", "parse_config"]
 
 _TOP_KEYS = frozenset(
-    {"Store", "Sync", "Accounts", "McpEndpoint", "Deployment", "MailDelivery", "Downloads"}
+    {
+        "Store",
+        "Sync",
+        "Accounts",
+        "McpEndpoint",
+        "Deployment",
+        "MailDelivery",
+        "Downloads",
+        "MachineAuthorship",
+    }
 )
 
 
@@ -116,6 +126,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     read_only = parse_deployment(root.table("Deployment"))
     mail_delivery = parse_mail_delivery(root.table("MailDelivery"))
     downloads = parse_downloads(root.table("Downloads"), base_dir)
+    machine_authorship = parse_machine_authorship(root.table("MachineAuthorship"))
 
     if problems.items:
         raise ConfigurationProblems(problems.items, source=source, suggestions=problems.suggestions)
@@ -129,4 +140,5 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
         read_only=read_only,
         mail_delivery=mail_delivery,
         downloads=downloads,
+        machine_authorship=machine_authorship,
     )

@@ -1,0 +1,48 @@
+"""The part of a message's plain text its author wrote, which the style signals read.
+
+Quoted lines (`>`), the attribution line introducing a quote ("On ... wrote:", "... napsal:",
+"... napísal:"), everything after a signature separator (`-- `), a forwarded or original
+message divider, and a patch (from its `diff`, `Index:` or `--- a/` line on) are somebody
+else's text or not prose at all, and are left out. Only the first `STYLE_CHARACTER_LIMIT`
+characters of a body are read, so a very long message costs no more than a long one: the
+opening of a text is where its framing and scaffolding stand.
+"""
+
+from __future__ import annotations
+
+import re
+
+STYLE_CHARACTER_LIMIT = 32_000
+
+_QUOTED = re.compile(r"^[ \t]*(?:>|\|[ \t])")
+_ATTRIBUTION = re.compile(
+    r"(?:wrote|writes|napsal(?:a|\(a\))?|napísal(?:a|\(a\))?|написал|schrieb)\s*:\s*$",
+    re.IGNORECASE,
+)
+_ENDS_OWN_TEXT = re.compile(
+    r"^(?:-- ?$|diff |Index: |--- a/|-{3,}\s*(?:Original|Forwarded|Původní|Pôvodná|Přeposlan"
+    r"|Preposlan)|_{20,}\s*$|Begin forwarded message)",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[^\W\d_](?:[^\W_]|['’-][^\W\d_])*")
+
+
+def own_text(plain_text: str) -> str:
+    """The lines of `plain_text` its author wrote (see the module), line breaks normalized."""
+    kept: list[str] = []
+    for line in plain_text[:STYLE_CHARACTER_LIMIT].replace("\r\n", "\n").split("\n"):
+        if _ENDS_OWN_TEXT.match(line):
+            break
+        if _QUOTED.match(line) or (line.rstrip().endswith(":") and _ATTRIBUTION.search(line)):
+            continue
+        kept.append(line)
+    return "\n".join(kept).strip()
+
+
+def holds_words(text: str, minimum: int) -> bool:
+    """Whether `text` holds at least `minimum` words (counting stops there): runs of letters,
+    where a digit or an inner apostrophe or hyphen may follow the first letter, so numbers,
+    dates and markup count none."""
+    if minimum <= 0:
+        return True
+    return any(count >= minimum for count, _ in enumerate(_WORD.finditer(text), start=1))
