@@ -9,6 +9,7 @@ from pathlib import Path
 
 from mailfathom.adapters.config.delivery_section import parse_account_delivery
 from mailfathom.adapters.config.folders_section import parse_folders
+from mailfathom.adapters.config.sender_verification_section import parse_trusted_authserv_ids
 from mailfathom.adapters.config.toml_tables import REFERENCE_HINT, Problems, Table, is_loopback
 from mailfathom.adapters.config.values import (
     HOST_LIMIT,
@@ -42,6 +43,7 @@ _ACCOUNT_KEYS = frozenset(
         "Folders",
         "Delivery",
         "CollectContacts",
+        "TrustedAuthservIds",
     }
 )
 _IMAP_KEYS = frozenset({"Host", "Port", "Username", "Tls", "Secret", "TimeoutSeconds"})
@@ -115,6 +117,9 @@ def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
     collect_contacts = table.boolean("CollectContacts", True)
     ok &= not table.has("CollectContacts") or isinstance(table.data["CollectContacts"], bool)
 
+    trusted_ids = parse_trusted_authserv_ids(table)
+    ok &= trusted_ids is not None
+
     delivery = None
     delivery_table = table.table("Delivery")
     if delivery_table is not None:
@@ -127,6 +132,7 @@ def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
         return None
     assert folders is not None
     assert addresses is not None
+    assert trusted_ids is not None
     defaults = AccountConfig(account_id="", display_name="", kind=kind, folders=())
     return AccountConfig(
         account_id=account_id,
@@ -141,6 +147,7 @@ def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
         addresses=addresses,
         delivery=delivery,
         collect_contacts=collect_contacts,
+        trusted_authserv_ids=trusted_ids,
     )
 
 
