@@ -34,7 +34,9 @@ def rsa_key(bits: int = 2048) -> SigningKey:
     public = key.public_key().public_bytes(
         serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
     )
-    return SigningKey(b"rsa-sha256", private, f"v=DKIM1; k=rsa; p={base64.b64encode(public).decode()}")
+    return SigningKey(
+        b"rsa-sha256", private, f"v=DKIM1; k=rsa; p={base64.b64encode(public).decode()}"
+    )
 
 
 def ed25519_key() -> SigningKey:

@@ -110,9 +110,7 @@ def test_a_valid_signature_of_another_domain_under_a_spoofed_from_is_not_aligned
         selector="s1",
     )
 
-    examination = engine(dns_server).examine(
-        raw, headers_only=False, trusted_authserv_ids=NO_TRUST
-    )
+    examination = engine(dns_server).examine(raw, headers_only=False, trusted_authserv_ids=NO_TRUST)
 
     verdict = examination.verdict
     assert [check.outcome for check in examination.signatures] == [SignatureOutcome.PASS]
@@ -140,9 +138,7 @@ def test_a_key_the_name_server_says_does_not_exist_is_not_established(
 ) -> None:
     raw = sign(message(), rsa, domain="author.example", selector="gone")
 
-    examination = engine(dns_server).examine(
-        raw, headers_only=False, trusted_authserv_ids=NO_TRUST
-    )
+    examination = engine(dns_server).examine(raw, headers_only=False, trusted_authserv_ids=NO_TRUST)
 
     assert examination.verdict.author_authentication is AuthorAuthentication.NOT_ESTABLISHED
     assert examination.verdict.verdict_source is VerdictSource.LOCAL_VERIFICATION
@@ -181,9 +177,7 @@ def test_a_name_server_that_never_answers_leaves_the_author_not_established_with
     assert dns_server.questions(key_name("one", "author.example")) == 0
 
 
-def test_signatures_past_the_bound_are_not_verified(
-    dns_server: DnsServer, rsa: SigningKey
-) -> None:
+def test_signatures_past_the_bound_are_not_verified(dns_server: DnsServer, rsa: SigningKey) -> None:
     """Signatures are checked top first; the aligned one was added first, so it is the
     bottom one, sixth from the top, past a bound of five."""
     dns_server.publish(key_name("own", "author.example"), rsa.record)
@@ -226,9 +220,7 @@ def test_a_header_block_alone_is_never_verified_locally(
     raw = sign(message(), rsa, domain="author.example", selector="s1")
     headers = raw.split(b"\r\n\r\n", 1)[0] + b"\r\n\r\n"
 
-    verdict = engine(dns_server).verify(
-        headers, headers_only=True, trusted_authserv_ids=NO_TRUST
-    )
+    verdict = engine(dns_server).verify(headers, headers_only=True, trusted_authserv_ids=NO_TRUST)
 
     assert verdict.author_authentication is AuthorAuthentication.NOT_ESTABLISHED
     assert verdict.verdict_source is VerdictSource.RECEIVING_SERVER

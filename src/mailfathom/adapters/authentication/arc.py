@@ -30,8 +30,11 @@ class ArcChain(enum.Enum):
     """A seal records that the chain had already failed when it was sealed (cv=fail): the
     chain ended there, and nothing after it is evaluated (section 5.1.2)."""
     NOT_ESTABLISHED = "notEstablished"
-    """The chain did not validate, and a key it needed could not be had, so the failure may
-    be the missing key rather than the chain."""
+    """The chain did not validate, and a lookup of a key it needed had no answer (a timeout,
+    SERVFAIL, or the budget spent), so the failure may be the lookup rather than the chain.
+    A name server's answer that no key exists is a failure of the chain, as RFC 8617 section
+    5.2 reads RFC 6376's: unlike the author verdict, this evidence follows the protocol
+    exactly, because nothing is concluded from it."""
 
 
 def validate_chain(raw: bytes, session: KeySession) -> ArcChain:
@@ -48,6 +51,6 @@ def validate_chain(raw: bytes, session: KeySession) -> ArcChain:
         return ArcChain.NONE
     if status is None:
         return ArcChain.ENDED
-    if session.unresolved_since(mark):
+    if session.unavailable_since(mark):
         return ArcChain.NOT_ESTABLISHED
     return ArcChain.FAIL

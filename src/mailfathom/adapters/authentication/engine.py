@@ -29,6 +29,7 @@ from mailfathom.domain.config import SenderVerificationConfig
 from mailfathom.domain.sender_verdict import SenderVerdict
 
 log = structlog.get_logger("mailfathom.authentication")
+_ARC_FIELDS = ("arc-seal", "arc-message-signature", "arc-authentication-results")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +82,7 @@ class SenderVerificationEngine:
         if reported is not None:
             return Examination(reported)
         signed = bool(values_of(fields, "dkim-signature"))
-        sealed = bool(values_of(fields, "arc-seal"))
+        sealed = any(values_of(fields, name) for name in _ARC_FIELDS)
         if headers_only or not (signed or sealed):
             return Examination(nothing_found(author))
         session = KeySession(self._lookup, self._budget)

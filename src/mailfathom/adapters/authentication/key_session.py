@@ -56,6 +56,7 @@ class KeySession:
         """How many lookups this session made so far; a mark for `unresolved_since`."""
         return len(self._log)
 
-    def unresolved_since(self, mark: int) -> bool:
-        """Whether a lookup made after `mark` found no key."""
-        return any(outcome is not Outcome.FOUND for outcome in self._log[mark:])
+    def unavailable_since(self, mark: int) -> bool:
+        """Whether a lookup made after `mark` had no answer at all (as opposed to an answer
+        that no key exists)."""
+        return any(outcome is Outcome.UNAVAILABLE for outcome in self._log[mark:])
