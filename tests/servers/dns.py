@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
-from dnslib import QTYPE, RCODE, RR, TXT, DNSError, DNSRecord, DNSLabel
+from dnslib import QTYPE, RCODE, RR, TXT, DNSError, DNSLabel, DNSRecord
 from dnslib.server import DNSHandler, DNSLogger, DNSServer
 
 from servers._common import LOOPBACK, ServerStartError, free_port
@@ -88,14 +88,21 @@ class DnsServer:
         for _ in range(attempts):
             port = free_port()
             try:
-                udp = DNSServer(self._zone, address=self.host, port=port, handler=_Handler,
-                                logger=quiet)
+                udp = DNSServer(
+                    self._zone, address=self.host, port=port, handler=_Handler, logger=quiet
+                )
             except OSError as error:
                 last = error
                 continue
             try:
-                tcp = DNSServer(self._zone, address=self.host, port=port, tcp=True,
-                                handler=_Handler, logger=quiet)
+                tcp = DNSServer(
+                    self._zone,
+                    address=self.host,
+                    port=port,
+                    tcp=True,
+                    handler=_Handler,
+                    logger=quiet,
+                )
             except OSError as error:
                 udp.server.server_close()
                 last = error
