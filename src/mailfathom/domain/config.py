@@ -78,6 +78,9 @@ class AccountConfig:
     # Whether synchronizing the account puts the people its mail names in the contact book.
     collect_contacts: bool = True
     remote_images: RemoteImages = RemoteImages.BLOCK
+    # The authserv-ids (RFC 8601) of the receiving servers whose Authentication-Results this
+    # account's mail is judged by, lower-cased; empty trusts none and verifies DKIM locally.
+    trusted_authserv_ids: frozenset[str] = frozenset()
 
     def own_addresses(self) -> frozenset[str]:
         """Every address this account receives or sends as, lower-cased: its `Addresses`,
@@ -132,6 +135,24 @@ class MachineAuthorshipConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SenderVerificationConfig:
+    """How synchronization verifies who sent a message where no trusted receiving server
+    reported it: the DKIM key lookups' name server (`resolver` None is the system's), the
+    deadline of one lookup, the budget of one message, how many signatures one message has
+    checked, and the key cache (entries, the longest any answer is kept, and how long an
+    answer that no key exists is kept)."""
+
+    enabled: bool = True
+    resolver: tuple[str, int] | None = None
+    lookup_timeout_seconds: float = 2.0
+    message_budget_seconds: float = 5.0
+    max_signatures: int = 5
+    cache_entries: int = 10_000
+    max_cache_ttl_seconds: float = 3600.0
+    negative_cache_seconds: float = 300.0
+
+
+@dataclass(frozen=True, slots=True)
 class DeploymentConfig:
     store: StoreConfig
     accounts: tuple[AccountConfig, ...]
@@ -141,6 +162,7 @@ class DeploymentConfig:
     mail_delivery: MailDeliveryConfig = field(default_factory=MailDeliveryConfig)
     downloads: DownloadsConfig = field(default_factory=DownloadsConfig)
     machine_authorship: MachineAuthorshipConfig = field(default_factory=MachineAuthorshipConfig)
+    sender_verification: SenderVerificationConfig = field(default_factory=SenderVerificationConfig)
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from mailfathom.adapters.config.delivery_section import parse_account_delivery
 from mailfathom.adapters.config.folders_section import parse_folders
+from mailfathom.adapters.config.sender_verification_section import parse_trusted_authserv_ids
 from mailfathom.adapters.config.toml_tables import REFERENCE_HINT, Problems, Table, is_loopback
 from mailfathom.adapters.config.values import (
     HOST_LIMIT,
@@ -44,6 +45,7 @@ _ACCOUNT_KEYS = frozenset(
         "Delivery",
         "CollectContacts",
         "RemoteImages",
+        "TrustedAuthservIds",
     }
 )
 _IMAP_KEYS = frozenset({"Host", "Port", "Username", "Tls", "Secret", "TimeoutSeconds"})
@@ -119,6 +121,9 @@ def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
     ok &= remote_images is not None or not table.has("RemoteImages")
     ok &= not table.has("CollectContacts") or isinstance(table.data["CollectContacts"], bool)
 
+    trusted_ids = parse_trusted_authserv_ids(table)
+    ok &= trusted_ids is not None
+
     delivery = None
     delivery_table = table.table("Delivery")
     if delivery_table is not None:
@@ -131,6 +136,7 @@ def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
         return None
     assert folders is not None
     assert addresses is not None
+    assert trusted_ids is not None
     defaults = AccountConfig(account_id="", display_name="", kind=kind, folders=())
     return AccountConfig(
         account_id=account_id,
@@ -146,6 +152,7 @@ def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
         delivery=delivery,
         collect_contacts=collect_contacts,
         remote_images=remote_images or RemoteImages.BLOCK,
+        trusted_authserv_ids=trusted_ids,
     )
 
 

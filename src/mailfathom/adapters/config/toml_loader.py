@@ -25,6 +25,7 @@ from mailfathom.adapters.config.authorship_section import parse_machine_authorsh
 from mailfathom.adapters.config.delivery_section import parse_deployment, parse_mail_delivery
 from mailfathom.adapters.config.downloads_section import parse_downloads
 from mailfathom.adapters.config.mcp_section import parse_mcp_endpoint
+from mailfathom.adapters.config.sender_verification_section import parse_sender_verification
 from mailfathom.adapters.config.store_section import parse_store
 from mailfathom.adapters.config.sync_section import parse_sync
 from mailfathom.adapters.config.toml_syntax import TomlSyntaxError, describe_syntax_error
@@ -44,6 +45,7 @@ _TOP_KEYS = frozenset(
         "MailDelivery",
         "Downloads",
         "MachineAuthorship",
+        "SenderVerification",
     }
 )
 
@@ -127,6 +129,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     mail_delivery = parse_mail_delivery(root.table("MailDelivery"))
     downloads = parse_downloads(root.table("Downloads"), base_dir)
     machine_authorship = parse_machine_authorship(root.table("MachineAuthorship"))
+    sender_verification = parse_sender_verification(root.table("SenderVerification"))
 
     if problems.items:
         raise ConfigurationProblems(problems.items, source=source, suggestions=problems.suggestions)
@@ -141,4 +144,5 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
         mail_delivery=mail_delivery,
         downloads=downloads,
         machine_authorship=machine_authorship,
+        sender_verification=sender_verification,
     )
