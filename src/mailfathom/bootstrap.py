@@ -121,6 +121,8 @@ from mailfathom.app.sync.folder_visibility import settle_folders
 from mailfathom.app.sync.ports import ChangeWatch, MailboxSession
 from mailfathom.app.sync.synchronize_account import AccountSynchronizer
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimits
+from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
+from mailfathom.app.sync.trust_step import TrustPorts, trusted_authserv_ids
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig
 from mailfathom.domain.contacts import ContactWriter
 
@@ -249,6 +251,10 @@ class Services:
     mutation_signal: MutationSignal = field(default_factory=MutationSignal)
     # Told of each owner alert recorded in this process (the MCP endpoint counts them).
     alert_signal: AlertSignal = field(default_factory=AlertSignal)
+    # The ports each stored message's sender verdict and authorship reading come from; none
+    # wired: nothing is recorded, and mail reads as not yet verified and not assessed.
+    sender_verifier: SenderVerifier | None = None
+    authorship_assessor: AuthorshipAssessor | None = None
 
     @classmethod
     def open(
@@ -306,6 +312,13 @@ class Services:
             collector=SqlContactBook(self.engine) if account.collect_contacts else None,
             own_addresses=account.own_addresses(),
             withheld=SqlContactBook(self.engine),
+            trust=self.trust_ports(account),
+        )
+
+    def trust_ports(self, account: AccountConfig) -> TrustPorts:
+        """The trust ports as this deployment wires them, with what the account trusts."""
+        return TrustPorts(
+            self.sender_verifier, self.authorship_assessor, trusted_authserv_ids(account)
         )
 
     def _served(self) -> list[ServedAccount]:
