@@ -125,6 +125,7 @@ from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
 from mailfathom.app.sync.trust_step import TrustPorts, trusted_authserv_ids
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig
 from mailfathom.domain.contacts import ContactWriter
+from mailfathom.domain.sender_trust import SenderTrustPolicy
 
 
 def utc_now() -> datetime:
@@ -374,11 +375,12 @@ class Services:
         reader = self._reader()
         served = self._served()
         signer = self._signer()
+        trust = self.sender_trust()
         return ReadingUseCases(
             accounts=AccountDirectoryReader(
                 reader, served, synchronization_enabled=self.config.sync.enabled
             ),
-            timeline=MailboxTimelineReader(reader, served, signer),
+            timeline=MailboxTimelineReader(reader, served, signer, sender_trust=trust),
             content=EmailContentReader(
                 reader,
                 served,
@@ -386,9 +388,17 @@ class Services:
                 self.content_repair,
                 NhHtmlSanitizer(),
                 PartSaving(self._stored_parts(), self._file_roots()),
+                sender_trust=trust,
             ),
-            search=MailboxSearchReader(reader, served, Re2PatternCompiler()),
+            search=MailboxSearchReader(reader, served, Re2PatternCompiler(), sender_trust=trust),
         )
+
+    def sender_trust(self) -> SenderTrustPolicy:
+        """The authors this deployment trusts once authenticated: `[SenderTrust]` and the
+        served accounts' own addresses, as the configuration stands."""
+        configured = self.config.sender_trust
+        own = (a for account in self.config.accounts for a in account.own_addresses())
+        return SenderTrustPolicy.of((*configured.trusted_senders, *own), configured.trusted_domains)
 
     def _stored_parts(self) -> StoredParts:
         return StoredParts(

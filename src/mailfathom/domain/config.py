@@ -114,6 +114,15 @@ class SyncConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SenderTrustConfig:
+    """`[SenderTrust]`: the authors this deployment trusts once they are authenticated.
+    Addresses lower-cased; domains as written (compared in ASCII, case-insensitively)."""
+
+    trusted_senders: tuple[str, ...] = ()
+    trusted_domains: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class DeploymentConfig:
     store: StoreConfig
     accounts: tuple[AccountConfig, ...]
@@ -121,6 +130,7 @@ class DeploymentConfig:
     mcp: McpEndpointConfig = field(default_factory=lambda: McpEndpointConfig())
     read_only: bool = False
     mail_delivery: MailDeliveryConfig = field(default_factory=MailDeliveryConfig)
+    sender_trust: SenderTrustConfig = field(default_factory=SenderTrustConfig)
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 import structlog
 
 from mailfathom.app.reading.ports import HtmlSanitizer
-from mailfathom.app.reading.projection import flags_view
+from mailfathom.app.reading.projection import authorship_of, flags_view, verification_of
 from mailfathom.app.reading.rendering import (
     CharacterBudget,
     attachment_views,
+    authorship_evidence,
     counts_of,
     empty_text,
     headers_view,
@@ -32,8 +33,6 @@ from mailfathom.app.reading.views import (
     EmailContent,
     EmailEntry,
     EntryFailure,
-    MachineAuthorship,
-    SenderVerification,
 )
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.app.shared.email_identifiers import (
@@ -53,6 +52,7 @@ from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.codes import Code
 from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.errors import ContentMissingError, Refusal
+from mailfathom.domain.sender_trust import NO_TRUSTED_SENDERS, SenderTrustPolicy
 
 log = structlog.get_logger("mailfathom.read")
 
@@ -89,8 +89,11 @@ class EmailContentReader:
         repairs: ContentRepairStore,
         sanitizer: HtmlSanitizer,
         saving: PartSaving,
+        *,
+        sender_trust: SenderTrustPolicy = NO_TRUSTED_SENDERS,
     ) -> None:
         self._saving = saving
+        self._trust = sender_trust
         self._store = store
         self._served = tuple(a.account_id for a in served)
         self._content = content
@@ -187,8 +190,9 @@ class EmailContentReader:
             account_id=summary.account_id,
             folder_alias=summary.folder_alias,
             size_octets=summary.size_octets,
-            sender_verification=SenderVerification(),
-            machine_authorship=MachineAuthorship(),
+            sender_verification=verification_of(summary, self._trust),
+            machine_authorship=authorship_of(summary),
+            authorship_evidence=authorship_evidence(summary),
             headers=headers_view(row),
             body=body,
             attachments=attachment_views(row, request.include_attachment_download_links),
