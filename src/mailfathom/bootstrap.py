@@ -68,6 +68,7 @@ from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
+from mailfathom.adapters.sql.trust_records import SqlTrustRecords
 from mailfathom.adapters.vcard import VCardFormat
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
@@ -119,6 +120,7 @@ from mailfathom.app.shared.mailbox_selection import ServedAccount
 from mailfathom.app.shared.stored_parts import StoredParts
 from mailfathom.app.sync.folder_visibility import settle_folders
 from mailfathom.app.sync.ports import ChangeWatch, MailboxSession
+from mailfathom.app.sync.reverify import StoredMailReverification
 from mailfathom.app.sync.synchronize_account import AccountSynchronizer
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimits
 from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
@@ -399,6 +401,15 @@ class Services:
         configured = self.config.sender_trust
         own = (a for account in self.config.accounts for a in account.own_addresses())
         return SenderTrustPolicy.of((*configured.trusted_senders, *own), configured.trusted_domains)
+
+    def reverification(self) -> StoredMailReverification:
+        """Verifying and assessing stored mail again (`mfctl mailbox reverify`)."""
+        return StoredMailReverification(
+            SqlTrustRecords(self.engine),
+            self.content,
+            self.preparer.message,
+            clock=self.clock,
+        )
 
     def _stored_parts(self) -> StoredParts:
         return StoredParts(

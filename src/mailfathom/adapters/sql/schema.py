@@ -438,6 +438,5 @@ trust_positions = sa.Table(
     metadata,
     sa.Column("account_id", sa.String(64), primary_key=True),
     sa.Column("after_seq", BIGINT, nullable=False),
-    sa.Column("total", BIGINT, nullable=False),
     sa.Column("updated_at", TS, nullable=False),
 )

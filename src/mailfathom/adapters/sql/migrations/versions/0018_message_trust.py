@@ -47,7 +47,6 @@ def upgrade() -> None:
         "trust_positions",
         sa.Column("account_id", sa.String(64), primary_key=True),
         sa.Column("after_seq", _BIGINT, nullable=False),
-        sa.Column("total", _BIGINT, nullable=False),
         sa.Column("updated_at", _TS, nullable=False),
     )
 
