@@ -15,8 +15,8 @@ from fakes.trust import PROFILE, BrokenVerifier, FakeAssessor, FakeVerifier
 from mailfathom.adapters.sql.schema import message_trust, messages
 from mailfathom.adapters.sql.trust_rows import load_trust
 from mailfathom.bootstrap import Services
-from mailfathom.domain.authorship import NOT_ASSESSED, AuthorshipState
-from mailfathom.domain.sender_verdict import AuthorAuthentication, VerdictSource
+from mailfathom.domain.authorship import NOT_ASSESSED, AuthorshipReading, AuthorshipState
+from mailfathom.domain.sender_verdict import AuthorAuthentication, SenderVerdict, VerdictSource
 from servers.dovecot import ImapAccount
 
 from .helpers import RemoteMailbox, imap_account_config, open_services, sample
@@ -41,7 +41,7 @@ def _marked(subject: str, verdict: str, body: str = "Hello there.\n") -> bytes:
     return f"X-Test-Verdict: {verdict}\r\n".encode() + raw
 
 
-def _by_subject(services: Services) -> dict[str, tuple[object, object]]:
+def _by_subject(services: Services) -> dict[str, tuple[SenderVerdict, AuthorshipReading]]:
     with services.engine.connect() as c:
         seqs = dict(c.execute(sa.select(messages.c.seq, messages.c.subject)).all())
         found = load_trust(c, [list(seqs)])
