@@ -69,6 +69,7 @@ from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
+from mailfathom.adapters.sql.trust_records import SqlTrustRecords
 from mailfathom.adapters.vcard import VCardFormat
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
@@ -122,10 +123,14 @@ from mailfathom.app.shared.mailbox_selection import ServedAccount
 from mailfathom.app.shared.stored_parts import StoredParts
 from mailfathom.app.sync.folder_visibility import settle_folders
 from mailfathom.app.sync.ports import ChangeWatch, MailboxSession
+from mailfathom.app.sync.reverify import StoredMailReverification
 from mailfathom.app.sync.synchronize_account import AccountSynchronizer
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimits
+from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
+from mailfathom.app.sync.trust_step import TrustPorts, trusted_authserv_ids
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig, RemoteImages
 from mailfathom.domain.contacts import ContactWriter
+from mailfathom.domain.sender_trust import SenderTrustPolicy
 
 
 def utc_now() -> datetime:
@@ -254,6 +259,10 @@ class Services:
     alert_signal: AlertSignal = field(default_factory=AlertSignal)
     # The download key ring, read on first use (see `attachment_links`).
     sealed_links: SealedLinks | None = None
+    # The ports each stored message's sender verdict and authorship reading come from; none
+    # wired: nothing is recorded, and mail reads as not yet verified and not assessed.
+    sender_verifier: SenderVerifier | None = None
+    authorship_assessor: AuthorshipAssessor | None = None
 
     @classmethod
     def open(
@@ -311,6 +320,13 @@ class Services:
             collector=SqlContactBook(self.engine) if account.collect_contacts else None,
             own_addresses=account.own_addresses(),
             withheld=SqlContactBook(self.engine),
+            trust=self.trust_ports(account),
+        )
+
+    def trust_ports(self, account: AccountConfig) -> TrustPorts:
+        """The trust ports as this deployment wires them, with what the account trusts."""
+        return TrustPorts(
+            self.sender_verifier, self.authorship_assessor, trusted_authserv_ids(account)
         )
 
     def _served(self) -> list[ServedAccount]:
@@ -366,11 +382,12 @@ class Services:
         reader = self._reader()
         served = self._served()
         signer = self._signer()
+        trust = self.sender_trust()
         return ReadingUseCases(
             accounts=AccountDirectoryReader(
                 reader, served, synchronization_enabled=self.config.sync.enabled
             ),
-            timeline=MailboxTimelineReader(reader, served, signer),
+            timeline=MailboxTimelineReader(reader, served, signer, sender_trust=trust),
             content=EmailContentReader(
                 reader,
                 served,
@@ -384,8 +401,25 @@ class Services:
                     for a in self.config.accounts
                     if a.remote_images is RemoteImages.ALLOW
                 ),
+                sender_trust=trust,
             ),
-            search=MailboxSearchReader(reader, served, Re2PatternCompiler()),
+            search=MailboxSearchReader(reader, served, Re2PatternCompiler(), sender_trust=trust),
+        )
+
+    def sender_trust(self) -> SenderTrustPolicy:
+        """The authors this deployment trusts once authenticated: `[SenderTrust]` and the
+        served accounts' own addresses, as the configuration stands."""
+        configured = self.config.sender_trust
+        own = (a for account in self.config.accounts for a in account.own_addresses())
+        return SenderTrustPolicy.of((*configured.trusted_senders, *own), configured.trusted_domains)
+
+    def reverification(self) -> StoredMailReverification:
+        """Verifying and assessing stored mail again (`mfctl mailbox reverify`)."""
+        return StoredMailReverification(
+            SqlTrustRecords(self.engine),
+            self.content,
+            self.preparer.message,
+            clock=self.clock,
         )
 
     def attachment_links(self) -> SealedLinks | None:

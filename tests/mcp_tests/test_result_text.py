@@ -63,18 +63,21 @@ def test_a_page_of_summaries_is_written_in_well_under_half_the_full_form(
     assert len(text(result)) * 2 < len(_full_json(full))
 
 
-def test_no_likelihood_is_published_beside_not_assessed(mailbox: InProcess) -> None:
+def test_not_assessed_carries_a_likelihood_of_0_that_the_text_leaves_out(
+    mailbox: InProcess,
+) -> None:
+    """The contract's 0 in structuredContent; the text a model reads carries no number beside
+    notAssessed, since there it means nothing (this fixture assesses nothing)."""
     readings = 0
     for results in _reads(mailbox).values():
         for result in results:
-            for source in (
-                result.structured_content,
-                expand_text(text(result), structured(result)),
-            ):
-                for reading in authorship_readings(source):
-                    readings += 1
-                    if reading["state"] == "notAssessed":
-                        assert reading["likelihood"] is None
+            for reading in authorship_readings(result.structured_content):
+                readings += 1
+                assert reading["state"] == "notAssessed"
+                assert reading["likelihood"] == 0
+            assert "likelihood" not in text(result)
+            for reading in authorship_readings(expand_text(text(result), structured(result))):
+                assert reading["likelihood"] == 0
     assert readings > 20
 
 

@@ -132,6 +132,8 @@ class CommandCode(enum.IntEnum):
     CARD_FILE_UNUSABLE = 11011
     # `mfctl contact update` was given no option to change.
     CONTACT_UPDATE_EMPTY = 11012
+    # `mfctl mailbox reverify` found no sender verifier and no authorship assessor wired.
+    NO_TRUST_PORTS = 11013
 
 
 class CheckCode(enum.IntEnum):

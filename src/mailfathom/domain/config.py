@@ -153,6 +153,15 @@ class SenderVerificationConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SenderTrustConfig:
+    """`[SenderTrust]`: the authors this deployment trusts once they are authenticated.
+    Addresses lower-cased; domains as written (compared in ASCII, case-insensitively)."""
+
+    trusted_senders: tuple[str, ...] = ()
+    trusted_domains: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class DeploymentConfig:
     store: StoreConfig
     accounts: tuple[AccountConfig, ...]
@@ -163,6 +172,7 @@ class DeploymentConfig:
     downloads: DownloadsConfig = field(default_factory=DownloadsConfig)
     machine_authorship: MachineAuthorshipConfig = field(default_factory=MachineAuthorshipConfig)
     sender_verification: SenderVerificationConfig = field(default_factory=SenderVerificationConfig)
+    sender_trust: SenderTrustConfig = field(default_factory=SenderTrustConfig)
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:

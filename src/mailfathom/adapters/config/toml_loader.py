@@ -25,6 +25,7 @@ from mailfathom.adapters.config.authorship_section import parse_machine_authorsh
 from mailfathom.adapters.config.delivery_section import parse_deployment, parse_mail_delivery
 from mailfathom.adapters.config.downloads_section import parse_downloads
 from mailfathom.adapters.config.mcp_section import parse_mcp_endpoint
+from mailfathom.adapters.config.sender_trust_section import parse_sender_trust
 from mailfathom.adapters.config.sender_verification_section import parse_sender_verification
 from mailfathom.adapters.config.store_section import parse_store
 from mailfathom.adapters.config.sync_section import parse_sync
@@ -46,6 +47,7 @@ _TOP_KEYS = frozenset(
         "Downloads",
         "MachineAuthorship",
         "SenderVerification",
+        "SenderTrust",
     }
 )
 
@@ -130,6 +132,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     downloads = parse_downloads(root.table("Downloads"), base_dir)
     machine_authorship = parse_machine_authorship(root.table("MachineAuthorship"))
     sender_verification = parse_sender_verification(root.table("SenderVerification"))
+    sender_trust = parse_sender_trust(root.table("SenderTrust"))
 
     if problems.items:
         raise ConfigurationProblems(problems.items, source=source, suggestions=problems.suggestions)
@@ -145,4 +148,5 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
         downloads=downloads,
         machine_authorship=machine_authorship,
         sender_verification=sender_verification,
+        sender_trust=sender_trust,
     )

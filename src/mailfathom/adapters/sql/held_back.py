@@ -15,8 +15,11 @@ from mailfathom.adapters.sql.schema import (
     repair_requests,
 )
 from mailfathom.adapters.sql.store_base import SqlTables
+from mailfathom.adapters.sql.trust_rows import replace_trust, trust_tuple
+from mailfathom.domain.authorship import AuthorshipReading
 from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.message import NormalizedMessage
+from mailfathom.domain.sender_verdict import SenderVerdict
 
 # Questions about held-back messages start from the rare rows: the unary `+` keeps SQLite
 # from walking a whole folder by its (folder, UIDVALIDITY) index to find the few rows in a
@@ -55,6 +58,9 @@ class SqlHeldBackContent(SqlTables):
         uid: int,
         normalized: NormalizedMessage,
         content_key: str,
+        *,
+        verdict: SenderVerdict | None = None,
+        authorship: AuthorshipReading | None = None,
     ) -> None:
         """Complete a row whose content was held back, re-deriving it from the full MIME."""
         with self.engine.begin() as c:
@@ -86,6 +92,8 @@ class SqlHeldBackContent(SqlTables):
                 bulk.insert_rows(c, table_name, columns, values)
             search_index.replace_document(c, index_document(seq, normalized))
             threads.place_new_messages(c, account_id, [seq])
+            if verdict is not None or authorship is not None:
+                replace_trust(c, [trust_tuple(seq, verdict, authorship)])
 
     def awaiting_repair(self, folder_id: int, uidvalidity: int) -> list[int]:
         """UIDs in this folder whose stored content was found missing or damaged."""

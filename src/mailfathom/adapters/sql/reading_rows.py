@@ -21,6 +21,7 @@ from mailfathom.adapters.sql.engine import SQLITE_FOLD_FUNCTION
 from mailfathom.adapters.sql.index_queries import index_matching, searchable
 from mailfathom.adapters.sql.rows import text_value
 from mailfathom.adapters.sql.schema import keywords, messages, participants, parts
+from mailfathom.adapters.sql.trust_rows import load_trust
 from mailfathom.app.shared.stored_mail import (
     ParticipantRow,
     PartRow,
@@ -28,7 +29,9 @@ from mailfathom.app.shared.stored_mail import (
     SummaryFilter,
     SummaryRow,
 )
+from mailfathom.domain.authorship import NOT_ASSESSED, AuthorshipReading
 from mailfathom.domain.content_state import ContentState
+from mailfathom.domain.sender_verdict import NOT_YET_VERIFIED, SenderVerdict
 
 CHUNK = 500
 # address_key is cut to this length when written (see rows.py), so a lookup is cut alike.
@@ -272,7 +275,11 @@ def load_keywords(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, t
 
 
 def summary_row(
-    row: sa.Row[Any], alias: str, people: Sequence[ParticipantRow], words: tuple[str, ...]
+    row: sa.Row[Any],
+    alias: str,
+    people: Sequence[ParticipantRow],
+    words: tuple[str, ...],
+    trust: tuple[SenderVerdict, AuthorshipReading] = (NOT_YET_VERIFIED, NOT_ASSESSED),
 ) -> SummaryRow:
     author = sender(people)
     return SummaryRow(
@@ -306,6 +313,8 @@ def summary_row(
             observed_at=row.flags_observed_at,
         ),
         content_state=ContentState(row.content_state),
+        verdict=trust[0],
+        authorship=trust[1],
     )
 
 
@@ -325,10 +334,17 @@ def _assemble(
     seqs = [r.seq for r in rows]
     people = _people(connection, _ALL_PEOPLE if details else _LISTED_PEOPLE, seqs)
     words = load_keywords(connection, seqs)
+    trust = load_trust(connection, chunks(seqs))
     loaded: dict[int, Loaded] = {}
     for r in rows:
         mine = people.get(r.seq, [])
-        summary = summary_row(r, aliases[r.folder_id], mine, words.get(r.seq, ()))
+        summary = summary_row(
+            r,
+            aliases[r.folder_id],
+            mine,
+            words.get(r.seq, ()),
+            trust.get(r.seq, (NOT_YET_VERIFIED, NOT_ASSESSED)),
+        )
         loaded[r.seq] = Loaded(summary, r, tuple(mine))
     return loaded
 

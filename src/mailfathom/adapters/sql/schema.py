@@ -411,3 +411,32 @@ contact_addresses = sa.Table(
     sa.Column("written_by", sa.String(16), nullable=False),
 )
 sa.Index("ix_contact_addresses_contact", contact_addresses.c.contact_id)
+
+# What synchronization established about a message's sender and its text (0018). No row:
+# the message was stored before anything was verified or assessed. A NULL verdict (or
+# reading) in a row: no port answered for that half.
+message_trust = sa.Table(
+    "message_trust",
+    metadata,
+    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), primary_key=True),
+    sa.Column("author_authentication", sa.String(16)),
+    sa.Column("verdict_source", sa.String(24)),
+    sa.Column("authenticated_domain", sa.Text),
+    sa.Column("displayed_author_domain", sa.Text),
+    sa.Column("authenticated_by", sa.String(8)),
+    sa.Column("dmarc", sa.String(16)),
+    sa.Column("authorship_state", sa.String(16)),
+    sa.Column("likelihood", sa.Float),
+    # Signal names, strongest first, joined by commas.
+    sa.Column("signals", sa.Text),
+    sa.Column("profile_revision", sa.String(64)),
+)
+
+# How far `mfctl mailbox reverify` has come through an account's messages (by `seq`).
+trust_positions = sa.Table(
+    "trust_positions",
+    metadata,
+    sa.Column("account_id", sa.String(64), primary_key=True),
+    sa.Column("after_seq", BIGINT, nullable=False),
+    sa.Column("updated_at", TS, nullable=False),
+)

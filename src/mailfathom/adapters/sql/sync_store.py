@@ -24,6 +24,7 @@ from mailfathom.adapters.sql.rows import (
 )
 from mailfathom.adapters.sql.schema import folders, keywords, messages, mutation_records
 from mailfathom.adapters.sql.store_base import CHUNK
+from mailfathom.adapters.sql.trust_rows import insert_trust, trust_tuple
 from mailfathom.app.sync.types import FlagChange, FolderRecord, NewMessage
 from mailfathom.domain.content_state import RemoteFlags
 from mailfathom.domain.mutations import MutationKind, MutationState
@@ -108,8 +109,11 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
             inserted = self._insert_messages(c, folder.folder_id, uidvalidity, rows)
             children = ChildRows()
             documents = []
+            trust = []
             for seq, uid in inserted:
                 item = by_uid[uid]
+                if item.verdict is not None or item.authorship is not None:
+                    trust.append(trust_tuple(seq, item.verdict, item.authorship))
                 stored = item.stored_text
                 add_child_rows(
                     children,
@@ -122,6 +126,7 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
                 documents.append(index_document(seq, item.normalized, stored))
             for table_name, columns, values in children.tables():
                 bulk.insert_rows(c, table_name, columns, values)
+            insert_trust(c, trust)
             search_index.index_documents(c, documents)
             threads.place_new_messages(c, folder.account_id, [seq for seq, _ in inserted])
             c.execute(

@@ -16,10 +16,11 @@ import structlog
 
 from mailfathom.app.reading.attachment_links import LinkIssuing
 from mailfathom.app.reading.ports import HtmlSanitizer
-from mailfathom.app.reading.projection import flags_view
+from mailfathom.app.reading.projection import authorship_of, flags_view, verification_of
 from mailfathom.app.reading.rendering import (
     CharacterBudget,
     attachment_views,
+    authorship_evidence,
     counts_of,
     empty_text,
     headers_view,
@@ -33,8 +34,6 @@ from mailfathom.app.reading.views import (
     EmailContent,
     EmailEntry,
     EntryFailure,
-    MachineAuthorship,
-    SenderVerification,
 )
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.app.shared.email_identifiers import (
@@ -54,6 +53,7 @@ from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.codes import Code
 from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.errors import ContentMissingError, Refusal
+from mailfathom.domain.sender_trust import NO_TRUSTED_SENDERS, SenderTrustPolicy
 
 log = structlog.get_logger("mailfathom.read")
 
@@ -91,12 +91,15 @@ class EmailContentReader:
         sanitizer: HtmlSanitizer,
         saving: PartSaving,
         links: LinkIssuing | None = None,
+        *,
         remote_images: frozenset[str] = frozenset(),
+        sender_trust: SenderTrustPolicy = NO_TRUSTED_SENDERS,
     ) -> None:
         """`remote_images`: the accounts whose sanitized HTML may load remote images."""
         self._remote_images = remote_images
         self._saving = saving
         self._links = links
+        self._trust = sender_trust
         self._store = store
         self._served = tuple(a.account_id for a in served)
         self._content = content
@@ -194,8 +197,9 @@ class EmailContentReader:
             account_id=summary.account_id,
             folder_alias=summary.folder_alias,
             size_octets=summary.size_octets,
-            sender_verification=SenderVerification(),
-            machine_authorship=MachineAuthorship(),
+            sender_verification=verification_of(summary, self._trust),
+            machine_authorship=authorship_of(summary),
+            authorship_evidence=authorship_evidence(summary),
             headers=headers_view(row),
             body=body,
             attachments=attachment_views(

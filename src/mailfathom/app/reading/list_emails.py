@@ -19,6 +19,7 @@ from mailfathom.app.shared.stored_mail_ports import MailboxReadStore
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal
+from mailfathom.domain.sender_trust import NO_TRUSTED_SENDERS, SenderTrustPolicy
 
 PERMISSIONS: Permissions = frozenset({Permission.MAIL_READ})
 
@@ -43,9 +44,12 @@ class MailboxTimelineReader:
         signer: CursorSigner,
         *,
         contains_bodies: int | None = None,
+        sender_trust: SenderTrustPolicy = NO_TRUSTED_SENDERS,
     ) -> None:
-        """`contains_bodies` lowers the bodies one page may read (a test's ceiling)."""
+        """`contains_bodies` lowers the bodies one page may read (a test's ceiling);
+        `sender_trust` is which authenticated authors the deployment trusts."""
         self._store = store
+        self._trust = sender_trust
         self._contains_bodies = contains_bodies
         self._served = tuple(served)
         self._names = {a.account_id: a.display_name for a in served}
@@ -105,7 +109,7 @@ class MailboxTimelineReader:
                 cut=scanned is not None and scanned.cut,
             )
         return TimelinePage(
-            emails=tuple(summarize(r, self._names) for r in page),
+            emails=tuple(summarize(r, self._names, self._trust) for r in page),
             next_cursor=next_cursor,
             included_junk_mail=resolved.included_junk_mail,
             folder_freshness=freshness(resolved.covered),

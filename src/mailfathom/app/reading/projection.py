@@ -15,6 +15,7 @@ from mailfathom.app.reading.views import (
 )
 from mailfathom.app.shared.stored_mail import FolderView, StoredFlags, SummaryRow
 from mailfathom.domain.content_state import ContentState
+from mailfathom.domain.sender_trust import SenderTrustPolicy
 
 _AVAILABILITY = {
     ContentState.STORED: ContentAvailability.AVAILABLE,
@@ -41,7 +42,22 @@ def availability(state: ContentState) -> ContentAvailability:
     return _AVAILABILITY[state]
 
 
-def summarize(row: SummaryRow, display_names: Mapping[str, str]) -> EmailSummary:
+def verification_of(row: SummaryRow, trust: SenderTrustPolicy) -> SenderVerification:
+    """The stored verdict's conclusion, and whether the configuration as it stands now
+    trusts the author it was reached about."""
+    return SenderVerification(
+        author_authentication=row.verdict.author_authentication,
+        deployment_trust=trust.trust_of(row.verdict, row.sender_address),
+    )
+
+
+def authorship_of(row: SummaryRow) -> MachineAuthorship:
+    return MachineAuthorship(state=row.authorship.state, likelihood=row.authorship.likelihood)
+
+
+def summarize(
+    row: SummaryRow, display_names: Mapping[str, str], trust: SenderTrustPolicy
+) -> EmailSummary:
     return EmailSummary(
         stored_email_id=row.stored_email_id,
         account_id=row.account_id,
@@ -52,8 +68,8 @@ def summarize(row: SummaryRow, display_names: Mapping[str, str]) -> EmailSummary
         subject=row.subject,
         sender_address=row.sender_address,
         sender_display_name=row.sender_name,
-        sender_verification=SenderVerification(),
-        machine_authorship=MachineAuthorship(),
+        sender_verification=verification_of(row, trust),
+        machine_authorship=authorship_of(row),
         to_addresses=row.to_addresses,
         sent_at=row.sent_at,
         received_at=row.received_at,

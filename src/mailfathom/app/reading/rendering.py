@@ -10,6 +10,7 @@ from mailfathom.app.reading.attachment_links import LinkIssuing
 from mailfathom.app.reading.views import (
     AttachmentCounts,
     AttachmentView,
+    AuthorshipEvidence,
     DownloadState,
     HeadersView,
     ParticipantView,
@@ -21,6 +22,8 @@ from mailfathom.app.reading.views import (
 )
 from mailfathom.app.shared.stored_mail import EmailRow, SummaryRow, ThreadMember
 from mailfathom.domain.content_state import ContentState
+from mailfathom.domain.sender_trust import address_domain
+from mailfathom.domain.sender_verdict import VerdictState
 
 BODY_CHARACTER_LIMIT = 50_000
 READ_CHARACTER_BUDGET = 150_000
@@ -51,18 +54,31 @@ def empty_text() -> TextRepresentation:
     return TextRepresentation("", 0, TruncatedBy.NONE)
 
 
-def _comparison_domain(address: str | None) -> str | None:
-    """The domain of an address in the form verdicts are compared in: ASCII, upper case."""
-    if not address or "@" not in address:
-        return None
-    domain = address.rpartition("@")[2].strip().rstrip(".")
-    if not domain:
-        return None
-    try:
-        ascii_domain = domain.encode("idna").decode("ascii")
-    except UnicodeError:
-        return None
-    return ascii_domain.upper()
+def sender_authentication(summary: SummaryRow) -> SenderAuthentication:
+    """The stored evidence. Mail never verified names the From domain it displays and
+    nothing else."""
+    verdict = summary.verdict
+    if verdict.state is VerdictState.NOT_YET_VERIFIED:
+        return SenderAuthentication(
+            authenticated_domain=None,
+            displayed_author_domain=address_domain(summary.sender_address),
+        )
+    return SenderAuthentication(
+        authenticated_domain=verdict.authenticated_domain,
+        displayed_author_domain=verdict.displayed_author_domain,
+        authenticated_by=verdict.authenticated_by.value,
+        dmarc=verdict.dmarc.value,
+        verdict_source=verdict.verdict_source.value,
+        verification_state=verdict.state.value,
+    )
+
+
+def authorship_evidence(summary: SummaryRow) -> AuthorshipEvidence:
+    reading = summary.authorship
+    return AuthorshipEvidence(
+        signals=tuple(s.value for s in reading.signals),
+        profile_revision=reading.profile_revision,
+    )
 
 
 def headers_view(row: EmailRow) -> HeadersView:
@@ -77,10 +93,7 @@ def headers_view(row: EmailRow) -> HeadersView:
         message_id=summary.message_id,
         in_reply_to=row.in_reply_to,
         references=row.references,
-        sender_authentication=SenderAuthentication(
-            authenticated_domain=None,
-            displayed_author_domain=_comparison_domain(summary.sender_address),
-        ),
+        sender_authentication=sender_authentication(summary),
     )
 
 

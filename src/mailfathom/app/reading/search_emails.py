@@ -34,6 +34,7 @@ from mailfathom.domain import text_rules
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal
+from mailfathom.domain.sender_trust import NO_TRUSTED_SENDERS, SenderTrustPolicy
 
 PERMISSIONS: Permissions = frozenset({Permission.MAIL_READ})
 
@@ -97,9 +98,11 @@ class MailboxSearchReader:
         pattern_candidates: int | None = None,
         pattern_seconds: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        sender_trust: SenderTrustPolicy = NO_TRUSTED_SENDERS,
     ) -> None:
         """The pattern ceilings default to the module's published ones, read at each call."""
         self._store = store
+        self._trust = sender_trust
         self._served = tuple(served)
         self._names = {a.account_id: a.display_name for a in served}
         self._patterns = patterns
@@ -189,7 +192,7 @@ class MailboxSearchReader:
         terms = snippets.query_terms(words)
         return tuple(
             SearchMatch(
-                summary=summarize(r.summary, self._names),
+                summary=summarize(r.summary, self._names, self._trust),
                 relevance_rank=r.rank,
                 snippets=snippets.extracts(r.body, terms),
             )
@@ -199,7 +202,7 @@ class MailboxSearchReader:
     def _pattern_matches(self, outcome: ScanOutcome) -> tuple[SearchMatch, ...]:
         return tuple(
             SearchMatch(
-                summary=summarize(h.candidate.summary, self._names),
+                summary=summarize(h.candidate.summary, self._names, self._trust),
                 relevance_rank=h.candidate.rank,
                 snippets=snippets.marked_extracts(h.body, h.spans),
             )

@@ -1,8 +1,9 @@
 """What the reading use cases answer with: summaries, content, conversations, matches.
 
 These are the use cases' projections; an entrypoint publishes them under its own names and
-enumerations. Readings this deployment does not make yet (sender authentication, machine
-authorship, download links) are reported as not established rather than invented.
+enumerations. The sender verdict and the authorship reading are what synchronization stored;
+a reading this deployment does not make (download links) is reported as not established
+rather than invented.
 """
 
 from __future__ import annotations
@@ -176,14 +177,25 @@ class ParticipantView:
 
 @dataclass(frozen=True, slots=True)
 class SenderAuthentication:
-    """The evidence behind a verdict. Nothing is evaluated yet, so every message reports
-    that the receiving server's reading found nothing."""
+    """The evidence behind a verdict, as synchronization stored it. `verification_state`
+    says whether the message was verified at all: mail stored before anything verified it
+    carries the empty evidence of `NOT_YET_VERIFIED`."""
 
     authenticated_domain: str | None
     displayed_author_domain: str | None
     authenticated_by: str = "none"
     dmarc: str = "notReported"
     verdict_source: str = "receivingServer"
+    verification_state: str = "notYetVerified"
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorshipEvidence:
+    """The signals the text carried, strongest first, and the weighting's revision; empty
+    and None on a message nothing assessed."""
+
+    signals: tuple[str, ...] = ()
+    profile_revision: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +243,7 @@ class EmailContent:
     attachment_counts: AttachmentCounts | None
     flags: FlagsView
     thread: ThreadBlock | None
+    authorship_evidence: AuthorshipEvidence = AuthorshipEvidence()
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,10 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from mailfathom.domain.authorship import NOT_ASSESSED, AuthorshipReading
 from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.folders import FolderRole
+from mailfathom.domain.sender_verdict import NOT_YET_VERIFIED, SenderVerdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,9 @@ class SummaryRow:
     has_unexpanded_tnef: bool
     flags: StoredFlags
     content_state: ContentState
+    # What synchronization stored about the sender and the text (never evaluated on read).
+    verdict: SenderVerdict = NOT_YET_VERIFIED
+    authorship: AuthorshipReading = NOT_ASSESSED
 
 
 @dataclass(frozen=True, slots=True)

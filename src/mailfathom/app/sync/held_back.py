@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from mailfathom.app.shared.stored_mail_ports import ContentStore
 from mailfathom.app.sync.ports import MailboxSession, MessagePreparer, SyncStore
+from mailfathom.app.sync.trust_step import TrustStep
+from mailfathom.app.sync.types import PreparedMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +23,8 @@ class HeldBackSources:
     preparer: MessagePreparer
     # Octets storage may still take (None: no ceiling); asked only when something waits.
     room_left: Callable[[], int | None]
+    # Asked again about a message whose whole content arrives (None: nothing is recorded).
+    trust: TrustStep | None = None
 
 
 def fetch_held_back(
@@ -43,8 +47,21 @@ def fetch_held_back(
     filled = 0
     for fetched in session.fetch_bodies(wanted):
         key = sources.content.put(fetched.raw)
+        normalized = sources.preparer.message(fetched.raw)
+        verdict, reading = (None, None)
+        if sources.trust is not None:
+            # DKIM needs the body this message was first stored without.
+            verdict, reading = sources.trust.readings_of(
+                fetched.raw, PreparedMessage(key, normalized)
+            )
         store.fill_content(
-            folder_id, uidvalidity, fetched.uid, sources.preparer.message(fetched.raw), key
+            folder_id,
+            uidvalidity,
+            fetched.uid,
+            normalized,
+            key,
+            verdict=verdict,
+            authorship=reading,
         )
         filled += 1
     return filled

@@ -22,9 +22,11 @@ from mailfathom.app.sync.types import (
     NewMessage,
     PreparedMessage,
 )
+from mailfathom.domain.authorship import AuthorshipReading
 from mailfathom.domain.config import AccountConfig, FolderMapping
 from mailfathom.domain.contact_collection import SeenPerson
 from mailfathom.domain.message import NormalizedMessage, Participant
+from mailfathom.domain.sender_verdict import SenderVerdict
 
 
 class MailboxSession(Protocol):
@@ -206,8 +208,12 @@ class SyncStore(Protocol):
         uid: int,
         normalized: NormalizedMessage,
         content_key: str,
+        *,
+        verdict: SenderVerdict | None = None,
+        authorship: AuthorshipReading | None = None,
     ) -> None:
-        """Complete a row from its full MIME; clears any repair request on it."""
+        """Complete a row from its full MIME; clears any repair request on it. A verdict or
+        a reading given replaces what the row held (see `trust_ports`)."""
         ...
 
     def awaiting_repair(self, folder_id: int, uidvalidity: int) -> list[int]: ...

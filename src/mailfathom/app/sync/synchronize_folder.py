@@ -30,6 +30,7 @@ from mailfathom.app.sync.ports import (
     SyncStore,
     WithheldContacts,
 )
+from mailfathom.app.sync.trust_step import PendingTrust, TrustPorts, TrustStep
 from mailfathom.app.sync.types import (
     EnvelopeItem,
     FetchedMessage,
@@ -73,6 +74,7 @@ class FolderSynchronizer:
         collector: ContactCollector | None = None,
         own_addresses: frozenset[str] = frozenset(),
         withheld: WithheldContacts | None = None,
+        trust: TrustPorts | None = None,
     ) -> None:
         self._store = store
         self._content = content
@@ -88,6 +90,10 @@ class FolderSynchronizer:
         # The book again, kept from holding what only withheld mail supports once a pass
         # may have changed which mail supports what.
         self._withheld = withheld
+        # The sender verifier and authorship assessor, asked about each message stored
+        # (None, or neither wired: nothing is recorded and it reads as never verified).
+        self._trust = trust if trust is not None and trust.wired else None
+        self._trust_step: TrustStep | None = None
 
     def run(
         self,
@@ -128,7 +134,13 @@ class FolderSynchronizer:
         report = self._fetch_new(session, folder, status.uidvalidity, new_uids, report)
         filled = fetch_held_back(
             session,
-            HeldBackSources(self._store, self._content, self._preparer, self._room_left),
+            HeldBackSources(
+                self._store,
+                self._content,
+                self._preparer,
+                self._room_left,
+                TrustStep(self._trust) if self._trust is not None else None,
+            ),
             folder.folder_id,
             status.uidvalidity,
         )
@@ -270,6 +282,8 @@ class FolderSynchronizer:
         if self._progress is not None:
             self._progress(folder.alias, 0, total)
         self._preparer.expect(total)
+        if self._trust is not None:
+            self._trust_step = TrustStep(self._trust)
         fetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="imap-fetch")
         fetching: Future[list[FetchedMessage]] | None = None
         try:
@@ -294,6 +308,9 @@ class FolderSynchronizer:
                 with suppress(Exception):
                     fetching.result()
             fetcher.shutdown(wait=True)
+            if self._trust_step is not None:
+                self._trust_step.close()
+                self._trust_step = None
         return report
 
     def _report_progress(self, folder: FolderRecord, report: SyncReport, total: int) -> None:
@@ -352,10 +369,13 @@ class FolderSynchronizer:
         """Give a fetched batch to the preparer, which makes its MIME durable and normalizes
         it."""
         preparing = self._preparer.start_batch([(m.raw, m.headers_only) for m in fetched])
-        # The octets are the preparer's now; holding them until the commit would only keep
-        # two batches of raw mail in memory at once.
+        trust = None
+        if self._trust_step is not None:
+            trust = self._trust_step.begin(fetched, preparing)
+        # The octets are the preparer's now (and the verifier's until it has read them);
+        # holding them until the commit would only keep two batches of raw mail in memory.
         arrived = [(m.uid, m.size_octets, m.flags, m.modseq, m.received_at) for m in fetched]
-        return _PreparedBatch(arrived, held, preparing)
+        return _PreparedBatch(arrived, held, preparing, trust)
 
     def _commit(
         self,
@@ -366,6 +386,7 @@ class FolderSynchronizer:
     ) -> SyncReport:
         ready = prepared.preparing.result()
         held = prepared.held
+        readings = prepared.trust.result() if prepared.trust is not None else None
         items = [
             NewMessage(
                 uid=uid,
@@ -377,9 +398,11 @@ class FolderSynchronizer:
                 content_state=held.get(uid, ContentState.STORED),
                 content_key=r.content_key,
                 stored_text=r.stored_text,
+                verdict=readings[i][0] if readings else None,
+                authorship=readings[i][1] if readings else None,
             )
-            for (uid, size, flags, modseq, received_at), r in zip(
-                prepared.fetched, ready, strict=True
+            for i, ((uid, size, flags, modseq, received_at), r) in enumerate(
+                zip(prepared.fetched, ready, strict=True)
             )
         ]
         committed_at = self._clock()
@@ -414,3 +437,4 @@ class _PreparedBatch:
     fetched: list[_Arrived]
     held: dict[int, ContentState]
     preparing: Future[list[PreparedMessage]]
+    trust: PendingTrust | None = None

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from mailfathom.domain.authorship import AuthorshipReading
 from mailfathom.domain.content_state import ContentState, RemoteFlags
 from mailfathom.domain.message import NormalizedMessage
 from mailfathom.domain.pickling import pickled_by_fields
+from mailfathom.domain.sender_verdict import SenderVerdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,9 @@ class NewMessage:
     content_key: str | None
     # See `PreparedMessage.stored_text`.
     stored_text: bytes | None = None
+    # What the wired trust ports answered (None: no port was asked; see `trust_ports`).
+    verdict: SenderVerdict | None = None
+    authorship: AuthorshipReading | None = None
 
 
 @dataclass(frozen=True, slots=True)

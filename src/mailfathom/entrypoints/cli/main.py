@@ -31,6 +31,7 @@ from mailfathom.entrypoints.cli.loading import load, selected_accounts
 from mailfathom.entrypoints.cli.mutations import mutations_app
 from mailfathom.entrypoints.cli.outbox import outbox_app
 from mailfathom.entrypoints.cli.progress import sync_with_progress
+from mailfathom.entrypoints.cli.reverify import reverify_with_progress
 from mailfathom.entrypoints.cli.terminal import (
     answers,
     errors,
@@ -204,6 +205,18 @@ def rederive(config: ConfigOption = None, account: AccountOption = None) -> None
             for acc in selected_accounts(deployment, account):
                 count = rederivation.rederive(acc.account_id)
                 answers.print(f"{acc.account_id}: {count} messages placed in conversations")
+    except MailFathomError as error:
+        _fail(error)
+
+
+@mailbox_app.command("reverify")
+def reverify(config: ConfigOption = None, account: AccountOption = None) -> None:
+    """Verify the sender and assess the text of stored mail again; resumes if interrupted."""
+    try:
+        deployment = load(config)
+        with Services.open(deployment) as services:
+            for acc in selected_accounts(deployment, account):
+                reverify_with_progress(services, acc, answers)
     except MailFathomError as error:
         _fail(error)
 

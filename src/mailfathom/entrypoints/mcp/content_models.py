@@ -110,6 +110,11 @@ class SenderAuthenticationModel(Published):
     verdictSource: Literal["receivingServer", "localVerification"] = Field(
         default="receivingServer", description="Which reading produced this evidence."
     )
+    verificationState: Literal["verified", "notYetVerified"] = Field(
+        default="verified",
+        description="notYetVerified: stored before this deployment verified anything, so "
+        "nothing is established until mfctl mailbox reverify reaches it.",
+    )
 
 
 class HeadersModel(Published):
@@ -130,8 +135,25 @@ class HeadersModel(Published):
     )
 
 
+AuthorshipSignalName = Literal[
+    "tagCharacters",
+    "variationSelectorRun",
+    "hiddenCharacters",
+    "bidirectionalOverrides",
+    "formulaicFraming",
+    "unspacedEmDashes",
+    "listScaffolding",
+    "uniformTypography",
+]
+
+
 class AuthorshipEvidenceModel(Published):
-    signals: list[str] = Field(default=[], description="Signals the text carried, strongest first.")
+    signals: list[AuthorshipSignalName] = Field(
+        default=[],
+        description="The signals the text carried, strongest first: the first four are facts "
+        "about its characters, the last four observations about style. No position, count or "
+        "text. Empty when nothing assessed it.",
+    )
     profileRevision: str | None = Field(
         default=None,
         description="The weighting the likelihood was computed under; null if not assessed.",

@@ -57,11 +57,12 @@ def _verification(value: v.SenderVerification) -> m.SenderVerificationModel:
 
 
 def _authorship(value: v.MachineAuthorship) -> m.MachineAuthorshipModel:
-    """No number beside notAssessed: there it would be a zero that means nothing."""
+    """0 beside notAssessed, as the contract has it: a zero that means nothing, which the
+    text a model reads leaves out as the schema's default."""
     assessed = value.state is not AuthorshipState.NOT_ASSESSED
     return m.MachineAuthorshipModel(
         state=value.state.value,
-        likelihood=value.likelihood if assessed else None,
+        likelihood=min(1.0, max(0.0, value.likelihood)) if assessed else 0.0,
     )
 
 
@@ -188,7 +189,10 @@ def _content(e: v.EmailContent) -> c.EmailContentModel:
         sizeBytes=e.size_octets,
         senderVerification=_verification(e.sender_verification),
         machineAuthorship=_authorship(e.machine_authorship),
-        authorshipEvidence=c.AuthorshipEvidenceModel(signals=[], profileRevision=None),
+        authorshipEvidence=c.AuthorshipEvidenceModel(
+            signals=list(e.authorship_evidence.signals),  # type: ignore[arg-type]
+            profileRevision=e.authorship_evidence.profile_revision,
+        ),
         headers=c.HeadersModel(
             subject=h.subject,
             sentAt=h.sent_at,
@@ -210,6 +214,7 @@ def _content(e: v.EmailContent) -> c.EmailContentModel:
                 authenticatedBy=auth.authenticated_by,  # type: ignore[arg-type]
                 dmarc=auth.dmarc,
                 verdictSource=auth.verdict_source,  # type: ignore[arg-type]
+                verificationState=auth.verification_state,  # type: ignore[arg-type]
             ),
         ),
         body=c.BodyModel(

@@ -105,16 +105,18 @@ class MachineAuthorshipModel(Published):
         description="How much the email's text reads as machine written. Informational, not "
         "a safety signal; notAssessed where nothing was assessed.",
     )
-    likelihood: float | None = Field(
-        default=None,
-        description="The heuristic estimate behind state, 0 to 1; null exactly when state is "
-        "notAssessed, where there is no estimate.",
+    likelihood: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="The heuristic estimate behind state, 0 to 1. 0 on notAssessed, where it "
+        "means nothing: read state first.",
     )
 
     @model_validator(mode="after")
-    def _likelihood_only_beside_an_assessment(self) -> MachineAuthorshipModel:
-        if (self.likelihood is None) != (self.state == "notAssessed"):
-            raise ValueError("a likelihood is published exactly when the text was assessed")
+    def _no_estimate_beside_no_assessment(self) -> MachineAuthorshipModel:
+        if self.state == "notAssessed" and self.likelihood != 0.0:
+            raise ValueError("nothing assessed carries a likelihood of 0")
         return self
 
 

@@ -1,0 +1,170 @@
+"""Asking the trust ports about each message a pass stores, beside its preparation.
+
+Where this runs was chosen for the pass to stay fast. Verification is mostly waiting: a DKIM
+key is a DNS answer away, so each message is verified on a small pool of threads here,
+started as soon as its octets are fetched and overlapping their preparation in the worker
+processes; the threads share one resolver cache, so a signing domain's key is looked up once
+per process instead of once per worker. The reading of the text waits for the preparation
+that extracts it and runs on the same pool. Both are collected when the batch commits, and
+written in its transaction. `bench/trust_cost.py` measures what this adds to a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+import structlog
+
+from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
+from mailfathom.app.sync.types import FetchedMessage, PreparedMessage
+from mailfathom.domain.authorship import AuthorshipReading
+from mailfathom.domain.config import AccountConfig
+from mailfathom.domain.sender_verdict import SenderVerdict
+
+log = structlog.get_logger("mailfathom.sync")
+
+# Threads verifying and assessing for one pass: enough to keep several DNS questions out at
+# once, few enough that the text readings do not crowd the committing thread.
+TRUST_THREADS = 4
+
+
+def trusted_authserv_ids(account: AccountConfig) -> frozenset[str]:
+    """The authserv-ids whose Authentication-Results the account trusts, lower-cased (none
+    until the account configuration names them)."""
+    configured = getattr(account, "trusted_authserv_ids", ())
+    return frozenset(str(name).lower() for name in configured)
+
+
+@dataclass(frozen=True, slots=True)
+class TrustPorts:
+    """The wired ports (either may be absent) and what the account trusts."""
+
+    verifier: SenderVerifier | None = None
+    assessor: AuthorshipAssessor | None = None
+    trusted_authserv_ids: frozenset[str] = frozenset()
+
+    @property
+    def wired(self) -> bool:
+        return self.verifier is not None or self.assessor is not None
+
+
+Readings = list[tuple[SenderVerdict | None, AuthorshipReading | None]]
+
+
+class PendingTrust:
+    """The readings of one batch, under way."""
+
+    def __init__(
+        self,
+        verdicts: list[Future[SenderVerdict | None]] | None,
+        readings: Future[list[AuthorshipReading | None]] | None,
+        count: int,
+    ) -> None:
+        self._verdicts = verdicts
+        self._readings = readings
+        self._count = count
+
+    def result(self) -> Readings:
+        verdicts = [f.result() for f in self._verdicts] if self._verdicts else None
+        readings = self._readings.result() if self._readings is not None else None
+        return [
+            (
+                verdicts[i] if verdicts is not None else None,
+                readings[i] if readings is not None else None,
+            )
+            for i in range(self._count)
+        ]
+
+
+class TrustStep:
+    """Verifies and assesses the messages of a pass's batches on a pool of threads."""
+
+    def __init__(self, ports: TrustPorts, threads: int = TRUST_THREADS) -> None:
+        self._ports = ports
+        self._threads = threads
+        self._pool: ThreadPoolExecutor | None = None
+
+    def _started(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self._threads, thread_name_prefix="trust")
+        return self._pool
+
+    def begin(
+        self, fetched: Sequence[FetchedMessage], preparing: Future[list[PreparedMessage]]
+    ) -> PendingTrust:
+        verdicts = None
+        if self._ports.verifier is not None:
+            verdicts = [
+                self._started().submit(self.verify, m.raw, headers_only=m.headers_only)
+                for m in fetched
+            ]
+        readings: Future[list[AuthorshipReading | None]] | None = None
+        if self._ports.assessor is not None:
+            readings = Future()
+            preparing.add_done_callback(lambda done: self._assess_when_ready(done, readings))
+        return PendingTrust(verdicts, readings, len(fetched))
+
+    def _assess_when_ready(
+        self,
+        preparing: Future[list[PreparedMessage]],
+        readings: Future[list[AuthorshipReading | None]] | None,
+    ) -> None:
+        assert readings is not None
+        if preparing.exception() is not None:
+            # The batch itself failed and will not commit; nothing to read.
+            readings.set_result([])
+            return
+
+        def run() -> None:
+            readings.set_result([self.assess(p) for p in preparing.result()])
+
+        try:
+            self._started().submit(run)
+        except RuntimeError:
+            readings.set_result([None] * len(preparing.result()))
+
+    def verify(self, raw: bytes, *, headers_only: bool) -> SenderVerdict | None:
+        """The verifier's verdict, or None (nothing recorded) if it broke its promise not to
+        raise."""
+        verifier = self._ports.verifier
+        if verifier is None:
+            return None
+        try:
+            return verifier.verify(
+                raw,
+                headers_only=headers_only,
+                trusted_authserv_ids=self._ports.trusted_authserv_ids,
+            )
+        except Exception as error:
+            log.warning("trust.verifier_failed", error=type(error).__name__)
+            return None
+
+    def assess(self, prepared: PreparedMessage) -> AuthorshipReading | None:
+        assessor = self._ports.assessor
+        if assessor is None:
+            return None
+        normalized = prepared.normalized
+        if normalized.headers_only:
+            text = ""
+        elif prepared.stored_text is not None:
+            text = prepared.stored_text.decode("utf-8", "replace")
+        else:
+            text = normalized.plain_text
+        try:
+            return assessor.assess(normalized.subject, text)
+        except Exception as error:
+            log.warning("trust.assessor_failed", error=type(error).__name__)
+            return None
+
+    def readings_of(
+        self, raw: bytes, prepared: PreparedMessage
+    ) -> tuple[SenderVerdict | None, AuthorshipReading | None]:
+        """Both readings of one whole message, in the calling thread."""
+        return self.verify(raw, headers_only=False), self.assess(prepared)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
