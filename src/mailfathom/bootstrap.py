@@ -16,6 +16,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.authentication import build_sender_verifier
 from mailfathom.adapters.config.secrets import NeededSecret as NeededSecret
 from mailfathom.adapters.config.secrets import require_secrets as require_secrets
 from mailfathom.adapters.config.secrets import secrets_to_deliver as secrets_to_deliver
@@ -127,7 +128,8 @@ from mailfathom.app.sync.reverify import StoredMailReverification
 from mailfathom.app.sync.synchronize_account import AccountSynchronizer
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimits
 from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
-from mailfathom.app.sync.trust_step import TrustPorts, trusted_authserv_ids
+from mailfathom.app.sync.trust_step import TrustPorts
+from mailfathom.domain.authorship_assessor import build_authorship_assessor
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig, RemoteImages
 from mailfathom.domain.contacts import ContactWriter
 from mailfathom.domain.sender_trust import SenderTrustPolicy
@@ -301,6 +303,8 @@ class Services:
             conversations=SqlConversationStore(engine),
             overview=SqlStoreOverview(engine),
             clock=clock,
+            sender_verifier=build_sender_verifier(config.sender_verification),
+            authorship_assessor=build_authorship_assessor(config.machine_authorship),
         )
 
     def folder_synchronizer(self, account: AccountConfig) -> FolderSynchronizer:
@@ -326,7 +330,7 @@ class Services:
     def trust_ports(self, account: AccountConfig) -> TrustPorts:
         """The trust ports as this deployment wires them, with what the account trusts."""
         return TrustPorts(
-            self.sender_verifier, self.authorship_assessor, trusted_authserv_ids(account)
+            self.sender_verifier, self.authorship_assessor, account.trusted_authserv_ids
         )
 
     def _served(self) -> list[ServedAccount]:

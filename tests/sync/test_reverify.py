@@ -76,6 +76,9 @@ def test_an_interrupted_reverification_resumes_after_the_last_batch_it_recorded(
     remote.append(sample("Too large", body="x" * 5000 + "\n"))
     account = imap_account_config(imap_account, max_message_octets=3000)
     with open_services(tmp_path, account, database_url) as services:
+        # Stored before anything verified or assessed: no port wired.
+        services.sender_verifier = None
+        services.authorship_assessor = None
         services.account_synchronizer().run_once(account)
         assert _seqs_with_rows(services) == set()
         seqs = _seqs(services)
@@ -150,5 +153,7 @@ def test_without_a_port_reverification_says_so_with_its_code(
         open_services(tmp_path, account) as services,
         pytest.raises(MailFathomError) as refused,
     ):
+        services.sender_verifier = None
+        services.authorship_assessor = None
         reverify_with_progress(services, account, Console(record=True))
     assert refused.value.code == int(CommandCode.NO_TRUST_PORTS)

@@ -95,6 +95,8 @@ def test_nothing_is_recorded_where_no_port_is_wired(
     remote.append(_marked("Signed", "authenticated"))
     account = imap_account_config(imap_account)
     with open_services(tmp_path, account, database_url) as services:
+        services.sender_verifier = None
+        services.authorship_assessor = None
         services.account_synchronizer().run_once(account)
         assert _trust_rows(services) == 0
 

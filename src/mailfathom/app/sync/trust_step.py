@@ -20,7 +20,6 @@ import structlog
 from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
 from mailfathom.app.sync.types import FetchedMessage, PreparedMessage
 from mailfathom.domain.authorship import AuthorshipReading
-from mailfathom.domain.config import AccountConfig
 from mailfathom.domain.sender_verdict import SenderVerdict
 
 log = structlog.get_logger("mailfathom.sync")
@@ -28,13 +27,6 @@ log = structlog.get_logger("mailfathom.sync")
 # Threads verifying and assessing for one pass: enough to keep several DNS questions out at
 # once, few enough that the text readings do not crowd the committing thread.
 TRUST_THREADS = 4
-
-
-def trusted_authserv_ids(account: AccountConfig) -> frozenset[str]:
-    """The authserv-ids whose Authentication-Results the account trusts, lower-cased (none
-    until the account configuration names them)."""
-    configured = getattr(account, "trusted_authserv_ids", ())
-    return frozenset(str(name).lower() for name in configured)
 
 
 @dataclass(frozen=True, slots=True)
