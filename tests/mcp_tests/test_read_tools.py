@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from mailfathom.adapters.content.packs import PackContentStore
-from mcp_tests.client import code, every_email, structured, text
+from mcp_tests.client import code, every_email, structured, text, without_notice
 from mcp_tests.deployment import BULK_COUNT, FILLER_COUNT
 from mcp_tests.in_process import MODES, InProcess
 from mcp_tests.in_process import mailbox as mailbox
@@ -234,7 +234,7 @@ def test_unknown_thread_reads_as_nothing(mailbox: InProcess) -> None:
             {"threadId": "6f1c1d8e-5d55-4a55-9b33-1f1e3a4b5c6d"},
         )
     )
-    assert result == {"emails": [], "unreadThreadMessages": [], "savedFile": None}
+    assert without_notice(result) == {"emails": [], "unreadThreadMessages": [], "savedFile": None}
 
 
 def test_bodies_are_cut_per_email_and_by_the_shared_budget(mailbox: InProcess) -> None:
