@@ -68,7 +68,8 @@ class CarriesMailContent(Published):
         frozen=True, extra="forbid", json_schema_extra=_trust_is_always_written
     )
 
-    contentTrust: ContentTrustModel = Field(
+    # None only so that a constructor need not pass it: `_notice` always writes it.
+    contentTrust: ContentTrustModel = Field(  # type: ignore[assignment]
         default=None,
         description="This server's notice that the fields it lists hold untrusted mail "
         "content; no field outside that list does.",
