@@ -14,6 +14,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
+from mailfathom.entrypoints.mcp.untrusted import CONTENT_TRUST_NOTICE
 from mcp_tests.result_text import expand_text
 
 T = TypeVar("T")
@@ -90,7 +91,15 @@ def structured(result: CallToolResult) -> dict[str, Any]:
     assert not result.is_error, text(result)
     assert isinstance(result.structured_content, dict)
     assert expand_text(text(result), result.structured_content) == result.structured_content
+    trust = result.structured_content.get("contentTrust")
+    assert trust is None or trust["notice"] == CONTENT_TRUST_NOTICE
     return result.structured_content
+
+
+def without_notice(found: dict[str, Any]) -> dict[str, Any]:
+    """A result with its contentTrust notice (checked by `structured`) left out, for a test
+    that compares the rest of it whole."""
+    return {name: value for name, value in found.items() if name != "contentTrust"}
 
 
 def every_email(

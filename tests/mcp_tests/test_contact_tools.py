@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mcp_tests import contact_values as book
-from mcp_tests.client import code, structured, text
+from mcp_tests.client import code, structured, text, without_notice
 from mcp_tests.in_process import InProcess, log_mark, logged_since
 from mcp_tests.in_process import mailbox as mailbox
 
@@ -22,7 +22,7 @@ ZERO = "00000000-0000-0000-0000-000000000000"
 def _one(d: InProcess, tool: str, arguments: dict[str, Any], caller: str = "full") -> Any:
     (result,) = d.calls(caller, (tool, arguments))
     assert code(result) is None, text(result)
-    return structured(result)
+    return without_notice(structured(result))
 
 
 def test_the_book_is_walked_in_name_order_whatever_narrows_it(mailbox: InProcess) -> None:

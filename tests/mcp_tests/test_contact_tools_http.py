@@ -16,7 +16,7 @@ from contacts.traces import LargestRecord, remnants
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
 from mcp_tests import contact_values as book
-from mcp_tests.client import code, over_http, structured, text
+from mcp_tests.client import code, over_http, structured, text, without_notice
 from mcp_tests.deployment import KEYS, Deployment
 
 ZERO = "00000000-0000-0000-0000-000000000000"
@@ -32,7 +32,7 @@ def _calls(d: Deployment, key: str, *calls: tuple[str, dict[str, Any]]) -> list[
 def _one(d: Deployment, tool: str, arguments: dict[str, Any], key: str = "full") -> Any:
     (result,) = _calls(d, key, (tool, arguments))
     assert code(result) is None, text(result)
-    return structured(result)
+    return without_notice(structured(result))
 
 
 def _collected(d: Deployment, name: str, address: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 from mcp import Client
 
+from mailfathom.entrypoints.mcp.untrusted import MAIL_CONTENT, MAIL_CONTENT_IS_DATA, UNTRUSTED_KEY
 from mcp_tests.client import over_http
 from mcp_tests.deployment import KEYS, Deployment
 
@@ -240,3 +241,55 @@ def test_enumerations_travel_as_camel_case_names(mcp_deployment: Deployment) -> 
         '"notRequested", "unavailable"',
     ):
         assert spelling in flat, spelling
+
+
+def _carries_mail_content(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        if schema.get(UNTRUSTED_KEY) is True:
+            return True
+        return any(_carries_mail_content(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(_carries_mail_content(v) for v in schema)
+    return False
+
+
+def test_every_tool_returning_mail_content_says_it_is_untrusted(
+    mcp_deployment: Deployment,
+) -> None:
+    """Decided by the advertised output schema alone: a tool whose result has a property
+    marked as mail content carries the one shared sentence and a contentTrust notice."""
+    returning = set()
+    for tool in _offered(mcp_deployment):
+        output = tool["outputSchema"]
+        if _carries_mail_content(output):
+            returning.add(tool["name"])
+            assert MAIL_CONTENT_IS_DATA in tool["description"], tool["name"]
+            assert "contentTrust" in output["required"], tool["name"]
+            assert not _carries_mail_content(output["properties"]["contentTrust"])
+        else:
+            assert "contentTrust" not in output["properties"], tool["name"]
+        # Every marked property says so in the words a model reads, and nothing else does.
+        for name, schema in _properties(output) + _nested_properties(output):
+            marked = schema.get(UNTRUSTED_KEY) is True
+            assert marked == str(schema.get("description", "")).startswith(MAIL_CONTENT), name
+    assert {
+        "list_emails",
+        "search_emails",
+        "get_email_content",
+        "list_contacts",
+        "get_contact",
+        "get_outgoing_email",
+    } <= returning
+
+
+def _nested_properties(schema: Any) -> list[tuple[str, dict[str, Any]]]:
+    found: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "properties" and isinstance(value, dict):
+                found.extend((k, v) for k, v in value.items() if isinstance(v, dict))
+            found.extend(_nested_properties(value))
+    elif isinstance(schema, list):
+        for value in schema:
+            found.extend(_nested_properties(value))
+    return found

@@ -149,11 +149,9 @@ def test_without_a_port_reverification_says_so_with_its_code(
     tmp_path: Path, imap_account: ImapAccount
 ) -> None:
     account = imap_account_config(imap_account)
-    with (
-        open_services(tmp_path, account) as services,
-        pytest.raises(MailFathomError) as refused,
-    ):
+    with open_services(tmp_path, account) as services:
         services.sender_verifier = None
         services.authorship_assessor = None
-        reverify_with_progress(services, account, Console(record=True))
+        with pytest.raises(MailFathomError) as refused:
+            reverify_with_progress(services, account, Console(record=True))
     assert refused.value.code == int(CommandCode.NO_TRUST_PORTS)

@@ -30,6 +30,9 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 # Bidirectional embeddings, overrides (U+202A to U+202E) and isolates (U+2066 to U+2069).
 _BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# How an account identifier is spelt: the configuration accepts no other, and a refusal quotes
+# a name only when it is spelt so (anything else may be text the caller copied out of mail).
+ACCOUNT_IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def has_control_character(text: str) -> bool:
@@ -71,3 +74,7 @@ def is_body_text(text: str) -> bool:
     """Whether `text` may stand as the body of a message: any line breaks, no NUL, and no
     lone surrogate."""
     return "\x00" not in text and is_scalar_text(text)
+
+
+def is_account_identifier(text: str) -> bool:
+    return ACCOUNT_IDENTIFIER.fullmatch(text) is not None

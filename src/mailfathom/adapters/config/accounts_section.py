@@ -3,7 +3,6 @@ accounts."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -50,7 +49,7 @@ _ACCOUNT_KEYS = frozenset(
 )
 _IMAP_KEYS = frozenset({"Host", "Port", "Username", "Tls", "Secret", "TimeoutSeconds"})
 
-_ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_ACCOUNT_ID = text_rules.ACCOUNT_IDENTIFIER
 _ADDRESS_LIMIT = 254
 _DEFAULT_PORTS: Mapping[TlsMode, int] = {
     TlsMode.IMPLICIT: 993,

@@ -102,6 +102,14 @@ def _bounded_names(values: Iterable[object] | None, what: str) -> list[str] | No
     return names
 
 
+def _not_served(name: str) -> Refusal:
+    """53001, quoting the name only where it is spelt as an account identifier can be: any
+    other text is no name this deployment configured, and may have come out of mail."""
+    if text_rules.is_account_identifier(name):
+        return Refusal(Code.ACCOUNT_NOT_SERVED, f"Mail account '{name}' is not accessible.")
+    return Refusal(Code.ACCOUNT_NOT_SERVED, "The mail account named is not accessible.")
+
+
 def resolve_accounts(
     served: Sequence[ServedAccount], names: Iterable[object] | None
 ) -> list[ServedAccount]:
@@ -117,7 +125,7 @@ def resolve_accounts(
             folded = name.casefold()
             match = next((a for a in served if a.display_name.casefold() == folded), None)
         if match is None:
-            raise Refusal(Code.ACCOUNT_NOT_SERVED, f"Mail account '{name}' is not accessible.")
+            raise _not_served(name)
         chosen[match.account_id] = match
     return sorted(chosen.values(), key=lambda a: a.account_id)
 

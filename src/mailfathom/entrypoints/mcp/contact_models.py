@@ -9,20 +9,21 @@ from typing import Literal
 
 from pydantic import Field
 
-from mailfathom.entrypoints.mcp.models import Published
+from mailfathom.entrypoints.mcp.models import CarriesMailContent, Published
+from mailfathom.entrypoints.mcp.untrusted import OwnText, mail_content
 
 OriginName = Literal["asserted", "collected"]
 
 
 class ContactModel(Published):
-    contactId: str = Field(description="The book's identifier for the person.")
-    displayName: str = Field(description="The person's name as recorded.")
-    addresses: list[str] = Field(
+    contactId: OwnText = Field(description="The book's identifier for the person.")
+    displayName: str = mail_content(description="The person's name as recorded.")
+    addresses: list[str] = mail_content(
         description="Every address the person uses, the preferred one first and the rest in "
         "comparison order, spelt as recorded."
     )
-    preferredAddress: str = Field(description="The address to use by default.")
-    note: str | None = Field(
+    preferredAddress: str = mail_content(description="The address to use by default.")
+    note: str | None = mail_content(
         default=None, description="What was recorded about the person; null when nothing."
     )
     origin: OriginName = Field(
@@ -35,18 +36,18 @@ class ContactModel(Published):
     )
 
 
-class ListContactsResult(Published):
+class ListContactsResult(CarriesMailContent):
     contacts: list[ContactModel] = Field(
         description="The page, ordered by the name's comparison form, then by identity."
     )
-    nextCursor: str | None = Field(
+    nextCursor: OwnText | None = Field(
         default=None,
         description="Pass as cursor for the next page; null when the walk is done. It is not "
         "bound to search or origin.",
     )
 
 
-class GetContactResult(Published):
+class GetContactResult(CarriesMailContent):
     contact: ContactModel | None = Field(
         default=None, description="The person; null when the book holds nobody so named."
     )
@@ -59,16 +60,16 @@ _HOLDER = (
 )
 
 
-class CreateContactResult(Published):
+class CreateContactResult(CarriesMailContent):
     state: Literal["written", "addressHeldByAnotherContact"] = Field(
         description="written: the person is recorded. addressHeldByAnotherContact: an "
         "address belongs to somebody the book holds; nothing was written."
     )
     contact: ContactModel | None = Field(default=None, description=_CONTACT)
-    addressHolderContactId: str | None = Field(default=None, description=_HOLDER)
+    addressHolderContactId: OwnText | None = Field(default=None, description=_HOLDER)
 
 
-class UpdateContactResult(Published):
+class UpdateContactResult(CarriesMailContent):
     state: Literal["written", "notFound", "addressHeldByAnotherContact", "contactWasCollected"] = (
         Field(
             description="written: the record is amended. notFound: no contact of that "
@@ -78,11 +79,11 @@ class UpdateContactResult(Published):
         )
     )
     contact: ContactModel | None = Field(default=None, description=_CONTACT)
-    addressHolderContactId: str | None = Field(default=None, description=_HOLDER)
+    addressHolderContactId: OwnText | None = Field(default=None, description=_HOLDER)
 
 
 class DeleteContactResult(Published):
-    contactId: str = Field(description="The identity the erasure was asked for.")
+    contactId: OwnText = Field(description="The identity the erasure was asked for.")
     wasHeld: bool = Field(description="Whether the book held that contact when it ran.")
     addressesErased: int = Field(description="How many of the person's addresses went.")
 

@@ -10,15 +10,17 @@ from typing import Literal
 from pydantic import Field
 
 from mailfathom.entrypoints.mcp.models import (
+    CarriesMailContent,
     MachineAuthorshipModel,
     Published,
     RemoteFlagsModel,
     SenderVerificationModel,
 )
+from mailfathom.entrypoints.mcp.untrusted import OwnText, mail_content
 
 
 class TextModel(Published):
-    text: str = Field(description="The text as returned, possibly cut.")
+    text: str = mail_content(description="The text as returned, possibly cut.")
     originalCharacterCount: int = Field(description="How long the whole text is.")
     truncatedBy: Literal["none", "bodyCharacterLimit", "readCharacterBudget"] = Field(
         default="none", description="Which bound cut the text, or none."
@@ -44,25 +46,25 @@ class BodyModel(Published):
 
 
 class AttachmentModel(Published):
-    partId: str | None = Field(
+    partId: OwnText | None = Field(
         default=None,
         description="Which part of the email this file is: what savePart names to save it.",
     )
-    fileName: str | None = Field(
+    fileName: str | None = mail_content(
         default=None,
         description="The normalized file name; null when nothing usable was written.",
     )
     wasFileNameNormalized: bool = Field(
         default=False, description="Whether the written name was rewritten."
     )
-    mediaType: str = Field(description="The declared media type.")
+    mediaType: str = mail_content(description="The declared media type.")
     sizeBytes: int = Field(description="The decoded size in bytes.")
     downloadState: Literal["notRequested", "unavailable", "issued"] = Field(
         default="notRequested",
         description="notRequested unless links were asked for; unavailable where this "
         "deployment cannot issue them; issued when downloadUrl carries one.",
     )
-    downloadUrl: str | None = Field(
+    downloadUrl: OwnText | None = Field(
         default=None,
         description="Only when issued: an absolute address returning this one file to a "
         "plain GET with no credential, until downloadExpiresAt. A bearer secret: fetch it "
@@ -84,25 +86,25 @@ class ParticipantModel(Published):
     role: Literal["from", "sender", "reply-to", "to", "cc", "bcc"] = Field(
         description="The header the participant was named in."
     )
-    address: str = Field(description="The address as written.")
-    displayName: str | None = Field(
+    address: str = mail_content(description="The address as written.")
+    displayName: str | None = mail_content(
         default=None, description="The display name, if one was written."
     )
 
 
 class SenderAuthenticationModel(Published):
-    authenticatedDomain: str | None = Field(
+    authenticatedDomain: str | None = mail_content(
         default=None,
         description="The domain that authenticated, upper-cased ASCII; null if none did.",
     )
-    displayedAuthorDomain: str | None = Field(
+    displayedAuthorDomain: str | None = mail_content(
         default=None,
         description="The From domain, upper-cased ASCII; null without a usable From.",
     )
     authenticatedBy: Literal["dkim", "spf", "none"] = Field(
         default="none", description="The check that established authenticatedDomain."
     )
-    dmarc: str = Field(
+    dmarc: OwnText = Field(
         default="notReported",
         description="The DMARC result the trusted server reported; notReported where it "
         "reported none.",
@@ -118,7 +120,7 @@ class SenderAuthenticationModel(Published):
 
 
 class HeadersModel(Published):
-    subject: str | None = Field(default=None, description="The decoded subject.")
+    subject: str | None = mail_content(default=None, description="The decoded subject.")
     sentAt: datetime | None = Field(default=None, description="The Date header, UTC.")
     receivedAt: datetime | None = Field(
         default=None, description="When the server received it, UTC."
@@ -126,9 +128,9 @@ class HeadersModel(Published):
     participants: list[ParticipantModel] = Field(
         default=[], description="Everyone named, with roles."
     )
-    messageId: str | None = Field(default=None, description="The Message-ID.")
-    inReplyTo: list[str] = Field(default=[], description="The In-Reply-To identifiers.")
-    references: list[str] = Field(default=[], description="The References identifiers.")
+    messageId: str | None = mail_content(default=None, description="The Message-ID.")
+    inReplyTo: list[str] = mail_content(default=[], description="The In-Reply-To identifiers.")
+    references: list[str] = mail_content(default=[], description="The References identifiers.")
     senderAuthentication: SenderAuthenticationModel = Field(
         default=SenderAuthenticationModel(),
         description="The evidence the sender verdict was reached from.",
@@ -154,31 +156,31 @@ class AuthorshipEvidenceModel(Published):
         "about its characters, the last four observations about style. No position, count or "
         "text. Empty when nothing assessed it.",
     )
-    profileRevision: str | None = Field(
+    profileRevision: OwnText | None = Field(
         default=None,
         description="The weighting the likelihood was computed under; null if not assessed.",
     )
 
 
 class ThreadMessageModel(Published):
-    storedEmailId: str = Field(description="The other message's identifier.")
+    storedEmailId: OwnText = Field(description="The other message's identifier.")
     position: int | None = Field(default=None, description="Its place in the conversation's order.")
-    inReplyToStoredEmailId: str | None = Field(
+    inReplyToStoredEmailId: OwnText | None = Field(
         default=None,
         description="The message it answers, or null when it is a root of what is shown.",
     )
-    subject: str | None = Field(default=None, description="Its subject.")
+    subject: str | None = mail_content(default=None, description="Its subject.")
     sentAt: datetime | None = Field(default=None, description="Its Date header, UTC.")
-    senderAddress: str | None = Field(default=None, description="Its From address.")
+    senderAddress: str | None = mail_content(default=None, description="Its From address.")
 
 
 class ThreadModel(Published):
-    threadId: str = Field(description="Pass back as threadId to read the conversation.")
+    threadId: OwnText = Field(description="Pass back as threadId to read the conversation.")
     position: int | None = Field(
         default=None,
         description="This email's zero-based place in the conversation's order.",
     )
-    inReplyToStoredEmailId: str | None = Field(
+    inReplyToStoredEmailId: OwnText | None = Field(
         default=None,
         description="The message this one answers, or null when it is a root of what is shown.",
     )
@@ -193,8 +195,8 @@ class ThreadModel(Published):
 
 
 class EmailContentModel(Published):
-    accountId: str = Field(description="The account holding the email.")
-    folderAlias: str = Field(description="The folder holding it.")
+    accountId: OwnText = Field(description="The account holding the email.")
+    folderAlias: OwnText = Field(description="The folder holding it.")
     sizeBytes: int = Field(description="The size of the whole email as the server reported it.")
     senderVerification: SenderVerificationModel = Field(
         default=SenderVerificationModel(), description="The sender verdict pair."
@@ -226,11 +228,11 @@ class EmailContentModel(Published):
 
 class FailureModel(Published):
     code: int = Field(description="The stable five-digit code, as a failed call reports it.")
-    message: str = Field(description="Why this email has no content.")
+    message: OwnText = Field(description="Why this email has no content.")
 
 
 class EmailEntryModel(Published):
-    storedEmailId: str = Field(description="The email this entry answers for.")
+    storedEmailId: OwnText = Field(description="The email this entry answers for.")
     content: EmailContentModel | None = Field(
         default=None, description="The email as read, or null."
     )
@@ -240,18 +242,18 @@ class EmailEntryModel(Published):
 
 
 class SavedFileModel(Published):
-    path: str = Field(description="The path of the file written.")
-    mediaType: str = Field(description="The attachment's declared media type.")
+    path: OwnText = Field(description="The path of the file written.")
+    mediaType: str = mail_content(description="The attachment's declared media type.")
     sizeBytes: int = Field(description="The bytes written.")
 
 
-class GetEmailContentResult(Published):
+class GetEmailContentResult(CarriesMailContent):
     emails: list[EmailEntryModel] = Field(
         default=[],
         description="One entry per named email in the order named, or per conversation "
         "message served in the conversation's order.",
     )
-    unreadThreadMessages: list[str] = Field(
+    unreadThreadMessages: list[OwnText] = Field(
         default=[],
         description="The conversation's messages this call did not carry; pass them as "
         "storedEmailIds to read them. Empty when emails were named.",

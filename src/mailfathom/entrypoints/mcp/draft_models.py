@@ -10,14 +10,15 @@ from typing import Literal
 from pydantic import Field
 
 from mailfathom.entrypoints.mcp.models import Published
+from mailfathom.entrypoints.mcp.untrusted import OwnText
 
 
 class DraftResult(Published):
-    draftId: str = Field(
+    draftId: OwnText = Field(
         description="The draft's identifier, unchanged by edits; update_draft, delete_draft "
         "and send_draft take it."
     )
-    accountId: str = Field(description="The account the draft belongs to.")
+    accountId: OwnText = Field(description="The account the draft belongs to.")
     state: Literal["held", "filed"] = Field(
         description="filed: the owner's drafts folder shows this version. held: this "
         "deployment holds it but the folder does not show it yet (a later pass files it), "
@@ -37,14 +38,14 @@ class DraftResult(Published):
         description="true only when this save repeated an earlier identical one whose draft "
         "was already sent: no new draft was written, and outgoingEmailId names the send.",
     )
-    outgoingEmailId: str | None = Field(
+    outgoingEmailId: OwnText | None = Field(
         default=None,
         description="With alreadySent: the send the draft became, for get_outgoing_email.",
     )
 
 
 class DeleteDraftResult(Published):
-    draftId: str = Field(description="The draft given up; it names no draft afterwards.")
+    draftId: OwnText = Field(description="The draft given up; it names no draft afterwards.")
     state: Literal["deleted", "copyLeftBehind", "pending"] = Field(
         description="deleted: gone, copies taken out of the drafts folder. copyLeftBehind: a "
         "copy could not be taken out (refused, or its folder is no longer the drafts folder); "

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from mailfathom.entrypoints.mcp.models import Published
+from mailfathom.entrypoints.mcp.untrusted import OwnText
 
 ChangeName = Literal["set-seen", "set-flagged", "add-keywords", "remove-keywords", "set-keywords"]
 ChangeState = Literal["pending", "converging", "completed", "dead-lettered"]
@@ -14,7 +15,7 @@ ChangeState = Literal["pending", "converging", "completed", "dead-lettered"]
 
 class RecordedChange(Published):
     change: ChangeName = Field(description="What the record changes.")
-    changeRecordId: str = Field(
+    changeRecordId: OwnText = Field(
         description="The durable record's identifier, the name log lines give the same change."
     )
     state: ChangeState = Field(
@@ -26,9 +27,9 @@ class RecordedChange(Published):
 
 
 class FlagChangeResult(Published):
-    storedEmailId: str = Field(description="The email the change was recorded against.")
-    accountId: str = Field(description="The account whose next synchronization issues it.")
-    folderAlias: str = Field(description="The folder the email is in, as configured.")
+    storedEmailId: OwnText = Field(description="The email the change was recorded against.")
+    accountId: OwnText = Field(description="The account whose next synchronization issues it.")
+    folderAlias: OwnText = Field(description="The folder the email is in, as configured.")
     recordedChanges: list[RecordedChange] = Field(
         description="One entry per value asked for, in the order seen, flagged, keywords. A "
         "retry with the same requestId answers the same records as they stand now."

@@ -9,20 +9,21 @@ from pydantic import Field
 
 from mailfathom.entrypoints.mcp.flag_models import ChangeState
 from mailfathom.entrypoints.mcp.models import Published
+from mailfathom.entrypoints.mcp.untrusted import OwnText
 
 OrganizeChange = Literal["move", "add-keywords", "remove-keywords"]
 
 
 class OrganizedEmailModel(Published):
-    storedEmailId: str = Field(
+    storedEmailId: OwnText = Field(
         description="The email the record was written for; it keeps this identifier after a move."
     )
-    folderAlias: str = Field(
+    folderAlias: OwnText = Field(
         description="The folder the email is in as the call answers (before a move has "
         "happened, the folder it leaves)."
     )
     change: OrganizeChange = Field(description="What the record changes.")
-    changeRecordId: str = Field(
+    changeRecordId: OwnText = Field(
         description="The durable record's identifier, the name log lines give the same change."
     )
     state: ChangeState = Field(
@@ -34,12 +35,12 @@ class OrganizedEmailModel(Published):
 
 
 class CreatedFolderModel(Published):
-    alias: str = Field(
+    alias: OwnText = Field(
         description="The alias the folder is published under once it exists: its name, or "
         "its parent's alias, a slash and its name. Emails can be moved into it by this alias."
     )
-    parentAlias: str | None = Field(default=None, description="The parent folder, if any.")
-    changeRecordId: str = Field(description="The durable record of the creation.")
+    parentAlias: OwnText | None = Field(default=None, description="The parent folder, if any.")
+    changeRecordId: OwnText = Field(description="The durable record of the creation.")
     state: ChangeState = Field(
         description="pending: written, not yet created on the mail server; converging: the "
         "synchronization run is creating it; completed: the folder exists and is listed; "
@@ -50,9 +51,9 @@ class CreatedFolderModel(Published):
 
 
 class OrganizeResult(Published):
-    action: str = Field(description="The action the records carry out.")
-    accountId: str = Field(description="The account whose next synchronization carries it.")
-    destinationAlias: str | None = Field(
+    action: OwnText = Field(description="The action the records carry out.")
+    accountId: OwnText = Field(description="The account whose next synchronization carries it.")
+    destinationAlias: OwnText | None = Field(
         default=None, description="The folder the emails are filed in, for a moving action."
     )
     changed: list[OrganizedEmailModel] = Field(

@@ -9,7 +9,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from mailfathom.entrypoints.mcp.models import Published
+from mailfathom.entrypoints.mcp.models import CarriesMailContent, Published
+from mailfathom.entrypoints.mcp.untrusted import OwnText, mail_content
 
 OutgoingState = Literal["queued", "sending", "sent", "refused", "cancelled"]
 STATE_DESCRIPTION = (
@@ -19,12 +20,12 @@ STATE_DESCRIPTION = (
 
 
 class SendResult(Published):
-    outgoingEmailId: str | None = Field(
+    outgoingEmailId: OwnText | None = Field(
         default=None,
         description="The send's identifier, for get_outgoing_email and cancel_outgoing_email; "
         "null when nothing was queued (status draft or cancelled).",
     )
-    accountId: str = Field(description="The account the message is sent as.")
+    accountId: OwnText = Field(description="The account the message is sent as.")
     state: OutgoingState | None = Field(
         default=None,
         description="queued for a new send; a repeated call (same idempotencyKey) answers "
@@ -58,7 +59,7 @@ class SendResult(Published):
         description="true only once a mail server accepted the message (state sent); a "
         "queued message has not been sent yet, and a draft or a cancelled one never is."
     )
-    draftId: str | None = Field(
+    draftId: OwnText | None = Field(
         default=None, description="The draft's identifier when status is draft; else null."
     )
     reason: Literal["confirmation_unavailable"] | None = Field(
@@ -70,7 +71,10 @@ class SendResult(Published):
 
 
 class OutgoingRecipientModel(Published):
-    address: str = Field(description="The address as the send named it.")
+    address: str = mail_content(
+        description="The address as the send named it (for an answer, possibly as the "
+        "answered email gave it)."
+    )
     field: Literal["to", "cc", "bcc"] = Field(description="The header that names it.")
     state: Literal["pending", "accepted", "refused"] = Field(
         description="What a mail server has made of this address so far."
@@ -82,9 +86,9 @@ class OutgoingRecipientModel(Published):
     )
 
 
-class OutgoingStatusResult(Published):
-    outgoingEmailId: str = Field(description="The send's identifier.")
-    accountId: str = Field(description="The account the message is sent as.")
+class OutgoingStatusResult(CarriesMailContent):
+    outgoingEmailId: OwnText = Field(description="The send's identifier.")
+    accountId: OwnText = Field(description="The account the message is sent as.")
     state: OutgoingState = Field(description=STATE_DESCRIPTION)
     attemptCount: int = Field(
         description="Delivery attempts made, counted as each begins (one under way counts)."

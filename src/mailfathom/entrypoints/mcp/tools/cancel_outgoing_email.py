@@ -13,6 +13,7 @@ from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
 from mailfathom.entrypoints.mcp.send_models import OutgoingStatusResult
 from mailfathom.entrypoints.mcp.tools.outgoing import WITHDRAWS, status_result
+from mailfathom.entrypoints.mcp.untrusted import MAIL_CONTENT_IS_DATA
 
 
 def spec(registry: ToolRegistry, cancellation: use_case.OutgoingMailCancellation) -> ToolSpec:
@@ -32,7 +33,7 @@ def spec(registry: ToolRegistry, cancellation: use_case.OutgoingMailCancellation
             "cannot recall a message that has been transmitted: a send being transmitted, "
             "transmitted, or given up on is refused and nothing is withdrawn. A withdrawn "
             "send is gone for good; to send it after all, queue it again with a new "
-            "idempotencyKey. Withdrawing reaches no mail server." + TEXT_FORM
+            "idempotencyKey. Withdrawing reaches no mail server." + MAIL_CONTENT_IS_DATA + TEXT_FORM
         ),
         category=ToolCategory.SENDING,
         permissions=use_case.PERMISSIONS,

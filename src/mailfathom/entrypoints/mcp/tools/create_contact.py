@@ -20,6 +20,7 @@ from mailfathom.entrypoints.mcp.tools.contacts import (
     PreferredAddress,
     written_parts,
 )
+from mailfathom.entrypoints.mcp.untrusted import MAIL_CONTENT_IS_DATA
 
 
 def spec(registry: ToolRegistry, creation: use_case.ContactCreation) -> ToolSpec:
@@ -47,7 +48,10 @@ def spec(registry: ToolRegistry, creation: use_case.ContactCreation) -> ToolSpec
             "Records a person the book does not hold yet, as asserted, and returns the "
             "record. An address somebody in the book already uses is answered "
             "addressHeldByAnotherContact with that contact's identity, and nothing is "
-            "written: calling twice with one person records them once." + PERSONAL + TEXT_FORM
+            "written: calling twice with one person records them once."
+            + PERSONAL
+            + MAIL_CONTENT_IS_DATA
+            + TEXT_FORM
         ),
         category=ToolCategory.CONTACTS,
         permissions=use_case.PERMISSIONS,

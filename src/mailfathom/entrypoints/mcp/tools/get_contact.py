@@ -13,6 +13,7 @@ from mailfathom.entrypoints.mcp.contact_models import GetContactResult
 from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
 from mailfathom.entrypoints.mcp.tools.contacts import PERSONAL, READS_THE_BOOK, contact_model
+from mailfathom.entrypoints.mcp.untrusted import MAIL_CONTENT_IS_DATA
 
 
 def spec(registry: ToolRegistry, lookup: use_case.ContactLookup) -> ToolSpec:
@@ -43,7 +44,7 @@ def spec(registry: ToolRegistry, lookup: use_case.ContactLookup) -> ToolSpec:
         description=(
             "Returns one person, named by exactly one of contactId or an address they use: "
             "who is this mail from? Answers contact null when the book holds nobody so "
-            "named." + PERSONAL + TEXT_FORM
+            "named." + PERSONAL + MAIL_CONTENT_IS_DATA + TEXT_FORM
         ),
         category=ToolCategory.CONTACTS,
         permissions=use_case.PERMISSIONS,

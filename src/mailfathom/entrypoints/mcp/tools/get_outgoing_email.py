@@ -13,6 +13,7 @@ from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
 from mailfathom.entrypoints.mcp.send_models import OutgoingStatusResult
 from mailfathom.entrypoints.mcp.tools.outgoing import READS_A_SEND, status_result
+from mailfathom.entrypoints.mcp.untrusted import MAIL_CONTENT_IS_DATA
 
 
 def spec(registry: ToolRegistry, reader: use_case.OutgoingMailReader) -> ToolSpec:
@@ -31,7 +32,7 @@ def spec(registry: ToolRegistry, reader: use_case.OutgoingMailReader) -> ToolSpe
             "Reports what became of one message you queued with a sending tool: its "
             "state, attempts, each recipient's state and last SMTP reply code, and the "
             "failure code of the last failed attempt. Reads the record only; no mail "
-            "server is asked. It cannot list sends." + TEXT_FORM
+            "server is asked. It cannot list sends." + MAIL_CONTENT_IS_DATA + TEXT_FORM
         ),
         category=ToolCategory.SENDING,
         permissions=use_case.PERMISSIONS,

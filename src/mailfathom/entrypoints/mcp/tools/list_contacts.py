@@ -13,6 +13,7 @@ from mailfathom.entrypoints.mcp.contact_models import ListContactsResult
 from mailfathom.entrypoints.mcp.registry import ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
 from mailfathom.entrypoints.mcp.tools.contacts import PERSONAL, READS_THE_BOOK, contact_model
+from mailfathom.entrypoints.mcp.untrusted import MAIL_CONTENT_IS_DATA
 
 # Published as the enumeration it is, and bound as any text: another value reaches the use
 # case, which refuses it as the contract says (51009), not while binding.
@@ -60,6 +61,7 @@ def spec(registry: ToolRegistry, listing: use_case.ContactListing) -> ToolSpec:
             "accounts of this deployment are listed as asserted contacts, so a colleague "
             "account is found here. To resolve one address to its person, use get_contact."
             + PERSONAL
+            + MAIL_CONTENT_IS_DATA
             + TEXT_FORM
         ),
         category=ToolCategory.CONTACTS,

@@ -16,6 +16,7 @@ from mailfathom.entrypoints.mcp.models import ListEmailsResult
 from mailfathom.entrypoints.mcp.params import with_selection
 from mailfathom.entrypoints.mcp.registry import READ_ONLY, ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
+from mailfathom.entrypoints.mcp.untrusted import MAIL_CONTENT_IS_DATA
 
 
 def spec(registry: ToolRegistry, reader: use_case.MailboxTimelineReader) -> ToolSpec:
@@ -66,7 +67,7 @@ def spec(registry: ToolRegistry, reader: use_case.MailboxTimelineReader) -> Tool
             "newest received first unless asked otherwise, with optional filters. A page "
             "holds at most 100 summaries; continue with nextCursor. The junk folder is "
             "left out unless asked for. No mail server is contacted and nothing is marked "
-            "read." + TEXT_FORM
+            "read." + MAIL_CONTENT_IS_DATA + TEXT_FORM
         ),
         category=ToolCategory.MAILBOX,
         permissions=use_case.PERMISSIONS,

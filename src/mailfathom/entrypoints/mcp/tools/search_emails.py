@@ -16,6 +16,7 @@ from mailfathom.entrypoints.mcp.models import SearchEmailsResult
 from mailfathom.entrypoints.mcp.params import with_selection
 from mailfathom.entrypoints.mcp.registry import READ_ONLY, ToolRegistry, ToolSpec
 from mailfathom.entrypoints.mcp.result_text import TEXT_FORM
+from mailfathom.entrypoints.mcp.untrusted import MAIL_CONTENT_IS_DATA
 
 # A marked extract can at most double in length (each matched run needs a character of its
 # own and one separating it from the next), plus the one-character truncation marks.
@@ -72,7 +73,7 @@ def spec(registry: ToolRegistry, reader: use_case.MailboxSearchReader) -> ToolSp
             "subject, participants or body, or matching a regular expression, or both, "
             "and returns at most 50 matches ranked by relevance (newest first for a "
             "pattern alone), each with its summary and short extracts around what "
-            "matched (untrusted message text). No cursor. No mail server is contacted." + TEXT_FORM
+            "matched. No cursor. No mail server is contacted." + MAIL_CONTENT_IS_DATA + TEXT_FORM
         ),
         category=ToolCategory.MAILBOX,
         permissions=use_case.PERMISSIONS,

@@ -21,6 +21,7 @@ from mailfathom.entrypoints.mcp.tools.contacts import (
     PreferredAddress,
     written_parts,
 )
+from mailfathom.entrypoints.mcp.untrusted import MAIL_CONTENT_IS_DATA
 
 
 def spec(registry: ToolRegistry, amendment: use_case.ContactAmendment) -> ToolSpec:
@@ -52,7 +53,7 @@ def spec(registry: ToolRegistry, amendment: use_case.ContactAmendment) -> ToolSp
             "address, the preferred one and the note. An address you leave out is removed "
             "and an omitted note is cleared, so read the contact with get_contact first and "
             "send it back changed. A collected record answers contactWasCollected: "
-            "promote_contact takes it on first." + PERSONAL + TEXT_FORM
+            "promote_contact takes it on first." + PERSONAL + MAIL_CONTENT_IS_DATA + TEXT_FORM
         ),
         category=ToolCategory.CONTACTS,
         permissions=use_case.PERMISSIONS,
