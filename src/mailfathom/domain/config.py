@@ -15,6 +15,7 @@ from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.connections import SecretRef, TlsMode
 from mailfathom.domain.delivery_config import AccountDelivery, MailDeliveryConfig
 from mailfathom.domain.folders import FolderRole
+from mailfathom.domain.sensitive_content import SensitiveContentConfig
 
 __all__ = ["SecretRef", "TlsMode"]
 
@@ -121,6 +122,7 @@ class DeploymentConfig:
     mcp: McpEndpointConfig = field(default_factory=lambda: McpEndpointConfig())
     read_only: bool = False
     mail_delivery: MailDeliveryConfig = field(default_factory=MailDeliveryConfig)
+    sensitive_content: SensitiveContentConfig = field(default_factory=SensitiveContentConfig)
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:

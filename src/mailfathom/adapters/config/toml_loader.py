@@ -23,6 +23,7 @@ from pathlib import Path
 from mailfathom.adapters.config.accounts_section import check_account_names, parse_account
 from mailfathom.adapters.config.delivery_section import parse_deployment, parse_mail_delivery
 from mailfathom.adapters.config.mcp_section import parse_mcp_endpoint
+from mailfathom.adapters.config.sensitive_section import parse_sensitive_content
 from mailfathom.adapters.config.store_section import parse_store
 from mailfathom.adapters.config.sync_section import parse_sync
 from mailfathom.adapters.config.toml_syntax import TomlSyntaxError, describe_syntax_error
@@ -32,7 +33,9 @@ from mailfathom.domain.errors import ConfigurationError
 
 __all__ = ["ConfigurationProblems", "load_config", "parse_config"]
 
-_TOP_KEYS = frozenset({"Store", "Sync", "Accounts", "McpEndpoint", "Deployment", "MailDelivery"})
+_TOP_KEYS = frozenset(
+    {"Store", "Sync", "Accounts", "McpEndpoint", "Deployment", "MailDelivery", "SensitiveContent"}
+)
 
 
 class ConfigurationProblems(ConfigurationError):
@@ -112,6 +115,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     mcp = parse_mcp_endpoint(root.table("McpEndpoint"), problems)
     read_only = parse_deployment(root.table("Deployment"))
     mail_delivery = parse_mail_delivery(root.table("MailDelivery"))
+    sensitive_content = parse_sensitive_content(root.table("SensitiveContent"))
 
     if problems.items:
         raise ConfigurationProblems(problems.items, source=source, suggestions=problems.suggestions)
@@ -124,4 +128,5 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
         mcp=mcp,
         read_only=read_only,
         mail_delivery=mail_delivery,
+        sensitive_content=sensitive_content,
     )

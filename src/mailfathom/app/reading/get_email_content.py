@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from mailfathom.app.reading import screening
 from mailfathom.app.reading.ports import HtmlSanitizer
 from mailfathom.app.reading.projection import flags_view
 from mailfathom.app.reading.rendering import (
@@ -34,8 +35,10 @@ from mailfathom.app.reading.views import (
     EntryFailure,
     MachineAuthorship,
     SenderVerification,
+    TextRepresentation,
 )
 from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.app.shared.content_screen import UNSCREENED, ContentScreen
 from mailfathom.app.shared.email_identifiers import (
     MAX_EMAILS_PER_READ,
     parse_email_list,
@@ -89,8 +92,10 @@ class EmailContentReader:
         repairs: ContentRepairStore,
         sanitizer: HtmlSanitizer,
         saving: PartSaving,
+        screen: ContentScreen = UNSCREENED,
     ) -> None:
         self._saving = saving
+        self._screen = screen
         self._store = store
         self._served = tuple(a.account_id for a in served)
         self._content = content
@@ -178,10 +183,10 @@ class EmailContentReader:
         elif summary.is_encrypted:
             body = BodyView(BodyAvailability.ENCRYPTED_NOT_READABLE_LOCALLY, empty_text(), None)
         else:
-            plain = budget.take(row.plain_text or "")
+            plain = self._bounded(row.plain_text or "", budget)
             html = None
             if request.include_sanitized_html and row.html is not None:
-                html = budget.take(self._sanitizer.sanitize(row.html))
+                html = self._bounded(self._sanitizer.sanitize(row.html), budget)
             body = BodyView(BodyAvailability.READABLE, plain, html)
         return EmailContent(
             account_id=summary.account_id,
@@ -189,10 +194,17 @@ class EmailContentReader:
             size_octets=summary.size_octets,
             sender_verification=SenderVerification(),
             machine_authorship=MachineAuthorship(),
-            headers=headers_view(row),
+            headers=screening.headers(self._screen, headers_view(row)),
             body=body,
             attachments=attachment_views(row, request.include_attachment_download_links),
             attachment_counts=counts_of(row),
             flags=flags_view(summary.flags),
-            thread=thread_block(summary, members),
+            thread=screening.thread(self._screen, thread_block(summary, members)),
         )
+
+    def _bounded(self, text: str, budget: CharacterBudget) -> TextRepresentation:
+        """A body screened, then cut to the call's bounds."""
+        if not self._screen.active:
+            return budget.take(text)
+        screened = self._screen.body(text)
+        return budget.take(screened.text, original=len(text), withheld=screened.withheld)
