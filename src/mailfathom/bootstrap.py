@@ -434,7 +434,10 @@ class Services:
 
     def _confirmed_sending(self) -> ConfirmedSending:
         return ConfirmedSending(
-            SqlOwnerAlerts(self.engine), clock=self.clock, raised=self.alert_signal.notify
+            SqlOwnerAlerts(self.engine),
+            clock=self.clock,
+            raised=self.alert_signal.notify,
+            screen=self.screen(),
         )
 
     def draft_copies(self) -> DraftCopies:

@@ -82,11 +82,15 @@ class ContentScreen:
             log.error("sensitive_scan.failed", error_type=type(error).__name__)
             raise Refusal(*failure) from None
 
-    def text(self, value: str | None) -> str | None:
-        """A short text (a subject, a name, a note) as a caller may read it."""
+    def text(self, value: str | None, *, leaving: bool = False) -> str | None:
+        """A short text (a subject, a name, a note) as a caller may read it. `leaving`: the
+        text is part of a message about to leave, and a failure refuses the send."""
         if not value or not self.active:
             return value
-        return redacted(value, self._findings(value, (Code.SENSITIVE_SCAN_FAILED, _READ_FAILED)))
+        failure = (Code.OUTGOING_SCAN_FAILED, _SEND_FAILED) if leaving else None
+        return redacted(
+            value, self._findings(value, failure or (Code.SENSITIVE_SCAN_FAILED, _READ_FAILED))
+        )
 
     def body(self, value: str) -> ScreenedBody:
         """A body as a caller may read it: scanned up to the ceiling, the rest withheld."""
