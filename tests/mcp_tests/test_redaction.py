@@ -42,7 +42,14 @@ CROWD = [f'"Guest {n:02d}" <guest{n}@example.org>' for n in range(1, 41)]
 CROWD.append(f'"Late {IBAN}" <late@example.org>')
 
 
-def _message(subject: str, sender: str, to: str, body: str, html: str | None = None) -> bytes:
+def _message(
+    subject: str,
+    sender: str,
+    to: str,
+    body: str,
+    html: str | None = None,
+    file_name: str | None = None,
+) -> bytes:
     m = EmailMessage()
     m["From"] = sender
     m["To"] = to
@@ -52,6 +59,8 @@ def _message(subject: str, sender: str, to: str, body: str, html: str | None = N
     m.set_content(body)
     if html is not None:
         m.add_alternative(html, subtype="html")
+    if file_name is not None:
+        m.add_attachment(b"%PDF-1.4", maintype="application", subtype="pdf", filename=file_name)
     return bytes(m)
 
 
@@ -65,6 +74,7 @@ def _fill(services: Services) -> None:
             f"Quarterly note. Rodné číslo: {NATIONAL}, token {TOKEN}.\n"
             f"Your verification code is {CODE}.\nheslo: {PASSWORD}\n",
             f"<p>Quarterly card {CARD} and IBAN {IBAN}</p><p>heslo: {PASSWORD}</p>",
+            f"statement {SSN}.pdf",
         ),
         _message(
             "Quarterly archive",
@@ -140,6 +150,15 @@ def _every_answer(d: InProcess) -> dict[str, CallToolResult]:
         "list_contacts search": ("list_contacts", {"search": "jan"}),
         "get_contact": ("get_contact", {"address": "jan@example.org"}),
         "get_contact eva": ("get_contact", {"address": "eva@example.org"}),
+        "create_contact": (
+            "create_contact",
+            {
+                "displayName": f"Card {CARD}",
+                "addresses": ["card@example.org"],
+                "preferredAddress": "card@example.org",
+                "note": f"heslo: {PASSWORD}",
+            },
+        ),
     }
     return {name: d.call("full", tool, arguments) for name, (tool, arguments) in calls.items()}
 
@@ -162,6 +181,10 @@ def test_no_value_a_detector_finds_reaches_any_reading_or_contact_tool(
         p["address"]: p.get("displayName") for p in first["content"]["headers"]["participants"]
     }
     assert names["jan@example.org"] == "Jan [redacted:iban]"
+    (attachment,) = first["content"]["attachments"]
+    assert attachment["fileName"] == "statement [redacted:nationalIdentifier].pdf"
+    created = structured(answers["create_contact"])["contact"]
+    assert created["note"] == "heslo: [redacted:credential]"
     contact = structured(answers["get_contact"])["contact"]
     assert contact["displayName"] == "Jan [redacted:iban]"
     assert contact["addresses"] == ["jan@example.org"]

@@ -196,7 +196,9 @@ class EmailContentReader:
             machine_authorship=MachineAuthorship(),
             headers=screening.headers(self._screen, headers_view(row)),
             body=body,
-            attachments=attachment_views(row, request.include_attachment_download_links),
+            attachments=screening.attachments(
+                self._screen, attachment_views(row, request.include_attachment_download_links)
+            ),
             attachment_counts=counts_of(row),
             flags=flags_view(summary.flags),
             thread=screening.thread(self._screen, thread_block(summary, members)),

@@ -1,6 +1,7 @@
 """The content screen applied to what the reading use cases answer.
 
-Only what an email's author wrote is screened: subjects, display names, bodies, extracts.
+Only what an email's author wrote is screened: subjects, display names, bodies, extracts, and
+the file names of attachments (a name is text the author chose as much as a subject is).
 Addresses, identifiers, sizes, flags and the sender-authentication domains pass as they are.
 On a content read the display names of the first `NAMED_PARTICIPANTS_SCANNED` named
 participants are screened and every later one is published with no name at all."""
@@ -9,7 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from mailfathom.app.reading.views import EmailSummary, HeadersView, ParticipantView, ThreadBlock
+from mailfathom.app.reading.views import (
+    AttachmentView,
+    EmailSummary,
+    HeadersView,
+    ParticipantView,
+    ThreadBlock,
+)
 from mailfathom.app.shared.content_screen import ContentScreen
 
 NAMED_PARTICIPANTS_SCANNED = 40
@@ -39,6 +46,14 @@ def headers(screen: ContentScreen, value: HeadersView) -> HeadersView:
     return dataclasses.replace(
         value, subject=screen.text(value.subject), participants=tuple(participants)
     )
+
+
+def attachments(
+    screen: ContentScreen, values: tuple[AttachmentView, ...]
+) -> tuple[AttachmentView, ...]:
+    if not screen.active:
+        return values
+    return tuple(dataclasses.replace(a, file_name=screen.text(a.file_name)) for a in values)
 
 
 def thread(screen: ContentScreen, value: ThreadBlock | None) -> ThreadBlock | None:
