@@ -81,7 +81,11 @@ def test_keep_draft_keeps_the_send_as_a_draft_and_alerts_the_owner_once(
     (alert,) = d.memory.alerts.listing(True, 10)
     assert (alert.reason, alert.draft_id) == ("sensitive_content", first.draft_id)
     again = d.send().settle(AGENT, _request(), NobodyToAsk())
-    assert (again.status, again.draft_id) == (Status.DRAFT, first.draft_id)
+    assert (again.status, again.draft_id, again.reason) == (
+        Status.DRAFT,
+        first.draft_id,
+        "sensitive_content",
+    )
     assert len(d.memory.alerts.listing(True, 10)) == 1
 
 

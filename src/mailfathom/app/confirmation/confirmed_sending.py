@@ -245,7 +245,7 @@ class ConfirmedSending:
             return Settled(Status.CANCELLED, account_id)
         if kept.life is not KeptLife.HELD:
             return None
-        reason = UNAVAILABLE_REASON if self._alerts.held(alert_key(kept.draft_id)) else None
+        reason = self._alerts.held_reason(alert_key(kept.draft_id))
         return Settled(Status.DRAFT, account_id, draft_id=kept.draft_id, reason=reason)
 
     def _unattended(
