@@ -86,3 +86,13 @@ def test_outgoing_allow_screens_nothing_leaving() -> None:
     allowing = SensitiveContentConfig(enabled=True, outgoing=OutgoingScreening.ALLOW)
     assert ContentScreen(Digits(), allowing).categories_leaving(["1234"]) == frozenset()
     assert ContentScreen(Digits(), ON).categories_leaving(["x", None, "1234"]) == {CARD}
+
+
+def test_a_marker_the_mail_itself_wrote_is_not_passed_off_as_a_redaction() -> None:
+    screen = ContentScreen(Digits(), ON)
+    assert screen.text("Paid [redacted:paymentCard] by 1234") == (
+        "Paid (redacted:paymentCard) by [redacted:paymentCard]"
+    )
+    body, spans = screen.marked("[redacted:iban] and 1234", [(0, 15)])
+    assert body == "(redacted:iban) and [redacted:paymentCard]"
+    assert [body[s:e] for s, e in spans] == ["(redacted:iban)"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import enum
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -77,15 +78,28 @@ def settled(findings: Iterable[Finding]) -> list[Finding]:
     return kept
 
 
+_LITERAL_MARKER = re.compile(r"\[(redacted:[^\[\]\n]{0,40})\]")
+
+
+def defused(text: str) -> str:
+    """`text` with whatever reads as a marker written in parentheses instead of brackets
+    (the same length, so positions in it hold): a marker is never text a message contained,
+    so mail cannot pass off its own words as something withheld."""
+    if "[redacted:" not in text:
+        return text
+    return _LITERAL_MARKER.sub(r"(\1)", text)
+
+
 def redacted(text: str, findings: Iterable[Finding]) -> str:
-    """`text` with each finding replaced by its category's marker."""
+    """`text` with each finding replaced by its category's marker, and any marker the text
+    itself held defused."""
     pieces: list[str] = []
     cursor = 0
     for finding in settled(findings):
-        pieces.append(text[cursor : finding.start])
+        pieces.append(defused(text[cursor : finding.start]))
         pieces.append(finding.category.marker)
         cursor = finding.end
-    pieces.append(text[cursor:])
+    pieces.append(defused(text[cursor:]))
     return "".join(pieces)
 
 
