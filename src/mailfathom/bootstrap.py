@@ -50,6 +50,7 @@ from mailfathom.adapters.mime.viewing import MimeMessageViewer
 # take them from here, never from the adapters.
 from mailfathom.adapters.patterns.re2_patterns import Re2PatternCompiler
 from mailfathom.adapters.preparer import MimeMessagePreparer, default_workers
+from mailfathom.adapters.sensitive.scanner import DetectorScanner
 from mailfathom.adapters.sent_folders import SentFolderCopies
 from mailfathom.adapters.smtp.probe import check_submission as check_submission
 from mailfathom.adapters.smtp.submission import SmtpTransports
@@ -120,6 +121,7 @@ from mailfathom.app.sending.get_outgoing_email import OutgoingMailReader
 from mailfathom.app.sending.reply_to_email import EmailReply
 from mailfathom.app.sending.send_email import AuthoredMailSubmission
 from mailfathom.app.sending.submission import Submission
+from mailfathom.app.shared.content_screen import ContentScreen
 from mailfathom.app.shared.mailbox_selection import ServedAccount
 from mailfathom.app.shared.stored_parts import StoredParts
 from mailfathom.app.sync.folder_visibility import settle_folders
@@ -345,6 +347,12 @@ class Services:
             self.read_engine = create_store_engine(store_url(self.config.store), read_only=True)
         return SqlMailboxReader(self.read_engine, texts=self.content.get_text)
 
+    def screen(self) -> ContentScreen:
+        """The sensitive-content screen `[SensitiveContent]` asks for (passing everything
+        through when it is off)."""
+        config = self.config.sensitive_content
+        return ContentScreen(DetectorScanner() if config.enabled else None, config)
+
     def _signer(self) -> HmacCursorSigner:
         return HmacCursorSigner.from_key_file(self.config.store.data_dir / "cursor.key")
 
@@ -362,11 +370,12 @@ class Services:
         `writer` is who their writes are recorded as: an MCP caller's unless the operator's
         own command asks for them."""
         book = SqlContactBook(self.engine)
+        screen = self.screen()
         return ContactUseCases(
-            listing=ContactListing(book, self._signer()),
-            lookup=ContactLookup(book),
-            creation=ContactCreation(book, clock=self.clock, writer=writer),
-            amendment=ContactAmendment(book, clock=self.clock, writer=writer),
+            listing=ContactListing(book, self._signer(), screen),
+            lookup=ContactLookup(book, screen),
+            creation=ContactCreation(book, clock=self.clock, writer=writer, screen=screen),
+            amendment=ContactAmendment(book, clock=self.clock, writer=writer, screen=screen),
             erasure=ContactErasure(book),
             promotion=ContactPromotion(book, writer=writer),
         )
@@ -387,11 +396,14 @@ class Services:
         served = self._served()
         signer = self._signer()
         trust = self.sender_trust()
+        screen = self.screen()
         return ReadingUseCases(
             accounts=AccountDirectoryReader(
                 reader, served, synchronization_enabled=self.config.sync.enabled
             ),
-            timeline=MailboxTimelineReader(reader, served, signer, sender_trust=trust),
+            timeline=MailboxTimelineReader(
+                reader, served, signer, sender_trust=trust, screen=screen
+            ),
             content=EmailContentReader(
                 reader,
                 served,
@@ -406,8 +418,11 @@ class Services:
                     if a.remote_images is RemoteImages.ALLOW
                 ),
                 sender_trust=trust,
+                screen=screen,
             ),
-            search=MailboxSearchReader(reader, served, Re2PatternCompiler(), sender_trust=trust),
+            search=MailboxSearchReader(
+                reader, served, Re2PatternCompiler(), sender_trust=trust, screen=screen
+            ),
         )
 
     def sender_trust(self) -> SenderTrustPolicy:
@@ -491,7 +506,10 @@ class Services:
 
     def _confirmed_sending(self) -> ConfirmedSending:
         return ConfirmedSending(
-            SqlOwnerAlerts(self.engine), clock=self.clock, raised=self.alert_signal.notify
+            SqlOwnerAlerts(self.engine),
+            clock=self.clock,
+            raised=self.alert_signal.notify,
+            screen=self.screen(),
         )
 
     def draft_copies(self) -> DraftCopies:

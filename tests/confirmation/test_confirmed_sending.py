@@ -61,13 +61,13 @@ class Alerts:
     def raise_alert(self, alert: OwnerAlert) -> bool:
         if self._fail:
             raise OSError("the store is gone")
-        if self.held(alert.key):
+        if self.held_reason(alert.key) is not None:
             return False
         self.raised.append(alert)
         return True
 
-    def held(self, key: str) -> bool:
-        return any(a.key == key for a in self.raised)
+    def held_reason(self, key: str) -> str | None:
+        return next((a.reason for a in self.raised if a.key == key), None)
 
     def listing(self, include_dismissed: bool, limit: int) -> list[OwnerAlert]:
         return self.raised

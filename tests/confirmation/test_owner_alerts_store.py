@@ -3,6 +3,7 @@ newest first, dismissed once; and the migration that makes and removes the table
 
 from __future__ import annotations
 
+import dataclasses
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
@@ -59,13 +60,17 @@ def test_a_dismissed_alert_leaves_the_list_and_is_dismissed_once(backend: Backen
     assert alerts.listing(include_dismissed=False, limit=10) == []
 
 
-def test_an_alert_is_held_whether_or_not_it_was_dismissed(backend: Backend) -> None:
+def test_an_alert_is_held_with_its_reason_whether_or_not_it_was_dismissed(
+    backend: Backend,
+) -> None:
     alerts = backend.alerts()
-    assert alerts.held(alert_key("d-held")) is False
+    assert alerts.held_reason(alert_key("d-held")) is None
     alerts.raise_alert(_alert("d-held"))
-    assert alerts.held(alert_key("d-held")) is True
+    assert alerts.held_reason(alert_key("d-held")) == "confirmation_unavailable"
     alerts.dismiss(alert_key("d-held"), T0 + timedelta(hours=1))
-    assert alerts.held(alert_key("d-held")) is True
+    assert alerts.held_reason(alert_key("d-held")) == "confirmation_unavailable"
+    alerts.raise_alert(dataclasses.replace(_alert("d-other"), reason="sensitive_content"))
+    assert alerts.held_reason(alert_key("d-other")) == "sensitive_content"
 
 
 def test_the_migration_makes_the_table_and_takes_it_away_again(engine: sa.Engine) -> None:

@@ -21,6 +21,7 @@ from mailfathom.adapters.local.maildir import LocalConnector
 from mailfathom.adapters.mime.attachments import MimeAttachmentReader
 from mailfathom.adapters.mime.compose import StdlibComposer
 from mailfathom.adapters.mime.viewing import MimeMessageViewer
+from mailfathom.adapters.sensitive.scanner import DetectorScanner
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
 from mailfathom.app.contacts.create_contact import ContactCreation
@@ -45,6 +46,7 @@ from mailfathom.app.sending.cancel_outgoing_email import OutgoingMailCancellatio
 from mailfathom.app.sending.get_outgoing_email import OutgoingMailReader
 from mailfathom.app.sending.send_email import AuthoredMailSubmission
 from mailfathom.app.sending.submission import Submission
+from mailfathom.app.shared.content_screen import ContentScreen
 from mailfathom.app.shared.mailbox_selection import ServedAccount
 from mailfathom.app.shared.stored_parts import StoredParts
 from mailfathom.domain.config import DeploymentConfig
@@ -91,8 +93,13 @@ class FakeDeployment:
             delivery.caller_written_contacts_vouch,
         )
 
+    def screen(self) -> ContentScreen:
+        """The deployment's sensitive-content screen, with the real detectors."""
+        config = self.config.sensitive_content
+        return ContentScreen(DetectorScanner() if config.enabled else None, config)
+
     def confirmed(self) -> ConfirmedSending:
-        return ConfirmedSending(self.memory.alerts, clock=self.clock)
+        return ConfirmedSending(self.memory.alerts, clock=self.clock, screen=self.screen())
 
     def draft_copies(self) -> DraftCopies:
         folders = DraftFolderCopies(

@@ -22,9 +22,10 @@ class InMemoryOwnerAlerts:
             self._alerts[alert.key] = dataclasses.replace(alert, raised_at=utc(alert.raised_at))
             return True
 
-    def held(self, key: str) -> bool:
+    def held_reason(self, key: str) -> str | None:
         with self._lock:
-            return key in self._alerts
+            held = self._alerts.get(key)
+            return None if held is None else held.reason
 
     def listing(self, include_dismissed: bool, limit: int) -> list[OwnerAlert]:
         with self._lock:

@@ -47,10 +47,16 @@ class Code(enum.IntEnum):
     DRAFT_WITHOUT_RECIPIENTS = 53010
     FILE_NOT_SERVED = 53011
     DESTINATION_NOT_SERVED = 53012
+    # A message carrying sensitive content of a screened category is not queued.
+    OUTGOING_SENSITIVE_CONTENT = 53013
     # 54001: anything the boundary deliberately does not describe.
     UNDIAGNOSED = 54001
     # 55xxx-58xxx: states of this deployment a caller may act on.
     CONTENT_UNAVAILABLE = 55001
+    # The sensitive-content scanner could not answer: mail text is withheld (55002), or a
+    # message leaving is not queued (55003), rather than passed on unscanned.
+    SENSITIVE_SCAN_FAILED = 55002
+    OUTGOING_SCAN_FAILED = 55003
     ANSWERING_UNAVAILABLE = 56001
     SENDING_NOT_CONFIGURED = 56002
     SENDING_NOT_ENABLED = 56003

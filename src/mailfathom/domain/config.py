@@ -16,6 +16,7 @@ from mailfathom.domain.connections import SecretRef, TlsMode
 from mailfathom.domain.delivery_config import AccountDelivery, MailDeliveryConfig
 from mailfathom.domain.download_links import DownloadsConfig
 from mailfathom.domain.folders import FolderRole
+from mailfathom.domain.sensitive_content import SensitiveContentConfig
 
 __all__ = ["SecretRef", "TlsMode"]
 
@@ -173,6 +174,7 @@ class DeploymentConfig:
     machine_authorship: MachineAuthorshipConfig = field(default_factory=MachineAuthorshipConfig)
     sender_verification: SenderVerificationConfig = field(default_factory=SenderVerificationConfig)
     sender_trust: SenderTrustConfig = field(default_factory=SenderTrustConfig)
+    sensitive_content: SensitiveContentConfig = field(default_factory=SensitiveContentConfig)
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:

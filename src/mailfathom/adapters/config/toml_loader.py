@@ -27,6 +27,7 @@ from mailfathom.adapters.config.downloads_section import parse_downloads
 from mailfathom.adapters.config.mcp_section import parse_mcp_endpoint
 from mailfathom.adapters.config.sender_trust_section import parse_sender_trust
 from mailfathom.adapters.config.sender_verification_section import parse_sender_verification
+from mailfathom.adapters.config.sensitive_section import parse_sensitive_content
 from mailfathom.adapters.config.store_section import parse_store
 from mailfathom.adapters.config.sync_section import parse_sync
 from mailfathom.adapters.config.toml_syntax import TomlSyntaxError, describe_syntax_error
@@ -48,6 +49,7 @@ _TOP_KEYS = frozenset(
         "MachineAuthorship",
         "SenderVerification",
         "SenderTrust",
+        "SensitiveContent",
     }
 )
 
@@ -133,6 +135,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     machine_authorship = parse_machine_authorship(root.table("MachineAuthorship"))
     sender_verification = parse_sender_verification(root.table("SenderVerification"))
     sender_trust = parse_sender_trust(root.table("SenderTrust"))
+    sensitive_content = parse_sensitive_content(root.table("SensitiveContent"))
 
     if problems.items:
         raise ConfigurationProblems(problems.items, source=source, suggestions=problems.suggestions)
@@ -149,4 +152,5 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
         machine_authorship=machine_authorship,
         sender_verification=sender_verification,
         sender_trust=sender_trust,
+        sensitive_content=sensitive_content,
     )

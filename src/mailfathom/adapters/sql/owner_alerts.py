@@ -43,10 +43,10 @@ class SqlOwnerAlerts:
                     raise
             return False
 
-    def held(self, key: str) -> bool:
+    def held_reason(self, key: str) -> str | None:
         with self._engine.connect() as c:
-            found = c.execute(sa.select(_A.alert_key).where(_A.alert_key == key))
-            return found.first() is not None
+            found = c.execute(sa.select(_A.reason).where(_A.alert_key == key)).first()
+            return None if found is None else str(found.reason)
 
     def listing(self, include_dismissed: bool, limit: int) -> list[OwnerAlert]:
         query = sa.select(owner_alerts).order_by(_A.raised_at.desc(), _A.alert_key).limit(limit)

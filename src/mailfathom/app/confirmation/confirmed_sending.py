@@ -18,6 +18,7 @@ is leaving.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import hashlib
 from collections.abc import Callable
@@ -36,12 +37,15 @@ from mailfathom.app.confirmation.ports import (
     KeptLife,
     OwnerAlert,
     OwnerAlerts,
+    Question,
 )
-from mailfathom.app.confirmation.question import ShownMessage, question
+from mailfathom.app.confirmation.question import ShownFile, ShownMessage, question
 from mailfathom.app.confirmation.wording import Language
+from mailfathom.app.shared.content_screen import UNSCREENED, ContentScreen
 from mailfathom.domain.access import Caller, ConfirmationMode
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal
+from mailfathom.domain.sensitive_content import OutgoingScreening, SensitiveCategory
 
 log = structlog.get_logger("mailfathom.confirmation")
 
@@ -49,6 +53,7 @@ M = TypeVar("M")
 R = TypeVar("R")
 
 UNAVAILABLE_REASON = "confirmation_unavailable"
+SENSITIVE_REASON = "sensitive_content"
 
 
 class Status(enum.Enum):
@@ -103,9 +108,11 @@ class ConfirmedSending:
         alerts: OwnerAlerts,
         clock: Callable[[], datetime] = _now,
         raised: Callable[[OwnerAlert], None] = _unheard,
+        screen: ContentScreen = UNSCREENED,
     ) -> None:
         """`raised` is told of each owner alert this step records (not of one already held),
-        after it was recorded."""
+        after it was recorded. `screen` finds sensitive content in a message leaving."""
+        self._screen = screen
         self._alerts = alerts
         self._clock = clock
         self._raised = raised
@@ -131,12 +138,15 @@ class ConfirmedSending:
         prepared = prepare()
         account_id = prepared.shown.account_id
         if caller.confirmation is ConfirmationMode.NONE:
+            held = self.unasked(prepared, save_draft, repeated)
+            if held is not None:
+                return held
             return Settled(Status.QUEUED, account_id, record=send(prepared.message))
         earlier = repeated(prepared.message)
         if earlier is not None:
             log.info("confirmation.repeat_answered", caller=caller.label)
             return earlier
-        answer = confirmation.ask(question(prepared.shown, language))
+        answer = confirmation.ask(self._question(prepared.shown, language))
         log.info("confirmation.answered", caller=caller.label, answer=_logged(answer))
         meanwhile = repeated(prepared.message)
         if meanwhile is not None:
@@ -163,7 +173,7 @@ class ConfirmedSending:
         if answer.choice is Choice.CANCEL:
             return Settled(Status.CANCELLED, account_id)
         current = prepare()
-        if question(current.shown, language).binding != answer.binding:
+        if self._question(current.shown, language).binding != answer.binding:
             raise Refusal(
                 Code.CONFIRMATION_OUTDATED,
                 "What would be sent is no longer what the person was shown; nothing was sent "
@@ -172,6 +182,59 @@ class ConfirmedSending:
         if answer.choice is Choice.SAVE_DRAFT:
             return Settled(Status.DRAFT, account_id, draft_id=save_draft(current.message))
         return Settled(Status.QUEUED, account_id, record=send(current.message))
+
+    def sensitive(self, shown: ShownMessage) -> frozenset[SensitiveCategory]:
+        """The categories of sensitive content the message carries out: in its subject,
+        its bodies, or its file names. Empty when outgoing mail is not screened."""
+        texts = [shown.subject, shown.body, shown.html, *(f.name for f in shown.files)]
+        return self._screen.categories_leaving(texts)
+
+    def refuse_sensitive(self, shown: ShownMessage) -> None:
+        """Refuse (53013) a message carrying sensitive content on a path that can answer
+        only with a send: one that asks nobody and can keep no draft."""
+        found = self.sensitive(shown)
+        if found:
+            raise _sensitive_refusal(found)
+
+    def unasked(
+        self,
+        prepared: Prepared[M],
+        save_draft: Callable[[M], str],
+        repeated: Callable[[M], Settled[R] | None],
+    ) -> Settled[R] | None:
+        """A message of a caller whose entry asks nobody: None when it may go as it stands.
+        Carrying sensitive content it is refused (53013), or under `Outgoing = "keepDraft"`
+        kept as a draft with an owner alert, as a message nobody could be asked about is
+        (a repeat answers the draft the first call kept)."""
+        found = self.sensitive(prepared.shown)
+        if not found:
+            return None
+        if self._screen.outgoing is not OutgoingScreening.KEEP_DRAFT:
+            raise _sensitive_refusal(found)
+        earlier = repeated(prepared.message)
+        if earlier is not None:
+            return earlier
+        return self._unattended(prepared, save_draft, SENSITIVE_REASON)
+
+    def _question(self, shown: ShownMessage, language: Language) -> Question:
+        """The question about `shown`, naming the sensitive content it carries and showing
+        it redacted; its binding is of the message as sent."""
+        found = self.sensitive(shown)
+        if not found:
+            return question(shown, language)
+        screen = self._screen
+
+        def hidden(value: str) -> str:
+            return screen.text(value, leaving=True) or value
+
+        displayed = dataclasses.replace(
+            shown,
+            subject=hidden(shown.subject),
+            body=hidden(shown.body),
+            html=None if shown.html is None else hidden(shown.html),
+            files=tuple(ShownFile(hidden(f.name), f.octets) for f in shown.files),
+        )
+        return question(shown, language, sensitive=found, displayed=displayed)
 
     def kept(self, account_id: str, kept: KeptDraft) -> Settled[R] | None:
         """A repeat of a call kept as a draft that is still held or was given up (a sent one
@@ -182,17 +245,22 @@ class ConfirmedSending:
             return Settled(Status.CANCELLED, account_id)
         if kept.life is not KeptLife.HELD:
             return None
-        reason = UNAVAILABLE_REASON if self._alerts.held(alert_key(kept.draft_id)) else None
+        reason = self._alerts.held_reason(alert_key(kept.draft_id))
         return Settled(Status.DRAFT, account_id, draft_id=kept.draft_id, reason=reason)
 
-    def _unattended(self, prepared: Prepared[M], save_draft: Callable[[M], str]) -> Settled[R]:
+    def _unattended(
+        self,
+        prepared: Prepared[M],
+        save_draft: Callable[[M], str],
+        reason: str = UNAVAILABLE_REASON,
+    ) -> Settled[R]:
         account_id = prepared.shown.account_id
         draft_id = save_draft(prepared.message)
         alert = OwnerAlert(
             key=alert_key(draft_id),
             account_id=account_id,
             draft_id=draft_id,
-            reason=UNAVAILABLE_REASON,
+            reason=reason,
             raised_at=self._clock(),
         )
         try:
@@ -214,7 +282,17 @@ class ConfirmedSending:
                 reason=alert.reason,
             )
             self._raised(alert)
-        return Settled(Status.DRAFT, account_id, draft_id=draft_id, reason=UNAVAILABLE_REASON)
+        return Settled(Status.DRAFT, account_id, draft_id=draft_id, reason=reason)
+
+
+def _sensitive_refusal(found: frozenset[SensitiveCategory]) -> Refusal:
+    names = ", ".join(c.value for c in SensitiveCategory if c in found)
+    return Refusal(
+        Code.OUTGOING_SENSITIVE_CONTENT,
+        f"The message carries sensitive content ({names}) in its subject, text or file "
+        "names, and this deployment does not send such mail unasked "
+        "(SensitiveContent.Outgoing); nothing was queued.",
+    )
 
 
 def _logged(answer: Answer) -> str:

@@ -132,8 +132,9 @@ class OwnerAlerts(Protocol):
         any exception when it could not be recorded."""
         ...
 
-    def held(self, key: str) -> bool:
-        """Whether an alert, dismissed or not, is recorded under `key`."""
+    def held_reason(self, key: str) -> str | None:
+        """The reason of the alert recorded under `key`, dismissed or not; None when no
+        alert is."""
         ...
 
     def listing(self, include_dismissed: bool, limit: int) -> list[OwnerAlert]:

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from mailfathom.app.confirmation.ports import Choice, Question
 from mailfathom.app.confirmation.wording import WORDINGS, Language, Wording, size
 from mailfathom.domain import unseen
+from mailfathom.domain.sensitive_content import SensitiveCategory
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,17 +50,34 @@ class ShownMessage:
     leaves_after: datetime | None = None
 
 
-def question(shown: ShownMessage, language: Language) -> Question:
+def question(
+    shown: ShownMessage,
+    language: Language,
+    *,
+    sensitive: frozenset[SensitiveCategory] = frozenset(),
+    displayed: ShownMessage | None = None,
+) -> Question:
     """The question about `shown`. Its text writes out every character that renders as
     nothing (`unseen.marked`), with a note saying so when there is one; its binding is of the
     text as written, the characters themselves, so two messages that read alike once written
-    out are still told apart."""
+    out are still told apart.
+
+    When the message carries `sensitive` content, a note names the categories (never a
+    value) and the text is `displayed`'s, the message with each finding replaced by its
+    marker; the binding is still of `shown`, what is sent."""
     wording = WORDINGS[language]
     written = _text(shown, wording, lambda value: value)
-    text = _text(shown, wording, unseen.marked)
-    if text != written:
+    visible = displayed if displayed is not None else shown
+    text = _text(visible, wording, unseen.marked)
+    notes: list[str] = []
+    if sensitive and wording.categories is not None:
+        names = [wording.categories[c] for c in SensitiveCategory if c in sensitive]
+        notes.append(wording.sensitive.format(found=", ".join(names)))
+    if text != _text(visible, wording, lambda value: value):
+        notes.append(wording.unseen)
+    if notes:
         first, rest = text.split("\n", 1)
-        text = f"{first}\n{wording.unseen}\n{rest}"
+        text = "\n".join([first, *notes, rest])
     return Question(
         language=language.value,
         text=text,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from mailfathom.app.confirmation.ports import Choice
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal
+from mailfathom.domain.sensitive_content import SensitiveCategory
 
 
 class Language(enum.Enum):
@@ -33,6 +34,10 @@ class Wording:
     choice_title: str
     choices: dict[Choice, str]
     decimal_point: str
+    # Said below the question when the message carries sensitive content: `{found}` is the
+    # categories, named in `categories`' words.
+    sensitive: str = ""
+    categories: dict[SensitiveCategory, str] | None = None
 
 
 WORDINGS: dict[Language, Wording] = {
@@ -55,6 +60,17 @@ WORDINGS: dict[Language, Wording] = {
         choice_title="What should happen to this email?",
         choices={Choice.SEND: "Send", Choice.SAVE_DRAFT: "Save draft", Choice.CANCEL: "Cancel"},
         decimal_point=".",
+        sensitive=(
+            "Sensitive content was found in this email: {found}. Below it is hidden as "
+            "[redacted:\u2026]; Send sends it as written."
+        ),
+        categories={
+            SensitiveCategory.PAYMENT_CARD: "a payment card number",
+            SensitiveCategory.IBAN: "a bank account number (IBAN)",
+            SensitiveCategory.NATIONAL_IDENTIFIER: "a national identification number",
+            SensitiveCategory.CREDENTIAL: "a password, key or access token",
+            SensitiveCategory.ONE_TIME_CODE: "a one-time code",
+        },
     ),
     Language.CS: Wording(
         question="Odeslat tento e-mail?",
@@ -79,6 +95,17 @@ WORDINGS: dict[Language, Wording] = {
             Choice.CANCEL: "Zrušit",
         },
         decimal_point=",",
+        sensitive=(
+            "V tomto e-mailu byl nalezen citlivý obsah: {found}. Níže je skrytý jako "
+            "[redacted:\u2026]; volba Odeslat jej odešle tak, jak je napsán."
+        ),
+        categories={
+            SensitiveCategory.PAYMENT_CARD: "číslo platební karty",
+            SensitiveCategory.IBAN: "číslo bankovního účtu (IBAN)",
+            SensitiveCategory.NATIONAL_IDENTIFIER: "rodné číslo nebo jiný státní identifikátor",
+            SensitiveCategory.CREDENTIAL: "heslo, klíč nebo přístupový token",
+            SensitiveCategory.ONE_TIME_CODE: "jednorázový kód",
+        },
     ),
     Language.SK: Wording(
         question="Odoslať tento e-mail?",
@@ -103,6 +130,17 @@ WORDINGS: dict[Language, Wording] = {
             Choice.CANCEL: "Zrušiť",
         },
         decimal_point=",",
+        sensitive=(
+            "V tomto e-maile sa našiel citlivý obsah: {found}. Nižšie je skrytý ako "
+            "[redacted:\u2026]; voľba Odoslať ho odošle tak, ako je napísaný."
+        ),
+        categories={
+            SensitiveCategory.PAYMENT_CARD: "číslo platobnej karty",
+            SensitiveCategory.IBAN: "číslo bankového účtu (IBAN)",
+            SensitiveCategory.NATIONAL_IDENTIFIER: "rodné číslo alebo iný štátny identifikátor",
+            SensitiveCategory.CREDENTIAL: "heslo, kľúč alebo prístupový token",
+            SensitiveCategory.ONE_TIME_CODE: "jednorazový kód",
+        },
     ),
 }
 

@@ -12,8 +12,10 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from mailfathom.app.contacts import screening
 from mailfathom.app.contacts.ports import ContactBook, ContactWrite, NewContact
 from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.app.shared.content_screen import UNSCREENED, ContentScreen
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.contacts import ContactOrigin, ContactWriter, contact_record
 
@@ -30,7 +32,9 @@ class ContactCreation:
         book: ContactBook,
         clock: Callable[[], datetime] = _now,
         writer: ContactWriter = ContactWriter.CALLER,
+        screen: ContentScreen = UNSCREENED,
     ) -> None:
+        self._screen = screen
         self._book = book
         self._clock = clock
         self._writer = writer
@@ -45,8 +49,9 @@ class ContactCreation:
     ) -> ContactWrite:
         require(caller, PERMISSIONS)
         record = contact_record(display_name, addresses, preferred_address, note)
-        return self._book.create(
+        written = self._book.create(
             NewContact(
                 uuid.uuid4(), record, ContactOrigin.ASSERTED, self._clock(), writer=self._writer
             )
         )
+        return screening.write(self._screen, written)

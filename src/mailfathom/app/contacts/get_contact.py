@@ -6,8 +6,10 @@ and for an address that is not an address alone). Nobody held is an answer, not 
 
 from __future__ import annotations
 
+from mailfathom.app.contacts import screening
 from mailfathom.app.contacts.ports import ContactBook
 from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.app.shared.content_screen import UNSCREENED, ContentScreen
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.codes import Code
 from mailfathom.domain.contacts import Contact, contact_identifier, lookup_address
@@ -17,7 +19,8 @@ PERMISSIONS: Permissions = frozenset({Permission.CONTACTS_READ})
 
 
 class ContactLookup:
-    def __init__(self, book: ContactBook) -> None:
+    def __init__(self, book: ContactBook, screen: ContentScreen = UNSCREENED) -> None:
+        self._screen = screen
         self._book = book
 
     def get(self, caller: Caller, contact_id: object, address: object) -> Contact | None:
@@ -28,5 +31,7 @@ class ContactLookup:
                 "Name exactly one of contactId and address.",
             )
         if contact_id is not None:
-            return self._book.find(contact_identifier(contact_id))
-        return self._book.find_by_address(lookup_address(address))
+            found = self._book.find(contact_identifier(contact_id))
+        else:
+            found = self._book.find_by_address(lookup_address(address))
+        return None if found is None else screening.contact(self._screen, found)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mailfathom.app.contacts import cursors
+from mailfathom.app.contacts import cursors, screening
 from mailfathom.app.contacts.ports import BookPosition, ContactBook
 from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.app.shared.content_screen import UNSCREENED, ContentScreen
 from mailfathom.app.shared.cursor_signing import CursorSigner
 from mailfathom.domain import text_rules
 from mailfathom.domain.access import Caller, Permission
@@ -69,7 +70,10 @@ def _search(value: object) -> str | None:
 
 
 class ContactListing:
-    def __init__(self, book: ContactBook, signer: CursorSigner) -> None:
+    def __init__(
+        self, book: ContactBook, signer: CursorSigner, screen: ContentScreen = UNSCREENED
+    ) -> None:
+        self._screen = screen
         self._book = book
         self._signer = signer
 
@@ -88,8 +92,9 @@ class ContactListing:
         after = None if cursor is None else cursors.accept(self._signer, cursor)
         found = self._book.page(text, narrowed, after, size + 1)
         page = tuple(found[:size])
+        shown = tuple(screening.contact(self._screen, c) for c in page)
         if len(found) <= size:
-            return ContactPage(page, None)
+            return ContactPage(shown, None)
         last = page[-1]
         position = BookPosition(name_key(last.display_name), last.contact_id)
-        return ContactPage(page, cursors.issue(self._signer, position))
+        return ContactPage(shown, cursors.issue(self._signer, position))

@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from mailfathom.app.contacts import screening
 from mailfathom.app.contacts.ports import ContactBook, ContactWrite
 from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.app.shared.content_screen import UNSCREENED, ContentScreen
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.contacts import ContactWriter, contact_identifier, contact_record
 
@@ -29,7 +31,9 @@ class ContactAmendment:
         book: ContactBook,
         clock: Callable[[], datetime] = _now,
         writer: ContactWriter = ContactWriter.CALLER,
+        screen: ContentScreen = UNSCREENED,
     ) -> None:
+        self._screen = screen
         self._book = book
         self._clock = clock
         self._writer = writer
@@ -46,4 +50,5 @@ class ContactAmendment:
         require(caller, PERMISSIONS)
         identity = contact_identifier(contact_id)
         record = contact_record(display_name, addresses, preferred_address, note)
-        return self._book.amend(identity, record, self._clock(), self._writer)
+        written = self._book.amend(identity, record, self._clock(), self._writer)
+        return screening.write(self._screen, written)

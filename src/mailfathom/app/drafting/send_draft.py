@@ -118,6 +118,7 @@ class DraftPromotion:
                 return self._send_of(draft)
             if draft.life is not DraftLife.LIVE:
                 raise not_held()
+            self._confirmed.refuse_sensitive(self._shown(draft, instant))
             record = self._promote(caller, draft, instant)
             if record is not None:
                 return record
@@ -219,6 +220,9 @@ class DraftPromotion:
         sent, before the question or while the person decided, is answered with its send,
         whatever the answer: nobody is told nothing left when it did."""
         if caller.confirmation is ConfirmationMode.NONE:
+            held = self._kept_unasked(caller, draft_id, send_after)
+            if held is not None:
+                return held
             record = self.send(caller, draft_id, send_after)
             return Settled(Status.QUEUED, record.account_id, record=record)
         require(caller, PERMISSIONS)
@@ -250,6 +254,25 @@ class DraftPromotion:
             send=lambda draft: self._promote_shown(caller, draft, instant),
             save_draft=lambda draft: str(draft.draft_id),
             repeated=sent_meanwhile,
+        )
+
+    def _kept_unasked(
+        self, caller: Caller, draft_id: object, send_after: object
+    ) -> Settled[OutgoingRecord] | None:
+        """A live draft carrying sensitive content, for a caller who asks nobody, under
+        `Outgoing = "keepDraft"`: it stays a draft and the owner is alerted (refused 53013
+        otherwise). None when it may be sent as it stands, or is no live draft."""
+        require(caller, PERMISSIONS)
+        instant = scheduling.send_after(send_after, self._clock())
+        draft = self._store.find(draft_identifier(draft_id))
+        if draft is None or draft.account_id not in self._served:
+            return None
+        if draft.life is not DraftLife.LIVE:
+            return None
+        return self._confirmed.unasked(
+            Prepared(self._shown(draft, instant), draft),
+            save_draft=lambda kept: str(kept.draft_id),
+            repeated=lambda _: None,
         )
 
     def _promote_shown(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from mailfathom.app.reading import screening
 from mailfathom.app.reading.attachment_links import LinkIssuing
 from mailfathom.app.reading.ports import HtmlSanitizer
 from mailfathom.app.reading.projection import authorship_of, flags_view, verification_of
@@ -34,8 +35,10 @@ from mailfathom.app.reading.views import (
     EmailContent,
     EmailEntry,
     EntryFailure,
+    TextRepresentation,
 )
 from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.app.shared.content_screen import UNSCREENED, ContentScreen
 from mailfathom.app.shared.email_identifiers import (
     MAX_EMAILS_PER_READ,
     parse_email_list,
@@ -94,12 +97,14 @@ class EmailContentReader:
         *,
         remote_images: frozenset[str] = frozenset(),
         sender_trust: SenderTrustPolicy = NO_TRUSTED_SENDERS,
+        screen: ContentScreen = UNSCREENED,
     ) -> None:
         """`remote_images`: the accounts whose sanitized HTML may load remote images."""
         self._remote_images = remote_images
         self._saving = saving
         self._links = links
         self._trust = sender_trust
+        self._screen = screen
         self._store = store
         self._served = tuple(a.account_id for a in served)
         self._content = content
@@ -187,11 +192,13 @@ class EmailContentReader:
         elif summary.is_encrypted:
             body = BodyView(BodyAvailability.ENCRYPTED_NOT_READABLE_LOCALLY, empty_text(), None)
         else:
-            plain = budget.take(row.plain_text or "")
+            plain = self._bounded(row.plain_text or "", budget)
             html = None
             if request.include_sanitized_html and row.html is not None:
                 remote = summary.account_id in self._remote_images
-                html = budget.take(self._sanitizer.sanitize(row.html, remote_images=remote))
+                html = self._bounded(
+                    self._sanitizer.sanitize(row.html, remote_images=remote), budget
+                )
             body = BodyView(BodyAvailability.READABLE, plain, html)
         return EmailContent(
             account_id=summary.account_id,
@@ -200,12 +207,20 @@ class EmailContentReader:
             sender_verification=verification_of(summary, self._trust),
             machine_authorship=authorship_of(summary),
             authorship_evidence=authorship_evidence(summary),
-            headers=headers_view(row),
+            headers=screening.headers(self._screen, headers_view(row)),
             body=body,
-            attachments=attachment_views(
-                row, request.include_attachment_download_links, self._links
+            attachments=screening.attachments(
+                self._screen,
+                attachment_views(row, request.include_attachment_download_links, self._links),
             ),
             attachment_counts=counts_of(row),
             flags=flags_view(summary.flags),
-            thread=thread_block(summary, members),
+            thread=screening.thread(self._screen, thread_block(summary, members)),
         )
+
+    def _bounded(self, text: str, budget: CharacterBudget) -> TextRepresentation:
+        """A body screened, then cut to the call's bounds."""
+        if not self._screen.active:
+            return budget.take(text)
+        screened = self._screen.body(text)
+        return budget.take(screened.text, original=len(text), withheld=screened.withheld)

@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mailfathom.app.reading import body_filter, cursors
+from mailfathom.app.reading import body_filter, cursors, screening
 from mailfathom.app.reading.projection import freshness, summarize
 from mailfathom.app.reading.views import BodyScanReport, TimelinePage
 from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.app.shared.content_screen import UNSCREENED, ContentScreen
 from mailfathom.app.shared.cursor_signing import CursorSigner
 from mailfathom.app.shared.mailbox_selection import SelectionInput, ServedAccount, resolve_selection
 from mailfathom.app.shared.stored_mail import SummaryRow, TimelinePosition
@@ -45,6 +46,7 @@ class MailboxTimelineReader:
         *,
         contains_bodies: int | None = None,
         sender_trust: SenderTrustPolicy = NO_TRUSTED_SENDERS,
+        screen: ContentScreen = UNSCREENED,
     ) -> None:
         """`contains_bodies` lowers the bodies one page may read (a test's ceiling);
         `sender_trust` is which authenticated authors the deployment trusts."""
@@ -54,6 +56,7 @@ class MailboxTimelineReader:
         self._served = tuple(served)
         self._names = {a.account_id: a.display_name for a in served}
         self._signer = signer
+        self._screen = screen
 
     def read(self, caller: Caller, request: TimelineRequest) -> TimelinePage:
         require(caller, PERMISSIONS)
@@ -109,7 +112,10 @@ class MailboxTimelineReader:
                 cut=scanned is not None and scanned.cut,
             )
         return TimelinePage(
-            emails=tuple(summarize(r, self._names, self._trust) for r in page),
+            emails=tuple(
+                screening.summary(self._screen, summarize(r, self._names, self._trust))
+                for r in page
+            ),
             next_cursor=next_cursor,
             included_junk_mail=resolved.included_junk_mail,
             folder_freshness=freshness(resolved.covered),

@@ -39,10 +39,16 @@ class CharacterBudget:
     def __init__(self, total: int = READ_CHARACTER_BUDGET) -> None:
         self.remaining = total
 
-    def take(self, text: str) -> TextRepresentation:
-        original = len(text)
-        cut_by = TruncatedBy.NONE
-        if original > BODY_CHARACTER_LIMIT:
+    def take(
+        self, text: str, *, original: int | None = None, withheld: bool = False
+    ) -> TextRepresentation:
+        """`text` within the bounds. When a screen changed the body, `original` is the
+        body's own length and `withheld` says the scan ceiling cut it; a bound here that
+        cuts further is the one named."""
+        cut_by = TruncatedBy.SENSITIVE_CONTENT_SCAN_CEILING if withheld else TruncatedBy.NONE
+        if original is None:
+            original = len(text)
+        if len(text) > BODY_CHARACTER_LIMIT:
             text, cut_by = text[:BODY_CHARACTER_LIMIT], TruncatedBy.BODY_CHARACTER_LIMIT
         if len(text) > self.remaining:
             text, cut_by = text[: self.remaining], TruncatedBy.READ_CHARACTER_BUDGET

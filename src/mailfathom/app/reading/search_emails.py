@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from mailfathom.app.reading import snippets
+from mailfathom.app.reading import screening, snippets
 from mailfathom.app.reading.pattern_scan import Candidate, ScanBounds, ScanOutcome, scan
 from mailfathom.app.reading.ports import PatternCompiler, TextPattern
 from mailfathom.app.reading.projection import freshness, summarize
@@ -27,6 +27,7 @@ from mailfathom.app.reading.views import (
     SemanticSearchState,
 )
 from mailfathom.app.shared.authorization import Permissions, require
+from mailfathom.app.shared.content_screen import UNSCREENED, ContentScreen
 from mailfathom.app.shared.mailbox_selection import SelectionInput, ServedAccount, resolve_selection
 from mailfathom.app.shared.stored_mail import SearchRow, SummaryFilter
 from mailfathom.app.shared.stored_mail_ports import MailboxReadStore, MailboxReadView
@@ -99,6 +100,7 @@ class MailboxSearchReader:
         pattern_seconds: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         sender_trust: SenderTrustPolicy = NO_TRUSTED_SENDERS,
+        screen: ContentScreen = UNSCREENED,
     ) -> None:
         """The pattern ceilings default to the module's published ones, read at each call."""
         self._store = store
@@ -109,6 +111,7 @@ class MailboxSearchReader:
         self._pattern_candidates = pattern_candidates
         self._pattern_seconds = pattern_seconds
         self._clock = clock
+        self._screen = screen
 
     def search(self, caller: Caller, request: SearchRequest) -> SearchResult:
         require(caller, PERMISSIONS)
@@ -190,21 +193,31 @@ class MailboxSearchReader:
 
     def _lexical_matches(self, rows: list[SearchRow], words: list[str]) -> tuple[SearchMatch, ...]:
         terms = snippets.query_terms(words)
+        screen = self._screen
         return tuple(
             SearchMatch(
-                summary=summarize(r.summary, self._names, self._trust),
+                summary=screening.summary(screen, summarize(r.summary, self._names, self._trust)),
                 relevance_rank=r.rank,
-                snippets=snippets.extracts(r.body, terms),
+                # Redacted first: a term can then match a marker's word but never a part
+                # of what the marker replaced.
+                snippets=snippets.extracts(screen.body(r.body).text, terms),
             )
             for r in rows[:MAX_RESULT_LIMIT]
         )
 
     def _pattern_matches(self, outcome: ScanOutcome) -> tuple[SearchMatch, ...]:
-        return tuple(
-            SearchMatch(
-                summary=summarize(h.candidate.summary, self._names, self._trust),
-                relevance_rank=h.candidate.rank,
-                snippets=snippets.marked_extracts(h.body, h.spans),
+        screen = self._screen
+        matches: list[SearchMatch] = []
+        for hit in outcome.hits[:MAX_RESULT_LIMIT]:
+            body, spans = screen.marked(hit.body, hit.spans)
+            summary = screening.summary(
+                screen, summarize(hit.candidate.summary, self._names, self._trust)
             )
-            for h in outcome.hits[:MAX_RESULT_LIMIT]
-        )
+            matches.append(
+                SearchMatch(
+                    summary=summary,
+                    relevance_rank=hit.candidate.rank,
+                    snippets=snippets.marked_extracts(body, spans),
+                )
+            )
+        return tuple(matches)

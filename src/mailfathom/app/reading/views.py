@@ -125,6 +125,7 @@ class TruncatedBy(enum.Enum):
     NONE = "none"
     BODY_CHARACTER_LIMIT = "bodyCharacterLimit"
     READ_CHARACTER_BUDGET = "readCharacterBudget"
+    SENSITIVE_CONTENT_SCAN_CEILING = "sensitiveContentScanCeiling"
 
 
 class DownloadState(enum.Enum):

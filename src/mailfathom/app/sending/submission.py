@@ -122,6 +122,8 @@ class Submission:
             raise PermissionDenied(
                 "The caller's entry asks a person before sending; this path asks nobody."
             )
+        if self._confirmed is not None:
+            self._confirmed.refuse_sensitive(shown(outgoing))
         return self.write_outgoing(caller, outgoing)
 
     def write_outgoing(self, caller: Caller, outgoing: Outgoing) -> OutgoingRecord:

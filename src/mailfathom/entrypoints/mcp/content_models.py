@@ -22,8 +22,13 @@ from mailfathom.entrypoints.mcp.untrusted import OwnText, mail_content
 class TextModel(Published):
     text: str = mail_content(description="The text as returned, possibly cut.")
     originalCharacterCount: int = Field(description="How long the whole text is.")
-    truncatedBy: Literal["none", "bodyCharacterLimit", "readCharacterBudget"] = Field(
-        default="none", description="Which bound cut the text, or none."
+    truncatedBy: Literal[
+        "none", "bodyCharacterLimit", "readCharacterBudget", "sensitiveContentScanCeiling"
+    ] = Field(
+        default="none",
+        description="Which bound cut the text, or none. sensitiveContentScanCeiling: the "
+        "deployment scans mail for sensitive content and the rest of this body lies past what "
+        "one scan reads, so it is withheld; no call returns more of it.",
     )
 
 

@@ -12,6 +12,8 @@ from pydantic import Field
 from mailfathom.entrypoints.mcp.models import CarriesMailContent, Published
 from mailfathom.entrypoints.mcp.untrusted import OwnText, mail_content
 
+# Why a send was kept as a draft when nobody chose it.
+ReasonName = Literal["confirmation_unavailable", "sensitive_content"]
 OutgoingState = Literal["queued", "sending", "sent", "refused", "cancelled"]
 STATE_DESCRIPTION = (
     "queued: waiting for the delivery pass; sending: an attempt holds it; sent: a server "
@@ -62,11 +64,14 @@ class SendResult(Published):
     draftId: OwnText | None = Field(
         default=None, description="The draft's identifier when status is draft; else null."
     )
-    reason: Literal["confirmation_unavailable"] | None = Field(
+    reason: ReasonName | None = Field(
         default=None,
         description="confirmation_unavailable: this caller's sends wait for a person's yes "
         "and the client could not ask one, so the message was kept as a draft and the owner "
-        "alerted. Null otherwise.",
+        "alerted. sensitive_content: the message carries sensitive content (a card number, "
+        "an IBAN, an identifier, a credential or a one-time code) and the deployment keeps "
+        "such mail as a draft, with the owner alerted, rather than sending it unasked. Null "
+        "otherwise.",
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
-from mailfathom.app.confirmation.confirmed_sending import UNAVAILABLE_REASON
+from mailfathom.app.confirmation.confirmed_sending import SENSITIVE_REASON, UNAVAILABLE_REASON
 from mailfathom.app.confirmation.ports import OwnerAlert
 
 log = structlog.get_logger("mailfathom.mcp")
@@ -50,6 +50,7 @@ class ToolTelemetry:
         )
         # Published at 0 from the start, so an alerting rule has a series to watch.
         self.owner_alerts.labels(UNAVAILABLE_REASON)
+        self.owner_alerts.labels(SENSITIVE_REASON)
 
     def owner_alert_raised(self, alert: OwnerAlert) -> None:
         self.owner_alerts.labels(alert.reason).inc()

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 from mcp.types import ToolAnnotations
 
-from mailfathom.app.confirmation.confirmed_sending import UNAVAILABLE_REASON, Settled
+from mailfathom.app.confirmation.confirmed_sending import (
+    SENSITIVE_REASON,
+    UNAVAILABLE_REASON,
+    Settled,
+)
 from mailfathom.domain.outgoing import OutgoingRecord, Stage
 from mailfathom.entrypoints.mcp.send_models import (
     OutgoingRecipientModel,
     OutgoingStatusResult,
+    ReasonName,
     SendResult,
 )
 
@@ -40,6 +45,12 @@ QUEUED = (
 )
 
 
+_REASONS: dict[str, ReasonName] = {
+    UNAVAILABLE_REASON: "confirmation_unavailable",
+    SENSITIVE_REASON: "sensitive_content",
+}
+
+
 def send_result(settled: Settled[OutgoingRecord]) -> SendResult:
     record = settled.record
     if record is None:
@@ -48,7 +59,7 @@ def send_result(settled: Settled[OutgoingRecord]) -> SendResult:
             status=settled.status.value,
             sent=False,
             draftId=settled.draft_id,
-            reason=("confirmation_unavailable" if settled.reason == UNAVAILABLE_REASON else None),
+            reason=_REASONS.get(settled.reason or ""),
         )
     return SendResult(
         outgoingEmailId=str(record.outgoing_id),
