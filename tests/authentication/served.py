@@ -84,9 +84,11 @@ def config_text(
     *,
     account_keys: str = "",
     sections: str = "",
+    readings: bool = True,
 ) -> str:
     """One IMAP account, its INBOX, key lookups sent to `dns`, one keyed caller; `account_keys`
-    go into the account's table and `sections` after everything."""
+    go into the account's table and `sections` after everything; `readings` False switches
+    sender verification and machine authorship off."""
     digest = hashlib.sha256(KEY.encode()).hexdigest()
     return f"""
 [Store]
@@ -121,7 +123,11 @@ Credential = "apiKey"
 ApiKeySha256 = "{digest}"
 
 {sections}
+[MachineAuthorship]
+Enabled = {str(readings).lower()}
+
 [SenderVerification]
+Enabled = {str(readings).lower()}
 Resolver = "{dns.host}:{dns.port}"
 LookupTimeoutSeconds = 2
 """
@@ -146,9 +152,10 @@ def served(
     *,
     account_keys: str = "",
     sections: str = "",
+    readings: bool = True,
 ) -> Iterator[Served]:
     """The messages in a Dovecot user's INBOX, synchronized by `mailfathom sync` (one pass,
-    its own process) and served by `mailfathom serve`."""
+    its own process) and served by `mailfathom serve`; `readings` as in `config_text`."""
     suffix = uuid.uuid4().hex[:10]
     account = dovecot.add_user(f"verdicts-{suffix}", f"pw-{suffix}")
     append_all(account, messages)
@@ -156,7 +163,15 @@ def served(
     env = {**os.environ, secret_env: account.password}
     config_path = root / "mailfathom.toml"
     config_path.write_text(
-        config_text(account, secret_env, root, dns, account_keys=account_keys, sections=sections),
+        config_text(
+            account,
+            secret_env,
+            root,
+            dns,
+            account_keys=account_keys,
+            sections=sections,
+            readings=readings,
+        ),
         "utf-8",
     )
     port = _free_port()

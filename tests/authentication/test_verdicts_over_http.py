@@ -42,6 +42,10 @@ GENERATED = "Migration update and next steps"
 TAGGED = "Agenda for Thursday"
 HAND_LONG = "Build box moved to the other rack"
 HAND_SHORT = "Charger please"
+# Past the account's MaxMessageSize: only the header block is fetched and stored.
+OVERSIZED_REPORTED = "Oversized with a trusted report"
+OVERSIZED_SIGNED = "Oversized and signed by its domain"
+LARGE_BODY = "A long export line of figures and nothing else.\r\n" * 1200
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +92,12 @@ def _mail(rsa: SigningKey, ed: SigningKey, attacker: SigningKey) -> dict[str, by
         TAGGED: generated_file("chars-01-tag-characters"),
         HAND_LONG: mail(HAND_LONG, "Sam <sam@plain.example>", HAND_WRITTEN_LONG),
         HAND_SHORT: mail(HAND_SHORT, "Sam <sam@plain.example>", HAND_WRITTEN_SHORT),
+        OVERSIZED_REPORTED: mail(
+            OVERSIZED_REPORTED, relay, LARGE_BODY, results(TRUSTED_ID, "pass", "relay.example")
+        ),
+        OVERSIZED_SIGNED: signed(
+            mail(OVERSIZED_SIGNED, ALICE, LARGE_BODY), rsa, "signed.example", "rsa1"
+        ),
     }
 
 
@@ -104,7 +114,7 @@ def deployment(
         tmp_path_factory.mktemp("verdicts"),
         dns,
         _mail(rsa, ed, attacker),
-        account_keys='TrustedAuthservIds = ["MX.Trusted.Example"]',
+        account_keys='TrustedAuthservIds = ["MX.Trusted.Example"]\nMaxMessageSize = "32KiB"',
         sections='[SenderTrust]\nTrustedSenders = ["Alice@Signed.example"]\n',
     ) as found:
         yield found
@@ -146,7 +156,8 @@ def _evidence(
 def test_every_message_was_stored(listed: dict[str, dict[str, Any]]) -> None:
     assert set(listed) == {
         RSA, ED25519, TAMPERED, SPOOFED, UNRESOLVED, UNSIGNED, TRUSTED_PASS, FORGED_BELOW,
-        FAIL_ABOVE, UNTRUSTED, GENERATED, TAGGED, HAND_LONG, HAND_SHORT,
+        FAIL_ABOVE, UNTRUSTED, GENERATED, TAGGED, HAND_LONG, HAND_SHORT, OVERSIZED_REPORTED,
+        OVERSIZED_SIGNED,
     }  # fmt: skip
 
 
@@ -258,3 +269,20 @@ def test_machine_authorship_is_read_from_the_stored_text(
         found = deployment.call("search_emails", {"queryText": subject})
         (summary,) = [m["summary"] for m in found["matches"] if m["summary"]["subject"] == subject]
         assert summary["machineAuthorship"] == listed[subject]["machineAuthorship"]
+
+
+def test_a_message_stored_by_its_header_block_is_decided_by_a_trusted_report_alone(
+    listed: dict[str, dict[str, Any]], content: dict[str, dict[str, Any]]
+) -> None:
+    """DKIM needs the body, which was never fetched: the signed one is not established."""
+    for subject in (OVERSIZED_REPORTED, OVERSIZED_SIGNED):
+        assert content[subject]["body"]["plainText"]["text"] == "", subject
+        assert listed[subject]["machineAuthorship"]["state"] == "notAssessed", subject
+    assert _authentication(listed[OVERSIZED_REPORTED]) == "authenticated"
+    assert content[OVERSIZED_REPORTED]["headers"]["senderAuthentication"] == _evidence(
+        "RELAY.EXAMPLE", "RELAY.EXAMPLE", "dkim", "receivingServer", "pass"
+    )
+    assert _authentication(listed[OVERSIZED_SIGNED]) == "notEstablished"
+    assert content[OVERSIZED_SIGNED]["headers"]["senderAuthentication"] == _evidence(
+        None, "SIGNED.EXAMPLE", "none", "receivingServer"
+    )
