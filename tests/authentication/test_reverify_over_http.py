@@ -76,6 +76,15 @@ def _switch_on(deployment: Served) -> None:
     deployment.config_path.write_text(text.replace("Enabled = false", "Enabled = true"), "utf-8")
 
 
+def _switch_verification_off(deployment: Served) -> None:
+    text = deployment.config_path.read_text("utf-8")
+    on = "[SenderVerification]\nEnabled = true"
+    assert on in text
+    deployment.config_path.write_text(
+        text.replace(on, "[SenderVerification]\nEnabled = false"), "utf-8"
+    )
+
+
 def test_reverify_gives_stored_mail_its_real_verdicts(deployment: Served) -> None:
     listed, content = _read(deployment)
     assert set(listed) == {SIGNED, REPORTED, UNSIGNED, GENERATED, TAGGED}
@@ -117,3 +126,11 @@ def test_reverify_gives_stored_mail_its_real_verdicts(deployment: Served) -> Non
         "signals": ["tagCharacters"],
         "profileRevision": DEFAULT_PROFILE.revision,
     }
+
+    # Run again with verification switched off: the verdicts stay, the readings are redone.
+    _switch_verification_off(deployment)
+    again = deployment.run("mailbox", "reverify")
+    assert again.returncode == 0, again.stderr
+    relisted, reread = _read(deployment)
+    assert relisted == listed
+    assert reread == content
