@@ -81,6 +81,8 @@ def fill_trusted_mail(services: Services) -> None:
         "",
         received_at=SENT,
     )
+    services.sender_verifier = None
+    services.authorship_assessor = None
     for account in services.config.accounts:
         services.account_synchronizer().run_once(account)
     services.sender_verifier = FakeVerifier()
