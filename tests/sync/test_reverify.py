@@ -155,3 +155,35 @@ def test_without_a_port_reverification_says_so_with_its_code(
         with pytest.raises(MailFathomError) as refused:
             reverify_with_progress(services, account, Console(record=True))
     assert refused.value.code == int(CommandCode.NO_TRUST_PORTS)
+
+
+@pytest.mark.parametrize("switched_off", ["verifier", "assessor"])
+def test_a_reading_whose_port_is_switched_off_keeps_what_was_stored(
+    tmp_path: Path,
+    imap_account: ImapAccount,
+    remote: RemoteMailbox,
+    database_url: str | None,
+    switched_off: str,
+) -> None:
+    """A verdict reached when the mail arrived may never be reached again (its signing key
+    rotated away), so a run that verifies nothing must not erase it, nor a reading it did not
+    read again."""
+    remote.append(b"X-Test-Verdict: authenticated\r\n" + sample("Signed", body="generated\n"))
+    account = imap_account_config(imap_account)
+    with open_services(tmp_path, account, database_url) as services:
+        services.sender_verifier = FakeVerifier()
+        services.authorship_assessor = FakeAssessor()
+        services.account_synchronizer().run_once(account)
+        (seq,) = _seqs(services)
+        with services.engine.connect() as c:
+            synchronized = load_trust(c, [[seq]])[seq]
+        assert synchronized[0].author_authentication is AuthorAuthentication.AUTHENTICATED
+        assert synchronized[1].state is AuthorshipState.LIKELY
+
+        setattr(services, "sender_verifier" if switched_off == "verifier" else
+                "authorship_assessor", None)  # fmt: skip
+        report = reverify_with_progress(services, account, Console(record=True))
+
+        assert report.reverified == 1
+        with services.engine.connect() as c:
+            assert load_trust(c, [[seq]])[seq] == synchronized

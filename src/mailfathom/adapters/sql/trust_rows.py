@@ -43,6 +43,9 @@ TRUST_COLUMNS = (
     "profile_revision",
 )
 
+# Where each half lies in a row; a half no port answered for is NULL from its first column.
+_VERDICT = slice(1, 7)
+_READING = slice(7, len(TRUST_COLUMNS))
 # A domain name is at most 253 characters; a longer value names nothing and is not kept.
 _MAX_DOMAIN = 253
 _MAX_REVISION = 64
@@ -85,18 +88,40 @@ def insert_trust(connection: sa.Connection, rows: Sequence[tuple[Any, ...]]) -> 
 
 def replace_trust(connection: sa.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
     """Write `rows` over whatever the same messages held (a later verification of stored
-    mail); a message removed meanwhile is skipped, never recreated."""
+    mail); a message removed meanwhile is skipped, never recreated.
+
+    A half a row leaves NULL (its port was not wired for this run) keeps what was stored: a
+    verdict reached when the mail arrived may never be reached again once its signing key
+    has rotated away, so a run that did not verify must not erase it."""
     if not rows:
         return
     seqs = [row[0] for row in rows]
-    connection.execute(message_trust.delete().where(message_trust.c.seq.in_(seqs)))
     # Locked (PostgreSQL) so that a message found here is not removed before its row is in.
     present = set(
         connection.execute(
             sa.select(messages.c.seq).where(messages.c.seq.in_(seqs)).with_for_update()
         ).scalars()
     )
-    insert_trust(connection, [row for row in rows if row[0] in present])
+    stored = {
+        row[0]: tuple(row)
+        for row in connection.execute(
+            sa.select(*(message_trust.c[name] for name in TRUST_COLUMNS)).where(
+                message_trust.c.seq.in_(seqs)
+            )
+        )
+    }
+    connection.execute(message_trust.delete().where(message_trust.c.seq.in_(seqs)))
+    insert_trust(
+        connection, [_kept_halves(row, stored.get(row[0])) for row in rows if row[0] in present]
+    )
+
+
+def _kept_halves(row: tuple[Any, ...], stored: tuple[Any, ...] | None) -> tuple[Any, ...]:
+    if stored is None:
+        return row
+    verdict = row[_VERDICT] if row[_VERDICT.start] is not None else stored[_VERDICT]
+    reading = row[_READING] if row[_READING.start] is not None else stored[_READING]
+    return (row[0], *verdict, *reading)
 
 
 def verdict_of(row: Any) -> SenderVerdict:
