@@ -8,7 +8,8 @@ the log line names the exception's class, never its text (which may quote the me
 
 from __future__ import annotations
 
-import time
+from collections.abc import MutableMapping
+from typing import Any
 
 import structlog
 
@@ -59,7 +60,7 @@ def _sealed(raw: bytes) -> bytes:
     )
 
 
-def _logged_text(logged: list[dict[str, object]]) -> str:
+def _logged_text(logged: list[MutableMapping[str, Any]]) -> str:
     return " ".join(str(value) for entry in logged for value in entry.values())
 
 
@@ -115,14 +116,12 @@ def test_a_lookup_that_raises_is_asked_again_for_the_next_message(dns_server: Dn
 
 def test_anything_else_that_raises_is_answered_as_not_established_and_logged_by_class() -> None:
     raw = sign(message(), rsa_key(), domain="author.example", selector="s1")
-    started = time.monotonic()
 
     with structlog.testing.capture_logs() as logged:
         verdict = _engine(_RaisingClock()).verify(
             raw, headers_only=False, trusted_authserv_ids=NO_TRUST
         )
 
-    assert time.monotonic() >= started
     assert verdict.author_authentication is AuthorAuthentication.NOT_ESTABLISHED
     assert verdict.authenticated_domain is None
     assert [(entry["event"], entry["error"]) for entry in logged] == [
