@@ -59,15 +59,22 @@ def message(author: str = "Alice <alice@author.example>", body: str = "Hello the
     ).encode()
 
 
-def sign(raw: bytes, key: SigningKey, *, domain: str, selector: str) -> bytes:
-    """`raw` with one more DKIM-Signature on top."""
+def sign(
+    raw: bytes,
+    key: SigningKey,
+    *,
+    domain: str,
+    selector: str,
+    canonicalize: tuple[bytes, bytes] = (b"relaxed", b"relaxed"),
+) -> bytes:
+    """`raw` with one more DKIM-Signature on top, canonicalized header/body as `canonicalize`."""
     header: bytes = dkim.sign(
         raw,
         selector.encode(),
         domain.encode(),
         key.private,
         signature_algorithm=key.algorithm,
-        canonicalize=(b"relaxed", b"relaxed"),
+        canonicalize=canonicalize,
     )
     return header + raw
 

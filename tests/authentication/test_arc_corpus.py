@@ -3,8 +3,11 @@
 The ARC test suite's 171 validation scenarios each state the chain validation status a
 validator must reach; its records are published on the loopback DNS server. The suite's
 empty status is a chain a seal had already recorded as failed (cv=fail): `ArcChain.ENDED`.
-mailauth's five ARC messages were sealed by a real provider whose key the corpus does not
-carry, so the outcome their names state cannot be reproduced offline. What is shown instead:
+mailauth's five ARC messages were sealed by real providers (google.com's arc-20160816,
+zonevs.eu's and srs3.zonevs.eu's oct2016, ekiri.ee's default) whose keys the corpus does not
+carry: mailauth's fixture folder holds DNS records only for football.example.com
+(`dkim/ec/fixtures/dns.json`, shown in `test_mailauth_corpus`) and its own test key pairs, so
+the outcome the messages' names state cannot be reproduced offline. What is shown instead:
 with those keys' lookups failing (SERVFAIL) the chain and the author are not established,
 never failed; and the receiving server's own report inside each message decides the verdict
 when its id is trusted.

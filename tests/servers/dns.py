@@ -20,6 +20,9 @@ from servers._common import LOOPBACK, ServerStartError, free_port
 
 _TXT_STRING = 255
 _UDP_PAYLOAD = 512
+POLL_SECONDS = 0.05
+"""How often a serving thread looks for a request to stop; `stop` waits up to this long per
+transport (socketserver's own default, half a second, made every test's teardown a second)."""
 
 
 class _Handler(DNSHandler):  # type: ignore[misc]
@@ -110,7 +113,11 @@ class DnsServer:
             self.port = port
             self._servers = [udp, tcp]
             for server in self._servers:
-                server.start_thread()
+                threading.Thread(
+                    target=server.server.serve_forever,
+                    kwargs={"poll_interval": POLL_SECONDS},
+                    daemon=True,
+                ).start()
             return self
         raise ServerStartError(f"no free port for the DNS server: {last}")
 

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import logging
 
-from mailfathom.adapters.authentication.dns_keys import Outcome, TxtLookup
+import structlog
+
+from mailfathom.adapters.authentication.dns_keys import UNAVAILABLE, Outcome, TxtLookup
+
+log = structlog.get_logger("mailfathom.authentication")
 
 QUIET = logging.Logger("mailfathom.authentication.library", level=logging.CRITICAL + 1)
 """The logger dkimpy is handed. It writes domains, selectors and header text into its
@@ -38,13 +42,19 @@ class KeySession:
 
     def dnsfunc(self, name: bytes, timeout: float = 0.0) -> bytes | None:
         """dkimpy's lookup hook. dkimpy's own timeout is ignored: the deadline is the
-        configured one, inside the message's budget."""
+        configured one, inside the message's budget. A lookup that raises had no answer, as
+        one that timed out: left to dkimpy, the exception would read as a signature that did
+        not verify, and the author as failed."""
         del timeout
         try:
             text = name.decode("ascii").rstrip(".").lower()
         except UnicodeDecodeError:
             return None
-        answer = self._lookup.lookup(text, self._deadline)
+        try:
+            answer = self._lookup.lookup(text, self._deadline)
+        except Exception as error:
+            log.error("key lookup failed", error=type(error).__name__)
+            answer = UNAVAILABLE
         self.outcomes[text] = answer.outcome
         self._log.append(answer.outcome)
         return answer.record
