@@ -619,6 +619,12 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     sections.patch(threads, "place_new_messages", "threading (SQL lookups)")
     sections.patch(threads, "rethread", "rethread (rows + UPDATE)")
     sections.patch(threads, "assemble_conversations", "assemble_conversations")
+    trust_step = optional("mailfathom.app.sync.trust_step", "TrustStep")
+    if trust_step is not None:
+        sections.patch(trust_step, "verify", "sender verification")
+        sections.patch(trust_step, "assess", "authorship reading")
+        pending = optional("mailfathom.app.sync.trust_step", "PendingTrust")
+        sections.patch(pending, "result", "commit: wait for trust readings")
     for name in (
         "stored_uids",
         "record_progress",
@@ -978,7 +984,7 @@ def verification_phase(
     try:
         trust_cost.publish(dns, signed)
 
-        def run(label: str, verify: bool, assess: bool) -> dict[str, Any]:
+        def run(label: str, verify: bool, assess: bool, mode: str = "plain") -> dict[str, Any]:
             store_dir = work / f"store-{label}-{uuid.uuid4().hex[:6]}"
             store_dir.mkdir()
             before = trust_cost.questions(dns, names)
@@ -995,7 +1001,8 @@ def verification_phase(
                     "sender_verification": {"enabled": verify, "resolver": list(dns.address)},
                     "machine_authorship": assess,
                     **options,
-                }
+                },
+                mode=mode,
             )
             after = trust_cost.questions(dns, names)
             r["dns_questions"] = {name: after[name] - before[name] for name in names}
@@ -1011,9 +1018,20 @@ def verification_phase(
             pairs, "machine authorship", lambda on: run("authorship", False, on)
         )
         trust_cost.check_readings(authorship, n)
+        sectioned = {}
+        if args.profile or args.profile_only:
+            log("ours: sectioned run, sender verification on")
+            sectioned["sender_verification_sectioned"] = run(
+                "verify-sections", True, False, mode="breakdown"
+            )
+            log("ours: sectioned run, machine authorship on")
+            sectioned["machine_authorship_sectioned"] = run(
+                "authorship-sections", False, True, mode="breakdown"
+            )
     finally:
         dns.stop()
     return {
+        **sectioned,
         "verification_mailbox": mailbox,
         "sender_verification": {
             **trust_cost.summary(verification, n),
@@ -1526,6 +1544,13 @@ def main() -> int:
         print_sections(results["ours_sectioned_serial"], n)
         print("\nno-change resync:", end="")
         print_sections(results["ours_sectioned_resync"], n)
+    for key, title in (
+        ("sender_verification_sectioned", "sender verification on"),
+        ("machine_authorship_sectioned", "machine authorship on"),
+    ):
+        if key in results:
+            print(f"\n{title}, as configured:", end="")
+            print_sections(results[key], results["verification_mailbox"]["messages"])
     if "ours_postgres_sectioned" in results:
         print("\nPostgreSQL, as configured:", end="")
         print_sections(results["ours_postgres_sectioned"], results["mailbox"]["messages"])
