@@ -1,6 +1,7 @@
 """Initial synchronization benchmark: our sync against raw imaplib and mbsync, on one mailbox.
 
     uv run python bench/initial_sync.py [--messages N] [--repeat R] [--profile | --profile-only]
+        [--verification-only | --no-verification]
 
 A private Dovecot is started on loopback and N generated messages (see `mailgen.py`) are
 written into its Maildir before Dovecot first looks at it; Dovecot then indexes the folders
@@ -19,6 +20,13 @@ small and shared), each measured phase R times (the median run is reported):
   resync    ours and mbsync again with nothing changed on the server
   postgres  our initial sync into PostgreSQL (a private server with fsync off); skipped with
             --no-postgres or when PostgreSQL is not installed
+  verification
+            a second mailbox of N messages, DKIM-signed by keys made for the run and published
+            by a name server on loopback, synchronized in interleaved pairs with sender
+            verification on and off, then with the authorship reading on and off (see
+            `trust_cost.py`); run right after ours, skipped with --no-verification (and with
+            --ours-only or --profile-only), alone with --verification-only; with --profile it
+            adds a sectioned run with each of the two on
 
 --profile (after the above) or --profile-only (instead of the comparisons) adds runs of our
 sync into fresh stores: with section timers as configured, a no-change resync with section
@@ -787,6 +795,11 @@ def child_main(spec: dict[str, Any]) -> None:
         services.folder_synchronizer = with_depth  # type: ignore[method-assign]
     collection = time_collection()
     verification = trust_cost.time_verification()
+    verifying_pool = None
+    if spec.get("verify_processes") and services.sender_verifier is not None:
+        verifying_pool = trust_cost.verify_in_processes(
+            spec["verify_processes"], services.config.sender_verification
+        )
     sections = Sections() if spec["mode"] == "breakdown" else None
     not_timed = instrument(sections, services) if sections else []
     profiler = None
@@ -880,6 +893,8 @@ def child_main(spec: dict[str, Any]) -> None:
                 sa.text("SELECT pg_database_size(current_database())")
             ).scalar_one()
     services.close()
+    if verifying_pool is not None:
+        verifying_pool.shutdown()
     content_octets = 0
     for directory, _dirs, names in os.walk(Path(spec["store_dir"], "data", "content")):
         content_octets += sum(os.stat(os.path.join(directory, n)).st_size for n in names)
@@ -1270,6 +1285,11 @@ def main() -> int:
         "--no-verification", action="store_true", help="skip the verification phase"
     )
     parser.add_argument(
+        "--verify-processes",
+        type=int,
+        help="experiment: sender verification in N worker processes instead of threads",
+    )
+    parser.add_argument(
         "--memory",
         action="store_true",
         help="also a run of our sync that traces Python allocations (top sites at the peak)",
@@ -1315,6 +1335,7 @@ def main() -> int:
     server = DovecotServer()
     postgres = None
     options = {
+        "verify_processes": args.verify_processes,
         "sqlite_cache_kib": args.sqlite_cache_kib,
         "normalizer_workers": args.workers,
         "batches_in_flight": args.in_flight,
