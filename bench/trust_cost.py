@@ -192,21 +192,32 @@ def questions(server: Any, names: list[str]) -> dict[str, int]:
 # --------------------------------------------------------------------------- the child
 
 
-def configured(config: Any, spec: dict[str, Any]) -> Any:
-    """The deployment `config` with the trust sections a spec sets (others as they are)."""
-    from mailfathom.domain.config import MachineAuthorshipConfig, SenderVerificationConfig
+def sections(verify: bool, assess: bool, resolver: tuple[str, int]) -> dict[str, Any]:
+    """The two configuration sections of a pass, as an operator writes them."""
+    host, port = resolver
+    return {
+        "SenderVerification": {"Enabled": verify, "Resolver": f"{host}:{port}"},
+        "MachineAuthorship": {"Enabled": assess},
+    }
 
-    changes: dict[str, Any] = {}
-    verification = spec.get("sender_verification")
-    if verification is not None:
-        resolver = verification.get("resolver")
-        changes["sender_verification"] = SenderVerificationConfig(
-            enabled=verification["enabled"],
-            resolver=(resolver[0], int(resolver[1])) if resolver else None,
-        )
-    if spec.get("machine_authorship") is not None:
-        changes["machine_authorship"] = MachineAuthorshipConfig(enabled=spec["machine_authorship"])
-    return replace(config, **changes) if changes else config
+
+def configured(config: Any, spec: dict[str, Any]) -> Any:
+    """The deployment `config` with the sections a spec carries (see `sections`), read by
+    the product's configuration loader; without them, `config` as it is."""
+    written = spec.get("sections")
+    if not written:
+        return config
+    from mailfathom.adapters.config.toml_loader import parse_config
+
+    read = parse_config(
+        {"Store": {"DataDir": str(config.store.data_dir)}, **written},
+        base_dir=config.store.data_dir,
+    )
+    return replace(
+        config,
+        sender_verification=read.sender_verification,
+        machine_authorship=read.machine_authorship,
+    )
 
 
 def time_verification() -> dict[str, Any]:
