@@ -1,6 +1,7 @@
 """Initial synchronization benchmark: our sync against raw imaplib and mbsync, on one mailbox.
 
     uv run python bench/initial_sync.py [--messages N] [--repeat R] [--profile | --profile-only]
+        [--verification-only | --no-verification]
 
 A private Dovecot is started on loopback and N generated messages (see `mailgen.py`) are
 written into its Maildir before Dovecot first looks at it; Dovecot then indexes the folders
@@ -19,6 +20,13 @@ small and shared), each measured phase R times (the median run is reported):
   resync    ours and mbsync again with nothing changed on the server
   postgres  our initial sync into PostgreSQL (a private server with fsync off); skipped with
             --no-postgres or when PostgreSQL is not installed
+  verification
+            a second mailbox of N messages, DKIM-signed by keys made for the run and published
+            by a name server on loopback, synchronized in interleaved pairs with sender
+            verification on and off, then with the authorship reading on and off (see
+            `trust_cost.py`); run right after ours, skipped with --no-verification (and with
+            --ours-only or --profile-only), alone with --verification-only; with --profile it
+            adds a sectioned run with each of the two on
 
 --profile (after the above) or --profile-only (instead of the comparisons) adds runs of our
 sync into fresh stores: with section timers as configured, a no-change resync with section
@@ -46,7 +54,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -60,9 +68,11 @@ CODE = Path(os.environ.get("MF_BENCH_CODE", REPO))
 sys.path[:0] = [str(BENCH_DIR), str(CODE / "tests")]
 
 import mailgen  # noqa: E402
+import trust_cost  # noqa: E402
 from machine import environment, log, tool_version  # noqa: E402
 
 USER = "bench"
+SIGNED_USER = "bench-signed"
 PASSWORD = "bench-password"
 FETCH_CHUNK = 250  # the chunk size our IMAP session uses
 TARGETS = {
@@ -70,6 +80,7 @@ TARGETS = {
     "ours_over_mbsync": 0.5,
     "resync_ours_over_mbsync": 1.0,
     "peak_rss_mb": 300.0,
+    "verification_on_over_off": 1.15,
 }
 FOLDER_ROLES = {"INBOX": "INBOX", "Sent": "SENT", "Junk": "JUNK", "Archive": "ARCHIVE"}
 
@@ -122,12 +133,18 @@ def run_measured(args: list[str], **options: Any) -> tuple[int, float, Any]:
 # --------------------------------------------------------------------------- mailbox
 
 
-def load_maildir(server: Any, count: int, seed: int) -> dict[str, Any]:
-    """Write the generated messages straight into the user's Maildir, then let Dovecot index
-    them. File names carry S= and W= sizes and the mtime is the arrival time, as a delivery
-    agent would leave them."""
-    root = server.maildir(USER)
-    home = server.home(USER)
+def load_maildir(
+    server: Any,
+    count: int,
+    seed: int,
+    user: str = USER,
+    sign: Callable[[Iterable[Any]], Iterable[Any]] | None = None,
+) -> dict[str, Any]:
+    """Write the generated messages (passed through `sign` if given) straight into the
+    user's Maildir, then let Dovecot index them. File names carry S= and W= sizes and the
+    mtime is the arrival time, as a delivery agent would leave them."""
+    root = server.maildir(user)
+    home = server.home(user)
     uid, gid = server.mail_uid, server.mail_gid
     made: dict[str, Path] = {}
     per_folder: dict[str, int] = {}
@@ -135,7 +152,8 @@ def load_maildir(server: Any, count: int, seed: int) -> dict[str, Any]:
     sizes: list[int] = []
     start = time.perf_counter()
     pid = os.getpid()
-    for index, message in enumerate(mailgen.generate(count, seed=seed)):
+    generated: Iterable[Any] = mailgen.generate(count, seed=seed)
+    for index, message in enumerate(sign(generated) if sign else generated):
         folder = message.folder
         if folder not in made:
             base = root / folder
@@ -162,7 +180,7 @@ def load_maildir(server: Any, count: int, seed: int) -> dict[str, Any]:
                 os.chown(directory, uid, gid)
     # Dovecot reads the directories, assigns UIDs and builds its index on first access.
     for folder in per_folder:
-        server.doveadm("mailbox", "status", "-u", USER, "messages", folder, timeout=1800)
+        server.doveadm("mailbox", "status", "-u", user, "messages", folder, timeout=1800)
     indexed = time.perf_counter() - start
     sizes.sort()
     return {
@@ -609,6 +627,12 @@ def instrument(sections: Sections, services: Any) -> list[str]:
     sections.patch(threads, "place_new_messages", "threading (SQL lookups)")
     sections.patch(threads, "rethread", "rethread (rows + UPDATE)")
     sections.patch(threads, "assemble_conversations", "assemble_conversations")
+    trust_step = optional("mailfathom.app.sync.trust_step", "TrustStep")
+    if trust_step is not None:
+        sections.patch(trust_step, "verify", "sender verification")
+        sections.patch(trust_step, "assess", "authorship reading")
+        pending = optional("mailfathom.app.sync.trust_step", "PendingTrust")
+        sections.patch(pending, "result", "commit: wait for trust readings")
     for name in (
         "stored_uids",
         "record_progress",
@@ -719,10 +743,11 @@ def time_collection() -> dict[str, Any]:
 
 def child_main(spec: dict[str, Any]) -> None:
     imported_at = time.time()
+    from mailfathom.bootstrap import Services
     from mailfathom.domain.config import FolderMapping
     from mailfathom.domain.folders import FolderRole
     from servers.dovecot import ImapAccount
-    from sync.helpers import imap_account_config, open_services
+    from sync.helpers import deployment, imap_account_config
 
     started = time.perf_counter()
     account = imap_account_config(
@@ -734,7 +759,8 @@ def child_main(spec: dict[str, Any]) -> None:
         account_id=spec["account_id"],
         collect_contacts=spec.get("collect_contacts", True),
     )
-    services = open_services(Path(spec["store_dir"]), account, spec.get("database_url"))
+    config = deployment(Path(spec["store_dir"]), account, spec.get("database_url"))
+    services = Services.open(trust_cost.configured(config, spec))
     if spec.get("sqlite_cache_kib") and services.engine.dialect.name == "sqlite":
         # Experiment: a smaller SQLite page cache than the project's setting, applied after
         # the project's own connect hook on every new connection.
@@ -768,6 +794,12 @@ def child_main(spec: dict[str, Any]) -> None:
 
         services.folder_synchronizer = with_depth  # type: ignore[method-assign]
     collection = time_collection()
+    verification = trust_cost.time_verification()
+    verifying_pool = None
+    if spec.get("verify_processes") and services.sender_verifier is not None:
+        verifying_pool = trust_cost.verify_in_processes(
+            spec["verify_processes"], services.config.sender_verification
+        )
     sections = Sections() if spec["mode"] == "breakdown" else None
     not_timed = instrument(sections, services) if sections else []
     profiler = None
@@ -848,6 +880,7 @@ def child_main(spec: dict[str, Any]) -> None:
             )
         ).scalar_one()
         contacts_n = c.execute(sa.text("SELECT count(*) FROM contacts")).scalar_one()
+        readings = trust_cost.stored_readings(c)
         if services.engine.dialect.name == "sqlite":
             indexed = c.execute(sa.text("SELECT count(*) FROM message_fts")).scalar_one()
             database_octets = sum(
@@ -860,6 +893,8 @@ def child_main(spec: dict[str, Any]) -> None:
                 sa.text("SELECT pg_database_size(current_database())")
             ).scalar_one()
     services.close()
+    if verifying_pool is not None:
+        verifying_pool.shutdown()
     content_octets = 0
     for directory, _dirs, names in os.walk(Path(spec["store_dir"], "data", "content")):
         content_octets += sum(os.stat(os.path.join(directory, n)).st_size for n in names)
@@ -879,6 +914,8 @@ def child_main(spec: dict[str, Any]) -> None:
         "contacts_now": contacts_n,
         "collection_calls": collection["calls"],
         "collection_s": collection["s"],
+        "verification": verification,
+        "readings": readings,
         "stored_this_pass": sum(f.stored for f in report.folders),
         "fetched_bodies": sum(f.fetched_bodies for f in report.folders),
         "vm_hwm_mb": vm_hwm_kib / 1024,
@@ -934,6 +971,89 @@ def compare_collection(pairs: int, fresh_store: Callable[[str], dict[str, Any]])
         "collection_calls": runs[True][0]["collection_calls"],
         "collection_share_of_wall": inside[len(inside) // 2],
         "off_median_run": off_runs[len(off_runs) // 2],
+    }
+
+
+def verification_phase(
+    server: Any, args: argparse.Namespace, work: Path, options: dict[str, Any]
+) -> dict[str, Any]:
+    """The verification phase (see `trust_cost.py`): a mailbox of its own, signed; a name
+    server on loopback publishing the keys; interleaved pairs with sender verification on and
+    off (the authorship reading off in both), then with the authorship reading on and off
+    (verification off in both)."""
+    from servers.dns import DnsServer
+
+    account = server.add_user(SIGNED_USER, PASSWORD)
+    domains = {address.rpartition("@")[2] for _, address in [*mailgen.PEOPLE, mailgen.ME]}
+    signed = trust_cost.SignedMailbox(args.seed + 1, domains)
+    log(f"verification: loading {args.messages} signed messages")
+    mailbox = load_maildir(server, args.messages, args.seed, user=SIGNED_USER, sign=signed.sign)
+    folders = sorted(mailbox["folders"], key=lambda f: (f != "INBOX", f))
+    imap_fetch_all(account, folders, "(UID RFC822.SIZE FLAGS INTERNALDATE MODSEQ)")
+    n = mailbox["messages"]
+    mailbox.update(signing_s=signed.signing_s, mix=dict(signed.kinds))
+    log(f"verification: signed in {signed.signing_s:.1f} s: {dict(signed.kinds)}")
+    pairs = max(3, args.repeat)
+    names = signed.names()
+    dns = DnsServer().start()
+    try:
+        trust_cost.publish(dns, signed)
+
+        def run(label: str, verify: bool, assess: bool, mode: str = "plain") -> dict[str, Any]:
+            store_dir = work / f"store-{label}-{uuid.uuid4().hex[:6]}"
+            store_dir.mkdir()
+            before = trust_cost.questions(dns, names)
+            r = run_ours(
+                {
+                    "host": account.host,
+                    "port": account.port,
+                    "user": SIGNED_USER,
+                    "password": PASSWORD,
+                    "folders": folders,
+                    "work": str(work),
+                    "store_dir": str(store_dir),
+                    "account_id": f"bench-{label}",
+                    "sections": trust_cost.sections(verify, assess, dns.address),
+                    **options,
+                },
+                mode=mode,
+            )
+            after = trust_cost.questions(dns, names)
+            r["dns_questions"] = {name: after[name] - before[name] for name in names}
+            if r["stored_now"] != n:
+                raise RuntimeError(f"our store holds {r['stored_now']} of {n} messages")
+            return r
+
+        verification = trust_cost.compare_switch(
+            pairs, "sender verification", lambda on: run("verify", on, False)
+        )
+        trust_cost.check_verdicts(verification, signed, n)
+        authorship = trust_cost.compare_switch(
+            pairs, "machine authorship", lambda on: run("authorship", False, on)
+        )
+        trust_cost.check_readings(authorship, n)
+        sectioned = {}
+        if args.profile or args.profile_only:
+            log("ours: sectioned run, sender verification on")
+            sectioned["sender_verification_sectioned"] = run(
+                "verify-sections", True, False, mode="breakdown"
+            )
+            log("ours: sectioned run, machine authorship on")
+            sectioned["machine_authorship_sectioned"] = run(
+                "authorship-sections", False, True, mode="breakdown"
+            )
+    finally:
+        dns.stop()
+    return {
+        **sectioned,
+        "verification_mailbox": mailbox,
+        "sender_verification": {
+            **trust_cost.summary(verification, n),
+            "mix": dict(signed.kinds),
+            "published_keys": len(signed.signers.keys),
+            "distinct_selectors": len(signed.used),
+        },
+        "machine_authorship": trust_cost.summary(authorship, n),
     }
 
 
@@ -1006,6 +1126,7 @@ def print_table(results: dict[str, Any]) -> None:
             f"{100 * collection['collection_share_of_wall']:.2f} % of the pass's wall time "
             f"({collection['collection_calls']} batches)"
         )
+    trust_cost.print_lines(results)
     if ours:
         print(
             f"  ours: CPU is the sync's own process plus its helper processes "
@@ -1036,6 +1157,20 @@ def print_table(results: dict[str, Any]) -> None:
 def checks(results: dict[str, Any]) -> list[tuple[str, float, str, bool]]:
     n = results["mailbox"]["messages"]
     out: list[tuple[str, float, str, bool]] = []
+    verification = results.get("sender_verification")
+    if verification:
+        ratio = verification["on_over_off"]
+        target = TARGETS["verification_on_over_off"]
+        out.append(("sender verification on / off, wall", ratio, f"< {target}", ratio < target))
+        out.append(
+            ("sender verification on / off, CPU", verification["cpu_on_over_off"], "(info)", True)
+        )
+    authorship = results.get("machine_authorship")
+    if authorship:
+        out.append(("machine authorship on / off, wall", authorship["on_over_off"], "(info)", True))
+        out.append(
+            ("machine authorship on / off, CPU", authorship["cpu_on_over_off"], "(info)", True)
+        )
     ours = results.get("ours")
     if not ours:
         return out
@@ -1141,6 +1276,19 @@ def main() -> int:
     )
     parser.add_argument("--ours-only", action="store_true", help="only our sync, plain")
     parser.add_argument(
+        "--verification-only",
+        action="store_true",
+        help="only the verification phase: sender verification and authorship on vs off",
+    )
+    parser.add_argument(
+        "--no-verification", action="store_true", help="skip the verification phase"
+    )
+    parser.add_argument(
+        "--verify-processes",
+        type=int,
+        help="experiment: sender verification in N worker processes instead of threads",
+    )
+    parser.add_argument(
         "--memory",
         action="store_true",
         help="also a run of our sync that traces Python allocations (top sites at the peak)",
@@ -1185,202 +1333,214 @@ def main() -> int:
         log("code: with uncommitted changes in src/ or tests/ (copied as they are now)")
     server = DovecotServer()
     postgres = None
+    options = {
+        "verify_processes": args.verify_processes,
+        "sqlite_cache_kib": args.sqlite_cache_kib,
+        "normalizer_workers": args.workers,
+        "batches_in_flight": args.in_flight,
+    }
     try:
         server.start()
-        account = server.add_user(USER, PASSWORD)
-        log(f"dovecot on {account.host}:{account.port}; loading {args.messages} messages")
-        mailbox = load_maildir(server, args.messages, args.seed)
-        folders = sorted(mailbox["folders"], key=lambda f: (f != "INBOX", f))
-        # Every client then finds the same warm Dovecot index and cache and the message
-        # files in the page cache; this is part of loading, not of any measurement.
-        start = time.perf_counter()
-        responses, _ = imap_fetch_all(
-            account, folders, "(UID RFC822.SIZE FLAGS INTERNALDATE MODSEQ)"
-        )
-        mailbox["warm_up_s"] = time.perf_counter() - start
-        assert responses == mailbox["messages"], (responses, mailbox["messages"])
-        results["mailbox"] = mailbox
-        log(
-            f"loaded {mailbox['messages']} messages, {mailbox['octets'] / 1e6:.1f} MB: "
-            f"generate+write {mailbox['generate_and_write_s']:.1f} s, dovecot index "
-            f"{mailbox['dovecot_index_s']:.1f} s, warm-up {mailbox['warm_up_s']:.1f} s"
-        )
-        spec = {
-            "host": account.host,
-            "port": account.port,
-            "user": USER,
-            "password": PASSWORD,
-            "folders": folders,
-            "work": str(work),
-        }
-
-        def fresh_store(label: str) -> dict[str, Any]:
-            store_dir = work / f"store-{label}-{uuid.uuid4().hex[:6]}"
-            store_dir.mkdir()
-            return {
-                **spec,
-                "store_dir": str(store_dir),
-                "account_id": f"bench-{label}",
-                "sqlite_cache_kib": args.sqlite_cache_kib,
-                "normalizer_workers": args.workers,
-                "batches_in_flight": args.in_flight,
+        if args.verification_only:
+            results.update(verification_phase(server, args, work, options))
+            results["mailbox"] = results["verification_mailbox"]
+        else:
+            account = server.add_user(USER, PASSWORD)
+            log(f"dovecot on {account.host}:{account.port}; loading {args.messages} messages")
+            mailbox = load_maildir(server, args.messages, args.seed)
+            folders = sorted(mailbox["folders"], key=lambda f: (f != "INBOX", f))
+            # Every client then finds the same warm Dovecot index and cache and the message
+            # files in the page cache; this is part of loading, not of any measurement.
+            start = time.perf_counter()
+            responses, _ = imap_fetch_all(
+                account, folders, "(UID RFC822.SIZE FLAGS INTERNALDATE MODSEQ)"
+            )
+            mailbox["warm_up_s"] = time.perf_counter() - start
+            assert responses == mailbox["messages"], (responses, mailbox["messages"])
+            results["mailbox"] = mailbox
+            log(
+                f"loaded {mailbox['messages']} messages, {mailbox['octets'] / 1e6:.1f} MB: "
+                f"generate+write {mailbox['generate_and_write_s']:.1f} s, dovecot index "
+                f"{mailbox['dovecot_index_s']:.1f} s, warm-up {mailbox['warm_up_s']:.1f} s"
+            )
+            spec = {
+                "host": account.host,
+                "port": account.port,
+                "user": USER,
+                "password": PASSWORD,
+                "folders": folders,
+                "work": str(work),
             }
 
-        ours_spec: dict[str, Any] = {}
-
-        def ours_once() -> dict[str, Any]:
-            ours_spec.clear()
-            ours_spec.update(fresh_store("ours"))
-            log("ours: initial sync into SQLite")
-            r = run_ours(ours_spec)
-            r["store_dir"] = ours_spec["store_dir"]
-            log(f"ours: {r['sync_wall_s']:.2f} s, peak RSS {r['vm_hwm_mb']:.0f} MB")
-            return r
-
-        results["ours"] = repeated(args.repeat, "ours", ours_once, "sync_wall_s")
-        results["ours"]["messages_per_s"] = per_s(
-            mailbox["messages"], results["ours"]["sync_wall_s"]
-        )
-        if results["ours"]["stored_now"] != mailbox["messages"]:
-            raise RuntimeError(f"our store holds {results['ours']['stored_now']} messages")
-        ours_spec["store_dir"] = results["ours"]["store_dir"]
-
-        if not args.profile_only:
-            results["contact_collection"] = compare_collection(max(3, args.repeat), fresh_store)
-            results["ours_no_collection"] = results["contact_collection"].pop("off_median_run")
-
-        if not (args.profile_only or args.ours_only):
-
-            def imap_once() -> dict[str, Any]:
-                log("imaplib: UID FETCH BODY.PEEK[]")
-                loadavg = os.getloadavg()[0]
-                before = resource.getrusage(resource.RUSAGE_SELF)
-                t0 = time.perf_counter()
-                got, octets = imap_fetch_all(
-                    account,
-                    folders,
-                    "(UID RFC822.SIZE FLAGS INTERNALDATE MODSEQ BODY.PEEK[])",
-                )
-                wall = time.perf_counter() - t0
-                after = resource.getrusage(resource.RUSAGE_SELF)
-                assert got == mailbox["messages"], got
-                log(f"imaplib: {wall:.2f} s")
+            def fresh_store(label: str) -> dict[str, Any]:
+                store_dir = work / f"store-{label}-{uuid.uuid4().hex[:6]}"
+                store_dir.mkdir()
                 return {
-                    "wall_s": wall,
-                    "octets": octets,
-                    "cpu_user_s": after.ru_utime - before.ru_utime,
-                    "cpu_sys_s": after.ru_stime - before.ru_stime,
-                    "loadavg_1min_before": loadavg,
+                    **spec,
+                    "store_dir": str(store_dir),
+                    "account_id": f"bench-{label}",
+                    "sqlite_cache_kib": args.sqlite_cache_kib,
+                    "normalizer_workers": args.workers,
+                    "batches_in_flight": args.in_flight,
                 }
 
-            results["imaplib"] = repeated(args.repeat, "imaplib", imap_once, "wall_s")
-            results["imaplib"]["messages_per_s"] = per_s(
-                mailbox["messages"], results["imaplib"]["wall_s"]
-            )
+            ours_spec: dict[str, Any] = {}
 
-            mbsync_dirs: dict[str, Path] = {}
-
-            def mbsync_once() -> dict[str, Any]:
-                base = work / f"mbsync-{uuid.uuid4().hex[:6]}"
-                base.mkdir()
-                rc = base / "mbsyncrc"
-                write_mbsyncrc(rc, account, base / "Mail")
-                mbsync_dirs.update(rc=rc, near=base / "Mail")
-                log("mbsync: initial pull")
-                r = run_mbsync(rc)
-                got = count_maildir(base / "Mail")
-                if got != mailbox["messages"]:
-                    raise RuntimeError(f"mbsync stored {got} messages")
-                log(f"mbsync: {r['wall_s']:.2f} s")
+            def ours_once() -> dict[str, Any]:
+                ours_spec.clear()
+                ours_spec.update(fresh_store("ours"))
+                log("ours: initial sync into SQLite")
+                r = run_ours(ours_spec)
+                r["store_dir"] = ours_spec["store_dir"]
+                log(f"ours: {r['sync_wall_s']:.2f} s, peak RSS {r['vm_hwm_mb']:.0f} MB")
                 return r
 
-            results["mbsync"] = repeated(args.repeat, "mbsync", mbsync_once, "wall_s")
-            results["mbsync"]["messages_per_s"] = per_s(
-                mailbox["messages"], results["mbsync"]["wall_s"]
+            results["ours"] = repeated(args.repeat, "ours", ours_once, "sync_wall_s")
+            results["ours"]["messages_per_s"] = per_s(
+                mailbox["messages"], results["ours"]["sync_wall_s"]
             )
+            if results["ours"]["stored_now"] != mailbox["messages"]:
+                raise RuntimeError(f"our store holds {results['ours']['stored_now']} messages")
+            ours_spec["store_dir"] = results["ours"]["store_dir"]
 
-            log("resync (no change): ours, then mbsync")
-            ours_runs = [run_ours(ours_spec) for _ in range(max(1, args.repeat))]
-            again = sorted(ours_runs, key=lambda r: r["sync_wall_s"])[len(ours_runs) // 2]
-            if again["fetched_bodies"] != 0:
-                raise RuntimeError("the no-change resync fetched bodies")
-            mbsync_runs = [run_mbsync(mbsync_dirs["rc"]) for _ in range(max(1, args.repeat))]
-            mb_again = sorted(mbsync_runs, key=lambda r: r["wall_s"])[len(mbsync_runs) // 2]
-            results["resync"] = {
-                "ours_sync_wall_s": again["sync_wall_s"],
-                "ours_process_wall_s": again["process_wall_s"],
-                "ours_command_s": again["command_s"],
-                "loadavg_1min_before": again["loadavg_1min_before"],
-                "ours_open_s": again["open_s"],
-                "ours_peak_rss_mb": again["vm_hwm_mb"],
-                "mbsync_wall_s": mb_again["wall_s"],
-                "ours_runs": [r["sync_wall_s"] for r in ours_runs],
-                "mbsync_runs": [r["wall_s"] for r in mbsync_runs],
-            }
+            if not args.profile_only:
+                results["contact_collection"] = compare_collection(max(3, args.repeat), fresh_store)
+                results["ours_no_collection"] = results["contact_collection"].pop("off_median_run")
+            if not (args.profile_only or args.ours_only or args.no_verification):
+                results.update(verification_phase(server, args, work, options))
 
-            if not args.no_postgres:
-                try:
-                    from servers.postgres import PostgresServer
+            if not (args.profile_only or args.ours_only):
 
-                    postgres = PostgresServer().start()
-                except Exception as exc:
-                    log(f"postgres: skipped ({str(exc).splitlines()[0]})")
-                    postgres = None
-                if postgres is not None:
-                    url = postgres.create_database("bench")
-                    log("ours: initial sync into PostgreSQL")
-                    pg = run_ours({**fresh_store("pg"), "database_url": url})
-                    pg["messages_per_s"] = per_s(mailbox["messages"], pg["sync_wall_s"])
-                    pg["note"] = "PostgreSQL test server runs with fsync=off"
-                    results["ours_postgres"] = pg
-                    log(f"postgres: {pg['sync_wall_s']:.2f} s")
+                def imap_once() -> dict[str, Any]:
+                    log("imaplib: UID FETCH BODY.PEEK[]")
+                    loadavg = os.getloadavg()[0]
+                    before = resource.getrusage(resource.RUSAGE_SELF)
+                    t0 = time.perf_counter()
+                    got, octets = imap_fetch_all(
+                        account,
+                        folders,
+                        "(UID RFC822.SIZE FLAGS INTERNALDATE MODSEQ BODY.PEEK[])",
+                    )
+                    wall = time.perf_counter() - t0
+                    after = resource.getrusage(resource.RUSAGE_SELF)
+                    assert got == mailbox["messages"], got
+                    log(f"imaplib: {wall:.2f} s")
+                    return {
+                        "wall_s": wall,
+                        "octets": octets,
+                        "cpu_user_s": after.ru_utime - before.ru_utime,
+                        "cpu_sys_s": after.ru_stime - before.ru_stime,
+                        "loadavg_1min_before": loadavg,
+                    }
 
-        if args.postgres_sections:
-            from servers.postgres import PostgresServer
-
-            if postgres is None:
-                postgres = PostgresServer().start()
-            url = postgres.create_database("bench_sections")
-            log("ours: sectioned run into PostgreSQL")
-            results["ours_postgres_sectioned"] = run_ours(
-                {**fresh_store("pg-sections"), "database_url": url}, mode="breakdown"
-            )
-
-        if args.memory:
-            base = RESULTS_DIR / f"initial_sync-{stamp}-memory"
-            log("ours: run with traced allocations")
-            run_ours({**fresh_store("memory"), "profile_base": str(base)}, mode="memory")
-            log(f"memory: {base.with_suffix('.memory.txt').relative_to(REPO)}")
-
-        if args.profile or args.profile_only:
-            # As configured (normalization in worker processes where the code does that):
-            # where the synchronizing thread spends or waits its time.
-            log("ours: sectioned run")
-            sectioned_spec = fresh_store("sections")
-            results["ours_sectioned"] = run_ours(sectioned_spec, mode="breakdown")
-            log("ours: sectioned no-change resync")
-            results["ours_sectioned_resync"] = run_ours(sectioned_spec, mode="breakdown")
-            # Everything in one thread: the cost of every step, normalization included.
-            log("ours: sectioned run, normalization in process")
-            results["ours_sectioned_serial"] = run_ours(
-                {**fresh_store("serial"), "normalizer_workers": 0}, mode="breakdown"
-            )
-            for label, workers in (("serial", 0), ("default", None)):
-                base = RESULTS_DIR / f"initial_sync-{stamp}-pyinstrument-{label}"
-                log(f"ours: pyinstrument run ({label})")
-                profiled = run_ours(
-                    {
-                        **fresh_store(f"profile-{label}"),
-                        "profile_base": str(base),
-                        "normalizer_workers": workers,
-                    },
-                    mode="pyinstrument",
+                results["imaplib"] = repeated(args.repeat, "imaplib", imap_once, "wall_s")
+                results["imaplib"]["messages_per_s"] = per_s(
+                    mailbox["messages"], results["imaplib"]["wall_s"]
                 )
-                results[f"ours_pyinstrument_{label}"] = {
-                    "sync_wall_s": profiled["sync_wall_s"],
-                    "profile_text": str(base.with_suffix(".txt").relative_to(REPO)),
-                    "profile_html": str(base.with_suffix(".html").relative_to(REPO)),
+
+                mbsync_dirs: dict[str, Path] = {}
+
+                def mbsync_once() -> dict[str, Any]:
+                    base = work / f"mbsync-{uuid.uuid4().hex[:6]}"
+                    base.mkdir()
+                    rc = base / "mbsyncrc"
+                    write_mbsyncrc(rc, account, base / "Mail")
+                    mbsync_dirs.update(rc=rc, near=base / "Mail")
+                    log("mbsync: initial pull")
+                    r = run_mbsync(rc)
+                    got = count_maildir(base / "Mail")
+                    if got != mailbox["messages"]:
+                        raise RuntimeError(f"mbsync stored {got} messages")
+                    log(f"mbsync: {r['wall_s']:.2f} s")
+                    return r
+
+                results["mbsync"] = repeated(args.repeat, "mbsync", mbsync_once, "wall_s")
+                results["mbsync"]["messages_per_s"] = per_s(
+                    mailbox["messages"], results["mbsync"]["wall_s"]
+                )
+
+                log("resync (no change): ours, then mbsync")
+                ours_runs = [run_ours(ours_spec) for _ in range(max(1, args.repeat))]
+                again = sorted(ours_runs, key=lambda r: r["sync_wall_s"])[len(ours_runs) // 2]
+                if again["fetched_bodies"] != 0:
+                    raise RuntimeError("the no-change resync fetched bodies")
+                mbsync_runs = [run_mbsync(mbsync_dirs["rc"]) for _ in range(max(1, args.repeat))]
+                mb_again = sorted(mbsync_runs, key=lambda r: r["wall_s"])[len(mbsync_runs) // 2]
+                results["resync"] = {
+                    "ours_sync_wall_s": again["sync_wall_s"],
+                    "ours_process_wall_s": again["process_wall_s"],
+                    "ours_command_s": again["command_s"],
+                    "loadavg_1min_before": again["loadavg_1min_before"],
+                    "ours_open_s": again["open_s"],
+                    "ours_peak_rss_mb": again["vm_hwm_mb"],
+                    "mbsync_wall_s": mb_again["wall_s"],
+                    "ours_runs": [r["sync_wall_s"] for r in ours_runs],
+                    "mbsync_runs": [r["wall_s"] for r in mbsync_runs],
                 }
+
+                if not args.no_postgres:
+                    try:
+                        from servers.postgres import PostgresServer
+
+                        postgres = PostgresServer().start()
+                    except Exception as exc:
+                        log(f"postgres: skipped ({str(exc).splitlines()[0]})")
+                        postgres = None
+                    if postgres is not None:
+                        url = postgres.create_database("bench")
+                        log("ours: initial sync into PostgreSQL")
+                        pg = run_ours({**fresh_store("pg"), "database_url": url})
+                        pg["messages_per_s"] = per_s(mailbox["messages"], pg["sync_wall_s"])
+                        pg["note"] = "PostgreSQL test server runs with fsync=off"
+                        results["ours_postgres"] = pg
+                        log(f"postgres: {pg['sync_wall_s']:.2f} s")
+
+            if args.postgres_sections:
+                from servers.postgres import PostgresServer
+
+                if postgres is None:
+                    postgres = PostgresServer().start()
+                url = postgres.create_database("bench_sections")
+                log("ours: sectioned run into PostgreSQL")
+                results["ours_postgres_sectioned"] = run_ours(
+                    {**fresh_store("pg-sections"), "database_url": url}, mode="breakdown"
+                )
+
+            if args.memory:
+                base = RESULTS_DIR / f"initial_sync-{stamp}-memory"
+                log("ours: run with traced allocations")
+                run_ours({**fresh_store("memory"), "profile_base": str(base)}, mode="memory")
+                log(f"memory: {base.with_suffix('.memory.txt').relative_to(REPO)}")
+
+            if args.profile or args.profile_only:
+                # As configured (normalization in worker processes where the code does that):
+                # where the synchronizing thread spends or waits its time.
+                log("ours: sectioned run")
+                sectioned_spec = fresh_store("sections")
+                results["ours_sectioned"] = run_ours(sectioned_spec, mode="breakdown")
+                log("ours: sectioned no-change resync")
+                results["ours_sectioned_resync"] = run_ours(sectioned_spec, mode="breakdown")
+                # Everything in one thread: the cost of every step, normalization included.
+                log("ours: sectioned run, normalization in process")
+                results["ours_sectioned_serial"] = run_ours(
+                    {**fresh_store("serial"), "normalizer_workers": 0}, mode="breakdown"
+                )
+                for label, workers in (("serial", 0), ("default", None)):
+                    base = RESULTS_DIR / f"initial_sync-{stamp}-pyinstrument-{label}"
+                    log(f"ours: pyinstrument run ({label})")
+                    profiled = run_ours(
+                        {
+                            **fresh_store(f"profile-{label}"),
+                            "profile_base": str(base),
+                            "normalizer_workers": workers,
+                        },
+                        mode="pyinstrument",
+                    )
+                    results[f"ours_pyinstrument_{label}"] = {
+                        "sync_wall_s": profiled["sync_wall_s"],
+                        "profile_text": str(base.with_suffix(".txt").relative_to(REPO)),
+                        "profile_html": str(base.with_suffix(".html").relative_to(REPO)),
+                    }
     finally:
         if postgres is not None:
             postgres.stop()
@@ -1404,6 +1564,13 @@ def main() -> int:
         print_sections(results["ours_sectioned_serial"], n)
         print("\nno-change resync:", end="")
         print_sections(results["ours_sectioned_resync"], n)
+    for key, title in (
+        ("sender_verification_sectioned", "sender verification on"),
+        ("machine_authorship_sectioned", "machine authorship on"),
+    ):
+        if key in results:
+            print(f"\n{title}, as configured:", end="")
+            print_sections(results[key], results["verification_mailbox"]["messages"])
     if "ours_postgres_sectioned" in results:
         print("\nPostgreSQL, as configured:", end="")
         print_sections(results["ours_postgres_sectioned"], results["mailbox"]["messages"])
