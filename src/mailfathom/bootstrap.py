@@ -129,6 +129,7 @@ from mailfathom.app.sync.ports import ChangeWatch, MailboxSession
 from mailfathom.app.sync.reverify import StoredMailReverification
 from mailfathom.app.sync.synchronize_account import AccountSynchronizer
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimits
+from mailfathom.app.sync.trust_backfill import TrustBackfill
 from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
 from mailfathom.app.sync.trust_step import TrustPorts
 from mailfathom.domain.authorship_assessor import build_authorship_assessor
@@ -431,6 +432,10 @@ class Services:
         configured = self.config.sender_trust
         own = (a for account in self.config.accounts for a in account.own_addresses())
         return SenderTrustPolicy.of((*configured.trusted_senders, *own), configured.trusted_domains)
+
+    def trust_backfill(self) -> TrustBackfill:
+        """Reading what synchronization passes stored without readings (`trust_backfill`)."""
+        return TrustBackfill(self.reverification(), self.trust_ports)
 
     def reverification(self) -> StoredMailReverification:
         """Verifying and assessing stored mail again (`mfctl mailbox reverify`)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-STYLE_CHARACTER_LIMIT = 32_000
+STYLE_CHARACTER_LIMIT = 4_000
 
 _QUOTED = re.compile(r"^[ \t]*(?:>|\|[ \t])")
 _ATTRIBUTION = re.compile(

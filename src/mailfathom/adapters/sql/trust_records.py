@@ -7,7 +7,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.schema import messages, trust_positions
+from mailfathom.adapters.sql.schema import message_trust, messages, trust_positions
 from mailfathom.adapters.sql.trust_rows import replace_trust, trust_tuple
 from mailfathom.app.sync.reverify import StoredForTrust, TrustRecord
 
@@ -66,3 +66,24 @@ class SqlTrustRecords:
     def finish(self, account_id: str) -> None:
         with self.engine.begin() as c:
             c.execute(trust_positions.delete().where(trust_positions.c.account_id == account_id))
+
+    def unrecorded(self, account_id: str, limit: int) -> list[StoredForTrust]:
+        with self.engine.connect() as c:
+            rows = c.execute(
+                sa.select(messages.c.seq, messages.c.content_key)
+                .select_from(
+                    messages.outerjoin(message_trust, message_trust.c.seq == messages.c.seq)
+                )
+                .where(
+                    messages.c.account_id == account_id,
+                    messages.c.content_key.is_not(None),
+                    message_trust.c.seq.is_(None),
+                )
+                .order_by(messages.c.seq)
+                .limit(limit)
+            )
+            return [StoredForTrust(int(seq), key) for seq, key in rows]
+
+    def fill_in(self, records: Sequence[TrustRecord]) -> None:
+        with self.engine.begin() as c:
+            replace_trust(c, [trust_tuple(seq, v, r) for seq, v, r in records])

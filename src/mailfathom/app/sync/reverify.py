@@ -66,6 +66,17 @@ class TrustRecords(Protocol):
         """Forget the account's position: the run is complete."""
         ...
 
+    def unrecorded(self, account_id: str, limit: int) -> list[StoredForTrust]:
+        """The account's messages with stored MIME and no readings recorded at all, in `seq`
+        order: what a pass left to the backfill, or stored before anything was read."""
+        ...
+
+    def fill_in(self, records: Sequence[TrustRecord]) -> None:
+        """Record these readings, a message removed meanwhile skipped; a record with neither
+        reading is kept too, so that a message whose content cannot be read is not asked
+        about again (it reads as not yet verified and not assessed)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class ReverifyReport:
@@ -135,6 +146,26 @@ class StoredMailReverification:
                 progress(done, total)
         self._records.finish(account_id)
         return ReverifyReport(reverified, without, unreadable, resumed)
+
+    def fill(self, account_id: str, ports: TrustPorts, limit: int) -> int:
+        """Read up to `limit` of the account's messages that have no readings yet (the
+        backfill); answers how many were looked at, 0 when none is left."""
+        batch = self._records.unrecorded(account_id, limit)
+        if not batch:
+            return 0
+        step = TrustStep(ports)
+        records: list[TrustRecord] = []
+        for stored in batch:
+            raw = self._raw(stored)
+            if raw is None or stored.content_key is None:
+                records.append((stored.seq, None, None))
+                continue
+            verdict, reading = step.readings_of(
+                raw, PreparedMessage(stored.content_key, self._normalize(raw))
+            )
+            records.append((stored.seq, verdict, reading))
+        self._records.fill_in(records)
+        return len(batch)
 
     def _raw(self, stored: StoredForTrust) -> bytes | None:
         if stored.content_key is None:

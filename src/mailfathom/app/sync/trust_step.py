@@ -6,12 +6,24 @@ started as soon as its octets are fetched and overlapping their preparation in t
 processes; the threads share one resolver cache, so a signing domain's key is looked up once
 per process instead of once per worker. The reading of the text waits for the preparation
 that extracts it and runs on the same pool. Both are collected when the batch commits, and
-written in its transaction. `bench/trust_cost.py` measures what this adds to a pass.
+written in its transaction.
+
+Verifying a DKIM signature costs about two milliseconds of CPU, more than storing the message
+does, so a pass gives the readings only a share of its time (`TrustPorts.inline_share` of the
+time the pass has run, beyond a small allowance every pass has). A batch begun once that share
+is spent is stored without readings, and the backfill (`app/sync/trust_backfill.py`) reads
+those messages after the pass, at its own pace: an initial synchronization of a large mailbox
+makes its mail readable first and verifies most of it afterwards, while the few messages of an
+ordinary pass are verified as they are stored. A message stored by its header block alone is
+always read inline: without a body there is no signature to verify, only a header to parse.
+`bench/initial_sync.py --verification-only` measures what the readings add to a pass.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -19,7 +31,7 @@ import structlog
 
 from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
 from mailfathom.app.sync.types import FetchedMessage, PreparedMessage
-from mailfathom.domain.authorship import AuthorshipReading
+from mailfathom.domain.authorship import NOT_ASSESSED, AuthorshipReading
 from mailfathom.domain.sender_verdict import SenderVerdict
 
 log = structlog.get_logger("mailfathom.sync")
@@ -27,6 +39,10 @@ log = structlog.get_logger("mailfathom.sync")
 # Threads verifying and assessing for one pass: enough to keep several DNS questions out at
 # once, few enough that the text readings do not crowd the committing thread.
 TRUST_THREADS = 4
+# The share of a pass's running time its inline readings may use, and the CPU seconds every
+# pass may use whatever its length (enough for the messages an ordinary pass brings).
+INLINE_SHARE = 0.10
+INLINE_ALLOWANCE_SECONDS = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +52,8 @@ class TrustPorts:
     verifier: SenderVerifier | None = None
     assessor: AuthorshipAssessor | None = None
     trusted_authserv_ids: frozenset[str] = frozenset()
+    inline_share: float = INLINE_SHARE
+    inline_allowance_seconds: float = INLINE_ALLOWANCE_SECONDS
 
     @property
     def wired(self) -> bool:
@@ -70,13 +88,52 @@ class PendingTrust:
         ]
 
 
-class TrustStep:
-    """Verifies and assesses the messages of a pass's batches on a pool of threads."""
+class InlineBudget:
+    """The CPU time a pass's inline readings may still use: the allowance, plus the share of
+    the time the pass has run. Charged by the threads doing the readings."""
 
-    def __init__(self, ports: TrustPorts, threads: int = TRUST_THREADS) -> None:
+    def __init__(
+        self, share: float, allowance: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._share = share
+        self._allowance = allowance
+        self._clock = clock
+        self._started = clock()
+        self._spent = 0.0
+        self._lock = threading.Lock()
+
+    def allows(self) -> bool:
+        with self._lock:
+            spent = self._spent
+        return spent < self._allowance + self._share * (self._clock() - self._started)
+
+    def charge(self, seconds: float) -> None:
+        with self._lock:
+            self._spent += seconds
+
+
+class TrustStep:
+    """Verifies and assesses the messages of a pass's batches on a pool of threads.
+
+    `inline` bounds what a synchronization pass spends (None: every message is read, as a
+    reverification does)."""
+
+    def __init__(
+        self,
+        ports: TrustPorts,
+        threads: int = TRUST_THREADS,
+        *,
+        inline: InlineBudget | None = None,
+    ) -> None:
         self._ports = ports
         self._threads = threads
         self._pool: ThreadPoolExecutor | None = None
+        self._inline = inline
+
+    @classmethod
+    def for_pass(cls, ports: TrustPorts) -> TrustStep:
+        """The step of one synchronization pass, within the ports' inline share."""
+        return cls(ports, inline=InlineBudget(ports.inline_share, ports.inline_allowance_seconds))
 
     def _started(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -86,14 +143,22 @@ class TrustStep:
     def begin(
         self, fetched: Sequence[FetchedMessage], preparing: Future[list[PreparedMessage]]
     ) -> PendingTrust:
-        verdicts = None
+        whole_deferred = self._inline is not None and not self._inline.allows()
+        verdicts: list[Future[SenderVerdict | None]] | None = None
         if self._ports.verifier is not None:
             verdicts = [
-                self._started().submit(self.verify, m.raw, headers_only=m.headers_only)
+                self._started().submit(self._charged, m.raw, m.headers_only)
+                if m.headers_only or not whole_deferred
+                else _answered(None)
                 for m in fetched
             ]
         readings: Future[list[AuthorshipReading | None]] | None = None
-        if self._ports.assessor is not None:
+        if whole_deferred:
+            # Left to the backfill: a header-block-only message has no text to assess.
+            if any(m.headers_only for m in fetched) and self._ports.assessor is not None:
+                readings = Future()
+                readings.set_result([NOT_ASSESSED if m.headers_only else None for m in fetched])
+        elif self._ports.assessor is not None:
             readings = Future()
             preparing.add_done_callback(lambda done: self._assess_when_ready(done, readings))
         return PendingTrust(verdicts, readings, len(fetched))
@@ -110,12 +175,23 @@ class TrustStep:
             return
 
         def run() -> None:
+            started = time.thread_time()
             readings.set_result([self.assess(p) for p in preparing.result()])
+            if self._inline is not None:
+                self._inline.charge(time.thread_time() - started)
 
         try:
             self._started().submit(run)
         except RuntimeError:
             readings.set_result([None] * len(preparing.result()))
+
+    def _charged(self, raw: bytes, headers_only: bool) -> SenderVerdict | None:
+        started = time.thread_time()
+        try:
+            return self.verify(raw, headers_only=headers_only)
+        finally:
+            if self._inline is not None:
+                self._inline.charge(time.thread_time() - started)
 
     def verify(self, raw: bytes, *, headers_only: bool) -> SenderVerdict | None:
         """The verifier's verdict, or None (nothing recorded) if it broke its promise not to
@@ -160,3 +236,9 @@ class TrustStep:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def _answered(value: SenderVerdict | None) -> Future[SenderVerdict | None]:
+    done: Future[SenderVerdict | None] = Future()
+    done.set_result(value)
+    return done

@@ -43,3 +43,7 @@ def sync_with_progress(services: Services, account: AccountConfig, console: Cons
         result = services.account_synchronizer().run_once(account, on_folder=show, progress=advance)
     for alias in result.missing_folders:
         console.print(f"  {account.account_id}/{alias}: not present on the server")
+    # What the pass stored without readings (its inline share spent) is read now, after it.
+    read = services.trust_backfill().run_until_done(account)
+    if read:
+        console.print(f"  {account.account_id}: {read} messages verified after the pass")

@@ -1,4 +1,5 @@
-"""Synchronization workers: one thread per account, push or polling as configured."""
+"""Synchronization workers: one thread per account, push or polling as configured, and one
+per account reading what its passes stored without sender verdicts or authorship readings."""
 
 from __future__ import annotations
 
@@ -19,6 +20,16 @@ def start_sync_threads(
             args=(account, stop),
             daemon=True,
             name=f"account-{account.account_id}",
+        )
+        for account in accounts
+    ]
+    backfill = services.trust_backfill()
+    workers += [
+        threading.Thread(
+            target=backfill.run_forever,
+            args=(account, stop),
+            daemon=True,
+            name=f"trust-{account.account_id}",
         )
         for account in accounts
     ]
