@@ -1,5 +1,5 @@
-"""A pass gives its inline readings only a share of its time; what it leaves is read by the
-backfill after it. Against Dovecot, on SQLite and PostgreSQL."""
+"""A pass bringing more than a bounded number of messages leaves their readings to the
+backfill, which reads them after it. Against Dovecot, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -41,11 +41,11 @@ def database_url(request: pytest.FixtureRequest) -> str | None:
 
 
 def _with_no_inline_share(services: Services) -> None:
-    """Every whole message of a pass past its share: the share and the allowance at 0."""
+    """Every pass past the inline bound: no whole message is read inline."""
     wired = services.trust_ports
 
     def ports(account: AccountConfig) -> TrustPorts:
-        return replace(wired(account), inline_share=0.0, inline_allowance_seconds=0.0)
+        return replace(wired(account), inline_messages=0)
 
     services.trust_ports = ports  # type: ignore[method-assign]
 
@@ -69,7 +69,7 @@ def _fill_mailbox(remote: RemoteMailbox) -> None:
         remote.append(b"X-Test-Verdict: none\r\n" + sample(f"Plain {i}"))
 
 
-def test_a_pass_past_its_share_leaves_whole_messages_to_the_backfill(
+def test_a_pass_past_the_bound_leaves_whole_messages_to_the_backfill(
     tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox, database_url: str | None
 ) -> None:
     _fill_mailbox(remote)
@@ -96,7 +96,7 @@ def test_a_pass_past_its_share_leaves_whole_messages_to_the_backfill(
     assert signed_reading.state is AuthorshipState.UNLIKELY  # type: ignore[attr-defined]
 
 
-def test_a_pass_within_its_share_reads_every_message_inline(
+def test_a_pass_within_the_bound_reads_every_message_inline(
     tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
 ) -> None:
     _fill_mailbox(remote)

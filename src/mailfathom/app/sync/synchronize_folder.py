@@ -283,7 +283,7 @@ class FolderSynchronizer:
             self._progress(folder.alias, 0, total)
         self._preparer.expect(total)
         if self._trust is not None:
-            self._trust_step = TrustStep.for_pass(self._trust)
+            self._trust_step = TrustStep.for_pass(self._trust, total)
         fetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="imap-fetch")
         fetching: Future[list[FetchedMessage]] | None = None
         try:

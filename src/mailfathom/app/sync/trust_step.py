@@ -9,21 +9,19 @@ that extracts it and runs on the same pool. Both are collected when the batch co
 written in its transaction.
 
 Verifying a DKIM signature costs about two milliseconds of CPU, more than storing the message
-does, so a pass gives the readings only a share of its time (`TrustPorts.inline_share` of the
-time the pass has run, beyond a small allowance every pass has). A batch begun once that share
-is spent is stored without readings, and the backfill (`app/sync/trust_backfill.py`) reads
-those messages after the pass, at its own pace: an initial synchronization of a large mailbox
-makes its mail readable first and verifies most of it afterwards, while the few messages of an
-ordinary pass are verified as they are stored. A message stored by its header block alone is
-always read inline: without a body there is no signature to verify, only a header to parse.
-`bench/initial_sync.py --verification-only` measures what the readings add to a pass.
+does, and any CPU spent in this process lengthens the pass. So a pass that brings more than
+`TrustPorts.inline_messages` new messages of a folder (an initial synchronization, a large
+catch-up) stores its whole messages without readings, and the backfill
+(`app/sync/trust_backfill.py`) reads them after the pass, at its own pace: such mail is readable
+first and verified afterwards, while the few messages of an ordinary pass are read as they are
+stored. A message stored by its header block alone is always read inline: without a body there
+is no signature to verify, only a header to parse. `bench/initial_sync.py --verification-only`
+measures what the readings add to a pass and what the backfill then takes.
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -31,7 +29,7 @@ import structlog
 
 from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
 from mailfathom.app.sync.types import FetchedMessage, PreparedMessage
-from mailfathom.domain.authorship import NOT_ASSESSED, AuthorshipReading
+from mailfathom.domain.authorship import AuthorshipReading
 from mailfathom.domain.sender_verdict import SenderVerdict
 
 log = structlog.get_logger("mailfathom.sync")
@@ -39,10 +37,9 @@ log = structlog.get_logger("mailfathom.sync")
 # Threads verifying and assessing for one pass: enough to keep several DNS questions out at
 # once, few enough that the text readings do not crowd the committing thread.
 TRUST_THREADS = 4
-# The share of a pass's running time its inline readings may use, and the CPU seconds every
-# pass may use whatever its length (enough for the messages an ordinary pass brings).
-INLINE_SHARE = 0.10
-INLINE_ALLOWANCE_SECONDS = 0.25
+# The most new messages of a folder a pass reads inline; a pass bringing more leaves them to
+# the backfill (at about 2.5 ms each, a quarter of a second of CPU).
+INLINE_MESSAGES = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +49,7 @@ class TrustPorts:
     verifier: SenderVerifier | None = None
     assessor: AuthorshipAssessor | None = None
     trusted_authserv_ids: frozenset[str] = frozenset()
-    inline_share: float = INLINE_SHARE
-    inline_allowance_seconds: float = INLINE_ALLOWANCE_SECONDS
+    inline_messages: int = INLINE_MESSAGES
 
     @property
     def wired(self) -> bool:
@@ -88,52 +84,24 @@ class PendingTrust:
         ]
 
 
-class InlineBudget:
-    """The CPU time a pass's inline readings may still use: the allowance, plus the share of
-    the time the pass has run. Charged by the threads doing the readings."""
-
-    def __init__(
-        self, share: float, allowance: float, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self._share = share
-        self._allowance = allowance
-        self._clock = clock
-        self._started = clock()
-        self._spent = 0.0
-        self._lock = threading.Lock()
-
-    def allows(self) -> bool:
-        with self._lock:
-            spent = self._spent
-        return spent < self._allowance + self._share * (self._clock() - self._started)
-
-    def charge(self, seconds: float) -> None:
-        with self._lock:
-            self._spent += seconds
-
-
 class TrustStep:
     """Verifies and assesses the messages of a pass's batches on a pool of threads.
 
-    `inline` bounds what a synchronization pass spends (None: every message is read, as a
-    reverification does)."""
+    With `whole_messages` false only messages stored by their header block are read; the
+    whole ones are left without readings for the backfill."""
 
     def __init__(
-        self,
-        ports: TrustPorts,
-        threads: int = TRUST_THREADS,
-        *,
-        inline: InlineBudget | None = None,
+        self, ports: TrustPorts, threads: int = TRUST_THREADS, *, whole_messages: bool = True
     ) -> None:
         self._ports = ports
         self._threads = threads
         self._pool: ThreadPoolExecutor | None = None
-        self._inline = inline
+        self._whole = whole_messages
 
     @classmethod
-    def for_pass(cls, ports: TrustPorts) -> TrustStep:
-        """The step of one synchronization pass, within the ports' inline share."""
-        return cls(ports, inline=InlineBudget(ports.inline_share, ports.inline_allowance_seconds))
+    def for_pass(cls, ports: TrustPorts, new_messages: int) -> TrustStep:
+        """The step of a pass bringing `new_messages` to one folder."""
+        return cls(ports, whole_messages=new_messages <= ports.inline_messages)
 
     def _started(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -143,30 +111,28 @@ class TrustStep:
     def begin(
         self, fetched: Sequence[FetchedMessage], preparing: Future[list[PreparedMessage]]
     ) -> PendingTrust:
-        whole_deferred = self._inline is not None and not self._inline.allows()
+        read = [self._whole or m.headers_only for m in fetched]
+        if not any(read):
+            return PendingTrust(None, None, len(fetched))
         verdicts: list[Future[SenderVerdict | None]] | None = None
         if self._ports.verifier is not None:
             verdicts = [
-                self._started().submit(self._charged, m.raw, m.headers_only)
-                if m.headers_only or not whole_deferred
+                self._started().submit(self.verify, m.raw, headers_only=m.headers_only)
+                if read[i]
                 else _answered(None)
-                for m in fetched
+                for i, m in enumerate(fetched)
             ]
         readings: Future[list[AuthorshipReading | None]] | None = None
-        if whole_deferred:
-            # Left to the backfill: a header-block-only message has no text to assess.
-            if any(m.headers_only for m in fetched) and self._ports.assessor is not None:
-                readings = Future()
-                readings.set_result([NOT_ASSESSED if m.headers_only else None for m in fetched])
-        elif self._ports.assessor is not None:
+        if self._ports.assessor is not None:
             readings = Future()
-            preparing.add_done_callback(lambda done: self._assess_when_ready(done, readings))
+            preparing.add_done_callback(lambda done: self._assess_when_ready(done, readings, read))
         return PendingTrust(verdicts, readings, len(fetched))
 
     def _assess_when_ready(
         self,
         preparing: Future[list[PreparedMessage]],
         readings: Future[list[AuthorshipReading | None]] | None,
+        read: list[bool],
     ) -> None:
         assert readings is not None
         if preparing.exception() is not None:
@@ -175,23 +141,14 @@ class TrustStep:
             return
 
         def run() -> None:
-            started = time.thread_time()
-            readings.set_result([self.assess(p) for p in preparing.result()])
-            if self._inline is not None:
-                self._inline.charge(time.thread_time() - started)
+            readings.set_result(
+                [self.assess(p) if read[i] else None for i, p in enumerate(preparing.result())]
+            )
 
         try:
             self._started().submit(run)
         except RuntimeError:
             readings.set_result([None] * len(preparing.result()))
-
-    def _charged(self, raw: bytes, headers_only: bool) -> SenderVerdict | None:
-        started = time.thread_time()
-        try:
-            return self.verify(raw, headers_only=headers_only)
-        finally:
-            if self._inline is not None:
-                self._inline.charge(time.thread_time() - started)
 
     def verify(self, raw: bytes, *, headers_only: bool) -> SenderVerdict | None:
         """The verifier's verdict, or None (nothing recorded) if it broke its promise not to
