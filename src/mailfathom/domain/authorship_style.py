@@ -31,7 +31,7 @@ import re
 
 from mailfathom.domain.authorship import AuthorshipSignal
 from mailfathom.domain.authorship_phrases import distinct_phrases, fold
-from mailfathom.domain.authorship_text import holds_words, own_text
+from mailfathom.domain.authorship_text import STYLE_CHARACTER_LIMIT, holds_words, own_text
 
 STYLE_MINIMUM_WORDS = 50
 FRAMING_MINIMUM_PHRASES = 2
@@ -63,11 +63,14 @@ _HAND_TYPED = re.compile(
 
 
 def style_signals(
-    plain_text: str, minimum_words: int = STYLE_MINIMUM_WORDS
+    plain_text: str,
+    minimum_words: int = STYLE_MINIMUM_WORDS,
+    character_limit: int = STYLE_CHARACTER_LIMIT,
 ) -> frozenset[AuthorshipSignal] | None:
-    """The style signals the author's own text in `plain_text` carries, or None when that text
-    is too short to read any (fewer than `minimum_words` words)."""
-    text = own_text(plain_text)
+    """The style signals the author's own text in the first `character_limit` characters of
+    `plain_text` carries, or None when that text is too short to read any (fewer than
+    `minimum_words` words)."""
+    text = own_text(plain_text, character_limit)
     if not holds_words(text, minimum_words):
         return None
     found: set[AuthorshipSignal] = set()

@@ -27,10 +27,11 @@ _ENDS_OWN_TEXT = re.compile(
 _WORD = re.compile(r"[^\W\d_](?:[^\W_]|['’-][^\W\d_])*")
 
 
-def own_text(plain_text: str) -> str:
-    """The lines of `plain_text` its author wrote (see the module), line breaks normalized."""
+def own_text(plain_text: str, character_limit: int = STYLE_CHARACTER_LIMIT) -> str:
+    """The lines of the first `character_limit` characters of `plain_text` its author wrote
+    (see the module), line breaks normalized."""
     kept: list[str] = []
-    for line in plain_text[:STYLE_CHARACTER_LIMIT].replace("\r\n", "\n").split("\n"):
+    for line in plain_text[:character_limit].replace("\r\n", "\n").split("\n"):
         if _ENDS_OWN_TEXT.match(line):
             break
         if _QUOTED.match(line) or (line.rstrip().endswith(":") and _ATTRIBUTION.search(line)):
