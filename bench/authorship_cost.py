@@ -68,7 +68,8 @@ def load_before(revision: str, limit: int, into: Path) -> ModuleType:
             _OWN_IMPORT.sub(r"_authorship_before.\1", source)
         )
     sys.path.insert(0, str(into))
-    importlib.import_module("_authorship_before.authorship_text").STYLE_CHARACTER_LIMIT = limit
+    text_module = importlib.import_module("_authorship_before.authorship_text")
+    setattr(text_module, "STYLE_CHARACTER_LIMIT", limit)  # noqa: B010
     return importlib.import_module("_authorship_before.authorship_assessor")
 
 

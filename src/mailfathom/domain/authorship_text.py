@@ -4,8 +4,9 @@ Quoted lines (`>`), the attribution line introducing a quote ("On ... wrote:", "
 "... napísal:"), everything after a signature separator (`-- `), a forwarded or original
 message divider, and a patch (from its `diff`, `Index:` or `--- a/` line on) are somebody
 else's text or not prose at all, and are left out. Only the first `STYLE_CHARACTER_LIMIT`
-characters of a body are read, so a very long message costs no more than a long one: the
-opening of a text is where its framing and scaffolding stand.
+characters of a body are read (the profile's `style_character_limit`, part of its revision),
+so a very long message costs no more than a long one: the opening of a text is where its
+framing and scaffolding stand. The limit was chosen by measurement (docs/authorship.md).
 """
 
 from __future__ import annotations
