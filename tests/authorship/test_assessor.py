@@ -152,6 +152,32 @@ def test_the_revision_changes_with_any_weight_or_threshold() -> None:
     assert len(revisions) == len(S) + 4
 
 
+def test_the_revision_changes_with_the_style_character_limit() -> None:
+    limit = DEFAULT_PROFILE.style_character_limit
+    revisions = {
+        dataclasses.replace(DEFAULT_PROFILE, style_character_limit=limit + change).revision
+        for change in (-1, 0, 1)
+    }
+    assert len(revisions) == 3
+    assert DEFAULT_PROFILE.revision in revisions
+
+
+def test_the_style_signals_read_only_the_profile_s_character_limit() -> None:
+    text = padded(HAND_TYPED) + "\n\n" + FRAMING
+    whole = dataclasses.replace(DEFAULT_PROFILE, style_character_limit=len(text))
+    opening = dataclasses.replace(DEFAULT_PROFILE, style_character_limit=len(text) - len(FRAMING))
+    read_whole = MachineAuthorshipAssessor(whole).assess(None, text)
+    read_opening = MachineAuthorshipAssessor(opening).assess(None, text)
+    assert S.FORMULAIC_FRAMING in read_whole.signals
+    assert S.FORMULAIC_FRAMING not in read_opening.signals
+    assert read_whole.profile_revision != read_opening.profile_revision
+
+
+def test_the_style_signals_read_at_least_one_character() -> None:
+    with pytest.raises(ValueError, match="style signals"):
+        dataclasses.replace(DEFAULT_PROFILE, style_character_limit=0)
+
+
 def test_the_revision_is_stable_for_the_same_table() -> None:
     same = AuthorshipProfile(weights=dict(reversed(list(DEFAULT_WEIGHTS.items()))))
     assert same.revision == DEFAULT_PROFILE.revision

@@ -3,10 +3,13 @@ uses the same characters for what they are for."""
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from mailfathom.domain.authorship import AuthorshipSignal
 from mailfathom.domain.authorship_characters import character_signals
+from mailfathom.domain.unseen import is_unseen
 
 TAG = AuthorshipSignal.TAG_CHARACTERS
 SELECTOR = AuthorshipSignal.VARIATION_SELECTOR_RUN
@@ -43,6 +46,8 @@ def tags(text: str) -> str:
         ("bits spelled in marks \u200e\u200f\u200e here", HIDDEN),
         ("filler \u3164 name", HIDDEN),
         ("invisible\u2062times", HIDDEN),
+        ("Gr\u00fc\u00dfe, na\u00efve caf\u00e9\u200bbar", HIDDEN),
+        ("co\u00adoperate, then \u202efdp.exe", BIDI),
     ],
 )
 def test_a_signal_fires_on_its_characters(text: str, signal: AuthorshipSignal) -> None:
@@ -78,3 +83,14 @@ def test_ordinary_text_carries_no_character_signal(text: str) -> None:
 def test_every_signal_of_one_text_is_found() -> None:
     text = f"a\u200bb {tags('hi')} \u202e x \u2764\ufe0f\ufe0f"
     assert character_signals(text) == frozenset({TAG, SELECTOR, BIDI, HIDDEN})
+
+
+def test_below_u0100_the_soft_hyphen_is_the_only_hidden_character() -> None:
+    """Text of Latin-1 characters only skips the scan; that is sound while the only character
+    below U+0100 the scan would judge is the soft hyphen, which never fires."""
+    hidden = [
+        chr(point)
+        for point in range(0x100)
+        if unicodedata.category(chr(point)) != "Cc" and is_unseen(chr(point))
+    ]
+    assert hidden == ["\u00ad"]

@@ -50,7 +50,9 @@ class MachineAuthorshipAssessor:
         if not plain_text.strip():
             return NOT_ASSESSED
         facts = character_signals(subject) | character_signals(plain_text)
-        style = style_signals(plain_text, self._profile.style_minimum_words)
+        style = style_signals(
+            plain_text, self._profile.style_minimum_words, self._profile.style_character_limit
+        )
         if style is None and not facts:
             return NOT_ASSESSED
         fired: frozenset[AuthorshipSignal] = facts | (style or frozenset())

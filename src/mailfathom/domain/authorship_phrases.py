@@ -1,14 +1,15 @@
 """Stock openers, transitions and closers of generated mail, in English, Czech and Slovak.
 
 Each entry is one phrase however it is spelled, written folded (lower case, no diacritics, no
-apostrophes, punctuation as spaces; see `fold`) so "Doufám, že se Vám daří" and "doufam ze se
+apostrophes, punctuation as spaces; see `words`) so "Doufám, že se Vám daří" and "doufam ze se
 vam dari" are one phrase. `[a|b]` is a choice of words, `[a|]` an optional one, and `||`
 separates word orders of one entry. A careful
 writer uses any one of these; what generated mail does is stack them, which is why
 `formulaicFraming` fires on two distinct entries and never on one.
 
-Entries are expanded into word sequences once, indexed by their first two words (every entry
-has at least two), so finding them costs one dictionary look-up per pair of adjacent words.
+Entries are expanded into word sequences once, each indexed by its longest word: a text
+holding none of those words (most text) is answered by one set operation in C, and only
+where one stands is the sequence around it compared.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 ENGLISH = (
     "i [hope|trust] [this|that|my] [email|e mail|message|note|letter|] finds you "
@@ -84,11 +85,15 @@ SLOVAK = (
 )
 
 PHRASES = (*ENGLISH, *CZECH, *SLOVAK)
-_Entry = tuple[int, tuple[str, ...]]
+# An entry's word sequence as bytes, and where in it the word it is indexed by stands.
+_Entry = tuple[int, tuple[bytes, ...], int]
 _TOKEN = re.compile(r"\[([^\]]*)\]|(\S+)")
-_APOSTROPHES = re.compile("['\u2019\u02bc]")
+_APOSTROPHES = ("'", "\u2019", "\u02bc")
 _COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
-_NOT_WORD = re.compile(r"[\W_]+")
+_NOT_WORD_OUTSIDE_ASCII = re.compile(r"[^\x00-\x7f\w]+")
+_NOT_WORD_IN_ASCII = bytes(
+    byte if chr(byte).isalnum() or byte >= 0x80 else ord(" ") for byte in range(256)
+)
 
 
 def expand(phrase: str) -> frozenset[tuple[str, ...]]:
@@ -103,35 +108,64 @@ def expand(phrase: str) -> frozenset[tuple[str, ...]]:
     return frozenset(found)
 
 
-def _index(phrases: tuple[str, ...]) -> Mapping[tuple[str, str], tuple[_Entry, ...]]:
-    index: dict[tuple[str, str], list[_Entry]] = {}
+def _index(phrases: tuple[str, ...]) -> Mapping[bytes, tuple[_Entry, ...]]:
+    """Every word sequence of every entry, indexed by its longest word (the first of equals),
+    the one least likely to stand in ordinary text."""
+    index: dict[bytes, list[_Entry]] = {}
     for number, phrase in enumerate(phrases):
-        for words in expand(phrase):
-            index.setdefault((words[0], words[1]), []).append((number, words))
-    return {pair: tuple(entries) for pair, entries in index.items()}
+        for sequence in expand(phrase):
+            encoded = tuple(word.encode() for word in sequence)
+            key = max(encoded, key=len)
+            index.setdefault(key, []).append((number, encoded, encoded.index(key)))
+    return {key: tuple(entries) for key, entries in index.items()}
 
 
 _INDEX = _index(PHRASES)
 
 
-def fold(text: str) -> str:
-    """`text` lower case, without diacritics or apostrophes, every run of other characters
-    that are not letters or digits one space."""
+def words(text: str) -> list[bytes]:
+    """The words of `text` folded, UTF-8 encoded: lower case, without diacritics or
+    apostrophes, split at every character that is not a letter or a digit.
+
+    What is not a word character becomes a space before the text is encoded, except in ASCII,
+    where one byte table does it after; so most text costs a few passes in C whatever the
+    number of words, and none of them a regular expression that replaces every space."""
     lowered = text.lower()
     if not lowered.isascii():
         lowered = _COMBINING.sub("", unicodedata.normalize("NFKD", lowered))
-    return _NOT_WORD.sub(" ", _APOSTROPHES.sub("", lowered)).strip()
+    for apostrophe in _APOSTROPHES:
+        lowered = lowered.replace(apostrophe, "")
+    if not lowered.isascii():
+        lowered = _NOT_WORD_OUTSIDE_ASCII.sub(" ", lowered)
+    return lowered.encode().translate(_NOT_WORD_IN_ASCII).split()
 
 
-def distinct_phrases(folded: str) -> int:
-    """How many different entries of the tables stand in the folded text `folded`."""
-    words = folded.split()
-    pairs = list(itertools.pairwise(words))
-    if _INDEX.keys().isdisjoint(pairs):
+def distinct_phrases(folded: Sequence[bytes], enough: int | None = None) -> int:
+    """How many different entries of the tables stand in the folded words `folded` (see
+    `words`); counting stops once `enough` are found."""
+    if _INDEX.keys().isdisjoint(folded):
         return 0
     found: set[int] = set()
-    for position, pair in enumerate(pairs):
-        for number, phrase in _INDEX.get(pair, ()):
-            if number not in found and tuple(words[position : position + len(phrase)]) == phrase:
-                found.add(number)
+    for key in _INDEX.keys() & set(folded):
+        for position in _positions(folded, key):
+            for number, phrase, offset in _INDEX[key]:
+                start = position - offset
+                if (
+                    number not in found
+                    and start >= 0
+                    and tuple(folded[start : start + len(phrase)]) == phrase
+                ):
+                    found.add(number)
+                    if enough is not None and len(found) >= enough:
+                        return len(found)
     return len(found)
+
+
+def _positions(folded: Sequence[bytes], word: bytes) -> Iterator[int]:
+    position = -1
+    while True:
+        try:
+            position = folded.index(word, position + 1)
+        except ValueError:
+            return
+        yield position

@@ -12,8 +12,10 @@ mean nothing individually); any two style signals read `possible`, and the three
 together (or all four) `likely`.
 
 `revision` names a profile by a short hash of everything that changes the number or the band
-(every weight, both thresholds, the style minimum), so two readings carrying the same
-revision are comparable and a changed weight can never be published under an old name.
+(every weight, both thresholds, the style minimum, and how much of a body the style signals
+read, since a longer or shorter sample can turn a signal on or off), so two readings carrying
+the same revision are comparable and a changed weight can never be published under an old
+name.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from types import MappingProxyType
 
 from mailfathom.domain.authorship import AuthorshipSignal, AuthorshipState
 from mailfathom.domain.authorship_style import STYLE_MINIMUM_WORDS
+from mailfathom.domain.authorship_text import STYLE_CHARACTER_LIMIT
 
 DEFAULT_WEIGHTS: Mapping[AuthorshipSignal, float] = MappingProxyType(
     {
@@ -46,13 +49,16 @@ _REVISION_PREFIX = "ma1-"
 
 @dataclass(frozen=True, slots=True)
 class AuthorshipProfile:
-    """Weights for every signal, and the likelihoods from which a reading is `likely`
-    (`likely_from`) and `possible` (`possible_from`)."""
+    """Weights for every signal, the likelihoods from which a reading is `likely`
+    (`likely_from`) and `possible` (`possible_from`), the fewest words the style signals read
+    (`style_minimum_words`) and how many characters of a body they read at most
+    (`style_character_limit`)."""
 
     weights: Mapping[AuthorshipSignal, float] = field(default_factory=lambda: DEFAULT_WEIGHTS)
     likely_from: float = LIKELY_FROM
     possible_from: float = POSSIBLE_FROM
     style_minimum_words: int = STYLE_MINIMUM_WORDS
+    style_character_limit: int = STYLE_CHARACTER_LIMIT
 
     def __post_init__(self) -> None:
         if set(self.weights) != set(AuthorshipSignal):
@@ -61,6 +67,8 @@ class AuthorshipProfile:
             raise ValueError("an authorship weight lies in [0, 1)")
         if not 0.0 < self.possible_from <= self.likely_from < 1.0:
             raise ValueError("the authorship bands are 0 < possible <= likely < 1")
+        if self.style_character_limit <= 0:
+            raise ValueError("the style signals read at least one character")
 
     @property
     def revision(self) -> str:
@@ -69,6 +77,7 @@ class AuthorshipProfile:
             "likely": self.likely_from,
             "possible": self.possible_from,
             "styleMinimumWords": self.style_minimum_words,
+            "styleCharacterLimit": self.style_character_limit,
         }
         canonical = json.dumps(table, sort_keys=True, separators=(",", ":"))
         return _REVISION_PREFIX + hashlib.sha256(canonical.encode()).hexdigest()[:12]

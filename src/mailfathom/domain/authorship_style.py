@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable
 
 from mailfathom.domain.authorship import AuthorshipSignal
-from mailfathom.domain.authorship_phrases import distinct_phrases, fold
-from mailfathom.domain.authorship_text import holds_words, own_text
+from mailfathom.domain.authorship_phrases import distinct_phrases, words
+from mailfathom.domain.authorship_text import STYLE_CHARACTER_LIMIT, holds_words, own_text
 
 STYLE_MINIMUM_WORDS = 50
 FRAMING_MINIMUM_PHRASES = 2
@@ -52,28 +53,35 @@ _NUMBERED = re.compile(r"^[ \t]*\d{1,2}[.)][ \t]+(\S.*)$")
 _LIST_ITEM = re.compile(rf"^[ \t]*{_BULLET}[ \t]")
 _SENTENCE_OR_LINE = re.compile(r"(?<=[.!?:,])[\"'\u201d\u2019)]*[ \t]+(?=\S)|\n")
 _LINE_OPENING = re.compile(r"^(?:[-*\u2022#>]+|\d{1,2}[.)])?[ \t]*\**")
-_HAND_TYPED = re.compile(
-    r"[.!?] {2,}\S"  # two spaces after a sentence
-    r"|[!?]{2,}"  # !! or ??
-    r"|\.{3}"  # an ellipsis typed as three dots
-    r"|[:;]-?[()DPp](?!\w)"  # an emoticon
-    r"|[ \t][,.](?!\w)"  # a space before a comma or a full stop
-    r"|[^\W\d_]{2}[.!?][^\W\d_]"  # a sentence run into the next
-)
+# A list line, searched in the text after a line break put before it (so the search jumps
+# from line break to line break): without one there is no colon or numbered heading.
+_LIST_LINE = re.compile(rf"\n[ \t]*{_BULLET}[ \t]")
+# The irregularities of hand-typed text, each a pattern that opens on a literal or a small
+# set of characters, so each is one quick pass in C.
+_TWO_SPACES_AFTER_SENTENCE = re.compile(r"[.!?] {2,}\S")
+_DOUBLED_MARKS = ("!!", "??", "!?", "?!")
+_TYPED_ELLIPSIS = "..."
+_EMOTICON = re.compile(r"[:;]-?[()DPp](?!\w)")
+_SPACE_BEFORE_STOP = re.compile(r"[ \t][,.](?!\w)")
+_SPACES_BEFORE_STOP = (" ,", " .", "\t,", "\t.")
+_RUN_IN_SENTENCE = re.compile(r"[.!?](?<=[^\W\d_]{2}[.!?])[^\W\d_]")
 
 
 def style_signals(
-    plain_text: str, minimum_words: int = STYLE_MINIMUM_WORDS
+    plain_text: str,
+    minimum_words: int = STYLE_MINIMUM_WORDS,
+    character_limit: int = STYLE_CHARACTER_LIMIT,
 ) -> frozenset[AuthorshipSignal] | None:
-    """The style signals the author's own text in `plain_text` carries, or None when that text
-    is too short to read any (fewer than `minimum_words` words)."""
-    text = own_text(plain_text)
+    """The style signals the author's own text in the first `character_limit` characters of
+    `plain_text` carries, or None when that text is too short to read any (fewer than
+    `minimum_words` words)."""
+    text = own_text(plain_text, character_limit)
     if not holds_words(text, minimum_words):
         return None
     found: set[AuthorshipSignal] = set()
-    if distinct_phrases(fold(text)) >= FRAMING_MINIMUM_PHRASES:
+    if distinct_phrases(words(text), enough=FRAMING_MINIMUM_PHRASES) >= FRAMING_MINIMUM_PHRASES:
         found.add(AuthorshipSignal.FORMULAIC_FRAMING)
-    if "\u2014" in text and len(_UNSPACED_EM_DASH.findall(text)) >= EM_DASH_MINIMUM:
+    if "\u2014" in text and _at_least(_UNSPACED_EM_DASH.finditer(text), EM_DASH_MINIMUM):
         found.add(AuthorshipSignal.UNSPACED_EM_DASHES)
     if _scaffolded(text):
         found.add(AuthorshipSignal.LIST_SCAFFOLDING)
@@ -82,15 +90,24 @@ def style_signals(
     return frozenset(found)
 
 
+def _at_least(found: Iterable[object], minimum: int) -> bool:
+    """Whether `found` yields at least `minimum` items, taking no more than that."""
+    return sum(1 for _ in itertools.islice(found, minimum)) >= minimum
+
+
 def _scaffolded(text: str) -> bool:
-    if "**" in text and len(_BOLD_HEADING.findall(text)) >= BOLD_HEADING_MINIMUM:
+    if "**" in text and _at_least(_BOLD_HEADING.finditer(text), BOLD_HEADING_MINIMUM):
         return True
-    if "#" in text and len(_MARKDOWN_HEADING.findall(text)) >= MARKDOWN_HEADING_MINIMUM:
+    if "#" in text and _at_least(_MARKDOWN_HEADING.finditer(text), MARKDOWN_HEADING_MINIMUM):
         return True
-    colon_headed = sum(
-        1 for heading in _COLON_HEADING.findall(text) if _short_heading(heading, final="")
+    if _LIST_LINE.search("\n" + text) is None:
+        return False
+    colon_headed = (
+        match.group(1)
+        for match in _COLON_HEADING.finditer(text)
+        if _short_heading(match.group(1), final="")
     )
-    return colon_headed >= COLON_HEADING_MINIMUM or _numbered_headings(text)
+    return _at_least(colon_headed, COLON_HEADING_MINIMUM) or _numbered_headings(text)
 
 
 def _short_heading(heading: str, *, final: str) -> bool:
@@ -119,16 +136,40 @@ def _numbered_headings(text: str) -> bool:
 
 
 def _uniform(text: str) -> bool:
-    if _HAND_TYPED.search(text):
-        return False
+    """Flawless typing: enough sentences and lines, every one opening as it should, and not
+    one irregularity of hand-typed text. The openings are read first and one at a time, since
+    in hand-typed mail the first line wrapped mid-sentence already answers."""
+    return _openings_uniform(text) and not _hand_typed(text)
+
+
+def _openings_uniform(text: str) -> bool:
     sentences = 0
     previous = ""
-    for chunk in _SENTENCE_OR_LINE.split(text):
-        opening = _LINE_OPENING.sub("", chunk.strip(), count=1)
+    start = 0
+    for separator in itertools.chain(_SENTENCE_OR_LINE.finditer(text), (None,)):
+        end = len(text) if separator is None else separator.start()
+        chunk = text[start:end].strip()
+        if separator is not None:
+            start = separator.end()
+        opening = _LINE_OPENING.sub("", chunk, count=1)
         if not opening:
             continue
         if opening[0].islower() and not previous.endswith(","):
             return False
         sentences += 1
-        previous = chunk.strip()
+        previous = chunk
     return sentences >= UNIFORM_MINIMUM_SENTENCES
+
+
+def _hand_typed(text: str) -> bool:
+    return (
+        ("  " in text and _TWO_SPACES_AFTER_SENTENCE.search(text) is not None)
+        or any(marks in text for marks in _DOUBLED_MARKS)
+        or _TYPED_ELLIPSIS in text
+        or _EMOTICON.search(text) is not None
+        or (
+            any(stop in text for stop in _SPACES_BEFORE_STOP)
+            and _SPACE_BEFORE_STOP.search(text) is not None
+        )
+        or _RUN_IN_SENTENCE.search(text) is not None
+    )
