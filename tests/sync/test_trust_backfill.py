@@ -18,7 +18,8 @@ from mailfathom.app.sync.trust_backfill import TrustBackfill
 from mailfathom.app.sync.trust_step import TrustPorts
 from mailfathom.bootstrap import Services
 from mailfathom.domain.authorship import NOT_ASSESSED, AuthorshipState
-from mailfathom.domain.config import AccountConfig
+from mailfathom.domain.config import AccountConfig, FolderMapping
+from mailfathom.domain.folders import FolderRole
 from mailfathom.domain.sender_verdict import AuthorAuthentication
 from servers.dovecot import ImapAccount
 from waiting import wait_for
@@ -153,3 +154,31 @@ def test_a_message_whose_content_is_gone_is_recorded_blank_and_not_asked_again(
         ((verdict, reading),) = _rows(services).values()
     assert verdict.author_authentication is AuthorAuthentication.NOT_ESTABLISHED  # type: ignore[attr-defined]
     assert reading == NOT_ASSESSED
+
+
+def test_the_bound_counts_the_new_messages_of_every_folder_the_pass_reached(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
+) -> None:
+    remote.conn.create("Archive")
+    for i in range(4):
+        remote.append(b"X-Test-Verdict: none\r\n" + sample(f"Inbox {i}"))
+    for i in range(3):
+        remote.append(b"X-Test-Verdict: none\r\n" + sample(f"Archive {i}"), folder="Archive")
+    folders = (
+        FolderMapping("INBOX", "INBOX", FolderRole.INBOX),
+        FolderMapping("Archive", "Archive", FolderRole.ARCHIVE),
+    )
+    account = imap_account_config(imap_account, folders)
+    with open_services(tmp_path, account) as services:
+        services.sender_verifier = FakeVerifier()
+        services.authorship_assessor = FakeAssessor()
+        wired = services.trust_ports
+
+        def ports(account: AccountConfig) -> TrustPorts:
+            return replace(wired(account), inline_messages=5)
+
+        services.trust_ports = ports  # type: ignore[method-assign]
+        services.account_synchronizer().run_once(account)
+        # The inbox's 4 fit the bound; with the archive's 3 the pass brought 7.
+        assert sorted(_rows(services)) == [f"Inbox {i}" for i in range(4)]
+        assert services.trust_backfill().run_until_done(account) == 3

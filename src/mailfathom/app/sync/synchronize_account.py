@@ -98,12 +98,14 @@ class AccountSynchronizer:
         synchronizer = self._folder_synchronizer(account)
         reports: list[SyncReport] = []
         missing: list[str] = []
+        new_so_far = 0
         for record in records:
             if record.remote_name not in existing:
                 missing.append(record.alias)
                 continue
             # The records were read when this pass began, and only this pass moves them on.
-            report = synchronizer.run(session, record, progress)
+            report = synchronizer.run(session, record, progress, earlier_new=new_so_far)
+            new_so_far += report.stored
             reports.append(report)
             if on_folder:
                 on_folder(report)

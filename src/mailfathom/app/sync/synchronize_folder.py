@@ -100,8 +100,11 @@ class FolderSynchronizer:
         session: MailboxSession,
         folder: FolderRecord,
         progress: ProgressCallback | None = None,
+        earlier_new: int = 0,
     ) -> SyncReport:
-        """One pass over the folder. `progress(alias, stored, total)` follows new mail."""
+        """One pass over the folder. `progress(alias, stored, total)` follows new mail;
+        `earlier_new` is how many new messages the same pass brought to other folders before
+        this one (a pass bringing many leaves their readings to the backfill)."""
         self._progress = progress
         status = session.select(folder.remote_name)
         report = SyncReport(folder_alias=folder.alias)
@@ -131,7 +134,7 @@ class FolderSynchronizer:
         else:
             stored = self._store.stored_uids(folder.folder_id, status.uidvalidity)
         new_uids = [uid for uid in server_uids if uid not in stored]
-        report = self._fetch_new(session, folder, status.uidvalidity, new_uids, report)
+        report = self._fetch_new(session, folder, status.uidvalidity, new_uids, report, earlier_new)
         filled = fetch_held_back(
             session,
             HeldBackSources(
@@ -266,6 +269,7 @@ class FolderSynchronizer:
         uidvalidity: int,
         uids: Sequence[int],
         report: SyncReport,
+        earlier_new: int = 0,
     ) -> SyncReport:
         """Fetch, normalize and commit new messages batch by batch.
 
@@ -283,7 +287,7 @@ class FolderSynchronizer:
             self._progress(folder.alias, 0, total)
         self._preparer.expect(total)
         if self._trust is not None:
-            self._trust_step = TrustStep.for_pass(self._trust, total)
+            self._trust_step = TrustStep.for_pass(self._trust, earlier_new + total)
         fetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="imap-fetch")
         fetching: Future[list[FetchedMessage]] | None = None
         try:

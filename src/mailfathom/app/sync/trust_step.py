@@ -10,8 +10,8 @@ written in its transaction.
 
 Verifying a DKIM signature costs about two milliseconds of CPU, more than storing the message
 does, and any CPU spent in this process lengthens the pass. So a pass that brings more than
-`TrustPorts.inline_messages` new messages of a folder (an initial synchronization, a large
-catch-up) stores its whole messages without readings, and the backfill
+`TrustPorts.inline_messages` new messages (over its folders so far: an initial
+synchronization, a large catch-up) stores its whole messages without readings, and the backfill
 (`app/sync/trust_backfill.py`) reads them after the pass, at its own pace: such mail is readable
 first and verified afterwards, while the few messages of an ordinary pass are read as they are
 stored. A message stored by its header block alone is always read inline: without a body there
@@ -37,7 +37,7 @@ log = structlog.get_logger("mailfathom.sync")
 # Threads verifying and assessing for one pass: enough to keep several DNS questions out at
 # once, few enough that the text readings do not crowd the committing thread.
 TRUST_THREADS = 4
-# The most new messages of a folder a pass reads inline; a pass bringing more leaves them to
+# The most new messages a pass reads inline; a pass bringing more leaves the rest to
 # the backfill (at about 2.5 ms each, a quarter of a second of CPU).
 INLINE_MESSAGES = 100
 
@@ -100,7 +100,7 @@ class TrustStep:
 
     @classmethod
     def for_pass(cls, ports: TrustPorts, new_messages: int) -> TrustStep:
-        """The step of a pass bringing `new_messages` to one folder."""
+        """The step of a folder's part of a pass that, with it, brings `new_messages`."""
         return cls(ports, whole_messages=new_messages <= ports.inline_messages)
 
     def _started(self) -> ThreadPoolExecutor:
