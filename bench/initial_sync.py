@@ -1071,7 +1071,7 @@ def verification_phase(
             "published_keys": len(signed.signers.keys),
             "distinct_selectors": len(signed.used),
         },
-        "machine_authorship": trust_cost.summary(authorship, n),
+        "machine_authorship": trust_cost.summary(authorship, n, "authorship"),
     }
 
 

@@ -402,15 +402,15 @@ def check_readings(result: dict[str, Any], messages: int) -> None:
             raise RuntimeError("a sync with authorship off stored readings")
 
 
-def summary(result: dict[str, Any], messages: int) -> dict[str, Any]:
+def summary(result: dict[str, Any], messages: int, kind: str = "verdicts") -> dict[str, Any]:
     """What is kept of a comparison: the medians, ratios and rates, not every run."""
     on_runs, off_runs = result.pop("on_runs"), result.pop("off_runs")
     result["on_messages_per_s"] = messages / result["on_sync_wall_s"]
     for key in ("backfill_wall_s", "backfill_cpu_s", "backfilled"):
         values = sorted(r.get(key, 0) for r in on_runs)
         result[f"on_{key}_median"] = values[len(values) // 2]
-    inline = [sum(r.get("inline_readings", {}).get("verdicts", {}).values()) for r in on_runs]
-    result["on_inline_verdicts_median"] = sorted(inline)[len(inline) // 2]
+    inline = [sum(r.get("inline_readings", {}).get(kind, {}).values()) for r in on_runs]
+    result["on_inline_median"] = sorted(inline)[len(inline) // 2]
     result["off_messages_per_s"] = messages / result["off_sync_wall_s"]
     result["on_readings"] = on_runs[0]["readings"]
     asked = [r.get("dns_questions") for r in on_runs if r.get("dns_questions") is not None]
@@ -461,8 +461,8 @@ def print_lines(results: dict[str, Any]) -> None:
         switched = results.get(label)
         if switched and "on_backfill_wall_s_median" in switched:
             print(
-                f"  {label.replace('_', ' ')}: {switched['on_inline_verdicts_median']} verdicts "
-                f"stored by the pass itself; the backfill after it read "
+                f"  {label.replace('_', ' ')}: {switched['on_inline_median']} messages read "
+                f"by the pass itself; the backfill after it read "
                 f"{switched['on_backfilled_median']} messages in "
                 f"{switched['on_backfill_wall_s_median']:.2f} s "
                 f"({switched['on_backfill_cpu_s_median']:.2f} s CPU) (medians)"
