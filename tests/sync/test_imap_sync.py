@@ -36,13 +36,6 @@ from .helpers import (
 _READER = Caller(permissions=ALL_PERMISSIONS, label="reader")
 
 
-@pytest.fixture
-def remote(imap_account: ImapAccount) -> Iterator[RemoteMailbox]:
-    mailbox = RemoteMailbox(imap_account)
-    yield mailbox
-    mailbox.close()
-
-
 def test_initial_sync_stores_every_message_once_and_resync_fetches_no_body(
     tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox, body_fetches: list[int]
 ) -> None:

@@ -3,7 +3,6 @@ resuming after an interruption from the position it recorded. On SQLite and Post
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,20 +40,6 @@ class InterruptingVerifier(FakeVerifier):
         return super().verify(
             raw, headers_only=headers_only, trusted_authserv_ids=trusted_authserv_ids
         )
-
-
-@pytest.fixture
-def remote(imap_account: ImapAccount) -> Iterator[RemoteMailbox]:
-    mailbox = RemoteMailbox(imap_account)
-    yield mailbox
-    mailbox.close()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest) -> str | None:
-    if request.param == "sqlite":
-        return None
-    return str(request.getfixturevalue("migrated_postgres_url"))
 
 
 def _seqs_with_rows(services: Services) -> set[int]:

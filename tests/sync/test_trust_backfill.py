@@ -4,11 +4,9 @@ backfill, which reads them after it. Against Dovecot, on SQLite and PostgreSQL."
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 import sqlalchemy as sa
 
 from fakes.trust import FakeAssessor, FakeVerifier
@@ -25,20 +23,6 @@ from servers.dovecot import ImapAccount
 from waiting import wait_for
 
 from .helpers import RemoteMailbox, imap_account_config, open_services, sample
-
-
-@pytest.fixture
-def remote(imap_account: ImapAccount) -> Iterator[RemoteMailbox]:
-    mailbox = RemoteMailbox(imap_account)
-    yield mailbox
-    mailbox.close()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest) -> str | None:
-    if request.param == "sqlite":
-        return None
-    return str(request.getfixturevalue("migrated_postgres_url"))
 
 
 def _with_no_inline_share(services: Services) -> None:

@@ -4,11 +4,9 @@ on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 import sqlalchemy as sa
 
 from fakes.trust import PROFILE, BrokenVerifier, FakeAssessor, FakeVerifier
@@ -20,20 +18,6 @@ from mailfathom.domain.sender_verdict import AuthorAuthentication, SenderVerdict
 from servers.dovecot import ImapAccount
 
 from .helpers import RemoteMailbox, imap_account_config, open_services, sample
-
-
-@pytest.fixture
-def remote(imap_account: ImapAccount) -> Iterator[RemoteMailbox]:
-    mailbox = RemoteMailbox(imap_account)
-    yield mailbox
-    mailbox.close()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest) -> str | None:
-    if request.param == "sqlite":
-        return None
-    return str(request.getfixturevalue("migrated_postgres_url"))
 
 
 def _marked(subject: str, verdict: str, body: str = "Hello there.\n") -> bytes:
