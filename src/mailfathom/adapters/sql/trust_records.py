@@ -67,7 +67,7 @@ class SqlTrustRecords:
         with self.engine.begin() as c:
             c.execute(trust_positions.delete().where(trust_positions.c.account_id == account_id))
 
-    def unrecorded(self, account_id: str, limit: int) -> list[StoredForTrust]:
+    def unrecorded(self, account_id: str, after_seq: int, limit: int) -> list[StoredForTrust]:
         with self.engine.connect() as c:
             rows = c.execute(
                 sa.select(messages.c.seq, messages.c.content_key)
@@ -76,6 +76,7 @@ class SqlTrustRecords:
                 )
                 .where(
                     messages.c.account_id == account_id,
+                    messages.c.seq > after_seq,
                     messages.c.content_key.is_not(None),
                     message_trust.c.seq.is_(None),
                 )

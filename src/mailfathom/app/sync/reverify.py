@@ -66,9 +66,10 @@ class TrustRecords(Protocol):
         """Forget the account's position: the run is complete."""
         ...
 
-    def unrecorded(self, account_id: str, limit: int) -> list[StoredForTrust]:
-        """The account's messages with stored MIME and no readings recorded at all, in `seq`
-        order: what a pass left to the backfill, or stored before anything was read."""
+    def unrecorded(self, account_id: str, after_seq: int, limit: int) -> list[StoredForTrust]:
+        """The account's messages after `after_seq` with stored MIME and no readings recorded
+        at all, in `seq` order: what a pass left to the backfill, or stored before anything
+        was read."""
         ...
 
     def fill_in(self, records: Sequence[TrustRecord]) -> None:
@@ -147,12 +148,15 @@ class StoredMailReverification:
         self._records.finish(account_id)
         return ReverifyReport(reverified, without, unreadable, resumed)
 
-    def fill(self, account_id: str, ports: TrustPorts, limit: int) -> int:
-        """Read up to `limit` of the account's messages that have no readings yet (the
-        backfill); answers how many were looked at, 0 when none is left."""
-        batch = self._records.unrecorded(account_id, limit)
+    def fill(
+        self, account_id: str, ports: TrustPorts, limit: int, after_seq: int = 0
+    ) -> tuple[int, int]:
+        """Read up to `limit` of the account's messages after `after_seq` that have no
+        readings yet (the backfill); answers how many were looked at (0 when none is left)
+        and the last one's `seq`, where the next call may start."""
+        batch = self._records.unrecorded(account_id, after_seq, limit)
         if not batch:
-            return 0
+            return 0, after_seq
         step = TrustStep(ports)
         records: list[TrustRecord] = []
         for stored in batch:
@@ -165,7 +169,7 @@ class StoredMailReverification:
             )
             records.append((stored.seq, verdict, reading))
         self._records.fill_in(records)
-        return len(batch)
+        return len(batch), batch[-1].seq
 
     def _raw(self, stored: StoredForTrust) -> bytes | None:
         if stored.content_key is None:

@@ -50,9 +50,9 @@ class TrustBackfill:
         """Read every message left without readings, at full speed (a one-off run, after its
         passes); answers how many were read."""
         ports = self._ports_of(account)
-        done = 0
+        done = after = 0
         while ports.wired:
-            count = self._reverification.fill(account.account_id, ports, self._batch)
+            count, after = self._reverification.fill(account.account_id, ports, self._batch, after)
             if count == 0:
                 break
             done += count
@@ -65,10 +65,16 @@ class TrustBackfill:
         ports = self._ports_of(account)
         if not ports.wired:
             return
+        # Messages are stored in `seq` order, so a walk need not look behind where it is;
+        # when it finds nothing it starts over once before it rests.
+        after = 0
         while not stop.is_set():
             started = self._clock()
+            walked_from = after
             try:
-                count = self._reverification.fill(account.account_id, ports, self._batch)
+                count, after = self._reverification.fill(
+                    account.account_id, ports, self._batch, after
+                )
             except Exception as error:
                 log.warning(
                     "trust.backfill_failed",
@@ -77,7 +83,9 @@ class TrustBackfill:
                 )
                 count = 0
             if count == 0:
-                stop.wait(self._idle_seconds)
+                after = 0
+                if walked_from == 0:
+                    stop.wait(self._idle_seconds)
                 continue
             worked = self._clock() - started
             stop.wait(worked * (1.0 - self._duty) / self._duty)
