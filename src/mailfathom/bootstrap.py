@@ -17,6 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from mailfathom.adapters.authentication import build_sender_verifier
+from mailfathom.adapters.authentication.deployment_results import unvouched
 from mailfathom.adapters.config.secrets import NeededSecret as NeededSecret
 from mailfathom.adapters.config.secrets import require_secrets as require_secrets
 from mailfathom.adapters.config.secrets import secrets_to_deliver as secrets_to_deliver
@@ -331,10 +332,14 @@ class Services:
         )
 
     def trust_ports(self, account: AccountConfig) -> TrustPorts:
-        """The trust ports as this deployment wires them, with what the account trusts."""
-        return TrustPorts(
-            self.sender_verifier, self.authorship_assessor, account.trusted_authserv_ids
-        )
+        """The trust ports as this deployment wires them, with what the account trusts: its
+        configured ids and, for a local account, the deployment's own, which only this
+        deployment can have put on top of such an account's mail (see `deployment_results`).
+        An IMAP account's server could hold anything, so it trusts the id only if named."""
+        trusted = account.trusted_authserv_ids
+        if account.kind is AccountKind.LOCAL:
+            trusted = trusted | {self.config.authserv_id}
+        return TrustPorts(self.sender_verifier, self.authorship_assessor, trusted)
 
     def _served(self) -> list[ServedAccount]:
         return [
@@ -602,12 +607,14 @@ class Services:
         """Fill a local account's folders with generated sample mail (the demo)."""
         for sample in generate_mailbox(messages):
             folder = self.connectors.local.folder(account_id, sample.folder)
-            folder.deliver(sample.raw, sample.flags, sample.received_at)
+            raw = unvouched(sample.raw, self.config.authserv_id)
+            folder.deliver(raw, sample.flags, sample.received_at)
 
     def import_mail(self, account_id: str, folder: str, source: Path) -> ImportCount:
         """File existing mail (a Maildir, .eml files or an mbox) into a local account's
         folder, each message once, keeping its bytes and its arrival time."""
-        return import_source(self.connectors.local.folder(account_id, folder), source)
+        target = self.connectors.local.folder(account_id, folder)
+        return import_source(target, source, lambda raw: unvouched(raw, self.config.authserv_id))
 
     def delivery_pass(
         self,

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from config.test_config_loading import imap_account, parse, problems_of
-from mailfathom.domain.config import SecretRef, TlsMode
+from mailfathom.domain.config import DEFAULT_AUTHSERV_ID, SecretRef, TlsMode
 from mailfathom.domain.delivery_config import (
     AccountDelivery,
     Ceiling,
@@ -176,3 +176,12 @@ def test_attachment_roots_are_absolute_and_expanded(monkeypatch: pytest.MonkeyPa
 def test_an_attachment_root_that_is_not_plainly_absolute_is_refused(root: str) -> None:
     found = problems_of({"Accounts": [imap_account()], "MailDelivery": {"AttachmentRoots": [root]}})
     assert [p.split(":")[0] for p in found] == ["MailDelivery.AttachmentRoots[0]"]
+
+
+def test_the_deployments_authserv_id() -> None:
+    assert parse({"Accounts": [imap_account()]}).authserv_id == DEFAULT_AUTHSERV_ID
+    named = parse({"Accounts": [imap_account()], "Deployment": {"AuthservId": "Agents.Example"}})
+    assert named.authserv_id == "agents.example"
+    for broken in ("", "two words", "semi;colon"):
+        found = problems_of({"Accounts": [imap_account()], "Deployment": {"AuthservId": broken}})
+        assert [p.split(":")[0] for p in found] == ["Deployment.AuthservId"]

@@ -162,6 +162,11 @@ class SenderTrustConfig:
     trusted_domains: tuple[str, ...] = ()
 
 
+DEFAULT_AUTHSERV_ID = "mailfathom.invalid"
+"""The authserv-id this deployment writes its own `Authentication-Results` under where the
+configuration names none: under `.invalid` (RFC 6761), so no real server can own it."""
+
+
 @dataclass(frozen=True, slots=True)
 class DeploymentConfig:
     store: StoreConfig
@@ -169,6 +174,7 @@ class DeploymentConfig:
     sync: SyncConfig = field(default_factory=SyncConfig)
     mcp: McpEndpointConfig = field(default_factory=lambda: McpEndpointConfig())
     read_only: bool = False
+    authserv_id: str = DEFAULT_AUTHSERV_ID
     mail_delivery: MailDeliveryConfig = field(default_factory=MailDeliveryConfig)
     downloads: DownloadsConfig = field(default_factory=DownloadsConfig)
     machine_authorship: MachineAuthorshipConfig = field(default_factory=MachineAuthorshipConfig)

@@ -96,6 +96,13 @@ def displayed_author_domain(from_values: list[str]) -> str | None:
     """The domain of the one mailbox the From header displays, or None when there is not
     exactly one From field naming exactly one usable mailbox (RFC 7489 section 6.6.1 leaves
     such a message without an author domain)."""
+    author = displayed_author(from_values)
+    return None if author is None else comparison_domain(author.rpartition("@")[2])
+
+
+def displayed_author(from_values: list[str]) -> str | None:
+    """The address of the one mailbox the From header displays, as written, or None as for
+    `displayed_author_domain`."""
     if len(from_values) != 1:
         return None
     value = from_values[0]
@@ -108,7 +115,7 @@ def displayed_author_domain(from_values: list[str]) -> str | None:
     mailboxes = [address for _, address in pairs if address]
     if len(mailboxes) != 1:
         return None
-    local, at, domain = mailboxes[0].rpartition("@")
+    local, at, _ = mailboxes[0].rpartition("@")
     if not at or not local:
         return None
-    return comparison_domain(domain)
+    return mailboxes[0]

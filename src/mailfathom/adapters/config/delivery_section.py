@@ -10,10 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from mailfathom.adapters.config.sender_verification_section import (
+    AUTHSERV_ID_RULE,
+    is_authserv_id,
+)
 from mailfathom.adapters.config.toml_tables import Table, is_loopback
 from mailfathom.adapters.config.values import HOST_LIMIT, expand_home, is_host
 from mailfathom.domain import text_rules
-from mailfathom.domain.config import SecretRef, TlsMode
+from mailfathom.domain.config import DEFAULT_AUTHSERV_ID, SecretRef, TlsMode
 from mailfathom.domain.delivery_config import (
     AccountDelivery,
     Ceiling,
@@ -52,7 +56,7 @@ _MAIL_DELIVERY_KEYS = frozenset(
 _POLICY_KEYS = frozenset({"Allow", "Deny"})
 _CEILING_SCOPES = {"Account": "account", "Installation": "installation", "Client": "client"}
 _CEILING_KEYS = frozenset({"PerHour", "PerDay"})
-_DEPLOYMENT_KEYS = frozenset({"ReadOnly"})
+_DEPLOYMENT_KEYS = frozenset({"ReadOnly", "AuthservId"})
 _SMTP_PORTS = {TlsMode.IMPLICIT: 465, TlsMode.STARTTLS: 587, TlsMode.NONE: 25}
 # An address as a sending account or a policy entry writes it: ASCII, no spaces, one "@".
 _ADDRESS = re.compile(r"[!-?A-~]{1,64}@[A-Za-z0-9.-]{1,253}")
@@ -60,12 +64,17 @@ _DOMAIN = re.compile(r"@?[A-Za-z0-9]([A-Za-z0-9-]{0,62}\.)*[A-Za-z0-9-]{1,63}")
 _NAME_LIMIT = 256
 
 
-def parse_deployment(table: Table | None) -> bool:
-    """Whether the deployment runs read-only (nothing is sent, whatever accounts say)."""
+def parse_deployment(table: Table | None) -> tuple[bool, str]:
+    """Whether the deployment runs read-only (nothing is sent, whatever accounts say), and
+    the authserv-id it writes its own `Authentication-Results` under (lower-cased)."""
     if table is None:
-        return False
+        return False, DEFAULT_AUTHSERV_ID
     table.refuse_unknown(_DEPLOYMENT_KEYS)
-    return table.boolean("ReadOnly", False)
+    authserv_id = table.string("AuthservId")
+    if authserv_id is not None and not is_authserv_id(authserv_id):
+        table.problems.add(table.at("AuthservId"), AUTHSERV_ID_RULE)
+        authserv_id = None
+    return table.boolean("ReadOnly", False), (authserv_id or DEFAULT_AUTHSERV_ID).casefold()
 
 
 def parse_account_delivery(table: Table, parse_secret: SecretParser) -> AccountDelivery | None:

@@ -141,15 +141,22 @@ def parse_trusted_authserv_ids(table: Table) -> frozenset[str] | None:
         return None
     ok = True
     for index, value in enumerate(values):
-        if (
-            not 0 < len(value) <= _AUTHSERV_ID_LIMIT
-            or any(char.isspace() or char in ';()"' for char in value)
-            or not text_rules.is_name(value)
-        ):
-            table.problems.add(
-                f"{table.at(key)}[{index}]",
-                f"must be an authserv-id: 1 to {_AUTHSERV_ID_LIMIT} characters, no spaces, "
-                "semicolons, parentheses or quotes",
-            )
+        if not is_authserv_id(value):
+            table.problems.add(f"{table.at(key)}[{index}]", AUTHSERV_ID_RULE)
             ok = False
     return frozenset(value.casefold() for value in values) if ok else None
+
+
+AUTHSERV_ID_RULE = (
+    f"must be an authserv-id: 1 to {_AUTHSERV_ID_LIMIT} characters, no spaces, "
+    "semicolons, parentheses or quotes"
+)
+
+
+def is_authserv_id(value: str) -> bool:
+    """Whether `value` can stand as an authserv-id unquoted (RFC 8601 section 2.2)."""
+    return (
+        0 < len(value) <= _AUTHSERV_ID_LIMIT
+        and not any(char.isspace() or char in ';()"' for char in value)
+        and text_rules.is_name(value)
+    )

@@ -129,7 +129,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     accounts = [parse_account(table, base_dir) for table in account_tables]
     check_account_names(account_tables, problems)
     mcp = parse_mcp_endpoint(root.table("McpEndpoint"), problems)
-    read_only = parse_deployment(root.table("Deployment"))
+    read_only, authserv_id = parse_deployment(root.table("Deployment"))
     mail_delivery = parse_mail_delivery(root.table("MailDelivery"))
     downloads = parse_downloads(root.table("Downloads"), base_dir)
     machine_authorship = parse_machine_authorship(root.table("MachineAuthorship"))
@@ -147,6 +147,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
         sync=sync,
         mcp=mcp,
         read_only=read_only,
+        authserv_id=authserv_id,
         mail_delivery=mail_delivery,
         downloads=downloads,
         machine_authorship=machine_authorship,

@@ -3,6 +3,10 @@
 An imported message is filed under the SHA-256 of its bytes, so the folder refuses bytes it
 already holds: whether they came from an earlier import or from any other delivery (those
 files are hashed once, when the first message of an import is offered).
+
+What is filed may differ from the bytes offered: `filed` rewrites them first (the deployment
+puts its own field above a copy of its authserv-id, see `deployment_results`); the name still
+comes from the bytes offered, so importing the same source again adds nothing.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -22,8 +27,9 @@ _IMPORTED = re.compile(r"([0-9a-f]{64})" + re.escape(_SUFFIX) + r"(?::2,.*)?")
 
 
 class FolderImport:
-    def __init__(self, folder: MaildirFolder) -> None:
+    def __init__(self, folder: MaildirFolder, filed: Callable[[bytes], bytes]) -> None:
         self._folder = folder
+        self._filed = filed
         self._held: set[str] | None = None
 
     def _digests(self) -> set[str]:
@@ -53,7 +59,8 @@ class FolderImport:
         held = self._digests()
         if digest in held:
             return False
-        added = self._folder.deliver_once(raw, digest + _SUFFIX, flags, received_at)
+        filed = self._filed(raw)
+        added = self._folder.deliver_once(filed, digest + _SUFFIX, flags, received_at)
         held.add(digest)
         return added
 
@@ -64,9 +71,12 @@ class ImportCount:
     already_held: int
 
 
-def import_source(folder: MaildirFolder, source: Path) -> ImportCount:
-    """File every message of `source` (see `import_sources`) into `folder`, once."""
-    target = FolderImport(folder)
+def import_source(
+    folder: MaildirFolder, source: Path, filed: Callable[[bytes], bytes]
+) -> ImportCount:
+    """File every message of `source` (see `import_sources`) into `folder`, once, as
+    `filed` rewrites it."""
+    target = FolderImport(folder, filed)
     added = held = 0
     for message in read_source(source):
         if target.add(message.raw, message.flags, message.received_at):

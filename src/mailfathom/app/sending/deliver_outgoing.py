@@ -165,7 +165,7 @@ class DeliveryPass:
                 remote.append(index)
                 continue
             try:
-                self._peers.deliver(owner, send.mime, str(send.outgoing_id))
+                self._peers.deliver(owner, send.mime, str(send.outgoing_id), sender=send.account_id)
                 recipients[index] = replace(recipients[index], state=RecipientState.ACCEPTED)
             except OSError:
                 peer_failed = True

@@ -261,9 +261,10 @@ class PeerMailboxes(Protocol):
         server (a local account naming it among its addresses), or None."""
         ...
 
-    def deliver(self, account_id: str, mime: bytes, key: str) -> None:
-        """Put the message into that account's inbox. Idempotent per `key`: a delivery
-        repeated after a crash leaves one message. Raises OSError when it cannot."""
+    def deliver(self, account_id: str, mime: bytes, key: str, *, sender: str) -> None:
+        """Put the message the account `sender` submitted into that account's inbox, saying
+        which account submitted it. Idempotent per `key`: a delivery repeated after a crash
+        leaves one message. Raises OSError when it cannot."""
         ...
 
 
