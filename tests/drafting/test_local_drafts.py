@@ -19,6 +19,7 @@ from mailfathom.app.reading.list_emails import TimelineRequest
 from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.bootstrap import Services
 from mailfathom.domain.drafts import CopyState, DeleteOutcome
+from peer_copies import as_sent
 
 from .helpers import AGENT
 
@@ -178,7 +179,7 @@ def test_a_forward_draft_carries_the_files_and_leaves_drafts_once_delivered(
     assert _drafts_folder(services) == []
     _, received = services.connectors.local.folder("friend", "INBOX").scan()
     (arrived,) = received.values()
-    assert arrived.read_bytes() == drafted
+    assert as_sent(arrived.read_bytes(), drafted)
     (received_attachment,) = list(_parsed(arrived).iter_attachments())
     assert received_attachment.get_content() == PDF
     _, sent = services.connectors.local.folder("home", "Sent").scan()

@@ -20,6 +20,7 @@ from mailfathom.domain.codes import Code
 from mailfathom.domain.drafts import CopyState
 from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import Stage
+from peer_copies import as_sent
 from servers.dovecot import ImapAccount
 
 SUBJECT = "Minutes of the allotment meeting"
@@ -78,8 +79,9 @@ def test_a_draft_edited_three_times_and_sent_arrives_once_and_leaves_drafts(
     _, received = inbox.scan()
     assert len(received) == 1
     arrived = next(iter(received.values())).read_bytes()
-    # The bytes sent are the draft's bytes: the last version, unchanged.
-    assert arrived == draft.mime
+    # The bytes sent are the draft's bytes: the last version, unchanged (the peer's copy below
+    # the field the deployment adds as it delivers; the IMAP Sent copy as it is).
+    assert as_sent(arrived, draft.mime)
     assert sent_copy == draft.mime
     parsed = email.message_from_bytes(sent_copy, policy=email.policy.default)
     assert "Notes, version 4." in parsed.get_body(("plain",)).get_content()  # type: ignore[union-attr]
