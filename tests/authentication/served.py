@@ -178,17 +178,25 @@ def served(
     deployment = Served(f"http://127.0.0.1:{port}/mcp", config_path, env, root)
     synced = deployment.run("sync")
     assert synced.returncode == 0, synced.stderr
+    with serving(deployment, port):
+        yield deployment
+
+
+@contextmanager
+def serving(deployment: Served, port: int) -> Iterator[None]:
+    """`mailfathom serve --no-sync` over the deployment's configuration on `port`, its
+    output in the deployment's server log, until the block ends."""
     with deployment.server_log.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "mailfathom", "serve", "--no-sync", "--config",
-             str(config_path), "--port", str(port)],
-            env=env,
+             str(deployment.config_path), "--port", str(port)],
+            env=deployment.env,
             stdout=log,
             stderr=log,
         )  # fmt: skip
     try:
         _wait_for_port(port, process)
-        yield deployment
+        yield
     finally:
         process.terminate()
         try:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,13 +16,13 @@ from typing import Any
 import pytest
 
 from authentication.mail import mail, results
-from authentication.served import KEY, Served
+from authentication.served import KEY, Served, serving
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import DEFAULT_AUTHSERV_ID
-from mcp_tests.deployment import _free_port, _wait_for_port
+from mcp_tests.deployment import _free_port
 from servers.dovecot import DovecotServer
 from sync.helpers import RemoteMailbox
 
@@ -151,24 +149,8 @@ def deployment(
     assert imported.returncode == 0, imported.stderr
     synced = served.run("sync")
     assert synced.returncode == 0, synced.stderr
-    with served.server_log.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "mailfathom", "serve", "--no-sync", "--config",
-             str(config_path), "--port", str(port)],
-            env=env,
-            stdout=log,
-            stderr=log,
-        )  # fmt: skip
-    try:
-        _wait_for_port(port, process)
+    with serving(served, port):
         yield served
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture(scope="module")
