@@ -94,6 +94,13 @@ class MailServerAuthError(SyncError):
     code = 31002
 
 
+class ConsentRequired(MailServerAuthError):
+    """The provider refused the refresh token an account logs in with (revoked, expired, or
+    the grant withdrawn): only the person can grant access again, so nothing retries it."""
+
+    code = 31003
+
+
 class ContentMissingError(MailFathomError):
     """The stored content of a message is missing or damaged; a repair was requested."""
 
