@@ -101,7 +101,7 @@ class AdmissionGate:
     def __init__(self, app: ASGIApp, entries: Sequence[CallerEntry]) -> None:
         self._app = app
         self._keyed = [(e.api_key_sha256, caller_of(e)) for e in entries if e.api_key_sha256]
-        open_entries = [e for e in entries if e.api_key_sha256 is None]
+        open_entries = [e for e in entries if e.is_open]
         self._open = caller_of(open_entries[0]) if open_entries else None
 
     def admit(self, authorization: str | None, peer: str | None) -> Caller | None:
