@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from mailfathom.adapters.config.downloads_section import public_base_url_allowed
 from mailfathom.adapters.config.toml_tables import Table
 from mailfathom.adapters.config.values import parse_secret
 from mailfathom.domain import text_rules
@@ -28,6 +27,7 @@ from mailfathom.domain.mcp_oauth import (
     OAuthSubject,
     TokenValidation,
 )
+from mailfathom.domain.web_addresses import is_secure_address
 
 _KEYS = frozenset(
     {
@@ -125,7 +125,7 @@ def _address(table: Table, key: str, *, required: bool = False) -> str | None:
     text = table.string(key, required=required)
     if text is None:
         return None
-    if not public_base_url_allowed(text):
+    if not is_secure_address(text):
         table.problems.add(table.at(key), _URL_RULE)
         return None
     return text
@@ -143,7 +143,7 @@ def _servers(table: Table) -> tuple[str, ...]:
     if len(set(names)) != len(names):
         table.problems.add(table.at(key), "names an issuer twice")
     for index, name in enumerate(names):
-        if not public_base_url_allowed(name):
+        if not is_secure_address(name):
             table.problems.add(f"{table.at(key)}[{index}]", _URL_RULE)
     return tuple(dict.fromkeys(names))
 
