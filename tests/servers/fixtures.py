@@ -16,7 +16,9 @@ from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.engine import create_store_engine
 
 from .dovecot import DovecotServer, ImapAccount
+from .oauth import OAuthServer
 from .postgres import PostgresServer
+from .smtp import SmtpServer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CORPORA_ENV = "MAILFATHOM_CORPORA"
@@ -29,6 +31,10 @@ FIXTURE_MARKERS = {
     "postgres_url": "postgres",
     "migrated_postgres_url": "postgres",
     "corpora": "corpus",
+    "oauth_server": "process",
+    "oauth_dovecot": "dovecot",
+    "oauth_imap_account": "dovecot",
+    "oauth_smtp": "process",
 }
 
 
@@ -47,6 +53,50 @@ def imap_account(dovecot: DovecotServer) -> ImapAccount:
     """A new IMAP user with an empty INBOX on the session's Dovecot server."""
     suffix = uuid.uuid4().hex[:12]
     return dovecot.add_user(f"user-{suffix}", f"pw-{suffix}")
+
+
+@pytest.fixture(scope="session")
+def oauth_server() -> Iterator[OAuthServer]:
+    """One OAuth 2.0 / 2.1 authorization server (authlib) for the whole session, on
+    127.0.0.1. Its settings are shared: a test that changes one (token lifetime, rotation,
+    the subject authorizations are approved as) sets it back, or uses its own `OAuthServer`."""
+    server = OAuthServer().start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="session")
+def oauth_dovecot(oauth_server: OAuthServer) -> Iterator[DovecotServer]:
+    """A Dovecot server for the whole session that also accepts XOAUTH2 and OAUTHBEARER
+    logins, validating the token by introspection at `oauth_server`."""
+    server = DovecotServer(oauth=oauth_server).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def oauth_imap_account(oauth_dovecot: DovecotServer) -> ImapAccount:
+    """A new user with an empty INBOX on `oauth_dovecot`: it logs in with a token whose
+    subject is its `username` (see `OAuthServer.mint_access_token` and
+    `servers.oauth.device_grant`), or with its password."""
+    suffix = uuid.uuid4().hex[:12]
+    return oauth_dovecot.add_user(f"user-{suffix}", f"pw-{suffix}")
+
+
+@pytest.fixture
+def oauth_smtp(oauth_server: OAuthServer) -> Iterator[SmtpServer]:
+    """A test submission server offering XOAUTH2 and OAUTHBEARER beside PLAIN and LOGIN,
+    validating tokens by introspection at `oauth_server`; its one password user is
+    `sender@example.test` / `sender-password`."""
+    server = SmtpServer({"sender@example.test": "sender-password"}, oauth=oauth_server).start()
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.fixture(scope="session")
