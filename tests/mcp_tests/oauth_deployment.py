@@ -75,16 +75,19 @@ PermissionsFromTokenScopes = false
 
 
 @contextmanager
-def serve_oauth(base: Deployment, issuer: str, table: str = "") -> Iterator[Served]:
+def serve_oauth(
+    base: Deployment, issuer: str, table: str = "", *, resource: str | None = None
+) -> Iterator[Served]:
     """`base` served with its API-key entries and the OAuth entries above, and without its
-    entry admitting loopback callers that present nothing (a client must meet the 401)."""
+    entry admitting loopback callers that present nothing (a client must meet the 401).
+    `resource` is the endpoint's address as clients reach it: the listener's when None."""
     text = base.config_path.read_text("utf-8")
     assert OPEN_ENTRY in text
     port = _free_port()
-    resource = f"http://127.0.0.1:{port}/mcp"
-    text = text.replace(OPEN_ENTRY, "") + oauth_endpoint(issuer, resource, table)
+    listener = f"http://127.0.0.1:{port}/mcp"
+    text = text.replace(OPEN_ENTRY, "") + oauth_endpoint(issuer, resource or listener, table)
     with serve_text(base, text, port) as served:
-        assert served.url == resource
+        assert served.url == listener
         yield served
 
 
