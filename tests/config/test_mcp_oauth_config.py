@@ -198,6 +198,10 @@ def test_entries_admitting_tokens_are_not_open_entries() -> None:
             "two entries admit the same token subject",
         ),
         (endpoint(oauth(), keyed(Credential="token")), 'must be "apiKey", "oauth" or "none"'),
+        (
+            endpoint(oauth(), person(), {"Name": "desk", "Credential": "none"}),
+            'Callers[1].Credential: "none" is refused when McpEndpoint.OAuth.Resource is not',
+        ),
     ],
 )
 def test_every_mistake_is_a_problem_naming_the_key(document: dict[str, Any], expected: str) -> None:
@@ -213,3 +217,9 @@ def test_every_mistake_is_a_problem_naming_the_key(document: dict[str, Any], exp
 def test_an_unreadable_oauth_table_adds_no_second_problem_to_its_entries() -> None:
     problems = problems_of(endpoint(oauth(Resource="http://mail.example.com/mcp"), person()))
     assert len(problems) == 1, problems
+
+
+def test_an_open_entry_stays_allowed_when_the_resource_is_on_loopback() -> None:
+    table = oauth(Resource="http://127.0.0.1:8625/mcp")
+    config = parse(endpoint(table, person(), {"Name": "desk", "Credential": "none"}))
+    assert [c.is_open for c in config.mcp.callers] == [False, True]

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import urlsplit
 
 from mailfathom.adapters.config.mcp_oauth_section import parse_mcp_oauth, parse_oauth_subject
 from mailfathom.adapters.config.toml_tables import Problems, Table, is_loopback
@@ -235,6 +236,12 @@ def _parse_caller(
             problems.add(
                 entry.at("Credential"),
                 '"none" is allowed only when McpEndpoint.Listen is a loopback address',
+            )
+        if oauth is not None and not is_loopback(urlsplit(oauth.resource).hostname or ""):
+            problems.add(
+                entry.at("Credential"),
+                '"none" is refused when McpEndpoint.OAuth.Resource is not a loopback address: '
+                "behind a proxy every request comes from loopback, and would be admitted",
             )
     elif credential == "oauth":
         if digest is not None:
