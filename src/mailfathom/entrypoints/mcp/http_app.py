@@ -114,7 +114,8 @@ def metadata_address(resource: str) -> str:
     """Where RFC 9728 section 3.1 puts the metadata of `resource`: the well-known segment
     between its host and its path."""
     parts = urlsplit(resource)
-    return urlunsplit((parts.scheme, parts.netloc, METADATA_PATH + parts.path, "", ""))
+    path = METADATA_PATH + parts.path.rstrip("/")
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
 class AdmissionGate:
