@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mailfathom.adapters.config.toml_tables import Table
-from mailfathom.adapters.config.values import parse_secret
+from mailfathom.adapters.config.values import bounded_integer, parse_secret
 from mailfathom.domain import text_rules
 from mailfathom.domain.connections import SecretRef
 from mailfathom.domain.mcp_oauth import (
@@ -202,13 +202,7 @@ def _introspection_client(table: Table, base_dir: Path) -> tuple[str | None, Sec
 
 
 def _bounded(table: Table, key: str, default: int, least: int, most: int) -> int:
-    value = table.integer(key)
-    if value is None:
-        return default
-    if not least <= value <= most:
-        table.problems.add(table.at(key), f"must be from {least} to {most} seconds")
-        return default
-    return value
+    return bounded_integer(table, key, default, least, most, unit=" seconds")
 
 
 def _scope_prefix(table: Table) -> str:

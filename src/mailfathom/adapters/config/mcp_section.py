@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from mailfathom.adapters.config.mcp_oauth_section import parse_mcp_oauth, parse_oauth_subject
 from mailfathom.adapters.config.toml_tables import Problems, Table, is_loopback
+from mailfathom.adapters.config.values import bounded_integer
 from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.config import (
     DEFAULT_CONFIRMATION_TIMEOUT_SECONDS,
@@ -142,13 +143,7 @@ def _parse_questions_waiting(table: Table) -> int:
 
 
 def _parse_count(table: Table, key: str, default: int, most: int) -> int:
-    value = table.integer(key)
-    if value is None:
-        return default
-    if not 1 <= value <= most:
-        table.problems.add(table.at(key), f"must be from 1 to {most}")
-        return default
-    return value
+    return bounded_integer(table, key, default, 1, most)
 
 
 def _parse_idle_seconds(table: Table) -> float:
