@@ -232,3 +232,24 @@ def test_a_session_opened_with_a_token_belongs_to_its_person_and_client(
             assert list_tools(http, url, another_client, session).status_code == 404
         finally:
             close_session(http, url, token, session)
+
+
+def test_no_token_subject_or_claim_reaches_the_log(
+    served: Served, oauth_server: OAuthServer
+) -> None:
+    url = served.url
+    accepted = minted(oauth_server, "person", url, READ)
+    assert set(tool_names(url, accepted)) == set(READ_TOOLS)
+    for refused in (
+        minted(oauth_server, "person", url, READ, expires_in=-600),
+        minted(oauth_server, "person", "http://127.0.0.1:1/mcp", READ),
+        minted(oauth_server, "stranger", url, READ),
+        minted(oauth_server, "person", url, "openid"),
+    ):
+        assert _refused(served, refused).status_code in (401, 403)
+    logged = served.log.read_text("utf-8", errors="replace")
+    # The refusals are logged, by reason alone.
+    assert '"oauth.token_refused"' in logged
+    assert "eyJ" not in logged  # how every JWT's header begins
+    for value in (*SUBJECTS.values(), oauth_server.issuer, "client_id", "minted"):
+        assert value not in logged
