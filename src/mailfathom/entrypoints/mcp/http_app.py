@@ -5,8 +5,9 @@ with the configured digests; a request with no credential is admitted only by an
 says `Credential = "none"`, and only from a loopback peer. Where `[McpEndpoint.OAuth]` is
 configured, a bearer value no digest matches is checked as an access token, and the token's
 subject names the entry it is served as (`oauth.admission`). Everything else is answered with
-a bearer challenge (`challenges`). DNS-rebinding protection stays on for loopback hosts (the SDK's
-default); any other listen address must name its allowed hosts. Sessions are then bounded per
+a bearer challenge (`challenges`). DNS-rebinding protection stays on for loopback hosts (the
+SDK's default); a listener on any other address has none, which is why exposure goes through a
+proxy in front of a loopback listener (docs/mcp-oauth.md). Sessions are then bounded per
 caller entry (`sessions.py`). `/metrics` is served only when the configuration names a key of
 its own, and only to a request presenting that key past the same Host and Origin check.
 
