@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from mailfathom.adapters.authentication import build_sender_verifier
 from mailfathom.adapters.authentication.deployment_results import unvouched
 from mailfathom.adapters.config.secrets import NeededSecret as NeededSecret
+from mailfathom.adapters.config.secrets import read_secret as read_secret
 from mailfathom.adapters.config.secrets import require_secrets as require_secrets
 from mailfathom.adapters.config.secrets import secrets_to_deliver as secrets_to_deliver
 from mailfathom.adapters.config.secrets import secrets_to_synchronize as secrets_to_synchronize

@@ -161,3 +161,27 @@ def test_serving_over_http_with_the_endpoint_off_starts_nothing(tmp_path: Path) 
     assert "11001" in result.stderr
     # Refused before the store was opened, so no synchronization or delivery ever began.
     assert not (tmp_path / "data").exists()
+
+
+def test_serving_over_http_refuses_to_start_without_the_introspection_secret(
+    tmp_path: Path,
+) -> None:
+    config = _config(tmp_path, smtp_env=PRESENT, imap_env=PRESENT)
+    config.write_text(
+        config.read_text("utf-8")
+        + f"""
+[McpEndpoint.OAuth]
+Resource = "http://127.0.0.1:1/mcp"
+AuthorizationServers = ["http://127.0.0.1:2"]
+TokenValidation = "introspection"
+IntrospectionClientId = "mailfathom"
+IntrospectionClientSecret = {{ Env = "{MISSING}" }}
+""",
+        "utf-8",
+    )
+    result = _run_to_exit(tmp_path, "serve", "--no-sync", "--no-deliver", "--config", str(config))
+    assert result.returncode == 2, result.stderr
+    assert "11002" in result.stderr
+    assert "McpEndpoint.OAuth.IntrospectionClientSecret" in result.stderr
+    assert MISSING in result.stderr
+    assert not (tmp_path / "data").exists()

@@ -60,3 +60,17 @@ def test_the_example_in_the_configuration_reference_loads(tmp_path: Path) -> Non
     path.write_text(example, encoding="utf-8")
     config = load_config(path)
     assert [account.account_id for account in config.accounts] == ["work", "notes"]
+
+
+def test_the_commented_endpoint_of_the_example_loads_once_uncommented(tmp_path: Path) -> None:
+    text = (DOCS / "mailfathom.example.toml").read_text(encoding="utf-8")
+    block = text.split("# [McpEndpoint]\n", 1)[1]
+    uncommented = "\n".join(line.removeprefix("# ").removeprefix("#") for line in block.split("\n"))
+    path = tmp_path / "mailfathom.toml"
+    path.write_text(
+        text.split("# The MCP endpoint", 1)[0] + "[McpEndpoint]\n" + uncommented, encoding="utf-8"
+    )
+    endpoint = load_config(path).mcp
+    assert endpoint.oauth is not None
+    assert endpoint.oauth.resource == "https://mail.example.org/mcp"
+    assert [c.name for c in endpoint.callers if c.oauth is not None] == ["assistant"]

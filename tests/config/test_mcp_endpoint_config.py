@@ -69,7 +69,7 @@ def test_enabled_endpoint_reads_callers_categories_and_address() -> None:
         ({"Callers": [keyed(Permissions=["mail.everything"])]}, "names no permission"),
         ({"Callers": [keyed(), keyed()]}, "every entry needs a Name of its own"),
         ({"Listen": "localhost"}, 'must be "host:port"'),
-        ({"Callers": [keyed(Credential="oauth")]}, 'must be "apiKey" or "none"'),
+        ({"Callers": [keyed(Credential="token")]}, 'must be "apiKey", "oauth" or "none"'),
     ],
 )
 def test_endpoint_problems_name_the_key_and_the_rule(

@@ -40,11 +40,19 @@ def serve_with(base: Deployment, endpoint_keys: str) -> Iterator[Served]:
     text = "".join(line for line in lines if not line.startswith("MetricsApiKeySha256"))
     anchor = 'Listen = "127.0.0.1:8625"\n'
     assert anchor in text
+    with serve_text(base, text.replace(anchor, anchor + endpoint_keys.strip() + "\n")) as served:
+        yield served
+
+
+@contextmanager
+def serve_text(base: Deployment, text: str, port: int | None = None) -> Iterator[Served]:
+    """`mailfathom serve` of the configuration `text` (over `base`'s store), on `port` (a
+    free one when None)."""
     root = base.config_path.parent / f"served-{uuid.uuid4().hex[:8]}"
     root.mkdir()
     config_path = root / "mailfathom.toml"
-    config_path.write_text(text.replace(anchor, anchor + endpoint_keys.strip() + "\n"), "utf-8")
-    port = _free_port()
+    config_path.write_text(text, "utf-8")
+    port = port if port is not None else _free_port()
     log_path = root / "server.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(

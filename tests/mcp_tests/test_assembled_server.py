@@ -17,6 +17,7 @@ from mcp.types import CallToolResult
 
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode, Permission
 from mailfathom.domain.config import CallerEntry, McpEndpointConfig
+from mailfathom.domain.mcp_oauth import OAuthSubject
 from mailfathom.entrypoints.mcp.assemble import ToolBundles, build_server_from, stdio_caller
 from mcp_tests.client import code, text
 from mcp_tests.in_process import MODES, InProcess, in_process, served_in_thread
@@ -137,4 +138,18 @@ def test_stdio_serves_the_open_entry_or_else_every_permission_asked_before_sendi
     assert stdio_caller(McpEndpointConfig(callers=(keyed, open_entry))) == Caller(reads, "local")
     assert stdio_caller(McpEndpointConfig(callers=(keyed,))) == Caller(
         ALL_PERMISSIONS, "stdio", ConfirmationMode.ASK
+    )
+
+
+def test_an_entry_admitting_a_token_subject_is_never_the_open_entry() -> None:
+    reads = frozenset({Permission.MAIL_READ})
+    token_entry = CallerEntry(
+        name="person", api_key_sha256=None, permissions=None, oauth=OAuthSubject("someone")
+    )
+    open_entry = CallerEntry(name="local", api_key_sha256=None, permissions=reads)
+    assert stdio_caller(McpEndpointConfig(callers=(token_entry,))) == Caller(
+        ALL_PERMISSIONS, "stdio", ConfirmationMode.ASK
+    )
+    assert stdio_caller(McpEndpointConfig(callers=(token_entry, open_entry))) == Caller(
+        reads, "local"
     )

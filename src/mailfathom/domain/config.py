@@ -16,6 +16,7 @@ from mailfathom.domain.connections import SecretRef, TlsMode
 from mailfathom.domain.delivery_config import AccountDelivery, MailDeliveryConfig
 from mailfathom.domain.download_links import DownloadsConfig
 from mailfathom.domain.folders import FolderRole
+from mailfathom.domain.mcp_oauth import McpOAuthConfig, OAuthSubject
 from mailfathom.domain.oauth import ConnectionAuth, OAuthCredential
 from mailfathom.domain.sensitive_content import SensitiveContentConfig
 
@@ -208,15 +209,22 @@ class CallerEntry:
     """One way in to the MCP endpoint.
 
     `api_key_sha256` is the hex SHA-256 of the key a caller presents as a bearer token; the key
-    itself is never configured or stored. None admits callers that present nothing, which
-    configuration allows only on a loopback address. `permissions` None serves every
-    permission; otherwise exactly the names listed. `confirmation` says whether a person is
-    asked before a message this entry's caller composed is sent."""
+    itself is never configured or stored. `oauth` admits the bearer of an access token
+    naming that subject instead. With neither, the entry admits callers that present
+    nothing, which configuration allows only on a loopback address. `permissions` None
+    serves every permission; otherwise exactly the names listed. `confirmation` says
+    whether a person is asked before a message this entry's caller composed is sent."""
 
     name: str
     api_key_sha256: str | None
     permissions: frozenset[Permission] | None = None
     confirmation: ConfirmationMode = ConfirmationMode.NONE
+    oauth: OAuthSubject | None = None
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the entry admits a caller presenting no credential at all."""
+        return self.api_key_sha256 is None and self.oauth is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +234,8 @@ class McpEndpointConfig:
     `session_idle_seconds` is closed. `/metrics` is served only to a bearer key whose SHA-256
     is `metrics_api_key_sha256`, and not at all without one. A person asked to confirm a send
     has `confirmation_timeout_seconds` to answer, and one caller entry may keep
-    `questions_waiting_per_caller` such questions waiting within calls held open."""
+    `questions_waiting_per_caller` such questions waiting within calls held open. `oauth`
+    makes the endpoint an OAuth 2.1 resource server beside its API keys."""
 
     enabled: bool = False
     host: str = "127.0.0.1"
@@ -238,3 +247,4 @@ class McpEndpointConfig:
     metrics_api_key_sha256: str | None = None
     confirmation_timeout_seconds: float = DEFAULT_CONFIRMATION_TIMEOUT_SECONDS
     questions_waiting_per_caller: int = DEFAULT_QUESTIONS_WAITING_PER_CALLER
+    oauth: McpOAuthConfig | None = None

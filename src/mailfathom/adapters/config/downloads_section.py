@@ -9,24 +9,22 @@ like any other secret of the deployment: the key itself is never written in the 
 from __future__ import annotations
 
 import re
-import urllib.parse
 from pathlib import Path
 
-from mailfathom.adapters.config.toml_tables import Table, is_loopback
+from mailfathom.adapters.config.toml_tables import Table
 from mailfathom.adapters.config.values import parse_secret
-from mailfathom.domain import text_rules
 from mailfathom.domain.download_links import (
     DEFAULT_LINK_LIFETIME_SECONDS,
     MAX_LINK_LIFETIME_SECONDS,
     DownloadKey,
     DownloadsConfig,
 )
+from mailfathom.domain.web_addresses import is_secure_address
 
 _KEYS = frozenset({"PublicBaseUrl", "LinkLifetimeSeconds", "Keys"})
 _KEY_KEYS = frozenset({"Id", "Secret"})
 # A key id travels in every link it seals, before the separator: URL-safe and short.
 KEY_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
-_URL_LIMIT = 1024
 _URL_RULE = (
     "must be an absolute https:// address with a host and no user, query or fragment "
     "(http:// only on a loopback host)"
@@ -62,22 +60,7 @@ def public_base_url_allowed(text: str) -> bool:
     """Whether `text` is an address links may be written under: https with a host, or http
     on a loopback host (a test, or a proxy on the same machine), carrying nothing a link
     could not be appended to."""
-    if not 0 < len(text) <= _URL_LIMIT or not text_rules.is_name(text):
-        return False
-    if any(char.isspace() for char in text):
-        return False
-    try:
-        parts = urllib.parse.urlsplit(text)
-        port_ok = parts.port is None or 0 < parts.port < 65536
-    except ValueError:
-        return False
-    host = parts.hostname
-    if not port_ok or not host or parts.username is not None or parts.password is not None:
-        return False
-    if parts.query or parts.fragment or text.endswith(("?", "#")):
-        return False
-    scheme = parts.scheme.lower()
-    return scheme == "https" or (scheme == "http" and is_loopback(host))
+    return is_secure_address(text)
 
 
 def _parse_lifetime(table: Table) -> int:

@@ -1,17 +1,23 @@
 """The `[McpEndpoint]` section: whether the MCP endpoint runs, where, and who may call it.
 
 Enabling the endpoint requires at least one `[[McpEndpoint.Callers]]` entry, each stating how
-a caller is admitted: `Credential = "apiKey"` with the SHA-256 of the key (never the key), or
-`Credential = "none"`, which is accepted only when the endpoint listens on loopback.
+a caller is admitted: `Credential = "apiKey"` with the SHA-256 of the key (never the key),
+`Credential = "oauth"` with the subject of the access tokens it admits (the authorization
+servers are named in `[McpEndpoint.OAuth]`, `mcp_oauth_section`), or `Credential = "none"`,
+which is accepted only when the endpoint listens on loopback.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
+from urllib.parse import urlsplit
 
+from mailfathom.adapters.config.mcp_oauth_section import parse_mcp_oauth, parse_oauth_subject
 from mailfathom.adapters.config.toml_tables import Problems, Table, is_loopback
+from mailfathom.adapters.config.values import bounded_integer
 from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.config import (
     DEFAULT_CONFIRMATION_TIMEOUT_SECONDS,
@@ -22,6 +28,7 @@ from mailfathom.domain.config import (
     CallerEntry,
     McpEndpointConfig,
 )
+from mailfathom.domain.mcp_oauth import McpOAuthConfig, OAuthSubject
 
 _T = TypeVar("_T")
 _KEYS = frozenset(
@@ -35,6 +42,7 @@ _KEYS = frozenset(
         "MetricsApiKeySha256",
         "ConfirmationTimeoutSeconds",
         "QuestionsWaitingPerCaller",
+        "OAuth",
     }
 )
 _MAX_SESSIONS_PER_CALLER = 1000
@@ -43,7 +51,19 @@ _MIN_IDLE_SECONDS = 1.0
 _MAX_IDLE_SECONDS = 86400.0
 _MIN_CONFIRMATION_SECONDS = 1.0
 _MAX_CONFIRMATION_SECONDS = 3600.0
-_CALLER_KEYS = frozenset({"Name", "Credential", "ApiKeySha256", "Permissions", "Confirmation"})
+_CALLER_KEYS = frozenset(
+    {
+        "Name",
+        "Credential",
+        "ApiKeySha256",
+        "Permissions",
+        "Confirmation",
+        "Subject",
+        "Issuer",
+        "PermissionsFromTokenScopes",
+    }
+)
+_OAUTH_ONLY_KEYS = ("Subject", "Issuer", "PermissionsFromTokenScopes")
 _CONFIRMATION_MODES = {m.value: m for m in ConfirmationMode}
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -51,19 +71,29 @@ _ACCEPTED_CATEGORIES = ", ".join(c.value for c in ToolCategory)
 _ACCEPTED_PERMISSIONS = ", ".join(p.value for p in Permission)
 
 
-def parse_mcp_endpoint(table: Table | None, problems: Problems) -> McpEndpointConfig:
+def parse_mcp_endpoint(
+    table: Table | None, problems: Problems, base_dir: Path
+) -> McpEndpointConfig:
     if table is None:
         return McpEndpointConfig()
     table.refuse_unknown(_KEYS)
     enabled = table.boolean("Enabled", False)
     host, port = _parse_listen(table)
     categories = _parse_categories(table)
-    callers = [_parse_caller(entry, host) for entry in table.tables("Callers")]
+    oauth_table = table.table("OAuth")
+    oauth = parse_mcp_oauth(oauth_table, base_dir)
+    callers = [
+        _parse_caller(entry, host, oauth, oauth_table is not None)
+        for entry in table.tables("Callers")
+    ]
     names = [c.name for c in callers if c is not None]
     if len(set(names)) != len(names):
         problems.add(table.at("Callers"), "every entry needs a Name of its own")
-    if sum(1 for c in callers if c is not None and c.api_key_sha256 is None) > 1:
+    if sum(1 for c in callers if c is not None and c.is_open) > 1:
         problems.add(table.at("Callers"), 'at most one entry may use Credential = "none"')
+    subjects = [(c.oauth.issuer, c.oauth.subject) for c in callers if c and c.oauth]
+    if len(set(subjects)) != len(subjects):
+        problems.add(table.at("Callers"), "two entries admit the same token subject")
     if enabled and not table.tables("Callers"):
         problems.add(
             table.at("Callers"),
@@ -80,6 +110,7 @@ def parse_mcp_endpoint(table: Table | None, problems: Problems) -> McpEndpointCo
         metrics_api_key_sha256=_parse_metrics_key(table),
         confirmation_timeout_seconds=_parse_confirmation_timeout(table),
         questions_waiting_per_caller=_parse_questions_waiting(table),
+        oauth=oauth,
     )
 
 
@@ -112,13 +143,7 @@ def _parse_questions_waiting(table: Table) -> int:
 
 
 def _parse_count(table: Table, key: str, default: int, most: int) -> int:
-    value = table.integer(key)
-    if value is None:
-        return default
-    if not 1 <= value <= most:
-        table.problems.add(table.at(key), f"must be from 1 to {most}")
-        return default
-    return value
+    return bounded_integer(table, key, default, 1, most)
 
 
 def _parse_idle_seconds(table: Table) -> float:
@@ -182,7 +207,9 @@ def _parse_categories(table: Table) -> frozenset[ToolCategory] | None:
     )
 
 
-def _parse_caller(entry: Table, host: str) -> CallerEntry | None:
+def _parse_caller(
+    entry: Table, host: str, oauth: McpOAuthConfig | None, oauth_written: bool
+) -> CallerEntry | None:
     entry.refuse_unknown(_CALLER_KEYS, reference_hint="give ApiKeySha256, the key's SHA-256")
     problems = entry.problems
     before = len(problems.items)
@@ -191,6 +218,7 @@ def _parse_caller(entry: Table, host: str) -> CallerEntry | None:
         problems.add(entry.at("Name"), "must be 1 to 64 letters, digits, '.', '_' or '-'")
     credential = entry.string("Credential", required=True)
     digest = entry.string("ApiKeySha256")
+    subject: OAuthSubject | None = None
     if credential == "apiKey":
         if digest is None:
             problems.add(entry.at("ApiKeySha256"), 'is required with Credential = "apiKey"')
@@ -204,8 +232,22 @@ def _parse_caller(entry: Table, host: str) -> CallerEntry | None:
                 entry.at("Credential"),
                 '"none" is allowed only when McpEndpoint.Listen is a loopback address',
             )
+        if oauth is not None and not is_loopback(urlsplit(oauth.resource).hostname or ""):
+            problems.add(
+                entry.at("Credential"),
+                '"none" is refused when McpEndpoint.OAuth.Resource is not a loopback address: '
+                "behind a proxy every request comes from loopback, and would be admitted",
+            )
+    elif credential == "oauth":
+        if digest is not None:
+            problems.add(entry.at("ApiKeySha256"), 'does not apply with Credential = "oauth"')
+        subject = parse_oauth_subject(entry, oauth, oauth_written)
     elif credential is not None:
-        problems.add(entry.at("Credential"), 'must be "apiKey" or "none"')
+        problems.add(entry.at("Credential"), 'must be "apiKey", "oauth" or "none"')
+    if credential != "oauth":
+        for key in _OAUTH_ONLY_KEYS:
+            if entry.has(key):
+                problems.add(entry.at(key), 'applies only with Credential = "oauth"')
     permissions = _parse_permissions(entry)
     confirmation = _parse_confirmation(entry)
     if len(problems.items) != before or name is None:
@@ -215,6 +257,7 @@ def _parse_caller(entry: Table, host: str) -> CallerEntry | None:
         api_key_sha256=digest if credential == "apiKey" else None,
         permissions=permissions,
         confirmation=confirmation,
+        oauth=subject,
     )
 
 

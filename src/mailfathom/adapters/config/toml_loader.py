@@ -128,7 +128,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     account_tables = root.tables("Accounts")
     accounts = [parse_account(table, base_dir) for table in account_tables]
     check_account_names(account_tables, problems)
-    mcp = parse_mcp_endpoint(root.table("McpEndpoint"), problems)
+    mcp = parse_mcp_endpoint(root.table("McpEndpoint"), problems, base_dir)
     read_only, authserv_id = parse_deployment(root.table("Deployment"))
     mail_delivery = parse_mail_delivery(root.table("MailDelivery"))
     downloads = parse_downloads(root.table("Downloads"), base_dir)

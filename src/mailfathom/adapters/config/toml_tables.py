@@ -7,7 +7,6 @@ key path and the rule, and returns nothing, so every problem of a file is report
 from __future__ import annotations
 
 import difflib
-import ipaddress
 import json
 import math
 import re
@@ -15,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
+
+from mailfathom.domain.web_addresses import is_loopback as is_loopback
 
 # Unknown keys that look like an attempt to write a secret inline get a message pointing at
 # the reference syntax instead of a bare "unknown key".
@@ -225,17 +226,3 @@ def _parse_size(value: object) -> int | None:
     if amount != amount.to_integral_value():
         return None
     return int(amount)
-
-
-def is_loopback(host: str) -> bool:
-    name = host.rstrip(".").lower()
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
-    literal = name[1:-1] if name.startswith("[") and name.endswith("]") else name
-    try:
-        address = ipaddress.ip_address(literal)
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped.is_loopback
-    return address.is_loopback

@@ -125,3 +125,16 @@ def parse_secret(owner: Table, key: str, base_dir: Path) -> SecretRef | None:
     if file_path is None:
         return None
     return SecretRef(file=file_path, origin=path)
+
+
+def bounded_integer(
+    table: Table, key: str, default: int, least: int, most: int, *, unit: str = ""
+) -> int:
+    """An integer from `least` to `most`; anything else is a problem, and `default` stands."""
+    value = table.integer(key)
+    if value is None:
+        return default
+    if not least <= value <= most:
+        table.problems.add(table.at(key), f"must be from {least} to {most}{unit}")
+        return default
+    return value

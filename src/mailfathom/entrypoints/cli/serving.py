@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import structlog
 from rich.console import Console
 
-from mailfathom.bootstrap import Services, require_secrets
+from mailfathom.bootstrap import Services, read_secret, require_secrets
 from mailfathom.domain.config import DeploymentConfig
 from mailfathom.domain.errors import ConfigurationError
 from mailfathom.entrypoints.workers.background import (
@@ -37,7 +37,7 @@ log = structlog.get_logger("mailfathom.serve")
 
 def prepare(config: DeploymentConfig, *, stdio: bool, sync: bool, deliver: bool) -> BackgroundPlan:
     """What serving will run; raises `ConfigurationError` for anything that would only fail
-    once started."""
+    once started (over HTTP, the secret the endpoint introspects tokens with included)."""
     if not stdio and not config.mcp.enabled:
         raise ConfigurationError(
             "McpEndpoint.Enabled is false: serving over HTTP needs the endpoint enabled, with "
@@ -45,6 +45,9 @@ def prepare(config: DeploymentConfig, *, stdio: bool, sync: bool, deliver: bool)
         )
     plan = plan_background(config, sync=sync, deliver=deliver)
     require_secrets(plan.secrets)
+    oauth = config.mcp.oauth
+    if not stdio and oauth is not None and oauth.introspection_client_secret is not None:
+        read_secret(oauth.introspection_client_secret)
     return plan
 
 

@@ -100,7 +100,7 @@ def build_server_from(
 
 def stdio_caller(config: McpEndpointConfig) -> Caller:
     """Whom a deployment serves over stdio: its first open entry, else every permission."""
-    entries = [e for e in config.callers if e.api_key_sha256 is None]
+    entries = [e for e in config.callers if e.is_open]
     if entries:
         return caller_of(entries[0])
     return Caller(permissions=ALL_PERMISSIONS, label="stdio", confirmation=ConfirmationMode.ASK)

@@ -2,17 +2,22 @@
 
 Admission happens before the MCP layer sees a request: a bearer key is hashed and compared
 with the configured digests; a request with no credential is admitted only by an entry that
-says `Credential = "none"`, and only from a loopback peer. Everything else is answered 401
-with a bearer challenge. DNS-rebinding protection stays on for loopback hosts (the SDK's
-default); any other listen address must name its allowed hosts. Sessions are then bounded per
+says `Credential = "none"`, and only from a loopback peer. Where `[McpEndpoint.OAuth]` is
+configured, a bearer value no digest matches is checked as an access token, and the token's
+subject names the entry it is served as (`oauth.admission`). Everything else is answered with
+a bearer challenge (`challenges`). DNS-rebinding protection stays on for loopback hosts (the
+SDK's default); a listener on any other address has none, which is why exposure goes through a
+proxy in front of a loopback listener (docs/mcp-oauth.md). Sessions are then bounded per
 caller entry (`sessions.py`). `/metrics` is served only when the configuration names a key of
 its own, and only to a request presenting that key past the same Host and Origin check.
 
 The endpoint describes itself as an OAuth protected resource (RFC 9728): its metadata is
 served without authentication at `/.well-known/oauth-protected-resource` and at the form with
 the endpoint's path appended (section 3.1), and every 401 from `/mcp` points at it in its
-`WWW-Authenticate` challenge (section 5.1). It names no authorization server: the credential
-is an API key given to the caller by the operator, sent as a bearer token in the header.
+`WWW-Authenticate` challenge (section 5.1). With OAuth configured it names the configured
+`Resource` (behind a proxy the request's own origin is not the address clients use), the
+authorization servers and the scopes; without, the resource is the request's origin and no
+authorization server is named: the credential is an API key given by the operator.
 
 Attachment download links are served beside it at `/downloads/`, admitted by the link alone
 (`download_route`).
@@ -27,7 +32,10 @@ import ipaddress
 import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
+from mcp.server.auth.middleware.auth_context import auth_context_var
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
@@ -39,7 +47,20 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from mailfathom.app.reading.download_attachment import AttachmentDownload
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.config import CallerEntry, McpEndpointConfig
+from mailfathom.domain.mcp_oauth import McpOAuthConfig
+from mailfathom.entrypoints.mcp.challenges import (
+    insufficient_scope,
+    not_admitted,
+    unauthorized,
+    unavailable,
+)
 from mailfathom.entrypoints.mcp.download_route import download_route
+from mailfathom.entrypoints.mcp.oauth.admission import Admitted, TokenAdmission
+from mailfathom.entrypoints.mcp.oauth.assemble import token_admission
+from mailfathom.entrypoints.mcp.oauth.authorization_server import (
+    AuthorizationServerClient,
+    AuthorizationServerUnavailable,
+)
 from mailfathom.entrypoints.mcp.sdk_logs import withhold_refused_values
 from mailfathom.entrypoints.mcp.server import CALLER_STATE_KEY, MailFathomMcp
 from mailfathom.entrypoints.mcp.sessions import SessionGate
@@ -64,12 +85,20 @@ def _is_loopback(host: str | None) -> bool:
         return False
 
 
+def bearer_value(authorization: str) -> str | None:
+    """The value of a bearer credential, or None when the header carries none."""
+    scheme, _, value = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        return None
+    return value.strip()
+
+
 def bearer_digest(authorization: str) -> str | None:
     """The hex SHA-256 of a bearer key, or None when the header carries no bearer key."""
-    scheme, _, token = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    value = bearer_value(authorization)
+    if value is None:
         return None
-    return hashlib.sha256(token.strip().encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _origin(scope: Scope) -> str:
@@ -82,27 +111,28 @@ def resource_metadata_url(scope: Scope) -> str:
     return _origin(scope) + METADATA_PATH + MCP_PATH
 
 
-def _unauthorized(metadata_url: str | None = None) -> Response:
-    body = json.dumps({"error": "invalid_token", "error_description": "Authentication required"})
-    challenge = 'Bearer error="invalid_token"'
-    if metadata_url is not None:
-        challenge += f', resource_metadata="{metadata_url}"'
-    return Response(
-        body.encode(),
-        status_code=401,
-        media_type="application/json",
-        headers={"WWW-Authenticate": challenge},
-    )
+def metadata_address(resource: str) -> str:
+    """Where RFC 9728 section 3.1 puts the metadata of `resource`: the well-known segment
+    between its host and its path."""
+    parts = urlsplit(resource)
+    path = METADATA_PATH + parts.path.rstrip("/")
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
 class AdmissionGate:
     """ASGI middleware admitting callers by configured entry, before anything else runs."""
 
-    def __init__(self, app: ASGIApp, entries: Sequence[CallerEntry]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        entries: Sequence[CallerEntry],
+        tokens: TokenAdmission | None = None,
+    ) -> None:
         self._app = app
         self._keyed = [(e.api_key_sha256, caller_of(e)) for e in entries if e.api_key_sha256]
-        open_entries = [e for e in entries if e.api_key_sha256 is None]
+        open_entries = [e for e in entries if e.is_open]
         self._open = caller_of(open_entries[0]) if open_entries else None
+        self._tokens = tokens
 
     def admit(self, authorization: str | None, peer: str | None) -> Caller | None:
         if authorization is None:
@@ -122,12 +152,52 @@ class AdmissionGate:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         client = scope.get("client")
-        caller = self.admit(headers.get("authorization"), client[0] if client else None)
-        if caller is None:
-            await _unauthorized(resource_metadata_url(scope))(scope, receive, send)
+        authorization = headers.get("authorization")
+        caller = self.admit(authorization, client[0] if client else None)
+        if caller is not None:
+            scope.setdefault("state", {})[CALLER_STATE_KEY] = caller
+            await self._app(scope, receive, send)
             return
-        scope.setdefault("state", {})[CALLER_STATE_KEY] = caller
-        await self._app(scope, receive, send)
+        token = bearer_value(authorization or "")
+        if self._tokens is None or token is None:
+            await unauthorized(self._metadata_url(scope))(scope, receive, send)
+            return
+        await self._admit_token(token, scope, receive, send)
+
+    def _metadata_url(self, scope: Scope) -> str:
+        if self._tokens is not None:
+            return metadata_address(self._tokens.config.resource)
+        return resource_metadata_url(scope)
+
+    async def _admit_token(self, token: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve the request as the entry the token names, or answer why not. The SDK's
+        session ownership and request-state binding read the token's principal (client,
+        issuer, subject) from `user` and the auth context, so a session opened with one
+        person's token is refused to every other credential."""
+        assert self._tokens is not None
+        try:
+            outcome = await self._tokens.admit(token)
+        except AuthorizationServerUnavailable:
+            await unavailable()(scope, receive, send)
+            return
+        if isinstance(outcome, Admitted):
+            user = AuthenticatedUser(outcome.token)
+            scope["user"] = user
+            scope.setdefault("state", {})[CALLER_STATE_KEY] = outcome.caller
+            bound = auth_context_var.set(user)
+            try:
+                await self._app(scope, receive, send)
+            finally:
+                auth_context_var.reset(bound)
+            return
+        metadata_url = self._metadata_url(scope)
+        if outcome.reason == "insufficientScope":
+            answer = insufficient_scope(metadata_url, outcome.scopes)
+        elif outcome.reason == "notAdmitted":
+            answer = not_admitted()
+        else:
+            answer = unauthorized(metadata_url)
+        await answer(scope, receive, send)
 
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -158,30 +228,50 @@ def metrics_route(server: MailFathomMcp, digest: str, host: str) -> Route:
             return Response(
                 generate_latest(server.telemetry.registry), media_type=CONTENT_TYPE_LATEST
             )
-        return _unauthorized()
+        return unauthorized()
 
     return Route("/metrics", metrics)
 
 
-def protected_resource_routes(host: str) -> list[BaseRoute]:
-    """The RFC 9728 metadata of the MCP endpoint, at both of its well-known addresses."""
+def protected_resource_routes(host: str, tokens: TokenAdmission | None = None) -> list[BaseRoute]:
+    """The RFC 9728 metadata of the MCP endpoint, at both of its well-known addresses, and
+    where OAuth is configured also at the address its `Resource` implies (a proxy forwarding
+    the public path unchanged reaches it there)."""
     security = TransportSecurityMiddleware(transport_security(host))
+    oauth = tokens.config if tokens is not None else None
 
     async def metadata(request: Request) -> Response:
         refused = await security.validate_request(request)
         if refused is not None:
             return refused
-        document = {
-            "resource": _origin(request.scope) + MCP_PATH,
-            "bearer_methods_supported": ["header"],
-            "resource_name": "MailFathom",
-        }
+        if tokens is not None:
+            document = _oauth_document(tokens)
+        else:
+            document = {
+                "resource": _origin(request.scope) + MCP_PATH,
+                "bearer_methods_supported": ["header"],
+                "resource_name": "MailFathom",
+            }
         return Response(json.dumps(document).encode(), media_type="application/json")
 
-    return [
-        Route(METADATA_PATH, metadata, methods=["GET"]),
-        Route(METADATA_PATH + MCP_PATH, metadata, methods=["GET"]),
-    ]
+    paths = [METADATA_PATH, METADATA_PATH + MCP_PATH]
+    if oauth is not None:
+        paths.append(METADATA_PATH + _resource_path(oauth))
+    return [Route(path, metadata, methods=["GET"]) for path in dict.fromkeys(paths)]
+
+
+def _resource_path(oauth: McpOAuthConfig) -> str:
+    return urlsplit(oauth.resource).path.rstrip("/")
+
+
+def _oauth_document(tokens: TokenAdmission) -> dict[str, object]:
+    return {
+        "resource": tokens.config.resource,
+        "authorization_servers": list(tokens.config.authorization_servers),
+        "scopes_supported": tokens.scopes_supported(),
+        "bearer_methods_supported": ["header"],
+        "resource_name": "MailFathom",
+    }
 
 
 def build_http_app(
@@ -201,13 +291,21 @@ def build_http_app(
         max_sessions=2 * config.sessions_per_caller * max(1, len(entries)),
     )
     withhold_refused_values()
+    authorization_servers = AuthorizationServerClient()
+    tokens = token_admission(config, authorization_servers, server.published_permissions())
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[None]:
-        async with server.session_manager.run():
-            yield
+        try:
+            async with server.session_manager.run():
+                yield
+        finally:
+            await authorization_servers.aclose()
 
-    routes: list[BaseRoute] = [*protected_resource_routes(config.host), Mount("/", app=mcp_app)]
+    routes: list[BaseRoute] = [
+        *protected_resource_routes(config.host, tokens),
+        Mount("/", app=mcp_app),
+    ]
     if config.metrics_api_key_sha256 is not None:
         routes.insert(0, metrics_route(server, config.metrics_api_key_sha256, config.host))
     if download is not None:
@@ -220,5 +318,5 @@ def build_http_app(
         per_caller=config.sessions_per_caller,
         idle_seconds=config.session_idle_seconds,
     )
-    app.add_middleware(AdmissionGate, entries=entries)
+    app.add_middleware(AdmissionGate, entries=entries, tokens=tokens)
     return app

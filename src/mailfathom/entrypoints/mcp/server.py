@@ -155,6 +155,11 @@ class MailFathomMcp(MCPServer):
         categories = self.policy.published_categories
         return frozenset(s.name for s in self.registry.specs.values() if s.category in categories)
 
+    def published_permissions(self) -> list[frozenset[Permission]]:
+        """For each tool the deployment publishes, the permissions a caller needs for it."""
+        published = self.published_tools()
+        return [s.permissions for s in self.registry.specs.values() if s.name in published]
+
     def offered_tool(self, name: str, caller: Caller | None) -> Tool | None:
         """The form of the tool `name` this caller is offered."""
         for permissions, variant in self._variants.get(name, []):

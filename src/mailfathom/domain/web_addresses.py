@@ -1,0 +1,50 @@
+"""Which web addresses the deployment reads from or writes into what it publishes.
+
+An address is https, or http on a loopback host (a test, or a proxy on the same machine):
+nothing the deployment sends or is told about crosses a network in the clear. It carries no
+user, query or fragment, so it can be compared and appended to as written.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import urllib.parse
+
+from mailfathom.domain import text_rules
+
+_URL_LIMIT = 1024
+
+
+def is_loopback(host: str) -> bool:
+    name = host.rstrip(".").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    literal = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+    try:
+        address = ipaddress.ip_address(literal)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
+
+
+def is_secure_address(text: str) -> bool:
+    """Whether `text` is an absolute https address with a host (http on a loopback host)
+    and no user, query or fragment."""
+    if not 0 < len(text) <= _URL_LIMIT or not text_rules.is_name(text):
+        return False
+    if any(char.isspace() for char in text):
+        return False
+    try:
+        parts = urllib.parse.urlsplit(text)
+        port_ok = parts.port is None or 0 < parts.port < 65536
+    except ValueError:
+        return False
+    host = parts.hostname
+    if not port_ok or not host or parts.username is not None or parts.password is not None:
+        return False
+    if parts.query or parts.fragment or text.endswith(("?", "#")):
+        return False
+    scheme = parts.scheme.lower()
+    return scheme == "https" or (scheme == "http" and is_loopback(host))

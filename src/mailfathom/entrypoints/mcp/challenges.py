@@ -1,0 +1,54 @@
+"""The answers to a request the endpoint does not serve, as RFC 6750 section 3 and the MCP
+authorization specification describe them.
+
+401 says the credential is missing or unusable (`invalid_token`) and points at the protected
+resource metadata, where a client finds whom to ask for a token. 403 `insufficient_scope`
+says the token is good but carries too few scopes, and names the scopes that would help, so
+a client may ask the person again for more (step-up authorization). 403 without a challenge
+says the token's holder is not admitted at all, which no new token of the same person
+changes. 503 says the authorization server could not be asked, which is no fault of the
+token. Every description is a fixed sentence of this project's own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from starlette.responses import Response
+
+RETRY_AFTER_SECONDS = 30
+
+
+def _answer(status: int, error: str, description: str, challenge: str | None) -> Response:
+    body = json.dumps({"error": error, "error_description": description}).encode()
+    headers = {"WWW-Authenticate": challenge} if challenge is not None else {}
+    if status == 503:
+        headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return Response(body, status_code=status, media_type="application/json", headers=headers)
+
+
+def unauthorized(metadata_url: str | None = None) -> Response:
+    challenge = 'Bearer error="invalid_token"'
+    if metadata_url is not None:
+        challenge += f', resource_metadata="{metadata_url}"'
+    return _answer(401, "invalid_token", "Authentication required", challenge)
+
+
+def insufficient_scope(metadata_url: str, scopes: Sequence[str]) -> Response:
+    challenge = 'Bearer error="insufficient_scope"'
+    if scopes:
+        challenge += f', scope="{" ".join(scopes)}"'
+    challenge += f', resource_metadata="{metadata_url}"'
+    description = "The token's scopes reach no tool this endpoint publishes"
+    return _answer(403, "insufficient_scope", description, challenge)
+
+
+def not_admitted() -> Response:
+    description = "No caller entry of this endpoint admits the token's subject"
+    return _answer(403, "access_denied", description, None)
+
+
+def unavailable() -> Response:
+    description = "The authorization server could not be asked about the token"
+    return _answer(503, "temporarily_unavailable", description, None)

@@ -1,0 +1,147 @@
+"""Tokens checked by asking their issuer (RFC 7662): only an active answer for this endpoint
+counts, and an answer is kept briefly, by the token's hash, never past the token's expiry."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+from mailfathom.domain.mcp_oauth import McpOAuthConfig, TokenValidation
+from mailfathom.entrypoints.mcp.oauth.authorization_server import (
+    AuthorizationServerClient,
+    AuthorizationServerUnavailable,
+)
+from mailfathom.entrypoints.mcp.oauth.introspection import (
+    CACHE_SECONDS,
+    IntrospectionTokenVerifier,
+)
+from mcp_tests.key_server import INTROSPECTION_CLIENT, KeyServer, key_server
+
+RESOURCE = "https://mail.example.com/mcp"
+
+
+@pytest.fixture
+def issuer() -> Iterator[KeyServer]:
+    with key_server() as server:
+        yield server
+
+
+def _config(server: KeyServer) -> McpOAuthConfig:
+    return McpOAuthConfig(
+        resource=RESOURCE,
+        authorization_servers=(server.issuer,),
+        token_validation=TokenValidation.INTROSPECTION,
+        introspection_client_id=INTROSPECTION_CLIENT[0],
+    )
+
+
+def _answer(server: KeyServer, **changes: Any) -> dict[str, Any]:
+    claims = server.claims(RESOURCE, scope="mailfathom.mail.read mailfathom.mail.send")
+    return {"active": True, **claims, **changes}
+
+
+def _verify_each(
+    server: KeyServer,
+    tokens: list[str],
+    *,
+    secret: str = INTROSPECTION_CLIENT[1],
+    clock: list[float] | None = None,
+) -> list[Any]:
+    """Each token's outcome, in order, by one verifier; `clock[i]` is the time of the i-th."""
+
+    async def main() -> list[Any]:
+        client = AuthorizationServerClient()
+        moments = iter(clock or [])
+        verifier = IntrospectionTokenVerifier(
+            _config(server), client, lambda: secret, lambda: next(moments, time.time())
+        )
+        try:
+            return [await verifier.verify_token(token) for token in tokens]
+        finally:
+            await client.aclose()
+
+    return anyio.run(main)
+
+
+def test_an_active_token_for_this_endpoint_is_accepted(issuer: KeyServer) -> None:
+    issuer.answers["opaque-1"] = _answer(issuer)
+    (found,) = _verify_each(issuer, ["opaque-1"])
+    assert found is not None
+    assert found.subject == "person-1"
+    assert found.scopes == ["mailfathom.mail.read", "mailfathom.mail.send"]
+    assert found.claims == {"iss": issuer.issuer}
+    assert found.resource == RESOURCE
+    # The endpoint was found in the issuer's metadata.
+    assert issuer.counts == {"metadata": 1, "introspection": 1}
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"active": False},
+        {"active": "true"},
+        {"aud": "https://other.example/mcp"},
+        {"aud": None},
+        {"iss": "https://impostor.example"},
+        {"exp": int(time.time()) - 3600},
+        {"exp": None},
+        {"nbf": int(time.time()) + 3600},
+        {"sub": None},
+        {"sub": ""},
+    ],
+)
+def test_an_answer_that_does_not_hold_is_refused(
+    issuer: KeyServer, changes: dict[str, Any]
+) -> None:
+    answer = _answer(issuer, **changes)
+    issuer.answers["opaque-1"] = {k: v for k, v in answer.items() if v is not None}
+    assert _verify_each(issuer, ["opaque-1"]) == [None]
+
+
+def test_an_unknown_token_is_refused(issuer: KeyServer) -> None:
+    assert _verify_each(issuer, [uuid.uuid4().hex]) == [None]
+
+
+class RevokedOnceAnswered(dict[str, dict[str, Any]]):
+    """The issuer's answers, each token revoked right after its first answer."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        answer = super().get(key, default)
+        self[key] = {"active": False}
+        return answer
+
+
+def test_an_answer_is_kept_briefly_and_revocation_counts_after_that(issuer: KeyServer) -> None:
+    issuer.answers = RevokedOnceAnswered({"opaque-1": _answer(issuer)})
+    now = time.time()
+    first, kept, after = _verify_each(
+        issuer, ["opaque-1"] * 3, clock=[now, now + 1, now + CACHE_SECONDS + 1]
+    )
+    assert first is not None
+    assert kept is not None
+    assert after is None
+    assert issuer.counts["introspection"] == 2
+
+
+def test_an_answer_is_never_kept_past_the_tokens_expiry(issuer: KeyServer) -> None:
+    now = time.time()
+    issuer.answers["opaque-1"] = _answer(issuer, exp=int(now) + 5)
+    _verify_each(issuer, ["opaque-1", "opaque-1"], clock=[now, now + 6])
+    assert issuer.counts["introspection"] == 2
+
+
+def test_a_refused_client_secret_leaves_the_server_unavailable(issuer: KeyServer) -> None:
+    issuer.answers["opaque-1"] = _answer(issuer)
+    with pytest.raises(AuthorizationServerUnavailable):
+        _verify_each(issuer, ["opaque-1"], secret="wrong")
+
+
+def test_an_issuer_that_cannot_be_reached_is_unavailable(issuer: KeyServer) -> None:
+    issuer.up = False
+    with pytest.raises(AuthorizationServerUnavailable):
+        _verify_each(issuer, ["opaque-1"])
