@@ -84,6 +84,7 @@ def test_init_writes_a_loadable_file_with_roles_the_server_announces(
     (account,) = loaded.accounts
     assert account.account_id == "work"
     assert account.imap is not None
+    assert account.imap.secret is not None
     assert account.imap.secret.env == SECRET_ENV
     assert account.imap.tls is TlsMode.NONE
     assert account.delivery is None

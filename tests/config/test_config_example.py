@@ -7,6 +7,7 @@ from pathlib import Path
 from mailfathom.adapters.config import load_config
 from mailfathom.domain.config import AccountKind, SecretRef, SyncMode, TlsMode
 from mailfathom.domain.folders import FolderRole
+from mailfathom.domain.oauth import ConnectionAuth, OAuthProvider
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -17,9 +18,14 @@ def test_the_example_configuration_loads() -> None:
 
     assert config.store.data_dir == path.resolve().parent / "data"
     assert config.store.database_url is None
-    assert [account.account_id for account in config.accounts] == ["work", "personal", "notes"]
+    assert [account.account_id for account in config.accounts] == [
+        "work",
+        "personal",
+        "gmail",
+        "notes",
+    ]
 
-    work, personal, notes = config.accounts
+    work, personal, gmail, notes = config.accounts
     assert work.sync_mode is SyncMode.PUSH
     assert work.imap is not None
     assert work.imap.secret == SecretRef(env="WORK_IMAP_PASSWORD")
@@ -34,6 +40,14 @@ def test_the_example_configuration_loads() -> None:
     assert personal.imap.tls is TlsMode.STARTTLS
     assert personal.imap.port == 143
     assert personal.imap.secret == SecretRef(file=Path("/run/secrets/personal-imap"))
+
+    assert gmail.imap is not None
+    assert gmail.imap.auth is ConnectionAuth.OAUTH2
+    assert gmail.oauth is not None
+    assert gmail.oauth.provider is OAuthProvider.GMAIL
+    assert gmail.delivery is not None
+    assert gmail.delivery.smtp is not None
+    assert gmail.delivery.smtp.auth is ConnectionAuth.OAUTH2
 
     assert notes.kind is AccountKind.LOCAL
     assert notes.imap is None

@@ -149,6 +149,7 @@ def test_a_tilde_expands_to_the_home_directory_in_every_path(
     assert config.store.database_url == f"sqlite:///{home / 'mail.db'}"
     (account,) = config.accounts
     assert account.imap is not None
+    assert account.imap.secret is not None
     assert account.imap.secret.file == home / "secrets" / "imap"
     assert account.delivery is not None
     assert account.delivery.smtp is not None

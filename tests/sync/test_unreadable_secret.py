@@ -32,6 +32,7 @@ def test_a_continuous_sync_outlives_an_unreadable_secret_and_recovers(
 ) -> None:
     account = imap_account_config(imap_account, sync_mode=mode, poll_interval_seconds=1)
     assert account.imap is not None
+    assert account.imap.secret is not None
     assert account.imap.secret.env is not None
     variable = account.imap.secret.env
     monkeypatch.delenv(variable)

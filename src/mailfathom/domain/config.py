@@ -16,6 +16,7 @@ from mailfathom.domain.connections import SecretRef, TlsMode
 from mailfathom.domain.delivery_config import AccountDelivery, MailDeliveryConfig
 from mailfathom.domain.download_links import DownloadsConfig
 from mailfathom.domain.folders import FolderRole
+from mailfathom.domain.oauth import ConnectionAuth, OAuthCredential
 from mailfathom.domain.sensitive_content import SensitiveContentConfig
 
 __all__ = ["SecretRef", "TlsMode"]
@@ -41,12 +42,16 @@ class SyncMode(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class ImapConnection:
+    """An account's IMAP server. `secret` is the password where `auth` is `PASSWORD`, and
+    None where it is `OAUTH2`: the account's `OAuthCredential` then supplies access tokens."""
+
     host: str
     port: int
     username: str
-    secret: SecretRef
+    secret: SecretRef | None
     tls: TlsMode = TlsMode.IMPLICIT
     timeout_seconds: float = 60.0
+    auth: ConnectionAuth = ConnectionAuth.PASSWORD
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +87,8 @@ class AccountConfig:
     # The authserv-ids (RFC 8601) of the receiving servers whose Authentication-Results this
     # account's mail is judged by, lower-cased; empty trusts none and verifies DKIM locally.
     trusted_authserv_ids: frozenset[str] = frozenset()
+    # The OAuth block an IMAP or submission connection with `auth = OAUTH2` logs in with.
+    oauth: OAuthCredential | None = None
 
     def own_addresses(self) -> frozenset[str]:
         """Every address this account receives or sends as, lower-cased: its `Addresses`,

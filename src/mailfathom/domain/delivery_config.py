@@ -11,11 +11,14 @@ import enum
 from dataclasses import dataclass, field
 
 from mailfathom.domain.connections import SecretRef, TlsMode
+from mailfathom.domain.oauth import ConnectionAuth
 
 
 @dataclass(frozen=True, slots=True)
 class SmtpConnection:
-    """The submission server an account's mail is handed to (RFC 6409)."""
+    """The submission server an account's mail is handed to (RFC 6409). With `auth` `OAUTH2`
+    `username` is required, `secret` is None, and the account's `OAuthCredential` supplies the
+    access token."""
 
     host: str
     port: int
@@ -23,6 +26,7 @@ class SmtpConnection:
     secret: SecretRef | None
     tls: TlsMode = TlsMode.IMPLICIT
     timeout_seconds: float = 60.0
+    auth: ConnectionAuth = ConnectionAuth.PASSWORD
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mailfathom.adapters.config.delivery_section import parse_account_delivery
 from mailfathom.adapters.config.folders_section import parse_folders
+from mailfathom.adapters.config.oauth_section import parse_oauth
 from mailfathom.adapters.config.sender_verification_section import parse_trusted_authserv_ids
 from mailfathom.adapters.config.toml_tables import REFERENCE_HINT, Problems, Table, is_loopback
 from mailfathom.adapters.config.values import (
@@ -28,6 +29,7 @@ from mailfathom.domain.config import (
     SyncMode,
     TlsMode,
 )
+from mailfathom.domain.oauth import ConnectionAuth, OAuthCredential
 
 _ACCOUNT_KEYS = frozenset(
     {
@@ -45,9 +47,10 @@ _ACCOUNT_KEYS = frozenset(
         "CollectContacts",
         "RemoteImages",
         "TrustedAuthservIds",
+        "OAuth",
     }
 )
-_IMAP_KEYS = frozenset({"Host", "Port", "Username", "Tls", "Secret", "TimeoutSeconds"})
+_IMAP_KEYS = frozenset({"Host", "Port", "Username", "Tls", "Auth", "Secret", "TimeoutSeconds"})
 
 _ACCOUNT_ID = text_rules.ACCOUNT_IDENTIFIER
 _ADDRESS_LIMIT = 254
@@ -131,6 +134,9 @@ def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
         )
         ok &= delivery is not None
 
+    oauth = _parse_account_oauth(table, kind, base_dir)
+    ok &= oauth is not None or not table.has("OAuth")
+
     if not ok or account_id is None or display_name is None or kind is None:
         return None
     assert folders is not None
@@ -152,7 +158,51 @@ def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
         collect_contacts=collect_contacts,
         remote_images=remote_images or RemoteImages.BLOCK,
         trusted_authserv_ids=trusted_ids,
+        oauth=oauth,
     )
+
+
+def _auth_of(table: Table, *keys: str) -> object:
+    """The raw `Auth` value of the sub-table `keys` lead to, whether or not it is valid."""
+    data: object = table.data
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data.get("Auth") if isinstance(data, dict) else None
+
+
+def _parse_account_oauth(
+    table: Table, kind: AccountKind | None, base_dir: Path
+) -> OAuthCredential | None:
+    """The `OAuth` block, which an account has exactly when one of its connections logs in
+    with `Auth = "oauth2"`."""
+    wanted = [
+        f"{name}.Auth"
+        for name, keys in (("Imap", ("Imap",)), ("Delivery.Smtp", ("Delivery", "Smtp")))
+        if str(_auth_of(table, *keys)).lower() == ConnectionAuth.OAUTH2.value
+    ]
+    if kind is AccountKind.LOCAL and table.has("OAuth"):
+        table.problems.add(table.at("OAuth"), 'is not allowed when Kind = "local"')
+        return None
+    if not table.has("OAuth"):
+        if wanted:
+            table.problems.add(
+                table.at("OAuth"),
+                f'is required: {" and ".join(wanted)} is "oauth2"',
+            )
+        return None
+    if not wanted:
+        table.problems.add(
+            table.at("OAuth"),
+            'is used only where Imap.Auth or Delivery.Smtp.Auth is "oauth2"; remove it or '
+            "set one of them",
+        )
+        return None
+    oauth_table = table.table("OAuth")
+    if oauth_table is None:
+        return None
+    return parse_oauth(oauth_table, lambda owner, key: parse_secret(owner, key, base_dir))
 
 
 def _parse_addresses(table: Table) -> tuple[str, ...] | None:
@@ -228,13 +278,26 @@ def _parse_imap(table: Table, base_dir: Path) -> ImapConnection | None:
         ok = False
     ok &= timeout is not None or not table.has("TimeoutSeconds")
 
+    auth = parse_enum(table, "Auth", ConnectionAuth)
+    ok &= auth is not None or not table.has("Auth")
+    auth = auth or ConnectionAuth.PASSWORD
     secret: SecretRef | None = None
-    if table.has("Secret"):
+    if auth is ConnectionAuth.OAUTH2:
+        if table.has("Secret"):
+            problems.add(
+                table.at("Secret"),
+                'is not used with Auth = "oauth2" (the account\'s OAuth.RefreshToken is); '
+                "remove it",
+            )
+            ok = False
+    elif table.has("Secret"):
         secret = parse_secret(table, "Secret", base_dir)
+        ok &= secret is not None
     else:
         problems.add(table.at("Secret"), f"is required; {REFERENCE_HINT}")
+        ok = False
 
-    if not ok or host is None or username is None or secret is None:
+    if not ok or host is None or username is None:
         return None
     defaults = ImapConnection(host="", port=0, username="", secret=secret)
     return ImapConnection(
@@ -244,6 +307,7 @@ def _parse_imap(table: Table, base_dir: Path) -> ImapConnection | None:
         secret=secret,
         tls=tls,
         timeout_seconds=defaults.timeout_seconds if timeout is None else timeout,
+        auth=auth,
     )
 
 

@@ -28,11 +28,12 @@ from mailfathom.domain.delivery_config import (
     UnvouchedRecipients,
     VouchingContacts,
 )
+from mailfathom.domain.oauth import ConnectionAuth
 
 SecretParser = Callable[[Table, str], SecretRef | None]
 
 _DELIVERY_KEYS = frozenset({"Enabled", "Address", "DisplayName", "Smtp"})
-_SMTP_KEYS = frozenset({"Host", "Port", "Tls", "Username", "Secret", "TimeoutSeconds"})
+_SMTP_KEYS = frozenset({"Host", "Port", "Tls", "Auth", "Username", "Secret", "TimeoutSeconds"})
 _MAIL_DELIVERY_KEYS = frozenset(
     {
         "MaxRecipientCount",
@@ -130,9 +131,28 @@ def _parse_smtp(table: Table, parse_secret: SecretParser) -> SmtpConnection | No
     username = table.string("Username")
     if username is not None and (not username or not text_rules.is_name(username)):
         problems.add(table.at("Username"), "must be non-empty, without control characters")
-    secret = parse_secret(table, "Secret") if table.has("Secret") else None
-    if (username is None) != (secret is None):
-        problems.add(table.at("Secret"), "Username and Secret are given together or not at all")
+    auth_text = table.string("Auth")
+    auth = ConnectionAuth.PASSWORD
+    if auth_text is not None:
+        found = next((a for a in ConnectionAuth if a.value == auth_text.lower()), None)
+        if found is None:
+            problems.add(table.at("Auth"), "must be one of password | oauth2")
+        else:
+            auth = found
+    secret = None
+    if auth is ConnectionAuth.OAUTH2:
+        if table.has("Secret"):
+            problems.add(
+                table.at("Secret"),
+                'is not used with Auth = "oauth2" (the account\'s OAuth.RefreshToken is); '
+                "remove it",
+            )
+        if not table.has("Username"):
+            problems.add(table.at("Username"), 'is required with Auth = "oauth2"')
+    else:
+        secret = parse_secret(table, "Secret") if table.has("Secret") else None
+        if (username is None) != (secret is None):
+            problems.add(table.at("Secret"), "Username and Secret are given together or not at all")
     timeout = table.number("TimeoutSeconds")
     if timeout is not None and timeout <= 0:
         problems.add(table.at("TimeoutSeconds"), "must be greater than zero")
@@ -145,6 +165,7 @@ def _parse_smtp(table: Table, parse_secret: SecretParser) -> SmtpConnection | No
         secret=secret,
         tls=tls,
         timeout_seconds=60.0 if timeout is None else timeout,
+        auth=auth,
     )
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig, SecretRef
 from mailfathom.domain.errors import ConfigurationError, SecretUnavailable
 from mailfathom.domain.folders import FolderRole
+from mailfathom.domain.oauth import ConnectionAuth
 
 # A secret file larger than this is certainly not a password; refusing it also keeps a
 # misdirected reference (a device, a large log) from being read into memory.
@@ -90,12 +91,30 @@ class NeededSecret:
     ref: SecretRef
 
 
+def _login_secrets(
+    account: AccountConfig, auth: ConnectionAuth, password: SecretRef | None
+) -> list[NeededSecret]:
+    """What one connection of `account` logs in with: its password, or, with OAuth, the
+    refresh token (and client secret) access tokens are obtained with."""
+    if auth is ConnectionAuth.OAUTH2:
+        oauth = account.oauth
+        if oauth is None:
+            return []
+        refs = [oauth.refresh_token]
+        if oauth.client_secret is not None:
+            refs.append(oauth.client_secret)
+        return [NeededSecret(account.account_id, ref) for ref in refs]
+    return [] if password is None else [NeededSecret(account.account_id, password)]
+
+
 def secrets_to_synchronize(accounts: Iterable[AccountConfig]) -> list[NeededSecret]:
-    """The IMAP passwords of the accounts to synchronize (local accounts need none)."""
+    """What the accounts to synchronize log in to their IMAP servers with (local accounts
+    need nothing)."""
     return [
-        NeededSecret(a.account_id, a.imap.secret)
+        needed
         for a in accounts
         if a.kind is AccountKind.IMAP and a.imap is not None
+        for needed in _login_secrets(a, a.imap.auth, a.imap.secret)
     ]
 
 
@@ -109,11 +128,12 @@ def secrets_to_deliver(config: DeploymentConfig) -> list[NeededSecret]:
         delivery = account.delivery
         if delivery is None or not delivery.enabled:
             continue
-        if delivery.smtp is not None and delivery.smtp.secret is not None:
-            needed.append(NeededSecret(account.account_id, delivery.smtp.secret))
+        if delivery.smtp is not None:
+            smtp = delivery.smtp
+            needed += _login_secrets(account, smtp.auth, smtp.secret)
         keeps_sent = any(f.role is FolderRole.SENT for f in account.folders)
         if account.kind is AccountKind.IMAP and account.imap is not None and keeps_sent:
-            needed.append(NeededSecret(account.account_id, account.imap.secret))
+            needed += _login_secrets(account, account.imap.auth, account.imap.secret)
     return needed
 
 

@@ -90,6 +90,12 @@ class ImapConnector:
             raise SyncError(
                 f"The mail server of account '{account.account_id}' could not be reached."
             ) from exc
+        if settings.secret is None:
+            _quietly_close(client)
+            raise MailServerAuthError(
+                f"Account '{account.account_id}' logs in with OAuth, which this connection "
+                "cannot do."
+            )
         try:
             client.login(settings.username, read_secret(settings.secret))
         except imap_errors.LoginError as exc:
