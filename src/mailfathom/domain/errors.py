@@ -110,6 +110,26 @@ class ConsentRequired(MailServerAuthError):
     code = 31003
 
 
+class TokenEndpointUnreachable(SyncError):
+    """An OAuth token endpoint could not be reached, or answered with something that is not a
+    token response (a server error, a page, a body too large): asking again later may work."""
+
+    code = 31004
+
+
+class TokenRefused(SyncError):
+    """An OAuth token endpoint refused a request with an RFC 6749 section 5.2 error (or an
+    RFC 8628 section 3.5 one while a device grant is pending). `error` is the error's name
+    as the protocol defines it (`invalid_grant`, `authorization_pending`, ...), or
+    `unrecognized` when the server sent a name outside the protocol's character set."""
+
+    code = 31005
+
+    def __init__(self, error: str, message: str | None = None) -> None:
+        super().__init__(message or f"The token endpoint refused the request ({error}).")
+        self.error = error
+
+
 class ContentMissingError(MailFathomError):
     """The stored content of a message is missing or damaged; a repair was requested."""
 
