@@ -16,6 +16,7 @@ from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.engine import create_store_engine
 
 from .dovecot import DovecotServer, ImapAccount
+from .oauth import OAuthServer
 from .postgres import PostgresServer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -29,6 +30,7 @@ FIXTURE_MARKERS = {
     "postgres_url": "postgres",
     "migrated_postgres_url": "postgres",
     "corpora": "corpus",
+    "oauth_server": "process",
 }
 
 
@@ -47,6 +49,18 @@ def imap_account(dovecot: DovecotServer) -> ImapAccount:
     """A new IMAP user with an empty INBOX on the session's Dovecot server."""
     suffix = uuid.uuid4().hex[:12]
     return dovecot.add_user(f"user-{suffix}", f"pw-{suffix}")
+
+
+@pytest.fixture(scope="session")
+def oauth_server() -> Iterator[OAuthServer]:
+    """One OAuth 2.0 / 2.1 authorization server (authlib) for the whole session, on
+    127.0.0.1. Its settings are shared: a test that changes one (token lifetime, rotation,
+    the subject authorizations are approved as) sets it back, or uses its own `OAuthServer`."""
+    server = OAuthServer().start()
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.fixture(scope="session")
