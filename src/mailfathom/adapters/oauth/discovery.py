@@ -14,6 +14,7 @@ endpoints would receive the person's grant.
 from __future__ import annotations
 
 import json
+import ssl
 from dataclasses import dataclass
 
 import httpx2
@@ -97,7 +98,9 @@ def discover(issuer: str) -> ServerEndpoints:
     """The endpoints `issuer` publishes. Raises `GrantFailed`: 72006 when no usable
     metadata names this issuer, 72007 when the server cannot be reached."""
     require_secure(issuer, "the issuer")
-    with httpx2.Client(timeout=_TIMEOUT, follow_redirects=False) as client:
+    with httpx2.Client(
+        timeout=_TIMEOUT, verify=ssl.create_default_context(), follow_redirects=False
+    ) as client:
         for url in _candidates(issuer):
             document = _fetch(client, url)
             if document is not None:
