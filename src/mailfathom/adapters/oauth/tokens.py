@@ -1,0 +1,259 @@
+"""Access tokens for the accounts that log in with OAuth 2.0, one cache per process.
+
+An access token is obtained from the account's refresh token (RFC 6749 section 6) when a
+connection first needs one, kept, and replaced `RefreshMarginSeconds` before it expires, so
+no connection opens with a token about to lapse. Every connection of an account (the folder
+watchers of a pushed account, the change carrier, a delivery pass) shares it, and only one
+refresh of an account is in flight at a time: the others wait for it and take its token.
+
+A server that refuses a token it should have accepted (revoked early, or the clock of one
+side off) is answered once: `after_refusal` refreshes, unless another connection already
+replaced the refused token, and the caller logs in once more.
+
+A refresh token the provider refuses (`invalid_grant`, or the client itself refused:
+`invalid_client`, `unauthorized_client`, or `invalid_scope` where the grant no longer covers
+what is asked) can be mended only by the person granting access again. `ConsentRequired` is
+raised, and remembered for that refresh token's value: until the secret holds another value
+the provider is not asked again, and a new grant written to the file is taken at the next
+connection without a restart.
+
+A provider may issue a new refresh token with any refresh (section 6); the new one replaces
+the old in its File, atomically and readable by the owner only. One kept in an environment
+variable cannot be replaced: the new one is kept in memory for this process and an event
+says so, without any value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import structlog
+
+from mailfathom.adapters.config.secrets import read_secret
+from mailfathom.adapters.oauth.endpoint import TokenEndpoint, TokenResponse
+from mailfathom.domain.config import SecretRef
+from mailfathom.domain.errors import ConsentRequired, TokenRefused
+from mailfathom.domain.oauth import OAuthCredential
+
+log = structlog.get_logger("mailfathom.oauth")
+
+# Errors of RFC 6749 section 5.2 that only a new grant mends.
+CONSENT_ERRORS = frozenset(
+    {"invalid_grant", "invalid_client", "unauthorized_client", "invalid_scope"}
+)
+# How long a token is taken to live when the server does not say (RFC 6749 section 5.1
+# leaves `expires_in` optional); a refusal before then is answered by `after_refusal`.
+ASSUMED_LIFETIME_SECONDS = 600.0
+
+
+def _fingerprint(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class _AccountTokens:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    access_token: str | None = field(default=None, repr=False)
+    renew_at: float = 0.0
+    expires_at: float = 0.0
+    # A rotated refresh token that could not be written back, with the fingerprint of the
+    # secret's value it replaced: it is used while the secret still holds that value.
+    kept_refresh: str | None = field(default=None, repr=False)
+    kept_over: str | None = None
+    refused: str | None = None  # fingerprint of the refresh token the provider refused
+    refreshes: int = 0
+
+
+class AccessTokens:
+    """The access tokens of every OAuth account of this process; thread-safe."""
+
+    def __init__(
+        self,
+        endpoint: TokenEndpoint | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        read: Callable[[SecretRef], str] = read_secret,
+    ) -> None:
+        self._endpoint_given = endpoint
+        self._endpoint: TokenEndpoint | None = endpoint
+        self._clock = clock
+        self._read = read
+        self._accounts: dict[str, _AccountTokens] = {}
+        self._guard = threading.Lock()
+
+    def _state(self, account_id: str) -> _AccountTokens:
+        with self._guard:
+            return self._accounts.setdefault(account_id, _AccountTokens())
+
+    def _token_endpoint(self) -> TokenEndpoint:
+        with self._guard:
+            if self._endpoint is None:
+                self._endpoint = TokenEndpoint()
+            return self._endpoint
+
+    def close(self) -> None:
+        if self._endpoint is not None and self._endpoint_given is None:
+            self._endpoint.close()
+
+    def refreshes(self, account_id: str) -> int:
+        """How many refreshes this process made for the account (an operator's figure)."""
+        return self._state(account_id).refreshes
+
+    def current(self, account_id: str, credential: OAuthCredential) -> str:
+        """An access token for the account, refreshed first when none is held or it is within
+        the margin of its expiry. Raises `ConsentRequired` (31003) when the provider refused
+        the refresh token now or before (and the secret still holds it), `SyncError` (31004,
+        31005) when no token could be obtained for another reason, `SecretUnavailable` when
+        the refresh token or client secret cannot be read."""
+        state = self._state(account_id)
+        with state.lock:
+            if state.access_token is not None and self._clock() < state.renew_at:
+                return state.access_token
+            refresh_token = self._refresh_token(state, credential)
+            return self._refresh(account_id, state, credential, refresh_token)
+
+    def after_refusal(self, account_id: str, credential: OAuthCredential, refused: str) -> str:
+        """A token to log in with once more after a server refused `refused`: the one another
+        connection obtained meanwhile, or a new one. Raises as `current` does."""
+        state = self._state(account_id)
+        with state.lock:
+            held = state.access_token
+            if held is not None and held != refused and self._clock() < state.expires_at:
+                return held
+            state.access_token = None
+            refresh_token = self._refresh_token(state, credential)
+            return self._refresh(account_id, state, credential, refresh_token)
+
+    def consent_pending(self, account_id: str, credential: OAuthCredential) -> bool:
+        """Whether the account's refresh token is still the one the provider refused. Reads
+        only the local secret; an unreadable one counts as still refused."""
+        state = self._state(account_id)
+        try:
+            value = self._refresh_token(state, credential)
+        except Exception:  # nothing new to try with until it reads
+            return True
+        return state.refused is not None and state.refused == _fingerprint(value)
+
+    def _refresh_token(self, state: _AccountTokens, credential: OAuthCredential) -> str:
+        stored = self._read(credential.refresh_token)
+        if state.kept_refresh is not None:
+            if state.kept_over == _fingerprint(stored):
+                return state.kept_refresh
+            state.kept_refresh = state.kept_over = None
+        if state.refused is not None and state.refused == _fingerprint(stored):
+            raise _consent_required()
+        return stored
+
+    def _refresh(
+        self,
+        account_id: str,
+        state: _AccountTokens,
+        credential: OAuthCredential,
+        refresh_token: str,
+    ) -> str:
+        if state.refused is not None and state.refused == _fingerprint(refresh_token):
+            raise _consent_required()
+        secret = None if credential.client_secret is None else self._read(credential.client_secret)
+        started = self._clock()
+        state.refreshes += 1
+        try:
+            answer = self._token_endpoint().refresh(
+                credential.token_endpoint,
+                client_id=credential.client_id,
+                client_secret=secret,
+                refresh_token=refresh_token,
+                scopes=credential.scopes,
+            )
+        except TokenRefused as refused:
+            if refused.error not in CONSENT_ERRORS:
+                raise
+            state.refused = _fingerprint(refresh_token)
+            state.access_token = None
+            log.error("oauth.consent_required", account=account_id, error=refused.error)
+            raise _consent_required() from None
+        state.refused = None
+        self._keep(account_id, state, credential, refresh_token, answer, started)
+        return answer.access_token
+
+    def _keep(
+        self,
+        account_id: str,
+        state: _AccountTokens,
+        credential: OAuthCredential,
+        used: str,
+        answer: TokenResponse,
+        started: float,
+    ) -> None:
+        lifetime = ASSUMED_LIFETIME_SECONDS if answer.expires_in is None else answer.expires_in
+        # A margin longer than half the lifetime would have every connection refresh.
+        margin = min(credential.refresh_margin_seconds, lifetime / 2)
+        state.access_token = answer.access_token
+        state.expires_at = started + lifetime
+        state.renew_at = started + lifetime - margin
+        if answer.refresh_token is not None and answer.refresh_token != used:
+            self._rotate(account_id, state, credential.refresh_token, used, answer.refresh_token)
+
+    def _rotate(
+        self, account_id: str, state: _AccountTokens, ref: SecretRef, used: str, new: str
+    ) -> None:
+        """Put the rotated refresh token where the old one was read from."""
+        stored = self._read(ref)
+        ours = stored == used or state.kept_over == _fingerprint(stored)
+        if ref.file is not None and ours:
+            try:
+                replace_secret_file(ref.file, new)
+            except OSError as failure:
+                log.error(
+                    "oauth.refresh_token_not_written",
+                    account=account_id,
+                    key=f"{ref.origin}.File",
+                    error=type(failure).__name__,
+                )
+            else:
+                state.kept_refresh = state.kept_over = None
+                log.info("oauth.refresh_token_rotated", account=account_id)
+                return
+        elif ref.file is not None:
+            # Someone wrote a new grant while this refresh ran: theirs is kept.
+            return
+        else:
+            log.warning(
+                "oauth.refresh_token_kept_in_memory",
+                account=account_id,
+                key=f"{ref.origin}.Env",
+            )
+        state.kept_refresh = new
+        state.kept_over = _fingerprint(stored)
+
+
+def _consent_required() -> ConsentRequired:
+    return ConsentRequired(
+        "The provider refused the account's refresh token; grant access again with "
+        "`mfctl account consent`."
+    )
+
+
+def replace_secret_file(path: Path, value: str) -> None:
+    """Write `value` to `path` in one step (a file beside it, renamed over it), readable and
+    writable by its owner only: a reader sees the old secret or the new, never a part."""
+    directory = path.parent
+    handle, temporary = tempfile.mkstemp(prefix=".mailfathom-", dir=directory)
+    try:
+        os.fchmod(handle, 0o600)
+        os.write(handle, value.encode("utf-8") + b"\n")
+        os.fsync(handle)
+        os.close(handle)
+        handle = -1
+        os.replace(temporary, path)
+    except BaseException:
+        if handle >= 0:
+            os.close(handle)
+        Path(temporary).unlink(missing_ok=True)
+        raise

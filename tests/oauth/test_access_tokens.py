@@ -1,0 +1,279 @@
+"""The access-token cache: refreshing before expiry, once per account across threads, once
+after a refusal, remembering a refused grant, and keeping a rotated refresh token."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import structlog
+
+import log_audit
+from mailfathom.adapters.oauth.endpoint import TokenEndpoint
+from mailfathom.adapters.oauth.tokens import AccessTokens
+from mailfathom.domain.config import SecretRef
+from mailfathom.domain.errors import ConsentRequired, SyncError, TokenRefused
+from mailfathom.domain.oauth import OAuthCredential, OAuthProvider
+from oauth.fake_token_server import Answer, FakeTokenServer, error_answer, fake_token_server
+from waiting import wait_for
+
+GRANTED = "refresh-granted-value-1"
+ROTATED = "refresh-rotated-value-2"
+REGRANTED = "refresh-regranted-value-3"
+log_audit.register(GRANTED, ROTATED, REGRANTED)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Issuer:
+    """Answers refreshes with numbered access tokens of a given lifetime."""
+
+    def __init__(self, lifetime: float = 300, rotate_to: str | None = None) -> None:
+        self.lifetime = lifetime
+        self.rotate_to = rotate_to
+        self.issued = 0
+        self.refused: set[str] = set()
+
+    def __call__(self, form: dict[str, str]) -> Answer:
+        if form.get("refresh_token") in self.refused:
+            return error_answer("invalid_grant")
+        self.issued += 1
+        access = f"access-number-{self.issued:04d}"
+        log_audit.register(access)
+        body: dict[str, object] = {
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": self.lifetime,
+        }
+        if self.rotate_to is not None:
+            body["refresh_token"] = self.rotate_to
+        return 200, json.dumps(body).encode()
+
+
+@pytest.fixture
+def server() -> Iterator[FakeTokenServer]:
+    with fake_token_server() as running:
+        yield running
+
+
+@pytest.fixture
+def endpoint() -> Iterator[TokenEndpoint]:
+    client = TokenEndpoint(timeout_seconds=10)
+    yield client
+    client.close()
+
+
+def credential(server: FakeTokenServer, ref: SecretRef, margin: float = 60) -> OAuthCredential:
+    return OAuthCredential(
+        provider=OAuthProvider.GENERIC,
+        client_id="mf",
+        refresh_token=ref,
+        token_endpoint=server.url,
+        scopes=("mail",),
+        refresh_margin_seconds=margin,
+    )
+
+
+def secret_file(tmp_path: Path, value: str = GRANTED) -> SecretRef:
+    path = tmp_path / "work.refresh"
+    path.write_text(value + "\n")
+    path.chmod(0o600)
+    return SecretRef(file=path, origin="Accounts[0].OAuth.RefreshToken")
+
+
+def test_a_token_is_kept_until_the_margin_before_its_expiry(
+    server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path
+) -> None:
+    server.responder = issuer = Issuer(lifetime=300)
+    clock = Clock()
+    tokens = AccessTokens(endpoint, clock=clock)
+    login = credential(server, secret_file(tmp_path), margin=60)
+    first = tokens.current("work", login)
+    clock.now += 239
+    assert tokens.current("work", login) == first
+    clock.now += 1
+    second = tokens.current("work", login)
+    assert second != first
+    assert issuer.issued == 2
+    assert [r["refresh_token"] for r in server.requests] == [GRANTED, GRANTED]
+
+
+def test_a_margin_longer_than_the_lifetime_still_reuses_the_token(
+    server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path
+) -> None:
+    server.responder = issuer = Issuer(lifetime=4)
+    clock = Clock()
+    tokens = AccessTokens(endpoint, clock=clock)
+    login = credential(server, secret_file(tmp_path), margin=60)
+    first = tokens.current("work", login)
+    clock.now += 1.9
+    assert tokens.current("work", login) == first
+    clock.now += 0.1
+    assert tokens.current("work", login) != first
+    assert issuer.issued == 2
+
+
+def test_threads_of_one_account_share_one_refresh(
+    server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path
+) -> None:
+    server.responder = issuer = Issuer()
+    tokens = AccessTokens(endpoint)
+    login = credential(server, secret_file(tmp_path))
+    server.gate.clear()
+    got: list[str] = []
+    threads = [
+        threading.Thread(target=lambda: got.append(tokens.current("work", login))) for _ in range(6)
+    ]
+    for thread in threads:
+        thread.start()
+    wait_for(lambda: len(server.requests) == 1, "the first refresh to arrive")
+    server.gate.set()
+    for thread in threads:
+        thread.join(10)
+    assert len(got) == 6
+    assert set(got) == {"access-number-0001"}
+    assert issuer.issued == 1
+
+
+def test_after_a_refusal_one_refresh_serves_every_connection_that_was_refused(
+    server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path
+) -> None:
+    server.responder = issuer = Issuer()
+    tokens = AccessTokens(endpoint)
+    login = credential(server, secret_file(tmp_path))
+    refused = tokens.current("work", login)
+    replacement = tokens.after_refusal("work", login, refused)
+    assert replacement != refused
+    # A second connection refused with the same old token takes the new one.
+    assert tokens.after_refusal("work", login, refused) == replacement
+    assert tokens.current("work", login) == replacement
+    assert issuer.issued == 2
+
+
+def test_a_refused_grant_is_remembered_until_the_secret_changes(
+    server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path
+) -> None:
+    server.responder = issuer = Issuer()
+    issuer.refused.add(GRANTED)
+    tokens = AccessTokens(endpoint)
+    ref = secret_file(tmp_path)
+    login = credential(server, ref)
+    for _ in range(3):
+        with pytest.raises(ConsentRequired) as caught:
+            tokens.current("work", login)
+        assert caught.value.code == 31003
+        assert GRANTED not in str(caught.value)
+    with pytest.raises(ConsentRequired):
+        tokens.after_refusal("work", login, "whatever")
+    assert len(server.requests) == 1
+    assert tokens.consent_pending("work", login)
+    assert ref.file is not None
+    ref.file.write_text(REGRANTED)
+    assert not tokens.consent_pending("work", login)
+    assert tokens.current("work", login) == "access-number-0001"
+    assert [r["refresh_token"] for r in server.requests] == [GRANTED, REGRANTED]
+
+
+@pytest.mark.parametrize(
+    ("error", "consent"),
+    [
+        ("invalid_grant", True),
+        ("invalid_client", True),
+        ("unauthorized_client", True),
+        ("invalid_scope", True),
+        ("invalid_request", False),
+        ("temporarily_unavailable", False),
+    ],
+)
+def test_which_refusals_need_a_new_grant(
+    server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path, error: str, consent: bool
+) -> None:
+    server.responder = lambda form: error_answer(error)
+    tokens = AccessTokens(endpoint)
+    login = credential(server, secret_file(tmp_path))
+    expected: type[SyncError] = ConsentRequired if consent else TokenRefused
+    for _ in range(2):
+        with pytest.raises(expected):
+            tokens.current("work", login)
+    assert len(server.requests) == (1 if consent else 2)
+
+
+def test_a_rotated_refresh_token_replaces_the_file_for_its_owner_only(
+    server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path
+) -> None:
+    server.responder = Issuer(lifetime=1, rotate_to=ROTATED)
+    clock = Clock()
+    tokens = AccessTokens(endpoint, clock=clock)
+    ref = secret_file(tmp_path)
+    assert ref.file is not None
+    ref.file.chmod(0o644)
+    login = credential(server, ref)
+    tokens.current("work", login)
+    assert ref.file.read_text() == ROTATED + "\n"
+    assert stat.S_IMODE(ref.file.stat().st_mode) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["work.refresh"]
+    clock.now += 5
+    tokens.current("work", login)
+    assert [r["refresh_token"] for r in server.requests] == [GRANTED, ROTATED]
+
+
+def test_a_rotated_token_from_an_environment_variable_is_kept_in_memory_and_said(
+    server: FakeTokenServer,
+    endpoint: TokenEndpoint,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server.responder = Issuer(lifetime=1, rotate_to=ROTATED)
+    monkeypatch.setenv("WORK_REFRESH", GRANTED)
+    clock = Clock()
+    tokens = AccessTokens(endpoint, clock=clock)
+    login = credential(
+        server, SecretRef(env="WORK_REFRESH", origin="Accounts[0].OAuth.RefreshToken")
+    )
+    with structlog.testing.capture_logs() as events:
+        tokens.current("work", login)
+    kept = [e for e in events if e["event"] == "oauth.refresh_token_kept_in_memory"]
+    assert kept == [
+        {
+            "event": "oauth.refresh_token_kept_in_memory",
+            "log_level": "warning",
+            "account": "work",
+            "key": "Accounts[0].OAuth.RefreshToken.Env",
+        }
+    ]
+    assert os.environ["WORK_REFRESH"] == GRANTED
+    clock.now += 5
+    tokens.current("work", login)
+    assert [r["refresh_token"] for r in server.requests] == [GRANTED, ROTATED]
+    # An operator who sets a new grant is heard over the kept token.
+    monkeypatch.setenv("WORK_REFRESH", REGRANTED)
+    clock.now += 5
+    tokens.current("work", login)
+    assert server.requests[-1]["refresh_token"] == REGRANTED
+
+
+def test_a_grant_written_during_a_refresh_is_not_overwritten_by_its_rotation(
+    server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path
+) -> None:
+    ref = secret_file(tmp_path)
+    assert ref.file is not None
+    path = ref.file
+    issuer = Issuer(rotate_to=ROTATED)
+
+    def regrant_then_answer(form: dict[str, str]) -> Answer:
+        path.write_text(REGRANTED)
+        return issuer(form)
+
+    server.responder = regrant_then_answer
+    AccessTokens(endpoint).current("work", credential(server, ref))
+    assert path.read_text() == REGRANTED
