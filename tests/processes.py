@@ -38,7 +38,8 @@ TESTS = Path(__file__).resolve().parent
 ALLOWED_MARKERS = ("process", "dovecot", "postgres")
 # Real servers: marked by fixture name in servers/fixtures.py.
 NOT_FOLLOWED = {"dovecot", "imap_account", "postgres_server", "postgres_url",
-                "migrated_postgres_url", "migrated_postgres_template"}  # fmt: skip
+                "migrated_postgres_url", "migrated_postgres_template", "oauth_dovecot",
+                "oauth_imap_account"}  # fmt: skip
 _STARTING_ATTRIBUTES: dict[ModuleType, frozenset[str]] = {
     subprocess: frozenset(
         {"Popen", "run", "call", "check_call", "check_output", "getoutput", "getstatusoutput"}

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from urllib.parse import urlsplit
 
 from ._common import (
     LOOPBACK,
@@ -38,6 +39,7 @@ from ._common import (
     tail,
     terminate,
 )
+from .oauth import OAuthServer
 
 # Mail is owned by this uid/gid when the server runs as root. Dovecot refuses to
 # run mail processes as root or below ``first_valid_uid``; a numeric id without a
@@ -91,13 +93,24 @@ class DovecotServer:
     host = LOOPBACK
 
     def __init__(
-        self, *, startup_timeout: float = STARTUP_TIMEOUT, imap_capability: str | None = None
+        self,
+        *,
+        startup_timeout: float = STARTUP_TIMEOUT,
+        imap_capability: str | None = None,
+        oauth: OAuthServer | None = None,
     ) -> None:
         """`imap_capability`, when given, is the whole CAPABILITY list the server announces
         after login (Dovecot's `imap_capability` setting), for a server without an
-        extension such as MOVE."""
+        extension such as MOVE.
+
+        With `oauth`, the server also accepts SASL XOAUTH2 and OAUTHBEARER logins (Dovecot's
+        `oauth2` passdb): the bearer token is introspected (RFC 7662) at that authorization
+        server with its introspection client, and the login succeeds when the answer is
+        `active` and its `username` is the login name. Password logins keep working beside
+        them: each passdb serves only its own mechanisms."""
         self.startup_timeout = startup_timeout
         self.imap_capability = imap_capability
+        self.oauth = oauth
         self.dovecot_path = _binary("dovecot")
         self.doveconf_path = _binary("doveconf")
         self.doveadm_path = _binary("doveadm")
@@ -356,7 +369,7 @@ class DovecotServer:
             "auth_failure_delay = 0 secs",
             "ssl = no",
             "disable_plaintext_auth = no",
-            "auth_mechanisms = plain login",
+            f"auth_mechanisms = plain login{' xoauth2 oauthbearer' if self.oauth else ''}",
             "login_trusted_networks = 127.0.0.0/8",
             f"first_valid_uid = {self.mail_uid}",
             f"last_valid_uid = {self.mail_uid}",
@@ -392,7 +405,10 @@ class DovecotServer:
             "passdb {",
             "  driver = passwd-file",
             f"  args = scheme=PLAIN {self.users_dir}/%u",
+            # `none`: the lookups of doveadm and of the static userdb, made without a login.
+            *(["  mechanisms = plain login none"] if self.oauth else []),
             "}",
+            *self._oauth_passdb(),
             "userdb {",
             "  driver = static",
             f"  args = uid={self.mail_uid} gid={self.mail_gid} home={root / 'home'}/%u",
@@ -436,6 +452,39 @@ class DovecotServer:
                 f"default_login_user = {user}",
             ]
         self.config_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def _oauth_passdb(self) -> list[str]:
+        """The `oauth2` passdb and its settings file (Dovecot 2.3's names), or nothing."""
+        if self.oauth is None:
+            return []
+        client_id, secret = self.oauth.introspection_client
+        endpoint = urlsplit(self.oauth.introspection_endpoint)
+        url = f"{endpoint.scheme}://{client_id}:{secret}@{endpoint.netloc}{endpoint.path}"
+        settings = self.root / "oauth2.conf.ext"
+        settings.write_text(
+            "\n".join(
+                [
+                    "introspection_mode = post",
+                    f"introspection_url = {url}",
+                    "force_introspection = yes",
+                    "username_attribute = username",
+                    "active_attribute = active",
+                    "active_value = true",
+                    "timeout_msecs = 20000",
+                ]
+            )
+            + "\n",
+            encoding="utf-8",
+        )
+        # Read by Dovecot's unprivileged auth process.
+        settings.chmod(0o644)
+        return [
+            "passdb {",
+            "  driver = oauth2",
+            "  mechanisms = xoauth2 oauthbearer",
+            f"  args = {settings}",
+            "}",
+        ]
 
     def _launch_and_wait(self) -> None:
         stdout_path = self.root / "dovecot.stdout"

@@ -31,6 +31,8 @@ FIXTURE_MARKERS = {
     "migrated_postgres_url": "postgres",
     "corpora": "corpus",
     "oauth_server": "process",
+    "oauth_dovecot": "dovecot",
+    "oauth_imap_account": "dovecot",
 }
 
 
@@ -61,6 +63,26 @@ def oauth_server() -> Iterator[OAuthServer]:
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture(scope="session")
+def oauth_dovecot(oauth_server: OAuthServer) -> Iterator[DovecotServer]:
+    """A Dovecot server for the whole session that also accepts XOAUTH2 and OAUTHBEARER
+    logins, validating the token by introspection at `oauth_server`."""
+    server = DovecotServer(oauth=oauth_server).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def oauth_imap_account(oauth_dovecot: DovecotServer) -> ImapAccount:
+    """A new user with an empty INBOX on `oauth_dovecot`: it logs in with a token whose
+    subject is its `username` (see `OAuthServer.mint_access_token` and
+    `servers.oauth.device_grant`), or with its password."""
+    suffix = uuid.uuid4().hex[:12]
+    return oauth_dovecot.add_user(f"user-{suffix}", f"pw-{suffix}")
 
 
 @pytest.fixture(scope="session")
