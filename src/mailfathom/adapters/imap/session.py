@@ -19,13 +19,15 @@ from typing import Any
 import imapclient
 from imapclient import exceptions as imap_errors
 
-from mailfathom.adapters.config.secrets import read_secret
+from mailfathom.adapters.imap.login import log_in
 from mailfathom.adapters.imap.responses import (
     FetchItems,
     compress_uids,
     message_id_from_header,
     parse_uid_set,
 )
+from mailfathom.adapters.oauth.sasl import OAuthLogin
+from mailfathom.adapters.oauth.tokens import AccessTokens, process_tokens
 from mailfathom.app.sync.types import (
     ChangeSet,
     EnvelopeItem,
@@ -35,7 +37,7 @@ from mailfathom.app.sync.types import (
 )
 from mailfathom.domain.config import AccountConfig, TlsMode
 from mailfathom.domain.content_state import RemoteFlags
-from mailfathom.domain.errors import MailServerAuthError, SyncError
+from mailfathom.domain.errors import MailFathomError, SyncError
 from mailfathom.domain.identifiers import parse_msg_ids
 from mailfathom.domain.role_proposal import ServerFolder
 
@@ -62,6 +64,18 @@ class CommandRefused(SyncError):
 
 
 class ImapConnector:
+    """Opens a session per call. `tokens` gives the access tokens of accounts that log in
+    with OAuth (the process's own by default, so every connector shares them)."""
+
+    def __init__(self, tokens: AccessTokens | None = None) -> None:
+        self._tokens = tokens
+
+    def _oauth(self, account: AccountConfig) -> OAuthLogin | None:
+        if account.oauth is None:
+            return None
+        tokens = self._tokens if self._tokens is not None else process_tokens()
+        return OAuthLogin(account.account_id, account.oauth, tokens)
+
     def change_watch(self, account: AccountConfig) -> None:
         """An IMAP mailbox is watched through a session (IDLE), never from outside one."""
         return
@@ -90,19 +104,11 @@ class ImapConnector:
             raise SyncError(
                 f"The mail server of account '{account.account_id}' could not be reached."
             ) from exc
-        if settings.secret is None:
-            _quietly_close(client)
-            raise MailServerAuthError(
-                f"Account '{account.account_id}' logs in with OAuth, which this connection "
-                "cannot do."
-            )
         try:
-            client.login(settings.username, read_secret(settings.secret))
-        except imap_errors.LoginError as exc:
+            log_in(client, account, self._oauth(account))
+        except MailFathomError:
             _quietly_close(client)
-            raise MailServerAuthError(
-                f"The mail server refused the credentials of account '{account.account_id}'."
-            ) from exc
+            raise
         except _NETWORK_ERRORS as exc:
             _quietly_close(client)
             raise SyncError(

@@ -257,3 +257,17 @@ def replace_secret_file(path: Path, value: str) -> None:
             os.close(handle)
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+_process_tokens: AccessTokens | None = None
+_process_guard = threading.Lock()
+
+
+def process_tokens() -> AccessTokens:
+    """The access tokens of this process, shared by every connection it opens, so an
+    account's token is refreshed once for all of them."""
+    global _process_tokens
+    with _process_guard:
+        if _process_tokens is None:
+            _process_tokens = AccessTokens()
+        return _process_tokens
