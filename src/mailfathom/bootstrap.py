@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from mailfathom.adapters.authentication import build_sender_verifier
 from mailfathom.adapters.authentication.deployment_results import unvouched
 from mailfathom.adapters.config.secrets import NeededSecret as NeededSecret
+from mailfathom.adapters.config.secrets import read_secret as read_secret
 from mailfathom.adapters.config.secrets import require_secrets as require_secrets
 from mailfathom.adapters.config.secrets import secrets_to_deliver as secrets_to_deliver
 from mailfathom.adapters.config.secrets import secrets_to_synchronize as secrets_to_synchronize
@@ -46,6 +47,18 @@ from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.adapters.mime.attachments import MimeAttachmentReader
 from mailfathom.adapters.mime.compose import StdlibComposer
 from mailfathom.adapters.mime.viewing import MimeMessageViewer
+
+# Re-exported for granting access to an account that logs in with OAuth (`init --provider`,
+# `account consent`): finding the endpoints, asking the person, keeping the refresh token.
+from mailfathom.adapters.oauth.discovery import discover as discover
+from mailfathom.adapters.oauth.flows import DevicePrompt as DevicePrompt
+from mailfathom.adapters.oauth.flows import Grant as Grant
+from mailfathom.adapters.oauth.flows import OAuthClient as OAuthClient
+from mailfathom.adapters.oauth.flows import device_grant as device_grant
+from mailfathom.adapters.oauth.flows import loopback_grant as loopback_grant
+from mailfathom.adapters.oauth.grant_files import check_secret_place as check_secret_place
+from mailfathom.adapters.oauth.grant_files import create_secret_file as create_secret_file
+from mailfathom.adapters.oauth.grant_files import write_over_secret_file as write_over_secret_file
 
 # Re-exported: the secrets a command reads before it starts its workers; the entrypoints
 # take them from here, never from the adapters.
