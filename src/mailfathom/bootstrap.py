@@ -47,6 +47,7 @@ from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.adapters.mime.attachments import MimeAttachmentReader
 from mailfathom.adapters.mime.compose import StdlibComposer
 from mailfathom.adapters.mime.viewing import MimeMessageViewer
+from mailfathom.adapters.oauth.tokens import ConsentOfAccounts, process_tokens
 
 # Re-exported for granting access to an account that logs in with OAuth (`init --provider`,
 # `account consent`): finding the endpoints, asking the person, keeping the refresh token.
@@ -69,6 +70,7 @@ from mailfathom.adapters.sent_folders import SentFolderCopies
 from mailfathom.adapters.smtp.probe import check_submission as check_submission
 from mailfathom.adapters.smtp.submission import SmtpTransports
 from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql.account_health import SqlAccountHealth
 from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
@@ -146,6 +148,7 @@ from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimit
 from mailfathom.app.sync.trust_backfill import TrustBackfill
 from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
 from mailfathom.app.sync.trust_step import TrustPorts
+from mailfathom.domain.account_health import AccountHealth
 from mailfathom.domain.authorship_assessor import build_authorship_assessor
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig, RemoteImages
 from mailfathom.domain.contacts import ContactWriter
@@ -665,7 +668,14 @@ class Services:
                 FolderCreationConvergence(SqlFolderCreations(self.engine), clock=self.clock),
             ),
             created_folders=SqlFolderCreations(self.engine).created_folders,
+            health=SqlAccountHealth(self.engine),
+            consent=ConsentOfAccounts(process_tokens()),
+            clock=self.clock,
         )
+
+    def account_health(self) -> list[AccountHealth]:
+        """The accounts held back until a person acts (`mfctl accounts`)."""
+        return SqlAccountHealth(self.engine).states()
 
     def close(self) -> None:
         self.preparer.close()

@@ -109,6 +109,10 @@ class DeliveryCode(enum.IntEnum):
     # unset variable, a missing file): nothing was offered, and trying again cannot help
     # until an operator acts.
     SECRET_UNREADABLE = 71008
+    # The account logs in with OAuth and the provider refused its grant: the send waits,
+    # queued, until a person grants access again (`mfctl account consent`); such waiting
+    # uses up none of its attempts.
+    WAITING_FOR_CONSENT = 72003
 
 
 class CommandCode(enum.IntEnum):

@@ -38,7 +38,8 @@ import structlog
 
 from mailfathom.adapters.config.secrets import read_secret
 from mailfathom.adapters.oauth.endpoint import TokenEndpoint, TokenResponse
-from mailfathom.domain.config import SecretRef
+from mailfathom.domain.account_health import consent_message
+from mailfathom.domain.config import AccountConfig, SecretRef
 from mailfathom.domain.errors import ConsentRequired, TokenRefused
 from mailfathom.domain.oauth import OAuthCredential
 
@@ -116,7 +117,7 @@ class AccessTokens:
         with state.lock:
             if state.access_token is not None and self._clock() < state.renew_at:
                 return state.access_token
-            refresh_token = self._refresh_token(state, credential)
+            refresh_token = self._refresh_token(account_id, state, credential)
             return self._refresh(account_id, state, credential, refresh_token)
 
     def after_refusal(self, account_id: str, credential: OAuthCredential, refused: str) -> str:
@@ -128,7 +129,7 @@ class AccessTokens:
             if held is not None and held != refused and self._clock() < state.expires_at:
                 return held
             state.access_token = None
-            refresh_token = self._refresh_token(state, credential)
+            refresh_token = self._refresh_token(account_id, state, credential)
             return self._refresh(account_id, state, credential, refresh_token)
 
     def consent_pending(self, account_id: str, credential: OAuthCredential) -> bool:
@@ -136,19 +137,21 @@ class AccessTokens:
         only the local secret; an unreadable one counts as still refused."""
         state = self._state(account_id)
         try:
-            value = self._refresh_token(state, credential)
+            value = self._refresh_token(account_id, state, credential)
         except Exception:  # nothing new to try with until it reads
             return True
         return state.refused is not None and state.refused == _fingerprint(value)
 
-    def _refresh_token(self, state: _AccountTokens, credential: OAuthCredential) -> str:
+    def _refresh_token(
+        self, account_id: str, state: _AccountTokens, credential: OAuthCredential
+    ) -> str:
         stored = self._read(credential.refresh_token)
         if state.kept_refresh is not None:
             if state.kept_over == _fingerprint(stored):
                 return state.kept_refresh
             state.kept_refresh = state.kept_over = None
         if state.refused is not None and state.refused == _fingerprint(stored):
-            raise _consent_required()
+            raise _consent_required(account_id)
         return stored
 
     def _refresh(
@@ -159,7 +162,7 @@ class AccessTokens:
         refresh_token: str,
     ) -> str:
         if state.refused is not None and state.refused == _fingerprint(refresh_token):
-            raise _consent_required()
+            raise _consent_required(account_id)
         secret = None if credential.client_secret is None else self._read(credential.client_secret)
         started = self._clock()
         state.refreshes += 1
@@ -177,7 +180,7 @@ class AccessTokens:
             state.refused = _fingerprint(refresh_token)
             state.access_token = None
             log.error("oauth.consent_required", account=account_id, error=refused.error)
-            raise _consent_required() from None
+            raise _consent_required(account_id) from None
         state.refused = None
         self._keep(account_id, state, credential, refresh_token, answer, started)
         return answer.access_token
@@ -233,11 +236,8 @@ class AccessTokens:
         state.kept_over = _fingerprint(stored)
 
 
-def _consent_required() -> ConsentRequired:
-    return ConsentRequired(
-        "The provider refused the account's refresh token; grant access again with "
-        "`mfctl account consent`."
-    )
+def _consent_required(account_id: str) -> ConsentRequired:
+    return ConsentRequired(consent_message([account_id]))
 
 
 def replace_secret_file(path: Path, value: str) -> None:
@@ -271,3 +271,15 @@ def process_tokens() -> AccessTokens:
         if _process_tokens is None:
             _process_tokens = AccessTokens()
         return _process_tokens
+
+
+class ConsentOfAccounts:
+    """Whether an account still waits for a new grant, for the synchronization runs."""
+
+    def __init__(self, tokens: AccessTokens) -> None:
+        self._tokens = tokens
+
+    def consent_pending(self, account: AccountConfig) -> bool:
+        if account.oauth is None:
+            return False
+        return self._tokens.consent_pending(account.account_id, account.oauth)

@@ -10,24 +10,36 @@ import ssl
 import aiosmtplib
 
 from mailfathom.adapters.config.secrets import read_secret
-from mailfathom.adapters.smtp.submission import ContextFactory, SmtpSubmission
+from mailfathom.adapters.oauth.sasl import OAuthLogin
+from mailfathom.adapters.smtp.oauth_auth import OAuthRefused, authenticate_with_token
+from mailfathom.adapters.smtp.submission import ContextFactory, SmtpSubmission, oauth_login
 from mailfathom.domain.codes import CheckCode
 from mailfathom.domain.delivery_config import SmtpConnection
-from mailfathom.domain.errors import SubmissionCheckFailed
+from mailfathom.domain.errors import SubmissionCheckFailed, SyncError
+from mailfathom.domain.oauth import ConnectionAuth, OAuthCredential
 
 
 def check_submission(
     account_id: str,
     connection: SmtpConnection,
     tls_context: ContextFactory = ssl.create_default_context,
+    credential: OAuthCredential | None = None,
 ) -> None:
     """Raise `SubmissionCheckFailed` (72001 unreachable or not protected as configured, 72002
-    credentials refused) or `SecretUnavailable`; return when the server accepted the login.
-    Messages name the account only: never the server's reply, which may quote the user."""
+    credentials refused), `SecretUnavailable`, or, for a connection with `Auth = "oauth2"`
+    (whose account's `credential` is given), `ConsentRequired` or `SyncError` when no access
+    token could be obtained; return when the server accepted the login. A refused token is
+    replaced once, as a delivery does. Messages name the account only: never the server's
+    reply, which may quote the user."""
     password = None
-    if connection.username is not None and connection.secret is not None:
+    oauth = None
+    if connection.auth is ConnectionAuth.OAUTH2:
+        oauth = oauth_login(account_id, credential, None)
+        if oauth is None:
+            raise SyncError(f"Account '{account_id}' logs in with OAuth but has no OAuth block.")
+    elif connection.username is not None and connection.secret is not None:
         password = read_secret(connection.secret)
-    asyncio.run(_check(account_id, connection, password, tls_context))
+    asyncio.run(_check(account_id, connection, password, tls_context, oauth))
 
 
 async def _check(
@@ -35,6 +47,7 @@ async def _check(
     connection: SmtpConnection,
     password: str | None,
     tls_context: ContextFactory,
+    oauth: OAuthLogin | None = None,
 ) -> None:
     client = SmtpSubmission(connection, tls_context).client()
     try:
@@ -45,9 +58,11 @@ async def _check(
             "not protect the session as configured."
         ) from None
     try:
-        if connection.username is not None and password is not None:
+        if oauth is not None:
+            await _log_in_with_token(client, connection, oauth)
+        elif connection.username is not None and password is not None:
             await client.login(connection.username, password)
-    except aiosmtplib.SMTPAuthenticationError:
+    except (aiosmtplib.SMTPAuthenticationError, OAuthRefused):
         raise SubmissionCheckFailed(
             f"The submission server of account '{account_id}' refused the credentials.",
             code=int(CheckCode.SUBMISSION_CREDENTIALS_REFUSED),
@@ -60,3 +75,16 @@ async def _check(
         with contextlib.suppress(aiosmtplib.SMTPException, OSError):
             await client.quit()
         client.close()
+
+
+async def _log_in_with_token(
+    client: aiosmtplib.SMTP, connection: SmtpConnection, oauth: OAuthLogin
+) -> None:
+    username = connection.username or ""
+    mechanism = oauth.credential.mechanism
+    token = await asyncio.to_thread(oauth.token)
+    try:
+        await authenticate_with_token(client, mechanism, username, token)
+    except OAuthRefused:
+        token = await asyncio.to_thread(oauth.after_refusal, token)
+        await authenticate_with_token(client, mechanism, username, token)

@@ -20,11 +20,15 @@ from collections.abc import Callable, Sequence
 import aiosmtplib
 
 from mailfathom.adapters.config.secrets import read_secret
+from mailfathom.adapters.oauth.sasl import OAuthLogin
+from mailfathom.adapters.oauth.tokens import AccessTokens, process_tokens
+from mailfathom.adapters.smtp.oauth_auth import OAuthRefused, authenticate_with_token
 from mailfathom.app.sending.ports import RecipientReply, SubmissionOutcome
 from mailfathom.domain.config import DeploymentConfig
 from mailfathom.domain.connections import TlsMode
 from mailfathom.domain.delivery_config import SmtpConnection
-from mailfathom.domain.errors import SecretUnavailable
+from mailfathom.domain.errors import ConsentRequired, SecretUnavailable, SyncError
+from mailfathom.domain.oauth import ConnectionAuth, OAuthCredential
 
 ContextFactory = Callable[[], ssl.SSLContext]
 
@@ -35,10 +39,12 @@ class SmtpSubmission:
         connection: SmtpConnection,
         tls_context: ContextFactory = ssl.create_default_context,
         local_hostname: str | None = None,
+        oauth: OAuthLogin | None = None,
     ) -> None:
         self._connection = connection
         self._tls_context = tls_context
         self._local_hostname = local_hostname
+        self._oauth = oauth if connection.auth is ConnectionAuth.OAUTH2 else None
 
     def submit(
         self,
@@ -72,17 +78,29 @@ class SmtpSubmission:
     ) -> SubmissionOutcome:
         c = self._connection
         password: str | None = None
-        if c.username is not None and c.secret is not None:
-            try:
+        token: str | None = None
+        try:
+            if self._oauth is not None:
+                # Before connecting: an account waiting for consent reaches nobody.
+                token = self._oauth.token()
+            elif c.username is not None and c.secret is not None:
                 password = read_secret(c.secret)
-            except SecretUnavailable:
-                return SubmissionOutcome(connected=False, secret_unreadable=True)
+        except SecretUnavailable:
+            return SubmissionOutcome(connected=False, secret_unreadable=True)
+        except ConsentRequired:
+            return SubmissionOutcome(connected=False, temporary=True, consent_required=True)
+        except SyncError:
+            return SubmissionOutcome(connected=False, temporary=True)
         client = self.client()
         try:
             await client.connect()
         except (aiosmtplib.SMTPException, OSError):
             return SubmissionOutcome(connected=False, temporary=True)
         try:
+            if token is not None:
+                refused = await self._log_in_with_token(client, token)
+                if refused is not None:
+                    return refused
             return await self._session(
                 client, password, envelope_from, recipients, mime, before_data
             )
@@ -90,6 +108,32 @@ class SmtpSubmission:
             with contextlib.suppress(aiosmtplib.SMTPException, OSError):
                 await client.quit()
             client.close()
+
+    async def _log_in_with_token(
+        self, client: aiosmtplib.SMTP, token: str
+    ) -> SubmissionOutcome | None:
+        """Present the token, and a fresh one once if it is refused; None when logged in,
+        else the outcome that ends the attempt."""
+        oauth = self._oauth
+        assert oauth is not None
+        username = self._connection.username or ""
+        mechanism = oauth.credential.mechanism
+        try:
+            try:
+                await authenticate_with_token(client, mechanism, username, token)
+                return None
+            except OAuthRefused:
+                token = await asyncio.to_thread(oauth.after_refusal, token)
+            await authenticate_with_token(client, mechanism, username, token)
+        except OAuthRefused:
+            return SubmissionOutcome(connected=False, authentication_refused=True)
+        except ConsentRequired:
+            return SubmissionOutcome(connected=False, temporary=True, consent_required=True)
+        except SecretUnavailable:
+            return SubmissionOutcome(connected=False, secret_unreadable=True)
+        except (SyncError, aiosmtplib.SMTPException, OSError):
+            return SubmissionOutcome(connected=False, temporary=True)
+        return None
 
     async def _session(
         self,
@@ -158,13 +202,25 @@ class SmtpTransports:
         self,
         config: DeploymentConfig,
         tls_context: ContextFactory = ssl.create_default_context,
+        tokens: AccessTokens | None = None,
     ) -> None:
         self._transports: dict[str, SmtpSubmission] = {}
         for account in config.accounts:
             if account.delivery is not None and account.delivery.smtp is not None:
                 self._transports[account.account_id] = SmtpSubmission(
-                    account.delivery.smtp, tls_context
+                    account.delivery.smtp,
+                    tls_context,
+                    oauth=oauth_login(account.account_id, account.oauth, tokens),
                 )
 
     def transport_for(self, account_id: str) -> SmtpSubmission | None:
         return self._transports.get(account_id)
+
+
+def oauth_login(
+    account_id: str, credential: OAuthCredential | None, tokens: AccessTokens | None
+) -> OAuthLogin | None:
+    """How the account's submission logs in with OAuth, where it has an OAuth block."""
+    if credential is None:
+        return None
+    return OAuthLogin(account_id, credential, tokens if tokens is not None else process_tokens())

@@ -288,6 +288,8 @@ class SqlOutbox:
         if result.stage is Stage.QUEUED:
             values["not_before"] = result.retry_at or now
             values["transmission_started_at"] = None
+            if not result.counted:
+                values["attempt_count"] = _O.attempt_count - 1
         else:
             values["finished_at"] = now
         with self._engine.begin() as c:

@@ -440,3 +440,13 @@ trust_positions = sa.Table(
     sa.Column("after_seq", BIGINT, nullable=False),
     sa.Column("updated_at", TS, nullable=False),
 )
+
+# An account kept from synchronizing or sending until a person acts (see 0019).
+account_health = sa.Table(
+    "account_health",
+    metadata,
+    sa.Column("account_id", sa.String(64), primary_key=True),
+    sa.Column("state", sa.String(32), nullable=False),
+    sa.Column("code", sa.Integer, nullable=False),
+    sa.Column("since", TS, nullable=False),
+)

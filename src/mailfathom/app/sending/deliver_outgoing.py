@@ -201,6 +201,8 @@ class DeliveryPass:
             for index in remote:
                 recipients[index] = replace(recipients[index], state=RecipientState.REFUSED)
             return self._ended(recipients, DeliveryCode.SECRET_UNREADABLE)
+        if outcome.consent_required:
+            return self._wait_for_consent(send, recipients)
         if outcome.authentication_refused:
             return self._ended(recipients, DeliveryCode.NOT_AUTHENTICATED)
         if not outcome.connected:
@@ -234,6 +236,22 @@ class DeliveryPass:
             if recipients[index].state is RecipientState.PENDING:
                 recipients[index] = replace(recipients[index], state=RecipientState.REFUSED)
         return self._ended(recipients, DeliveryCode.REFUSED_BY_SERVER)
+
+    def _wait_for_consent(
+        self, send: ClaimedSend, recipients: Sequence[Recipient]
+    ) -> AttemptResult:
+        """The account's grant was refused: the send stays queued, its attempt not counted,
+        and is looked at again after `retry_base_seconds`. Looking costs nothing outside:
+        the token cache remembers the refused grant and reads only the local secret."""
+        log.warning("delivery.waiting_for_consent", account=send.account_id)
+        retry_at = self._clock() + timedelta(seconds=self._config.retry_base_seconds)
+        return AttemptResult(
+            Stage.QUEUED,
+            tuple(recipients),
+            int(DeliveryCode.WAITING_FOR_CONSENT),
+            retry_at,
+            counted=False,
+        )
 
     @staticmethod
     def _ended(recipients: Sequence[Recipient], code: DeliveryCode) -> AttemptResult:

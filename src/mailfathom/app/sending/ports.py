@@ -83,12 +83,15 @@ class ClaimedSend:
 
 @dataclass(frozen=True, slots=True)
 class AttemptResult:
-    """How an attempt ended. `stage` QUEUED means try again at `retry_at`."""
+    """How an attempt ended. `stage` QUEUED means try again at `retry_at`. `counted` False:
+    nothing was offered to anybody (the account waits for consent), so the attempt claiming
+    counted is given back."""
 
     stage: Stage
     recipients: tuple[Recipient, ...]
     failure_code: int | None = None
     retry_at: datetime | None = None
+    counted: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +231,8 @@ class SubmissionOutcome:
     recipient was offered); `temporary` says whether trying later may help. `handed_over`
     True with `data_code` None: the message was sent and no answer came, so the outcome is
     unknown. `secret_unreadable`: the secret the session logs in with could not be read, so
-    no connection was made."""
+    no connection was made. `consent_required`: the account logs in with OAuth and the
+    provider refused its grant; nothing is tried until a person grants access again."""
 
     connected: bool
     recipients: tuple[RecipientReply, ...] = ()
@@ -237,6 +241,7 @@ class SubmissionOutcome:
     temporary: bool = False
     authentication_refused: bool = False
     secret_unreadable: bool = False
+    consent_required: bool = False
 
 
 class SubmissionTransport(Protocol):

@@ -112,6 +112,28 @@ class MailboxConnector(Protocol):
         ...
 
 
+class AccountHealthStore(Protocol):
+    """Where an account's health is kept for operators (`mfctl accounts`). Synchronous;
+    both writes are idempotent."""
+
+    def consent_required(self, account_id: str, at: datetime) -> None:
+        """A login of the account ended in `ConsentRequired`; a state already recorded keeps
+        its first `since`."""
+        ...
+
+    def restored(self, account_id: str) -> None:
+        """A login of the account succeeded: whatever state it had is cleared."""
+        ...
+
+
+class ConsentWait(Protocol):
+    def consent_pending(self, account: AccountConfig) -> bool:
+        """Whether the account's refresh token is still the one its provider refused.
+        Reads only the local secret, never the provider: called every few seconds while
+        the account waits."""
+        ...
+
+
 class MessagePreparer(Protocol):
     """Turns fetched octets into what the store keeps. Never raises for any input: a
     malformed message is described with its defects."""

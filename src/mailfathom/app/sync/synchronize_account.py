@@ -6,12 +6,15 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import structlog
 
 from mailfathom.app.sync.folder_visibility import mapped_folders
 from mailfathom.app.sync.ports import (
+    AccountHealthStore,
     ChangeWatch,
+    ConsentWait,
     MailboxConnector,
     MailboxSession,
     OwnerChanges,
@@ -20,7 +23,12 @@ from mailfathom.app.sync.ports import (
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, ProgressCallback
 from mailfathom.app.sync.types import FolderRecord, SyncReport
 from mailfathom.domain.config import AccountConfig, FolderMapping, SyncMode
-from mailfathom.domain.errors import MailServerAuthError, SecretUnavailable, SyncError
+from mailfathom.domain.errors import (
+    ConsentRequired,
+    MailServerAuthError,
+    SecretUnavailable,
+    SyncError,
+)
 from mailfathom.domain.folders import FolderRole
 
 log = structlog.get_logger("mailfathom.sync")
@@ -30,6 +38,7 @@ IDLE_SLICE = 10.0  # how long one IDLE waits before checking whether to stop
 WATCH_SLICE = 0.2  # how often a watched mailbox without IDLE is looked at between polls
 WAKE_SLICE = 0.5  # how long a wait for recorded changes goes without checking `stop`
 LEDGER_SLICE = 1.0  # how often a waiting run reads the store for changes recorded elsewhere
+CONSENT_SLICE = 5.0  # how often an account waiting for consent reads its refresh token
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +57,9 @@ class AccountSynchronizer:
         upkeep: Callable[[AccountConfig], None] | None = None,
         owner_changes: OwnerChanges | None = None,
         created_folders: Callable[[str], Sequence[FolderMapping]] | None = None,
+        health: AccountHealthStore | None = None,
+        consent: ConsentWait | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._store = store
         self._connector = connector
@@ -61,6 +73,43 @@ class AccountSynchronizer:
         # Folders a caller had created on the account's server (organize_email), kept with
         # the configured ones.
         self._created_folders = created_folders
+        # Where a login that needs a person's new grant is written down, and how a waiting
+        # run learns that one was written (without asking the provider).
+        self._health = health
+        self._consent = consent
+        self._clock = clock
+
+    def _open(self, account: AccountConfig) -> MailboxSession:
+        """A session, with the account's health written down: a refused grant recorded,
+        a successful login clearing it."""
+        try:
+            session = self._connector.open(account)
+        except ConsentRequired:
+            if self._health is not None:
+                self._health.consent_required(account.account_id, self._clock())
+            raise
+        if self._health is not None:
+            try:
+                self._health.restored(account.account_id)
+            except BaseException:
+                session.close()
+                raise
+        return session
+
+    def _await_consent(self, account: AccountConfig, stop: threading.Event) -> bool:
+        """Wait, reading only the local refresh token, until a new one is written (True:
+        the run resumes) or the run stops (False). Without a way to tell, the run ends as
+        it does for refused credentials."""
+        log.error("account.consent_required", account=account.account_id, error_code=31003)
+        if self._consent is None:
+            return False
+        interval = min(CONSENT_SLICE, account.poll_interval_seconds)
+        while not stop.is_set():
+            if not self._consent.consent_pending(account):
+                log.info("account.consent_renewed", account=account.account_id)
+                return True
+            stop.wait(interval)
+        return False
 
     def prepare(self, account: AccountConfig) -> list[FolderRecord]:
         self._store.ensure_account(account)
@@ -78,7 +127,7 @@ class AccountSynchronizer:
             return AccountReport(account.account_id, (), ())
         if self._upkeep is not None:
             self._upkeep(account)
-        session = self._connector.open(account)
+        session = self._open(account)
         try:
             if self._owner_changes is not None:
                 self._owner_changes.carry(account, session)
@@ -170,6 +219,9 @@ class AccountSynchronizer:
                 self.run_once(account)
                 backoff = 5.0
                 self._wait_for_next_poll(account, stop, watch, mark)
+            except ConsentRequired:
+                if not self._await_consent(account, stop):
+                    return
             except MailServerAuthError:
                 log.error("account.credentials_refused", account=account.account_id)
                 return
@@ -204,7 +256,11 @@ class AccountSynchronizer:
         synchronizer = self._folder_synchronizer(account)
         while not stop.is_set():
             try:
-                session = self._connector.open(account)
+                session = self._open(account)
+            except ConsentRequired:
+                if not self._await_consent(account, stop):
+                    return
+                continue
             except MailServerAuthError:
                 log.error("account.credentials_refused", account=account.account_id)
                 return
@@ -268,7 +324,7 @@ class AccountSynchronizer:
             watch: Callable[[], bool] | None = None
             try:
                 if changes.waiting(account.account_id):
-                    session = self._connector.open(account)
+                    session = self._open(account)
                     try:
                         changes.carry(account, session)
                     finally:
@@ -277,6 +333,10 @@ class AccountSynchronizer:
                         after_carry()
                 backoff = 5.0
                 watch = _recorded_since(changes, account.account_id)
+            except ConsentRequired:
+                if not self._await_consent(account, stop):
+                    return
+                continue
             except MailServerAuthError:
                 log.error("account.credentials_refused", account=account.account_id)
                 return

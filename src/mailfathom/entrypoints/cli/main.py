@@ -18,7 +18,8 @@ from mailfathom.bootstrap import (
     secrets_to_deliver,
     secrets_to_synchronize,
 )
-from mailfathom.domain.errors import MailFathomError
+from mailfathom.domain.account_health import AccountHealth, consent_message
+from mailfathom.domain.errors import ConsentRequired, MailFathomError
 from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.cli import demo as demo_command
 from mailfathom.entrypoints.cli import serving
@@ -107,6 +108,13 @@ AccountOption = Annotated[
 ]
 
 
+def _health_text(health: AccountHealth | None) -> str:
+    if health is None:
+        return "ok"
+    since = health.since.isoformat(timespec="seconds")
+    return f"needs consent ({health.code}) since {since}"
+
+
 def _fail(error: MailFathomError) -> None:
     say_error(str(error))
     if isinstance(error, FoldersNotOnServer):
@@ -175,14 +183,19 @@ def list_accounts(config: ConfigOption = None) -> None:
         deployment = load(config)
         with Services.open(deployment) as services:
             overview = services.maintenance().overview
-            table = Table("account", "folder", "role", "tools", "messages", "last progress")
+            held = {h.account_id: h for h in services.account_health()}
+            table = Table(
+                "account", "health", "folder", "role", "tools", "messages", "last progress"
+            )
             for acc in deployment.accounts:
+                health = _health_text(held.get(acc.account_id))
                 if not acc.folders:
-                    table.add_row(acc.account_id, "(no folders mapped)", "", "", "", "")
+                    table.add_row(acc.account_id, health, "(no folders mapped)", "", "", "", "")
                 for line in overview.folders(acc):
                     mapping, when = line.mapping, line.last_committed_at
                     table.add_row(
                         acc.account_id,
+                        health,
                         mapping.alias,
                         mapping.role.value if mapping.role else "",
                         "visible" if mapping.visible_to_tools else "withheld",
@@ -190,7 +203,10 @@ def list_accounts(config: ConfigOption = None) -> None:
                         when.isoformat(timespec="seconds") if when else "never",
                     )
             answers.print(table)
-            require_folders(services, deployment.accounts)
+            waiting = [a.account_id for a in deployment.accounts if a.account_id in held]
+            require_folders(services, [a for a in deployment.accounts if a.account_id not in held])
+            if waiting:
+                raise ConsentRequired(consent_message(waiting))
     except MailFathomError as error:
         _fail(error)
 

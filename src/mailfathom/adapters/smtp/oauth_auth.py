@@ -1,0 +1,45 @@
+"""SMTP AUTH with an access token (RFC 4954), XOAUTH2 or OAUTHBEARER (RFC 7628).
+
+aiosmtplib has XOAUTH2 (`auth_xoauth2`) but not OAUTHBEARER, so both are spoken here with
+`execute_command`, the same way: the initial response on the AUTH line, and where the server
+answers 334 with its error challenge, the dummy reply RFC 7628 section 3.2.3 asks for (an
+empty line for XOAUTH2), after which the server sends its final failure. 235 is success.
+Neither the token nor the server's challenge or reply text leaves this module.
+"""
+
+from __future__ import annotations
+
+import base64
+
+import aiosmtplib
+
+from mailfathom.adapters.oauth.sasl import choose_mechanism, error_reply, initial_response
+from mailfathom.domain.oauth import SaslMechanism
+
+_AUTH_CONTINUE = 334
+_AUTH_SUCCESSFUL = 235
+
+
+class OAuthRefused(Exception):
+    """The server refused the token (a 5xx or 4xx after AUTH)."""
+
+
+async def authenticate_with_token(
+    client: aiosmtplib.SMTP, wanted: SaslMechanism, username: str, token: str
+) -> None:
+    """Log `client` in as `username` with `token`, choosing the mechanism from the EHLO AUTH
+    list. Raises `OAuthRefused`; a lost connection raises aiosmtplib's errors."""
+    if client.is_ehlo_or_helo_needed:
+        await client.ehlo()
+    mechanism = choose_mechanism(wanted, client.server_auth_methods)
+    host = client.hostname or ""
+    port = client.port or 0
+    first = initial_response(mechanism, username, token, host, port)
+    response = await client.execute_command(
+        b"AUTH", mechanism.value.upper().encode("ascii"), base64.b64encode(first)
+    )
+    if response.code == _AUTH_CONTINUE:
+        reply = error_reply(mechanism)
+        response = await client.execute_command(base64.b64encode(reply) if reply else b"")
+    if response.code != _AUTH_SUCCESSFUL:
+        raise OAuthRefused()

@@ -1,0 +1,58 @@
+"""An account's health as the store keeps it: recorded once with its first time, cleared by
+a successful login, and carried across the 0019 migration both ways; on SQLite and
+PostgreSQL alike."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql.account_health import SqlAccountHealth
+from mailfathom.domain.account_health import AccountHealth, HealthState
+
+NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+
+
+def _as_utc(health: list[AccountHealth]) -> list[AccountHealth]:
+    # SQLite hands a timestamp back without its zone; both are kept in UTC.
+    return [
+        AccountHealth(h.account_id, h.state, h.code, h.since.replace(tzinfo=UTC)) for h in health
+    ]
+
+
+def test_a_refused_grant_is_recorded_once_and_a_login_clears_it(engine: sa.Engine) -> None:
+    health = SqlAccountHealth(engine)
+    assert health.states() == []
+    health.consent_required("work", NOW)
+    health.consent_required("work", NOW + timedelta(hours=1))
+    health.consent_required("home", NOW + timedelta(hours=2))
+    assert _as_utc(health.states()) == [
+        AccountHealth("home", HealthState.CONSENT_REQUIRED, 31003, NOW + timedelta(hours=2)),
+        AccountHealth("work", HealthState.CONSENT_REQUIRED, 31003, NOW),
+    ]
+    health.restored("work")
+    assert [h.account_id for h in health.states()] == ["home"]
+
+
+def test_a_state_another_process_recorded_is_seen_and_cleared(engine: sa.Engine) -> None:
+    mine, other = SqlAccountHealth(engine), SqlAccountHealth(engine)
+    mine.restored("work")
+    other.consent_required("work", NOW)
+    assert [h.account_id for h in mine.states()] == ["work"]
+    # This process recorded nothing since it last cleared the account: its next login
+    # writes nothing, and the other process's state stands until that process clears it.
+    mine.restored("work")
+    other.restored("work")
+    assert mine.states() == []
+
+
+def test_going_below_the_health_revision_and_back(engine: sa.Engine) -> None:
+    SqlAccountHealth(engine).consent_required("work", NOW)
+    migrate.downgrade(engine, "0018_message_trust")
+    assert "account_health" not in sa.inspect(engine).get_table_names()
+    assert migrate.current_revision(engine) == "0018_message_trust"
+    migrate.upgrade(engine)
+    assert migrate.current_revision(engine) == "0019_account_health"
+    assert SqlAccountHealth(engine).states() == []
