@@ -41,7 +41,8 @@ class CommandRun:
             stderr=subprocess.PIPE,
             text=True,
         )
-        assert self._proc.stdout is not None and self._proc.stderr is not None
+        assert self._proc.stdout is not None
+        assert self._proc.stderr is not None
         self._readers = [
             threading.Thread(target=_read, args=(stream, into), daemon=True)
             for stream, into in (

@@ -188,7 +188,7 @@ def _check_servers(
         check_submission(
             answers.account_id,
             SmtpConnection(smtp.host, smtp.port, smtp.username, smtp.secret, smtp.tls, auth=auth),
-            oauth=oauth,
+            credential=oauth,
         )
     return folders
 
