@@ -13,9 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from servers.dovecot import ImapAccount
+from servers.oauth import OAuthServer
 from waiting import wait_for
 
 USER_CODE = re.compile(r"enter the code (\S+)")
+SCOPES = ("mail.imap", "mail.smtp")
 
 
 @dataclass(frozen=True)
@@ -93,3 +96,33 @@ def _read(stream: IO[str], into: list[str]) -> None:
 
 def init_run(cwd: Path, args: Sequence[str], env: dict[str, str] | None = None) -> CommandRun:
     return CommandRun(cwd, ["init", *args], env)
+
+
+def generic_flags(
+    server: OAuthServer, client_id: str, account: ImapAccount, config: Path
+) -> list[str]:
+    return [
+        "--non-interactive",
+        "--config", str(config),
+        "--provider", "generic-oauth",
+        "--issuer", server.issuer,
+        *(arg for scope in SCOPES for arg in ("--scope", scope)),
+        "--client-id", client_id,
+        "--imap-host", account.host,
+        "--imap-port", str(account.port),
+        "--imap-security", "none",
+        "--imap-user", account.username,
+    ]  # fmt: skip
+
+
+def init_by_device(
+    server: OAuthServer, client_id: str, account: ImapAccount, root: Path, *extra: str
+) -> tuple[Path, Finished]:
+    """`init --provider generic-oauth` with the device flow, the person approving as the
+    account's user; the configuration's path and what the command printed."""
+    config = root / "mailfathom.toml"
+    run = init_run(root, [*generic_flags(server, client_id, account, config), *extra])
+    server.approve_device(run.user_code(), account.username)
+    done = run.finish()
+    assert done.returncode == 0, done.stdout + done.stderr
+    return config, done

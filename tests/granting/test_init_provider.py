@@ -18,33 +18,7 @@ from mailfathom.domain.oauth import ConnectionAuth, OAuthProvider
 from servers.dovecot import ImapAccount
 from servers.oauth import OAuthServer
 
-from .init_runs import Finished, init_run
-
-SCOPES = ("mail.imap", "mail.smtp")
-
-
-@pytest.fixture
-def client_id(oauth_server: OAuthServer) -> str:
-    name = f"mailfathom-{uuid.uuid4().hex[:8]}"
-    oauth_server.add_client(name, redirect_uris=["http://127.0.0.1"])
-    return name
-
-
-def generic_flags(
-    server: OAuthServer, client_id: str, account: ImapAccount, config: Path
-) -> list[str]:
-    return [
-        "--non-interactive",
-        "--config", str(config),
-        "--provider", "generic-oauth",
-        "--issuer", server.issuer,
-        *(arg for scope in SCOPES for arg in ("--scope", scope)),
-        "--client-id", client_id,
-        "--imap-host", account.host,
-        "--imap-port", str(account.port),
-        "--imap-security", "none",
-        "--imap-user", account.username,
-    ]  # fmt: skip
+from .init_runs import SCOPES, Finished, generic_flags, init_run
 
 
 def _one_coded_line(done: Finished, code: int) -> None:
