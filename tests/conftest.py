@@ -19,6 +19,7 @@ from servers.fixtures import migrated_postgres_url as migrated_postgres_url
 from servers.fixtures import oauth_dovecot as oauth_dovecot
 from servers.fixtures import oauth_imap_account as oauth_imap_account
 from servers.fixtures import oauth_server as oauth_server
+from servers.fixtures import oauth_smtp as oauth_smtp
 from servers.fixtures import postgres_server as postgres_server
 from servers.fixtures import postgres_url as postgres_url
 

@@ -87,27 +87,52 @@ def _verified(server: OAuthServer, token: str, audience: str) -> dict[str, Any]:
     return claims
 
 
-def _code_flow(server: OAuthServer, client_id: str, subject: str) -> dict[str, Any]:
+def _authorize_with_pkce(
+    server: OAuthServer, client_id: str, subject: str | None, **params: str
+) -> tuple[str, dict[str, str]]:
+    """An authorization request with S256 PKCE, approved (or refused) as `subject`: the
+    verifier and the parameters of the redirect back."""
     server.approve_authorizations_as(subject)
     verifier, challenge = _pkce()
-    redirect = "http://127.0.0.1:43123/callback"
+    params.setdefault("redirect_uri", REDIRECT)
     back = _authorize(
-        server,
-        client_id,
-        redirect_uri=redirect,
-        code_challenge=challenge,
-        code_challenge_method="S256",
-        resource=RESOURCE,
-        scope="mailfathom.mail.read",
+        server, client_id, code_challenge=challenge, code_challenge_method="S256", **params
     )
-    answer = _token(
+    return verifier, back
+
+
+def _exchange(
+    server: OAuthServer, client_id: str, code: str, verifier: str, **form: str
+) -> httpx2.Response:
+    form.setdefault("redirect_uri", REDIRECT)
+    return _token(
         server,
         grant_type="authorization_code",
         client_id=client_id,
-        code=back["code"],
-        redirect_uri=redirect,
+        code=code,
         code_verifier=verifier,
+        **form,
+    )
+
+
+def _refresh(server: OAuthServer, client_id: str, refresh_token: str) -> httpx2.Response:
+    return _token(
+        server, grant_type="refresh_token", client_id=client_id, refresh_token=refresh_token
+    )
+
+
+def _code_flow(server: OAuthServer, client_id: str, subject: str) -> dict[str, Any]:
+    redirect = "http://127.0.0.1:43123/callback"
+    verifier, back = _authorize_with_pkce(
+        server,
+        client_id,
+        subject,
+        redirect_uri=redirect,
         resource=RESOURCE,
+        scope="mailfathom.mail.read",
+    )
+    answer = _exchange(
+        server, client_id, back["code"], verifier, redirect_uri=redirect, resource=RESOURCE
     )
     assert answer.status_code == 200, answer.text
     tokens: dict[str, Any] = answer.json()
@@ -144,15 +169,7 @@ def test_code_flow_with_pkce_gives_a_signed_token_for_the_resource(
 def test_authorization_response_names_the_issuer_and_keeps_the_state(
     server: OAuthServer, public_client: str
 ) -> None:
-    server.approve_authorizations_as("alice")
-    _, challenge = _pkce()
-    back = _authorize(
-        server,
-        public_client,
-        redirect_uri=REDIRECT,
-        code_challenge=challenge,
-        code_challenge_method="S256",
-    )
+    _, back = _authorize_with_pkce(server, public_client, "alice")
     assert back["iss"] == server.issuer
     assert back["state"] == "s1"
 
@@ -174,24 +191,9 @@ def test_authorization_without_s256_pkce_is_refused(
 
 
 def test_a_wrong_code_verifier_is_refused(server: OAuthServer, public_client: str) -> None:
-    server.approve_authorizations_as("alice")
-    _, challenge = _pkce()
-    back = _authorize(
-        server,
-        public_client,
-        redirect_uri=REDIRECT,
-        code_challenge=challenge,
-        code_challenge_method="S256",
-    )
+    _, back = _authorize_with_pkce(server, public_client, "alice")
     other_verifier, _ = _pkce()
-    answer = _token(
-        server,
-        grant_type="authorization_code",
-        client_id=public_client,
-        code=back["code"],
-        redirect_uri=REDIRECT,
-        code_verifier=other_verifier,
-    )
+    answer = _exchange(server, public_client, back["code"], other_verifier)
     assert answer.status_code == 400
     assert answer.json()["error"] == "invalid_grant"
 
@@ -199,39 +201,16 @@ def test_a_wrong_code_verifier_is_refused(server: OAuthServer, public_client: st
 def test_a_refused_authorization_redirects_with_access_denied(
     server: OAuthServer, public_client: str
 ) -> None:
-    server.approve_authorizations_as(None)
-    _, challenge = _pkce()
-    back = _authorize(
-        server,
-        public_client,
-        redirect_uri=REDIRECT,
-        code_challenge=challenge,
-        code_challenge_method="S256",
-    )
+    _, back = _authorize_with_pkce(server, public_client, None)
     assert back["error"] == "access_denied"
 
 
 def test_a_token_for_another_resource_than_authorized_is_refused(
     server: OAuthServer, public_client: str
 ) -> None:
-    server.approve_authorizations_as("alice")
-    verifier, challenge = _pkce()
-    back = _authorize(
-        server,
-        public_client,
-        redirect_uri=REDIRECT,
-        code_challenge=challenge,
-        code_challenge_method="S256",
-        resource=RESOURCE,
-    )
-    answer = _token(
-        server,
-        grant_type="authorization_code",
-        client_id=public_client,
-        code=back["code"],
-        redirect_uri=REDIRECT,
-        code_verifier=verifier,
-        resource="https://elsewhere.example.test/",
+    verifier, back = _authorize_with_pkce(server, public_client, "alice", resource=RESOURCE)
+    answer = _exchange(
+        server, public_client, back["code"], verifier, resource="https://elsewhere.example.test/"
     )
     assert answer.status_code == 400
     assert answer.json()["error"] == "invalid_target"
@@ -321,22 +300,12 @@ def test_refresh_rotates_and_the_old_refresh_token_is_refused(
     server: OAuthServer, public_client: str
 ) -> None:
     first = device_grant(server, client_id=public_client, subject="dave", resource=RESOURCE)
-    answer = _token(
-        server,
-        grant_type="refresh_token",
-        client_id=public_client,
-        refresh_token=first["refresh_token"],
-    )
+    answer = _refresh(server, public_client, first["refresh_token"])
     assert answer.status_code == 200, answer.text
     second = answer.json()
     assert second["refresh_token"] != first["refresh_token"]
     assert _verified(server, second["access_token"], RESOURCE)["sub"] == "dave"
-    again = _token(
-        server,
-        grant_type="refresh_token",
-        client_id=public_client,
-        refresh_token=first["refresh_token"],
-    )
+    again = _refresh(server, public_client, first["refresh_token"])
     assert again.status_code == 400
     assert again.json()["error"] == "invalid_grant"
 
@@ -347,12 +316,7 @@ def test_refresh_without_rotation_keeps_the_refresh_token(
     server.set_refresh_rotation(False)
     first = device_grant(server, client_id=public_client, subject="erin")
     for _ in range(2):
-        answer = _token(
-            server,
-            grant_type="refresh_token",
-            client_id=public_client,
-            refresh_token=first["refresh_token"],
-        )
+        answer = _refresh(server, public_client, first["refresh_token"])
         assert answer.status_code == 200, answer.text
         assert "refresh_token" not in answer.json()
 
@@ -414,12 +378,7 @@ def test_revoking_a_refresh_token_ends_its_grant(server: OAuthServer, public_cli
     )
     assert answer.status_code == 200
     assert _introspect(server, tokens["access_token"]) == {"active": False}
-    refused = _token(
-        server,
-        grant_type="refresh_token",
-        client_id=public_client,
-        refresh_token=tokens["refresh_token"],
-    )
+    refused = _refresh(server, public_client, tokens["refresh_token"])
     assert refused.json()["error"] == "invalid_grant"
 
 
@@ -429,19 +388,9 @@ def test_revoke_refresh_tokens_of_a_subject(server: OAuthServer, public_client: 
     other = device_grant(server, client_id=public_client, subject="someone-else")
     assert server.revoke_refresh_tokens(subject) == 2
     for issued in tokens:
-        refused = _token(
-            server,
-            grant_type="refresh_token",
-            client_id=public_client,
-            refresh_token=issued["refresh_token"],
-        )
+        refused = _refresh(server, public_client, issued["refresh_token"])
         assert refused.json()["error"] == "invalid_grant"
-    still = _token(
-        server,
-        grant_type="refresh_token",
-        client_id=public_client,
-        refresh_token=other["refresh_token"],
-    )
+    still = _refresh(server, public_client, other["refresh_token"])
     assert still.status_code == 200
 
 

@@ -18,6 +18,7 @@ from mailfathom.adapters.sql.engine import create_store_engine
 from .dovecot import DovecotServer, ImapAccount
 from .oauth import OAuthServer
 from .postgres import PostgresServer
+from .smtp import SmtpServer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CORPORA_ENV = "MAILFATHOM_CORPORA"
@@ -33,6 +34,7 @@ FIXTURE_MARKERS = {
     "oauth_server": "process",
     "oauth_dovecot": "dovecot",
     "oauth_imap_account": "dovecot",
+    "oauth_smtp": "process",
 }
 
 
@@ -83,6 +85,18 @@ def oauth_imap_account(oauth_dovecot: DovecotServer) -> ImapAccount:
     `servers.oauth.device_grant`), or with its password."""
     suffix = uuid.uuid4().hex[:12]
     return oauth_dovecot.add_user(f"user-{suffix}", f"pw-{suffix}")
+
+
+@pytest.fixture
+def oauth_smtp(oauth_server: OAuthServer) -> Iterator[SmtpServer]:
+    """A test submission server offering XOAUTH2 and OAUTHBEARER beside PLAIN and LOGIN,
+    validating tokens by introspection at `oauth_server`; its one password user is
+    `sender@example.test` / `sender-password`."""
+    server = SmtpServer({"sender@example.test": "sender-password"}, oauth=oauth_server).start()
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.fixture(scope="session")

@@ -99,10 +99,12 @@ def create_app(store: Store, control_secret: str) -> Flask:
     @app.before_request
     def hold() -> None:
         store.lock.acquire()
+        g.holding = True
 
     @app.teardown_request
     def release(_: BaseException | None) -> None:
-        store.lock.release()
+        if g.pop("holding", False):
+            store.lock.release()
 
     @app.get("/.well-known/oauth-authorization-server")
     def well_known() -> Response:

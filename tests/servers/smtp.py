@@ -20,6 +20,7 @@ from typing import Any
 import trustme
 
 from servers._common import ServerStartError, free_port, scratch_dir, tail, terminate
+from servers.oauth import OAuthServer
 
 STARTUP_TIMEOUT = 30.0
 
@@ -31,6 +32,7 @@ class Received:
     login: str | None
     tls: bool
     content: bytes
+    mechanism: str | None = None
 
 
 class SmtpServer:
@@ -42,8 +44,12 @@ class SmtpServer:
         deliver_command: list[str] | None = None,
         *,
         implicit_tls: bool = False,
+        oauth: OAuthServer | None = None,
     ) -> None:
+        """`users` maps a login to its password. With `oauth`, XOAUTH2 and OAUTHBEARER are
+        offered too, their tokens introspected at that authorization server."""
         self.users = users
+        self.oauth = oauth
         self.implicit_tls = implicit_tls
         self.deliver_command = deliver_command
         self.port = 0
@@ -69,6 +75,12 @@ class SmtpServer:
             "key": str(self.root / "server.pem"),
             "deliver_command": self.deliver_command,
             "implicit_tls": self.implicit_tls,
+            "introspection": None
+            if self.oauth is None
+            else {
+                "url": self.oauth.introspection_endpoint,
+                "client": list(self.oauth.introspection_client),
+            },
         }
         config_path = self.root / "config.json"
         config_path.write_text(json.dumps(config))
