@@ -116,12 +116,17 @@ def generic_flags(
 
 
 def init_by_device(
-    server: OAuthServer, client_id: str, account: ImapAccount, root: Path, *extra: str
+    server: OAuthServer,
+    client_id: str,
+    account: ImapAccount,
+    root: Path,
+    *extra: str,
+    env: dict[str, str] | None = None,
 ) -> tuple[Path, Finished]:
     """`init --provider generic-oauth` with the device flow, the person approving as the
     account's user; the configuration's path and what the command printed."""
     config = root / "mailfathom.toml"
-    run = init_run(root, [*generic_flags(server, client_id, account, config), *extra])
+    run = init_run(root, [*generic_flags(server, client_id, account, config), *extra], env)
     server.approve_device(run.user_code(), account.username)
     done = run.finish()
     assert done.returncode == 0, done.stdout + done.stderr
