@@ -129,6 +129,6 @@ def obtain_grant(plan: GrantPlan, flow: GrantFlow, say: Say, *, interactive: boo
 
 
 def default_refresh_token_file(data_dir: Path, account_id: str) -> Path:
-    """`secrets/ACCOUNT.refresh` beside the data directory: outside what a backup of the
-    store copies, and named so that one file serves one account."""
+    """`secrets/ACCOUNT.refresh` beside the data directory, not in it (the store's files are
+    copied and moved for other reasons than its secrets), one file per account."""
     return data_dir.parent / "secrets" / f"{account_id}.refresh"
