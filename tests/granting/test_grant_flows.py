@@ -204,6 +204,7 @@ def test_an_answer_with_another_state_is_not_redeemed(
     authorizing.approve_authorizations_as("someone")
     before = authorizing.counts().get("code", 0)
     forged: list[int] = []
+    forgers: list[threading.Thread] = []
 
     def show(url: str) -> None:
         redirect = httpx2.QueryParams(url.split("?", 1)[1])["redirect_uri"]
@@ -212,12 +213,14 @@ def test_an_answer_with_another_state_is_not_redeemed(
             answer = httpx2.get(f"{redirect}/?code=theirs&state=not-the-one", timeout=30)
             forged.append(answer.status_code)
 
-        threading.Thread(target=forge, daemon=True).start()
+        forgers.append(threading.Thread(target=forge, daemon=True))
+        forgers[0].start()
 
     run = lambda: loopback_grant(  # noqa: E731
         authorizing.authorization_endpoint, authorizing.token_endpoint, client, show
     )
     assert _grant_code(run) == 11018
+    forgers[0].join(timeout=30)
     assert forged == [200]
     assert authorizing.counts().get("code", 0) == before
 

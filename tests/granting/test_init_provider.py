@@ -18,7 +18,7 @@ from mailfathom.domain.oauth import ConnectionAuth, OAuthProvider
 from servers.dovecot import ImapAccount
 from servers.oauth import OAuthServer
 
-from .init_runs import SCOPES, Finished, generic_flags, init_run
+from .init_runs import SCOPES, CommandRun, Finished, generic_flags, init_run
 
 
 def _one_coded_line(done: Finished, code: int) -> None:
@@ -27,6 +27,15 @@ def _one_coded_line(done: Finished, code: int) -> None:
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(f"MailFathom error {code}:"), done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _started_in_an_empty_directory(
+    server: OAuthServer, client_id: str, account: ImapAccount, tmp_path: Path
+) -> tuple[Path, Path, CommandRun]:
+    root = tmp_path / "deployment"
+    root.mkdir()
+    config = root / "mailfathom.toml"
+    return root, config, init_run(root, generic_flags(server, client_id, account, config))
 
 
 def _nothing_written(root: Path) -> None:
@@ -98,10 +107,9 @@ def test_a_loopback_grant_with_pkce_plays_the_browser(
 def test_a_declined_device_code_writes_nothing(
     oauth_server: OAuthServer, oauth_imap_account: ImapAccount, client_id: str, tmp_path: Path
 ) -> None:
-    root = tmp_path / "deployment"
-    root.mkdir()
-    config = root / "mailfathom.toml"
-    run = init_run(root, generic_flags(oauth_server, client_id, oauth_imap_account, config))
+    root, _, run = _started_in_an_empty_directory(
+        oauth_server, client_id, oauth_imap_account, tmp_path
+    )
     oauth_server.deny_device(run.user_code())
     done = run.finish()
     _one_coded_line(done, 11016)
@@ -123,10 +131,9 @@ def test_an_expired_device_code_writes_nothing(
     client_id: str,
     tmp_path: Path,
 ) -> None:
-    root = tmp_path / "deployment"
-    root.mkdir()
-    config = root / "mailfathom.toml"
-    run = init_run(root, generic_flags(short_device_codes, client_id, oauth_imap_account, config))
+    root, _, run = _started_in_an_empty_directory(
+        short_device_codes, client_id, oauth_imap_account, tmp_path
+    )
     run.user_code()
     done = run.finish()
     _one_coded_line(done, 11017)
@@ -181,10 +188,9 @@ def test_a_refused_imap_login_removes_the_token_again(
 ) -> None:
     # The person approves as somebody the mail server does not know: the grant is good but
     # the login is refused, and nothing of it is left.
-    root = tmp_path / "deployment"
-    root.mkdir()
-    config = root / "mailfathom.toml"
-    run = init_run(root, generic_flags(oauth_server, client_id, oauth_imap_account, config))
+    root, config, run = _started_in_an_empty_directory(
+        oauth_server, client_id, oauth_imap_account, tmp_path
+    )
     oauth_server.approve_device(run.user_code(), f"stranger-{uuid.uuid4().hex[:6]}")
     done = run.finish()
     _one_coded_line(done, 31002)

@@ -72,13 +72,7 @@ def grant_again(
     assert oauth is not None
     assert account.imap is not None
     secret = None if oauth.client_secret is None else read_secret(oauth.client_secret)
-    plan = GrantPlan(
-        oauth.provider,
-        OAuthClient(oauth.client_id, oauth.scopes, secret),
-        oauth.token_endpoint,
-        oauth.device_authorization_endpoint,
-        oauth.authorization_endpoint,
-    )
+    plan = GrantPlan.at(oauth.provider, OAuthClient(oauth.client_id, oauth.scopes, secret), oauth)
     chosen = choose_flow(plan, flow_named(flow))
     in_file = oauth.refresh_token.file
     target = in_file or refresh_token_file

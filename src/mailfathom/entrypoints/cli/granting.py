@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from mailfathom.bootstrap import DevicePrompt, Grant, OAuthClient, device_grant, loopback_grant
 from mailfathom.domain.codes import CheckCode
@@ -35,6 +36,20 @@ _AUTHORIZATION_EXTRAS = {OAuthProvider.GMAIL: {"access_type": "offline", "prompt
 _REDIRECT_HOSTS = {OAuthProvider.MICROSOFT: "localhost"}
 
 
+class Endpoints(Protocol):
+    """Where a provider is asked: its preset, its discovered metadata, or an account's
+    `OAuth` block, which all name them alike."""
+
+    @property
+    def token_endpoint(self) -> str: ...
+    @property
+    def device_authorization_endpoint(self) -> str | None: ...
+    @property
+    def authorization_endpoint(self) -> str | None: ...
+    @property
+    def revocation_endpoint(self) -> str | None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class GrantPlan:
     """Who asks (the client), and where: the endpoints the provider offers."""
@@ -44,6 +59,16 @@ class GrantPlan:
     token_endpoint: str
     device_authorization_endpoint: str | None
     authorization_endpoint: str | None
+
+    @classmethod
+    def at(cls, provider: OAuthProvider, client: OAuthClient, endpoints: Endpoints) -> GrantPlan:
+        return cls(
+            provider,
+            client,
+            endpoints.token_endpoint,
+            endpoints.device_authorization_endpoint,
+            endpoints.authorization_endpoint,
+        )
 
 
 def choose_flow(plan: GrantPlan, asked: GrantFlow | None) -> GrantFlow:

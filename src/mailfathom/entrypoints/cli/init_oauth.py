@@ -30,6 +30,7 @@ from mailfathom.bootstrap import (
 from mailfathom.domain.config import SecretRef
 from mailfathom.domain.oauth import OAuthCredential, OAuthProvider
 from mailfathom.entrypoints.cli.granting import (
+    Endpoints,
     GrantPlan,
     Say,
     choose_flow,
@@ -106,31 +107,19 @@ def _block(oauth: OAuthAnswers, credential: OAuthCredential, token_file: Path) -
 
 
 def _plan(oauth: OAuthAnswers, say: Say) -> tuple[GrantPlan, str | None]:
+    """The grant's client and endpoints, and the revocation endpoint to write down."""
     secret = None if oauth.client_secret is None else read_secret(oauth.client_secret)
+    found: Endpoints
     if oauth.provider is OAuthProvider.GENERIC:
         assert oauth.issuer is not None
         say(f"Reading the authorization server's metadata at {oauth.issuer} ...")
-        found = discover(oauth.issuer)
-        client = OAuthClient(oauth.client_id, oauth.scopes, secret)
-        plan = GrantPlan(
-            oauth.provider,
-            client,
-            found.token_endpoint,
-            found.device_authorization_endpoint,
-            found.authorization_endpoint,
-        )
-        return plan, found.revocation_endpoint
-    preset = preset_of(oauth.provider, oauth.tenant)
-    assert preset is not None
-    client = OAuthClient(oauth.client_id, preset.scopes, secret)
-    plan = GrantPlan(
-        oauth.provider,
-        client,
-        preset.token_endpoint,
-        preset.device_authorization_endpoint,
-        preset.authorization_endpoint,
-    )
-    return plan, preset.revocation_endpoint
+        found, scopes = discover(oauth.issuer), oauth.scopes
+    else:
+        preset = preset_of(oauth.provider, oauth.tenant)
+        assert preset is not None
+        found, scopes = preset, preset.scopes
+    plan = GrantPlan.at(oauth.provider, OAuthClient(oauth.client_id, scopes, secret), found)
+    return plan, found.revocation_endpoint
 
 
 def grant_access(
