@@ -70,3 +70,42 @@ def test_an_account_without_oauth_cannot_be_granted_again(tmp_path: Path) -> Non
     )
     done = _command(tmp_path, "account", "consent", "--config", str(config), "--account", "notes")
     _coded(done, 11020)
+
+
+def test_a_token_kept_in_a_variable_is_handed_over_in_a_file(
+    oauth_server: OAuthServer, oauth_imap_account: ImapAccount, client_id: str, tmp_path: Path
+) -> None:
+    variable = "MF_TEST_MAIL_REFRESH_TOKEN"
+    config, initialized = init_by_device(
+        oauth_server, client_id, oauth_imap_account, tmp_path, "--refresh-token-env", variable
+    )
+    oauth = load_config(config).accounts[0].oauth
+    assert oauth is not None
+    assert oauth.refresh_token.env == variable
+    handed = tmp_path / "secrets" / "mail.refresh"
+    first = handed.read_text("utf-8").strip()
+    register_all([first])
+    assert str(handed) in initialized.stdout
+    assert variable in initialized.stdout
+    assert first not in initialized.stdout + initialized.stderr
+
+    # The operator moves the token into the variable, as init said.
+    handed.unlink()
+    synced = CommandRun(tmp_path, ["sync", "--config", str(config)], {variable: first}).finish()
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+
+    run = CommandRun(
+        tmp_path,
+        ["account", "consent", "--config", str(config), "--account", "mail"],
+        {variable: first},
+    )
+    oauth_server.approve_device(run.user_code(), oauth_imap_account.username)
+    done = run.finish()
+    assert done.returncode == 0, done.stdout + done.stderr
+    second = handed.read_text("utf-8").strip()
+    register_all([second])
+    assert second != first
+    assert stat.S_IMODE(handed.stat().st_mode) == 0o600
+    assert str(handed) in done.stdout
+    assert variable in done.stdout
+    assert second not in done.stdout + done.stderr
