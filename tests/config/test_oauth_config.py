@@ -151,9 +151,12 @@ def test_an_oauth_block_no_connection_uses_is_refused() -> None:
     assert "used only" in _problem_at(problems_of({"Accounts": [account]}), "Accounts[0].OAuth")
 
 
-def test_an_oauth_block_on_a_local_account_is_refused() -> None:
-    account = {"Id": "local", "Kind": "local", "OAuth": GMAIL}
-    assert "local" in _problem_at(problems_of({"Accounts": [account]}), "Accounts[0].OAuth")
+def test_a_local_account_takes_an_oauth_block_only_for_its_submission_server() -> None:
+    account: dict[str, Any] = {"Id": "local", "Kind": "local", "OAuth": GMAIL}
+    assert "used only" in _problem_at(problems_of({"Accounts": [account]}), "Accounts[0].OAuth")
+    smtp = {"Host": "smtp.gmail.com", "Auth": "oauth2", "Username": "me@gmail.com"}
+    account["Delivery"] = {"Smtp": smtp}
+    assert parse({"Accounts": [account]}).accounts[0].oauth is not None
 
 
 def test_a_password_connection_still_needs_its_secret() -> None:

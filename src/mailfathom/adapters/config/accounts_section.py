@@ -134,7 +134,7 @@ def parse_account(table: Table, base_dir: Path) -> AccountConfig | None:
         )
         ok &= delivery is not None
 
-    oauth = _parse_account_oauth(table, kind, base_dir)
+    oauth = _parse_account_oauth(table, base_dir)
     ok &= oauth is not None or not table.has("OAuth")
 
     if not ok or account_id is None or display_name is None or kind is None:
@@ -172,9 +172,7 @@ def _auth_of(table: Table, *keys: str) -> object:
     return data.get("Auth") if isinstance(data, dict) else None
 
 
-def _parse_account_oauth(
-    table: Table, kind: AccountKind | None, base_dir: Path
-) -> OAuthCredential | None:
+def _parse_account_oauth(table: Table, base_dir: Path) -> OAuthCredential | None:
     """The `OAuth` block, which an account has exactly when one of its connections logs in
     with `Auth = "oauth2"`."""
     wanted = [
@@ -182,9 +180,6 @@ def _parse_account_oauth(
         for name, keys in (("Imap", ("Imap",)), ("Delivery.Smtp", ("Delivery", "Smtp")))
         if str(_auth_of(table, *keys)).lower() == ConnectionAuth.OAUTH2.value
     ]
-    if kind is AccountKind.LOCAL and table.has("OAuth"):
-        table.problems.add(table.at("OAuth"), 'is not allowed when Kind = "local"')
-        return None
     if not table.has("OAuth"):
         if wanted:
             table.problems.add(

@@ -25,12 +25,14 @@ says so, without any value.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,8 +119,7 @@ class AccessTokens:
         with state.lock:
             if state.access_token is not None and self._clock() < state.renew_at:
                 return state.access_token
-            refresh_token = self._refresh_token(account_id, state, credential)
-            return self._refresh(account_id, state, credential, refresh_token)
+            return self._refresh(account_id, state, credential)
 
     def after_refusal(self, account_id: str, credential: OAuthCredential, refused: str) -> str:
         """A token to log in with once more after a server refused `refused`: the one another
@@ -129,8 +130,7 @@ class AccessTokens:
             if held is not None and held != refused and self._clock() < state.expires_at:
                 return held
             state.access_token = None
-            refresh_token = self._refresh_token(account_id, state, credential)
-            return self._refresh(account_id, state, credential, refresh_token)
+            return self._refresh(account_id, state, credential)
 
     def consent_pending(self, account_id: str, credential: OAuthCredential) -> bool:
         """Whether the account's refresh token is still the one the provider refused. Reads
@@ -154,7 +154,15 @@ class AccessTokens:
             raise _consent_required(account_id)
         return stored
 
-    def _refresh(
+    def _refresh(self, account_id: str, state: _AccountTokens, credential: OAuthCredential) -> str:
+        # Other processes of the deployment (`serve` beside `sync`, a command) may refresh
+        # with the same refresh token; where the provider rotates it, the second would be
+        # refused. Holding the lock, each reads what the one before it wrote.
+        with refresh_lock(credential.refresh_token):
+            refresh_token = self._refresh_token(account_id, state, credential)
+            return self._refresh_with(account_id, state, credential, refresh_token)
+
+    def _refresh_with(
         self,
         account_id: str,
         state: _AccountTokens,
@@ -238,6 +246,26 @@ class AccessTokens:
 
 def _consent_required(account_id: str) -> ConsentRequired:
     return ConsentRequired(consent_message([account_id]))
+
+
+@contextmanager
+def refresh_lock(ref: SecretRef) -> Iterator[None]:
+    """An exclusive lock, across processes, on the directory of a refresh token kept in a
+    file (none for one kept in the environment, which no other process can replace). A
+    directory that cannot be opened is not locked: refreshing still works, as before."""
+    if ref.file is None:
+        yield
+        return
+    try:
+        handle = os.open(ref.file.parent, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
 
 
 def replace_secret_file(path: Path, value: str) -> None:

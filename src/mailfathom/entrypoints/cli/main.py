@@ -111,8 +111,10 @@ AccountOption = Annotated[
 
 
 def _health_text(health: AccountHealth | None) -> str:
-    if health is None:
-        return "ok"
+    return "ok" if health is None else "needs consent"
+
+
+def _health_line(health: AccountHealth) -> str:
     since = health.since.isoformat(timespec="seconds")
     return f"needs consent ({health.code}) since {since}"
 
@@ -206,6 +208,8 @@ def list_accounts(config: ConfigOption = None) -> None:
                     )
             answers.print(table)
             waiting = [a.account_id for a in deployment.accounts if a.account_id in held]
+            for account_id in waiting:
+                answers.print(f"{account_id}: {_health_line(held[account_id])}")
             require_folders(services, [a for a in deployment.accounts if a.account_id not in held])
             if waiting:
                 raise ConsentRequired(consent_message(waiting))

@@ -57,6 +57,10 @@ FAILURE_EXPLANATIONS: dict[DeliveryCode, str] = {
         "variable or a missing file); nothing was offered, and nothing will be until it "
         "can be read."
     ),
+    DeliveryCode.WAITING_FOR_CONSENT: (
+        "The account logs in with OAuth and its provider refused the grant; the send waits, "
+        "queued, until the person grants access again (mfctl account consent)."
+    ),
 }
 
 ConfigOption = Annotated[
