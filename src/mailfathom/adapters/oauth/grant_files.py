@@ -14,8 +14,9 @@ import os
 import secrets
 from pathlib import Path
 
-from mailfathom.adapters.oauth.tokens import replace_secret_file
+from mailfathom.adapters.oauth.tokens import refresh_lock, replace_secret_file
 from mailfathom.domain.codes import CommandCode
+from mailfathom.domain.config import SecretRef
 from mailfathom.domain.errors import ConfigurationError, ConfigurationFileExists
 
 
@@ -79,9 +80,12 @@ def create_secret_file(path: Path, value: str) -> None:
 
 
 def write_over_secret_file(path: Path, value: str) -> None:
-    """Put `value` at `path` in one step, replacing what is there (mode 0600)."""
+    """Put `value` at `path` in one step, replacing what is there (mode 0600), under the
+    lock refreshes of the same file take, so a process refreshing meanwhile reads the old
+    grant or the new and never writes a rotated old one over the new."""
     _make_directory(path.parent)
     try:
-        replace_secret_file(path, value)
+        with refresh_lock(SecretRef(file=path)):
+            replace_secret_file(path, value)
     except OSError:
         raise _not_writable() from None
