@@ -2,7 +2,8 @@
 `mailfathom init --provider generic-oauth` (a process, no terminal, the person approving the
 device code), `mailfathom sync`, `mailfathom serve`, and the official MCP client over HTTP
 reading the mail and sending one message, which the person confirms in the client and the
-delivery pass hands to the submission server, logged in with an OAuth mechanism. The
+delivery pass hands to the submission server, logged in with an OAuth mechanism (once in
+each protocol generation of the client). The
 refresh token appears in no output of any command and in no log line.
 
 Every server is real: the authorization server (authlib) on loopback, a Dovecot validating
@@ -32,7 +33,7 @@ from mcp_tests.client import structured
 from mcp_tests.deployment import _free_port, _wait_for_port
 from servers.dovecot import DovecotServer, ImapAccount
 from servers.oauth import OAuthServer
-from servers.smtp import SmtpServer
+from servers.smtp import Received, SmtpServer
 from snippet_text import PrintedSnippets
 from waiting import wait_for
 
@@ -44,6 +45,7 @@ SENT_SUBJECT = "Hedge trimming volunteers"
 SENT_BODY = "Count me in for the first Saturday.\n"
 ADDRESS = "member@garden.example"
 FRIEND = "chair@garden.example"
+MODES = ["2026-07-28", "legacy"]
 
 
 @pytest.fixture(scope="module")
@@ -66,13 +68,17 @@ def _arrived(dovecot: DovecotServer, account: ImapAccount) -> None:
     dovecot.save_message(account.username, bytes(message))
 
 
-def _call(url: str, key: str, tool: str, arguments: dict[str, Any], person: Person) -> Any:
+def _call(
+    url: str, key: str, tool: str, arguments: dict[str, Any], person: Person, mode: str
+) -> Any:
     async def run() -> CallToolResult:
         headers = {"Authorization": f"Bearer {key}"}
         async with (
             httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60)) as http,
             Client(
-                streamable_http_client(url, http_client=http), elicitation_callback=person
+                streamable_http_client(url, http_client=http),
+                mode=mode,
+                elicitation_callback=person,
             ) as client,
         ):
             return await client.call_tool(tool, arguments)
@@ -130,40 +136,46 @@ def test_an_agent_reads_and_sends_the_mail_of_an_account_init_connected_with_oau
     process, serve_log = _served(tmp_path, config, env)
     try:
         _wait_for_port(mcp_port, process)
-        person = Person(choosing("send"))
-        page = _call(url, key, "list_emails", {"accounts": ["mail"]}, person)
-        (summary,) = [e for e in page["emails"] if e["subject"] == ARRIVED_SUBJECT]
-        read = _call(
-            url, key, "get_email_content", {"storedEmailIds": [summary["storedEmailId"]]}, person
-        )
-        assert ARRIVED_BODY.strip() in read["emails"][0]["content"]["body"]["plainText"]["text"]
+        for mode in MODES:
+            person = Person(choosing("send"))
+            page = _call(url, key, "list_emails", {"accounts": ["mail"]}, person, mode)
+            (summary,) = [e for e in page["emails"] if e["subject"] == ARRIVED_SUBJECT]
+            arguments = {"storedEmailIds": [summary["storedEmailId"]]}
+            read = _call(url, key, "get_email_content", arguments, person, mode)
+            text = read["emails"][0]["content"]["body"]["plainText"]["text"]
+            assert ARRIVED_BODY.strip() in text
 
-        sent = _call(
-            url,
-            key,
-            "send_email",
-            {
+            subject = f"{SENT_SUBJECT} ({mode})"
+            sending = {
                 "account": "mail",
                 "to": [FRIEND],
-                "subject": SENT_SUBJECT,
+                "subject": subject,
                 "plainTextBody": SENT_BODY,
                 "idempotencyKey": uuid.uuid4().hex,
-            },
-            person,
-        )
-        assert (sent["status"], sent["state"]) == ("queued", "queued")
-        (asked,) = person.asked
-        assert SENT_SUBJECT in asked.message
+            }
+            sent = _call(url, key, "send_email", sending, person, mode)
+            assert (sent["status"], sent["state"]) == ("queued", "queued")
+            (asked,) = person.asked
+            assert subject in asked.message
 
-        (received,) = wait_for(oauth_smtp.received, "the submission server received the send")
+        def all_received() -> list[Received] | None:
+            found = oauth_smtp.received()
+            return found if len(found) == len(MODES) else None
+
+        received = wait_for(
+            all_received, "the submission server received one send per protocol generation"
+        )
     finally:
         process.terminate()
         process.wait(timeout=30)
-    assert received.mechanism in ("XOAUTH2", "OAUTHBEARER")
-    assert received.login == oauth_imap_account.username
-    assert received.tls
-    assert received.rcpt_tos == [FRIEND]
-    assert SENT_SUBJECT.encode() in received.content
+    for each, mode in zip(
+        sorted(received, key=lambda r: b"legacy" in r.content), MODES, strict=True
+    ):
+        assert each.mechanism in ("XOAUTH2", "OAUTHBEARER")
+        assert each.login == oauth_imap_account.username
+        assert each.tls
+        assert each.rcpt_tos == [FRIEND]
+        assert f"{SENT_SUBJECT} ({mode})".encode() in each.content
 
     tokens.add(token_file.read_text("utf-8").strip())
     register_all(tokens)
