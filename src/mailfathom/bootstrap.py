@@ -47,6 +47,18 @@ from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mailfathom.adapters.mime.attachments import MimeAttachmentReader
 from mailfathom.adapters.mime.compose import StdlibComposer
 from mailfathom.adapters.mime.viewing import MimeMessageViewer
+
+# Re-exported for granting access to an account that logs in with OAuth (`init --provider`,
+# `account consent`): finding the endpoints, asking the person, keeping the refresh token.
+from mailfathom.adapters.oauth.discovery import discover as discover
+from mailfathom.adapters.oauth.flows import DevicePrompt as DevicePrompt
+from mailfathom.adapters.oauth.flows import Grant as Grant
+from mailfathom.adapters.oauth.flows import OAuthClient as OAuthClient
+from mailfathom.adapters.oauth.flows import device_grant as device_grant
+from mailfathom.adapters.oauth.flows import loopback_grant as loopback_grant
+from mailfathom.adapters.oauth.grant_files import check_secret_place as check_secret_place
+from mailfathom.adapters.oauth.grant_files import create_secret_file as create_secret_file
+from mailfathom.adapters.oauth.grant_files import write_over_secret_file as write_over_secret_file
 from mailfathom.adapters.oauth.tokens import ConsentOfAccounts, process_tokens
 
 # Re-exported: the secrets a command reads before it starts its workers; the entrypoints
@@ -664,6 +676,11 @@ class Services:
     def account_health(self) -> list[AccountHealth]:
         """The accounts held back until a person acts (`mfctl accounts`)."""
         return SqlAccountHealth(self.engine).states()
+
+    def consent_renewed(self, account_id: str) -> None:
+        """A person granted the account access again and its login was checked with the new
+        grant (`mfctl account consent`): it is no longer held back."""
+        SqlAccountHealth(self.engine).restored(account_id)
 
     def close(self) -> None:
         self.preparer.close()

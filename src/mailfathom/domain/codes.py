@@ -144,14 +144,40 @@ class CommandCode(enum.IntEnum):
     CONTACT_UPDATE_EMPTY = 11012
     # `mfctl mailbox reverify` found no sender verifier and no authorship assessor wired.
     NO_TRUST_PORTS = 11013
+    # Granting a mail account access with OAuth (`init --provider`, `mfctl account consent`):
+    # the person declined at the provider (`access_denied`).
+    GRANT_DENIED = 11016
+    # Nobody approved in time: the device code expired (`expired_token`), or no redirect came
+    # back to the loopback listener before it stopped waiting.
+    GRANT_EXPIRED = 11017
+    # The loopback listener was reached with a `state` this flow did not issue, or with
+    # neither a code nor an error: nothing was exchanged, as the answer may be forged.
+    GRANT_REDIRECT_NOT_RECOGNIZED = 11018
+    # The file the granted refresh token goes to cannot be created or written.
+    REFRESH_TOKEN_NOT_WRITABLE = 11019
+    # `mfctl account consent` named an account that does not log in with OAuth.
+    ACCOUNT_NOT_OAUTH = 11020
 
 
 class CheckCode(enum.IntEnum):
-    """Why a submission server given to `mailfathom init` could not be used (category 7).
-    Nothing is sent by the check: it connects, protects the session and logs in."""
+    """Why a server given to `mailfathom init` could not be used (category 7): a submission
+    server (nothing is sent by the check: it connects, protects the session and logs in), or
+    the authorization server a grant of access is asked from."""
 
     SUBMISSION_UNREACHABLE = 72001
     SUBMISSION_CREDENTIALS_REFUSED = 72002
+    # An authorization server asked for a grant of access to a mail account (RFC 8414, 8628,
+    # 6749) published no usable metadata for the issuer given (none, malformed, breaking a
+    # rule of RFC 8414, or naming another issuer) ...
+    AUTHORIZATION_METADATA_UNUSABLE = 72006
+    # ... could not be reached, or answered something that is not OAuth ...
+    AUTHORIZATION_SERVER_UNREACHABLE = 72007
+    # ... refused the request (its RFC 6749 error, such as `invalid_client` or
+    # `invalid_scope`, is named), or granted access without a refresh token to keep it ...
+    AUTHORIZATION_REQUEST_REFUSED = 72008
+    # ... or offers no endpoint for the flow chosen (or, like Google for mail scopes, does not
+    # grant them through it).
+    AUTHORIZATION_FLOW_NOT_OFFERED = 72009
 
 
 class StoreCode(enum.IntEnum):

@@ -80,6 +80,15 @@ class SubmissionCheckFailed(MailFathomError):
     code = int(CheckCode.SUBMISSION_UNREACHABLE)
 
 
+class GrantFailed(MailFathomError):
+    """Access to a mail account could not be granted with OAuth: the person declined or did
+    not answer in time, or the authorization server could not be used. The code says which
+    (`CommandCode.GRANT_*`, `CheckCode.AUTHORIZATION_*`); the message never carries a token,
+    a code the person typed, or what the server wrote beside its error's name."""
+
+    code = int(CheckCode.AUTHORIZATION_SERVER_UNREACHABLE)
+
+
 class StoreError(MailFathomError):
     code = 21001
 

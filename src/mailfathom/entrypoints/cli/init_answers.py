@@ -4,47 +4,41 @@ Every value a flag gives is used as given; a missing one is asked for only when 
 answer (standard input is a terminal and `--non-interactive` was not given). Otherwise the
 command stops at once, naming the flag, instead of waiting for input that will never come.
 
-A secret is never asked for or taken as a flag: only where it is kept, an environment
-variable's name or a file's path. An answer that names a variable which is not set, or a
-file which does not exist, is asked again: a password typed by mistake would otherwise be
-written into the file as a variable's name or a file's path.
+With `--provider` the account logs in with OAuth: the servers default to the provider's,
+no password is asked for, and the OAuth questions (`init_oauth_answers`) follow.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.config import SecretRef, TlsMode
-from mailfathom.domain.errors import ConfigurationError
+from mailfathom.domain.oauth_providers import ServerPreset
+from mailfathom.entrypoints.cli.init_oauth_answers import (
+    OAuthAnswers,
+    OAuthFlags,
+    gather_oauth,
+    preset_of,
+    provider_named,
+)
+from mailfathom.entrypoints.cli.init_questions import AnswerNotUsable, Ask, Questions
 
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 IMAP_PORTS = {TlsMode.IMPLICIT: 993, TlsMode.STARTTLS: 143, TlsMode.NONE: 143}
 SMTP_PORTS = {TlsMode.IMPLICIT: 465, TlsMode.STARTTLS: 587, TlsMode.NONE: 25}
 
-Ask = Callable[[str, str | None, Sequence[str] | None], str]
-
-
-class AnswerMissing(ConfigurationError):
-    code = int(CommandCode.INIT_ANSWER_MISSING)
-
-
-class AnswerNotUsable(ConfigurationError):
-    code = int(CommandCode.INIT_ANSWER_NOT_USABLE)
-
 
 @dataclass(frozen=True, slots=True)
 class Server:
+    """A server and its login; `secret` is None where it logs in with OAuth."""
+
     host: str
     port: int
     tls: TlsMode
     username: str
-    secret: SecretRef
+    secret: SecretRef | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +51,7 @@ class Answers:
     data_dir: str
     mcp_port: int
     caller_name: str
+    oauth: OAuthAnswers | None = None
 
 
 @dataclass
@@ -81,112 +76,96 @@ class Flags:
     data_dir: str | None = None
     mcp_port: int | None = None
     caller_name: str | None = None
+    oauth: OAuthFlags = field(default_factory=OAuthFlags)
 
 
-class Questions:
-    """Answers from flags first, then from `ask` (None: nobody to ask)."""
+def _secret_flags_refused(f: Flags) -> None:
+    """With OAuth nothing logs in with a password: a password flag is a mistake to name."""
+    for name, value in (
+        ("--imap-secret-env", f.imap_secret_env),
+        ("--imap-secret-file", f.imap_secret_file),
+        ("--smtp-secret-env", f.smtp_secret_env),
+        ("--smtp-secret-file", f.smtp_secret_file),
+    ):
+        if value is not None:
+            raise AnswerNotUsable(f"{name} is not used with --provider: OAuth replaces it.")
 
-    def __init__(self, flags: Flags, ask: Ask | None) -> None:
-        self.flags = flags
-        self.ask = ask
 
-    def value(
-        self,
-        given: str | None,
-        flag: str,
-        question: str,
-        default: str | None = None,
-        choices: Sequence[str] | None = None,
-    ) -> str:
-        if given is not None:
-            return given
-        if self.ask is None:
-            if default is not None:
-                return default
-            raise AnswerMissing(f"{flag} is needed when init does not prompt.")
-        return self.ask(question, default, choices)
+def _server_defaults(preset: ServerPreset | None, tls: TlsMode, ports: dict[TlsMode, int]) -> int:
+    return preset.port if preset is not None and tls is preset.tls else ports[tls]
 
-    def security(self, given: str | None, flag: str, question: str, default: TlsMode) -> TlsMode:
-        names = [m.value for m in TlsMode]
-        text = self.value(given, flag, question, default.value, names)
-        chosen = next((m for m in TlsMode if m.value == text.strip().lower()), None)
-        if chosen is None:
-            raise AnswerNotUsable(f"{flag} must be one of {', '.join(names)}.")
-        return chosen
 
-    def port(self, given: int | None, flag: str, question: str, default: int) -> int:
-        text = self.value(None if given is None else str(given), flag, question, str(default))
-        if not text.isdigit() or not 1 <= int(text) <= 65535:
-            raise AnswerNotUsable(f"{flag} must be a port from 1 to 65535.")
-        return int(text)
-
-    def secret(
-        self, env: str | None, file: Path | None, flags: str, question: str, origin: str
-    ) -> SecretRef:
-        if env is not None and file is not None:
-            raise AnswerNotUsable(f"Give one of {flags}, not both.")
-        if env is not None:
-            if not _ENV_NAME.fullmatch(env):
-                raise AnswerNotUsable(f"{flags.split(' or ')[0]} must be a variable's name.")
-            return SecretRef(env=env, origin=origin)
-        if file is not None:
-            return SecretRef(file=file.expanduser().absolute(), origin=origin)
-        if self.ask is None:
-            raise AnswerMissing(f"One of {flags} is needed when init does not prompt.")
-        asked = question
-        while True:
-            where = self.ask(asked, None, None).strip()
-            if _ENV_NAME.fullmatch(where) and os.environ.get(where):
-                return SecretRef(env=where, origin=origin)
-            path = Path(where).expanduser()
-            if not _ENV_NAME.fullmatch(where) and path.is_file():
-                return SecretRef(file=path.absolute(), origin=origin)
-            asked = (
-                "That is neither a variable set in this environment nor an existing file "
-                f"(never the password itself). {question}"
-            )
+def _smtp_secret(q: Questions, f: Flags, imap_secret: SecretRef) -> SecretRef:
+    """The submission password: where flags or a person say, else the IMAP one."""
+    if f.smtp_secret_env is None and f.smtp_secret_file is None and q.ask is None:
+        return SecretRef(imap_secret.env, imap_secret.file, "Accounts[0].Delivery.Smtp.Secret")
+    return q.secret(
+        f.smtp_secret_env,
+        f.smtp_secret_file,
+        "--smtp-secret-env or --smtp-secret-file",
+        "Where the SMTP password is kept: an environment variable's name, or a file's path",
+        "Accounts[0].Delivery.Smtp.Secret",
+    )
 
 
 def gather(flags: Flags, ask: Ask | None) -> Answers:
-    q = Questions(flags, ask)
+    q = Questions(ask)
     f = flags
-    imap_host = q.value(f.imap_host, "--imap-host", "IMAP server host name")
+    provider = provider_named(f.oauth.provider)
+    preset = None if provider is None else preset_of(provider, f.oauth.tenant)
+    if provider is not None:
+        _secret_flags_refused(f)
+    imap_preset = preset.imap if preset else None
+    imap_host = q.value(
+        f.imap_host,
+        "--imap-host",
+        "IMAP server host name",
+        imap_preset.host if imap_preset else None,
+    )
     imap_tls = q.security(
-        f.imap_security, "--imap-security", "IMAP connection security", TlsMode.IMPLICIT
+        f.imap_security,
+        "--imap-security",
+        "IMAP connection security",
+        imap_preset.tls if imap_preset else TlsMode.IMPLICIT,
     )
-    imap_port = q.port(f.imap_port, "--imap-port", "IMAP port", IMAP_PORTS[imap_tls])
+    imap_port = q.port(
+        f.imap_port, "--imap-port", "IMAP port", _server_defaults(imap_preset, imap_tls, IMAP_PORTS)
+    )
     imap_user = q.value(f.imap_user, "--imap-user", "IMAP user name")
-    imap_secret = q.secret(
-        f.imap_secret_env,
-        f.imap_secret_file,
-        "--imap-secret-env or --imap-secret-file",
-        "Where the IMAP password is kept: an environment variable's name, or a file's path",
-        "Accounts[0].Imap.Secret",
-    )
+    imap_secret = None
+    if provider is None:
+        imap_secret = q.secret(
+            f.imap_secret_env,
+            f.imap_secret_file,
+            "--imap-secret-env or --imap-secret-file",
+            "Where the IMAP password is kept: an environment variable's name, or a file's path",
+            "Accounts[0].Imap.Secret",
+        )
     imap = Server(imap_host, imap_port, imap_tls, imap_user, imap_secret)
+    smtp_preset = preset.smtp if preset else None
     smtp_host = q.value(
-        f.smtp_host, "--smtp-host", "SMTP submission host (leave empty: no sending)", ""
+        f.smtp_host,
+        "--smtp-host",
+        "SMTP submission host (leave empty: no sending)",
+        smtp_preset.host if smtp_preset else "",
     ).strip()
     smtp = None
     address = f.address
     if smtp_host:
         smtp_tls = q.security(
-            f.smtp_security, "--smtp-security", "SMTP connection security", TlsMode.STARTTLS
+            f.smtp_security,
+            "--smtp-security",
+            "SMTP connection security",
+            smtp_preset.tls if smtp_preset else TlsMode.STARTTLS,
         )
-        smtp_port = q.port(f.smtp_port, "--smtp-port", "SMTP port", SMTP_PORTS[smtp_tls])
+        smtp_port = q.port(
+            f.smtp_port,
+            "--smtp-port",
+            "SMTP port",
+            _server_defaults(smtp_preset, smtp_tls, SMTP_PORTS),
+        )
         smtp_user = q.value(f.smtp_user, "--smtp-user", "SMTP user name", imap_user)
-        if f.smtp_secret_env is None and f.smtp_secret_file is None and ask is None:
-            smtp_secret = SecretRef(
-                imap_secret.env, imap_secret.file, "Accounts[0].Delivery.Smtp.Secret"
-            )
-        else:
-            smtp_secret = q.secret(
-                f.smtp_secret_env,
-                f.smtp_secret_file,
-                "--smtp-secret-env or --smtp-secret-file",
-                "Where the SMTP password is kept: an environment variable's name, or a file's path",
-                "Accounts[0].Delivery.Smtp.Secret",
-            )
+        smtp_secret = None if imap_secret is None else _smtp_secret(q, f, imap_secret)
         smtp = Server(smtp_host, smtp_port, smtp_tls, smtp_user, smtp_secret)
         fallback = next((u for u in (smtp_user, imap_user) if "@" in u), None)
         address = q.value(address, "--address", "Address mail is sent as", fallback)
@@ -201,4 +180,5 @@ def gather(flags: Flags, ask: Ask | None) -> Answers:
     )
     mcp_port = q.port(f.mcp_port, "--mcp-port", "Port of the MCP endpoint on 127.0.0.1", 8625)
     caller = q.value(f.caller_name, "--caller-name", "Name of the MCP caller", "agent")
-    return Answers(account_id, display_name, imap, smtp, address, data_dir, mcp_port, caller)
+    oauth = None if provider is None else gather_oauth(q, f.oauth, provider, preset)
+    return Answers(account_id, display_name, imap, smtp, address, data_dir, mcp_port, caller, oauth)

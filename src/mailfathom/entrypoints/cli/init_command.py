@@ -15,7 +15,6 @@ and loosening either is an edit the operator makes knowingly.
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import secrets
 import sys
 from collections.abc import Sequence
@@ -27,19 +26,22 @@ from rich.console import Console
 from rich.prompt import Confirm, Prompt
 
 from mailfathom.bootstrap import (
-    InlineTable,
     check_submission,
     create_config_file,
     list_server_folders,
     refuse_existing,
 )
 from mailfathom.domain.access import ConfirmationMode, Permission
-from mailfathom.domain.config import ImapConnection, SecretRef, TlsMode
+from mailfathom.domain.config import ImapConnection, TlsMode
 from mailfathom.domain.delivery_config import SmtpConnection
 from mailfathom.domain.errors import MailFathomError
+from mailfathom.domain.oauth import ConnectionAuth, OAuthCredential
 from mailfathom.domain.role_proposal import ProposedFolder, announces_special_use, propose_folders
 from mailfathom.entrypoints.cli.client_snippets import ClientSnippets, print_snippets
-from mailfathom.entrypoints.cli.init_answers import AnswerNotUsable, Answers, Flags, gather
+from mailfathom.entrypoints.cli.init_answers import Answers, Flags, Server, gather
+from mailfathom.entrypoints.cli.init_oauth import grant_access, say_where_the_token_is, secret_table
+from mailfathom.entrypoints.cli.init_oauth_answers import OAuthFlags
+from mailfathom.entrypoints.cli.init_questions import AnswerNotUsable, is_loopback
 
 console = Console()
 err_console = Console(stderr=True)
@@ -61,19 +63,10 @@ def _ask(question: str, default: str | None, choices: Sequence[str] | None) -> s
     )
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def _refuse_clear_text(answers: Answers) -> None:
     """Credentials never cross a network unprotected, not even for the check."""
     for flag, server in (("--imap-security", answers.imap), ("--smtp-security", answers.smtp)):
-        if server is not None and server.tls is TlsMode.NONE and not _is_loopback(server.host):
+        if server is not None and server.tls is TlsMode.NONE and not is_loopback(server.host):
             raise AnswerNotUsable(f"{flag} none is allowed only for a loopback host.")
 
 
@@ -85,13 +78,19 @@ def caller_permissions(sending: bool) -> list[Permission]:
     return [p for p in Permission if p not in left_out]
 
 
-def _secret(ref: SecretRef) -> InlineTable:
-    if ref.env is not None:
-        return InlineTable(Env=ref.env)
-    return InlineTable(File=str(ref.file))
+def _login(server: Server) -> dict[str, object]:
+    """How a server is logged in to: its password's reference, or OAuth."""
+    if server.secret is None:
+        return {"Auth": ConnectionAuth.OAUTH2.value}
+    return {"Secret": secret_table(server.secret)}
 
 
-def document(answers: Answers, folders: Sequence[ProposedFolder], key_digest: str) -> Any:
+def document(
+    answers: Answers,
+    folders: Sequence[ProposedFolder],
+    key_digest: str,
+    oauth: dict[str, object] | None = None,
+) -> Any:
     imap = answers.imap
     account: dict[str, object] = {
         "Id": answers.account_id,
@@ -105,7 +104,7 @@ def document(answers: Answers, folders: Sequence[ProposedFolder], key_digest: st
         "Port": imap.port,
         "Tls": imap.tls.value,
         "Username": imap.username,
-        "Secret": _secret(imap.secret),
+        **_login(imap),
     }
     if answers.smtp is not None:
         smtp = answers.smtp
@@ -117,9 +116,11 @@ def document(answers: Answers, folders: Sequence[ProposedFolder], key_digest: st
             "Port": smtp.port,
             "Tls": smtp.tls.value,
             "Username": smtp.username,
-            "Secret": _secret(smtp.secret),
+            **_login(smtp),
         }
         account["Delivery"] = delivery
+    if oauth is not None:
+        account["OAuth"] = oauth
     account["Folders"] = [{"Remote": f.remote, "Role": f.role.value} for f in folders]
     caller = {
         "Name": answers.caller_name,
@@ -164,16 +165,18 @@ def _show_caller(answers: Answers) -> None:
     )
 
 
-def run(path: Path, flags: Flags, prompting: bool) -> None:
-    path = path.expanduser().absolute()
-    refuse_existing(path)
-    answers = gather(flags, _ask if prompting else None)
-    _refuse_clear_text(answers)
+def _check_servers(
+    answers: Answers, oauth: OAuthCredential | None, prompting: bool
+) -> list[ProposedFolder]:
+    """Log in to the IMAP server and list its folders, and to the submission server; the
+    folders and roles proposed, as kept."""
     imap = answers.imap
+    auth = ConnectionAuth.PASSWORD if oauth is None else ConnectionAuth.OAUTH2
     _say(f"Checking the IMAP server {imap.host}:{imap.port} ...")
     server_folders = list_server_folders(
         answers.account_id,
-        ImapConnection(imap.host, imap.port, imap.username, imap.secret, imap.tls),
+        ImapConnection(imap.host, imap.port, imap.username, imap.secret, imap.tls, auth=auth),
+        oauth,
     )
     folders = propose_folders(server_folders)
     _show_folders(folders, announces_special_use(server_folders))
@@ -184,17 +187,37 @@ def run(path: Path, flags: Flags, prompting: bool) -> None:
         _say(f"Checking the submission server {smtp.host}:{smtp.port} (nothing is sent) ...")
         check_submission(
             answers.account_id,
-            SmtpConnection(smtp.host, smtp.port, smtp.username, smtp.secret, smtp.tls),
+            SmtpConnection(smtp.host, smtp.port, smtp.username, smtp.secret, smtp.tls, auth=auth),
+            credential=oauth,
         )
-    key = "mf-" + secrets.token_urlsafe(32)
-    digest = hashlib.sha256(key.encode()).hexdigest()
-    create_config_file(
-        path,
-        document(answers, folders, digest),
-        "Written by `mailfathom init`. Reference: docs/configuration.md.\n"
-        "Secrets are not in this file, only where they are read from.",
-    )
+    return folders
+
+
+def run(path: Path, flags: Flags, prompting: bool) -> None:
+    path = path.expanduser().absolute()
+    refuse_existing(path)
+    answers = gather(flags, _ask if prompting else None)
+    _refuse_clear_text(answers)
+    access = None
+    if answers.oauth is not None:
+        access = grant_access(path, answers, _say, interactive=prompting)
+    try:
+        folders = _check_servers(answers, access.credential if access else None, prompting)
+        key = "mf-" + secrets.token_urlsafe(32)
+        digest = hashlib.sha256(key.encode()).hexdigest()
+        create_config_file(
+            path,
+            document(answers, folders, digest, access.block if access else None),
+            "Written by `mailfathom init`. Reference: docs/configuration.md.\n"
+            "Secrets are not in this file, only where they are read from.",
+        )
+    except BaseException:
+        if access is not None:
+            access.discard()
+        raise
     _say(f"Wrote {path}")
+    if access is not None and answers.oauth is not None:
+        say_where_the_token_is(access, answers.oauth, _say)
     _show_caller(answers)
     url = f"http://127.0.0.1:{answers.mcp_port}/mcp"
     print_snippets(console, ClientSnippets("mailfathom", url, key, path))
@@ -257,9 +280,79 @@ def init(
     caller_name: Annotated[
         str | None, typer.Option(help="Name of the MCP caller the key is for (default: agent).")
     ] = None,
+    provider: Annotated[
+        str | None,
+        typer.Option(
+            help="Log in with OAuth 2.0 instead of a password: gmail, microsoft or "
+            "generic-oauth (see docs/oauth-providers.md).",
+            rich_help_panel="OAuth",
+        ),
+    ] = None,
+    client_id: Annotated[
+        str | None,
+        typer.Option(help="Client id registered with the provider.", rich_help_panel="OAuth"),
+    ] = None,
+    client_secret_env: Annotated[
+        str | None,
+        typer.Option(
+            help="Environment variable holding the client secret, where there is one.",
+            rich_help_panel="OAuth",
+        ),
+    ] = None,
+    client_secret_file: Annotated[
+        Path | None,
+        typer.Option(help="File holding the client secret.", rich_help_panel="OAuth"),
+    ] = None,
+    issuer: Annotated[
+        str | None,
+        typer.Option(
+            help="generic-oauth: the authorization server's issuer (its RFC 8414 metadata is "
+            "read from there).",
+            rich_help_panel="OAuth",
+        ),
+    ] = None,
+    scope: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="generic-oauth: a scope to ask for (repeatable).", rich_help_panel="OAuth"
+        ),
+    ] = None,
+    tenant: Annotated[
+        str | None,
+        typer.Option(
+            help="microsoft: common (default), organizations, consumers, or a directory id "
+            "or domain.",
+            rich_help_panel="OAuth",
+        ),
+    ] = None,
+    flow: Annotated[
+        str | None,
+        typer.Option(
+            help="device (a code typed on any device) or loopback (the browser comes back "
+            "to this machine); default: device where the provider offers it for mail.",
+            rich_help_panel="OAuth",
+        ),
+    ] = None,
+    refresh_token_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where the granted refresh token is written, owner-only (default: "
+            "secrets/ACCOUNT.refresh beside the data directory).",
+            rich_help_panel="OAuth",
+        ),
+    ] = None,
+    refresh_token_env: Annotated[
+        str | None,
+        typer.Option(
+            help="Have the configuration read the refresh token from this variable; it is "
+            "still written to the file, for you to move.",
+            rich_help_panel="OAuth",
+        ),
+    ] = None,
 ) -> None:
     """Write a configuration for one IMAP account after checking it, with an API key for one
-    MCP caller, and print the client configurations."""
+    MCP caller, and print the client configurations. With --provider the account logs in
+    with OAuth 2.0: the person grants access once, by a code or in the browser."""
     flags = Flags(
         account_id=account_id,
         display_name=display_name,
@@ -279,6 +372,18 @@ def init(
         data_dir=data_dir,
         mcp_port=mcp_port,
         caller_name=caller_name,
+        oauth=OAuthFlags(
+            provider=provider,
+            client_id=client_id,
+            client_secret_env=client_secret_env,
+            client_secret_file=client_secret_file,
+            issuer=issuer,
+            scopes=tuple(scope or ()),
+            tenant=tenant,
+            flow=flow,
+            refresh_token_file=refresh_token_file,
+            refresh_token_env=refresh_token_env,
+        ),
     )
     prompting = not non_interactive and sys.stdin.isatty()
     try:

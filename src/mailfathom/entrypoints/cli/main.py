@@ -24,6 +24,7 @@ from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.cli import demo as demo_command
 from mailfathom.entrypoints.cli import serving
 from mailfathom.entrypoints.cli.alerts import alerts_app
+from mailfathom.entrypoints.cli.consent_command import account_app
 from mailfathom.entrypoints.cli.contacts import contact_app
 from mailfathom.entrypoints.cli.folder_check import FoldersNotOnServer, require_folders, show_absent
 from mailfathom.entrypoints.cli.importing import import_into_local
@@ -56,6 +57,7 @@ app.add_typer(outbox_app, name="outbox")
 app.add_typer(alerts_app, name="alerts")
 app.add_typer(mutations_app, name="mutations")
 app.add_typer(contact_app, name="contact")
+app.add_typer(account_app, name="account")
 app.command("init")(init_command)
 
 

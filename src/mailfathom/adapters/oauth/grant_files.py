@@ -1,0 +1,91 @@
+"""Where a granted refresh token is written: a file readable and writable by its owner only.
+
+`init` creates the file and never replaces one (someone else's secret may be there), and it
+checks that before asking the person anything, so a grant is never obtained only to be
+dropped. `account consent` replaces the account's file in one step
+(`tokens.replace_secret_file`), so a process reading it sees the old grant or the new.
+Directories made on the way are the owner's only as well.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+
+from mailfathom.adapters.oauth.tokens import refresh_lock, replace_secret_file
+from mailfathom.domain.codes import CommandCode
+from mailfathom.domain.config import SecretRef
+from mailfathom.domain.errors import ConfigurationError, ConfigurationFileExists
+
+
+def _not_writable() -> ConfigurationError:
+    return ConfigurationError(
+        "The refresh token's file cannot be written there: its directory cannot be created "
+        "or written. Name another place with --refresh-token-file.",
+        code=int(CommandCode.REFRESH_TOKEN_NOT_WRITABLE),
+    )
+
+
+def check_secret_place(path: Path, *, new: bool) -> None:
+    """Raise before a grant is asked for when `path` could not take it: 11004 when `new`
+    and a file is already there, 11019 when the nearest existing directory above it is not
+    one this process may write in."""
+    if new and os.path.lexists(path):
+        raise ConfigurationFileExists(
+            "A file is already where the refresh token would be written; it is left as it "
+            "is. Name another place with --refresh-token-file, or move the file away."
+        )
+    directory = path.parent
+    while not directory.exists():
+        if directory.parent == directory:
+            raise _not_writable()
+        directory = directory.parent
+    if not directory.is_dir() or not os.access(directory, os.W_OK | os.X_OK):
+        raise _not_writable()
+
+
+def _make_directory(directory: Path) -> None:
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        raise _not_writable() from None
+
+
+def create_secret_file(path: Path, value: str) -> None:
+    """Write `value` to a new file at `path` (mode 0600); a file that appeared there in the
+    meantime is left as it is (11004)."""
+    _make_directory(path.parent)
+    draft = path.with_name(f".{path.name}.{secrets.token_hex(6)}.new")
+    try:
+        handle = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError:
+        raise _not_writable() from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(value + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            check_secret_place(path, new=True)
+            raise
+        except OSError:
+            raise _not_writable() from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            draft.unlink()
+
+
+def write_over_secret_file(path: Path, value: str) -> None:
+    """Put `value` at `path` in one step, replacing what is there (mode 0600), under the
+    lock refreshes of the same file take, so a process refreshing meanwhile reads the old
+    grant or the new and never writes a rotated old one over the new."""
+    _make_directory(path.parent)
+    try:
+        with refresh_lock(SecretRef(file=path)):
+            replace_secret_file(path, value)
+    except OSError:
+        raise _not_writable() from None

@@ -1,0 +1,111 @@
+"""`mfctl account consent`: an account whose refresh token the provider no longer accepts
+is granted access again by the person, and is no longer held back."""
+
+from __future__ import annotations
+
+import stat
+from datetime import UTC, datetime
+from pathlib import Path
+
+from log_audit import register_all
+from mailfathom.adapters.config import load_config
+from mailfathom.adapters.sql.account_health import SqlAccountHealth
+from mailfathom.bootstrap import Services
+from servers.dovecot import ImapAccount
+from servers.oauth import OAuthServer
+
+from .init_runs import CommandRun, Finished, init_by_device
+
+
+def _command(root: Path, *args: str) -> Finished:
+    return CommandRun(root, list(args)).finish()
+
+
+def _coded(done: Finished, code: int) -> None:
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"MailFathom error {code}:" in done.stderr
+
+
+def _held_back(config: Path) -> None:
+    """The state a synchronization run writes when the provider refuses the grant."""
+    with Services.open(load_config(config)) as services:
+        SqlAccountHealth(services.engine).consent_required("mail", datetime.now(UTC))
+
+
+def test_a_revoked_grant_is_granted_again_and_the_account_is_released(
+    oauth_server: OAuthServer, oauth_imap_account: ImapAccount, client_id: str, tmp_path: Path
+) -> None:
+    config, _ = init_by_device(oauth_server, client_id, oauth_imap_account, tmp_path)
+    token_file = tmp_path / "secrets" / "mail.refresh"
+    first = token_file.read_text("utf-8").strip()
+    oauth_server.revoke_refresh_tokens(oauth_imap_account.username)
+    _coded(_command(tmp_path, "sync", "--config", str(config)), 31003)
+    _held_back(config)
+    _coded(_command(tmp_path, "accounts", "--config", str(config)), 31003)
+
+    run = CommandRun(tmp_path, ["account", "consent", "--config", str(config), "--account", "mail"])
+    oauth_server.approve_device(run.user_code(), oauth_imap_account.username)
+    done = run.finish()
+    assert done.returncode == 0, done.stdout + done.stderr
+    second = token_file.read_text("utf-8").strip()
+    register_all([first, second])
+    assert second != first
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    assert second not in done.stdout + done.stderr
+
+    listed = _command(tmp_path, "accounts", "--config", str(config))
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    synced = _command(tmp_path, "sync", "--config", str(config))
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    for output in (listed, synced):
+        assert second not in output.stdout + output.stderr
+
+
+def test_an_account_without_oauth_cannot_be_granted_again(tmp_path: Path) -> None:
+    config = tmp_path / "mailfathom.toml"
+    config.write_text(
+        '[Store]\nDataDir = "data"\n\n[[Accounts]]\nId = "notes"\nDisplayName = "Notes"\n'
+        'Kind = "local"\n',
+        "utf-8",
+    )
+    done = _command(tmp_path, "account", "consent", "--config", str(config), "--account", "notes")
+    _coded(done, 11020)
+
+
+def test_a_token_kept_in_a_variable_is_handed_over_in_a_file(
+    oauth_server: OAuthServer, oauth_imap_account: ImapAccount, client_id: str, tmp_path: Path
+) -> None:
+    variable = "MF_TEST_MAIL_REFRESH_TOKEN"
+    config, initialized = init_by_device(
+        oauth_server, client_id, oauth_imap_account, tmp_path, "--refresh-token-env", variable
+    )
+    oauth = load_config(config).accounts[0].oauth
+    assert oauth is not None
+    assert oauth.refresh_token.env == variable
+    handed = tmp_path / "secrets" / "mail.refresh"
+    first = handed.read_text("utf-8").strip()
+    register_all([first])
+    assert str(handed) in initialized.stdout
+    assert variable in initialized.stdout
+    assert first not in initialized.stdout + initialized.stderr
+
+    # The operator moves the token into the variable, as init said.
+    handed.unlink()
+    synced = CommandRun(tmp_path, ["sync", "--config", str(config)], {variable: first}).finish()
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+
+    run = CommandRun(
+        tmp_path,
+        ["account", "consent", "--config", str(config), "--account", "mail"],
+        {variable: first},
+    )
+    oauth_server.approve_device(run.user_code(), oauth_imap_account.username)
+    done = run.finish()
+    assert done.returncode == 0, done.stdout + done.stderr
+    second = handed.read_text("utf-8").strip()
+    register_all([second])
+    assert second != first
+    assert stat.S_IMODE(handed.stat().st_mode) == 0o600
+    assert str(handed) in done.stdout
+    assert variable in done.stdout
+    assert second not in done.stdout + done.stderr
