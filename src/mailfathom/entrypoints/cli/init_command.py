@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import json
 import secrets
 import sys
 from collections.abc import Sequence
@@ -37,7 +38,13 @@ from mailfathom.domain.access import ConfirmationMode, Permission
 from mailfathom.domain.config import ImapConnection, SecretRef, TlsMode
 from mailfathom.domain.delivery_config import SmtpConnection
 from mailfathom.domain.errors import MailFathomError
-from mailfathom.domain.role_proposal import ProposedFolder, announces_special_use, propose_folders
+from mailfathom.domain.role_proposal import (
+    LeftOutFolder,
+    ProposedFolder,
+    announces_special_use,
+    left_out_folders,
+    propose_folders,
+)
 from mailfathom.entrypoints.cli.client_snippets import ClientSnippets, print_snippets
 from mailfathom.entrypoints.cli.init_answers import AnswerNotUsable, Answers, Flags, gather
 
@@ -91,6 +98,12 @@ def _secret(ref: SecretRef) -> InlineTable:
     return InlineTable(File=str(ref.file))
 
 
+def _mapping(folder: ProposedFolder) -> dict[str, str]:
+    if folder.role is None:
+        return {"Remote": folder.remote}
+    return {"Remote": folder.remote, "Role": folder.role.value}
+
+
 def document(answers: Answers, folders: Sequence[ProposedFolder], key_digest: str) -> Any:
     imap = answers.imap
     account: dict[str, object] = {
@@ -120,7 +133,7 @@ def document(answers: Answers, folders: Sequence[ProposedFolder], key_digest: st
             "Secret": _secret(smtp.secret),
         }
         account["Delivery"] = delivery
-    account["Folders"] = [{"Remote": f.remote, "Role": f.role.value} for f in folders]
+    account["Folders"] = [_mapping(f) for f in folders]
     caller = {
         "Name": answers.caller_name,
         "Credential": "apiKey",
@@ -142,6 +155,9 @@ def document(answers: Answers, folders: Sequence[ProposedFolder], key_digest: st
 def _show_folders(folders: Sequence[ProposedFolder], special_use: bool) -> None:
     _say("Folders and their roles:")
     for folder in folders:
+        if folder.role is None:
+            _say(f"  {folder.remote}: a label, synchronized")
+            continue
         how = (
             "guessed from its name"
             if folder.guessed
@@ -153,6 +169,31 @@ def _show_folders(folders: Sequence[ProposedFolder], special_use: bool) -> None:
             "The server announces no special-use folders (RFC 6154); the roles marked "
             "'guessed' come from common folder names: check them in the file."
         )
+
+
+def _left_out_text(left_out: Sequence[LeftOutFolder]) -> list[str]:
+    """Which folders are left out and why, and the entry that keeps one: said when init
+    runs and kept in the file's opening comment, where the entry is one edit away."""
+    if not left_out:
+        return []
+    lines = [
+        "Not synchronized: these folders show messages that are in other folders too, and "
+        "keeping them would store each message again:",
+        *(f"  {f.remote} ({f.announced_by})" for f in left_out),
+    ]
+    every = next((f for f in left_out if f.announced_by == "\\All"), None)
+    if every is not None:
+        lines.append(f"Mail archived without any label is in {every.remote} alone.")
+    example = every or left_out[0]
+    lines += [
+        "To keep one, append its entry to the file (a message kept in several folders is "
+        "still listed once), for example:",
+        "  [[Accounts.Folders]]",
+        f"  Remote = {json.dumps(example.remote, ensure_ascii=False)}",
+    ]
+    if example.role is not None:
+        lines.append(f"  Role = {json.dumps(example.role.value)}")
+    return lines
 
 
 def _show_caller(answers: Answers) -> None:
@@ -176,7 +217,10 @@ def run(path: Path, flags: Flags, prompting: bool) -> None:
         ImapConnection(imap.host, imap.port, imap.username, imap.secret, imap.tls),
     )
     folders = propose_folders(server_folders)
+    left_out = _left_out_text(left_out_folders(server_folders))
     _show_folders(folders, announces_special_use(server_folders))
+    for line in left_out:
+        _say(line)
     if prompting and not Confirm.ask("Keep these folders and roles?", console=console):
         folders = folders[:1]
     if answers.smtp is not None:
@@ -191,8 +235,13 @@ def run(path: Path, flags: Flags, prompting: bool) -> None:
     create_config_file(
         path,
         document(answers, folders, digest),
-        "Written by `mailfathom init`. Reference: docs/configuration.md.\n"
-        "Secrets are not in this file, only where they are read from.",
+        "\n".join(
+            [
+                "Written by `mailfathom init`. Reference: docs/configuration.md.",
+                "Secrets are not in this file, only where they are read from.",
+                *left_out,
+            ]
+        ),
     )
     _say(f"Wrote {path}")
     _show_caller(answers)
