@@ -9,6 +9,8 @@ an IMAP client of Gmail sees.
 
 from __future__ import annotations
 
+import imaplib
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -50,6 +52,8 @@ class Letter:
     message_id: str
     raw: bytes
     labels: tuple[str, ...]
+    # Gmail gives every copy the INTERNALDATE of the message (RFC 3501 section 2.3.3).
+    received: datetime
 
 
 def letter(
@@ -62,27 +66,33 @@ def letter(
     answers: Letter | None = None,
     body: str = "",
 ) -> Letter:
+    sent = datetime(2026, 3, 2, 9, tzinfo=UTC) + timedelta(minutes=minutes)
     message = EmailMessage()
     message["From"] = sender
     message["To"] = to
     message["Subject"] = subject
-    message["Date"] = format_datetime(
-        datetime(2026, 3, 2, 9, tzinfo=UTC) + timedelta(minutes=minutes)
-    )
-    message_id = f"<{subject.lower().replace(' ', '-')}@example.net>"
+    message["Date"] = format_datetime(sent)
+    message_id = f"<{re.sub('[^a-z0-9]+', '-', subject.lower())}@example.net>"
     message["Message-ID"] = message_id
     if answers is not None:
         message["In-Reply-To"] = answers.message_id
         message["References"] = answers.message_id
     message.set_content(body or f"{subject}.\n")
-    return Letter(subject, message_id, bytes(message), tuple(labels))
+    return Letter(subject, message_id, bytes(message), tuple(labels), sent + timedelta(seconds=30))
 
 
 def file_letters(server: DovecotServer, username: str, letters: Sequence[Letter]) -> None:
-    """Create every folder of Gmail's layout and the label folder, then save each letter in
-    each folder it is labelled with and in All Mail, as Gmail lists it."""
+    """Create every folder of Gmail's layout and the label folder, then append each letter
+    to each folder it is labelled with and to All Mail, as Gmail lists it."""
     for folder in (*SPECIAL_USE, LABEL):
         server.create_folder(username, folder)
-    for one in letters:
-        for folder in dict.fromkeys((*one.labels, ALL_MAIL)):
-            server.save_message(username, one.raw, folder)
+    account = server.account(username)
+    with imaplib.IMAP4(account.host, account.port, timeout=30) as imap:
+        imap.login(account.username, account.password)
+        for one in letters:
+            for folder in dict.fromkeys((*one.labels, ALL_MAIL)):
+                status, _ = imap.append(
+                    f'"{folder}"', None, imaplib.Time2Internaldate(one.received), one.raw
+                )
+                if status != "OK":
+                    raise RuntimeError(f"APPEND to {folder} was refused")
