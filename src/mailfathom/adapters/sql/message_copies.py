@@ -23,6 +23,7 @@ cut, so pages stay full and a cursor continues exactly; each row read asks the i
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,20 +53,49 @@ def merges(ranks: Mapping[int, int]) -> bool:
     return any(place > 0 for place in ranks.values())
 
 
+# Built once: an alias's columns are made on first use, which costs more than the query.
+_EARLIER = messages.alias("earlier_copy")
+_COPY = messages.alias("copy")
+_OTHER_FOLDERS = (
+    sa.select(messages.c.seq, _COPY.c.folder_id)
+    .select_from(
+        messages.join(
+            _COPY,
+            sa.and_(
+                _COPY.c.content_key == messages.c.content_key,
+                _COPY.c.account_id == messages.c.account_id,
+                _COPY.c.folder_id != messages.c.folder_id,
+            ),
+        )
+    )
+    .where(
+        messages.c.seq.in_(sa.bindparam("seqs", expanding=True)),
+        _COPY.c.folder_id.in_(sa.bindparam("folders", expanding=True)),
+    )
+)
+
+
 def first_copies(ranks: Mapping[int, int]) -> sa.ColumnElement[bool]:
     """A row stands for its message: no copy of it lies in a folder of the scope that comes
     first. A condition on `messages`, added to a read's others."""
-    copy = messages.alias("earlier_copy")
+    return _first_copies(tuple(sorted(ranks.items())))
+
+
+@functools.lru_cache(maxsize=256)
+def _first_copies(ranks: tuple[tuple[int, int], ...]) -> sa.ColumnElement[bool]:
+    """Kept per scope: building the condition costs more than SQLite takes to run it."""
 
     def place(column: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
         return sa.case(dict(ranks), value=column)
 
-    return ~sa.exists().where(
-        copy.c.content_key == messages.c.content_key,
-        copy.c.account_id == messages.c.account_id,
-        copy.c.folder_id.in_(sorted(ranks)),
-        place(copy.c.folder_id) < place(messages.c.folder_id),
+    # A folder outside the scope has no place (NULL), so its copies never come first; the
+    # copies of one message are a few rows of the index, read in one range.
+    earlier = sa.select(_EARLIER.c.folder_id).where(
+        _EARLIER.c.content_key == messages.c.content_key,
+        _EARLIER.c.account_id == messages.c.account_id,
+        place(_EARLIER.c.folder_id) < place(messages.c.folder_id),
     )
+    return ~earlier.exists()
 
 
 def other_folders(
@@ -78,27 +108,10 @@ def other_folders(
     folders of the scope holding a copy, in their order of precedence."""
     if not seqs or not merges(ranks):
         return {}
-    copy = messages.alias("copy")
-    statement = (
-        sa.select(messages.c.seq, copy.c.folder_id)
-        .select_from(
-            messages.join(
-                copy,
-                sa.and_(
-                    copy.c.content_key == messages.c.content_key,
-                    copy.c.account_id == messages.c.account_id,
-                    copy.c.folder_id != messages.c.folder_id,
-                ),
-            )
-        )
-        .where(
-            messages.c.seq.in_(sa.bindparam("seqs", expanding=True)),
-            copy.c.folder_id.in_(sorted(ranks)),
-        )
-    )
     found: dict[int, set[int]] = {}
     for chunk in chunks(seqs):
-        for seq, folder_id in connection.execute(statement, {"seqs": list(chunk)}):
+        bound = {"seqs": list(chunk), "folders": sorted(ranks)}
+        for seq, folder_id in connection.execute(_OTHER_FOLDERS, bound):
             found.setdefault(int(seq), set()).add(int(folder_id))
     return {
         seq: tuple(aliases[f] for f in sorted(folder_ids, key=lambda f: ranks[f]))
