@@ -40,10 +40,10 @@ REPO = BENCH_DIR.parent
 sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(REPO / "tests"))
 
-from machine import log  # noqa: E402
+from machine import log, stores  # noqa: E402
 
 from mailfathom.adapters.sql import message_copies, migrate  # noqa: E402
-from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url  # noqa: E402
+from mailfathom.adapters.sql.engine import create_store_engine  # noqa: E402
 from mailfathom.adapters.sql.reading import SqlMailboxReader  # noqa: E402
 from mailfathom.adapters.sql.sync_store import SqlSyncStore  # noqa: E402
 from mailfathom.app.shared.stored_mail import SummaryFilter, TimelinePosition  # noqa: E402
@@ -123,27 +123,11 @@ def build(engine: sa.Engine, count: int) -> tuple[int, ...]:
 def _every_copy() -> Iterator[None]:
     """The reader with the condition and the lookup of other folders switched off."""
     kept = message_copies.merges
-    message_copies.merges = lambda ranks: False  # type: ignore[assignment]
+    message_copies.merges = lambda ranks: False
     try:
         yield
     finally:
-        message_copies.merges = kept  # type: ignore[assignment]
-
-
-@contextmanager
-def _stores(work: Path, postgres: bool) -> Iterator[list[tuple[str, str]]]:
-    found = [("sqlite", sqlite_url(work / "store.sqlite3"))]
-    server = None
-    if postgres:
-        from servers.postgres import PostgresServer
-
-        server = PostgresServer().start()
-        found.append(("postgresql", server.create_database("copies_bench")))
-    try:
-        yield found
-    finally:
-        if server is not None:
-            server.stop()
+        message_copies.merges = kept
 
 
 def _cases(reader: SqlMailboxReader, scope: tuple[int, ...]) -> dict[str, Callable[[], int]]:
@@ -220,9 +204,9 @@ def main() -> None:
     args = parser.parse_args()
     with (
         tempfile.TemporaryDirectory(prefix="message-copies-") as scratch,
-        _stores(Path(scratch), args.postgres) as stores,
+        stores(Path(scratch), args.postgres, "copies_bench") as found,
     ):
-        for label, url in stores:
+        for label, url in found:
             _measure(label, url, args.messages, args.rounds, args.no_index)
 
 

@@ -4,6 +4,7 @@ left out of the mapping, with the reason said and the entry that keeps one writt
 
 from __future__ import annotations
 
+import subprocess
 import tomllib
 import uuid
 from collections.abc import Iterator
@@ -34,14 +35,22 @@ def gmail_account(gmail: DovecotServer) -> ImapAccount:
     return account
 
 
-def test_init_keeps_inbox_roles_and_labels_and_leaves_the_views_out(
+@pytest.fixture
+def initialized(
     gmail_account: ImapAccount, tmp_path: Path
-) -> None:
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
     config = tmp_path / "mailfathom.toml"
     done = run_init(
         tmp_path, *imap_flags(gmail_account, config), env={SECRET_ENV: gmail_account.password}
     )
     assert done.returncode == 0, done.stderr
+    return config, done
+
+
+def test_init_keeps_inbox_roles_and_labels_and_leaves_the_views_out(
+    initialized: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    config, done = initialized
     (account,) = load_config(config).accounts
     assert [(f.remote_name, f.role, f.visible_to_tools) for f in account.folders] == [
         ("INBOX", FolderRole.INBOX, True),
@@ -66,13 +75,9 @@ def test_init_keeps_inbox_roles_and_labels_and_leaves_the_views_out(
 
 
 def test_the_entry_that_keeps_all_mail_is_in_the_file_one_edit_away(
-    gmail_account: ImapAccount, tmp_path: Path
+    initialized: tuple[Path, subprocess.CompletedProcess[str]],
 ) -> None:
-    config = tmp_path / "mailfathom.toml"
-    done = run_init(
-        tmp_path, *imap_flags(gmail_account, config), env={SECRET_ENV: gmail_account.password}
-    )
-    assert done.returncode == 0, done.stderr
+    config, _ = initialized
     text = config.read_text("utf-8")
     commented = [line for line in text.splitlines() if line.startswith("#   ")]
     entry = [line.removeprefix("#   ") for line in commented if line.startswith("#   [[")]

@@ -12,13 +12,9 @@ uses.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 
 import pytest
-import sqlalchemy as sa
 
-from mailfathom.adapters.sql.engine import create_store_engine
-from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.shared.stored_mail import SummaryFilter, SummaryRow, TimelinePosition
 from mailfathom.app.shared.stored_mail_ports import MailboxReadStore
@@ -27,15 +23,7 @@ from mailfathom.domain.content_state import ContentState, RemoteFlags
 from mailfathom.domain.folders import FolderRole
 
 from .reading_builders import Mail, add_folder, at, store_mail
-
-
-@pytest.fixture
-def reader(engine: sa.Engine) -> Iterator[MailboxReadStore]:
-    read_engine = create_store_engine(
-        engine.url.render_as_string(hide_password=False), read_only=True
-    )
-    yield SqlMailboxReader(read_engine)
-    read_engine.dispose()
+from .test_mailbox_reader_contract import reader as reader
 
 
 def key(name: str) -> str:

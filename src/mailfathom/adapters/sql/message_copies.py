@@ -155,13 +155,13 @@ def one_per_message(
     first: dict[tuple[str, str], tuple[int, int]] = {}
     for r in rows:
         if r.content_key is not None:
-            identity, place = (r.account_id, r.content_key), (ranks[r.folder_id], r.seq)
-            first[identity] = min(first.get(identity, place), place)
+            identity, candidate = (r.account_id, r.content_key), (ranks[r.folder_id], r.seq)
+            first[identity] = min(first.get(identity, candidate), candidate)
     stand_in: dict[int, int] = {}
     for r in rows:
         if r.content_key is not None:
-            place, seq = first[(r.account_id, r.content_key)]
-            if ranks[r.folder_id] != place:
+            folder_place, seq = first[(r.account_id, r.content_key)]
+            if ranks[r.folder_id] != folder_place:
                 stand_in[r.seq] = seq
     copies: dict[int, list[int]] = {}
     for seq, standing in stand_in.items():
