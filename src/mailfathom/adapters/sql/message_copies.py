@@ -14,11 +14,12 @@ on the server too, and stay two. A message whose content is not held (over the s
 or waiting for storage room) has no key and is never merged.
 
 Which copy stands for the message: the one in the first folder of the request's scope, the
-account's INBOX first, then its folders in the order the deployment first mapped them (their
-`folder_id`). Copies in one folder are that folder's own messages and are each listed, and a
-folder read alone lists its own copies. The choice is made in the query, before the page is
-cut, so pages stay full and a cursor continues exactly; each row read asks the index
-`ix_messages_content_copies` once whether a copy lies in a folder that comes first.
+account's folder with the Inbox role first, then its folders in the order the deployment
+first mapped them (their `folder_id`). Copies in one folder are that folder's own messages
+and are each listed, and a folder read alone lists its own copies. The choice is made in the
+query, before the page is cut, so pages stay full and a cursor continues exactly; each row
+read asks the index `ix_messages_content_copies` once whether a copy lies in a folder that
+comes first.
 """
 
 from __future__ import annotations
