@@ -20,8 +20,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,11 +31,11 @@ REPO = BENCH_DIR.parent
 sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(REPO / "tests"))
 
-from machine import log  # noqa: E402
+from machine import log, stores  # noqa: E402
 
 from mailfathom.adapters.sql import migrate  # noqa: E402
 from mailfathom.adapters.sql.contacts import SqlContactBook  # noqa: E402
-from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url  # noqa: E402
+from mailfathom.adapters.sql.engine import create_store_engine  # noqa: E402
 from mailfathom.adapters.sql.schema import contact_addresses, contacts  # noqa: E402
 from mailfathom.app.contacts.ports import NewContact  # noqa: E402
 from mailfathom.domain.contacts import ContactOrigin, ContactRecord  # noqa: E402
@@ -76,22 +75,6 @@ def _timed(erase: Callable[[uuid.UUID], object], ids: list[uuid.UUID]) -> list[f
     return took
 
 
-@contextmanager
-def _stores(work: Path, postgres: bool) -> Iterator[list[tuple[str, str]]]:
-    found = [("sqlite", sqlite_url(work / "store.sqlite3"))]
-    server = None
-    if postgres:
-        from servers.postgres import PostgresServer
-
-        server = PostgresServer().start()
-        found.append(("postgresql", server.create_database("erasure_bench")))
-    try:
-        yield found
-    finally:
-        if server is not None:
-            server.stop()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--contacts", type=int, default=20_000)
@@ -100,9 +83,9 @@ def main() -> None:
     args = parser.parse_args()
     with (
         tempfile.TemporaryDirectory(prefix="contact-erasure-") as scratch,
-        _stores(Path(scratch), args.postgres) as stores,
+        stores(Path(scratch), args.postgres, "erasure_bench") as found,
     ):
-        for label, url in stores:
+        for label, url in found:
             _measure(label, url, args.contacts, args.erasures)
 
 

@@ -7,10 +7,31 @@ import os
 import platform
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+
+@contextlib.contextmanager
+def stores(work: Path, postgres: bool, database: str) -> Iterator[list[tuple[str, str]]]:
+    """(label, URL) of the stores a benchmark measures: a SQLite file in `work`, and with
+    `postgres` a database of a private PostgreSQL server (tests/servers), stopped after."""
+    from mailfathom.adapters.sql.engine import sqlite_url
+
+    found = [("sqlite", sqlite_url(work / "store.sqlite3"))]
+    server = None
+    if postgres:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+        from servers.postgres import PostgresServer
+
+        server = PostgresServer().start()
+        found.append(("postgresql", server.create_database(database)))
+    try:
+        yield found
+    finally:
+        if server is not None:
+            server.stop()
 
 
 def log(message: str) -> None:

@@ -22,7 +22,7 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -98,10 +98,13 @@ class DovecotServer:
         startup_timeout: float = STARTUP_TIMEOUT,
         imap_capability: str | None = None,
         oauth: OAuthServer | None = None,
+        special_use: Mapping[str, str] | None = None,
     ) -> None:
         """`imap_capability`, when given, is the whole CAPABILITY list the server announces
         after login (Dovecot's `imap_capability` setting), for a server without an
-        extension such as MOVE.
+        extension such as MOVE. `special_use` gives more folders their SPECIAL-USE attribute
+        (folder name -> attribute, e.g. `"[Gmail]/All Mail": "\\All"`), announced once the
+        folder is created, beside those of Archive, Drafts, Junk, Sent and Trash.
 
         With `oauth`, the server also accepts SASL XOAUTH2 and OAUTHBEARER logins (Dovecot's
         `oauth2` passdb): the bearer token is introspected (RFC 7662) at that authorization
@@ -111,6 +114,7 @@ class DovecotServer:
         self.startup_timeout = startup_timeout
         self.imap_capability = imap_capability
         self.oauth = oauth
+        self.special_use = dict(special_use or {})
         self.dovecot_path = _binary("dovecot")
         self.doveconf_path = _binary("doveconf")
         self.doveadm_path = _binary("doveadm")
@@ -400,6 +404,11 @@ class DovecotServer:
             "  mailbox Sent {",
             "    special_use = \\Sent",
             "  }",
+            *(
+                line
+                for name, attribute in self.special_use.items()
+                for line in (f'  mailbox "{name}" {{', f"    special_use = {attribute}", "  }")
+            ),
             "}",
             "",
             "passdb {",

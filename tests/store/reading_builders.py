@@ -64,6 +64,9 @@ class Mail:
     sent: datetime | None = T0
     state: ContentState = ContentState.STORED
     size: int = 1000
+    # The content key (SHA-256 of the octets) of a message stored in several folders, which
+    # its copies share; by default each message written has a key of its own.
+    key: str | None = None
 
     def normalized(self) -> NormalizedMessage:
         people = (
@@ -99,7 +102,7 @@ def store_mail(store: SqlSyncStore, folder: FolderRecord, *mails: Mail, first_ui
             received_at=m.received,
             normalized=m.normalized(),
             content_state=m.state,
-            content_key=f"{folder.folder_id:08x}{first_uid + i:056x}"
+            content_key=(m.key or f"{folder.folder_id:08x}{first_uid + i:056x}")
             if m.state is ContentState.STORED
             else None,
         )

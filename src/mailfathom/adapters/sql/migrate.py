@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
-NEWEST_REVISION = "0019_account_health"
+NEWEST_REVISION = "0020_message_copies"
 """The newest migration under `migrations/versions`; a test holds it to Alembic's own head."""
 
 

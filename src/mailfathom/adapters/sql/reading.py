@@ -5,11 +5,13 @@ folders visible to tools are read once. Every method narrows the folders it is a
 those, so a withheld folder cannot leak even when a caller passes its id. Pages are found by
 a query over the few columns the order and the filters need; the page's rows, participants
 and keywords are then read in batches by `seq`, a constant number of queries whatever the
-page size.
+page size. A message kept in several folders of the scope is one row of a listing, a search
+or a conversation (`message_copies`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -17,15 +19,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql import message_copies
 from mailfathom.adapters.sql.index_queries import searchable
 from mailfathom.adapters.sql.reading_rows import (
     ICU_ROOT_COLLATION,
     TextRules,
-    chunks,
     filter_clauses,
     load_identified,
     load_parts,
-    load_senders,
     load_summaries,
 )
 from mailfathom.adapters.sql.reading_search import (
@@ -42,6 +43,7 @@ from mailfathom.adapters.sql.reading_texts import (
     indexed_texts_in,
     load_texts,
 )
+from mailfathom.adapters.sql.reading_threads import conversation_members
 from mailfathom.adapters.sql.schema import folders, messages
 from mailfathom.adapters.sql.threads import split_ids
 from mailfathom.adapters.sql.timeline import Stretch, ordered_by, stretches
@@ -64,24 +66,6 @@ _VISIBLE_FOLDERS = sa.select(
     folders.c.role,
     folders.c.last_committed_at,
 ).where(folders.c.visible_to_tools.is_(True))
-_THREADS = (
-    sa.select(
-        messages.c.seq,
-        messages.c.stored_email_id,
-        messages.c.thread_id,
-        messages.c.thread_parent_seq,
-        messages.c.thread_position,
-        messages.c.subject,
-        messages.c.sent_at,
-    )
-    .where(
-        messages.c.thread_id.in_(sa.bindparam("threads", expanding=True)),
-        messages.c.folder_id.in_(sa.bindparam("folders", expanding=True)),
-    )
-    .order_by(messages.c.thread_id, messages.c.thread_position.asc().nulls_last(), messages.c.seq)
-)
-
-
 _NO_TEXT = LoadedText(None, None)
 
 
@@ -212,6 +196,32 @@ class SqlReadView(MailboxReadView):
         visible = self._folders()
         return {i: visible[i].alias for i in sorted(set(folder_ids)) if i in visible}
 
+    def _ranks(self, scope: dict[int, str]) -> dict[int, int]:
+        visible = self._folders()
+        return message_copies.precedence(visible[i] for i in scope)
+
+    def _one_per_message(
+        self, scope: dict[int, str], filters: list[sa.ColumnElement[bool]]
+    ) -> dict[int, int]:
+        """`filters` with the condition that a row stands for its message, when the scope
+        has copies to merge; returns the folders' precedence."""
+        ranks = self._ranks(scope)
+        if message_copies.merges(ranks):
+            filters.append(message_copies.first_copies(ranks))
+        return ranks
+
+    def _summaries_of(
+        self, seqs: list[int], scope: dict[int, str], ranks: dict[int, int]
+    ) -> dict[int, SummaryRow]:
+        loaded = load_summaries(self._c, seqs, scope)
+        others = message_copies.other_folders(self._c, seqs, ranks, scope)
+        return {
+            seq: dataclasses.replace(one.summary, other_folder_aliases=others[seq])
+            if seq in others
+            else one.summary
+            for seq, one in loaded.items()
+        }
+
     # -- folders -------------------------------------------------------------------------
 
     def readable_folders(self, account_ids: Sequence[str]) -> list[FolderView]:
@@ -239,9 +249,10 @@ class SqlReadView(MailboxReadView):
         if not scope:
             return []
         filters = filter_clauses(self._c, selection, self._rules)
+        ranks = self._one_per_message(scope, filters)
         seqs = self._timeline(scope, filters, newest_first, after, limit)
-        loaded = load_summaries(self._c, seqs, scope)
-        return [loaded[s].summary for s in seqs]
+        loaded = self._summaries_of(seqs, scope, ranks)
+        return [loaded[s] for s in seqs]
 
     def _timeline(
         self,
@@ -313,6 +324,7 @@ class SqlReadView(MailboxReadView):
         if not scope:
             return []
         filters = filter_clauses(self._c, selection, self._rules)
+        ranks = self._one_per_message(scope, filters)
         where = [messages.c.folder_id.in_(sorted(scope)), *filters]
         matching = weightless_matching(self._c, terms, self._common)
         if matching is not None:
@@ -324,9 +336,9 @@ class SqlReadView(MailboxReadView):
         else:
             hits = sqlite_matches(self._c, terms, where, limit)
         seqs = [h.seq for h in hits]
-        loaded = load_summaries(self._c, seqs, scope)
+        loaded = self._summaries_of(seqs, scope, ranks)
         bodies = load_texts(self._c, seqs, self._texts, with_html=False) if with_bodies else {}
-        return [SearchRow(loaded[h.seq].summary, h.rank, indexed(bodies.get(h.seq))) for h in hits]
+        return [SearchRow(loaded[h.seq], h.rank, indexed(bodies.get(h.seq))) for h in hits]
 
     def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
         scope = self._scope(folder_ids) if seqs else {}
@@ -377,23 +389,4 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(folder_ids) if wanted else {}
         if not scope:
             return {}
-        rows: list[sa.Row[Any]] = []
-        for chunk in chunks(wanted):
-            rows.extend(
-                self._c.execute(_THREADS, {"threads": list(chunk), "folders": sorted(scope)})
-            )
-        senders = load_senders(self._c, [r.seq for r in rows])
-        found: dict[uuid.UUID, list[ThreadMember]] = {}
-        for r in rows:
-            found.setdefault(r.thread_id, []).append(
-                ThreadMember(
-                    seq=int(r.seq),
-                    stored_email_id=r.stored_email_id,
-                    parent_seq=r.thread_parent_seq,
-                    position=r.thread_position,
-                    subject=r.subject,
-                    sent_at=r.sent_at,
-                    sender_address=senders.get(r.seq),
-                )
-            )
-        return found
+        return conversation_members(self._c, wanted, sorted(scope), self._ranks(scope))

@@ -100,6 +100,13 @@ sa.Index(
     messages.c.received_at,
     messages.c.seq,
 )
+# The copies of one message (the same octets) in the folders of its account.
+sa.Index(
+    "ix_messages_content_copies",
+    messages.c.content_key,
+    messages.c.account_id,
+    messages.c.folder_id,
+)
 sa.Index(
     "ix_messages_unseen_received",
     messages.c.folder_id,

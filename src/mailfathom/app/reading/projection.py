@@ -84,6 +84,7 @@ def summarize(
         ),
         flags=flags_view(row.flags),
         content_availability=availability(row.content_state),
+        also_in_folders=row.other_folder_aliases,
     )
 
 

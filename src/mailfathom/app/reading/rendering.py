@@ -142,11 +142,15 @@ def counts_of(row: EmailRow) -> AttachmentCounts | None:
 
 def thread_block(summary: SummaryRow, members: Sequence[ThreadMember] | None) -> ThreadBlock | None:
     """The conversation as far as the caller may see it; a parent outside that view makes
-    its reply a root rather than a pointer to something withheld."""
+    its reply a root rather than a pointer to something withheld. The email read may be a
+    copy another member stands for (the same message in a later folder): it takes that
+    member's place."""
     if summary.thread_id is None or not members:
         return None
     by_seq = {m.seq: m for m in members}
-    if summary.seq not in by_seq:
+    by_copy = {copy: m for m in members for copy in m.copies}
+    this = by_seq.get(summary.seq) or by_copy.get(summary.seq)
+    if this is None:
         return None
 
     def parent_of(member: ThreadMember) -> uuid.UUID | None:
@@ -154,12 +158,11 @@ def thread_block(summary: SummaryRow, members: Sequence[ThreadMember] | None) ->
         return parent.stored_email_id if parent is not None else None
 
     order = {m.seq: index for index, m in enumerate(members)}
-    others = [m for m in members if m.seq != summary.seq]
+    others = [m for m in members if m.seq != this.seq]
     named = others[:OTHER_MESSAGES_LIMIT]
-    this = by_seq[summary.seq]
     return ThreadBlock(
         thread_id=summary.thread_id,
-        position=order[summary.seq],
+        position=order[this.seq],
         in_reply_to_stored_email_id=parent_of(this),
         message_count=len(members),
         other_messages=tuple(

@@ -91,6 +91,9 @@ class EmailSummary:
     attachments: AttachmentSummary
     flags: FlagsView
     content_availability: ContentAvailability
+    # The other folders of the request's scope holding this same message, which this entry
+    # stands for (a message is listed once across folders).
+    also_in_folders: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,6 +102,9 @@ class SummaryRow:
     # What synchronization stored about the sender and the text (never evaluated on read).
     verdict: SenderVerdict = NOT_YET_VERIFIED
     authorship: AuthorshipReading = NOT_ASSESSED
+    # In a listing or a search: the aliases of the other folders of the request's scope that
+    # hold a copy of this message, which this row stands for (see `MailboxReadView`).
+    other_folder_aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +152,9 @@ class ThreadMember:
     subject: str | None
     sent_at: datetime | None
     sender_address: str | None
+    # The `seq` of the copies of this message in later folders of the scope, which this
+    # member stands for.
+    copies: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,19 @@ class FolderDirectory(Protocol):
 
 
 class MailboxReadView(FolderDirectory, Protocol):
+    """The reads of listings, searches and conversations.
+
+    One message kept in several folders of one account (Gmail lists a message in a folder
+    per label, each copy the same octets) is one row of a listing, a search or a
+    conversation over several folders: the copy in the first folder of `folder_ids` (the
+    account's Inbox-role folder first, then its folders in the order they were first
+    mapped) stands for it, and names the other folders holding a copy
+    (`SummaryRow.other_folder_aliases`, `ThreadMember.copies`). Copies are rows of one
+    account with the same content key (the SHA-256 of the octets); a message whose content
+    is not held is never merged, and copies in one folder are each that folder's own row,
+    so a folder read alone lists all of its copies. Filters, limits and positions apply to
+    the rows standing for their messages."""
+
     def summaries(
         self,
         selection: SummaryFilter,
@@ -77,8 +90,10 @@ class MailboxReadView(FolderDirectory, Protocol):
         ...
 
     def thread(self, thread_id: uuid.UUID, folder_ids: Sequence[int]) -> list[ThreadMember]:
-        """The conversation's messages that lie in `folder_ids`, in the conversation's order
-        (reply relation first, then sent time, then `seq`); empty when none is visible."""
+        """The conversation's messages that lie in `folder_ids`, each once, in the
+        conversation's order (reply relation first, then sent time, then `seq`); empty when
+        none is visible. A parent is named by the row standing for it, or as it is when
+        `folder_ids` hold no copy of it."""
         ...
 
     def threads(

@@ -15,6 +15,7 @@ and loosening either is an edit the operator makes knowingly.
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 import sys
 from collections.abc import Sequence
@@ -36,7 +37,13 @@ from mailfathom.domain.config import ImapConnection, TlsMode
 from mailfathom.domain.delivery_config import SmtpConnection
 from mailfathom.domain.errors import MailFathomError
 from mailfathom.domain.oauth import ConnectionAuth, OAuthCredential
-from mailfathom.domain.role_proposal import ProposedFolder, announces_special_use, propose_folders
+from mailfathom.domain.role_proposal import (
+    LeftOutFolder,
+    ProposedFolder,
+    announces_special_use,
+    left_out_folders,
+    propose_folders,
+)
 from mailfathom.entrypoints.cli.client_snippets import ClientSnippets, print_snippets
 from mailfathom.entrypoints.cli.init_answers import Answers, Flags, Server, gather
 from mailfathom.entrypoints.cli.init_oauth import grant_access, say_where_the_token_is, secret_table
@@ -85,6 +92,12 @@ def _login(server: Server) -> dict[str, object]:
     return {"Secret": secret_table(server.secret)}
 
 
+def _mapping(folder: ProposedFolder) -> dict[str, str]:
+    if folder.role is None:
+        return {"Remote": folder.remote}
+    return {"Remote": folder.remote, "Role": folder.role.value}
+
+
 def document(
     answers: Answers,
     folders: Sequence[ProposedFolder],
@@ -121,7 +134,7 @@ def document(
         account["Delivery"] = delivery
     if oauth is not None:
         account["OAuth"] = oauth
-    account["Folders"] = [{"Remote": f.remote, "Role": f.role.value} for f in folders]
+    account["Folders"] = [_mapping(f) for f in folders]
     caller = {
         "Name": answers.caller_name,
         "Credential": "apiKey",
@@ -143,6 +156,9 @@ def document(
 def _show_folders(folders: Sequence[ProposedFolder], special_use: bool) -> None:
     _say("Folders and their roles:")
     for folder in folders:
+        if folder.role is None:
+            _say(f"  {folder.remote}: a label, synchronized")
+            continue
         how = (
             "guessed from its name"
             if folder.guessed
@@ -156,6 +172,31 @@ def _show_folders(folders: Sequence[ProposedFolder], special_use: bool) -> None:
         )
 
 
+def _left_out_text(left_out: Sequence[LeftOutFolder]) -> list[str]:
+    """Which folders are left out and why, and the entry that keeps one: said when init
+    runs and kept in the file's opening comment, where the entry is one edit away."""
+    if not left_out:
+        return []
+    lines = [
+        "Not synchronized: these folders show messages that are in other folders too, and "
+        "keeping them would store each message again:",
+        *(f"  {f.remote} ({f.announced_by})" for f in left_out),
+    ]
+    every = next((f for f in left_out if f.announced_by == "\\All"), None)
+    if every is not None:
+        lines.append(f"Mail archived without any label is in {every.remote} alone.")
+    example = every or left_out[0]
+    lines += [
+        "To keep one, append its entry to the file (a message kept in several folders is "
+        "still listed once), for example:",
+        "  [[Accounts.Folders]]",
+        f"  Remote = {json.dumps(example.remote, ensure_ascii=False)}",
+    ]
+    if example.role is not None:
+        lines.append(f"  Role = {json.dumps(example.role.value)}")
+    return lines
+
+
 def _show_caller(answers: Answers) -> None:
     granted = ", ".join(p.value for p in caller_permissions(answers.smtp is not None))
     _say(f"The MCP caller '{answers.caller_name}' may use: {granted}.")
@@ -167,9 +208,9 @@ def _show_caller(answers: Answers) -> None:
 
 def _check_servers(
     answers: Answers, oauth: OAuthCredential | None, prompting: bool
-) -> list[ProposedFolder]:
+) -> tuple[list[ProposedFolder], list[str]]:
     """Log in to the IMAP server and list its folders, and to the submission server; the
-    folders and roles proposed, as kept."""
+    folders and roles proposed, as kept, and the lines saying which were left out."""
     imap = answers.imap
     auth = ConnectionAuth.PASSWORD if oauth is None else ConnectionAuth.OAUTH2
     _say(f"Checking the IMAP server {imap.host}:{imap.port} ...")
@@ -179,7 +220,10 @@ def _check_servers(
         oauth,
     )
     folders = propose_folders(server_folders)
+    left_out = _left_out_text(left_out_folders(server_folders))
     _show_folders(folders, announces_special_use(server_folders))
+    for line in left_out:
+        _say(line)
     if prompting and not Confirm.ask("Keep these folders and roles?", console=console):
         folders = folders[:1]
     if answers.smtp is not None:
@@ -190,7 +234,7 @@ def _check_servers(
             SmtpConnection(smtp.host, smtp.port, smtp.username, smtp.secret, smtp.tls, auth=auth),
             credential=oauth,
         )
-    return folders
+    return folders, left_out
 
 
 def run(path: Path, flags: Flags, prompting: bool) -> None:
@@ -202,14 +246,21 @@ def run(path: Path, flags: Flags, prompting: bool) -> None:
     if answers.oauth is not None:
         access = grant_access(path, answers, _say, interactive=prompting)
     try:
-        folders = _check_servers(answers, access.credential if access else None, prompting)
+        folders, left_out = _check_servers(
+            answers, access.credential if access else None, prompting
+        )
         key = "mf-" + secrets.token_urlsafe(32)
         digest = hashlib.sha256(key.encode()).hexdigest()
         create_config_file(
             path,
             document(answers, folders, digest, access.block if access else None),
-            "Written by `mailfathom init`. Reference: docs/configuration.md.\n"
-            "Secrets are not in this file, only where they are read from.",
+            "\n".join(
+                [
+                    "Written by `mailfathom init`. Reference: docs/configuration.md.",
+                    "Secrets are not in this file, only where they are read from.",
+                    *left_out,
+                ]
+            ),
         )
     except BaseException:
         if access is not None:

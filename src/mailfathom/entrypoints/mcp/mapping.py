@@ -107,6 +107,7 @@ def summary(s: v.EmailSummary) -> m.EmailSummaryModel:
         ),
         remoteFlags=_flags(s.flags),
         contentAvailability=s.content_availability.value,
+        alsoInFolders=list(s.also_in_folders),
     )
 
 

@@ -258,6 +258,12 @@ class EmailSummaryModel(Published):
         default="available",
         description="Whether the raw content is held locally, and if not, why.",
     )
+    alsoInFolders: list[OwnText] = Field(
+        default=[],
+        description="The aliases of the other folders of this request's scope holding this "
+        "same message (a label's copy on Gmail): it is listed once, from the first of its "
+        "folders, and this entry stands for those copies too. Empty when there are none.",
+    )
 
 
 class ContainsScanModel(Published):
