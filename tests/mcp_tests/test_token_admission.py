@@ -105,13 +105,20 @@ def test_a_subject_is_matched_within_the_issuer_its_entry_names() -> None:
     assert isinstance(admitted, Admitted)
 
 
-def test_scopes_reaching_no_published_tool_name_the_scopes_that_would_help() -> None:
+def test_a_token_whose_scopes_carry_no_permission_is_admitted_holding_none() -> None:
+    # The entry writes no grant: its whole surface is a ceiling, and the token's scopes
+    # carry nothing of it.
+    outcome = admit([entry("person", "sub-1")], token("sub-1", "openid", "profile"))
+    assert isinstance(outcome, Admitted)
+    assert outcome.caller.permissions == frozenset()
+
+
+def test_scopes_reaching_no_published_tool_are_admitted_holding_what_they_carry() -> None:
     person = entry("person", "sub-1", permissions=frozenset({READ, DRAFT, Permission.ASK}))
-    outcome = admit([person], token("sub-1", "mailfathom.mail.send", "openid"))
+    outcome = admit([person], token("sub-1", "mailfathom.mail.ask", "mailfathom.mail.send"))
     # Asking is no published tool's need, and sending is outside the entry's grant.
-    assert outcome == Refused(
-        "insufficientScope", ("mailfathom.mail.read", "mailfathom.mail.drafts.write")
-    )
+    assert isinstance(outcome, Admitted)
+    assert outcome.caller.permissions == frozenset({Permission.ASK})
 
 
 def test_an_entry_granting_nothing_is_served_nothing_rather_than_asked_for_scopes() -> None:

@@ -9,8 +9,8 @@ consented to reading only is served reading only.
 A good token naming no entry's subject is refused with 403 and no challenge: the holder
 proved who they are, and signing in again as the same person changes nothing, whereas a 401
 would send a client through the authorization flow again on every request. A token whose
-scopes reach none of the tools this endpoint publishes is refused with 403
-`insufficient_scope`, naming the scopes the entry would honour, so a client can ask for them.
+scopes carry nothing the entry grants is admitted holding nothing, and is served an empty
+listing, as the contract says of an entry whose surface is a ceiling.
 """
 
 from __future__ import annotations
@@ -62,10 +62,7 @@ class TokenAdmission:
 
     def scopes_supported(self) -> list[str]:
         """Every scope some published tool needs, in the order permissions are declared."""
-        return self._scopes(ALL_PERMISSIONS)
-
-    def _scopes(self, within: frozenset[Permission]) -> list[str]:
-        needed = {p for ps in self._published if ps <= within for p in ps}
+        needed = {p for ps in self._published for p in ps}
         return [self.config.scope_name(p) for p in Permission if p in needed]
 
     async def admit(self, token: str) -> Admitted | Refused:
@@ -84,10 +81,6 @@ class TokenAdmission:
         permissions = ceiling
         if entry.oauth is not None and entry.oauth.permissions_from_token_scopes:
             permissions = ceiling & self.config.permissions_of(frozenset(found.scopes))
-        helpful = self._scopes(ceiling)
-        if helpful and not any(ps <= permissions for ps in self._published):
-            log.info("oauth.token_refused", reason="scopes reach no tool", caller=entry.name)
-            return Refused("insufficientScope", tuple(helpful))
         caller = Caller(
             permissions=frozenset(permissions), label=entry.name, confirmation=entry.confirmation
         )
