@@ -25,6 +25,7 @@ from servers.oauth import OAuthServer
 METADATA_PATH = "/.well-known/oauth-protected-resource/mcp"
 READ = "mailfathom.mail.read"
 SEND = "mailfathom.mail.send"
+PREFIX = "api://mailfathom/"
 # Every permission some tool (or a tool's wider form) of the deployment needs: all of them but
 # asking, which needs AI providers the deployment does not configure.
 SCOPES = [p.value for p in Permission if p is not Permission.ASK]
@@ -33,6 +34,14 @@ SCOPES = [p.value for p in Permission if p is not Permission.ASK]
 @pytest.fixture(scope="module")
 def served(mcp_deployment: Deployment, oauth_server: OAuthServer) -> Iterator[Served]:
     with serve_oauth(mcp_deployment, oauth_server.issuer) as serving:
+        yield serving
+
+
+@pytest.fixture(scope="module")
+def requiring(mcp_deployment: Deployment, oauth_server: OAuthServer) -> Iterator[Served]:
+    """The same deployment advertising qualified scopes, and requiring reading of every token."""
+    table = f'ScopePrefix = "{PREFIX}"\nRequiredScopes = ["{READ}"]\n'
+    with serve_oauth(mcp_deployment, oauth_server.issuer, table) as serving:
         yield serving
 
 
@@ -102,6 +111,11 @@ def test_the_metadata_names_the_resource_its_authorization_server_and_scopes(
     assert document["scopes_supported"] == SCOPES
 
 
+def test_the_metadata_names_scopes_as_the_prefix_qualifies_them(requiring: Served) -> None:
+    document = httpx2.get(_origin(requiring.url) + METADATA_PATH, timeout=30).json()
+    assert document["scopes_supported"] == [PREFIX + scope for scope in SCOPES]
+
+
 def test_a_request_without_credentials_is_pointed_at_the_metadata(served: Served) -> None:
     with httpx2.Client(timeout=30) as http:
         answer = http.post(served.url, json={}, headers={"Accept": "application/json"})
@@ -158,6 +172,35 @@ def test_a_token_whose_scopes_carry_no_permission_is_served_an_empty_listing(
     outside = minted(oauth_server, "reading-person", url, SEND)
     assert tool_names(url, outside) == []
     assert text(call(url, outside, "list_emails")) == "Unknown tool: list_emails"
+
+
+def test_a_token_lacking_a_required_scope_is_answered_403_naming_the_required_ones(
+    requiring: Served, oauth_server: OAuthServer
+) -> None:
+    url = requiring.url
+    for who, scopes in [
+        ("person", ("openid", "profile")),
+        ("person", (SEND,)),
+        # An entry serving its grant whatever the scopes is held to the required ones too.
+        ("granted-person", ("openid",)),
+    ]:
+        answer = _refused(requiring, minted(oauth_server, who, url, *scopes))
+        assert answer.status_code == 403, (who, scopes)
+        challenge = _challenge(answer)
+        assert challenge["error"] == "insufficient_scope"
+        assert challenge["scope"] == PREFIX + READ
+        assert challenge["resource_metadata"] == _origin(url) + METADATA_PATH
+        assert answer.json()["error"] == "insufficient_scope"
+    # A subject no entry names is told so, whatever its scopes.
+    answer = _refused(requiring, minted(oauth_server, "stranger", url, "openid"))
+    assert answer.status_code == 403
+    assert "www-authenticate" not in answer.headers
+    # The required scope is read with or without the prefix.
+    for scope in (PREFIX + READ, READ):
+        assert set(tool_names(url, minted(oauth_server, "person", url, scope))) == set(READ_TOOLS)
+    logged = requiring.log.read_text("utf-8", errors="replace")
+    assert '"a required scope is missing"' in logged
+    assert "eyJ" not in logged
 
 
 def test_a_subject_no_entry_names_is_answered_403_without_a_challenge(
