@@ -11,15 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
-import httpx2
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult
 
 from log_audit import register_all
-from mcp_tests.client import code, structured
+from mcp_tests.client import call, code, structured
 from mcp_tests.deployment import _free_port
 from sending.helpers import SMTP_PASSWORD, SMTP_USER
 from sending.served import Served, _local_account, _smtp_block, serve
@@ -96,29 +91,6 @@ def _token(server: OAuthServer, served: Served, who: str) -> str:
     return token
 
 
-def _call(
-    served: Served,
-    token: str,
-    tool: str,
-    arguments: dict[str, Any],
-    mode: str = "legacy",
-    person: Person | None = None,
-) -> CallToolResult:
-    async def run() -> CallToolResult:
-        headers = {"Authorization": f"Bearer {token}"}
-        async with (
-            httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60)) as http,
-            Client(
-                streamable_http_client(served.url, http_client=http),
-                mode=mode,
-                elicitation_callback=person,
-            ) as client,
-        ):
-            return await client.call_tool(tool, arguments)
-
-    return anyio.run(run)
-
-
 def _send(subject: str) -> dict[str, Any]:
     register_all([subject, BODY.strip(), FRIEND])
     return {
@@ -140,7 +112,7 @@ def _transmitted_once(served: Served, smtp: SmtpServer, token: str, answer: Any)
 
     def sent() -> dict[str, Any] | None:
         found = structured(
-            _call(served, token, "get_outgoing_email", {"outgoingEmailId": identifier})
+            call(served.url, token, "get_outgoing_email", {"outgoingEmailId": identifier})
         )
         return found if found["state"] == "sent" else None
 
@@ -149,31 +121,28 @@ def _transmitted_once(served: Served, smtp: SmtpServer, token: str, answer: Any)
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_an_entry_that_asks_has_the_person_answer_send_before_the_message_leaves(
-    served: Served, smtp: SmtpServer, oauth_server: OAuthServer, mode: str
+@pytest.mark.parametrize(("who", "asked"), [("asks", True), ("plain", False)])
+def test_the_token_s_entry_decides_whether_a_person_answers_send_first(
+    served: Served, smtp: SmtpServer, oauth_server: OAuthServer, who: str, asked: bool, mode: str
 ) -> None:
-    token = _token(oauth_server, served, "asks")
-    subject = f"Minutes of the board ({mode}, {uuid.uuid4().hex[:6]})"
-    person = Person(choosing("send"))
-    answer = structured(_call(served, token, "send_email", _send(subject), mode, person))
+    token = _token(oauth_server, served, who)
+    subject = f"Minutes of the board ({who}, {mode}, {uuid.uuid4().hex[:6]})"
+    # A person who would cancel, were they asked without reason.
+    person = Person(choosing("send" if asked else "cancel"))
+    result = call(
+        served.url,
+        token,
+        "send_email",
+        _send(subject),
+        mode=mode,
+        elicitation_callback=person,
+    )
+    answer = structured(result)
     assert answer["status"] == "queued"
-    [asked] = person.asked
-    assert f"{FRIEND}" in asked.message
-    assert subject in asked.message
-    _transmitted_once(served, smtp, token, answer)
-    assert _received(smtp, subject) == 1
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_an_entry_that_does_not_ask_sends_without_a_question(
-    served: Served, smtp: SmtpServer, oauth_server: OAuthServer, mode: str
-) -> None:
-    token = _token(oauth_server, served, "plain")
-    subject = f"Minutes of the club ({mode}, {uuid.uuid4().hex[:6]})"
-    person = Person(choosing("cancel"))
-    answer = structured(_call(served, token, "send_email", _send(subject), mode, person))
-    assert answer["status"] == "queued"
-    assert person.asked == []
+    assert len(person.asked) == (1 if asked else 0)
+    for question in person.asked:
+        assert FRIEND in question.message
+        assert subject in question.message
     _transmitted_once(served, smtp, token, answer)
     assert _received(smtp, subject) == 1
 
@@ -186,7 +155,7 @@ def test_the_entry_s_send_ceiling_counts_the_sends_of_its_tokens(
     for subject in subjects:
         # A token of its own for each call: the ceiling belongs to the entry, not the token.
         token = _token(oauth_server, served, "hurried")
-        outcomes.append(code(_call(served, token, "send_email", _send(subject))))
+        outcomes.append(code(call(served.url, token, "send_email", _send(subject))))
     assert outcomes == [None] * PER_HOUR + [57002]
     wait_for(
         lambda: all(_received(smtp, s) for s in subjects[:PER_HOUR]),
