@@ -61,6 +61,27 @@ def test_a_token_subject_is_admitted_beside_an_api_key() -> None:
     assert config.mcp.callers[1] == CallerEntry("agent", keyed()["ApiKeySha256"])
 
 
+def test_required_scopes_are_permission_names_kept_in_declared_order() -> None:
+    table = oauth(
+        ScopePrefix="api://6d1c/",
+        RequiredScopes=["mailfathom.mail.send", "mailfathom.mail.read", "mailfathom.mail.read"],
+    )
+    settings = parse(endpoint(table)).mcp.oauth
+    assert settings is not None
+    assert settings.required_scopes == (Permission.MAIL_READ, Permission.SEND)
+    # Advertised and challenged with the prefix.
+    assert [settings.scope_name(p) for p in settings.required_scopes] == [
+        "api://6d1c/mailfathom.mail.read",
+        "api://6d1c/mailfathom.mail.send",
+    ]
+
+
+def test_no_scope_is_required_unless_written() -> None:
+    settings = parse(endpoint(oauth())).mcp.oauth
+    assert settings is not None
+    assert settings.required_scopes == ()
+
+
 def test_introspection_reads_its_client_and_secret_reference() -> None:
     table = oauth(
         TokenValidation="introspection",
@@ -169,6 +190,17 @@ def test_entries_admitting_tokens_are_not_open_entries() -> None:
         ),
         (endpoint(oauth(Audiences=["api://x y"])), "OAuth.Audiences[0]: must be 1 to 512"),
         (endpoint(oauth(ScopePrefix="")), "OAuth.ScopePrefix: must be 1 to 512"),
+        (
+            endpoint(oauth(RequiredScopes=["mailfathom.mail.write"])),
+            "OAuth.RequiredScopes[0]: names no permission; accepted: mailfathom.mail.read,",
+        ),
+        (
+            endpoint(
+                oauth(ScopePrefix="api://x/", RequiredScopes=["api://x/mailfathom.mail.read"])
+            ),
+            "OAuth.RequiredScopes[0]: write the permission name without ScopePrefix",
+        ),
+        (endpoint(oauth(RequiredScopes="mailfathom.mail.read")), "must be an array of strings"),
         (endpoint(oauth(Issuer=ISSUER)), "McpEndpoint.OAuth.Issuer: unknown key"),
         (endpoint(None, person()), '"oauth" needs an [McpEndpoint.OAuth] table'),
         (endpoint(oauth(), person(Subject=None)), "Callers[0].Subject: is required"),

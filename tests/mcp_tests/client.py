@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import anyio
 import httpx2
 from mcp import Client, StdioServerParameters
+from mcp.client.session import ElicitationFnT
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
@@ -27,14 +28,22 @@ def over_http(
     *,
     headers: Mapping[str, str] | None = None,
     mode: str = "auto",
+    elicitation_callback: ElicitationFnT | None = None,
 ) -> T:
+    """`elicitation_callback` answers what the server asks a person (none: the client
+    declares no elicitation)."""
+
     async def run() -> T:
         sent = dict(headers or {})
         if key is not None:
             sent["Authorization"] = f"Bearer {key}"
         async with (
             httpx2.AsyncClient(headers=sent, timeout=httpx2.Timeout(30, read=60)) as http,
-            Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+            Client(
+                streamable_http_client(url, http_client=http),
+                mode=mode,
+                elicitation_callback=elicitation_callback,
+            ) as client,
         ):
             return await work(client)
 

@@ -14,6 +14,7 @@ import pytest
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 
+from mailfathom.domain.access import Permission
 from mcp_tests.client import call, code, structured, text, tool_names
 from mcp_tests.deployment import KEYS, Deployment
 from mcp_tests.hardened import Served, close_session, initialize, list_tools, open_session
@@ -24,11 +25,23 @@ from servers.oauth import OAuthServer
 METADATA_PATH = "/.well-known/oauth-protected-resource/mcp"
 READ = "mailfathom.mail.read"
 SEND = "mailfathom.mail.send"
+PREFIX = "api://mailfathom/"
+# Every permission some tool (or a tool's wider form) of the deployment needs: all of them but
+# asking, which needs AI providers the deployment does not configure.
+SCOPES = [p.value for p in Permission if p is not Permission.ASK]
 
 
 @pytest.fixture(scope="module")
 def served(mcp_deployment: Deployment, oauth_server: OAuthServer) -> Iterator[Served]:
     with serve_oauth(mcp_deployment, oauth_server.issuer) as serving:
+        yield serving
+
+
+@pytest.fixture(scope="module")
+def requiring(mcp_deployment: Deployment, oauth_server: OAuthServer) -> Iterator[Served]:
+    """The same deployment advertising qualified scopes, and requiring reading of every token."""
+    table = f'ScopePrefix = "{PREFIX}"\nRequiredScopes = ["{READ}"]\n'
+    with serve_oauth(mcp_deployment, oauth_server.issuer, table) as serving:
         yield serving
 
 
@@ -95,8 +108,12 @@ def test_the_metadata_names_the_resource_its_authorization_server_and_scopes(
     assert document["resource"] == served.url
     assert document["authorization_servers"] == [oauth_server.issuer]
     assert document["bearer_methods_supported"] == ["header"]
-    assert READ in document["scopes_supported"]
-    assert SEND in document["scopes_supported"]
+    assert document["scopes_supported"] == SCOPES
+
+
+def test_the_metadata_names_scopes_as_the_prefix_qualifies_them(requiring: Served) -> None:
+    document = httpx2.get(_origin(requiring.url) + METADATA_PATH, timeout=30).json()
+    assert document["scopes_supported"] == [PREFIX + scope for scope in SCOPES]
 
 
 def test_a_request_without_credentials_is_pointed_at_the_metadata(served: Served) -> None:
@@ -143,20 +160,47 @@ def test_text_that_is_no_token_and_no_key_is_answered_401(served: Served) -> Non
     assert _challenge(answer)["error"] == "invalid_token"
 
 
-def test_a_token_with_too_few_scopes_is_answered_403_naming_the_scopes(
+def test_a_token_whose_scopes_carry_no_permission_is_served_an_empty_listing(
     served: Served, oauth_server: OAuthServer
 ) -> None:
-    scopes = httpx2.get(_origin(served.url) + METADATA_PATH, timeout=30).json()
-    answer = _refused(served, minted(oauth_server, "person", served.url, "openid", "profile"))
+    url = served.url
+    # An entry nobody narrowed, and a client that received no permission scope.
+    none = minted(oauth_server, "person", url, "openid", "profile")
+    assert tool_names(url, none) == []
+    assert text(call(url, none, "list_accounts")) == "Unknown tool: list_accounts"
+    # An entry granting reading, and a token carrying only what it does not grant.
+    outside = minted(oauth_server, "reading-person", url, SEND)
+    assert tool_names(url, outside) == []
+    assert text(call(url, outside, "list_emails")) == "Unknown tool: list_emails"
+
+
+def test_a_token_lacking_a_required_scope_is_answered_403_naming_the_required_ones(
+    requiring: Served, oauth_server: OAuthServer
+) -> None:
+    url = requiring.url
+    for who, scopes in [
+        ("person", ("openid", "profile")),
+        ("person", (SEND,)),
+        # An entry serving its grant whatever the scopes is held to the required ones too.
+        ("granted-person", ("openid",)),
+    ]:
+        answer = _refused(requiring, minted(oauth_server, who, url, *scopes))
+        assert answer.status_code == 403, (who, scopes)
+        challenge = _challenge(answer)
+        assert challenge["error"] == "insufficient_scope"
+        assert challenge["scope"] == PREFIX + READ
+        assert challenge["resource_metadata"] == _origin(url) + METADATA_PATH
+        assert answer.json()["error"] == "insufficient_scope"
+    # A subject no entry names is told so, whatever its scopes.
+    answer = _refused(requiring, minted(oauth_server, "stranger", url, "openid"))
     assert answer.status_code == 403
-    challenge = _challenge(answer)
-    assert challenge["error"] == "insufficient_scope"
-    assert challenge["scope"].split() == scopes["scopes_supported"]
-    assert challenge["resource_metadata"] == _origin(served.url) + METADATA_PATH
-    # What would help is what the entry may hold: reading, for an entry granting only that.
-    answer = _refused(served, minted(oauth_server, "reading-person", served.url, SEND))
-    assert answer.status_code == 403
-    assert _challenge(answer)["scope"] == READ
+    assert "www-authenticate" not in answer.headers
+    # The required scope is read with or without the prefix.
+    for scope in (PREFIX + READ, READ):
+        assert set(tool_names(url, minted(oauth_server, "person", url, scope))) == set(READ_TOOLS)
+    logged = requiring.log.read_text("utf-8", errors="replace")
+    assert '"a required scope is missing"' in logged
+    assert "eyJ" not in logged
 
 
 def test_a_subject_no_entry_names_is_answered_403_without_a_challenge(
@@ -244,7 +288,6 @@ def test_no_token_subject_or_claim_reaches_the_log(
         minted(oauth_server, "person", url, READ, expires_in=-600),
         minted(oauth_server, "person", "http://127.0.0.1:1/mcp", READ),
         minted(oauth_server, "stranger", url, READ),
-        minted(oauth_server, "person", url, "openid"),
     ):
         assert _refused(served, refused).status_code in (401, 403)
     logged = served.log.read_text("utf-8", errors="replace")

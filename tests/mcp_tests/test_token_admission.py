@@ -105,13 +105,45 @@ def test_a_subject_is_matched_within_the_issuer_its_entry_names() -> None:
     assert isinstance(admitted, Admitted)
 
 
-def test_scopes_reaching_no_published_tool_name_the_scopes_that_would_help() -> None:
+def test_a_token_whose_scopes_carry_no_permission_is_admitted_holding_none() -> None:
+    # The entry writes no grant: its whole surface is a ceiling, and the token's scopes
+    # carry nothing of it.
+    outcome = admit([entry("person", "sub-1")], token("sub-1", "openid", "profile"))
+    assert isinstance(outcome, Admitted)
+    assert outcome.caller.permissions == frozenset()
+
+
+def test_scopes_reaching_no_published_tool_are_admitted_holding_what_they_carry() -> None:
     person = entry("person", "sub-1", permissions=frozenset({READ, DRAFT, Permission.ASK}))
-    outcome = admit([person], token("sub-1", "mailfathom.mail.send", "openid"))
+    outcome = admit([person], token("sub-1", "mailfathom.mail.ask", "mailfathom.mail.send"))
     # Asking is no published tool's need, and sending is outside the entry's grant.
-    assert outcome == Refused(
-        "insufficientScope", ("mailfathom.mail.read", "mailfathom.mail.drafts.write")
+    assert isinstance(outcome, Admitted)
+    assert outcome.caller.permissions == frozenset({Permission.ASK})
+
+
+def test_a_token_lacking_a_required_scope_is_refused_naming_every_required_one() -> None:
+    config = replace(CONFIG, scope_prefix="api://6d1c/", required_scopes=(READ, SEND))
+    refused = Refused(
+        "insufficientScope", ("api://6d1c/mailfathom.mail.read", "api://6d1c/mailfathom.mail.send")
     )
+    person = entry("person", "sub-1")
+    assert admit([person], token("sub-1", "mailfathom.mail.read", "openid"), config) == refused
+    # Whatever the entry serves: an entry ignoring scopes is held to them too.
+    granted = entry(
+        "granted", "sub-2", oauth=OAuthSubject("sub-2", permissions_from_token_scopes=False)
+    )
+    assert admit([granted], token("sub-2", "openid"), config) == refused
+    # Read with or without the prefix, as every scope is.
+    scopes = ("api://6d1c/mailfathom.mail.read", "mailfathom.mail.send")
+    outcome = admit([person], token("sub-1", *scopes), config)
+    assert isinstance(outcome, Admitted)
+    assert outcome.caller.permissions == frozenset({READ, SEND})
+
+
+def test_a_subject_no_entry_names_is_not_admitted_before_its_scopes_are_read() -> None:
+    config = replace(CONFIG, required_scopes=(READ,))
+    outcome = admit([entry("person", "sub-1")], token("sub-9", "openid"), config)
+    assert outcome == Refused("notAdmitted")
 
 
 def test_an_entry_granting_nothing_is_served_nothing_rather_than_asked_for_scopes() -> None:
@@ -131,4 +163,15 @@ def test_the_scopes_supported_are_those_published_tools_need_in_declared_order()
         "p/mailfathom.mail.read",
         "p/mailfathom.mail.send",
         "p/mailfathom.mail.drafts.write",
+    ]
+
+
+def test_the_scopes_supported_name_the_required_ones_too() -> None:
+    config = replace(CONFIG, required_scopes=(Permission.CONTACTS_READ,))
+    admission = TokenAdmission(config, [], Tokens(), PUBLISHED)
+    assert admission.scopes_supported() == [
+        "mailfathom.mail.read",
+        "mailfathom.mail.send",
+        "mailfathom.mail.drafts.write",
+        "mailfathom.mail.contacts.read",
     ]

@@ -181,9 +181,12 @@ def serve(
     *,
     deliver: bool,
     mail: dict[str, bytes] | None = None,
+    port: int | None = None,
 ) -> Iterator[Served]:
     """`mail`: a message to store in each named local account's inbox before serving.
-    `smtp` None serves a deployment that reaches no submission server."""
+    `smtp` None serves a deployment that reaches no submission server. `port`: the one the
+    endpoint listens on, for a configuration that names its own address (a free one when
+    None)."""
     root.mkdir(parents=True, exist_ok=True)
     config_path = root / "mailfathom.toml"
     config_path.write_text(text, "utf-8")
@@ -198,7 +201,7 @@ def serve(
     env = dict(os.environ)
     if smtp is not None:
         env |= {"MAILFATHOM_TEST_SMTP_SECRET": SMTP_PASSWORD, "SSL_CERT_FILE": str(smtp.ca_path)}
-    port = _free_port()
+    port = port or _free_port()
     argv = [sys.executable, "-m", "mailfathom", "serve", "--config", str(config_path)]
     argv += ["--port", str(port), "--deliver" if deliver else "--no-deliver"]
     log_path = root / "server.log"

@@ -55,7 +55,9 @@ class McpOAuthConfig:
     exactly. `jwks_uri` and `introspection_endpoint` are read from each issuer's metadata
     (RFC 8414, or OpenID Connect discovery) when not given. `scope_prefix` is written before
     every permission name the endpoint advertises as a scope, for a server that qualifies
-    scopes by the resource they belong to; a token's scope is read with or without it."""
+    scopes by the resource they belong to; a token's scope is read with or without it.
+    `required_scopes` are permissions every token's scopes must carry, whatever its entry
+    serves; a token lacking one is refused and told to ask for them, in declared order."""
 
     resource: str
     authorization_servers: tuple[str, ...]
@@ -69,6 +71,7 @@ class McpOAuthConfig:
     clock_skew_seconds: int = DEFAULT_CLOCK_SKEW_SECONDS
     jwks_cache_seconds: int = DEFAULT_JWKS_CACHE_SECONDS
     scope_prefix: str = ""
+    required_scopes: tuple[Permission, ...] = ()
 
     @property
     def accepted_audiences(self) -> tuple[str, ...]:
@@ -77,6 +80,9 @@ class McpOAuthConfig:
     def scope_name(self, permission: Permission) -> str:
         """The scope a client asks for to be granted `permission`."""
         return self.scope_prefix + permission.value
+
+    def required_scope_names(self) -> tuple[str, ...]:
+        return tuple(self.scope_name(p) for p in self.required_scopes)
 
     def permissions_of(self, scopes: frozenset[str]) -> frozenset[Permission]:
         """The permissions a token's scopes carry; a scope naming none carries nothing."""

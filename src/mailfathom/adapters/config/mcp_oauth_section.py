@@ -16,6 +16,7 @@ from pathlib import Path
 from mailfathom.adapters.config.toml_tables import Table
 from mailfathom.adapters.config.values import bounded_integer, parse_secret
 from mailfathom.domain import text_rules
+from mailfathom.domain.access import Permission
 from mailfathom.domain.connections import SecretRef
 from mailfathom.domain.mcp_oauth import (
     ACCEPTED_TOKEN_ALGORITHMS,
@@ -43,6 +44,7 @@ _KEYS = frozenset(
         "ClockSkewSeconds",
         "JwksCacheSeconds",
         "ScopePrefix",
+        "RequiredScopes",
     }
 )
 _JWT_ONLY = ("JwksUri", "Algorithms", "JwksCacheSeconds")
@@ -96,6 +98,7 @@ def parse_mcp_oauth(table: Table | None, base_dir: Path) -> McpOAuthConfig | Non
                 table.at("AuthorizationServers"),
                 'name one server with TokenValidation = "introspection"',
             )
+    prefix = _scope_prefix(table)
     config = McpOAuthConfig(
         resource=resource or "",
         authorization_servers=servers,
@@ -116,7 +119,8 @@ def parse_mcp_oauth(table: Table | None, base_dir: Path) -> McpOAuthConfig | Non
             _MIN_JWKS_CACHE_SECONDS,
             _MAX_JWKS_CACHE_SECONDS,
         ),
-        scope_prefix=_scope_prefix(table),
+        scope_prefix=prefix,
+        required_scopes=_required_scopes(table, prefix),
     )
     return config if len(table.problems.items) == before else None
 
@@ -216,6 +220,32 @@ def _scope_prefix(table: Table) -> str:
         )
         return ""
     return text
+
+
+def _required_scopes(table: Table, prefix: str) -> tuple[Permission, ...]:
+    """Written as permission names, as `Permissions` are; the prefix is the endpoint's to add
+    wherever it names a scope, so a name written with it is refused rather than guessed at."""
+    key = "RequiredScopes"
+    names = table.strings(key)
+    if names is None:
+        return ()
+    chosen = set()
+    for index, name in enumerate(names):
+        permission = Permission.parse(name)
+        if permission is not None:
+            chosen.add(permission)
+        elif prefix and name.startswith(prefix) and Permission.parse(name[len(prefix) :]):
+            table.problems.add(
+                f"{table.at(key)}[{index}]",
+                "write the permission name without ScopePrefix, which is added wherever the "
+                "scope is advertised",
+            )
+        else:
+            table.problems.add(
+                f"{table.at(key)}[{index}]",
+                f"names no permission; accepted: {', '.join(p.value for p in Permission)}",
+            )
+    return tuple(p for p in Permission if p in chosen)
 
 
 def _plain_text(text: str) -> bool:

@@ -3,11 +3,12 @@ authorization specification describe them.
 
 401 says the credential is missing or unusable (`invalid_token`) and points at the protected
 resource metadata, where a client finds whom to ask for a token. 403 `insufficient_scope`
-says the token is good but carries too few scopes, and names the scopes that would help, so
-a client may ask the person again for more (step-up authorization). 403 without a challenge
-says the token's holder is not admitted at all, which no new token of the same person
-changes. 503 says the authorization server could not be asked, which is no fault of the
-token. Every description is a fixed sentence of this project's own.
+says the token is good but lacks a scope the endpoint requires, and names every required one
+(a client asks for them beside those it holds), so it may ask the person again for more
+(step-up authorization). 403 without a challenge says the token's holder is not admitted at
+all, which no new token of the same person changes. 503 says the authorization server could
+not be asked, which is no fault of the token. Every description is a fixed sentence of this
+project's own.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def insufficient_scope(metadata_url: str, scopes: Sequence[str]) -> Response:
     if scopes:
         challenge += f', scope="{" ".join(scopes)}"'
     challenge += f', resource_metadata="{metadata_url}"'
-    description = "The token's scopes reach no tool this endpoint publishes"
+    description = "The token lacks a scope this endpoint requires"
     return _answer(403, "insufficient_scope", description, challenge)
 
 

@@ -156,9 +156,15 @@ class MailFathomMcp(MCPServer):
         return frozenset(s.name for s in self.registry.specs.values() if s.category in categories)
 
     def published_permissions(self) -> list[frozenset[Permission]]:
-        """For each tool the deployment publishes, the permissions a caller needs for it."""
+        """For each form of each tool the deployment publishes (its own, and each wider one),
+        the permissions a caller needs to be offered it."""
         published = self.published_tools()
-        return [s.permissions for s in self.registry.specs.values() if s.name in published]
+        return [
+            permissions
+            for s in self.registry.specs.values()
+            if s.name in published
+            for permissions in (s.permissions, *(v.permissions for v in s.variants))
+        ]
 
     def offered_tool(self, name: str, caller: Caller | None) -> Tool | None:
         """The form of the tool `name` this caller is offered."""

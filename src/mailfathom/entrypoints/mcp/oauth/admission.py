@@ -8,9 +8,12 @@ consented to reading only is served reading only.
 
 A good token naming no entry's subject is refused with 403 and no challenge: the holder
 proved who they are, and signing in again as the same person changes nothing, whereas a 401
-would send a client through the authorization flow again on every request. A token whose
-scopes reach none of the tools this endpoint publishes is refused with 403
-`insufficient_scope`, naming the scopes the entry would honour, so a client can ask for them.
+would send a client through the authorization flow again on every request. A token lacking
+one of the endpoint's `RequiredScopes` is refused with 403 `insufficient_scope` naming all of
+them, whatever its entry serves, so a client can ask the person for them (RFC 6750 section
+3.1). Otherwise a token whose scopes carry nothing the entry grants is admitted holding
+nothing, and is served an empty listing, as the contract says of an entry whose surface is a
+ceiling.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ class Admitted:
 @dataclass(frozen=True, slots=True)
 class Refused:
     """`reason` is one of `invalidToken`, `insufficientScope`, `notAdmitted`; `scopes` the
-    scopes that would help, with `insufficientScope`."""
+    required scopes, with `insufficientScope`."""
 
     reason: str
     scopes: tuple[str, ...] = ()
@@ -61,11 +64,9 @@ class TokenAdmission:
         }
 
     def scopes_supported(self) -> list[str]:
-        """Every scope some published tool needs, in the order permissions are declared."""
-        return self._scopes(ALL_PERMISSIONS)
-
-    def _scopes(self, within: frozenset[Permission]) -> list[str]:
-        needed = {p for ps in self._published if ps <= within for p in ps}
+        """Every scope some published tool needs, and every required one, in the order
+        permissions are declared."""
+        needed = {p for ps in self._published for p in ps} | set(self.config.required_scopes)
         return [self.config.scope_name(p) for p in Permission if p in needed]
 
     async def admit(self, token: str) -> Admitted | Refused:
@@ -80,14 +81,14 @@ class TokenAdmission:
         if entry is None:
             log.info("oauth.token_refused", reason="no entry names the subject")
             return Refused("notAdmitted")
+        carried = self.config.permissions_of(frozenset(found.scopes))
+        if not set(self.config.required_scopes) <= carried:
+            log.info("oauth.token_refused", reason="a required scope is missing", caller=entry.name)
+            return Refused("insufficientScope", self.config.required_scope_names())
         ceiling = entry.permissions if entry.permissions is not None else ALL_PERMISSIONS
         permissions = ceiling
         if entry.oauth is not None and entry.oauth.permissions_from_token_scopes:
-            permissions = ceiling & self.config.permissions_of(frozenset(found.scopes))
-        helpful = self._scopes(ceiling)
-        if helpful and not any(ps <= permissions for ps in self._published):
-            log.info("oauth.token_refused", reason="scopes reach no tool", caller=entry.name)
-            return Refused("insufficientScope", tuple(helpful))
+            permissions = ceiling & carried
         caller = Caller(
             permissions=frozenset(permissions), label=entry.name, confirmation=entry.confirmation
         )
