@@ -24,7 +24,6 @@ from mailfathom.bootstrap import (
     OAuthClient,
     Services,
     check_secret_place,
-    list_server_folders,
     read_secret,
     write_over_secret_file,
 )
@@ -90,9 +89,9 @@ def grant_again(
         )
         return
     _say(f"The new refresh token is in {target}. Checking the IMAP login with it ...")
-    list_server_folders(account.account_id, account.imap, oauth)
     with Services.open(deployment) as services:
-        services.consent_renewed(account.account_id)
+        # The login with the new grant is what releases the account, as any login would.
+        services.connectors.open(account).close()
     _say(f"Account '{account.account_id}' logs in again; it is no longer held back.")
 
 

@@ -1,0 +1,147 @@
+"""An IMAP account on the OAuth-validating Dovecot that also sends, through the OAuth test
+submission server: its configuration, opened as services, and what it does with a send."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from log_audit import register_all
+from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.app.sending.send_email import SendRequest
+from mailfathom.bootstrap import Services
+from mailfathom.domain.access import ALL_PERMISSIONS, Caller
+from mailfathom.domain.account_health import HealthState
+from mailfathom.domain.oauth import SaslMechanism
+from sending.helpers import Clock
+from servers.dovecot import DovecotServer, ImapAccount
+from servers.smtp import SmtpServer
+from sync.helpers import RemoteMailbox
+
+AGENT = Caller(permissions=ALL_PERMISSIONS, label="agent")
+ACCOUNT = "mail"
+RECIPIENT = "friend@example.net"
+SUBJECT = "The minutes of Thursday's meeting"
+BODY = "The minutes are below; corrections by Monday, please.\n"
+# The test submission server's one password user.
+SMTP_PASSWORD_USER = ("sender@example.test", "sender-password")
+
+
+def sending_config(
+    root: Path,
+    account: ImapAccount,
+    smtp: SmtpServer,
+    *,
+    client_id: str,
+    refresh_file: Path,
+    token_endpoint: str,
+    mechanism: SaslMechanism = SaslMechanism.AUTO,
+    smtp_auth: str = "oauth2",
+) -> Path:
+    """`smtp_auth` "oauth2" sends with the account's grant; "password" with the submission
+    server's password user, so only the IMAP connections use the grant."""
+    if smtp_auth == "oauth2":
+        smtp_login = f'Auth = "oauth2"\nUsername = "{account.username}"'
+    else:
+        env = f"MF_SMTP_SECRET_{uuid.uuid4().hex[:8].upper()}"
+        os.environ[env] = SMTP_PASSWORD_USER[1]
+        smtp_login = f'Username = "{SMTP_PASSWORD_USER[0]}"\nSecret = {{ Env = "{env}" }}'
+    text = f"""
+[Store]
+DataDir = "{root / "data"}"
+
+[MailDelivery]
+RetryBaseSeconds = 30
+
+[[Accounts]]
+Id = "{ACCOUNT}"
+DisplayName = "Mail"
+Kind = "imap"
+
+[Accounts.Imap]
+Host = "{account.host}"
+Port = {account.port}
+Username = "{account.username}"
+Tls = "none"
+TimeoutSeconds = 30
+Auth = "oauth2"
+
+[Accounts.OAuth]
+Provider = "generic"
+ClientId = "{client_id}"
+RefreshToken = {{ File = "{refresh_file}" }}
+TokenEndpoint = "{token_endpoint}"
+Scopes = ["mail"]
+Mechanism = "{mechanism.value}"
+
+[[Accounts.Folders]]
+Remote = "INBOX"
+Role = "Inbox"
+
+[[Accounts.Folders]]
+Remote = "Sent"
+Role = "Sent"
+
+[[Accounts.Folders]]
+Remote = "Drafts"
+Role = "Drafts"
+
+[Accounts.Delivery]
+Enabled = true
+Address = "{account.username}@example.test"
+
+[Accounts.Delivery.Smtp]
+Host = "{smtp.host}"
+Port = {smtp.port}
+Tls = "starttls"
+{smtp_login}
+"""
+    path = root / "mailfathom.toml"
+    path.write_text(text, "utf-8")
+    return path
+
+
+@contextmanager
+def sending_services(
+    dovecot: DovecotServer, account: ImapAccount, config: Path
+) -> Iterator[Services]:
+    """The deployment, with the account's Sent and Drafts folders made on the server."""
+    register_all([SUBJECT, BODY, RECIPIENT, f"{account.username}@example.test"])
+    for folder in ("Sent", "Drafts"):
+        dovecot.create_folder(account.username, folder)
+    with Services.open(
+        load_config(config), clock=Clock(datetime(2026, 7, 1, 9, tzinfo=UTC))
+    ) as services:
+        yield services
+
+
+def send(services: Services, key: str) -> str:
+    """Queue one message to `RECIPIENT`; answers its outgoing id."""
+    record = services.sending().send.send(
+        AGENT,
+        SendRequest(
+            account=ACCOUNT,
+            to=[RECIPIENT],
+            subject=SUBJECT,
+            plain_text_body=BODY,
+            idempotency_key=key,
+        ),
+    )
+    return str(record.outgoing_id)
+
+
+def held_for_consent(services: Services) -> list[tuple[str, HealthState, int]]:
+    return [(h.account_id, h.state, h.code) for h in services.account_health()]
+
+
+def folder_messages(account: ImapAccount, folder: str) -> list[bytes]:
+    """What an independent IMAP client finds in the account's `folder`."""
+    remote = RemoteMailbox(account)
+    try:
+        return remote.messages(folder)
+    finally:
+        remote.close()
