@@ -16,7 +16,6 @@ from mailfathom.adapters.sql.account_health import SqlAccountHealth
 from mailfathom.app.drafting.composition import DraftRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.account_health import HealthState
-from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.drafts import CopyState
 from mailfathom.domain.errors import ConsentRequired
 from mailfathom.domain.outgoing import Stage
@@ -135,10 +134,7 @@ def test_the_delivery_pass_records_it_and_a_submission_with_a_new_grant_clears_i
     refused.deliver()
     outgoing = refused.services.sending().outgoing
     waiting = outgoing.read(AGENT, sent)
-    assert (waiting.stage, waiting.failure_code) == (
-        Stage.QUEUED,
-        DeliveryCode.WAITING_FOR_CONSENT,
-    )
+    assert (waiting.stage, waiting.failure_code) == (Stage.QUEUED, 71009)
     assert held_for_consent(refused.services) == HELD
 
     refused.grant_again()
