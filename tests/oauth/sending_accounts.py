@@ -41,11 +41,13 @@ def sending_config(
     token_endpoint: str,
     mechanism: SaslMechanism = SaslMechanism.AUTO,
     smtp_auth: str = "oauth2",
+    smtp_username: str | None = None,
 ) -> Path:
-    """`smtp_auth` "oauth2" sends with the account's grant; "password" with the submission
-    server's password user, so only the IMAP connections use the grant."""
+    """`smtp_auth` "oauth2" sends with the account's grant, logging in as `smtp_username`
+    (the account's own by default); "password" with the submission server's password user,
+    so only the IMAP connections use the grant."""
     if smtp_auth == "oauth2":
-        smtp_login = f'Auth = "oauth2"\nUsername = "{account.username}"'
+        smtp_login = f'Auth = "oauth2"\nUsername = "{smtp_username or account.username}"'
     else:
         env = f"MF_SMTP_SECRET_{uuid.uuid4().hex[:8].upper()}"
         os.environ[env] = SMTP_PASSWORD_USER[1]
