@@ -35,12 +35,18 @@ from mailfathom.domain.role_proposal import ProposedFolder, announces_special_us
 from mailfathom.entrypoints.cli.client_snippets import ClientSnippets, print_snippets
 from mailfathom.entrypoints.cli.init_answers import Answers, Flags, gather
 from mailfathom.entrypoints.cli.init_document import caller_permissions, document
-from mailfathom.entrypoints.cli.init_oauth import grant_access, say_where_the_token_is
+from mailfathom.entrypoints.cli.init_oauth import (
+    GrantedAccess,
+    grant_access,
+    say_where_the_token_is,
+)
 from mailfathom.entrypoints.cli.init_oauth_answers import OAuthFlags
 from mailfathom.entrypoints.cli.init_questions import AnswerNotUsable, is_loopback
+from mailfathom.entrypoints.cli.interrupts import handled, held, interrupted
 
 console = Console()
 err_console = Console(stderr=True)
+INTERRUPTED = "Interrupted; nothing was written."
 
 
 def _say(text: str) -> None:
@@ -120,6 +126,8 @@ def _check_servers(
 
 
 def run(path: Path, flags: Flags, prompting: bool) -> None:
+    """Ask, check and write. Until the configuration is written a Ctrl-C leaves nothing
+    behind; from then on it is not heeded: what remains is telling the key, once."""
     path = path.expanduser().absolute()
     refuse_existing(path)
     answers = gather(flags, _ask if prompting else None)
@@ -127,20 +135,29 @@ def run(path: Path, flags: Flags, prompting: bool) -> None:
     access = None
     if answers.oauth is not None:
         access = grant_access(path, answers, _say, interactive=prompting)
+    written = False
     try:
+        if access is not None:
+            access.keep()
         folders = _check_servers(answers, access.credential if access else None, prompting)
         key = "mf-" + secrets.token_urlsafe(32)
         digest = hashlib.sha256(key.encode()).hexdigest()
-        create_config_file(
-            path,
-            document(answers, folders, digest, access.block if access else None),
-            "Written by `mailfathom init`. Reference: docs/configuration.md.\n"
-            "Secrets are not in this file, only where they are read from.",
-        )
+        with held(then_raise=False):
+            create_config_file(
+                path,
+                document(answers, folders, digest, access.block if access else None),
+                "Written by `mailfathom init`. Reference: docs/configuration.md.\n"
+                "Secrets are not in this file, only where they are read from.",
+            )
+            written = True
+            _tell(path, answers, access, key)
     except BaseException:
-        if access is not None:
+        if access is not None and not written:
             access.discard()
         raise
+
+
+def _tell(path: Path, answers: Answers, access: GrantedAccess | None, key: str) -> None:
     _say(f"Wrote {path}")
     if access is not None and answers.oauth is not None:
         say_where_the_token_is(access, answers.oauth, _say)
@@ -313,7 +330,10 @@ def init(
     )
     prompting = not non_interactive and sys.stdin.isatty()
     try:
-        run(config, flags, prompting)
+        with handled():
+            run(config, flags, prompting)
     except MailFathomError as error:
         err_console.print(str(error), markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(code=2) from None
+    except KeyboardInterrupt:
+        raise interrupted(err_console, INTERRUPTED) from None
