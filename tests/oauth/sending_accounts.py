@@ -5,20 +5,31 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.adapters.oauth.tokens import AccessTokens
 from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.account_health import HealthState
 from mailfathom.domain.oauth import SaslMechanism
+from oauth.mail_accounts import (
+    CountingEndpoint,
+    counting_token_endpoint,
+    grant,
+    process_tokens_recorded,
+    write_grant,
+)
 from sending.helpers import Clock
 from servers.dovecot import DovecotServer, ImapAccount
+from servers.oauth import OAuthServer
 from servers.smtp import SmtpServer
 from sync.helpers import RemoteMailbox
 
@@ -107,18 +118,64 @@ Tls = "starttls"
     return path
 
 
+@dataclass
+class Sender:
+    """The deployment of one account that sends, its grant, and what reaches its provider
+    and its servers."""
+
+    services: Services
+    clock: Clock
+    oauth: OAuthServer
+    account: ImapAccount
+    smtp: SmtpServer
+    client_id: str
+    refresh_file: Path
+    endpoint: CountingEndpoint
+    tokens: AccessTokens
+
+    def deliver(self) -> None:
+        self.services.delivery_pass(tls_context=self.smtp.client_context).run_once()
+
+    def grant_again(self) -> None:
+        write_grant(self.oauth, self.client_id, self.account, self.refresh_file)
+
+
 @contextmanager
-def sending_services(
-    dovecot: DovecotServer, account: ImapAccount, config: Path
-) -> Iterator[Services]:
-    """The deployment, with the account's Sent and Drafts folders made on the server."""
+def oauth_sender(
+    root: Path,
+    oauth: OAuthServer,
+    dovecot: DovecotServer,
+    account: ImapAccount,
+    smtp: SmtpServer,
+    *,
+    token_clock: Callable[[], float] | None = None,
+    **options: Any,
+) -> Iterator[Sender]:
+    """The account granted, configured (`options` as `sending_config` takes them) and
+    opened, with its Sent and Drafts folders made on the server; the process's tokens read
+    `token_clock`, and the provider is asked through a counting endpoint."""
     register_all([SUBJECT, BODY, RECIPIENT, f"{account.username}@example.test"])
+    client_id, refresh_file = grant(oauth, account, root)
     for folder in ("Sent", "Drafts"):
         dovecot.create_folder(account.username, folder)
-    with Services.open(
-        load_config(config), clock=Clock(datetime(2026, 7, 1, 9, tzinfo=UTC))
-    ) as services:
-        yield services
+    clock = Clock(datetime(2026, 7, 1, 9, tzinfo=UTC))
+    with (
+        counting_token_endpoint(oauth.token_endpoint) as endpoint,
+        process_tokens_recorded(token_clock) as tokens,
+    ):
+        config = sending_config(
+            root,
+            account,
+            smtp,
+            client_id=client_id,
+            refresh_file=refresh_file,
+            token_endpoint=endpoint.url,
+            **options,
+        )
+        with Services.open(load_config(config), clock=clock) as services:
+            yield Sender(
+                services, clock, oauth, account, smtp, client_id, refresh_file, endpoint, tokens
+            )
 
 
 def send(services: Services, key: str) -> str:

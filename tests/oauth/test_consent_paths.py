@@ -5,7 +5,6 @@ sender's copy, a drafts-folder copy), and a successful login with a new grant cl
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,43 +18,23 @@ from mailfathom.domain.account_health import HealthState
 from mailfathom.domain.drafts import CopyState
 from mailfathom.domain.errors import ConsentRequired
 from mailfathom.domain.outgoing import Stage
-from oauth.mail_accounts import counting_token_endpoint, grant, process_tokens_recorded, write_grant
 from oauth.sending_accounts import (
     ACCOUNT,
     AGENT,
     BODY,
     RECIPIENT,
     SUBJECT,
+    Sender,
     folder_messages,
     held_for_consent,
+    oauth_sender,
     send,
-    sending_config,
-    sending_services,
 )
-from sending.helpers import Clock
 from servers.dovecot import DovecotServer, ImapAccount
 from servers.oauth import OAuthServer
 from servers.smtp import SmtpServer
 
 HELD = [(ACCOUNT, HealthState.CONSENT_REQUIRED, 31003)]
-
-
-@dataclass
-class Refused:
-    """A deployment whose one account's grant the provider no longer accepts."""
-
-    services: Services
-    oauth: OAuthServer
-    account: ImapAccount
-    client_id: str
-    refresh_file: Path
-    smtp: SmtpServer
-
-    def grant_again(self) -> None:
-        write_grant(self.oauth, self.client_id, self.account, self.refresh_file)
-
-    def deliver(self) -> None:
-        self.services.delivery_pass(tls_context=self.smtp.client_context).run_once()
 
 
 def _refused(
@@ -65,24 +44,13 @@ def _refused(
     account: ImapAccount,
     smtp: SmtpServer,
     smtp_auth: str,
-) -> Iterator[Refused]:
-    client_id, refresh_file = grant(oauth_server, account, tmp_path)
-    with (
-        counting_token_endpoint(oauth_server.token_endpoint) as endpoint,
-        process_tokens_recorded(),
-    ):
-        config = sending_config(
-            tmp_path,
-            account,
-            smtp,
-            client_id=client_id,
-            refresh_file=refresh_file,
-            token_endpoint=endpoint.url,
-            smtp_auth=smtp_auth,
-        )
-        with sending_services(oauth_dovecot, account, config) as services:
-            oauth_server.revoke_refresh_tokens(account.username)
-            yield Refused(services, oauth_server, account, client_id, refresh_file, smtp)
+) -> Iterator[Sender]:
+    """A deployment whose one account's grant the provider no longer accepts."""
+    with oauth_sender(
+        tmp_path, oauth_server, oauth_dovecot, account, smtp, smtp_auth=smtp_auth
+    ) as sender:
+        oauth_server.revoke_refresh_tokens(account.username)
+        yield sender
 
 
 @pytest.fixture
@@ -92,7 +60,7 @@ def refused(
     oauth_dovecot: DovecotServer,
     oauth_imap_account: ImapAccount,
     oauth_smtp: SmtpServer,
-) -> Iterator[Refused]:
+) -> Iterator[Sender]:
     yield from _refused(
         tmp_path, oauth_server, oauth_dovecot, oauth_imap_account, oauth_smtp, "oauth2"
     )
@@ -105,7 +73,7 @@ def refused_imap_only(
     oauth_dovecot: DovecotServer,
     oauth_imap_account: ImapAccount,
     oauth_smtp: SmtpServer,
-) -> Iterator[Refused]:
+) -> Iterator[Sender]:
     """The account submits with a password: only its IMAP connections use the grant."""
     yield from _refused(
         tmp_path, oauth_server, oauth_dovecot, oauth_imap_account, oauth_smtp, "password"
@@ -113,7 +81,7 @@ def refused_imap_only(
 
 
 def test_a_login_outside_the_synchronization_records_it_and_a_new_grant_clears_it(
-    refused: Refused,
+    refused: Sender,
 ) -> None:
     """What `sync`, `serve` and `mfctl accounts` do first: check the mailbox's folders."""
     account = refused.services.config.account(ACCOUNT)
@@ -128,7 +96,7 @@ def test_a_login_outside_the_synchronization_records_it_and_a_new_grant_clears_i
 
 
 def test_the_delivery_pass_records_it_and_a_submission_with_a_new_grant_clears_it(
-    refused: Refused,
+    refused: Sender,
 ) -> None:
     sent = send(refused.services, "minutes-1")
     refused.deliver()
@@ -138,9 +106,7 @@ def test_the_delivery_pass_records_it_and_a_submission_with_a_new_grant_clears_i
     assert held_for_consent(refused.services) == HELD
 
     refused.grant_again()
-    clock = refused.services.clock
-    assert isinstance(clock, Clock)
-    clock.advance(60)
+    refused.clock.advance(60)
     refused.deliver()
     assert outgoing.read(AGENT, sent).stage is Stage.SENT
     (received,) = refused.smtp.received()
@@ -148,7 +114,7 @@ def test_the_delivery_pass_records_it_and_a_submission_with_a_new_grant_clears_i
     assert held_for_consent(refused.services) == []
 
 
-def test_the_senders_copy_records_it(refused_imap_only: Refused) -> None:
+def test_the_senders_copy_records_it(refused_imap_only: Sender) -> None:
     sent = send(refused_imap_only.services, "minutes-2")
     refused_imap_only.deliver()
     assert refused_imap_only.services.sending().outgoing.read(AGENT, sent).stage is Stage.SENT
@@ -157,7 +123,7 @@ def test_the_senders_copy_records_it(refused_imap_only: Refused) -> None:
     assert held_for_consent(refused_imap_only.services) == HELD
 
 
-def test_a_drafts_folder_copy_records_it(refused: Refused) -> None:
+def test_a_drafts_folder_copy_records_it(refused: Sender) -> None:
     saved = refused.services.drafting().save.save(
         AGENT,
         DraftRequest(plain_text_body=BODY, account=ACCOUNT, subject=SUBJECT, to=[RECIPIENT]),

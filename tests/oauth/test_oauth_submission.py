@@ -7,33 +7,23 @@ The sender's copy, appended to the Sent folder over a login of its own, does the
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from mailfathom.bootstrap import Services
 from mailfathom.domain.oauth import SaslMechanism
 from mailfathom.domain.outgoing import Stage
-from oauth.mail_accounts import (
-    CountingEndpoint,
-    FrozenClock,
-    counting_token_endpoint,
-    grant,
-    process_tokens_recorded,
-    token_active,
-    token_lifetime,
-)
+from oauth.mail_accounts import FrozenClock, token_active, token_lifetime
 from oauth.sending_accounts import (
     ACCOUNT,
     AGENT,
     BODY,
     RECIPIENT,
+    Sender,
     folder_messages,
     held_for_consent,
+    oauth_sender,
     send,
-    sending_config,
-    sending_services,
 )
 from servers.dovecot import DovecotServer, ImapAccount
 from servers.oauth import OAuthServer
@@ -41,17 +31,6 @@ from servers.smtp import SmtpServer
 from waiting import wait_for
 
 MECHANISMS = [SaslMechanism.XOAUTH2, SaslMechanism.OAUTHBEARER]
-
-
-@dataclass
-class Sender:
-    services: Services
-    endpoint: CountingEndpoint
-    smtp: SmtpServer
-    account: ImapAccount
-
-    def deliver(self) -> None:
-        self.services.delivery_pass(tls_context=self.smtp.client_context).run_once()
 
 
 def _sender(
@@ -64,29 +43,25 @@ def _sender(
 ) -> Iterator[Sender]:
     """The account, with an access token already taken that the server has let lapse, and
     a token cache that still takes it as fresh."""
-    client_id, refresh_file = grant(oauth_server, account, tmp_path)
     with (
         token_lifetime(oauth_server, 2),
-        counting_token_endpoint(oauth_server.token_endpoint) as endpoint,
-        process_tokens_recorded(clock=FrozenClock()) as tokens,
-    ):
-        config = sending_config(
+        oauth_sender(
             tmp_path,
+            oauth_server,
+            oauth_dovecot,
             account,
             smtp,
-            client_id=client_id,
-            refresh_file=refresh_file,
-            token_endpoint=endpoint.url,
-            **options,  # type: ignore[arg-type]
-        )
-        with sending_services(oauth_dovecot, account, config) as services:
-            held = services.config.account(ACCOUNT)
-            assert held is not None
-            assert held.oauth is not None
-            lapsed = tokens.current(ACCOUNT, held.oauth)
-            wait_for(lambda: not token_active(oauth_server, lapsed), "the token to lapse")
-            assert endpoint.requests == 1
-            yield Sender(services, endpoint, smtp, account)
+            token_clock=FrozenClock(),
+            **options,
+        ) as sender,
+    ):
+        held = sender.services.config.account(ACCOUNT)
+        assert held is not None
+        assert held.oauth is not None
+        lapsed = sender.tokens.current(ACCOUNT, held.oauth)
+        wait_for(lambda: not token_active(oauth_server, lapsed), "the token to lapse")
+        assert sender.endpoint.requests == 1
+        yield sender
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
