@@ -119,7 +119,7 @@ class ImapConnector:
             raise SyncError(
                 f"The mail server of account '{account.account_id}' failed during login."
             ) from exc
-        except BaseException:  # the account's health not written down, for one
+        except BaseException:  # the account's health could not be written, for one
             _quietly_close(client)
             raise
         return ImapSession(client, account.account_id)
