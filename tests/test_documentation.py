@@ -136,3 +136,15 @@ def test_the_architecture_names_every_module_that_registers_or_shares_tools(
         for module in re.findall(r"`(\w+)\.py`", cells[2])
     }
     assert named == modules - registered
+
+
+def test_every_delivery_failure_code_is_documented_with_its_number() -> None:
+    """docs/mcp.md lists what `failureCode` can hold; docs/operations.md the consent code."""
+    from mailfathom.domain.codes import DeliveryCode
+
+    listed = (DOCS / "mcp.md").read_text("utf-8")
+    for code in DeliveryCode:
+        assert f"{code.value} " in listed, code
+    operations = (DOCS / "operations.md").read_text("utf-8")
+    assert f"| {DeliveryCode.WAITING_FOR_CONSENT.value} |" in operations
+    assert "72003" not in listed + operations

@@ -59,6 +59,7 @@ from mailfathom.adapters.oauth.flows import loopback_grant as loopback_grant
 from mailfathom.adapters.oauth.grant_files import check_secret_place as check_secret_place
 from mailfathom.adapters.oauth.grant_files import create_secret_file as create_secret_file
 from mailfathom.adapters.oauth.grant_files import write_over_secret_file as write_over_secret_file
+from mailfathom.adapters.oauth.grant_health import GrantHealth
 from mailfathom.adapters.oauth.tokens import ConsentOfAccounts, process_tokens
 
 # Re-exported: the secrets a command reads before it starts its workers; the entrypoints
@@ -285,6 +286,9 @@ class Services:
     # wired: nothing is recorded, and mail reads as not yet verified and not assessed.
     sender_verifier: SenderVerifier | None = None
     authorship_assessor: AuthorshipAssessor | None = None
+    # Where every connection logging in with an account's grant says how it fared (none:
+    # nothing is written down).
+    grant_health: GrantHealth | None = None
 
     @classmethod
     def open(
@@ -312,12 +316,16 @@ class Services:
             except BaseException:
                 engine.dispose()
                 raise
+        grant_health = GrantHealth(SqlAccountHealth(engine), clock)
         return cls(
             config=config,
             engine=engine,
             store=SqlSyncStore(engine),
             content=content,
-            connectors=_ConnectorByKind(ImapConnector(), LocalConnector(config.store.data_dir)),
+            connectors=_ConnectorByKind(
+                ImapConnector(health=grant_health), LocalConnector(config.store.data_dir)
+            ),
+            grant_health=grant_health,
             preparer=MimeMessagePreparer(config.store.content_dir, workers=default_workers()),
             content_repair=SqlContentRepairStore(engine),
             conversations=SqlConversationStore(engine),
@@ -541,7 +549,7 @@ class Services:
     def draft_copies(self) -> DraftCopies:
         """The drafts held here and the owner's drafts folders they are copied to."""
         folders = DraftFolderCopies(
-            self.config, LocalConnector(self.config.store.data_dir), ImapConnector()
+            self.config, LocalConnector(self.config.store.data_dir), self.connectors.imap
         )
         return DraftCopies(SqlDraftStore(self.engine), folders, clock=self.clock)
 
@@ -641,9 +649,9 @@ class Services:
         peers = LocalPeerMailboxes(self.config, LocalConnector(self.config.store.data_dir))
         return DeliveryPass(
             SqlOutbox(self.engine),
-            SmtpTransports(self.config, tls_context),
+            SmtpTransports(self.config, tls_context, health=self.grant_health),
             peers,
-            SentFolderCopies(self.config, peers, ImapConnector()),
+            SentFolderCopies(self.config, peers, self.connectors.imap),
             self.config.mail_delivery,
             clock=self.clock,
             worker=worker,
@@ -668,19 +676,14 @@ class Services:
                 FolderCreationConvergence(SqlFolderCreations(self.engine), clock=self.clock),
             ),
             created_folders=SqlFolderCreations(self.engine).created_folders,
-            health=SqlAccountHealth(self.engine),
             consent=ConsentOfAccounts(process_tokens()),
-            clock=self.clock,
         )
 
     def account_health(self) -> list[AccountHealth]:
-        """The accounts held back until a person acts (`mfctl accounts`)."""
-        return SqlAccountHealth(self.engine).states()
-
-    def consent_renewed(self, account_id: str) -> None:
-        """A person granted the account access again and its login was checked with the new
-        grant (`mfctl account consent`): it is no longer held back."""
-        SqlAccountHealth(self.engine).restored(account_id)
+        """The accounts held back until a person acts (`mfctl accounts`). A state is about
+        the account's grant: one the configuration no longer gives a grant is not held."""
+        granted = {a.account_id for a in self.config.accounts if a.oauth is not None}
+        return [h for h in SqlAccountHealth(self.engine).states() if h.account_id in granted]
 
     def close(self) -> None:
         self.preparer.close()

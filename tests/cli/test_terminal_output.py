@@ -4,18 +4,7 @@ progress bars or the start line. Asking for a log level brings them back to the 
 
 from __future__ import annotations
 
-import contextlib
-import errno
-import fcntl
 import json
-import os
-import re
-import select
-import struct
-import subprocess
-import termios
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,82 +15,9 @@ from mcp_tests.deployment import _free_port
 from waiting import wait_for
 
 from .operator_cli import START_LINE, command, local_config
+from .pseudo_terminal import DEADLINE, on_terminal
 
-DEADLINE = 180.0
-# Control sequences (colours, cursor moves of the progress bars) and carriage returns.
-_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\r")
 _LOG_FILE_NAME = "mailfathom.log"
-
-
-class Terminal:
-    """A command whose standard input, output and error are one pseudo-terminal."""
-
-    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
-        self._master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 60, 220, 0, 0))
-        try:
-            self.process = subprocess.Popen(
-                argv, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env
-            )
-        finally:
-            os.close(slave)
-        self._received = bytearray()
-        self._ended = False
-
-    def _read(self, timeout: float) -> None:
-        if self._ended:
-            return
-        ready, _, _ = select.select([self._master], [], [], timeout)
-        if not ready:
-            return
-        try:
-            chunk = os.read(self._master, 65536)
-        except OSError as error:  # the last holder of the terminal's other side is gone
-            if error.errno != errno.EIO:
-                raise
-            chunk = b""
-        if chunk:
-            self._received += chunk
-        else:
-            self._ended = True
-
-    @property
-    def text(self) -> str:
-        return _CONTROL.sub("", self._received.decode("utf-8", "replace"))
-
-    def read_until(self, condition: Callable[[str], bool], what: str) -> str:
-        deadline = time.monotonic() + DEADLINE
-        while not condition(self.text):
-            assert self.process.poll() is None or not self._ended, f"{what}: it exited"
-            assert time.monotonic() < deadline, f"{what} within {DEADLINE:g} s"
-            self._read(0.2)
-        return self.text
-
-    def stop(self) -> str:
-        """SIGTERM to the process by its id, then everything it wrote until it ended."""
-        if self.process.poll() is None:
-            self.process.terminate()
-        deadline = time.monotonic() + 60
-        while not self._ended and time.monotonic() < deadline:
-            self._read(0.2)
-        try:
-            self.process.wait(timeout=max(1.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        os.close(self._master)
-        return self.text
-
-
-@contextlib.contextmanager
-def _on_terminal(argv: list[str], cwd: Path, **env: str) -> Iterator[Terminal]:
-    environment = {k: v for k, v in os.environ.items() if k != "MAILFATHOM_LOG_LEVEL"}
-    environment.update(TERM="xterm-256color", **env)
-    terminal = Terminal(argv, cwd, environment)
-    try:
-        yield terminal
-    finally:
-        terminal.stop()
 
 
 def _has_start_line(text: str) -> bool:
@@ -133,7 +49,7 @@ def test_serve_on_a_terminal_logs_to_a_file_it_names_once(tmp_path: Path) -> Non
     port = _free_port()
     config = local_config(tmp_path, listen=f"127.0.0.1:{port}")
     log_file = tmp_path / "data" / _LOG_FILE_NAME
-    with _on_terminal(command("serve", "--config", str(config)), tmp_path) as terminal:
+    with on_terminal(command("serve", "--config", str(config)), tmp_path) as terminal:
         terminal.read_until(_has_start_line, "the start line was not shown")
         wait_for(
             lambda: {"serve.started", "folder.synchronized"} <= set(_logged_events(log_file)),
@@ -156,7 +72,7 @@ def test_the_demo_banner_on_a_terminal_holds_no_log_line(tmp_path: Path) -> None
     home = tmp_path / "demo"
     log_file = home / "data" / _LOG_FILE_NAME
     argv = command("demo", "--data-dir", str(home), "--messages", "40", "--port", str(port))
-    with _on_terminal(argv, tmp_path) as terminal:
+    with on_terminal(argv, tmp_path) as terminal:
         terminal.read_until(_has_start_line, "the demo did not reach its start line")
         # The workers started after the banner: synchronization of both accounts, delivery.
         wait_for(
@@ -186,7 +102,7 @@ def test_asking_for_a_log_level_on_a_terminal_logs_there(tmp_path: Path, how: st
         argv = command("--log-level", "info", "serve", "--config", str(config))
     else:
         env["MAILFATHOM_LOG_LEVEL"] = "INFO"
-    with _on_terminal(argv, tmp_path, **env) as terminal:
+    with on_terminal(argv, tmp_path, **env) as terminal:
         terminal.read_until(
             lambda text: _has_start_line(text) and "serve.started" in text,
             "the start line and the first log line were not shown",

@@ -108,11 +108,7 @@ class Drafting:
     def folder_messages(self, folder: str) -> list[bytes]:
         remote = RemoteMailbox(self.account)
         try:
-            typ, _ = remote.conn.select(folder, readonly=True)
-            assert typ == "OK"
-            typ, data = remote.conn.uid("FETCH", "1:*", "(BODY.PEEK[])")
-            assert typ == "OK"
-            return [entry[1] for entry in data if isinstance(entry, tuple)]
+            return remote.messages(folder)
         finally:
             remote.close()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -81,6 +82,10 @@ class CommandRun:
     def authorization_url(self, endpoint: str) -> str:
         """The address the person is told to open, which starts with `endpoint`."""
         return self.printed(re.compile(rf"^({re.escape(endpoint)}\?\S+)$"), "the URL was printed")
+
+    def interrupt(self) -> None:
+        """Ctrl-C: SIGINT to the command, by its process id."""
+        self._proc.send_signal(signal.SIGINT)
 
     def finish(self, timeout: float = 120) -> Finished:
         returncode = self._proc.wait(timeout=timeout)

@@ -33,6 +33,23 @@ from sync.helpers import imap_account_config
 SCOPE = "mail"
 
 
+class FrozenClock:
+    """A clock that never moves: the cache takes a token as fresh however old it is."""
+
+    def __call__(self) -> float:
+        return 1000.0
+
+
+@contextmanager
+def token_lifetime(server: OAuthServer, seconds: int) -> Iterator[None]:
+    """Access tokens issued for `seconds` meanwhile; the server's hour afterwards."""
+    server.set_access_token_lifetime(seconds)
+    try:
+        yield
+    finally:
+        server.set_access_token_lifetime(3600)
+
+
 def grant(server: OAuthServer, account: ImapAccount, directory: Path) -> tuple[str, Path]:
     """A public client and the person's device grant for `account`; the refresh token is
     written to a file only its owner reads. Returns (client id, refresh token file)."""

@@ -10,7 +10,6 @@ import pytest
 
 from log_audit import register_all
 from mailfathom.app.sending.send_email import SendRequest
-from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.outgoing import Stage
 from oauth.mail_accounts import counting_token_endpoint, process_tokens_recorded
 from sending.helpers import AGENT, SMTP_PASSWORD, SMTP_USER, SendingDeployment
@@ -102,10 +101,7 @@ def test_a_refused_grant_keeps_its_accounts_mail_queued_and_asks_the_provider_on
                 d.clock.advance(60)
             outgoing = d.services.sending().outgoing
             waiting = outgoing.read(AGENT, side)
-            assert (waiting.stage, waiting.failure_code) == (
-                Stage.QUEUED,
-                DeliveryCode.WAITING_FOR_CONSENT,
-            )
+            assert (waiting.stage, waiting.failure_code) == (Stage.QUEUED, 71009)
             assert waiting.attempt_count == 0
             assert outgoing.read(AGENT, work).stage is Stage.SENT
             assert endpoint.requests == 1

@@ -13,6 +13,7 @@ from mailfathom.adapters.oauth.sasl import choose_mechanism, initial_response
 from mailfathom.domain.errors import MailServerAuthError
 from mailfathom.domain.oauth import SaslMechanism
 from oauth.mail_accounts import (
+    FrozenClock,
     counting_token_endpoint,
     grant,
     oauth_account_config,
@@ -23,13 +24,6 @@ from servers.dovecot import DovecotServer, ImapAccount
 from servers.oauth import OAuthServer
 from sync.helpers import open_services, sample, stored_rows
 from waiting import wait_for
-
-
-class FrozenClock:
-    """A clock that never moves: the cache takes a token as fresh however old it is."""
-
-    def __call__(self) -> float:
-        return 1000.0
 
 
 @pytest.fixture

@@ -135,6 +135,12 @@ def test_every_delivery_failure_code_is_explained_in_words() -> None:
         assert "{" not in sentence
 
 
+def test_delivery_failure_codes_are_numbered_in_their_own_block() -> None:
+    """71xxx: the 72xxx block is the checks `init` makes of a server."""
+    assert all(71001 <= code <= 71999 for code in DeliveryCode)
+    assert DeliveryCode.WAITING_FOR_CONSENT.value == 71009
+
+
 def test_a_send_asked_to_wait_is_listed_and_shown_with_its_instant(tmp_path: Path) -> None:
     from mailfathom.app.drafting.composition import DraftRequest
 

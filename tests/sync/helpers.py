@@ -145,6 +145,14 @@ class RemoteMailbox:
             for uid, items in uid_fetch(self.conn, "1:*", "UID FLAGS").items()
         }
 
+    def messages(self, folder: str = "INBOX") -> list[bytes]:
+        """Every message of `folder`, whole, read without setting \\Seen."""
+        typ, _ = self.conn.select(folder, readonly=True)
+        assert typ == "OK"
+        typ, data = self.conn.uid("FETCH", "1:*", "(BODY.PEEK[])")
+        assert typ == "OK"
+        return [entry[1] for entry in data if isinstance(entry, tuple)]
+
     def close(self) -> None:
         with contextlib.suppress(OSError, imaplib.IMAP4.error):
             self.conn.logout()

@@ -112,7 +112,7 @@ class DeliveryCode(enum.IntEnum):
     # The account logs in with OAuth and the provider refused its grant: the send waits,
     # queued, until a person grants access again (`mfctl account consent`); such waiting
     # uses up none of its attempts.
-    WAITING_FOR_CONSENT = 72003
+    WAITING_FOR_CONSENT = 71009
 
 
 class CommandCode(enum.IntEnum):

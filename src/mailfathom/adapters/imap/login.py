@@ -4,7 +4,8 @@ With OAuth the mechanism is chosen from the `AUTH=` capabilities the server anno
 login (RFC 3501 section 6.2.2; RFC 7628 section 3). A refused token is answered once: the
 account's tokens are asked for a fresh one (`after_refusal`) and the login is tried again on
 the same connection; a second refusal is `MailServerAuthError`. A refresh token the provider
-refused ends in `ConsentRequired` before the server is asked at all.
+refused ends in `ConsentRequired` before the server is asked at all. Both outcomes of the
+grant (refused, or a token accepted) reach the account's health through `OAuthLogin`.
 
 imaplib's debug output stays off (see `ImapConnector.open`): it would format the
 AUTHENTICATE exchange, the token included, for a logger.
@@ -54,14 +55,13 @@ def log_in(client: Any, account: AccountConfig, oauth: OAuthLogin | None) -> Non
     mechanism = choose_mechanism(oauth.credential.mechanism, _announced(client))
     try:
         _authenticate(client, settings, mechanism, token)
-        return
     except LoginRefused:
-        pass
-    token = oauth.after_refusal(token)
-    try:
-        _authenticate(client, settings, mechanism, token)
-    except LoginRefused:
-        raise _refused(account) from None
+        token = oauth.after_refusal(token)
+        try:
+            _authenticate(client, settings, mechanism, token)
+        except LoginRefused:
+            raise _refused(account) from None
+    oauth.accepted()
 
 
 def _refused(account: AccountConfig) -> MailServerAuthError:

@@ -26,6 +26,7 @@ from mailfathom.adapters.imap.responses import (
     message_id_from_header,
     parse_uid_set,
 )
+from mailfathom.adapters.oauth.grant_health import GrantHealth
 from mailfathom.adapters.oauth.sasl import OAuthLogin
 from mailfathom.adapters.oauth.tokens import AccessTokens, process_tokens
 from mailfathom.app.sync.types import (
@@ -65,16 +66,20 @@ class CommandRefused(SyncError):
 
 class ImapConnector:
     """Opens a session per call. `tokens` gives the access tokens of accounts that log in
-    with OAuth (the process's own by default, so every connector shares them)."""
+    with OAuth (the process's own by default, so every connector shares them); `health`
+    is where their logins report how the account's grant fared."""
 
-    def __init__(self, tokens: AccessTokens | None = None) -> None:
+    def __init__(
+        self, tokens: AccessTokens | None = None, health: GrantHealth | None = None
+    ) -> None:
         self._tokens = tokens
+        self._health = health
 
     def _oauth(self, account: AccountConfig) -> OAuthLogin | None:
         if account.oauth is None:
             return None
         tokens = self._tokens if self._tokens is not None else process_tokens()
-        return OAuthLogin(account.account_id, account.oauth, tokens)
+        return OAuthLogin(account.account_id, account.oauth, tokens, self._health)
 
     def change_watch(self, account: AccountConfig) -> None:
         """An IMAP mailbox is watched through a session (IDLE), never from outside one."""
@@ -114,6 +119,9 @@ class ImapConnector:
             raise SyncError(
                 f"The mail server of account '{account.account_id}' failed during login."
             ) from exc
+        except BaseException:  # the account's health could not be written, for one
+            _quietly_close(client)
+            raise
         return ImapSession(client, account.account_id)
 
 

@@ -10,10 +10,13 @@ section 3.2.3), an empty response for XOAUTH2.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from mailfathom.adapters.oauth.grant_health import GrantHealth
 from mailfathom.adapters.oauth.tokens import AccessTokens
+from mailfathom.domain.errors import ConsentRequired
 from mailfathom.domain.oauth import OAuthCredential, SaslMechanism
 
 OAUTHBEARER_ERROR_REPLY = b"\x01"
@@ -54,14 +57,33 @@ def error_reply(mechanism: SaslMechanism) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class OAuthLogin:
-    """How one account's connections get their access token."""
+    """How one account's connections get their access token, and say how the account's
+    grant fared: a refused grant and a token a server accepted are reported to `health`
+    (none: nothing is written down, as before a configuration exists)."""
 
     account_id: str
     credential: OAuthCredential
     tokens: AccessTokens = field(repr=False)
+    health: GrantHealth | None = field(default=None, repr=False)
 
     def token(self) -> str:
-        return self.tokens.current(self.account_id, self.credential)
+        with self._reporting():
+            return self.tokens.current(self.account_id, self.credential)
 
     def after_refusal(self, refused: str) -> str:
-        return self.tokens.after_refusal(self.account_id, self.credential, refused)
+        with self._reporting():
+            return self.tokens.after_refusal(self.account_id, self.credential, refused)
+
+    def accepted(self) -> None:
+        """The server accepted the token: whatever state the account was held in is over."""
+        if self.health is not None:
+            self.health.accepted(self.account_id)
+
+    @contextmanager
+    def _reporting(self) -> Iterator[None]:
+        try:
+            yield
+        except ConsentRequired:
+            if self.health is not None:
+                self.health.refused(self.account_id)
+            raise

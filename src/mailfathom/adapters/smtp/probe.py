@@ -11,7 +11,7 @@ import aiosmtplib
 
 from mailfathom.adapters.config.secrets import read_secret
 from mailfathom.adapters.oauth.sasl import OAuthLogin
-from mailfathom.adapters.smtp.oauth_auth import OAuthRefused, authenticate_with_token
+from mailfathom.adapters.smtp.oauth_auth import OAuthRefused, log_in_with_token
 from mailfathom.adapters.smtp.submission import ContextFactory, SmtpSubmission, oauth_login
 from mailfathom.domain.codes import CheckCode
 from mailfathom.domain.delivery_config import SmtpConnection
@@ -59,7 +59,7 @@ async def _check(
         ) from None
     try:
         if oauth is not None:
-            await _log_in_with_token(client, connection, oauth)
+            await log_in_with_token(client, oauth, connection.username or "")
         elif connection.username is not None and password is not None:
             await client.login(connection.username, password)
     except (aiosmtplib.SMTPAuthenticationError, OAuthRefused):
@@ -75,16 +75,3 @@ async def _check(
         with contextlib.suppress(aiosmtplib.SMTPException, OSError):
             await client.quit()
         client.close()
-
-
-async def _log_in_with_token(
-    client: aiosmtplib.SMTP, connection: SmtpConnection, oauth: OAuthLogin
-) -> None:
-    username = connection.username or ""
-    mechanism = oauth.credential.mechanism
-    token = await asyncio.to_thread(oauth.token)
-    try:
-        await authenticate_with_token(client, mechanism, username, token)
-    except OAuthRefused:
-        token = await asyncio.to_thread(oauth.after_refusal, token)
-        await authenticate_with_token(client, mechanism, username, token)

@@ -20,9 +20,10 @@ from collections.abc import Callable, Sequence
 import aiosmtplib
 
 from mailfathom.adapters.config.secrets import read_secret
+from mailfathom.adapters.oauth.grant_health import GrantHealth
 from mailfathom.adapters.oauth.sasl import OAuthLogin
 from mailfathom.adapters.oauth.tokens import AccessTokens, process_tokens
-from mailfathom.adapters.smtp.oauth_auth import OAuthRefused, authenticate_with_token
+from mailfathom.adapters.smtp.oauth_auth import OAuthRefused, log_in_with_token
 from mailfathom.app.sending.ports import RecipientReply, SubmissionOutcome
 from mailfathom.domain.config import DeploymentConfig
 from mailfathom.domain.connections import TlsMode
@@ -114,17 +115,9 @@ class SmtpSubmission:
     ) -> SubmissionOutcome | None:
         """Present the token, and a fresh one once if it is refused; None when logged in,
         else the outcome that ends the attempt."""
-        oauth = self._oauth
-        assert oauth is not None
-        username = self._connection.username or ""
-        mechanism = oauth.credential.mechanism
+        assert self._oauth is not None
         try:
-            try:
-                await authenticate_with_token(client, mechanism, username, token)
-                return None
-            except OAuthRefused:
-                token = await asyncio.to_thread(oauth.after_refusal, token)
-            await authenticate_with_token(client, mechanism, username, token)
+            await log_in_with_token(client, self._oauth, self._connection.username or "", token)
         except OAuthRefused:
             return SubmissionOutcome(connected=False, authentication_refused=True)
         except ConsentRequired:
@@ -203,6 +196,7 @@ class SmtpTransports:
         config: DeploymentConfig,
         tls_context: ContextFactory = ssl.create_default_context,
         tokens: AccessTokens | None = None,
+        health: GrantHealth | None = None,
     ) -> None:
         self._transports: dict[str, SmtpSubmission] = {}
         for account in config.accounts:
@@ -210,7 +204,7 @@ class SmtpTransports:
                 self._transports[account.account_id] = SmtpSubmission(
                     account.delivery.smtp,
                     tls_context,
-                    oauth=oauth_login(account.account_id, account.oauth, tokens),
+                    oauth=oauth_login(account.account_id, account.oauth, tokens, health),
                 )
 
     def transport_for(self, account_id: str) -> SmtpSubmission | None:
@@ -218,9 +212,13 @@ class SmtpTransports:
 
 
 def oauth_login(
-    account_id: str, credential: OAuthCredential | None, tokens: AccessTokens | None
+    account_id: str,
+    credential: OAuthCredential | None,
+    tokens: AccessTokens | None,
+    health: GrantHealth | None = None,
 ) -> OAuthLogin | None:
     """How the account's submission logs in with OAuth, where it has an OAuth block."""
     if credential is None:
         return None
-    return OAuthLogin(account_id, credential, tokens if tokens is not None else process_tokens())
+    tokens = tokens if tokens is not None else process_tokens()
+    return OAuthLogin(account_id, credential, tokens, health)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -13,18 +12,14 @@ from mailfathom.domain.errors import ConsentRequired
 
 
 class SqlAccountHealth:
-    """Every connection that logs in reports here, so a healthy account costs one DELETE
-    per process: after it, a successful login writes nothing until this process recorded a
-    state for the account again."""
+    """Every connection that logs in with an account's grant reports here, so a healthy
+    account costs one read per login and writes nothing. A state is cleared by a login in
+    any process, whichever recorded it: that one may have been a command that has ended."""
 
     def __init__(self, engine: sa.Engine) -> None:
         self.engine = engine
-        self._known_healthy: set[str] = set()
-        self._lock = threading.Lock()
 
     def consent_required(self, account_id: str, at: datetime) -> None:
-        with self._lock:
-            self._known_healthy.discard(account_id)
         row = {
             "account_id": account_id,
             "state": HealthState.CONSENT_REQUIRED.value,
@@ -52,13 +47,12 @@ class SqlAccountHealth:
             return  # another process recorded it first
 
     def restored(self, account_id: str) -> None:
-        with self._lock:
-            if account_id in self._known_healthy:
+        held = account_health.c.account_id == account_id
+        with self.engine.connect() as c:
+            if c.execute(sa.select(account_health.c.account_id).where(held)).first() is None:
                 return
         with self.engine.begin() as c:
-            c.execute(sa.delete(account_health).where(account_health.c.account_id == account_id))
-        with self._lock:
-            self._known_healthy.add(account_id)
+            c.execute(sa.delete(account_health).where(held))
 
     def states(self) -> list[AccountHealth]:
         with self.engine.connect() as c:

@@ -6,13 +6,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import structlog
 
 from mailfathom.app.sync.folder_visibility import mapped_folders
 from mailfathom.app.sync.ports import (
-    AccountHealthStore,
     ChangeWatch,
     ConsentWait,
     MailboxConnector,
@@ -57,9 +55,7 @@ class AccountSynchronizer:
         upkeep: Callable[[AccountConfig], None] | None = None,
         owner_changes: OwnerChanges | None = None,
         created_folders: Callable[[str], Sequence[FolderMapping]] | None = None,
-        health: AccountHealthStore | None = None,
         consent: ConsentWait | None = None,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._store = store
         self._connector = connector
@@ -73,28 +69,9 @@ class AccountSynchronizer:
         # Folders a caller had created on the account's server (organize_email), kept with
         # the configured ones.
         self._created_folders = created_folders
-        # Where a login that needs a person's new grant is written down, and how a waiting
-        # run learns that one was written (without asking the provider).
-        self._health = health
+        # How a run waiting for a person's new grant learns that one was written (without
+        # asking the provider). The connector's logins write the account's health down.
         self._consent = consent
-        self._clock = clock
-
-    def _open(self, account: AccountConfig) -> MailboxSession:
-        """A session, with the account's health written down: a refused grant recorded,
-        a successful login clearing it."""
-        try:
-            session = self._connector.open(account)
-        except ConsentRequired:
-            if self._health is not None:
-                self._health.consent_required(account.account_id, self._clock())
-            raise
-        if self._health is not None:
-            try:
-                self._health.restored(account.account_id)
-            except BaseException:
-                session.close()
-                raise
-        return session
 
     def _await_consent(self, account: AccountConfig, stop: threading.Event) -> bool:
         """Wait, reading only the local refresh token, until a new one is written (True:
@@ -127,7 +104,7 @@ class AccountSynchronizer:
             return AccountReport(account.account_id, (), ())
         if self._upkeep is not None:
             self._upkeep(account)
-        session = self._open(account)
+        session = self._connector.open(account)
         try:
             if self._owner_changes is not None:
                 self._owner_changes.carry(account, session)
@@ -256,7 +233,7 @@ class AccountSynchronizer:
         synchronizer = self._folder_synchronizer(account)
         while not stop.is_set():
             try:
-                session = self._open(account)
+                session = self._connector.open(account)
             except ConsentRequired:
                 if not self._await_consent(account, stop):
                     return
@@ -324,7 +301,7 @@ class AccountSynchronizer:
             watch: Callable[[], bool] | None = None
             try:
                 if changes.waiting(account.account_id):
-                    session = self._open(account)
+                    session = self._connector.open(account)
                     try:
                         changes.carry(account, session)
                     finally:

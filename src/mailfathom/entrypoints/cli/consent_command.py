@@ -24,7 +24,6 @@ from mailfathom.bootstrap import (
     OAuthClient,
     Services,
     check_secret_place,
-    list_server_folders,
     read_secret,
     write_over_secret_file,
 )
@@ -38,8 +37,9 @@ from mailfathom.entrypoints.cli.granting import (
     obtain_grant,
 )
 from mailfathom.entrypoints.cli.init_oauth_answers import flow_named
+from mailfathom.entrypoints.cli.interrupts import handled, held, interrupted
 from mailfathom.entrypoints.cli.loading import load, selected_accounts
-from mailfathom.entrypoints.cli.terminal import answers, say_error
+from mailfathom.entrypoints.cli.terminal import answers, errors, say_error
 
 account_app = typer.Typer(help="Work on one configured account.", no_args_is_help=True)
 
@@ -80,8 +80,22 @@ def grant_again(
         target = default_refresh_token_file(deployment.store.data_dir, account.account_id)
     check_secret_place(target, new=False)
     grant = obtain_grant(plan, chosen, _say, interactive=interactive)
-    write_over_secret_file(target, grant.refresh_token)
-    if in_file is None:
+    try:
+        with held():
+            write_over_secret_file(target, grant.refresh_token)
+        _check_new_grant(deployment, account, target)
+    except KeyboardInterrupt:
+        raise interrupted(
+            errors,
+            f"Interrupted after the new refresh token was written to {target}; the account "
+            "is released at its next successful login.",
+        ) from None
+
+
+def _check_new_grant(deployment: DeploymentConfig, account: AccountConfig, target: Path) -> None:
+    oauth = account.oauth
+    assert oauth is not None
+    if oauth.refresh_token.file is None:
         _say(
             f"The new refresh token was written to {target} (readable by its owner only). "
             f"Put that file's content in {oauth.refresh_token.env} where the processes that "
@@ -90,9 +104,9 @@ def grant_again(
         )
         return
     _say(f"The new refresh token is in {target}. Checking the IMAP login with it ...")
-    list_server_folders(account.account_id, account.imap, oauth)
     with Services.open(deployment) as services:
-        services.consent_renewed(account.account_id)
+        # The login with the new grant is what releases the account, as any login would.
+        services.connectors.open(account).close()
     _say(f"Account '{account.account_id}' logs in again; it is no longer held back.")
 
 
@@ -128,7 +142,12 @@ def consent(
     try:
         deployment = load(config)
         interactive = not non_interactive and sys.stdin.isatty()
-        grant_again(deployment, account, flow, refresh_token_file, interactive=interactive)
+        with handled():
+            grant_again(deployment, account, flow, refresh_token_file, interactive=interactive)
     except MailFathomError as error:
         say_error(str(error))
         raise typer.Exit(code=2) from None
+    except KeyboardInterrupt:
+        raise interrupted(
+            errors, "Interrupted; the account's refresh token is as it was."
+        ) from None

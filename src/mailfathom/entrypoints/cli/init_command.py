@@ -4,12 +4,8 @@ It checks what it is told before writing anything: the IMAP server is logged in 
 folders listed (roles proposed from SPECIAL-USE, see `domain.role_proposal`), the submission
 server, when one is given, is logged in to (nothing is sent). Then it writes the configuration
 in the loader's own form, loads it back, creates one MCP caller's API key (shown once; the file
-keeps its SHA-256) and prints the client configurations. An existing file is never replaced.
-
-The caller it writes is an agent acting for the person running init, so its grant is written
-out name by name (`caller_permissions`) and a person is asked before anything it composes
-leaves (`Confirmation = "ask"`): a new deployment never lets an agent mail anybody unasked,
-and loosening either is an edit the operator makes knowingly.
+keeps its SHA-256) and prints the client configurations (what it writes: `init_document`).
+An existing file is never replaced.
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ import secrets
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -32,7 +28,6 @@ from mailfathom.bootstrap import (
     list_server_folders,
     refuse_existing,
 )
-from mailfathom.domain.access import ConfirmationMode, Permission
 from mailfathom.domain.config import ImapConnection, TlsMode
 from mailfathom.domain.delivery_config import SmtpConnection
 from mailfathom.domain.errors import MailFathomError
@@ -45,13 +40,20 @@ from mailfathom.domain.role_proposal import (
     propose_folders,
 )
 from mailfathom.entrypoints.cli.client_snippets import ClientSnippets, print_snippets
-from mailfathom.entrypoints.cli.init_answers import Answers, Flags, Server, gather
-from mailfathom.entrypoints.cli.init_oauth import grant_access, say_where_the_token_is, secret_table
+from mailfathom.entrypoints.cli.init_answers import Answers, Flags, gather
+from mailfathom.entrypoints.cli.init_document import caller_permissions, document
+from mailfathom.entrypoints.cli.init_oauth import (
+    GrantedAccess,
+    grant_access,
+    say_where_the_token_is,
+)
 from mailfathom.entrypoints.cli.init_oauth_answers import OAuthFlags
 from mailfathom.entrypoints.cli.init_questions import AnswerNotUsable, is_loopback
+from mailfathom.entrypoints.cli.interrupts import handled, held, interrupted
 
 console = Console()
 err_console = Console(stderr=True)
+INTERRUPTED = "Interrupted; nothing was written."
 
 
 def _say(text: str) -> None:
@@ -75,82 +77,6 @@ def _refuse_clear_text(answers: Answers) -> None:
     for flag, server in (("--imap-security", answers.imap), ("--smtp-security", answers.smtp)):
         if server is not None and server.tls is TlsMode.NONE and not is_loopback(server.host):
             raise AnswerNotUsable(f"{flag} none is allowed only for a loopback host.")
-
-
-def caller_permissions(sending: bool) -> list[Permission]:
-    """Every permission the deployment init writes can serve: sending only with a submission
-    server, and never `files.write`, which acts on nothing until `AttachmentRoots` names a
-    directory."""
-    left_out = {Permission.FILES_WRITE} | (set() if sending else {Permission.SEND})
-    return [p for p in Permission if p not in left_out]
-
-
-def _login(server: Server) -> dict[str, object]:
-    """How a server is logged in to: its password's reference, or OAuth."""
-    if server.secret is None:
-        return {"Auth": ConnectionAuth.OAUTH2.value}
-    return {"Secret": secret_table(server.secret)}
-
-
-def _mapping(folder: ProposedFolder) -> dict[str, str]:
-    if folder.role is None:
-        return {"Remote": folder.remote}
-    return {"Remote": folder.remote, "Role": folder.role.value}
-
-
-def document(
-    answers: Answers,
-    folders: Sequence[ProposedFolder],
-    key_digest: str,
-    oauth: dict[str, object] | None = None,
-) -> Any:
-    imap = answers.imap
-    account: dict[str, object] = {
-        "Id": answers.account_id,
-        "DisplayName": answers.display_name,
-        "Kind": "imap",
-    }
-    if answers.address is not None:
-        account["Addresses"] = [answers.address]
-    account["Imap"] = {
-        "Host": imap.host,
-        "Port": imap.port,
-        "Tls": imap.tls.value,
-        "Username": imap.username,
-        **_login(imap),
-    }
-    if answers.smtp is not None:
-        smtp = answers.smtp
-        delivery: dict[str, object] = {"Enabled": True}
-        if answers.address is not None:
-            delivery["Address"] = answers.address
-        delivery["Smtp"] = {
-            "Host": smtp.host,
-            "Port": smtp.port,
-            "Tls": smtp.tls.value,
-            "Username": smtp.username,
-            **_login(smtp),
-        }
-        account["Delivery"] = delivery
-    if oauth is not None:
-        account["OAuth"] = oauth
-    account["Folders"] = [_mapping(f) for f in folders]
-    caller = {
-        "Name": answers.caller_name,
-        "Credential": "apiKey",
-        "ApiKeySha256": key_digest,
-        "Permissions": [p.value for p in caller_permissions(answers.smtp is not None)],
-        "Confirmation": ConfirmationMode.ASK.value,
-    }
-    return {
-        "Store": {"DataDir": answers.data_dir},
-        "Accounts": [account],
-        "McpEndpoint": {
-            "Enabled": True,
-            "Listen": f"127.0.0.1:{answers.mcp_port}",
-            "Callers": [caller],
-        },
-    }
 
 
 def _show_folders(folders: Sequence[ProposedFolder], special_use: bool) -> None:
@@ -238,6 +164,8 @@ def _check_servers(
 
 
 def run(path: Path, flags: Flags, prompting: bool) -> None:
+    """Ask, check and write. Until the configuration is written a Ctrl-C leaves nothing
+    behind; from then on it is not heeded: what remains is telling the key, once."""
     path = path.expanduser().absolute()
     refuse_existing(path)
     answers = gather(flags, _ask if prompting else None)
@@ -245,27 +173,36 @@ def run(path: Path, flags: Flags, prompting: bool) -> None:
     access = None
     if answers.oauth is not None:
         access = grant_access(path, answers, _say, interactive=prompting)
+    written = False
     try:
+        if access is not None:
+            access.keep()
         folders, left_out = _check_servers(
             answers, access.credential if access else None, prompting
         )
         key = "mf-" + secrets.token_urlsafe(32)
         digest = hashlib.sha256(key.encode()).hexdigest()
-        create_config_file(
-            path,
-            document(answers, folders, digest, access.block if access else None),
-            "\n".join(
-                [
-                    "Written by `mailfathom init`. Reference: docs/configuration.md.",
-                    "Secrets are not in this file, only where they are read from.",
-                    *left_out,
-                ]
-            ),
-        )
+        with held(then_raise=False):
+            create_config_file(
+                path,
+                document(answers, folders, digest, access.block if access else None),
+                "\n".join(
+                    [
+                        "Written by `mailfathom init`. Reference: docs/configuration.md.",
+                        "Secrets are not in this file, only where they are read from.",
+                        *left_out,
+                    ]
+                ),
+            )
+            written = True
+            _tell(path, answers, access, key)
     except BaseException:
-        if access is not None:
+        if access is not None and not written:
             access.discard()
         raise
+
+
+def _tell(path: Path, answers: Answers, access: GrantedAccess | None, key: str) -> None:
     _say(f"Wrote {path}")
     if access is not None and answers.oauth is not None:
         say_where_the_token_is(access, answers.oauth, _say)
@@ -438,7 +375,10 @@ def init(
     )
     prompting = not non_interactive and sys.stdin.isatty()
     try:
-        run(config, flags, prompting)
+        with handled():
+            run(config, flags, prompting)
     except MailFathomError as error:
         err_console.print(str(error), markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(code=2) from None
+    except KeyboardInterrupt:
+        raise interrupted(err_console, INTERRUPTED) from None

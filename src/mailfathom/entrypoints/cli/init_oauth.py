@@ -5,8 +5,8 @@ Everything that could refuse is checked before the person is asked: the answers,
 server's metadata, that the provider offers the flow, that the refresh token's file can be
 created. Once granted, the token is written (owner only, never replacing a file) before the
 servers are checked with it, since the check already refreshes through that file; if a
-check fails the caller removes it again (`GrantedAccess.discard`), so a failed init leaves
-nothing behind.
+check fails or the operator interrupts, the caller removes it again, with the directories
+made for it (`GrantedAccess.discard`), so a failed init leaves nothing behind.
 
 With `--refresh-token-env` the configuration reads the token from that variable, but init
 cannot set a variable in the service's environment and never prints the token: it writes
@@ -16,7 +16,7 @@ the file all the same and says where, for the operator to move it.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mailfathom.bootstrap import (
@@ -39,22 +39,52 @@ from mailfathom.entrypoints.cli.granting import (
 )
 from mailfathom.entrypoints.cli.init_answers import Answers
 from mailfathom.entrypoints.cli.init_oauth_answers import OAuthAnswers, preset_of
+from mailfathom.entrypoints.cli.interrupts import held
 
 ORIGIN = "Accounts[0].OAuth"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GrantedAccess:
-    """A grant kept in `token_file`; `credential` reads it from there for the checks, and
-    `block` is the account's `OAuth` table as the configuration will say it."""
+    """A grant to be kept in `token_file`; `credential` reads it from there for the checks,
+    and `block` is the account's `OAuth` table as the configuration will say it."""
 
     credential: OAuthCredential
     token_file: Path
     block: dict[str, object]
+    refresh_token: str = field(repr=False)
+    # The directories writing the file made, deepest first, and whether it was written.
+    made: tuple[Path, ...] = ()
+    kept: bool = False
+
+    def keep(self) -> None:
+        """Write the refresh token to its file (owner only). A Ctrl-C meanwhile takes
+        effect once the file is written and known to be, so `discard` finds it."""
+        self.made = tuple(_missing_directories(self.token_file.parent))
+        with held():
+            create_secret_file(self.token_file, self.refresh_token)
+            self.kept = True
 
     def discard(self) -> None:
+        """Remove what `keep` wrote: the file, and the directories it made that nothing
+        else was put in since."""
+        if not self.kept:
+            return
         with contextlib.suppress(FileNotFoundError):
             self.token_file.unlink()
+        for directory in self.made:
+            try:
+                directory.rmdir()
+            except OSError:
+                return
+
+
+def _missing_directories(directory: Path) -> list[Path]:
+    missing = []
+    while not directory.exists() and directory.parent != directory:
+        missing.append(directory)
+        directory = directory.parent
+    return missing
 
 
 def secret_table(ref: SecretRef) -> InlineTable:
@@ -125,8 +155,8 @@ def _plan(oauth: OAuthAnswers, say: Say) -> tuple[GrantPlan, str | None]:
 def grant_access(
     config_path: Path, answers: Answers, say: Say, *, interactive: bool
 ) -> GrantedAccess:
-    """Ask the person for access and keep the refresh token. Raises `GrantFailed`, or
-    `ConfigurationError` (11004, 11019) before anything is asked."""
+    """Ask the person for access; the refresh token is written by `GrantedAccess.keep`.
+    Raises `GrantFailed`, or `ConfigurationError` (11004, 11019) before anything is asked."""
     oauth = answers.oauth
     assert oauth is not None
     plan, revocation = _plan(oauth, say)
@@ -136,9 +166,9 @@ def grant_access(
     )
     check_secret_place(token_file, new=True)
     grant = obtain_grant(plan, flow, say, interactive=interactive)
-    create_secret_file(token_file, grant.refresh_token)
     credential = _credential(oauth, plan, revocation, token_file)
-    return GrantedAccess(credential, token_file, _block(oauth, credential, token_file))
+    block = _block(oauth, credential, token_file)
+    return GrantedAccess(credential, token_file, block, grant.refresh_token)
 
 
 def say_where_the_token_is(access: GrantedAccess, oauth: OAuthAnswers, say: Say) -> None:

@@ -1,0 +1,121 @@
+"""Ctrl-C while `mailfathom init` or `mfctl account consent` waits for the person (the
+device code's approval, the browser's return, a prompt) or checks the servers with a new
+grant: one short line, exit status 130, no traceback, and nothing left behind by init (a
+refresh token it already wrote removed again, with the directories it made for it)."""
+
+from __future__ import annotations
+
+import re
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cli.pseudo_terminal import Terminal, terminal_environment
+from servers.dovecot import ImapAccount
+from servers.oauth import OAuthServer
+
+from .init_runs import CommandRun, Finished, generic_flags, init_by_device, init_run
+
+INIT_INTERRUPTED = "Interrupted; nothing was written."
+CHECKING = re.compile(r"^(Checking the IMAP server)")
+
+
+def _interrupted(done: Finished, line: str) -> None:
+    assert done.returncode == 130, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines() == [line], done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def _nothing_written(root: Path) -> None:
+    assert sorted(p.name for p in root.iterdir()) == []
+
+
+def _init(server: OAuthServer, client_id: str, account: ImapAccount, root: Path) -> CommandRun:
+    root.mkdir()
+    flags = generic_flags(server, client_id, account, root / "mailfathom.toml")
+    return init_run(root, [*flags, *(["--flow", "loopback"] if "loopback" in root.name else [])])
+
+
+def test_while_the_device_code_waits_for_approval(
+    oauth_server: OAuthServer, oauth_imap_account: ImapAccount, client_id: str, tmp_path: Path
+) -> None:
+    root = tmp_path / "device"
+    run = _init(oauth_server, client_id, oauth_imap_account, root)
+    run.user_code()
+    run.interrupt()
+    _interrupted(run.finish(), INIT_INTERRUPTED)
+    _nothing_written(root)
+
+
+def test_while_the_loopback_listener_waits_for_the_browser(
+    oauth_server: OAuthServer, oauth_imap_account: ImapAccount, client_id: str, tmp_path: Path
+) -> None:
+    root = tmp_path / "loopback"
+    run = _init(oauth_server, client_id, oauth_imap_account, root)
+    run.authorization_url(oauth_server.authorization_endpoint)
+    run.interrupt()
+    _interrupted(run.finish(), INIT_INTERRUPTED)
+    _nothing_written(root)
+
+
+@pytest.fixture
+def silent_imap() -> Iterator[tuple[str, int]]:
+    """A port that takes connections and never says anything: the IMAP check waits."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    try:
+        yield listener.getsockname()
+    finally:
+        listener.close()
+
+
+def test_after_the_grant_while_the_servers_are_checked(
+    oauth_server: OAuthServer,
+    oauth_imap_account: ImapAccount,
+    client_id: str,
+    tmp_path: Path,
+    silent_imap: tuple[str, int],
+) -> None:
+    host, port = silent_imap
+    waiting = ImapAccount(host, port, oauth_imap_account.username, oauth_imap_account.password)
+    root = tmp_path / "checking"
+    run = _init(oauth_server, client_id, waiting, root)
+    oauth_server.approve_device(run.user_code(), oauth_imap_account.username)
+    run.printed(CHECKING, "the IMAP check began")
+    assert (root / "secrets" / "mail.refresh").exists()
+    run.interrupt()
+    _interrupted(run.finish(), INIT_INTERRUPTED)
+    _nothing_written(root)
+
+
+def test_at_a_prompt(tmp_path: Path) -> None:
+    root = tmp_path / "prompted"
+    root.mkdir()
+    argv = [sys.executable, "-m", "mailfathom", "init", "--config", str(root / "mf.toml")]
+    terminal = Terminal(argv, root, terminal_environment(), controlling=True)
+    try:
+        terminal.read_until(lambda text: "IMAP server host" in text, "the first question")
+        terminal.type(b"\x03")
+        assert terminal.ended() == 130
+    finally:
+        shown = terminal.stop()
+    assert shown.rstrip().endswith(INIT_INTERRUPTED), shown
+    assert "Traceback" not in shown
+    _nothing_written(root)
+
+
+def test_consent_while_the_device_code_waits_for_approval(
+    oauth_server: OAuthServer, oauth_imap_account: ImapAccount, client_id: str, tmp_path: Path
+) -> None:
+    config, _ = init_by_device(oauth_server, client_id, oauth_imap_account, tmp_path)
+    token_file = tmp_path / "secrets" / "mail.refresh"
+    granted = token_file.read_text("utf-8")
+    run = CommandRun(tmp_path, ["account", "consent", "--config", str(config), "--account", "mail"])
+    run.user_code()
+    run.interrupt()
+    _interrupted(run.finish(), "Interrupted; the account's refresh token is as it was.")
+    assert token_file.read_text("utf-8") == granted
