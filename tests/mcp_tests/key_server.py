@@ -1,6 +1,8 @@
 """A small authorization server on loopback for the token verifier's own tests: it publishes
 RFC 8414 metadata and a JWK Set of keys the test made, answers introspection from answers
 the test set, and counts what it was asked. Tokens are signed in the test with the same keys.
+While `released` is clear every request is held, counted but unanswered, until it is set: a
+slow or hanging issuer, as long as the test needs.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
 INTROSPECTION_CLIENT = ("resource-server", "introspection-secret-" + uuid.uuid4().hex)
+HELD_SECONDS = 60.0
 
 
 @dataclass
@@ -54,6 +57,12 @@ class SigningKey:
         return jwt.encode(claims, self.private, algorithm=self.algorithm, headers=headers)
 
 
+def _released() -> threading.Event:
+    event = threading.Event()
+    event.set()
+    return event
+
+
 @dataclass
 class KeyServer:
     issuer: str
@@ -62,10 +71,12 @@ class KeyServer:
     counts: Counter[str] = field(default_factory=Counter)
     metadata_issuer: str | None = None
     up: bool = True
+    jwks_path: str = "/jwks"
+    released: threading.Event = field(default_factory=_released)
 
     @property
     def jwks_uri(self) -> str:
-        return self.issuer + "/jwks"
+        return self.issuer + self.jwks_path
 
     @property
     def introspection_endpoint(self) -> str:
@@ -102,11 +113,16 @@ def _handler(state: KeyServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
 
         def do_GET(self) -> None:
+            asked = {
+                "/.well-known/oauth-authorization-server": "metadata",
+                state.jwks_path: "jwks",
+            }.get(self.path)
+            if asked is not None:
+                state.counts[asked] += 1
+            state.released.wait(HELD_SECONDS)
             if not state.up:
                 self._json(503, {"error": "down"})
-                return
-            if self.path == "/.well-known/oauth-authorization-server":
-                state.counts["metadata"] += 1
+            elif asked == "metadata":
                 self._json(
                     200,
                     {
@@ -115,8 +131,7 @@ def _handler(state: KeyServer) -> type[BaseHTTPRequestHandler]:
                         "introspection_endpoint": state.introspection_endpoint,
                     },
                 )
-            elif self.path == "/jwks":
-                state.counts["jwks"] += 1
+            elif asked == "jwks":
                 self._json(200, {"keys": [key.jwk() for key in state.keys]})
             else:
                 self._json(404, {"error": "not_found"})
@@ -148,6 +163,7 @@ def key_server() -> Iterator[KeyServer]:
     try:
         yield state
     finally:
+        state.released.set()
         httpd.shutdown()
         httpd.server_close()
         thread.join()

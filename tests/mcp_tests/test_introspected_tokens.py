@@ -55,15 +55,12 @@ def _verify_each(
     """Each token's outcome, in order, by one verifier; `clock[i]` is the time of the i-th."""
 
     async def main() -> list[Any]:
-        client = AuthorizationServerClient()
         moments = iter(clock or [])
-        verifier = IntrospectionTokenVerifier(
-            _config(server), client, lambda: secret, lambda: next(moments, time.time())
-        )
-        try:
+        async with AuthorizationServerClient() as client:
+            verifier = IntrospectionTokenVerifier(
+                _config(server), client, lambda: secret, lambda: next(moments, time.time())
+            )
             return [await verifier.verify_token(token) for token in tokens]
-        finally:
-            await client.aclose()
 
     return anyio.run(main)
 

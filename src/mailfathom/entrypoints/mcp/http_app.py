@@ -296,11 +296,8 @@ def build_http_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[None]:
-        try:
-            async with server.session_manager.run():
-                yield
-        finally:
-            await authorization_servers.aclose()
+        async with authorization_servers, server.session_manager.run():
+            yield
 
     routes: list[BaseRoute] = [
         *protected_resource_routes(config.host, tokens),
