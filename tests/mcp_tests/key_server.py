@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, unquote_plus
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
@@ -73,6 +73,7 @@ class KeyServer:
     up: bool = True
     jwks_path: str = "/jwks"
     released: threading.Event = field(default_factory=_released)
+    client: tuple[str, str] = INTROSPECTION_CLIENT
 
     @property
     def jwks_uri(self) -> str:
@@ -97,6 +98,22 @@ class KeyServer:
             "scope": "mailfathom.mail.read",
             **more,
         }
+
+
+def _basic_client(authorization: str) -> tuple[str, str] | None:
+    """The client id and secret of a Basic header, each form-decoded (RFC 6749 section
+    2.3.1)."""
+    scheme, _, encoded = authorization.partition(" ")
+    if scheme != "Basic":
+        return None
+    try:
+        pair = base64.b64decode(encoded, validate=True).decode("utf-8")
+    except ValueError:
+        return None
+    client, colon, secret = pair.partition(":")
+    if not colon:
+        return None
+    return unquote_plus(client), unquote_plus(secret)
 
 
 def _handler(state: KeyServer) -> type[BaseHTTPRequestHandler]:
@@ -143,8 +160,7 @@ def _handler(state: KeyServer) -> type[BaseHTTPRequestHandler]:
                 self._json(404, {"error": "not_found"})
                 return
             state.counts["introspection"] += 1
-            expected = base64.b64encode(":".join(INTROSPECTION_CLIENT).encode()).decode()
-            if self.headers.get("Authorization") != f"Basic {expected}":
+            if _basic_client(self.headers.get("Authorization", "")) != state.client:
                 self._json(401, {"error": "invalid_client"})
                 return
             token = form.get("token", [""])[0]

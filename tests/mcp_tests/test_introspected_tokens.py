@@ -20,7 +20,7 @@ from mailfathom.entrypoints.mcp.oauth.introspection import (
     CACHE_SECONDS,
     IntrospectionTokenVerifier,
 )
-from mcp_tests.key_server import INTROSPECTION_CLIENT, KeyServer, key_server
+from mcp_tests.key_server import KeyServer, key_server
 
 RESOURCE = "https://mail.example.com/mcp"
 
@@ -36,7 +36,7 @@ def _config(server: KeyServer) -> McpOAuthConfig:
         resource=RESOURCE,
         authorization_servers=(server.issuer,),
         token_validation=TokenValidation.INTROSPECTION,
-        introspection_client_id=INTROSPECTION_CLIENT[0],
+        introspection_client_id=server.client[0],
     )
 
 
@@ -49,7 +49,7 @@ def _verify_each(
     server: KeyServer,
     tokens: list[str],
     *,
-    secret: str = INTROSPECTION_CLIENT[1],
+    secret: str | None = None,
     clock: list[float] | None = None,
 ) -> list[Any]:
     """Each token's outcome, in order, by one verifier; `clock[i]` is the time of the i-th."""
@@ -58,7 +58,10 @@ def _verify_each(
         moments = iter(clock or [])
         async with AuthorizationServerClient() as client:
             verifier = IntrospectionTokenVerifier(
-                _config(server), client, lambda: secret, lambda: next(moments, time.time())
+                _config(server),
+                client,
+                lambda: secret or server.client[1],
+                lambda: next(moments, time.time()),
             )
             return [await verifier.verify_token(token) for token in tokens]
 
@@ -142,3 +145,12 @@ def test_an_issuer_that_cannot_be_reached_is_unavailable(issuer: KeyServer) -> N
     issuer.up = False
     with pytest.raises(AuthorizationServerUnavailable):
         _verify_each(issuer, ["opaque-1"])
+
+
+def test_the_client_is_authenticated_with_its_id_and_secret_form_encoded(
+    issuer: KeyServer,
+) -> None:
+    issuer.client = ("resource server:1", "s3cr%t+ \u00e9:x&y=z")
+    issuer.answers["opaque-1"] = _answer(issuer)
+    (found,) = _verify_each(issuer, ["opaque-1"])
+    assert found is not None

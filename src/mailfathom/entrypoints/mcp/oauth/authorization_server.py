@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack, contextmanager
 from types import TracebackType
 from typing import Any, Self
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import anyio
 import httpx2
@@ -101,7 +101,11 @@ class AuthorizationServerClient:
     async def post_form(
         self, url: str, form: Mapping[str, str], basic: tuple[str, str]
     ) -> dict[str, Any]:
-        return await self._json("POST", url, data=dict(form), auth=httpx2.BasicAuth(*basic))
+        """POST `form` as the client `basic` names (its id and secret), each form-encoded
+        before they are joined in the Basic header, as RFC 6749 section 2.3.1 requires: an
+        id or secret holding `:`, `%`, `+` or a space then reaches the server unchanged."""
+        client, secret = (quote(part, safe="") for part in basic)
+        return await self._json("POST", url, data=dict(form), auth=httpx2.BasicAuth(client, secret))
 
     async def _json(self, method: str, url: str, **options: Any) -> dict[str, Any]:
         headers = {"Accept": "application/json"}
