@@ -3,6 +3,7 @@ counts, and an answer is kept briefly, by the token's hash, never past the token
 
 from __future__ import annotations
 
+import secrets
 import time
 import uuid
 from collections.abc import Iterator
@@ -154,3 +155,18 @@ def test_the_client_is_authenticated_with_its_id_and_secret_form_encoded(
     issuer.answers["opaque-1"] = _answer(issuer)
     (found,) = _verify_each(issuer, ["opaque-1"])
     assert found is not None
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param("mf-" + secrets.token_urlsafe(32), id="init"),
+        pytest.param("mf-demo-" + secrets.token_urlsafe(24), id="demo"),
+    ],
+)
+def test_a_value_shaped_like_an_api_key_is_never_sent_to_the_issuer(
+    issuer: KeyServer, value: str
+) -> None:
+    issuer.answers[value] = _answer(issuer)
+    assert _verify_each(issuer, [value]) == [None]
+    assert issuer.counts == {}

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import anyio
 import jwt
 import pytest
+import structlog
 
 from mailfathom.domain.mcp_oauth import McpOAuthConfig
 from mailfathom.entrypoints.mcp.oauth.authorization_server import (
@@ -203,6 +204,16 @@ def test_a_token_of_another_type_is_refused(issuer: KeyServer, kind: str) -> Non
 @pytest.mark.parametrize("token", ["", "not-a-token", "a.b.c", "e30.e30.", "x" * 5000])
 def test_text_that_is_no_token_is_refused(issuer: KeyServer, token: str) -> None:
     assert verify(issuer, token) is None
+
+
+def test_a_value_shaped_like_an_api_key_is_never_read_as_a_token(issuer: KeyServer) -> None:
+    # Even a good token behind the prefix: what starts like this deployment's keys is one.
+    value = "mf-" + issuer.keys[0].sign(issuer.claims(RESOURCE))
+    with structlog.testing.capture_logs() as logged:
+        assert verify(issuer, value) is None
+    reasons = [e.get("reason") for e in logged if e["event"] == "oauth.token_refused"]
+    assert reasons == ["shaped like an API key"]
+    assert issuer.counts == {}
 
 
 def test_a_configured_key_address_is_read_without_the_metadata(issuer: KeyServer) -> None:

@@ -6,6 +6,9 @@ and `iat` (where given) within the clock skew, and a `sub`. An active answer is 
 `CACHE_SECONDS` at most (never past the token's expiry), keyed by the SHA-256 of the token,
 so a session's requests do not each cost the issuer a request and the token itself is not
 kept as a key; a revoked token is therefore refused within that time. The cache is bounded.
+
+A value shaped like this deployment's API keys (`domain.api_keys`) is refused without being
+sent, since it is a secret of this deployment.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any, TypeGuard
 import structlog
 from mcp.server.auth.provider import AccessToken
 
+from mailfathom.domain.api_keys import is_api_key_shaped
 from mailfathom.domain.mcp_oauth import McpOAuthConfig
 from mailfathom.entrypoints.mcp.oauth.authorization_server import (
     AuthorizationServerClient,
@@ -54,6 +58,9 @@ class IntrospectionTokenVerifier:
         self._cache: OrderedDict[str, tuple[float, AccessToken]] = OrderedDict()
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        if is_api_key_shaped(token):
+            log.info("oauth.token_refused", reason="shaped like an API key")
+            return None
         digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
         now = self._clock()
         cached = self._cache.get(digest)
