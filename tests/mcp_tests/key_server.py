@@ -2,7 +2,8 @@
 RFC 8414 metadata and a JWK Set of keys the test made, answers introspection from answers
 the test set, and counts what it was asked. Tokens are signed in the test with the same keys.
 While `released` is clear every request is held, counted but unanswered, until it is set: a
-slow or hanging issuer, as long as the test needs.
+slow or hanging issuer, as long as the test needs. The most introspection requests it held at
+once is `most_in_flight`.
 """
 
 from __future__ import annotations
@@ -74,6 +75,9 @@ class KeyServer:
     jwks_path: str = "/jwks"
     released: threading.Event = field(default_factory=_released)
     client: tuple[str, str] = INTROSPECTION_CLIENT
+    in_flight: int = 0
+    most_in_flight: int = 0
+    guard: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def jwks_uri(self) -> str:
@@ -159,19 +163,31 @@ def _handler(state: KeyServer) -> type[BaseHTTPRequestHandler]:
             if self.path != "/introspect" or not state.up:
                 self._json(404, {"error": "not_found"})
                 return
-            state.counts["introspection"] += 1
-            if _basic_client(self.headers.get("Authorization", "")) != state.client:
-                self._json(401, {"error": "invalid_client"})
-                return
-            token = form.get("token", [""])[0]
-            self._json(200, state.answers.get(token, {"active": False}))
+            with state.guard:
+                state.counts["introspection"] += 1
+                state.in_flight += 1
+                state.most_in_flight = max(state.most_in_flight, state.in_flight)
+            try:
+                state.released.wait(HELD_SECONDS)
+                if _basic_client(self.headers.get("Authorization", "")) != state.client:
+                    self._json(401, {"error": "invalid_client"})
+                    return
+                token = form.get("token", [""])[0]
+                self._json(200, state.answers.get(token, {"active": False}))
+            finally:
+                with state.guard:
+                    state.in_flight -= 1
 
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128
+
+
 @contextmanager
 def key_server() -> Iterator[KeyServer]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    httpd = _Server(("127.0.0.1", 0), BaseHTTPRequestHandler)
     state = KeyServer(issuer=f"http://127.0.0.1:{httpd.server_address[1]}")
     httpd.RequestHandlerClass = _handler(state)
     thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
