@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sys
 import threading
 import time
 import uuid
@@ -183,6 +184,11 @@ def _handler(state: KeyServer) -> type[BaseHTTPRequestHandler]:
 
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gave up on a held request is gone when the answer is written.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 @contextmanager
