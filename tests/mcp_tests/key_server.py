@@ -168,16 +168,15 @@ def _handler(state: KeyServer) -> type[BaseHTTPRequestHandler]:
                 state.counts["introspection"] += 1
                 state.in_flight += 1
                 state.most_in_flight = max(state.most_in_flight, state.in_flight)
-            try:
-                state.released.wait(HELD_SECONDS)
-                if _basic_client(self.headers.get("Authorization", "")) != state.client:
-                    self._json(401, {"error": "invalid_client"})
-                    return
-                token = form.get("token", [""])[0]
-                self._json(200, state.answers.get(token, {"active": False}))
-            finally:
-                with state.guard:
-                    state.in_flight -= 1
+            state.released.wait(HELD_SECONDS)
+            # Counted out before answering: the client may ask again once it has the answer.
+            with state.guard:
+                state.in_flight -= 1
+            if _basic_client(self.headers.get("Authorization", "")) != state.client:
+                self._json(401, {"error": "invalid_client"})
+                return
+            token = form.get("token", [""])[0]
+            self._json(200, state.answers.get(token, {"active": False}))
 
     return Handler
 

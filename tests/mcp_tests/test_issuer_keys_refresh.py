@@ -184,6 +184,8 @@ def test_the_metadata_is_read_again_after_a_long_interval(issuer: KeyServer) -> 
         clock.now += 600
         assert await verifier.verify_token(token) is not None
         await until(lambda: issuer.counts["jwks"] == 2)
+        # Waiting behind the refresh under way, or after it: it is over either way.
+        assert await verifier.verify_token(stranger(issuer)) is None
         clock.now += jwks.METADATA_SECONDS
         assert await verifier.verify_token(token) is not None
         await until(lambda: issuer.counts["jwks"] == 3)
