@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from log_audit import register_all
+from mailfathom.domain.api_keys import is_api_key_shaped
 from mcp_tests.client import call, code, structured
 from mcp_tests.deployment import _free_port, _wait_for_port
 from waiting import wait_for
@@ -30,6 +31,7 @@ def test_the_served_demo_sends_from_one_account_to_the_other(tmp_path: Path) -> 
         _wait_for_port(port, demo, timeout=120)
         url = f"http://127.0.0.1:{port}/mcp"
         key = (tmp_path / "demo" / "demo-api-key").read_text("ascii").strip()
+        assert is_api_key_shaped(key)
         sent = call(
             url,
             key,

@@ -15,6 +15,7 @@ import pytest
 
 from log_audit import register_all
 from mailfathom.adapters.config import load_config
+from mailfathom.domain.api_keys import is_api_key_shaped
 from mailfathom.domain.config import TlsMode
 from mailfathom.domain.folders import FolderRole
 from servers.dovecot import DovecotServer, ImapAccount
@@ -103,6 +104,8 @@ def test_init_writes_a_loadable_file_with_roles_the_server_announces(
     snippets = PrintedSnippets.parse(done.stdout)
     _, headers = snippets.http_url_and_headers()
     key = headers["Authorization"].removeprefix("Bearer ")
+    # Of the shape an endpoint accepting access tokens never sends to an identity provider.
+    assert is_api_key_shaped(key)
     text = config.read_text("utf-8")
     assert key not in text
     assert imap_account.password not in text + done.stdout + done.stderr

@@ -1,12 +1,16 @@
 """A small authorization server on loopback for the token verifier's own tests: it publishes
 RFC 8414 metadata and a JWK Set of keys the test made, answers introspection from answers
 the test set, and counts what it was asked. Tokens are signed in the test with the same keys.
+While `released` is clear every request is held, counted but unanswered, until it is set: a
+slow or hanging issuer, as long as the test needs. The most introspection requests it held at
+once is `most_in_flight`.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import sys
 import threading
 import time
 import uuid
@@ -16,13 +20,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, unquote_plus
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
 INTROSPECTION_CLIENT = ("resource-server", "introspection-secret-" + uuid.uuid4().hex)
+HELD_SECONDS = 60.0
 
 
 @dataclass
@@ -54,6 +59,12 @@ class SigningKey:
         return jwt.encode(claims, self.private, algorithm=self.algorithm, headers=headers)
 
 
+def _released() -> threading.Event:
+    event = threading.Event()
+    event.set()
+    return event
+
+
 @dataclass
 class KeyServer:
     issuer: str
@@ -62,10 +73,16 @@ class KeyServer:
     counts: Counter[str] = field(default_factory=Counter)
     metadata_issuer: str | None = None
     up: bool = True
+    jwks_path: str = "/jwks"
+    released: threading.Event = field(default_factory=_released)
+    client: tuple[str, str] = INTROSPECTION_CLIENT
+    in_flight: int = 0
+    most_in_flight: int = 0
+    guard: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def jwks_uri(self) -> str:
-        return self.issuer + "/jwks"
+        return self.issuer + self.jwks_path
 
     @property
     def introspection_endpoint(self) -> str:
@@ -88,6 +105,22 @@ class KeyServer:
         }
 
 
+def _basic_client(authorization: str) -> tuple[str, str] | None:
+    """The client id and secret of a Basic header, each form-decoded (RFC 6749 section
+    2.3.1)."""
+    scheme, _, encoded = authorization.partition(" ")
+    if scheme != "Basic":
+        return None
+    try:
+        pair = base64.b64decode(encoded, validate=True).decode("utf-8")
+    except ValueError:
+        return None
+    client, colon, secret = pair.partition(":")
+    if not colon:
+        return None
+    return unquote_plus(client), unquote_plus(secret)
+
+
 def _handler(state: KeyServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:
@@ -102,11 +135,16 @@ def _handler(state: KeyServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
 
         def do_GET(self) -> None:
+            asked = {
+                "/.well-known/oauth-authorization-server": "metadata",
+                state.jwks_path: "jwks",
+            }.get(self.path)
+            if asked is not None:
+                state.counts[asked] += 1
+            state.released.wait(HELD_SECONDS)
             if not state.up:
                 self._json(503, {"error": "down"})
-                return
-            if self.path == "/.well-known/oauth-authorization-server":
-                state.counts["metadata"] += 1
+            elif asked == "metadata":
                 self._json(
                     200,
                     {
@@ -115,8 +153,7 @@ def _handler(state: KeyServer) -> type[BaseHTTPRequestHandler]:
                         "introspection_endpoint": state.introspection_endpoint,
                     },
                 )
-            elif self.path == "/jwks":
-                state.counts["jwks"] += 1
+            elif asked == "jwks":
                 self._json(200, {"keys": [key.jwk() for key in state.keys]})
             else:
                 self._json(404, {"error": "not_found"})
@@ -127,9 +164,15 @@ def _handler(state: KeyServer) -> type[BaseHTTPRequestHandler]:
             if self.path != "/introspect" or not state.up:
                 self._json(404, {"error": "not_found"})
                 return
-            state.counts["introspection"] += 1
-            expected = base64.b64encode(":".join(INTROSPECTION_CLIENT).encode()).decode()
-            if self.headers.get("Authorization") != f"Basic {expected}":
+            with state.guard:
+                state.counts["introspection"] += 1
+                state.in_flight += 1
+                state.most_in_flight = max(state.most_in_flight, state.in_flight)
+            state.released.wait(HELD_SECONDS)
+            # Counted out before answering: the client may ask again once it has the answer.
+            with state.guard:
+                state.in_flight -= 1
+            if _basic_client(self.headers.get("Authorization", "")) != state.client:
                 self._json(401, {"error": "invalid_client"})
                 return
             token = form.get("token", [""])[0]
@@ -138,9 +181,18 @@ def _handler(state: KeyServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gave up on a held request is gone when the answer is written.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @contextmanager
 def key_server() -> Iterator[KeyServer]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    httpd = _Server(("127.0.0.1", 0), BaseHTTPRequestHandler)
     state = KeyServer(issuer=f"http://127.0.0.1:{httpd.server_address[1]}")
     httpd.RequestHandlerClass = _handler(state)
     thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
@@ -148,6 +200,7 @@ def key_server() -> Iterator[KeyServer]:
     try:
         yield state
     finally:
+        state.released.set()
         httpd.shutdown()
         httpd.server_close()
         thread.join()

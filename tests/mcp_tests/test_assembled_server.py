@@ -70,12 +70,12 @@ def _listed(url: str, key: str) -> list[str]:
     return anyio.run(run)
 
 
-def _status(url: str, authorization: str | None) -> int:
+def _answer(url: str, authorization: str | None) -> httpx2.Response:
     headers = {"Accept": "application/json, text/event-stream"}
     if authorization is not None:
         headers["Authorization"] = authorization
     body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    return httpx2.post(url, json=body, headers=headers).status_code
+    return httpx2.post(url, json=body, headers=headers)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -103,8 +103,13 @@ def test_over_http_the_built_for_caller_admits_nobody(deployment: InProcess) -> 
     config = deployment.services.config.mcp
     server = build_server_from(ToolBundles.of(deployment.services), config, everything)
     with served_in_thread(server, config) as url:
-        assert _status(url, None) == 401
-        assert _status(url, "Bearer key-nobody-holds") == 401
+        # Told where to get a credential; a key presented is told it does not hold.
+        missing = _answer(url, None)
+        assert missing.status_code == 401
+        assert missing.headers["www-authenticate"].startswith("Bearer resource_metadata=")
+        wrong = _answer(url, "Bearer key-nobody-holds")
+        assert wrong.status_code == 401
+        assert wrong.headers["www-authenticate"].startswith('Bearer error="invalid_token", ')
         assert _listed(url, KEY) == READ_TOOLS
 
 

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import anyio
 import jwt
 import pytest
+import structlog
 
 from mailfathom.domain.mcp_oauth import McpOAuthConfig
 from mailfathom.entrypoints.mcp.oauth.authorization_server import (
@@ -53,17 +54,18 @@ def run(
     clock: Callable[[], float] | None = None,
 ) -> T:
     async def main() -> T:
-        client = AuthorizationServerClient()
+        async with AuthorizationServerClient() as client:
 
-        def keys(issuer: str) -> IssuerKeys:
-            return IssuerKeys(
-                client, issuer, config.jwks_uri, config.jwks_cache_seconds, clock or time.monotonic
-            )
+            def keys(issuer: str) -> IssuerKeys:
+                return IssuerKeys(
+                    client,
+                    issuer,
+                    config.jwks_uri,
+                    config.jwks_cache_seconds,
+                    clock or time.monotonic,
+                )
 
-        try:
             return await check(JwtTokenVerifier(config, client, keys))
-        finally:
-            await client.aclose()
 
     return anyio.run(main)
 
@@ -204,6 +206,16 @@ def test_text_that_is_no_token_is_refused(issuer: KeyServer, token: str) -> None
     assert verify(issuer, token) is None
 
 
+def test_a_value_shaped_like_an_api_key_is_never_read_as_a_token(issuer: KeyServer) -> None:
+    # Even a good token behind the prefix: what starts like this deployment's keys is one.
+    value = "mf-" + issuer.keys[0].sign(issuer.claims(RESOURCE))
+    with structlog.testing.capture_logs() as logged:
+        assert verify(issuer, value) is None
+    reasons = [e.get("reason") for e in logged if e["event"] == "oauth.token_refused"]
+    assert reasons == ["shaped like an API key"]
+    assert issuer.counts == {}
+
+
 def test_a_configured_key_address_is_read_without_the_metadata(issuer: KeyServer) -> None:
     token = issuer.keys[0].sign(issuer.claims(RESOURCE))
     assert verify(issuer, token, jwks_uri=issuer.jwks_uri) is not None
@@ -241,10 +253,15 @@ def test_rotated_keys_are_fetched_and_a_flood_of_unknown_keys_is_not(issuer: Key
         assert await verifier.verify_token(rotated) is not None
         assert await verifier.verify_token(first) is not None
         assert issuer.counts["jwks"] == 3
-        # The old key withdrawn: its tokens fail once the cache has aged.
+        # The old key withdrawn: the first token after the cache has aged is still checked
+        # with the aged keys while they are fetched again, and the old key's tokens fail once
+        # they have been.
         issuer.keys.pop()
         clock.now += config.jwks_cache_seconds
-        assert await verifier.verify_token(first) is None
+        assert await verifier.verify_token(first) is not None
+        with anyio.fail_after(20):
+            while await verifier.verify_token(first) is not None:
+                await anyio.sleep(0.01)
         assert await verifier.verify_token(rotated) is not None
         assert issuer.counts["jwks"] == 4
 

@@ -23,9 +23,15 @@ def test_metrics_are_not_served_without_their_setting(short_idle_server: Served)
 def test_metrics_are_served_only_to_their_key(bounded_server: Served) -> None:
     call(bounded_server.url, KEYS["full"], "list_accounts", {})
     url = bounded_server.metrics_url
-    assert httpx2.get(url).status_code == 401
-    assert httpx2.get(url, headers=_bearer(KEYS["full"])).status_code == 401
-    assert httpx2.get(url, headers={"Authorization": "Basic bWV0cmljcw=="}).status_code == 401
+    # Without a key (or with another scheme) a bare challenge, with a wrong key an error.
+    for headers, challenge in [
+        ({}, "Bearer"),
+        ({"Authorization": "Basic bWV0cmljcw=="}, "Bearer"),
+        (_bearer(KEYS["full"]), 'Bearer error="invalid_token"'),
+    ]:
+        refused = httpx2.get(url, headers=headers)
+        assert refused.status_code == 401
+        assert refused.headers["www-authenticate"] == challenge
     served = httpx2.get(url, headers=_bearer(METRICS_KEY))
     assert served.status_code == 200
     assert 'outcome="success",tool="list_accounts"' in served.text

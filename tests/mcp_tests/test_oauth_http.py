@@ -116,13 +116,22 @@ def test_the_metadata_names_scopes_as_the_prefix_qualifies_them(requiring: Serve
     assert document["scopes_supported"] == [PREFIX + scope for scope in SCOPES]
 
 
-def test_a_request_without_credentials_is_pointed_at_the_metadata(served: Served) -> None:
+@pytest.mark.parametrize("authorization", [None, "Basic bWFpbDpmYXRob20=", "Bearer"])
+def test_a_request_without_credentials_is_pointed_at_the_metadata_without_an_error(
+    served: Served, authorization: str | None
+) -> None:
+    # RFC 6750 section 3.1: a request lacking authentication (none, or in a scheme this
+    # endpoint does not take) is told where to get some, not that a token failed, which
+    # some clients take as the cue to drop the token they hold.
+    headers = {"Accept": "application/json"}
+    if authorization is not None:
+        headers["Authorization"] = authorization
     with httpx2.Client(timeout=30) as http:
-        answer = http.post(served.url, json={}, headers={"Accept": "application/json"})
+        answer = http.post(served.url, json={}, headers=headers)
     assert answer.status_code == 401
-    challenge = _challenge(answer)
-    assert challenge["error"] == "invalid_token"
-    assert challenge["resource_metadata"] == _origin(served.url) + METADATA_PATH
+    metadata = _origin(served.url) + METADATA_PATH
+    assert answer.headers["www-authenticate"] == f'Bearer resource_metadata="{metadata}"'
+    assert "error" not in answer.json()
 
 
 def _refused(served: Served, token: str) -> httpx2.Response:

@@ -5,6 +5,7 @@ proxy); and an authorization server that cannot be reached, which is no fault of
 from __future__ import annotations
 
 import re
+import secrets
 import time
 from collections.abc import Iterator
 
@@ -55,6 +56,19 @@ def test_introspection_admits_an_active_token_and_refuses_the_rest(
         assert answer.status_code == 401
         assert 'error="invalid_token"' in answer.headers["www-authenticate"]
     assert set(tool_names(url, KEYS["reader"])) == set(READ_TOOLS)
+
+
+def test_a_mistyped_api_key_is_never_sent_to_the_identity_provider(
+    introspecting: Served, oauth_server: OAuthServer
+) -> None:
+    before = oauth_server.counts().get("introspection", 0)
+    for mistyped in (KEYS["reader"], secrets.token_urlsafe(32)):
+        with httpx2.Client(timeout=30) as http:
+            answer = initialize(http, introspecting.url, "mf-" + mistyped)
+        assert answer.status_code == 401
+        assert 'error="invalid_token"' in answer.headers["www-authenticate"]
+        assert "mcp-session-id" not in answer.headers
+    assert oauth_server.counts().get("introspection", 0) == before
 
 
 @pytest.fixture(scope="module")

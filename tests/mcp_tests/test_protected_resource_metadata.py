@@ -52,7 +52,7 @@ def test_a_refused_request_points_at_the_metadata(mcp_deployment: Deployment) ->
         refused = http.post(mcp_deployment.url, json=INITIALIZE, headers=headers)
         assert refused.status_code == 401
         challenge = refused.headers["www-authenticate"]
-        assert challenge.startswith("Bearer ")
+        assert challenge.startswith('Bearer error="invalid_token", ')
         found = re.search(r'resource_metadata="([^"]+)"', challenge)
         assert found is not None
         assert found.group(1) == (

@@ -185,9 +185,14 @@ def test_no_credential_is_admitted_on_loopback_by_the_open_entry(
 def test_a_wrong_key_is_refused_before_mcp(mcp_deployment: Deployment) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
     headers = {"Accept": "application/json, text/event-stream"}
-    for authorization in ("Bearer wrong-key", "Basic abc", "Bearer"):
+    for authorization, error in [
+        ("Bearer wrong-key", 'error="invalid_token", '),
+        # No credential this endpoint takes: a challenge without an error (RFC 6750 3.1).
+        ("Basic abc", ""),
+        ("Bearer", ""),
+    ]:
         response = httpx2.post(
             mcp_deployment.url, json=body, headers={**headers, "Authorization": authorization}
         )
         assert response.status_code == 401
-        assert response.headers["www-authenticate"].startswith("Bearer")
+        assert response.headers["www-authenticate"].startswith(f"Bearer {error}resource_metadata=")

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mailfathom.bootstrap import Services, load_deployment
+from mailfathom.domain.api_keys import API_KEY_PREFIX
 from mailfathom.domain.codes import StoreCode
 from mailfathom.domain.errors import StoreError
 from mailfathom.entrypoints import logs
@@ -96,7 +97,7 @@ def _demo_key(data_dir: Path) -> str:
     path = data_dir / "demo-api-key"
     if path.exists():
         return path.read_text("ascii").strip()
-    key = "mf-demo-" + secrets.token_urlsafe(24)
+    key = API_KEY_PREFIX + "demo-" + secrets.token_urlsafe(24)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as handle:
         handle.write(key + "\n")

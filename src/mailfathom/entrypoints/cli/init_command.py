@@ -28,6 +28,7 @@ from mailfathom.bootstrap import (
     list_server_folders,
     refuse_existing,
 )
+from mailfathom.domain.api_keys import API_KEY_PREFIX
 from mailfathom.domain.config import ImapConnection, TlsMode
 from mailfathom.domain.delivery_config import SmtpConnection
 from mailfathom.domain.errors import MailFathomError
@@ -180,7 +181,7 @@ def run(path: Path, flags: Flags, prompting: bool) -> None:
         folders, left_out = _check_servers(
             answers, access.credential if access else None, prompting
         )
-        key = "mf-" + secrets.token_urlsafe(32)
+        key = API_KEY_PREFIX + secrets.token_urlsafe(32)
         digest = hashlib.sha256(key.encode()).hexdigest()
         with held(then_raise=False):
             create_config_file(

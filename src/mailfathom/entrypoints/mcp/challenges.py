@@ -1,14 +1,16 @@
 """The answers to a request the endpoint does not serve, as RFC 6750 section 3 and the MCP
 authorization specification describe them.
 
-401 says the credential is missing or unusable (`invalid_token`) and points at the protected
-resource metadata, where a client finds whom to ask for a token. 403 `insufficient_scope`
-says the token is good but lacks a scope the endpoint requires, and names every required one
-(a client asks for them beside those it holds), so it may ask the person again for more
-(step-up authorization). 403 without a challenge says the token's holder is not admitted at
-all, which no new token of the same person changes. 503 says the authorization server could
-not be asked, which is no fault of the token. Every description is a fixed sentence of this
-project's own.
+401 without an error code says no credential was presented (none, or in a scheme the
+endpoint does not take: RFC 6750 section 3.1), and points at the protected resource
+metadata, where a client finds whom to ask for a token. 401 `invalid_token` says a presented
+key or token does not hold; a client may drop it, which is why it is never said to a
+request that presented nothing. 403 `insufficient_scope` says the token is good but lacks a
+scope the endpoint requires, and names every required one (a client asks for them beside
+those it holds), so it may ask the person again for more (step-up authorization). 403
+without a challenge says the token's holder is not admitted at all, which no new token of
+the same person changes. 503 says the authorization server could not be asked, which is no
+fault of the token. Every description is a fixed sentence of this project's own.
 """
 
 from __future__ import annotations
@@ -21,19 +23,27 @@ from starlette.responses import Response
 RETRY_AFTER_SECONDS = 30
 
 
-def _answer(status: int, error: str, description: str, challenge: str | None) -> Response:
-    body = json.dumps({"error": error, "error_description": description}).encode()
+def _answer(status: int, error: str | None, description: str, challenge: str | None) -> Response:
+    document = {"error": error} if error is not None else {}
+    body = json.dumps({**document, "error_description": description}).encode()
     headers = {"WWW-Authenticate": challenge} if challenge is not None else {}
     if status == 503:
         headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
-def unauthorized(metadata_url: str | None = None) -> Response:
+def credential_required(metadata_url: str | None = None) -> Response:
+    challenge = "Bearer"
+    if metadata_url is not None:
+        challenge += f' resource_metadata="{metadata_url}"'
+    return _answer(401, None, "Authentication required", challenge)
+
+
+def invalid_token(metadata_url: str | None = None) -> Response:
     challenge = 'Bearer error="invalid_token"'
     if metadata_url is not None:
         challenge += f', resource_metadata="{metadata_url}"'
-    return _answer(401, "invalid_token", "Authentication required", challenge)
+    return _answer(401, "invalid_token", "The credential presented is not valid", challenge)
 
 
 def insufficient_scope(metadata_url: str, scopes: Sequence[str]) -> Response:

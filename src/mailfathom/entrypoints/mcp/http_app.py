@@ -5,11 +5,13 @@ with the configured digests; a request with no credential is admitted only by an
 says `Credential = "none"`, and only from a loopback peer. Where `[McpEndpoint.OAuth]` is
 configured, a bearer value no digest matches is checked as an access token, and the token's
 subject names the entry it is served as (`oauth.admission`). Everything else is answered with
-a bearer challenge (`challenges`). DNS-rebinding protection stays on for loopback hosts (the
-SDK's default); a listener on any other address has none, which is why exposure goes through a
-proxy in front of a loopback listener (docs/mcp-oauth.md). Sessions are then bounded per
-caller entry (`sessions.py`). `/metrics` is served only when the configuration names a key of
-its own, and only to a request presenting that key past the same Host and Origin check.
+a bearer challenge (`challenges`): a bare one where no bearer credential was presented, and
+`invalid_token` where one was and does not hold. DNS-rebinding protection stays on for
+loopback hosts (the SDK's default); a listener on any other address has none, which is why
+exposure goes through a proxy in front of a loopback listener (docs/mcp-oauth.md). Sessions
+are then bounded per caller entry (`sessions.py`). `/metrics` is served only when the
+configuration names a key of its own, and only to a request presenting that key past the
+same Host and Origin check, and is refused with the same challenges.
 
 The endpoint describes itself as an OAuth protected resource (RFC 9728): its metadata is
 served without authentication at `/.well-known/oauth-protected-resource` and at the form with
@@ -49,9 +51,10 @@ from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.config import CallerEntry, McpEndpointConfig
 from mailfathom.domain.mcp_oauth import McpOAuthConfig
 from mailfathom.entrypoints.mcp.challenges import (
+    credential_required,
     insufficient_scope,
+    invalid_token,
     not_admitted,
-    unauthorized,
     unavailable,
 )
 from mailfathom.entrypoints.mcp.download_route import download_route
@@ -159,10 +162,12 @@ class AdmissionGate:
             await self._app(scope, receive, send)
             return
         token = bearer_value(authorization or "")
-        if self._tokens is None or token is None:
-            await unauthorized(self._metadata_url(scope))(scope, receive, send)
-            return
-        await self._admit_token(token, scope, receive, send)
+        if token is None:
+            await credential_required(self._metadata_url(scope))(scope, receive, send)
+        elif self._tokens is None:
+            await invalid_token(self._metadata_url(scope))(scope, receive, send)
+        else:
+            await self._admit_token(token, scope, receive, send)
 
     def _metadata_url(self, scope: Scope) -> str:
         if self._tokens is not None:
@@ -196,7 +201,7 @@ class AdmissionGate:
         elif outcome.reason == "notAdmitted":
             answer = not_admitted()
         else:
-            answer = unauthorized(metadata_url)
+            answer = invalid_token(metadata_url)
         await answer(scope, receive, send)
 
 
@@ -224,11 +229,13 @@ def metrics_route(server: MailFathomMcp, digest: str, host: str) -> Route:
         if refused is not None:
             return refused
         presented = bearer_digest(request.headers.get("authorization", ""))
-        if presented is not None and hmac.compare_digest(presented, digest):
+        if presented is None:
+            return credential_required()
+        if hmac.compare_digest(presented, digest):
             return Response(
                 generate_latest(server.telemetry.registry), media_type=CONTENT_TYPE_LATEST
             )
-        return unauthorized()
+        return invalid_token()
 
     return Route("/metrics", metrics)
 
@@ -296,11 +303,8 @@ def build_http_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[None]:
-        try:
-            async with server.session_manager.run():
-                yield
-        finally:
-            await authorization_servers.aclose()
+        async with authorization_servers, server.session_manager.run():
+            yield
 
     routes: list[BaseRoute] = [
         *protected_resource_routes(config.host, tokens),

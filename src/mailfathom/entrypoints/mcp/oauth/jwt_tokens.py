@@ -7,7 +7,8 @@ be one the configuration accepts (never chosen by the token alone: RFC 8725 sect
 the signature must verify with the issuer's key of that id, and the claims must hold: `iss`
 exactly the issuer, `aud` this endpoint (RFC 8707), `exp`, `nbf` and `iat` within the
 configured clock skew, and a subject. A `typ` other than a JWT or an access token JWT
-(an ID token, a logout token) is refused.
+(an ID token, a logout token) is refused. A value shaped like this deployment's API keys
+(`domain.api_keys`) is refused before it is read at all.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import jwt
 import structlog
 from mcp.server.auth.provider import AccessToken
 
+from mailfathom.domain.api_keys import is_api_key_shaped
 from mailfathom.domain.mcp_oauth import McpOAuthConfig
 from mailfathom.entrypoints.mcp.oauth.authorization_server import AuthorizationServerClient
 from mailfathom.entrypoints.mcp.oauth.claims import access_token, audience_accepted
@@ -55,6 +57,8 @@ class JwtTokenVerifier:
         return build
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        if is_api_key_shaped(token):
+            return self._refused("shaped like an API key")
         try:
             header = jwt.get_unverified_header(token)
             unverified = jwt.decode(token, options={"verify_signature": False})
