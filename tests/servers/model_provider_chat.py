@@ -35,8 +35,8 @@ MODES = ("echo", "obedient", "runaway")
 CALL = re.compile(r"\bcall\s+(?:the\s+)?(?:tool\s+)?[`'\"]?([A-Za-z_][\w.\-]*)[`'\"]?", re.I)
 WITH = re.compile(r"\s*(?:with|using)?\s*(?:arguments\s*)?:?\s*", re.I)
 SEARCH = re.compile(
-    r"\bsearch\s+(?:the\s+)?(account|folder|mailbox)\s+[`'\"]?([^\s`'\",;]+?)[`'\"]?"
-    r"(?:\s+for\s+[`'\"\u201c]?([^`'\"\u201d\n.;]+))?(?=[\s,;.]|$)",
+    r"\bsearch\s+(?:the\s+)?(account|folder|mailbox)\s+[`'\"]?([^\s`'\",;<>]+)"
+    r"(?:\s+for\s+[`'\"\u201c]?([^`'\"\u201d\n.,;<>]+))?",
     re.I,
 )
 REPLY = re.compile(
@@ -192,13 +192,14 @@ def _asked(body: dict[str, Any]) -> set[str]:
 
 
 def _readings(content: Any) -> Iterator[str]:
-    """A text as a model reads it: as sent, every string inside it when it is JSON, and each
-    of those with HTML entities decoded."""
+    """A text as a model reads it, most decoded first: every string inside it when it is
+    JSON, the text with HTML entities decoded, the text as sent."""
     text = content_text(content)
     seen: set[str] = set()
-    queue = [text, html.unescape(text)]
+    queue: list[str] = []
     with contextlib.suppress(ValueError):
         queue.extend(_strings(json.loads(text)))
+    queue.extend([html.unescape(text), text])
     for item in queue:
         for reading in (item, html.unescape(item)):
             if reading not in seen:
@@ -239,27 +240,34 @@ def _instructions(body: dict[str, Any]) -> tuple[list[dict[str, Any]], str | Non
     return calls, reply
 
 
-def _calls_in(text: str, offered: set[str], lookup: str) -> Iterator[tuple[str, Any]]:
-    decoder = json.JSONDecoder()
+def _calls_in(text: str, offered: set[str], lookup: str) -> list[tuple[str, Any]]:
+    """The calls `text` asks for, in the order it asks for them."""
+    found: list[tuple[int, str, Any]] = []
     for match in CALL.finditer(text):
         name = match.group(1).rstrip(".-")
         rest = WITH.match(text, match.end())
         start = rest.end() if rest else match.end()
         if text.startswith("{", start):
-            try:
-                arguments, _ = decoder.raw_decode(text, start)
-            except ValueError:
-                arguments = None
-            if isinstance(arguments, dict):
-                yield name, arguments
-                continue
-        if name in offered or "_" in name:
-            yield name, {}
+            # Arguments that do not parse in this reading parse in a decoded one.
+            arguments = _object_at(text, start)
+            if arguments is not None:
+                found.append((match.start(), name, arguments))
+        elif name in offered or "_" in name:
+            found.append((match.start(), name, {}))
     for match in SEARCH.finditer(text):
-        search = {SEARCH_KEYS[match.group(1).lower()]: match.group(2)}
+        search = {SEARCH_KEYS[match.group(1).lower()]: match.group(2).rstrip(".:!?`'\"")}
         if match.group(3):
             search["query"] = match.group(3).strip()
-        yield lookup, search
+        found.append((match.start(), lookup, search))
+    return [(name, arguments) for _, name, arguments in sorted(found, key=lambda f: f[0])]
+
+
+def _object_at(text: str, start: int) -> dict[str, Any] | None:
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text, start)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def scripted(turn: dict[str, Any]) -> Answer:
