@@ -230,7 +230,7 @@ def create_app(settings: dict[str, Any]) -> Flask:
             return invalid(str(wrong), wrong.param)
         if body.get("stream"):
             return invalid("This test provider does not stream: send 'stream': false.", "stream")
-        turn = provider.take_turn()
+        turn = None if notext else provider.take_turn()
         if turn is not None and "fail" in turn:
             how = str(turn["fail"])
             if how == "notext":
@@ -240,7 +240,7 @@ def create_app(settings: dict[str, Any]) -> Flask:
                 refused = held_or_failed(Failure(how, 1, hold))
                 if refused is not None:
                     return refused
-            turn = provider.take_turn() if not notext else None
+            turn = None if notext else provider.take_turn()
         if notext:
             reply = Answer(None, [])
         elif turn is not None:
@@ -292,7 +292,7 @@ def create_app(settings: dict[str, Any]) -> Flask:
     @app.errorhandler(404)
     @app.errorhandler(405)
     def unknown(_: Exception) -> Response:
-        return invalid(f"Invalid URL ({request.method} {request.path})")
+        return error(404, f"Invalid URL ({request.method} {request.path})", "invalid_request_error")
 
     @app.post("/control/<operation>")
     def control(operation: str) -> Response:
