@@ -131,6 +131,41 @@ def test_max_completion_tokens_cuts_the_answer_with_finish_reason_length(
     assert answer.usage.completion_tokens == 3
 
 
+def test_a_streamed_answer_joins_back_into_the_same_message(
+    client: openai.OpenAI, provider: ModelProvider
+) -> None:
+    turn = {
+        "content": "The landlord, Mr. Novák, wrote:  water damage!",
+        "tool_calls": [
+            {"name": "search_mail", "arguments": {"query": "leak"}},
+            {"name": "search_mail", "arguments": {}},
+        ],
+    }
+    provider.script_chat([turn, turn])
+
+    whole = ask(client, QUESTION)
+    chunks = list(ask(client, QUESTION, stream=True, stream_options={"include_usage": True}))
+
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    calls: dict[int, dict[str, str]] = {}
+    for chunk in chunks:
+        for delta in (chunk.choices[0].delta.tool_calls or []) if chunk.choices else []:
+            call = calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
+            call["id"] += delta.id or ""
+            call["name"] += (delta.function and delta.function.name) or ""
+            call["arguments"] += (delta.function and delta.function.arguments) or ""
+    message = whole.choices[0].message
+    assert text == message.content
+    assert [(c["name"], c["arguments"]) for c in calls.values()] == [
+        (call.function.name, call.function.arguments) for call in message.tool_calls
+    ]
+    assert all(chunk.object == "chat.completion.chunk" for chunk in chunks)
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "tool_calls"
+    assert chunks[-1].choices == []
+    assert chunks[-1].usage is not None
+    assert chunks[-1].usage.completion_tokens == whole.usage.completion_tokens
+
+
 def test_echo_is_the_mode_once_the_script_is_spent(
     client: openai.OpenAI, provider: ModelProvider
 ) -> None:
@@ -186,7 +221,6 @@ def _conversation_with_call(call_id: str = "call_1") -> list[dict[str, Any]]:
             },
             "tool_choice",
         ),
-        ({"model": "m", "messages": QUESTION, "stream": True}, "stream"),
     ],
 )
 def test_requests_the_api_refuses_are_refused_with_its_error(

@@ -10,8 +10,9 @@ What it answers (details in `model_provider_text` and `model_provider_chat`):
 - embeddings: unit vectors of the configured dimension from a hashed bag of words and
   character trigrams (texts sharing words are close), under the configured model name whatever
   model was asked for; `dimensions` shortens them unless `honour_dimensions` is off;
-- chat: the scripted turns, then the chat mode (`echo`, `obedient`, `runaway`); usage counts
-  words and punctuation marks (`model_provider_text.prompt_tokens`);
+- chat: the scripted turns, then the chat mode (`echo`, `obedient`, `runaway`), whole or
+  streamed (`stream`, with `stream_options.include_usage`); usage counts words and
+  punctuation marks (`model_provider_text.prompt_tokens`);
 - requests the API refuses (a `tool` message answering no call, a call left unanswered, an
   empty input, ...) are refused with 400 as the API does.
 

@@ -27,6 +27,7 @@ from .model_provider_chat import (
     check_turn,
     completion,
     scripted,
+    stream_events,
 )
 from .model_provider_text import embed, encode_base64, input_tokens, shorten, tool_result_chars
 
@@ -228,8 +229,6 @@ def create_app(settings: dict[str, Any]) -> Flask:
             check_request(body)
         except ConversationError as wrong:
             return invalid(str(wrong), wrong.param)
-        if body.get("stream"):
-            return invalid("This test provider does not stream: send 'stream': false.", "stream")
         turn = None if notext else provider.take_turn()
         if turn is not None and "fail" in turn:
             how = str(turn["fail"])
@@ -249,7 +248,12 @@ def create_app(settings: dict[str, Any]) -> Flask:
             with provider.lock:
                 mode, options = provider.state.mode, dict(provider.state.mode_options)
             reply = answer_mode(mode, options, body)
-        return ok(completion(body, reply, provider.next_id()))
+        completed = completion(body, reply, provider.next_id())
+        if body.get("stream"):
+            options = body.get("stream_options") or {}
+            events = stream_events(completed, bool(options.get("include_usage")))
+            return Response(events, status=200, mimetype="text/event-stream")
+        return ok(completed)
 
     def models(model_id: str | None) -> Response:
         state = provider.state

@@ -44,6 +44,8 @@ REPLY = re.compile(
 )
 SEARCH_KEYS = {"account": "account", "mailbox": "account", "folder": "folder"}
 LOOKUP_HINTS = ("search", "lookup", "find")
+# A word or mark with the spaces after it: stream pieces that join back into the text.
+TOKEN_RUN = re.compile(r"\s*(?:\w+|[^\w\s])\s*|\s+")
 TURN_KEYS = {"content", "tool_calls", "finish_reason", "usage", "fail", "hold_seconds"}
 
 
@@ -347,3 +349,43 @@ def _wire_call(call: dict[str, Any], number: int, index: int) -> dict[str, Any]:
             "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
         },
     }
+
+
+def stream_events(completed: dict[str, Any], include_usage: bool) -> str:
+    """`completed` sent as server-sent events of `chat.completion.chunk` objects, as the API
+    streams: the role, the content a few tokens at a time, each tool call's id and name then
+    its arguments in two pieces, the finish reason, the usage when asked, then `[DONE]`."""
+    choice = completed["choices"][0]
+    message = choice["message"]
+    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": "", "refusal": None}]
+    words = TOKEN_RUN.findall(message["content"] or "")
+    deltas.extend({"content": "".join(words[i : i + 4])} for i in range(0, len(words), 4))
+    for index, call in enumerate(message.get("tool_calls") or []):
+        arguments = call["function"]["arguments"]
+        half = len(arguments) // 2
+        deltas.append(
+            {
+                "tool_calls": [
+                    {
+                        "index": index,
+                        "id": call["id"],
+                        "type": "function",
+                        "function": {"name": call["function"]["name"], "arguments": ""},
+                    }
+                ]
+            }
+        )
+        for piece in (arguments[:half], arguments[half:]):
+            deltas.append({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+    head = {key: completed[key] for key in ("id", "created", "model", "system_fingerprint")}
+    head["object"] = "chat.completion.chunk"
+    extra = {"usage": None} if include_usage else {}
+    chunks = [{**head, "choices": [_chunk_choice(delta, None)], **extra} for delta in deltas]
+    chunks.append({**head, "choices": [_chunk_choice({}, choice["finish_reason"])], **extra})
+    if include_usage:
+        chunks.append({**head, "choices": [], "usage": completed["usage"]})
+    return "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
+
+
+def _chunk_choice(delta: dict[str, Any], finish_reason: str | None) -> dict[str, Any]:
+    return {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
