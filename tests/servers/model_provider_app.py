@@ -18,18 +18,9 @@ from typing import Any
 
 from flask import Flask, Response, abort, request
 
-from .model_provider_chat import (
-    MODES,
-    Answer,
-    ConversationError,
-    answer_mode,
-    check_request,
-    check_turn,
-    completion,
-    scripted,
-    stream_events,
-)
+from .model_provider_chat import MODES, ConversationError, answer_mode, check_request
 from .model_provider_text import embed, encode_base64, input_tokens, shorten, tool_result_chars
+from .model_provider_wire import Answer, check_turn, completion, scripted, stream_events
 
 CONTROL_HEADER = "X-Control-Secret"
 ENDPOINTS = ("embeddings", "chat/completions", "models")
