@@ -255,3 +255,59 @@ def test_the_provider_binds_loopback_and_stops_by_its_pid() -> None:
     assert not pid_alive(pid)
     with pytest.raises(httpx2.TransportError):
         httpx2.get(f"{base_url}/models", timeout=5.0)
+
+
+def test_a_stopped_provider_is_unreachable_until_it_starts_again_on_the_same_address(
+    provider: ModelProvider, http: httpx2.Client
+) -> None:
+    base_url, key = provider.base_url, provider.api_key
+    provider.set_chat_mode("runaway")
+
+    provider.stop()
+    with pytest.raises(httpx2.ConnectError):
+        call(http, EMBEDDINGS)
+    provider.start()
+    answer = call(http, CHAT)
+
+    assert (provider.base_url, provider.api_key) == (base_url, key)
+    assert answer.status_code == 200
+    assert answer.json()["choices"][0]["message"]["content"] == QUESTION[0]["content"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"model": "m", "messages": QUESTION, "tools": [{"type": "function"}]},
+        {"model": "m", "messages": QUESTION, "tools": "search"},
+        {
+            "model": "m",
+            "messages": [
+                *QUESTION,
+                {"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "x"}}]},
+            ],
+        },
+        {"model": "m", "messages": [*QUESTION, {"role": "assistant", "tool_calls": "x"}]},
+    ],
+)
+def test_malformed_tools_and_calls_are_refused_with_400_not_a_fault(
+    http: httpx2.Client, body: dict[str, Any]
+) -> None:
+    answer = http.post("/chat/completions", json=body)
+
+    assert answer.status_code == 400
+    assert answer.json()["error"]["type"] == "invalid_request_error"
+
+
+def test_an_input_longer_than_the_models_context_is_refused(
+    provider: ModelProvider, http: httpx2.Client
+) -> None:
+    provider.set_embedding_model("small", 16, max_input_tokens=5)
+
+    fits = http.post("/embeddings", json={"model": "m", "input": ["one two three four five"]})
+    too_long = http.post(
+        "/embeddings", json={"model": "m", "input": ["fine", "one two three four five six"]}
+    )
+
+    assert fits.status_code == 200
+    assert too_long.status_code == 400
+    assert too_long.json()["error"]["param"] == "input"

@@ -192,7 +192,16 @@ def model_provider() -> Iterator[ModelProvider]:
 @pytest.fixture
 def provider(model_provider: ModelProvider) -> Iterator[ModelProvider]:
     """The session's model provider, reset before and after the test: no script, no failure,
-    no record, the starting models, the `echo` chat mode, no request still held."""
-    model_provider.reset()
+    no record, the starting models, the `echo` chat mode, no request still held. A test may
+    `stop()` it to make its endpoint unreachable; it runs again after the test."""
+    _restart_and_reset(model_provider)
     yield model_provider
-    model_provider.reset()
+    _restart_and_reset(model_provider)
+
+
+def _restart_and_reset(server: ModelProvider) -> None:
+    if server.running:
+        server.reset()
+    else:
+        server.stop()
+        server.start()

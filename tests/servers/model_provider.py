@@ -97,9 +97,15 @@ class ModelProvider:
     def pid(self) -> int | None:
         return None if self._proc is None else self._proc.pid
 
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
     # ------------------------------------------------------------- lifecycle
 
     def start(self) -> ModelProvider:
+        """Start the process: on a port the system picks the first time, on the same port
+        after a `stop()`."""
         if self._proc is not None:
             raise RuntimeError("the model provider is already running")
         config_path = self.root / "config.json"
@@ -108,6 +114,7 @@ class ModelProvider:
                 {
                     "control_secret": self._control_secret,
                     "api_key": self.api_key,
+                    "port": self.port,
                     **self.start_settings,
                 }
             )
@@ -144,14 +151,14 @@ class ModelProvider:
         return self._proc.stdout.readline().decode(errors="replace").strip()
 
     def stop(self) -> None:
-        """Stop the process (SIGTERM, then SIGKILL to its group); `start()` may follow, on a
-        new port."""
+        """Stop the process (SIGTERM, then SIGKILL to its group). Its address then refuses
+        connections, as an endpoint that is down does; `start()` serves it again on the same
+        port, with the same key, in the starting state."""
         proc, self._proc = self._proc, None
         if proc is not None:
             terminate(proc)
             if proc.stdout is not None:
                 proc.stdout.close()
-        self.port = 0
 
     def close(self) -> None:
         self.stop()
@@ -190,16 +197,24 @@ class ModelProvider:
         self._control("reset")
 
     def set_embedding_model(
-        self, model: str, dimension: int, *, honour_dimensions: bool = True
+        self,
+        model: str,
+        dimension: int,
+        *,
+        honour_dimensions: bool = True,
+        max_input_tokens: int = 8192,
     ) -> None:
         """Answer embeddings as `model` with vectors of `dimension`, whatever model a request
         names. With `honour_dimensions` off, a request's `dimensions` is ignored (as Ollama and
-        llama.cpp servers do), so a client asking for another size gets a mismatch."""
+        llama.cpp servers do), so a client asking for another size gets a mismatch. An input
+        of more than `max_input_tokens` tokens is refused with 400, as the API refuses one
+        over the model's context length."""
         self._control(
             "set_embedding_model",
             model=model,
             dimension=dimension,
             honour_dimensions=honour_dimensions,
+            max_input_tokens=max_input_tokens,
         )
 
     def set_chat_models(self, models: Sequence[str]) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Flask, Response, abort, request
+from werkzeug.exceptions import HTTPException
 
 from .model_provider_chat import MODES, ConversationError, answer_mode, check_request
 from .model_provider_text import embed, encode_base64, input_tokens, shorten, tool_result_chars
@@ -47,6 +48,7 @@ class State:
     dimension: int
     chat_models: list[str]
     honour_dimensions: bool = True
+    max_input_tokens: int = 8192
     script: deque[dict[str, Any]] = field(default_factory=deque)
     mode: str = "echo"
     mode_options: dict[str, Any] = field(default_factory=dict)
@@ -194,6 +196,14 @@ def create_app(settings: dict[str, Any]) -> Flask:
         if encoding not in ("float", "base64"):
             return invalid(f"Invalid value for 'encoding_format' = {encoding}.", "encoding_format")
         state = provider.state
+        longest = max(input_tokens(item) for item in items)
+        if longest > state.max_input_tokens:
+            return invalid(
+                f"This model's maximum context length is {state.max_input_tokens} tokens, "
+                f"however you requested {longest} tokens ({longest} in your prompt; 0 for the "
+                "completion). Please reduce your prompt; or completion length.",
+                "input",
+            )
         dimension = state.dimension
         wanted = body.get("dimensions")
         if wanted is not None and state.honour_dimensions:
@@ -284,6 +294,15 @@ def create_app(settings: dict[str, Any]) -> Flask:
     def models_listing(notext: bool) -> Response:
         return ok({"object": "list", "data": []}) if notext else models(None)
 
+    @app.errorhandler(Exception)
+    def broken(failure: Exception) -> Response:
+        """A fault of the provider itself (its traceback is in its log, `server.log`): a
+        500 whose message says so, never taken for a failure a test ordered."""
+        if isinstance(failure, HTTPException):
+            return failure.get_response()  # type: ignore[return-value]
+        app.logger.exception("the test model provider failed")
+        return error(500, f"test provider fault: {type(failure).__name__}", "provider_fault")
+
     @app.errorhandler(404)
     @app.errorhandler(405)
     def unknown(_: Exception) -> Response:
@@ -337,6 +356,7 @@ def operate(provider: Provider, operation: str, arguments: dict[str, Any]) -> An
             state.embedding_model = str(arguments["model"])
             state.dimension = dimension
             state.honour_dimensions = bool(arguments.get("honour_dimensions", True))
+            state.max_input_tokens = int(arguments.get("max_input_tokens", 8192))
             return None
         if operation == "set_chat_models":
             state.chat_models = [str(name) for name in arguments["models"]]

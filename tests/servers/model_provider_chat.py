@@ -88,7 +88,7 @@ def check_request(body: dict[str, Any]) -> None:
                 f"messages.[{index}].role",
             )
         if role == "assistant":
-            pending = [call.get("id") for call in message.get("tool_calls") or []]
+            pending = _call_ids(message.get("tool_calls") or [], index)
     if pending:
         raise ConversationError(
             "An assistant message with 'tool_calls' must be followed by tool messages "
@@ -96,6 +96,7 @@ def check_request(body: dict[str, Any]) -> None:
             f"response messages: {', '.join(pending)}",
             f"messages.[{len(messages) - 1}].role",
         )
+    _check_tools(body.get("tools"))
     choice = body.get("tool_choice")
     names = offered_tools(body)
     if choice is not None and not body.get("tools"):
@@ -114,6 +115,47 @@ def check_request(body: dict[str, Any]) -> None:
             )
     elif choice not in (None, "none", "auto", "required"):
         raise ConversationError("Invalid value for 'tool_choice'.", "tool_choice")
+
+
+def _call_ids(calls: Any, index: int) -> list[str]:
+    where = f"messages.[{index}].tool_calls"
+    if not isinstance(calls, list):
+        raise ConversationError(f"Invalid type for '{where}': expected an array.", where)
+    ids: list[str] = []
+    for number, call in enumerate(calls):
+        function = call.get("function") if isinstance(call, dict) else None
+        if (
+            not isinstance(function, dict)
+            or not isinstance(call.get("id"), str)
+            or call.get("type") != "function"
+            or not isinstance(function.get("name"), str)
+            or not isinstance(function.get("arguments"), str)
+        ):
+            raise ConversationError(
+                f"Invalid value for '{where}[{number}]': a call has an id, type 'function' "
+                "and a function with a name and arguments as a string.",
+                f"{where}.[{number}]",
+            )
+        ids.append(call["id"])
+    return ids
+
+
+def _check_tools(tools: Any) -> None:
+    if tools is None:
+        return
+    if not isinstance(tools, list):
+        raise ConversationError("Invalid type for 'tools': expected an array.", "tools")
+    for number, tool in enumerate(tools):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if (
+            not isinstance(function, dict)
+            or tool.get("type") != "function"
+            or not isinstance(function.get("name"), str)
+        ):
+            raise ConversationError(
+                f"Missing required parameter: 'tools[{number}].function'.",
+                f"tools.[{number}].function",
+            )
 
 
 def offered_tools(body: dict[str, Any]) -> list[str]:

@@ -2,8 +2,8 @@
 
 Run as `python -m servers.model_provider_main CONFIG.json` with `tests/` on the path. The
 config file, written by `servers.model_provider.ModelProvider`, holds the control secret, the
-bearer key it accepts and the starting models. The server binds 127.0.0.1 on a port the system
-picks, then prints `ready PORT` on stdout.
+bearer key it accepts, the starting models and the port to bind on 127.0.0.1 (0: one the system
+picks); once it listens it prints `ready PORT` on stdout.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def main(config_path: str) -> None:
     # Request lines and bodies are the tests' business: the server logs none of them.
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     app = create_app(settings)
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    httpd = make_server("127.0.0.1", int(settings.get("port") or 0), app, threaded=True)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         threading.Thread(target=httpd.shutdown, daemon=True).start()

@@ -50,6 +50,12 @@ def check_turn(turn: Any) -> dict[str, Any]:
         raise ValueError(f"unknown keys in a turn: {sorted(unknown)}")
     if "fail" in turn:
         return dict(turn)
+    usage = turn.get("usage") or {}
+    if not isinstance(usage, dict) or not all(
+        key in ("prompt_tokens", "completion_tokens") and isinstance(value, int)
+        for key, value in usage.items()
+    ):
+        raise ValueError("usage holds prompt_tokens and completion_tokens, as integers")
     if turn.get("content") is None and not turn.get("tool_calls"):
         raise ValueError("a turn has content or tool_calls (use fail='notext' for neither)")
     calls = []
