@@ -21,14 +21,8 @@ import sqlalchemy as sa
 
 from mailfathom.adapters.sql import message_copies
 from mailfathom.adapters.sql.index_queries import searchable
-from mailfathom.adapters.sql.reading_rows import (
-    ICU_ROOT_COLLATION,
-    TextRules,
-    filter_clauses,
-    load_identified,
-    load_parts,
-    load_summaries,
-)
+from mailfathom.adapters.sql.reading_filters import ICU_ROOT_COLLATION, RowFilters, TextRules
+from mailfathom.adapters.sql.reading_rows import load_identified, load_parts, load_summaries
 from mailfathom.adapters.sql.reading_search import (
     CommonWords,
     Match,
@@ -248,7 +242,7 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(selection.folder_ids)
         if not scope:
             return []
-        filters = filter_clauses(self._c, selection, self._rules)
+        filters = RowFilters.of(self._c, selection, self._rules).on()
         ranks = self._one_per_message(scope, filters)
         seqs = self._timeline(scope, filters, newest_first, after, limit)
         loaded = self._summaries_of(seqs, scope, ranks)
@@ -323,7 +317,7 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(selection.folder_ids)
         if not scope:
             return []
-        filters = filter_clauses(self._c, selection, self._rules)
+        filters = RowFilters.of(self._c, selection, self._rules).on()
         ranks = self._one_per_message(scope, filters)
         where = [messages.c.folder_id.in_(sorted(scope)), *filters]
         matching = weightless_matching(self._c, terms, self._common)
