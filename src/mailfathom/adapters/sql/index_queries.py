@@ -26,13 +26,19 @@ def index_matching(
     """The message of `rows` (`messages` or an alias of it) carries every one of `words`, as
     the index reads them."""
     if dialect == "postgresql":
-        return sa.exists().where(
+        index: sa.TableClause = message_search
+        found = sa.exists().where(
             message_search.c.seq == rows.c.seq,
             message_search.c.document.bool_op("@@")(tsquery(words)),
         )
-    index = sa.table("message_fts", sa.column("rowid"))
-    matched = sa.text("message_fts MATCH :fts_words").bindparams(fts_words=fts5_query(words))
-    return sa.exists().where(matched, index.c.rowid == rows.c.seq)
+    else:
+        index = sa.table("message_fts", sa.column("rowid"))
+        # Unique, so that two sets of words can be asked in one statement.
+        query: sa.BindParameter[str] = sa.bindparam("fts_words", fts5_query(words), unique=True)
+        matched = sa.text("message_fts MATCH :fts_words").bindparams(query)
+        found = sa.exists().where(matched, index.c.rowid == rows.c.seq)
+    # The index is the condition's own even where the statement around it reads the index.
+    return found.correlate_except(index)
 
 
 def searchable(words: Sequence[str]) -> list[str]:
