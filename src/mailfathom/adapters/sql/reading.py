@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql import message_copies
-from mailfathom.adapters.sql.index_queries import searchable
+from mailfathom.adapters.sql.index_queries import index_matching, searchable
 from mailfathom.adapters.sql.reading_filters import ICU_ROOT_COLLATION, RowFilters, TextRules
 from mailfathom.adapters.sql.reading_rows import load_identified, load_parts, load_summaries
 from mailfathom.adapters.sql.reading_search import (
@@ -195,13 +195,22 @@ class SqlReadView(MailboxReadView):
         return message_copies.precedence(visible[i] for i in scope)
 
     def _one_per_message(
-        self, scope: dict[int, str], filters: list[sa.ColumnElement[bool]]
+        self,
+        scope: dict[int, str],
+        filters: RowFilters,
+        where: list[sa.ColumnElement[bool]],
+        terms: Sequence[str] = (),
     ) -> dict[int, int]:
-        """`filters` with the condition that a row stands for its message, when the scope
-        has copies to merge; returns the folders' precedence."""
+        """`where` with the condition that a row stands for its message, when the scope has
+        copies to merge; returns the folders' precedence. A copy that comes first hides the
+        row only if it passes the request's filters and holds the searched `terms` too, so
+        that a copy failing them never hides one that passes."""
         ranks = self._ranks(scope)
         if message_copies.merges(ranks):
-            filters.append(message_copies.first_copies(ranks))
+            passing = filters.on(message_copies.EARLIER)
+            if terms:
+                passing.append(index_matching(self._dialect, terms, message_copies.EARLIER))
+            where.append(message_copies.first_copies(ranks, passing))
         return ranks
 
     def _summaries_of(
@@ -242,9 +251,10 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(selection.folder_ids)
         if not scope:
             return []
-        filters = RowFilters.of(self._c, selection, self._rules).on()
-        ranks = self._one_per_message(scope, filters)
-        seqs = self._timeline(scope, filters, newest_first, after, limit)
+        filters = RowFilters.of(self._c, selection, self._rules)
+        where = filters.on()
+        ranks = self._one_per_message(scope, filters, where)
+        seqs = self._timeline(scope, where, newest_first, after, limit)
         loaded = self._summaries_of(seqs, scope, ranks)
         return [loaded[s] for s in seqs]
 
@@ -317,18 +327,19 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(selection.folder_ids)
         if not scope:
             return []
-        filters = RowFilters.of(self._c, selection, self._rules).on()
-        ranks = self._one_per_message(scope, filters)
-        where = [messages.c.folder_id.in_(sorted(scope)), *filters]
+        filters = RowFilters.of(self._c, selection, self._rules)
+        where = filters.on()
+        ranks = self._one_per_message(scope, filters, where, terms)
+        scoped = [messages.c.folder_id.in_(sorted(scope)), *where]
         matching = weightless_matching(self._c, terms, self._common)
         if matching is not None:
             # Nothing to rank by (see reading_search): the newest matches, all ranked 0.
-            newest = self._timeline(scope, [*filters, matching], True, None, limit)
+            newest = self._timeline(scope, [*where, matching], True, None, limit)
             hits = [Match(seq, 0.0) for seq in newest]
         elif self._dialect == "postgresql":
-            hits = postgresql_matches(self._c, terms, where, limit)
+            hits = postgresql_matches(self._c, terms, scoped, limit)
         else:
-            hits = sqlite_matches(self._c, terms, where, limit)
+            hits = sqlite_matches(self._c, terms, scoped, limit)
         seqs = [h.seq for h in hits]
         loaded = self._summaries_of(seqs, scope, ranks)
         bodies = load_texts(self._c, seqs, self._texts, with_html=False) if with_bodies else {}
