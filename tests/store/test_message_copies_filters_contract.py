@@ -143,6 +143,24 @@ def test_a_search_reads_its_words_on_each_copy(
     assert {r.rank == 0.0 for r in found} == {common}
 
 
+def test_a_copy_ranked_outside_the_search_window_still_stands_for_its_message(
+    store: SqlSyncStore, reader: MailboxReadStore
+) -> None:
+    """The INBOX copy, indexed with a long body, ranks below two hundred other matches; the
+    Work copy, indexed with a short one, ranks first, and is not listed all the same."""
+    g = _filed(store, _copy(body="heron " + "padding " * 400), _copy(body="heron"))
+    store_mail(store, g.sent, *(Mail(f"filler {i}", body="nothing") for i in range(300)))
+    others = (Mail(f"bird {i}", body="heron " + "words " * (i % 100 + 1)) for i in range(250))
+    store_mail(store, g.all, *others, first_uid=1000)
+    top = reader.search(_in(g.inbox, g.work, g.all), ["heron"], 50)
+    assert "minutes" not in [r.summary.subject for r in top]
+    every = reader.search(_in(g.inbox, g.work, g.all), ["heron"], 300)
+    assert [(r.summary.folder_alias, r.summary.other_folder_aliases)
+            for r in every if r.summary.subject == "minutes"] == [
+        ("INBOX", ("Work", "All Mail"))
+    ]  # fmt: skip
+
+
 def _layout(g: Gmail) -> dict[str, list[tuple[FolderRecord, Mail]]]:
     """Fourteen messages, each in All Mail, every second in INBOX, every third in Work; each
     copy with flags and an INTERNALDATE of its own (some unknown)."""
