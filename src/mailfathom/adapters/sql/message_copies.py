@@ -13,8 +13,8 @@ recipient delivered back differ in their octets (Received fields, a footer), are
 on the server too, and stay two. A message whose content is not held (over the size limit,
 or waiting for storage room) has no key and is never merged.
 
-Which copy stands for the message: the first one that passes the request's filters, in the
-order of the scope's folders: the account's folder with the Inbox role first, then its
+Which copy stands for the message: the first one that passes the request's filters (and
+holds a search's words), in the order of the scope's folders: the account's folder with the Inbox role first, then its
 folders in the order the deployment first mapped them (their `folder_id`). Flags and
 INTERNALDATE belong to each copy (Dovecot, Fastmail and Exchange keep them per copy, and
 Gmail's copies differ while one folder's synchronization lags another's), so a copy failing
@@ -85,8 +85,9 @@ def first_copies(
     ranks: Mapping[int, int], passing: Sequence[sa.ColumnElement[bool]] = ()
 ) -> sa.ColumnElement[bool]:
     """A row stands for its message: no copy of it passing the conditions `passing` (the
-    request's filters, written on `EARLIER`) lies in a folder of the scope that comes first.
-    A condition on `messages`, added to a read's others, which the row passes too."""
+    request's filters and a search's words, written on `EARLIER`) lies in a folder of the
+    scope that comes first. A condition on `messages`, added to a read's others, which the
+    row passes too."""
     key = tuple(sorted(ranks.items()))
     if not passing:
         return _first_copies(key)
