@@ -11,6 +11,7 @@ search (ranked or over words most mail carries) reads its words on each copy as 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -65,11 +66,6 @@ _ONLY_LATER_COPIES_PASS: dict[str, tuple[dict[str, Any], Mail, Mail]] = {
 }
 
 
-@pytest.fixture(params=list(_ONLY_LATER_COPIES_PASS))
-def case(request: pytest.FixtureRequest) -> tuple[dict[str, Any], Mail, Mail]:
-    return _ONLY_LATER_COPIES_PASS[request.param]
-
-
 def _filed(store: SqlSyncStore, inbox_copy: Mail, later_copy: Mail) -> Gmail:
     g = Gmail(store)
     store_mail(store, g.inbox, inbox_copy)
@@ -78,14 +74,26 @@ def _filed(store: SqlSyncStore, inbox_copy: Mail, later_copy: Mail) -> Gmail:
     return g
 
 
+@dataclass(frozen=True)
+class Filed:
+    """A message in INBOX, Work and All Mail, and filters only its later copies pass."""
+
+    g: Gmail
+    filters: dict[str, Any]
+    inbox_copy: Mail
+    later_copy: Mail
+
+
+@pytest.fixture(params=list(_ONLY_LATER_COPIES_PASS))
+def filed(request: pytest.FixtureRequest, store: SqlSyncStore) -> Filed:
+    filters, inbox_copy, later_copy = _ONLY_LATER_COPIES_PASS[request.param]
+    return Filed(_filed(store, inbox_copy, later_copy), filters, inbox_copy, later_copy)
+
+
 def test_a_copy_failing_a_filter_never_hides_one_that_passes(
-    store: SqlSyncStore,
-    reader: MailboxReadStore,
-    case: tuple[dict[str, Any], Mail, Mail],
+    reader: MailboxReadStore, filed: Filed
 ) -> None:
-    filters, inbox_copy, later_copy = case
-    g = _filed(store, inbox_copy, later_copy)
-    later = later_copy.subject
+    g, filters, later = filed.g, filed.filters, filed.later_copy.subject
     assert _entries(_listed(reader, _in(g.inbox, g.work, g.all, **filters))) == [
         (later, "Work", ("INBOX", "All Mail"))
     ]
@@ -95,37 +103,23 @@ def test_a_copy_failing_a_filter_never_hides_one_that_passes(
     assert _entries(_listed(reader, _in(g.inbox, **filters))) == []
     # Unfiltered, the INBOX copy stands for the message as before.
     assert _entries(_listed(reader, _in(g.inbox, g.work, g.all))) == [
-        (inbox_copy.subject, "INBOX", ("Work", "All Mail"))
+        (filed.inbox_copy.subject, "INBOX", ("Work", "All Mail"))
     ]
 
 
+@pytest.mark.parametrize("common", [False, True], ids=["ranked", "common word"])
 def test_a_search_reads_its_filters_on_each_copy(
-    store: SqlSyncStore,
-    reader: MailboxReadStore,
-    case: tuple[dict[str, Any], Mail, Mail],
+    store: SqlSyncStore, reader: MailboxReadStore, filed: Filed, common: bool
 ) -> None:
-    filters, inbox_copy, later_copy = case
-    g = _filed(store, inbox_copy, later_copy)
-    # Enough mail without the word that it is ranked by the index.
-    store_mail(store, g.sent, *(Mail(f"filler {i}", body="nothing") for i in range(12)))
-    found = reader.search(_in(g.inbox, g.work, g.all, **filters), ["heron"], 50)
+    g = filed.g
+    if not common:
+        # Enough mail without the word that it is ranked by the index.
+        store_mail(store, g.sent, *(Mail(f"filler {i}", body="nothing") for i in range(12)))
+    found = reader.search(_in(g.inbox, g.work, g.all, **filed.filters), ["heron"], 50)
     assert [(r.summary.folder_alias, r.summary.other_folder_aliases) for r in found] == [
         ("Work", ("INBOX", "All Mail"))
     ]
-
-
-def test_a_search_of_words_most_mail_carries_reads_its_filters_on_each_copy(
-    store: SqlSyncStore,
-    reader: MailboxReadStore,
-    case: tuple[dict[str, Any], Mail, Mail],
-) -> None:
-    filters, inbox_copy, later_copy = case
-    g = _filed(store, inbox_copy, later_copy)
-    found = reader.search(_in(g.inbox, g.work, g.all, **filters), ["heron"], 50)
-    assert {r.rank for r in found} == {0.0}
-    assert [(r.summary.folder_alias, r.summary.other_folder_aliases) for r in found] == [
-        ("Work", ("INBOX", "All Mail"))
-    ]
+    assert {r.rank == 0.0 for r in found} == {common}
 
 
 @pytest.mark.parametrize("common", [False, True], ids=["ranked", "common word"])
