@@ -13,17 +13,17 @@ recipient delivered back differ in their octets (Received fields, a footer), are
 on the server too, and stay two. A message whose content is not held (over the size limit,
 or waiting for storage room) has no key and is never merged.
 
-Which copy stands for the message: the first one that passes the request's filters (and
-holds a search's words), in the order of the scope's folders: the account's folder with the Inbox role first, then its
-folders in the order the deployment first mapped them (their `folder_id`). Flags and
-INTERNALDATE belong to each copy (Dovecot, Fastmail and Exchange keep them per copy, and
-Gmail's copies differ while one folder's synchronization lags another's), so a copy failing
-a filter never hides one that passes: a message is listed once whenever one of its copies
-passes. Copies in one folder are that folder's own messages and are each listed, and a
-folder read alone lists its own copies. The choice is made in the query, before the page is
-cut, so pages stay full and a cursor continues exactly; each row read asks the index
-`ix_messages_content_copies` once whether a copy lies in a folder that comes first, and
-reads the filters only on the few copies found there.
+Which copy stands for the message: the first one that passes the request's filters (and holds
+a search's words), in the order of the scope's folders: the account's folder with the Inbox
+role first, then its folders in the order the deployment first mapped them (their
+`folder_id`). Flags and INTERNALDATE belong to each copy (Dovecot, Fastmail and Exchange keep
+them per copy, and Gmail's copies differ while one folder's synchronization lags another's),
+so a copy failing a filter never hides one that passes: a message is listed once whenever one
+of its copies passes. Copies in one folder are that folder's own messages and are each listed,
+and a folder read alone lists its own copies. The choice is made in the query, before the page
+is cut, so pages stay full and a cursor continues exactly; each row read asks the index
+`ix_messages_content_copies` once whether a copy lies in a folder that comes first, and reads
+the filters only on the few copies found there.
 """
 
 from __future__ import annotations
