@@ -9,8 +9,9 @@ another (Receipts) and 10 % in Sent, each copy with the message's content key, 3
 Then each read below runs over all five folders, the reads interleaved round by round, two
 ways on the same store in the same run:
 
-  after   the reader as it is: each message once (`adapters/sql/message_copies.py`), with
-          the other folders holding it named
+  after   the reader as it is: each message once (`adapters/sql/message_copies.py`), from
+          its first copy passing the filters (and holding the searched word), with the
+          other folders holding it named
   before  the same reader with that condition and that lookup switched off, which lists
           every copy: what a listing across folders read before
 
@@ -142,8 +143,8 @@ def _cases(reader: SqlMailboxReader, scope: tuple[int, ...]) -> dict[str, Callab
             reader.summaries(selection, newest_first=newest_first, after=after, limit=26)
         )
 
-    def search(word: str) -> Callable[[], int]:
-        return lambda: len(reader.search(every, [word], 20))
+    def search(word: str, selection: SummaryFilter = every) -> Callable[[], int]:
+        return lambda: len(reader.search(selection, [word], 20))
 
     return {
         "list, newest page": listing(every),
@@ -155,6 +156,9 @@ def _cases(reader: SqlMailboxReader, scope: tuple[int, ...]) -> dict[str, Callab
         ),
         "search, a rare word": search("rare"),
         "search, a word most mail carries": search("common"),
+        "search, a rare word, unseen only": search(
+            "rare", SummaryFilter(folder_ids=scope, seen=False)
+        ),
     }
 
 

@@ -252,3 +252,33 @@ def test_keeping_all_mail_adds_the_archived_mail_and_still_lists_each_message_on
         assert len(_listed(box, folders=[ALL_MAIL])) == len(LETTERS)
         thread_id = emails[0]["threadId"]
         assert len(_read(box, threadId=thread_id)) == 3
+
+
+def test_a_filter_reads_the_flags_each_copy_carries(gmail: DovecotServer, tmp_path: Path) -> None:
+    """Dovecot keeps flags per copy, as Fastmail and Exchange do, and Gmail's copies differ
+    until each folder has been synchronized since a change: a copy failing a filter never
+    hides one that passes."""
+    account = _account(gmail)
+    user = account.username
+    gmail.doveadm("flags", "add", "-u", user, "\\Flagged", "mailbox", LABEL, "subject", "Budget")
+    gmail.doveadm("flags", "add", "-u", user, "\\Seen", "mailbox", "INBOX", "subject", "Quarterly")
+    config, key = _init(account, tmp_path)
+    _sync(account, config)
+    for box in _served(account, tmp_path, config, key):
+        flagged = _listed(box, isRemotelyFlagged=True)
+        assert _where(flagged) == [("Budget review", LABEL, ["INBOX"])]
+        assert ("Budget review", "INBOX", [LABEL]) in _where(_listed(box, isRemotelyFlagged=False))
+        assert _where(_listed(box, isRemotelySeen=False)) == [
+            ("Re: Quarterly plan", SENT_MAIL, []),
+            ("Quarterly plan", LABEL, ["INBOX"]),
+            ("Starred note", "INBOX", []),
+            ("Offsite venue", LABEL, []),
+            ("Budget review", "INBOX", [LABEL]),
+        ]
+        assert _where(_listed(box, isRemotelySeen=True)) == [
+            ("Re: Re: Quarterly plan", "INBOX", []),
+            ("Quarterly plan", "INBOX", [LABEL]),
+        ]
+        found = _call(box, "search_emails", {"queryText": "budget", "isRemotelyFlagged": True})
+        assert [(m["summary"]["folderAlias"], m["summary"]["alsoInFolders"])
+                for m in found["matches"]] == [(LABEL, ["INBOX"])]  # fmt: skip

@@ -3,10 +3,10 @@
 Gmail lists a message in a folder per label it carries, byte for byte the same, so the copies
 share their content key (the SHA-256 of the octets). A listing or a search over several
 folders returns one entry per message, from the first of its folders in the request's scope
-(INBOX, then the order the folders were first mapped in), naming the other folders of the
-scope that hold it; a conversation lists each message once. A folder read alone lists its
-own copies. Every mailbox here is written through `SqlSyncStore`, the writer synchronization
-uses.
+(INBOX, then the order the folders were first mapped in) whose copy passes the request's
+filters (test_message_copies_filters_contract), naming the other folders of the scope that
+hold it; a conversation lists each message once. A folder read alone lists its own copies.
+Every mailbox here is written through `SqlSyncStore`, the writer synchronization uses.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.shared.stored_mail import SummaryFilter, SummaryRow, TimelinePosition
 from mailfathom.app.shared.stored_mail_ports import MailboxReadStore
 from mailfathom.app.sync.types import FolderRecord
-from mailfathom.domain.content_state import ContentState, RemoteFlags
+from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.folders import FolderRole
 
 from .reading_builders import Mail, add_folder, at, store_mail
@@ -122,21 +122,6 @@ def test_mail_whose_content_is_not_held_is_never_taken_for_another(
         ("big", "All Mail", ()),
         ("big", "INBOX", ()),
     ]
-
-
-def test_the_first_copy_stands_for_the_message_whatever_its_flags(
-    store: SqlSyncStore, reader: MailboxReadStore
-) -> None:
-    """The filters apply to the copy that stands for the message: on Gmail every copy carries
-    the message's flags, and the entry shows that copy's."""
-    g = Gmail(store)
-    copy = Mail("read", key=key("read"), flags=RemoteFlags(seen=True))
-    store_mail(store, g.inbox, copy)
-    store_mail(store, g.work, Mail("read", key=key("read"), flags=RemoteFlags(seen=False)))
-    (entry,) = _listed(reader, _in(g.inbox, g.work))
-    assert (entry.folder_alias, entry.flags.seen) == ("INBOX", True)
-    assert _listed(reader, _in(g.inbox, g.work, seen=False)) == []
-    assert _entries(_listed(reader, _in(g.work, seen=False))) == [("read", "Work", ())]
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 5])

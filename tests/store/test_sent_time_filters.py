@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql import migrate, reading_rows
+from mailfathom.adapters.sql import migrate, reading_filters
 from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
@@ -176,7 +176,7 @@ def test_sqlite_reads_a_narrow_sent_range_from_its_index_and_walks_the_timeline_
     folder = add_folder(store, "INBOX")
     store_mail(store, folder, *(Mail(f"m{n:02d}", sent=at(n), received=at(n)) for n in range(40)))
     writer.dispose()
-    monkeypatch.setattr(reading_rows, "_SHORT_LIST", 10)
+    monkeypatch.setattr(reading_filters, "_SHORT_LIST", 10)
 
     narrow = _in(folder, sent_on_or_after=at(3), sent_before=at(8))
     found, plan = _timeline_plan(path, narrow)

@@ -22,7 +22,7 @@ from mailfathom.adapters.sqlite_wal import use_write_ahead_log
 from mailfathom.domain.config import StoreConfig
 
 # SQLite's own lower() folds ASCII only; the read side compares text folded by Python's rule,
-# registered on every connection under this name (see reading_rows.TextRules).
+# registered on every connection under this name (see reading_filters.TextRules).
 SQLITE_FOLD_FUNCTION = "mailfathom_lower"
 
 

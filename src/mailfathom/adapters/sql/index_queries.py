@@ -11,6 +11,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import TSQUERY
+from sqlalchemy.sql.selectable import NamedFromClause
 
 from mailfathom.adapters.sql.rows import text_value
 from mailfathom.adapters.sql.schema import message_search, messages
@@ -19,16 +20,25 @@ from mailfathom.adapters.sql.schema import message_search, messages
 BM25 = "bm25(message_fts, 10.0, 5.0, 1.0)"
 
 
-def index_matching(dialect: str, words: Sequence[str]) -> sa.ColumnElement[bool]:
-    """The message carries every one of `words`, as the index reads them."""
+def index_matching(
+    dialect: str, words: Sequence[str], rows: NamedFromClause = messages
+) -> sa.ColumnElement[bool]:
+    """The message of `rows` (`messages` or an alias of it) carries every one of `words`, as
+    the index reads them."""
     if dialect == "postgresql":
-        return sa.exists().where(
-            message_search.c.seq == messages.c.seq,
+        index: sa.TableClause = message_search
+        found = sa.exists().where(
+            message_search.c.seq == rows.c.seq,
             message_search.c.document.bool_op("@@")(tsquery(words)),
         )
-    index = sa.table("message_fts", sa.column("rowid"))
-    matched = sa.text("message_fts MATCH :fts_words").bindparams(fts_words=fts5_query(words))
-    return sa.exists().where(matched, index.c.rowid == messages.c.seq)
+    else:
+        index = sa.table("message_fts", sa.column("rowid"))
+        # Unique, so that two sets of words can be asked in one statement.
+        query: sa.BindParameter[str] = sa.bindparam("fts_words", fts5_query(words), unique=True)
+        matched = sa.text("message_fts MATCH :fts_words").bindparams(query)
+        found = sa.exists().where(matched, index.c.rowid == rows.c.seq)
+    # The index is the condition's own even where the statement around it reads the index.
+    return found.correlate_except(index)
 
 
 def searchable(words: Sequence[str]) -> list[str]:

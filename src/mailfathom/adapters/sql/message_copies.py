@@ -13,13 +13,17 @@ recipient delivered back differ in their octets (Received fields, a footer), are
 on the server too, and stay two. A message whose content is not held (over the size limit,
 or waiting for storage room) has no key and is never merged.
 
-Which copy stands for the message: the one in the first folder of the request's scope, the
-account's folder with the Inbox role first, then its folders in the order the deployment
-first mapped them (their `folder_id`). Copies in one folder are that folder's own messages
-and are each listed, and a folder read alone lists its own copies. The choice is made in the
-query, before the page is cut, so pages stay full and a cursor continues exactly; each row
-read asks the index `ix_messages_content_copies` once whether a copy lies in a folder that
-comes first.
+Which copy stands for the message: the first one that passes the request's filters (and holds
+a search's words), in the order of the scope's folders: the account's folder with the Inbox
+role first, then its folders in the order the deployment first mapped them (their
+`folder_id`). Flags and INTERNALDATE belong to each copy (Dovecot, Fastmail and Exchange keep
+them per copy, and Gmail's copies differ while one folder's synchronization lags another's),
+so a copy failing a filter never hides one that passes: a message is listed once whenever one
+of its copies passes. Copies in one folder are that folder's own messages and are each listed,
+and a folder read alone lists its own copies. The choice is made in the query, before the page
+is cut, so pages stay full and a cursor continues exactly; each row read asks the index
+`ix_messages_content_copies` once whether a copy lies in a folder that comes first, and reads
+the filters only on the few copies found there.
 """
 
 from __future__ import annotations
@@ -55,7 +59,8 @@ def merges(ranks: Mapping[int, int]) -> bool:
 
 
 # Built once: an alias's columns are made on first use, which costs more than the query.
-_EARLIER = messages.alias("earlier_copy")
+# A read writes its filters on EARLIER to ask them of the copies that come first.
+EARLIER = messages.alias("earlier_copy")
 _COPY = messages.alias("copy")
 _OTHER_FOLDERS = (
     sa.select(messages.c.seq, _COPY.c.folder_id)
@@ -76,27 +81,39 @@ _OTHER_FOLDERS = (
 )
 
 
-def first_copies(ranks: Mapping[int, int]) -> sa.ColumnElement[bool]:
-    """A row stands for its message: no copy of it lies in a folder of the scope that comes
-    first. A condition on `messages`, added to a read's others."""
-    return _first_copies(tuple(sorted(ranks.items())))
+def first_copies(
+    ranks: Mapping[int, int], passing: Sequence[sa.ColumnElement[bool]] = ()
+) -> sa.ColumnElement[bool]:
+    """A row stands for its message: no copy of it passing the conditions `passing` (the
+    request's filters and a search's words, written on `EARLIER`) lies in a folder of the
+    scope that comes first. A condition on `messages`, added to a read's others, which the
+    row passes too."""
+    key = tuple(sorted(ranks.items()))
+    if not passing:
+        return _first_copies(key)
+    return ~_earlier_copies(key).where(*passing).exists()
 
 
 @functools.lru_cache(maxsize=256)
 def _first_copies(ranks: tuple[tuple[int, int], ...]) -> sa.ColumnElement[bool]:
     """Kept per scope: building the condition costs more than SQLite takes to run it."""
+    return ~_earlier_copies(ranks).exists()
+
+
+@functools.lru_cache(maxsize=256)
+def _earlier_copies(ranks: tuple[tuple[int, int], ...]) -> sa.Select[Any]:
+    """The copies of the row's message in folders of the scope that come first."""
 
     def place(column: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
         return sa.case(dict(ranks), value=column)
 
     # A folder outside the scope has no place (NULL), so its copies never come first; the
     # copies of one message are a few rows of the index, read in one range.
-    earlier = sa.select(_EARLIER.c.folder_id).where(
-        _EARLIER.c.content_key == messages.c.content_key,
-        _EARLIER.c.account_id == messages.c.account_id,
-        place(_EARLIER.c.folder_id) < place(messages.c.folder_id),
+    return sa.select(EARLIER.c.folder_id).where(
+        EARLIER.c.content_key == messages.c.content_key,
+        EARLIER.c.account_id == messages.c.account_id,
+        place(EARLIER.c.folder_id) < place(messages.c.folder_id),
     )
-    return ~earlier.exists()
 
 
 def other_folders(
@@ -106,7 +123,8 @@ def other_folders(
     aliases: Mapping[int, str],
 ) -> dict[int, tuple[str, ...]]:
     """For each of `seqs` (rows standing for their message), the aliases of the other
-    folders of the scope holding a copy, in their order of precedence."""
+    folders of the scope holding a copy, in their order of precedence, whether or not that
+    copy passes the request's filters: the message is in those folders all the same."""
     if not seqs or not merges(ranks):
         return {}
     found: dict[int, set[int]] = {}

@@ -20,15 +20,9 @@ from typing import Any
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql import message_copies
-from mailfathom.adapters.sql.index_queries import searchable
-from mailfathom.adapters.sql.reading_rows import (
-    ICU_ROOT_COLLATION,
-    TextRules,
-    filter_clauses,
-    load_identified,
-    load_parts,
-    load_summaries,
-)
+from mailfathom.adapters.sql.index_queries import index_matching, searchable
+from mailfathom.adapters.sql.reading_filters import ICU_ROOT_COLLATION, RowFilters, TextRules
+from mailfathom.adapters.sql.reading_rows import load_identified, load_parts, load_summaries
 from mailfathom.adapters.sql.reading_search import (
     CommonWords,
     Match,
@@ -200,15 +194,28 @@ class SqlReadView(MailboxReadView):
         visible = self._folders()
         return message_copies.precedence(visible[i] for i in scope)
 
-    def _one_per_message(
-        self, scope: dict[int, str], filters: list[sa.ColumnElement[bool]]
-    ) -> dict[int, int]:
-        """`filters` with the condition that a row stands for its message, when the scope
-        has copies to merge; returns the folders' precedence."""
-        ranks = self._ranks(scope)
-        if message_copies.merges(ranks):
-            filters.append(message_copies.first_copies(ranks))
-        return ranks
+    def _standing(
+        self,
+        ranks: dict[int, int],
+        filters: RowFilters,
+        terms: Sequence[str] = (),
+        known: sa.FromClause | None = None,
+    ) -> list[sa.ColumnElement[bool]]:
+        """The condition that a row stands for its message, when the scope has copies to
+        merge. A copy that comes first hides the row only if it passes the request's filters
+        and holds the searched `terms` too, so that a copy failing them never hides one that
+        passes. `known` (a CTE with a `seq` column) holds matches of the terms, which spare
+        looking a copy up in the index."""
+        if not message_copies.merges(ranks):
+            return []
+        earlier = message_copies.EARLIER
+        passing = filters.on(earlier)
+        if terms:
+            words = index_matching(self._dialect, terms, earlier)
+            if known is not None:
+                words = sa.or_(earlier.c.seq.in_(sa.select(known.c.seq)), words)
+            passing.append(words)
+        return [message_copies.first_copies(ranks, passing)]
 
     def _summaries_of(
         self, seqs: list[int], scope: dict[int, str], ranks: dict[int, int]
@@ -248,9 +255,10 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(selection.folder_ids)
         if not scope:
             return []
-        filters = filter_clauses(self._c, selection, self._rules)
-        ranks = self._one_per_message(scope, filters)
-        seqs = self._timeline(scope, filters, newest_first, after, limit)
+        filters = RowFilters.of(self._c, selection, self._rules)
+        ranks = self._ranks(scope)
+        where = [*filters.on(), *self._standing(ranks, filters)]
+        seqs = self._timeline(scope, where, newest_first, after, limit)
         loaded = self._summaries_of(seqs, scope, ranks)
         return [loaded[s] for s in seqs]
 
@@ -323,18 +331,24 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(selection.folder_ids)
         if not scope:
             return []
-        filters = filter_clauses(self._c, selection, self._rules)
-        ranks = self._one_per_message(scope, filters)
-        where = [messages.c.folder_id.in_(sorted(scope)), *filters]
+        filters = RowFilters.of(self._c, selection, self._rules)
+        ranks = self._ranks(scope)
+        where = filters.on()
+
+        def in_scope(known: sa.FromClause | None = None) -> list[sa.ColumnElement[bool]]:
+            standing = self._standing(ranks, filters, terms, known)
+            return [messages.c.folder_id.in_(sorted(scope)), *where, *standing]
+
         matching = weightless_matching(self._c, terms, self._common)
         if matching is not None:
             # Nothing to rank by (see reading_search): the newest matches, all ranked 0.
-            newest = self._timeline(scope, [*filters, matching], True, None, limit)
+            standing = self._standing(ranks, filters, terms)
+            newest = self._timeline(scope, [*where, *standing, matching], True, None, limit)
             hits = [Match(seq, 0.0) for seq in newest]
         elif self._dialect == "postgresql":
-            hits = postgresql_matches(self._c, terms, where, limit)
+            hits = postgresql_matches(self._c, terms, in_scope(), limit)
         else:
-            hits = sqlite_matches(self._c, terms, where, limit)
+            hits = sqlite_matches(self._c, terms, in_scope, limit)
         seqs = [h.seq for h in hits]
         loaded = self._summaries_of(seqs, scope, ranks)
         bodies = load_texts(self._c, seqs, self._texts, with_html=False) if with_bodies else {}

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -164,12 +164,17 @@ def _scored(query: str, name: str, size: int | None = None) -> Any:
     return bound.columns(seq=sa.Integer, score=sa.Float).cte(name).prefix_with("MATERIALIZED")
 
 
-def _window(query: str, where: Sequence[sa.ColumnElement[bool]], size: int) -> sa.Select[Any]:
+InScope = Callable[[sa.FromClause], Sequence[sa.ColumnElement[bool]]]
+"""The conditions a match in scope passes, given the matches a statement holds (a CTE with a
+`seq` column): a condition asking whether another row matches looks there first."""
+
+
+def _window(query: str, where: InScope, size: int) -> sa.Select[Any]:
     """The `size` best matches by score, each with its received time and whether it lies in
     scope. The scope is a computed column rather than a condition, so that SQLite looks each
     match up by primary key instead of walking a folder's index in search of them."""
     best = _scored(query, "best", size)
-    in_scope = sa.case((sa.and_(*where), sa.true()), else_=sa.false())
+    in_scope = sa.case((sa.and_(*where(best)), sa.true()), else_=sa.false())
     return (
         sa.select(best.c.seq, best.c.score, messages.c.received_at, in_scope.label("kept"))
         .select_from(best.join(messages, messages.c.seq == best.c.seq))
@@ -178,10 +183,7 @@ def _window(query: str, where: Sequence[sa.ColumnElement[bool]], size: int) -> s
 
 
 def sqlite_matches(
-    connection: sa.Connection,
-    terms: Sequence[str],
-    where: Sequence[sa.ColumnElement[bool]],
-    limit: int,
+    connection: sa.Connection, terms: Sequence[str], where: InScope, limit: int
 ) -> list[Match]:
     query = fts5_query(terms)
     size = max(_FIRST_WINDOW, limit * 4)
@@ -199,14 +201,12 @@ def sqlite_matches(
     return _every_match(connection, query, where, limit)
 
 
-def _every_match(
-    connection: sa.Connection, query: str, where: Sequence[sa.ColumnElement[bool]], limit: int
-) -> list[Match]:
+def _every_match(connection: sa.Connection, query: str, where: InScope, limit: int) -> list[Match]:
     hits = _scored(query, "hits")
     statement = (
         sa.select(messages.c.seq, hits.c.score)
         .select_from(hits.join(messages, messages.c.seq == hits.c.seq))
-        .where(*where)
+        .where(*where(hits))
         .order_by(hits.c.score, *_NEWEST)
         .limit(limit)
     )

@@ -40,12 +40,14 @@ class MailboxReadView(FolderDirectory, Protocol):
     per label, each copy the same octets) is one row of a listing, a search or a
     conversation over several folders: the copy in the first folder of `folder_ids` (the
     account's Inbox-role folder first, then its folders in the order they were first
-    mapped) stands for it, and names the other folders holding a copy
-    (`SummaryRow.other_folder_aliases`, `ThreadMember.copies`). Copies are rows of one
-    account with the same content key (the SHA-256 of the octets); a message whose content
-    is not held is never merged, and copies in one folder are each that folder's own row,
-    so a folder read alone lists all of its copies. Filters, limits and positions apply to
-    the rows standing for their messages."""
+    mapped) that passes the selection's filters and a search's words stands for it, and
+    names the other folders holding a copy (`SummaryRow.other_folder_aliases`,
+    `ThreadMember.copies`). Each copy has flags and a received time of its own, so a copy
+    failing a filter never hides one that passes. Copies are rows of one account with the
+    same content key (the SHA-256 of the octets); a message whose content is not held is
+    never merged, and copies in one folder are each that folder's own row, so a folder read
+    alone lists all of its copies. Limits and positions apply to the rows standing for their
+    messages."""
 
     def summaries(
         self,

@@ -261,8 +261,9 @@ class EmailSummaryModel(Published):
     alsoInFolders: list[OwnText] = Field(
         default=[],
         description="The aliases of the other folders of this request's scope holding this "
-        "same message (a label's copy on Gmail): it is listed once, from the first of its "
-        "folders, and this entry stands for those copies too. Empty when there are none.",
+        "same message (a label's copy on Gmail), whether or not their copies pass the "
+        "filters: it is listed once, from the first of its folders whose copy passes them, "
+        "and this entry stands for those copies too. Empty when there are none.",
     )
 
 

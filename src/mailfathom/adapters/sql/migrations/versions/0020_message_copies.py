@@ -2,11 +2,11 @@
 
 Gmail lists one message in a folder per label it carries, each copy the same octets, so the
 copies share a content key. Reads over several folders list each message once (see
-`adapters/sql/message_copies.py`): for each row they ask whether a copy lies in a folder
-that comes first, one look-up of this index per row read.
+`adapters/sql/message_copies.py`): for each row they ask whether a copy passing the
+request's filters lies in a folder that comes first, one look-up of this index per row read.
 
 Revision ID: 0020_message_copies
-Revises: 0018_message_trust
+Revises: 0019_account_health
 """
 
 from __future__ import annotations
