@@ -35,6 +35,7 @@ from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.download_links import SealedLinks, links_of
 from mailfathom.adapters.draft_folders import DraftFolderCopies
 from mailfathom.adapters.flag_writers import FlagChangeCarrier
+from mailfathom.adapters.grant_check import try_grant as try_grant
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 from mailfathom.adapters.imap.probe import list_server_folders as list_server_folders
 from mailfathom.adapters.imap.session import ImapConnector
@@ -58,6 +59,7 @@ from mailfathom.adapters.oauth.flows import device_grant as device_grant
 from mailfathom.adapters.oauth.flows import loopback_grant as loopback_grant
 from mailfathom.adapters.oauth.grant_files import check_secret_place as check_secret_place
 from mailfathom.adapters.oauth.grant_files import create_secret_file as create_secret_file
+from mailfathom.adapters.oauth.grant_files import trial_secret_file as trial_secret_file
 from mailfathom.adapters.oauth.grant_files import write_over_secret_file as write_over_secret_file
 from mailfathom.adapters.oauth.grant_health import GrantHealth
 from mailfathom.adapters.oauth.tokens import ConsentOfAccounts, process_tokens

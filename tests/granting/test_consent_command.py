@@ -102,3 +102,24 @@ def test_a_token_kept_in_a_variable_is_handed_over_in_a_file(
     assert str(handed) in done.stdout
     assert variable in done.stdout
     assert second not in done.stdout + done.stderr
+
+
+def test_a_grant_for_another_person_leaves_the_working_one_in_place(
+    oauth_server: OAuthServer, oauth_imap_account: ImapAccount, client_id: str, tmp_path: Path
+) -> None:
+    # The person picks another of their accounts at the provider: the new grant is good, but
+    # the mail server does not take it for this mailbox. The grant that works stays.
+    config, _ = init_by_device(oauth_server, client_id, oauth_imap_account, tmp_path)
+    token_file = tmp_path / "secrets" / "mail.refresh"
+    working = token_file.read_text("utf-8")
+    register_all([working.strip()])
+
+    run = CommandRun(tmp_path, ["account", "consent", "--config", str(config), "--account", "mail"])
+    oauth_server.approve_device(run.user_code(), f"someone-else-{oauth_imap_account.username}")
+    done = run.finish()
+    _coded(done, 31002)
+    assert token_file.read_text("utf-8") == working
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    assert sorted(p.name for p in token_file.parent.iterdir()) == [token_file.name]
+    synced = _command(tmp_path, "sync", "--config", str(config))
+    assert synced.returncode == 0, synced.stdout + synced.stderr

@@ -16,6 +16,9 @@ import pytest
 from mailfathom.adapters.oauth.endpoint import TokenEndpoint
 from mailfathom.adapters.oauth.flows import DevicePrompt, OAuthClient, device_grant, loopback_grant
 from mailfathom.domain.errors import GrantFailed
+from mailfathom.domain.oauth import OAuthProvider
+from mailfathom.entrypoints.cli.granting import GrantPlan, obtain_grant
+from mailfathom.entrypoints.cli.init_oauth_answers import GrantFlow
 from servers.oauth import OAuthServer
 
 from .browser import Browser
@@ -236,3 +239,31 @@ def test_no_answer_in_time_is_an_expired_grant(
         wait_seconds=0.5,
     )
     assert _grant_code(run) == 11017
+
+
+@pytest.mark.parametrize("provider", [OAuthProvider.GMAIL, OAuthProvider.GENERIC])
+def test_a_named_providers_sign_in_page_is_told_the_accounts_user(
+    authorizing: OAuthServer, client: OAuthClient, provider: OAuthProvider
+) -> None:
+    # Google and Microsoft offer the user named in `login_hint` first, so the person does
+    # not grant access as another of their accounts; a generic server is not told.
+    authorizing.approve_authorizations_as("someone")
+    browser = Browser()
+    plan = GrantPlan(
+        provider,
+        client,
+        authorizing.token_endpoint,
+        None,
+        authorizing.authorization_endpoint,
+        login_hint="someone@example.test",
+    )
+
+    def say(line: str) -> None:
+        if line.startswith(authorizing.authorization_endpoint):
+            browser(line)
+
+    grant = obtain_grant(plan, GrantFlow.LOOPBACK, say, interactive=False)
+    assert browser.wait() == [200]
+    hinted = browser.query().get("login_hint")
+    assert hinted == (["someone@example.test"] if provider is OAuthProvider.GMAIL else None)
+    assert _refreshes(authorizing, client, grant.refresh_token)
