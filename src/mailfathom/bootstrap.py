@@ -36,6 +36,7 @@ from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.download_links import SealedLinks, links_of
 from mailfathom.adapters.draft_folders import DraftFolderCopies
 from mailfathom.adapters.flag_writers import FlagChangeCarrier
+from mailfathom.adapters.grant_check import grant_user as grant_user
 from mailfathom.adapters.grant_check import try_grant as try_grant
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 from mailfathom.adapters.imap.probe import list_server_folders as list_server_folders

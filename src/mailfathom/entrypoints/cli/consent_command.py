@@ -26,18 +26,20 @@ from mailfathom.bootstrap import (
     OAuthClient,
     Services,
     check_secret_place,
+    grant_user,
     read_secret,
     trial_secret_file,
     try_grant,
     write_over_secret_file,
 )
-from mailfathom.domain.codes import CommandCode
+from mailfathom.domain.codes import CheckCode, CommandCode
 from mailfathom.domain.config import AccountConfig, DeploymentConfig, SecretRef
 from mailfathom.domain.errors import (
     ConfigurationError,
     ConsentRequired,
     MailFathomError,
     MailServerAuthError,
+    SubmissionCheckFailed,
 )
 from mailfathom.entrypoints.cli.granting import (
     GrantPlan,
@@ -58,8 +60,10 @@ def _say(text: str) -> None:
 
 
 def _oauth_account(deployment: DeploymentConfig, name: str) -> AccountConfig:
+    """The account, which must have a connection logging in with its grant (IMAP, or only
+    its submission)."""
     (account,) = selected_accounts(deployment, [name])
-    if account.oauth is None or account.imap is None:
+    if account.oauth is None or grant_user(account) is None:
         raise ConfigurationError(
             f"Account '{account.account_id}' does not log in with OAuth; there is no access "
             "to grant again.",
@@ -79,10 +83,9 @@ def grant_again(
     account = _oauth_account(deployment, name)
     oauth = account.oauth
     assert oauth is not None
-    assert account.imap is not None
     secret = None if oauth.client_secret is None else read_secret(oauth.client_secret)
     client = OAuthClient(oauth.client_id, oauth.scopes, secret)
-    plan = GrantPlan.at(oauth.provider, client, oauth, login_hint=account.imap.username)
+    plan = GrantPlan.at(oauth.provider, client, oauth, login_hint=grant_user(account))
     chosen = choose_flow(plan, flow_named(flow))
     in_file = oauth.refresh_token.file
     target = in_file or refresh_token_file
@@ -101,19 +104,30 @@ def grant_again(
 
 
 def _try(account: AccountConfig, trial: SecretRef) -> None:
-    """Raise `MailServerAuthError` (31002) when the server does not take the new grant for
-    this account, saying the old one is kept; other failures as a login raises them."""
+    """Raise `MailServerAuthError` (31002) or `SubmissionCheckFailed` (72002) when the
+    server does not take the new grant for this account, saying the old one is kept; other
+    failures as a login raises them."""
     try:
         try_grant(account, trial)
     except ConsentRequired:
         raise
     except MailServerAuthError:
-        raise MailServerAuthError(
-            f"The mail server refused the login of account '{account.account_id}' with the "
-            "new grant: access was perhaps granted as another user than the account's. The "
-            "account's refresh token is as it was; run the command again and sign in as the "
-            "account's own user."
+        raise MailServerAuthError(_not_this_account(account, "mail server")) from None
+    except SubmissionCheckFailed as failed:
+        if failed.code != int(CheckCode.SUBMISSION_CREDENTIALS_REFUSED):
+            raise
+        raise SubmissionCheckFailed(
+            _not_this_account(account, "submission server"), code=failed.code
         ) from None
+
+
+def _not_this_account(account: AccountConfig, server: str) -> str:
+    return (
+        f"The {server} refused the login of account '{account.account_id}' with the new "
+        "grant: access was perhaps granted as another user than the account's. The "
+        "account's refresh token is as it was; run the command again and sign in as the "
+        "account's own user."
+    )
 
 
 def _release(deployment: DeploymentConfig, account_id: str) -> None:
