@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from mailfathom.adapters.authentication import build_sender_verifier
 from mailfathom.adapters.authentication.deployment_results import unvouched
+from mailfathom.adapters.config.secrets import LoginSecretsOfAccounts
 from mailfathom.adapters.config.secrets import NeededSecret as NeededSecret
 from mailfathom.adapters.config.secrets import read_secret as read_secret
 from mailfathom.adapters.config.secrets import require_secrets as require_secrets
@@ -35,6 +36,8 @@ from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.download_links import SealedLinks, links_of
 from mailfathom.adapters.draft_folders import DraftFolderCopies
 from mailfathom.adapters.flag_writers import FlagChangeCarrier
+from mailfathom.adapters.grant_check import grant_user as grant_user
+from mailfathom.adapters.grant_check import try_grant as try_grant
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 from mailfathom.adapters.imap.probe import list_server_folders as list_server_folders
 from mailfathom.adapters.imap.session import ImapConnector
@@ -58,6 +61,7 @@ from mailfathom.adapters.oauth.flows import device_grant as device_grant
 from mailfathom.adapters.oauth.flows import loopback_grant as loopback_grant
 from mailfathom.adapters.oauth.grant_files import check_secret_place as check_secret_place
 from mailfathom.adapters.oauth.grant_files import create_secret_file as create_secret_file
+from mailfathom.adapters.oauth.grant_files import trial_secret_file as trial_secret_file
 from mailfathom.adapters.oauth.grant_files import write_over_secret_file as write_over_secret_file
 from mailfathom.adapters.oauth.grant_health import GrantHealth
 from mailfathom.adapters.oauth.tokens import ConsentOfAccounts, process_tokens
@@ -149,7 +153,7 @@ from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimit
 from mailfathom.app.sync.trust_backfill import TrustBackfill
 from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
 from mailfathom.app.sync.trust_step import TrustPorts
-from mailfathom.domain.account_health import AccountHealth
+from mailfathom.domain.account_health import AccountHealth, HealthState
 from mailfathom.domain.authorship_assessor import build_authorship_assessor
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig, RemoteImages
 from mailfathom.domain.contacts import ContactWriter
@@ -677,13 +681,20 @@ class Services:
             ),
             created_folders=SqlFolderCreations(self.engine).created_folders,
             consent=ConsentOfAccounts(process_tokens()),
+            login_secrets=LoginSecretsOfAccounts(),
         )
 
     def account_health(self) -> list[AccountHealth]:
-        """The accounts held back until a person acts (`mfctl accounts`). A state is about
-        the account's grant: one the configuration no longer gives a grant is not held."""
+        """The accounts held back until a person acts (`mfctl accounts`). A refused grant
+        is about the account's grant: one the configuration no longer gives a grant is not
+        held. A refused login is about its IMAP login, held while it has one."""
         granted = {a.account_id for a in self.config.accounts if a.oauth is not None}
-        return [h for h in SqlAccountHealth(self.engine).states() if h.account_id in granted]
+        logging_in = {a.account_id for a in self.config.accounts if a.imap is not None}
+        return [
+            h
+            for h in SqlAccountHealth(self.engine).states()
+            if h.account_id in (granted if h.state is HealthState.CONSENT_REQUIRED else logging_in)
+        ]
 
     def close(self) -> None:
         self.preparer.close()

@@ -4,14 +4,20 @@ is granted access again by the person, and is no longer held back."""
 from __future__ import annotations
 
 import stat
+from datetime import UTC, datetime
 from pathlib import Path
+
+import pytest
 
 from log_audit import register_all
 from mailfathom.adapters.config import load_config
+from mailfathom.adapters.sql.account_health import SqlAccountHealth
+from mailfathom.bootstrap import Services
 from servers.dovecot import ImapAccount
-from servers.oauth import OAuthServer
+from servers.oauth import OAuthServer, device_grant
+from servers.smtp import SmtpServer
 
-from .init_runs import CommandRun, Finished, init_by_device
+from .init_runs import SCOPES, CommandRun, Finished, init_by_device
 
 
 def _command(root: Path, *args: str) -> Finished:
@@ -102,3 +108,154 @@ def test_a_token_kept_in_a_variable_is_handed_over_in_a_file(
     assert str(handed) in done.stdout
     assert variable in done.stdout
     assert second not in done.stdout + done.stderr
+
+
+def test_a_grant_for_another_person_leaves_the_working_one_in_place(
+    oauth_server: OAuthServer, oauth_imap_account: ImapAccount, client_id: str, tmp_path: Path
+) -> None:
+    # The person picks another of their accounts at the provider: the new grant is good, but
+    # the mail server does not take it for this mailbox. The grant that works stays.
+    config, _ = init_by_device(oauth_server, client_id, oauth_imap_account, tmp_path)
+    token_file = tmp_path / "secrets" / "mail.refresh"
+    working = token_file.read_text("utf-8")
+    register_all([working.strip()])
+
+    run = CommandRun(tmp_path, ["account", "consent", "--config", str(config), "--account", "mail"])
+    oauth_server.approve_device(run.user_code(), f"someone-else-{oauth_imap_account.username}")
+    done = run.finish()
+    _coded(done, 31002)
+    assert token_file.read_text("utf-8") == working
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    assert sorted(p.name for p in token_file.parent.iterdir()) == [token_file.name]
+    synced = _command(tmp_path, "sync", "--config", str(config))
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+
+
+def _submitting_with_oauth(
+    root: Path,
+    server: OAuthServer,
+    client_id: str,
+    account: ImapAccount,
+    smtp: SmtpServer,
+    *,
+    imap: bool,
+) -> tuple[Path, Path]:
+    """An account whose submission alone logs in with the grant: with an IMAP password
+    (`imap`), or a local account that sends. The configuration's path, and the refresh
+    token's file."""
+    tokens = device_grant(
+        server, client_id=client_id, subject=account.username, scope=" ".join(SCOPES)
+    )
+    token_file = root / "secrets" / "mail.refresh"
+    token_file.parent.mkdir(mode=0o700)
+    token_file.write_text(tokens["refresh_token"] + "\n", "utf-8")
+    token_file.chmod(0o600)
+    register_all([tokens["refresh_token"], tokens["access_token"]])
+    password = root / "imap.password"
+    password.write_text(account.password + "\n", "utf-8")
+    reading = (
+        f"""Kind = "imap"
+[Accounts.Imap]
+Host = "{account.host}"
+Port = {account.port}
+Username = "{account.username}"
+Tls = "none"
+Secret = {{ File = "{password}" }}
+"""
+        if imap
+        else 'Kind = "local"\n'
+    )
+    config = root / "mailfathom.toml"
+    config.write_text(
+        f"""
+[Store]
+DataDir = "{root / "data"}"
+
+[[Accounts]]
+Id = "mail"
+DisplayName = "Mail"
+{reading}
+[Accounts.OAuth]
+Provider = "generic"
+ClientId = "{client_id}"
+RefreshToken = {{ File = "{token_file}" }}
+TokenEndpoint = "{server.token_endpoint}"
+DeviceAuthorizationEndpoint = "{server.device_authorization_endpoint}"
+Scopes = {list(SCOPES)!r}
+
+[[Accounts.Folders]]
+Remote = "INBOX"
+Role = "Inbox"
+
+[Accounts.Delivery]
+Enabled = true
+Address = "{account.username}@example.test"
+
+[Accounts.Delivery.Smtp]
+Host = "{smtp.host}"
+Port = {smtp.port}
+Tls = "starttls"
+Auth = "oauth2"
+Username = "{account.username}"
+""".replace("'", '"'),
+        "utf-8",
+    )
+    return config, token_file
+
+
+def _consent(root: Path, config: Path, smtp: SmtpServer) -> CommandRun:
+    """`mfctl account consent`, trusting the submission server's certificate."""
+    return CommandRun(
+        root,
+        ["account", "consent", "--config", str(config), "--account", "mail"],
+        {"SSL_CERT_FILE": str(smtp.ca_path)},
+    )
+
+
+@pytest.mark.parametrize("imap", [True, False], ids=["imap-password", "local"])
+def test_an_account_granting_only_its_submission_is_granted_again(
+    oauth_server: OAuthServer,
+    oauth_imap_account: ImapAccount,
+    oauth_smtp: SmtpServer,
+    client_id: str,
+    tmp_path: Path,
+    imap: bool,
+) -> None:
+    config, token_file = _submitting_with_oauth(
+        tmp_path, oauth_server, client_id, oauth_imap_account, oauth_smtp, imap=imap
+    )
+    oauth_server.revoke_refresh_tokens(oauth_imap_account.username)
+    with Services.open(load_config(config)) as services:
+        SqlAccountHealth(services.engine).consent_required("mail", datetime.now(UTC))
+    _coded(_command(tmp_path, "accounts", "--config", str(config)), 31003)
+    first = token_file.read_text("utf-8")
+
+    run = _consent(tmp_path, config, oauth_smtp)
+    oauth_server.approve_device(run.user_code(), oauth_imap_account.username)
+    done = run.finish()
+    assert done.returncode == 0, done.stdout + done.stderr
+    second = token_file.read_text("utf-8")
+    register_all([second.strip()])
+    assert second != first
+    listed = _command(tmp_path, "accounts", "--config", str(config))
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+
+
+def test_a_submission_grant_for_another_person_leaves_the_working_one_in_place(
+    oauth_server: OAuthServer,
+    oauth_imap_account: ImapAccount,
+    oauth_smtp: SmtpServer,
+    client_id: str,
+    tmp_path: Path,
+) -> None:
+    # The IMAP password still logs in: only the submission server can tell whether the new
+    # grant is this account's.
+    config, token_file = _submitting_with_oauth(
+        tmp_path, oauth_server, client_id, oauth_imap_account, oauth_smtp, imap=True
+    )
+    working = token_file.read_text("utf-8")
+    run = _consent(tmp_path, config, oauth_smtp)
+    oauth_server.approve_device(run.user_code(), f"someone-else-{oauth_imap_account.username}")
+    done = run.finish()
+    _coded(done, 72002)
+    assert token_file.read_text("utf-8") == working

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import socket
 import threading
 import time
 import uuid
@@ -16,6 +17,9 @@ import pytest
 from mailfathom.adapters.oauth.endpoint import TokenEndpoint
 from mailfathom.adapters.oauth.flows import DevicePrompt, OAuthClient, device_grant, loopback_grant
 from mailfathom.domain.errors import GrantFailed
+from mailfathom.domain.oauth import OAuthProvider
+from mailfathom.entrypoints.cli.granting import GrantPlan, obtain_grant
+from mailfathom.entrypoints.cli.init_oauth_answers import GrantFlow
 from servers.oauth import OAuthServer
 
 from .browser import Browser
@@ -196,33 +200,77 @@ def test_a_declined_authorization_is_its_own_code(
     assert _grant_code(run) == 11016
 
 
-def test_an_answer_with_another_state_is_not_redeemed(
+def test_an_answer_with_another_state_is_refused_and_the_real_one_awaited(
     authorizing: OAuthServer, client: OAuthClient
 ) -> None:
     # Someone on the machine answers the listener first, with a code of their own: it is
-    # refused for its state, and no code is redeemed at the token endpoint.
+    # refused for its state, and the grant goes on with the answer the browser brings.
     authorizing.approve_authorizations_as("someone")
     before = authorizing.counts().get("code", 0)
+    browser = Browser()
     forged: list[int] = []
-    forgers: list[threading.Thread] = []
+
+    def forge_then_open(url: str) -> None:
+        redirect = httpx2.QueryParams(url.split("?", 1)[1])["redirect_uri"]
+        for query in ("code=theirs&state=not-the-one", "error=access_denied&state=forged"):
+            forged.append(httpx2.get(f"{redirect}/?{query}", timeout=30).status_code)
+        browser(url)
 
     def show(url: str) -> None:
-        redirect = httpx2.QueryParams(url.split("?", 1)[1])["redirect_uri"]
+        threading.Thread(target=forge_then_open, args=(url,), daemon=True).start()
 
-        def forge() -> None:
-            answer = httpx2.get(f"{redirect}/?code=theirs&state=not-the-one", timeout=30)
-            forged.append(answer.status_code)
-
-        forgers.append(threading.Thread(target=forge, daemon=True))
-        forgers[0].start()
-
-    run = lambda: loopback_grant(  # noqa: E731
-        authorizing.authorization_endpoint, authorizing.token_endpoint, client, show
+    grant = loopback_grant(
+        authorizing.authorization_endpoint,
+        authorizing.token_endpoint,
+        client,
+        show,
+        wait_seconds=60,
     )
-    assert _grant_code(run) == 11018
-    forgers[0].join(timeout=30)
-    assert forged == [200]
-    assert authorizing.counts().get("code", 0) == before
+    assert forged == [400, 400]
+    assert browser.wait() == [200]
+    assert authorizing.counts()["code"] == before + 1
+    assert _refreshes(authorizing, client, grant.refresh_token)
+
+
+def test_a_localhost_redirect_is_heard_on_both_loopback_addresses(
+    authorizing: OAuthServer,
+) -> None:
+    # A browser may reach `localhost` over IPv6 first: nobody else on the machine may take
+    # [::1] at the listener's port, and an answer arriving there is taken.
+    client = OAuthClient(f"mailfathom-{uuid.uuid4().hex[:8]}", SCOPES)
+    authorizing.add_client(client.client_id, redirect_uris=["http://localhost"])
+    authorizing.approve_authorizations_as("someone")
+    taken: list[bool] = []
+
+    def show(url: str) -> None:
+        threading.Thread(target=answer_over_ipv6, args=(url,), daemon=True).start()
+
+    def answer_over_ipv6(url: str) -> None:
+        query = httpx2.QueryParams(url.split("?", 1)[1])
+        port = int(query["redirect_uri"].rsplit(":", 1)[1])
+        other = socket.socket(socket.AF_INET6)
+        try:
+            other.bind(("::1", port))
+        except OSError:
+            taken.append(True)
+        else:
+            taken.append(False)
+        finally:
+            other.close()
+        answer = httpx2.get(authorizing.authorization_endpoint, params=query, timeout=30)
+        back = answer.headers["location"].replace("//localhost:", "//[::1]:")
+        httpx2.get(back, timeout=30)
+
+    grant = loopback_grant(
+        authorizing.authorization_endpoint,
+        authorizing.token_endpoint,
+        client,
+        show,
+        redirect_host="localhost",
+        wait_seconds=60,
+    )
+    assert taken == [True]
+    assert _refreshes(authorizing, client, grant.refresh_token)
 
 
 def test_no_answer_in_time_is_an_expired_grant(
@@ -236,3 +284,31 @@ def test_no_answer_in_time_is_an_expired_grant(
         wait_seconds=0.5,
     )
     assert _grant_code(run) == 11017
+
+
+@pytest.mark.parametrize("provider", [OAuthProvider.GMAIL, OAuthProvider.GENERIC])
+def test_a_named_providers_sign_in_page_is_told_the_accounts_user(
+    authorizing: OAuthServer, client: OAuthClient, provider: OAuthProvider
+) -> None:
+    # Google and Microsoft offer the user named in `login_hint` first, so the person does
+    # not grant access as another of their accounts; a generic server is not told.
+    authorizing.approve_authorizations_as("someone")
+    browser = Browser()
+    plan = GrantPlan(
+        provider,
+        client,
+        authorizing.token_endpoint,
+        None,
+        authorizing.authorization_endpoint,
+        login_hint="someone@example.test",
+    )
+
+    def say(line: str) -> None:
+        if line.startswith(authorizing.authorization_endpoint):
+            browser(line)
+
+    grant = obtain_grant(plan, GrantFlow.LOOPBACK, say, interactive=False)
+    assert browser.wait() == [200]
+    hinted = browser.query().get("login_hint")
+    assert hinted == (["someone@example.test"] if provider is OAuthProvider.GMAIL else None)
+    assert _refreshes(authorizing, client, grant.refresh_token)

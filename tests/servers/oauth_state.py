@@ -26,7 +26,9 @@ from joserfc.jwk import Key, KeySet, RSAKey
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 GRANT_KINDS = {"authorization_code": "code", DEVICE_GRANT: "device", "refresh_token": "refresh"}
-_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1"})
+# `localhost` as well, as Microsoft Entra ID matches it: a desktop client registers
+# `http://localhost` and redirects to any port of it.
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,8 @@ class Subject:
 
 
 def _same_redirect(registered: str, given: str) -> bool:
-    """RFC 8252 section 7.3: a loopback IP redirect URI matches on any port."""
+    """RFC 8252 section 7.3: a loopback IP redirect URI (and `localhost`) matches on any
+    port."""
     if registered == given:
         return True
     a, b = urlsplit(registered), urlsplit(given)

@@ -57,3 +57,20 @@ def test_going_below_the_health_revision_and_back(engine: sa.Engine) -> None:
     migrate.upgrade(engine)
     assert migrate.current_revision(engine) == migrate.NEWEST_REVISION
     assert SqlAccountHealth(engine).states() == []
+
+
+def test_a_refused_login_is_recorded_and_a_password_login_clears_only_that(
+    engine: sa.Engine,
+) -> None:
+    health = SqlAccountHealth(engine)
+    health.credentials_refused("work", NOW)
+    health.credentials_refused("work", NOW + timedelta(hours=1))
+    health.consent_required("home", NOW)
+    assert _as_utc(health.states()) == [
+        AccountHealth("home", HealthState.CONSENT_REQUIRED, 31003, NOW),
+        AccountHealth("work", HealthState.CREDENTIALS_REFUSED, 31002, NOW),
+    ]
+    # An IMAP password accepted says nothing of a grant the account's submission uses.
+    health.restored("home", HealthState.CREDENTIALS_REFUSED)
+    health.restored("work", HealthState.CREDENTIALS_REFUSED)
+    assert [h.account_id for h in health.states()] == ["home"]

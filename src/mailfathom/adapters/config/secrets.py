@@ -13,6 +13,7 @@ the secret nor the file path is repeated: a path can be anything an operator typ
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -160,3 +161,15 @@ def require_secrets(
             + "; ".join(problems),
             origin=", ".join(origins),
         )
+
+
+class LoginSecretsOfAccounts:
+    """What an account's IMAP login reads, as a digest, for a run waiting for an operator
+    to replace credentials the server refused."""
+
+    def fingerprint(self, account: AccountConfig) -> str:
+        digest = hashlib.sha256()
+        for needed in secrets_to_synchronize([account]):
+            value = read_secret(needed.ref).encode("utf-8")
+            digest.update(len(value).to_bytes(8, "big") + value)
+        return digest.hexdigest()

@@ -5,7 +5,8 @@ login (RFC 3501 section 6.2.2; RFC 7628 section 3). A refused token is answered 
 account's tokens are asked for a fresh one (`after_refusal`) and the login is tried again on
 the same connection; a second refusal is `MailServerAuthError`. A refresh token the provider
 refused ends in `ConsentRequired` before the server is asked at all. Both outcomes of the
-grant (refused, or a token accepted) reach the account's health through `OAuthLogin`.
+grant (refused, or a token accepted) reach the account's health through `OAuthLogin`; a
+login the server refused, and a password it accepted, through `health` directly.
 
 imaplib's debug output stays off (see `ImapConnector.open`): it would format the
 AUTHENTICATE exchange, the token included, for a logger.
@@ -19,6 +20,7 @@ from typing import Any
 from imapclient import exceptions as imap_errors
 
 from mailfathom.adapters.config.secrets import read_secret
+from mailfathom.adapters.oauth.grant_health import GrantHealth
 from mailfathom.adapters.oauth.sasl import (
     OAuthLogin,
     choose_mechanism,
@@ -34,10 +36,12 @@ class LoginRefused(Exception):
     """The server answered the login with NO (or BAD): the credentials were not accepted."""
 
 
-def log_in(client: Any, account: AccountConfig, oauth: OAuthLogin | None) -> None:
+def log_in(
+    client: Any, account: AccountConfig, oauth: OAuthLogin | None, health: GrantHealth | None
+) -> None:
     """Authenticate `client` as the account. A refused login raises `MailServerAuthError`
-    (31002), a refused grant `ConsentRequired` (31003); imaplib's and imapclient's network
-    errors are left to the caller to translate."""
+    (31002), a refused grant `ConsentRequired` (31003), each written to `health`; imaplib's
+    and imapclient's network errors are left to the caller to translate."""
     settings = account.imap
     assert settings is not None
     if settings.auth is ConnectionAuth.PASSWORD:
@@ -45,7 +49,9 @@ def log_in(client: Any, account: AccountConfig, oauth: OAuthLogin | None) -> Non
         try:
             client.login(settings.username, read_secret(settings.secret))
         except imap_errors.LoginError as exc:
-            raise _refused(account) from exc
+            raise _refused(account, health) from exc
+        if health is not None:
+            health.password_accepted(account.account_id)
         return
     if oauth is None:
         raise SyncError(
@@ -60,11 +66,13 @@ def log_in(client: Any, account: AccountConfig, oauth: OAuthLogin | None) -> Non
         try:
             _authenticate(client, settings, mechanism, token)
         except LoginRefused:
-            raise _refused(account) from None
+            raise _refused(account, health) from None
     oauth.accepted()
 
 
-def _refused(account: AccountConfig) -> MailServerAuthError:
+def _refused(account: AccountConfig, health: GrantHealth | None) -> MailServerAuthError:
+    if health is not None:
+        health.login_refused(account.account_id)
     return MailServerAuthError(
         f"The mail server refused the credentials of account '{account.account_id}'."
     )

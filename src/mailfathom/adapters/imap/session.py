@@ -110,7 +110,7 @@ class ImapConnector:
                 f"The mail server of account '{account.account_id}' could not be reached."
             ) from exc
         try:
-            log_in(client, account, self._oauth(account))
+            log_in(client, account, self._oauth(account), self._health)
         except MailFathomError:
             _quietly_close(client)
             raise

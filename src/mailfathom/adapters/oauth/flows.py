@@ -19,6 +19,7 @@ Nothing here prints or logs a token, a code, or what a server wrote beside an er
 
 from __future__ import annotations
 
+import hmac
 import re
 import secrets
 import ssl
@@ -274,8 +275,9 @@ def loopback_grant(
     `redirect_host` is how the redirect URI names the listener (`localhost` where the
     provider registers only that name). `show` is given the authorization URL, which is
     always shown; the browser is opened as well when `open_browser`. Raises `GrantFailed`:
-    11016 declined, 11017 no answer within `wait_seconds`, 11018 an answer not issued here,
-    72007 or 72008 as `device_grant`."""
+    11016 declined, 11017 no answer within `wait_seconds` (an answer with another `state` is
+    refused by the listener, which goes on waiting), 11018 an answer without a code, 72007
+    or 72008 as `device_grant`."""
     require_secure(authorization_endpoint, "the authorization endpoint")
     require_secure(token_endpoint, "the token endpoint")
     with LoopbackListener() as listener:
@@ -296,7 +298,7 @@ def loopback_grant(
             code=int(CommandCode.GRANT_EXPIRED),
         )
     params = arrived.params
-    if params.get("state") != request.state:
+    if not hmac.compare_digest(params.get("state", "").encode(), request.state.encode()):
         raise GrantFailed(
             "The browser came back with an answer this command did not ask for; it was "
             "not used and nothing was written.",

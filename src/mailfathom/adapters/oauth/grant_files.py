@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 from mailfathom.adapters.oauth.tokens import refresh_lock, replace_secret_file
@@ -77,6 +78,20 @@ def create_secret_file(path: Path, value: str) -> None:
     finally:
         with contextlib.suppress(FileNotFoundError):
             draft.unlink()
+
+
+@contextlib.contextmanager
+def trial_secret_file(beside: Path, value: str) -> Iterator[Path]:
+    """A new file (mode 0600) holding `value` in the directory of `beside`, removed at the
+    end of the block: where a new grant is kept while it is tried. Read it again before
+    keeping the grant, since a refresh during the trial may have rotated it."""
+    trial = beside.with_name(f".{beside.name}.{secrets.token_hex(6)}.trial")
+    create_secret_file(trial, value)
+    try:
+        yield trial
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            trial.unlink()
 
 
 def write_over_secret_file(path: Path, value: str) -> None:

@@ -1,11 +1,12 @@
-"""Where an account's connections say how its grant fared, for the operator's view of the
-account's health (`mfctl accounts`).
+"""Where an account's connections say how its grant (and its IMAP login) fared, for the
+operator's view of the account's health (`mfctl accounts`).
 
 Every connection that logs in with the account's grant, whoever opened it (a synchronization
 run, the delivery pass, the sender's copy, a drafts-folder copy, a command checking the
 mailbox), reports through its `OAuthLogin`: a grant the provider refused is written down,
 and a server accepting the account's token clears it. Writing it here, where the token is
-asked for, spares every caller remembering to.
+asked for, spares every caller remembering to. An IMAP login the server refused is written
+down the same way, with a password or a grant, and a password it accepted clears only that.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from mailfathom.app.sync.ports import AccountHealthStore
+from mailfathom.domain.account_health import HealthState
 
 
 class GrantHealth:
@@ -28,3 +30,12 @@ class GrantHealth:
     def accepted(self, account_id: str) -> None:
         """A server accepted a token of the account: its grant works."""
         self._store.restored(account_id)
+
+    def login_refused(self, account_id: str) -> None:
+        """The IMAP server refused the account's login (`MailServerAuthError`)."""
+        self._store.credentials_refused(account_id, self._clock())
+
+    def password_accepted(self, account_id: str) -> None:
+        """The IMAP server accepted the account's password: a refused login is over (a
+        refused grant the account's submission may use is not)."""
+        self._store.restored(account_id, HealthState.CREDENTIALS_REFUSED)

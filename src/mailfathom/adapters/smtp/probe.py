@@ -11,6 +11,7 @@ import aiosmtplib
 
 from mailfathom.adapters.config.secrets import read_secret
 from mailfathom.adapters.oauth.sasl import OAuthLogin
+from mailfathom.adapters.oauth.tokens import AccessTokens
 from mailfathom.adapters.smtp.oauth_auth import OAuthRefused, log_in_with_token
 from mailfathom.adapters.smtp.submission import ContextFactory, SmtpSubmission, oauth_login
 from mailfathom.domain.codes import CheckCode
@@ -24,17 +25,18 @@ def check_submission(
     connection: SmtpConnection,
     tls_context: ContextFactory = ssl.create_default_context,
     credential: OAuthCredential | None = None,
+    tokens: AccessTokens | None = None,
 ) -> None:
     """Raise `SubmissionCheckFailed` (72001 unreachable or not protected as configured, 72002
     credentials refused), `SecretUnavailable`, or, for a connection with `Auth = "oauth2"`
     (whose account's `credential` is given), `ConsentRequired` or `SyncError` when no access
     token could be obtained; return when the server accepted the login. A refused token is
-    replaced once, as a delivery does. Messages name the account only: never the server's
-    reply, which may quote the user."""
+    replaced once, as a delivery does; `tokens` are the process's own unless given. Messages
+    name the account only: never the server's reply, which may quote the user."""
     password = None
     oauth = None
     if connection.auth is ConnectionAuth.OAUTH2:
-        oauth = oauth_login(account_id, credential, None)
+        oauth = oauth_login(account_id, credential, tokens)
         if oauth is None:
             raise SyncError(f"Account '{account_id}' logs in with OAuth but has no OAuth block.")
     elif connection.username is not None and connection.secret is not None:

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from mailfathom.adapters.sql.schema import account_health
 from mailfathom.domain.account_health import AccountHealth, HealthState
-from mailfathom.domain.errors import ConsentRequired
+from mailfathom.domain.errors import ConsentRequired, MailServerAuthError
 
 
 class SqlAccountHealth:
@@ -20,12 +20,13 @@ class SqlAccountHealth:
         self.engine = engine
 
     def consent_required(self, account_id: str, at: datetime) -> None:
-        row = {
-            "account_id": account_id,
-            "state": HealthState.CONSENT_REQUIRED.value,
-            "code": ConsentRequired.code,
-            "since": at,
-        }
+        self._record(account_id, HealthState.CONSENT_REQUIRED, ConsentRequired.code, at)
+
+    def credentials_refused(self, account_id: str, at: datetime) -> None:
+        self._record(account_id, HealthState.CREDENTIALS_REFUSED, MailServerAuthError.code, at)
+
+    def _record(self, account_id: str, state: HealthState, code: int, at: datetime) -> None:
+        row = {"account_id": account_id, "state": state.value, "code": code, "since": at}
         try:
             with self.engine.begin() as c:
                 found = c.execute(
@@ -46,8 +47,10 @@ class SqlAccountHealth:
         except sa.exc.IntegrityError:
             return  # another process recorded it first
 
-    def restored(self, account_id: str) -> None:
+    def restored(self, account_id: str, only: HealthState | None = None) -> None:
         held = account_health.c.account_id == account_id
+        if only is not None:
+            held = held & (account_health.c.state == only.value)
         with self.engine.connect() as c:
             if c.execute(sa.select(account_health.c.account_id).where(held)).first() is None:
                 return

@@ -22,6 +22,7 @@ from mailfathom.app.sync.types import (
     NewMessage,
     PreparedMessage,
 )
+from mailfathom.domain.account_health import HealthState
 from mailfathom.domain.authorship import AuthorshipReading
 from mailfathom.domain.config import AccountConfig, FolderMapping
 from mailfathom.domain.contact_collection import SeenPerson
@@ -121,8 +122,21 @@ class AccountHealthStore(Protocol):
         its first `since`."""
         ...
 
-    def restored(self, account_id: str) -> None:
-        """A login of the account succeeded: whatever state it had is cleared."""
+    def credentials_refused(self, account_id: str, at: datetime) -> None:
+        """The account's IMAP server refused its login (`MailServerAuthError`); a state
+        already recorded keeps its first `since`."""
+        ...
+
+    def restored(self, account_id: str, only: HealthState | None = None) -> None:
+        """A login of the account succeeded: the state it had is cleared, or only `only`
+        (a password login says nothing about the account's grant)."""
+        ...
+
+
+class LoginSecrets(Protocol):
+    def fingerprint(self, account: AccountConfig) -> str:
+        """A digest of the secrets the account's IMAP login reads, read locally (never
+        from a server). Raises `SecretUnavailable` when one cannot be read."""
         ...
 
 

@@ -13,6 +13,7 @@ from mailfathom.app.sync.folder_visibility import mapped_folders
 from mailfathom.app.sync.ports import (
     ChangeWatch,
     ConsentWait,
+    LoginSecrets,
     MailboxConnector,
     MailboxSession,
     OwnerChanges,
@@ -56,6 +57,7 @@ class AccountSynchronizer:
         owner_changes: OwnerChanges | None = None,
         created_folders: Callable[[str], Sequence[FolderMapping]] | None = None,
         consent: ConsentWait | None = None,
+        login_secrets: LoginSecrets | None = None,
     ) -> None:
         self._store = store
         self._connector = connector
@@ -72,6 +74,9 @@ class AccountSynchronizer:
         # How a run waiting for a person's new grant learns that one was written (without
         # asking the provider). The connector's logins write the account's health down.
         self._consent = consent
+        # How a run whose login the server refused learns that the secret was replaced
+        # (reading it locally, never asking the server again with the refused one).
+        self._login_secrets = login_secrets
 
     def _await_consent(self, account: AccountConfig, stop: threading.Event) -> bool:
         """Wait, reading only the local refresh token, until a new one is written (True:
@@ -86,6 +91,40 @@ class AccountSynchronizer:
                 log.info("account.consent_renewed", account=account.account_id)
                 return True
             stop.wait(interval)
+        return False
+
+    def _await_new_secret(self, account: AccountConfig, stop: threading.Event) -> bool:
+        """Wait, reading only the local secrets, until the ones the server refused are
+        replaced (True: the run resumes) or the run stops (False). Asking the server again
+        with a refused password cannot succeed and may have the mailbox locked out. Without
+        a way to tell, the run ends: the account's health says why."""
+        log.error("account.credentials_refused", account=account.account_id, error_code=31002)
+        if self._login_secrets is None:
+            return False
+        secrets = self._login_secrets
+        try:
+            refused: str | None = secrets.fingerprint(account)
+        except SecretUnavailable:
+            refused = None  # whatever can be read later is another secret
+        interval = min(CONSENT_SLICE, account.poll_interval_seconds)
+        said: str | None = None
+        while not stop.wait(interval):
+            try:
+                now = secrets.fingerprint(account)
+            except SecretUnavailable as error:
+                if error.origin != said:
+                    said = error.origin
+                    log.error(
+                        "account.secret_not_readable",
+                        account=account.account_id,
+                        key=error.origin,
+                        error_code=error.code,
+                    )
+                continue
+            said = None
+            if now != refused:
+                log.info("account.credentials_replaced", account=account.account_id)
+                return True
         return False
 
     def prepare(self, account: AccountConfig) -> list[FolderRecord]:
@@ -145,10 +184,11 @@ class AccountSynchronizer:
 
         Push: one session per folder waits in IDLE and a change starts that folder's pass.
         Polling (or a server without IDLE): one pass over every folder per interval.
-        A failed pass is logged and retried after a bounded back-off; refused credentials
-        stop the account, since retrying them cannot succeed until an operator acts. A
-        secret that cannot be read is logged and read again after the back-off, so the
-        account catches up once it is back.
+        A failed pass is logged and retried after a bounded back-off. Refused credentials
+        are not retried, since they cannot succeed until an operator acts: the account's
+        health says so, and the run waits for the secret to be replaced (a refused grant,
+        for a new one). A secret that cannot be read is logged and read again after the
+        back-off, so the account catches up once it is back.
         """
         records = self.prepare(account)
         push = account.sync_mode is SyncMode.PUSH and bool(records)
@@ -200,8 +240,8 @@ class AccountSynchronizer:
                 if not self._await_consent(account, stop):
                     return
             except MailServerAuthError:
-                log.error("account.credentials_refused", account=account.account_id)
-                return
+                if not self._await_new_secret(account, stop):
+                    return
             except Exception as error:  # a continuous run must outlive one bad pass
                 if isinstance(error, SyncError):
                     log.warning("account.pass_failed", account=account.account_id, retry_in=backoff)
@@ -239,8 +279,9 @@ class AccountSynchronizer:
                     return
                 continue
             except MailServerAuthError:
-                log.error("account.credentials_refused", account=account.account_id)
-                return
+                if not self._await_new_secret(account, stop):
+                    return
+                continue
             except Exception as error:  # the folder is watched again after the back-off
                 if not isinstance(error, SyncError):
                     _log_unexpected(error, account.account_id, backoff)
@@ -315,8 +356,9 @@ class AccountSynchronizer:
                     return
                 continue
             except MailServerAuthError:
-                log.error("account.credentials_refused", account=account.account_id)
-                return
+                if not self._await_new_secret(account, stop):
+                    return
+                continue
             except Exception as error:  # the changes are carried again after the back-off
                 if not isinstance(error, SyncError):
                     _log_unexpected(error, account.account_id, backoff)

@@ -4,12 +4,14 @@ A provider stops accepting a refresh token when the person revokes the grant, an
 administrator or a password change ends it, or its own rules let it lapse; the account's
 health then says consent is needed, and nothing retries it. This command asks the person
 again, with the flow `init` used (or the one asked for) and the account's own client and
-scopes, writes the new refresh token over the account's file in one step, checks the IMAP
-login with it, and only then clears the account's health.
+scopes, and tries the login with the new refresh token while it is kept in a file of its
+own: a grant the mail server refuses for this account (the person signed in as somebody
+else) leaves the working one in place. Only a login the server accepted has the new refresh
+token written over the account's file, in one step, and the account's health cleared.
 
 An account whose refresh token is read from an environment variable cannot be changed from
-here: the new token is written to a file (owner only) for the operator to move, and the
-health is left for the account's next successful login to clear.
+here: the new token, once it logs in, is written to a file (owner only) for the operator to
+move, and the health is left for the account's next successful login to clear.
 """
 
 from __future__ import annotations
@@ -24,12 +26,21 @@ from mailfathom.bootstrap import (
     OAuthClient,
     Services,
     check_secret_place,
+    grant_user,
     read_secret,
+    trial_secret_file,
+    try_grant,
     write_over_secret_file,
 )
-from mailfathom.domain.codes import CommandCode
-from mailfathom.domain.config import AccountConfig, DeploymentConfig
-from mailfathom.domain.errors import ConfigurationError, MailFathomError
+from mailfathom.domain.codes import CheckCode, CommandCode
+from mailfathom.domain.config import AccountConfig, DeploymentConfig, SecretRef
+from mailfathom.domain.errors import (
+    ConfigurationError,
+    ConsentRequired,
+    MailFathomError,
+    MailServerAuthError,
+    SubmissionCheckFailed,
+)
 from mailfathom.entrypoints.cli.granting import (
     GrantPlan,
     choose_flow,
@@ -49,8 +60,10 @@ def _say(text: str) -> None:
 
 
 def _oauth_account(deployment: DeploymentConfig, name: str) -> AccountConfig:
+    """The account, which must have a connection logging in with its grant (IMAP, or only
+    its submission)."""
     (account,) = selected_accounts(deployment, [name])
-    if account.oauth is None or account.imap is None:
+    if account.oauth is None or grant_user(account) is None:
         raise ConfigurationError(
             f"Account '{account.account_id}' does not log in with OAuth; there is no access "
             "to grant again.",
@@ -70,9 +83,9 @@ def grant_again(
     account = _oauth_account(deployment, name)
     oauth = account.oauth
     assert oauth is not None
-    assert account.imap is not None
     secret = None if oauth.client_secret is None else read_secret(oauth.client_secret)
-    plan = GrantPlan.at(oauth.provider, OAuthClient(oauth.client_id, oauth.scopes, secret), oauth)
+    client = OAuthClient(oauth.client_id, oauth.scopes, secret)
+    plan = GrantPlan.at(oauth.provider, client, oauth, login_hint=grant_user(account))
     chosen = choose_flow(plan, flow_named(flow))
     in_file = oauth.refresh_token.file
     target = in_file or refresh_token_file
@@ -80,34 +93,65 @@ def grant_again(
         target = default_refresh_token_file(deployment.store.data_dir, account.account_id)
     check_secret_place(target, new=False)
     grant = obtain_grant(plan, chosen, _say, interactive=interactive)
+    _say("Checking the login with the new grant before it replaces the old ...")
+    with trial_secret_file(target, grant.refresh_token) as trial:
+        _try(account, SecretRef(file=trial, origin=oauth.refresh_token.origin))
+        with held(then_raise=False):
+            write_over_secret_file(target, read_secret(SecretRef(file=trial)))
+            if in_file is not None:
+                _release(deployment, account.account_id)
+    _tell(account, target)
+
+
+def _try(account: AccountConfig, trial: SecretRef) -> None:
+    """Raise `MailServerAuthError` (31002) or `SubmissionCheckFailed` (72002) when the
+    server does not take the new grant for this account, saying the old one is kept; other
+    failures as a login raises them."""
     try:
-        with held():
-            write_over_secret_file(target, grant.refresh_token)
-        _check_new_grant(deployment, account, target)
-    except KeyboardInterrupt:
-        raise interrupted(
-            errors,
-            f"Interrupted after the new refresh token was written to {target}; the account "
-            "is released at its next successful login.",
+        try_grant(account, trial)
+    except ConsentRequired:
+        raise
+    except MailServerAuthError:
+        raise MailServerAuthError(_not_this_account(account, "mail server")) from None
+    except SubmissionCheckFailed as failed:
+        if failed.code != int(CheckCode.SUBMISSION_CREDENTIALS_REFUSED):
+            raise
+        raise SubmissionCheckFailed(
+            _not_this_account(account, "submission server"), code=failed.code
         ) from None
 
 
-def _check_new_grant(deployment: DeploymentConfig, account: AccountConfig, target: Path) -> None:
+def _not_this_account(account: AccountConfig, server: str) -> str:
+    return (
+        f"The {server} refused the login of account '{account.account_id}' with the new "
+        "grant: access was perhaps granted as another user than the account's. The "
+        "account's refresh token is as it was; run the command again and sign in as the "
+        "account's own user."
+    )
+
+
+def _release(deployment: DeploymentConfig, account_id: str) -> None:
+    """The new grant logs in: whatever held the account is over, in every process."""
+    with Services.open(deployment) as services:
+        assert services.grant_health is not None
+        services.grant_health.accepted(account_id)
+
+
+def _tell(account: AccountConfig, target: Path) -> None:
     oauth = account.oauth
     assert oauth is not None
     if oauth.refresh_token.file is None:
         _say(
-            f"The new refresh token was written to {target} (readable by its owner only). "
-            f"Put that file's content in {oauth.refresh_token.env} where the processes that "
-            "run sync and serve get their environment, then delete the file; the account's "
-            "health clears at its next login."
+            f"The new refresh token logs in; it was written to {target} (readable by its "
+            f"owner only). Put that file's content in {oauth.refresh_token.env} where the "
+            "processes that run sync and serve get their environment, then delete the file; "
+            "the account's health clears at its next login."
         )
         return
-    _say(f"The new refresh token is in {target}. Checking the IMAP login with it ...")
-    with Services.open(deployment) as services:
-        # The login with the new grant is what releases the account, as any login would.
-        services.connectors.open(account).close()
-    _say(f"Account '{account.account_id}' logs in again; it is no longer held back.")
+    _say(
+        f"The new refresh token logs in and is in {target}; account '{account.account_id}' "
+        "is no longer held back."
+    )
 
 
 @account_app.command("consent")

@@ -32,6 +32,9 @@ Say = Callable[[str], None]
 # Google issues a refresh token only for offline access, and only when its consent page was
 # shown, which it skips for a client already granted unless asked.
 _AUTHORIZATION_EXTRAS = {OAuthProvider.GMAIL: {"access_type": "offline", "prompt": "consent"}}
+# The providers whose sign-in page takes the user to sign in as (`login_hint`): the person
+# is offered the account's own user first instead of whichever they last used.
+_HINTED = frozenset({OAuthProvider.GMAIL, OAuthProvider.MICROSOFT})
 # Entra ID registers a desktop client's loopback redirect as `http://localhost`.
 _REDIRECT_HOSTS = {OAuthProvider.MICROSOFT: "localhost"}
 
@@ -52,22 +55,31 @@ class Endpoints(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class GrantPlan:
-    """Who asks (the client), and where: the endpoints the provider offers."""
+    """Who asks (the client), and where: the endpoints the provider offers; `login_hint`
+    is the account's user, which the person is meant to sign in as."""
 
     provider: OAuthProvider
     client: OAuthClient
     token_endpoint: str
     device_authorization_endpoint: str | None
     authorization_endpoint: str | None
+    login_hint: str | None = None
 
     @classmethod
-    def at(cls, provider: OAuthProvider, client: OAuthClient, endpoints: Endpoints) -> GrantPlan:
+    def at(
+        cls,
+        provider: OAuthProvider,
+        client: OAuthClient,
+        endpoints: Endpoints,
+        login_hint: str | None = None,
+    ) -> GrantPlan:
         return cls(
             provider,
             client,
             endpoints.token_endpoint,
             endpoints.device_authorization_endpoint,
             endpoints.authorization_endpoint,
+            login_hint,
         )
 
 
@@ -149,8 +161,15 @@ def obtain_grant(plan: GrantPlan, flow: GrantFlow, say: Say, *, interactive: boo
         show_url,
         redirect_host=_REDIRECT_HOSTS.get(plan.provider, "127.0.0.1"),
         open_browser=opening,
-        extra=_AUTHORIZATION_EXTRAS.get(plan.provider, {}),
+        extra=_authorization_extras(plan),
     )
+
+
+def _authorization_extras(plan: GrantPlan) -> dict[str, str]:
+    extra = dict(_AUTHORIZATION_EXTRAS.get(plan.provider, {}))
+    if plan.login_hint and plan.provider in _HINTED:
+        extra["login_hint"] = plan.login_hint
+    return extra
 
 
 def default_refresh_token_file(data_dir: Path, account_id: str) -> Path:

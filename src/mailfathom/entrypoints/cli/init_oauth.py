@@ -136,7 +136,7 @@ def _block(oauth: OAuthAnswers, credential: OAuthCredential, token_file: Path) -
     return block
 
 
-def _plan(oauth: OAuthAnswers, say: Say) -> tuple[GrantPlan, str | None]:
+def _plan(oauth: OAuthAnswers, say: Say, user: str) -> tuple[GrantPlan, str | None]:
     """The grant's client and endpoints, and the revocation endpoint to write down."""
     secret = None if oauth.client_secret is None else read_secret(oauth.client_secret)
     found: Endpoints
@@ -148,7 +148,8 @@ def _plan(oauth: OAuthAnswers, say: Say) -> tuple[GrantPlan, str | None]:
         preset = preset_of(oauth.provider, oauth.tenant)
         assert preset is not None
         found, scopes = preset, preset.scopes
-    plan = GrantPlan.at(oauth.provider, OAuthClient(oauth.client_id, scopes, secret), found)
+    client = OAuthClient(oauth.client_id, scopes, secret)
+    plan = GrantPlan.at(oauth.provider, client, found, login_hint=user)
     return plan, found.revocation_endpoint
 
 
@@ -159,7 +160,7 @@ def grant_access(
     Raises `GrantFailed`, or `ConfigurationError` (11004, 11019) before anything is asked."""
     oauth = answers.oauth
     assert oauth is not None
-    plan, revocation = _plan(oauth, say)
+    plan, revocation = _plan(oauth, say, answers.imap.username)
     flow = choose_flow(plan, oauth.flow)
     token_file = oauth.refresh_token_file or default_refresh_token_file(
         config_path.parent / answers.data_dir, answers.account_id

@@ -18,8 +18,13 @@ from mailfathom.bootstrap import (
     secrets_to_deliver,
     secrets_to_synchronize,
 )
-from mailfathom.domain.account_health import AccountHealth, consent_message
-from mailfathom.domain.errors import ConsentRequired, MailFathomError
+from mailfathom.domain.account_health import (
+    AccountHealth,
+    HealthState,
+    consent_message,
+    refused_message,
+)
+from mailfathom.domain.errors import ConsentRequired, MailFathomError, MailServerAuthError
 from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.cli import demo as demo_command
 from mailfathom.entrypoints.cli import serving
@@ -110,13 +115,27 @@ AccountOption = Annotated[
 ]
 
 
+_HEALTH_TEXT = {
+    HealthState.CONSENT_REQUIRED: "needs consent",
+    HealthState.CREDENTIALS_REFUSED: "login refused",
+}
+
+
 def _health_text(health: AccountHealth | None) -> str:
-    return "ok" if health is None else "needs consent"
+    return "ok" if health is None else _HEALTH_TEXT[health.state]
 
 
 def _health_line(health: AccountHealth) -> str:
     since = health.since.isoformat(timespec="seconds")
-    return f"needs consent ({health.code}) since {since}"
+    return f"{_health_text(health)} ({health.code}) since {since}"
+
+
+def _held_error(held: list[AccountHealth]) -> MailFathomError:
+    """The refused grants first: they need the person, a refused login the operator."""
+    consent = [h.account_id for h in held if h.state is HealthState.CONSENT_REQUIRED]
+    if consent:
+        return ConsentRequired(consent_message(consent))
+    return MailServerAuthError(refused_message([h.account_id for h in held]))
 
 
 def _fail(error: MailFathomError) -> None:
@@ -212,7 +231,7 @@ def list_accounts(config: ConfigOption = None) -> None:
                 answers.print(f"{account_id}: {_health_line(held[account_id])}")
             require_folders(services, [a for a in deployment.accounts if a.account_id not in held])
             if waiting:
-                raise ConsentRequired(consent_message(waiting))
+                raise _held_error([held[a] for a in waiting])
     except MailFathomError as error:
         _fail(error)
 
