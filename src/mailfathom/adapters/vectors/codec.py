@@ -1,0 +1,44 @@
+"""A passage vector as the store keeps it: int8 components and one scale.
+
+A unit vector of `d` float32 components takes 4d octets; stored as int8 with the scale that
+maps its largest component to 127 it takes d octets and one float. Cosine ranking is
+unchanged by the scale, and the rounding moves each component by at most half a step
+(|x|max / 254): on the labelled query set the recall and MRR at 10 of int8 vectors equal those
+of float32 ones to the third decimal (docs/embeddings-storage.md). float16 halves the space
+only and loses no more: int8 is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+Matrix = npt.NDArray[np.float32]
+
+
+def encode(vector: Sequence[float]) -> tuple[float, bytes]:
+    """(scale, int8 components) of one vector; a zero vector keeps scale 0."""
+    values = np.asarray(vector, dtype=np.float32)
+    largest = float(np.max(np.abs(values))) if values.size else 0.0
+    if largest == 0.0 or not np.isfinite(largest):
+        return 0.0, np.zeros(values.shape, dtype=np.int8).tobytes()
+    scale = largest / 127.0
+    quantized = np.clip(np.rint(values / scale), -127, 127).astype(np.int8)
+    return scale, quantized.tobytes()
+
+
+def decode(scale: float, octets: bytes) -> Matrix:
+    """The float32 vector `encode` stored."""
+    return np.frombuffer(octets, dtype=np.int8).astype(np.float32) * np.float32(scale)
+
+
+def as_int8(octets: Sequence[bytes], dimension: int) -> npt.NDArray[np.int8]:
+    """Stored vectors as one int8 matrix, a row each; a row of another dimension than the
+    generation's is zero (it matches nothing)."""
+    matrix = np.zeros((len(octets), dimension), dtype=np.int8)
+    for row, value in enumerate(octets):
+        if len(value) == dimension:
+            matrix[row] = np.frombuffer(value, dtype=np.int8)
+    return matrix
