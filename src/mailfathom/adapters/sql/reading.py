@@ -47,6 +47,7 @@ from mailfathom.adapters.sql.reading_threads import conversation_members
 from mailfathom.adapters.sql.schema import folders, messages
 from mailfathom.adapters.sql.threads import split_ids
 from mailfathom.adapters.sql.timeline import Stretch, ordered_by, stretches
+from mailfathom.adapters.sql.vector_reading import VectorCache, nearest_messages
 from mailfathom.app.shared.stored_mail import (
     EmailRow,
     FolderView,
@@ -57,6 +58,7 @@ from mailfathom.app.shared.stored_mail import (
     TimelinePosition,
 )
 from mailfathom.app.shared.stored_mail_ports import MailboxReadView
+from mailfathom.app.shared.vector_ports import Nearest
 from mailfathom.domain.folders import FolderRole
 
 _VISIBLE_FOLDERS = sa.select(
@@ -80,6 +82,7 @@ class SqlMailboxReader:
         self._dialect = engine.dialect.name
         self._rules: TextRules | None = None
         self._common = CommonWords()
+        self._vectors = VectorCache()
 
     @contextmanager
     def snapshot(self) -> Iterator[SqlReadView]:
@@ -91,7 +94,9 @@ class SqlMailboxReader:
                 connection.execution_options(
                     isolation_level="REPEATABLE READ", postgresql_readonly=True
                 )
-            yield SqlReadView(connection, self._text(connection), self._common, self._texts)
+            yield SqlReadView(
+                connection, self._text(connection), self._common, self._texts, self._vectors
+            )
 
     def _text(self, connection: sa.Connection) -> TextRules:
         if self._rules is None:
@@ -138,6 +143,16 @@ class SqlMailboxReader:
         with self.snapshot() as view:
             return view.indexed_texts(seqs, folder_ids)
 
+    def nearest(
+        self,
+        generation: str,
+        query_vector: Sequence[float],
+        eligible: SummaryFilter,
+        window: int,
+    ) -> list[Nearest]:
+        with self.snapshot() as view:
+            return view.nearest(generation, query_vector, eligible, window)
+
     def emails(
         self,
         stored_email_ids: Sequence[uuid.UUID],
@@ -168,8 +183,10 @@ class SqlReadView(MailboxReadView):
         rules: TextRules,
         common: CommonWords,
         texts: TextSource | None = None,
+        vectors: VectorCache | None = None,
     ) -> None:
         self._c = connection
+        self._vectors = vectors if vectors is not None else VectorCache()
         self._texts = texts
         self._common = common
         self._rules = rules
@@ -339,6 +356,23 @@ class SqlReadView(MailboxReadView):
         loaded = self._summaries_of(seqs, scope, ranks)
         bodies = load_texts(self._c, seqs, self._texts, with_html=False) if with_bodies else {}
         return [SearchRow(loaded[h.seq], h.rank, indexed(bodies.get(h.seq))) for h in hits]
+
+    def nearest(
+        self,
+        generation: str,
+        query_vector: Sequence[float],
+        eligible: SummaryFilter,
+        window: int,
+    ) -> list[Nearest]:
+        """`NearestPassages.nearest` under the conditions `search` applies."""
+        scope = self._scope(eligible.folder_ids)
+        if not scope or window <= 0:
+            return []
+        filters = filter_clauses(self._c, eligible, self._rules)
+        self._one_per_message(scope, filters)
+        return nearest_messages(
+            self._c, self._vectors, generation, query_vector, list(scope), filters, window
+        )
 
     def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
         scope = self._scope(folder_ids) if seqs else {}

@@ -1,0 +1,150 @@
+"""The nearest messages to a query among those a search may return, on either database.
+
+Each process keeps each generation's vectors in memory (`VectorCache`), read once and then
+extended by the rows added since (a generation's vectors only grow while it is filled; rows
+leave with their messages). The store is asked only for what changed: the highest vector id
+at each search, and every `RECOUNT_SECONDS` the number of rows, which falls when messages
+were removed and then makes the matrix be read again.
+
+Which rows may answer comes from the same conditions the lexical path applies (folders in
+scope, the filters, one row per message): a scope alone is matched against the folder each
+row was stored in (a message never changes folder: a move stores a new row); anything more
+is asked of `messages`, and only the rows of the messages it names are compared. Either way
+the best rows are checked against `messages` before they are answered, so a message removed
+since the matrix was read is never named.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.reading_rows import chunks
+from mailfathom.adapters.sql.schema import embedding_generations, messages, passage_vectors
+from mailfathom.adapters.vectors.codec import as_int8
+from mailfathom.adapters.vectors.scan import VectorMatrix, nearest, unit_query
+from mailfathom.app.shared.vector_ports import Nearest
+
+RECOUNT_SECONDS = 30.0
+_LOAD_ROWS = 20_000
+_PV = passage_vectors.c
+
+
+class VectorCache:
+    """Each generation's matrix, shared by the reads of one store in one process."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._held: dict[str, tuple[int, VectorMatrix, float]] = {}
+
+    def matrix(self, connection: sa.Connection, generation: str) -> VectorMatrix | None:
+        """The generation's vectors as the connection's snapshot holds them (None: the store
+        has no such generation)."""
+        row = connection.execute(
+            sa.select(
+                embedding_generations.c.generation_id, embedding_generations.c.dimension
+            ).where(embedding_generations.c.generation == generation)
+        ).one_or_none()
+        if row is None:
+            return None
+        generation_id, dimension = int(row.generation_id), int(row.dimension)
+        mine = _PV.generation_id == generation_id
+        with self._lock:
+            held = self._held.get(generation)
+            now = self._clock()
+            if held is None or held[0] != generation_id:
+                held = (generation_id, VectorMatrix(dimension), now)
+            _, matrix, counted = held
+            highest = connection.execute(sa.select(sa.func.max(_PV.vector_id)).where(mine))
+            if int(highest.scalar() or 0) < matrix.highest:
+                matrix, counted = VectorMatrix(dimension), now
+            elif now - counted >= RECOUNT_SECONDS:
+                stored = connection.execute(sa.select(sa.func.count()).where(mine)).scalar_one()
+                if int(stored) != len(matrix) + _newer(connection, generation_id, matrix):
+                    matrix = VectorMatrix(dimension)
+                counted = now
+            _extend(connection, generation_id, matrix)
+            self._held[generation] = (generation_id, matrix, counted)
+            return matrix
+
+
+def _newer(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) -> int:
+    return int(
+        connection.execute(
+            sa.select(sa.func.count()).where(
+                _PV.generation_id == generation_id, _PV.vector_id > matrix.highest
+            )
+        ).scalar_one()
+    )
+
+
+def _extend(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) -> None:
+    while True:
+        rows = connection.execute(
+            sa.select(_PV.vector_id, _PV.seq, messages.c.folder_id, _PV.scale, _PV.vector)
+            .join(messages, messages.c.seq == _PV.seq)
+            .where(_PV.generation_id == generation_id, _PV.vector_id > matrix.highest)
+            .order_by(_PV.vector_id)
+            .limit(_LOAD_ROWS)
+        ).all()
+        if not rows:
+            return
+        matrix.extend(
+            np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
+            np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows)),
+            np.fromiter((r[2] for r in rows), dtype=np.int64, count=len(rows)),
+            np.fromiter((r[3] for r in rows), dtype=np.float32, count=len(rows)),
+            as_int8([bytes(r[4]) for r in rows], matrix.dimension),
+        )
+        if len(rows) < _LOAD_ROWS:
+            return
+
+
+def nearest_messages(
+    connection: sa.Connection,
+    cache: VectorCache,
+    generation: str,
+    query_vector: Sequence[float],
+    scope: Sequence[int],
+    filters: Sequence[sa.ColumnElement[bool]],
+    window: int,
+) -> list[Nearest]:
+    """Up to `window` messages of `scope` passing `filters`, nearest first (see module)."""
+    matrix = cache.matrix(connection, generation)
+    if matrix is None or window <= 0 or not scope:
+        return []
+    query = unit_query(list(query_vector), matrix.dimension)
+    if query is None:
+        return []
+    folders = np.asarray(sorted(scope), dtype=np.int64)
+    allowed = np.isin(matrix.folder_ids, folders)
+    if filters:
+        named = connection.execute(
+            sa.select(messages.c.seq).where(messages.c.folder_id.in_(sorted(scope)), *filters)
+        ).scalars()
+        eligible = np.fromiter(named, dtype=np.int64)
+        allowed &= np.isin(matrix.seqs, eligible)
+    wanted = window
+    while True:
+        found = nearest(matrix, query, allowed, wanted)
+        present = _present(connection, [seq for seq, _ in found], scope)
+        kept = [Nearest(seq, score) for seq, score in found if seq in present]
+        if len(kept) >= window or len(found) < wanted:
+            return kept[:window]
+        wanted *= 2
+
+
+def _present(connection: sa.Connection, seqs: list[int], scope: Sequence[int]) -> set[int]:
+    found: set[int] = set()
+    for chunk in chunks(seqs):
+        statement: Any = sa.select(messages.c.seq).where(
+            messages.c.seq.in_(chunk), messages.c.folder_id.in_(sorted(scope))
+        )
+        found.update(int(s) for s in connection.execute(statement).scalars())
+    return found
