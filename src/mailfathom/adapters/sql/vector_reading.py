@@ -7,11 +7,11 @@ at each search, and every `RECOUNT_SECONDS` the number of rows, which falls when
 were removed and then makes the matrix be read again.
 
 Which rows may answer comes from the same conditions the lexical path applies (folders in
-scope, the filters, one row per message): a scope alone is matched against the folder each
-row was stored in (a message never changes folder: a move stores a new row); anything more
-is asked of `messages`, and only the rows of the messages it names are compared. Either way
-the best rows are checked against `messages` before they are answered, so a message removed
-since the matrix was read is never named.
+scope, the filters, one row per message): the scope is matched against the folder each row
+was stored in (a message never changes folder: a move stores a new row); a filter is asked
+of `messages`, before the scan when it leaves few messages, after it otherwise
+(`FEW_ELIGIBLE`). Either way the best messages are checked against `messages` before they
+are answered, so a message removed since the matrix was read is never named.
 """
 
 from __future__ import annotations
@@ -27,10 +27,14 @@ import sqlalchemy as sa
 from mailfathom.adapters.sql.reading_rows import chunks
 from mailfathom.adapters.sql.schema import embedding_generations, messages, passage_vectors
 from mailfathom.adapters.vectors.codec import as_int8
-from mailfathom.adapters.vectors.scan import VectorMatrix, nearest, unit_query
+from mailfathom.adapters.vectors.scan import Ranking, VectorMatrix, unit_query
 from mailfathom.app.shared.vector_ports import Nearest
 
 RECOUNT_SECONDS = 30.0
+# A filter leaving at most this many messages is applied before the scan (only their rows
+# are compared); one leaving more is checked on the best messages as they are read off the
+# ranking, which then goes deeper until enough pass. Either way the answer is exact.
+FEW_ELIGIBLE = 4096
 _LOAD_ROWS = 20_000
 _PV = passage_vectors.c
 
@@ -122,29 +126,45 @@ def nearest_messages(
     query = unit_query(list(query_vector), matrix.dimension)
     if query is None:
         return []
-    folders = np.asarray(sorted(scope), dtype=np.int64)
-    allowed = np.isin(matrix.folder_ids, folders)
+    folders = sorted(scope)
+    allowed = np.isin(matrix.folder_ids, np.asarray(folders, dtype=np.int64))
+    checked: Sequence[sa.ColumnElement[bool]] = ()
     if filters:
-        named = connection.execute(
-            sa.select(messages.c.seq).where(messages.c.folder_id.in_(sorted(scope)), *filters)
-        ).scalars()
-        eligible = np.fromiter(named, dtype=np.int64)
-        allowed &= np.isin(matrix.seqs, eligible)
+        named = (
+            connection.execute(
+                sa.select(messages.c.seq)
+                .where(messages.c.folder_id.in_(folders), *filters)
+                .limit(FEW_ELIGIBLE + 1)
+            )
+            .scalars()
+            .all()
+        )
+        if len(named) <= FEW_ELIGIBLE:
+            allowed &= np.isin(matrix.seqs, np.asarray(named, dtype=np.int64))
+        else:
+            checked = filters
+    ranking = Ranking(matrix, query, allowed)
     wanted = window
     while True:
-        found = nearest(matrix, query, allowed, wanted)
-        present = _present(connection, [seq for seq, _ in found], scope)
-        kept = [Nearest(seq, score) for seq, score in found if seq in present]
+        found = ranking.best(wanted)
+        passing = _passing(connection, [seq for seq, _ in found], folders, checked)
+        kept = [Nearest(seq, score) for seq, score in found if seq in passing]
         if len(kept) >= window or len(found) < wanted:
             return kept[:window]
-        wanted *= 2
+        wanted *= 4
 
 
-def _present(connection: sa.Connection, seqs: list[int], scope: Sequence[int]) -> set[int]:
+def _passing(
+    connection: sa.Connection,
+    seqs: list[int],
+    folders: Sequence[int],
+    filters: Sequence[sa.ColumnElement[bool]],
+) -> set[int]:
+    """Which of `seqs` are still stored in `folders` and pass `filters`."""
     found: set[int] = set()
     for chunk in chunks(seqs):
         statement: Any = sa.select(messages.c.seq).where(
-            messages.c.seq.in_(chunk), messages.c.folder_id.in_(sorted(scope))
+            messages.c.seq.in_(chunk), messages.c.folder_id.in_(folders), *filters
         )
         found.update(int(s) for s in connection.execute(statement).scalars())
     return found
