@@ -38,6 +38,7 @@ class FakeEmbedder:
     dimension: int = 64
     batches: list[list[str]] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
+    failed: int = 0
     _failures: list[EmbeddingFailure] = field(default_factory=list)
     _always: EmbeddingFailure | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -58,6 +59,8 @@ class FakeEmbedder:
     def _check(self) -> None:
         with self._lock:
             failure = self._failures.pop(0) if self._failures else self._always
+            if failure is not None:
+                self.failed += 1
         if failure is not None:
             raise EmbeddingUnavailable(failure)
 
@@ -72,6 +75,10 @@ class FakeEmbedder:
         with self._lock:
             self.queries.append(text)
         return hashed_words(text, self.dimension)
+
+    def failures(self) -> int:
+        with self._lock:
+            return self.failed
 
     def passages_embedded(self) -> int:
         with self._lock:

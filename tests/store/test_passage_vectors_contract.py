@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 
+import pytest
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql import migrate, passage_store
 from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.schema import messages, passage_vectors
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
@@ -157,3 +158,20 @@ def test_going_below_the_vector_revision_and_back(store: SqlSyncStore) -> None:
     assert migrate.current_revision(store.engine) == migrate.NEWEST_REVISION
     state = vectors.fill_state(SPACE.generation)
     assert (state.embedded, state.eligible, state.filled) == (0, 4, False)
+
+
+def test_a_filled_generation_is_unfilled_by_more_mail_waiting_than_it_tolerates(
+    store: SqlSyncStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seqs = _fill(store)
+    vectors = SqlPassageStore(store.engine)
+    generation = vectors.open_generation(SPACE, NOW)
+    assert not vectors.is_filled(SPACE.generation)
+    vectors.record(generation.generation_id, [(seqs[1], [_unit(1, 0, 0, 0)])], seqs[1])
+    vectors.finish(generation.generation_id, NOW)
+    monkeypatch.setattr(passage_store, "WAITING_TOLERATED", 3)
+    # Three held messages outside junk wait past the position (junk never counts).
+    assert vectors.is_filled(SPACE.generation)
+    monkeypatch.setattr(passage_store, "WAITING_TOLERATED", 2)
+    assert not vectors.is_filled(SPACE.generation)
+    assert not vectors.fill_state(SPACE.generation).filled

@@ -27,6 +27,11 @@ from mailfathom.domain.embedding import ProfileIdentity
 from mailfathom.domain.folders import FolderRole
 
 _G = embedding_generations.c
+# A generation once filled still counts as filled while at most this many messages wait past
+# its position: the few a pass just stored, which the backfill reaches within seconds (or a
+# minute, with a transformer on two cores). More than that is a large pass or a long pause
+# of the provider, and the generation answers for too little of the mail.
+WAITING_TOLERATED = 200
 
 
 def embeddable() -> list[sa.ColumnElement[bool]]:
@@ -151,10 +156,29 @@ class SqlPassageStore:
             dropped = c.execute(embedding_generations.delete().where(others)).rowcount
         return int(dropped)
 
+    def is_filled(self, generation: str) -> bool:
+        with self.engine.connect() as c:
+            return self._filled(c, generation)
+
+    def _filled(self, c: sa.Connection, generation: str) -> bool:
+        found = c.execute(
+            sa.select(_G.after_seq, _G.filled_at).where(_G.generation == generation)
+        ).one_or_none()
+        if found is None or found.filled_at is None:
+            return False
+        waiting = (
+            sa.select(sa.literal(1))
+            .where(messages.c.seq > found.after_seq, *embeddable())
+            .limit(WAITING_TOLERATED + 1)
+            .subquery()
+        )
+        behind = c.execute(sa.select(sa.func.count()).select_from(waiting)).scalar_one()
+        return int(behind) <= WAITING_TOLERATED
+
     def fill_state(self, generation: str) -> FillState:
         with self.engine.connect() as c:
             row = c.execute(
-                sa.select(_G.generation_id, _G.filled_at).where(_G.generation == generation)
+                sa.select(_G.generation_id).where(_G.generation == generation)
             ).one_or_none()
             eligible = c.execute(
                 sa.select(sa.func.count()).select_from(messages).where(*embeddable())
@@ -166,4 +190,5 @@ class SqlPassageStore:
                 .select_from(embedded_messages)
                 .where(embedded_messages.c.generation_id == row.generation_id)
             ).scalar_one()
-        return FillState(generation, int(embedded), int(eligible), row.filled_at is not None)
+            filled = self._filled(c, generation)
+        return FillState(generation, int(embedded), int(eligible), filled)

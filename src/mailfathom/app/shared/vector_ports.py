@@ -18,9 +18,10 @@ from mailfathom.app.shared.stored_mail import SummaryFilter
 @dataclass(frozen=True, slots=True)
 class FillState:
     """How much of the mail a generation should hold it holds: `embedded` of `eligible`
-    messages (those not in a junk folder whose content is held), and whether its backfill
-    has once reached the newest message (`filled`). A filled generation stays filled while
-    new mail waits its turn: the gap is the few messages of the last passes."""
+    messages (those not in a junk folder whose content is held), and whether it is `filled`:
+    its backfill has once walked every message, and no more than a few messages (those the
+    last passes stored) wait past its position. New mail waiting its turn does not unfill a
+    generation; a large pass does, until the backfill has reached its end."""
 
     generation: str
     embedded: int
@@ -41,9 +42,17 @@ class Nearest(NamedTuple):
 
 
 class FillStates(Protocol):
+    """Both calls read only and are synchronous."""
+
     def fill_state(self, generation: str) -> FillState:
-        """The generation's state now; a generation never started holds nothing and is not
-        filled. Reads only; synchronous."""
+        """The generation's state now, with its counts (two counts over the stored mail:
+        for a progress display, not for every search); a generation never started holds
+        nothing and is not filled."""
+        ...
+
+    def is_filled(self, generation: str) -> bool:
+        """`FillState.filled` alone: a row and a bounded count of the newest messages read,
+        cheap enough for every search."""
         ...
 
 

@@ -127,8 +127,12 @@ class StoredMailEmbedding:
                     progress(self.fill_state())
             if start == 0:
                 break
-        self._store.finish(generation.generation_id, self._clock())
+        self.finish(generation)
         return EmbedReport(messages, passages, resumed, self.fill_state())
+
+    def finish(self, generation: Generation) -> int:
+        """Note the generation filled and drop the others (see `PassageStore.finish`)."""
+        return self._store.finish(generation.generation_id, self._clock())
 
 
 def _passages(message: MessageText) -> list[str]:

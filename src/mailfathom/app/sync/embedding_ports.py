@@ -18,7 +18,7 @@ from mailfathom.domain.embedding import ProfileIdentity
 @dataclass(frozen=True, slots=True)
 class Generation:
     """One embedding space as the store keeps it: its row, how far its backfill has walked
-    the messages (`after_seq`), and whether it has once been filled."""
+    the messages (`after_seq`), and whether a walk of every message has once finished."""
 
     generation_id: int
     identity: ProfileIdentity
