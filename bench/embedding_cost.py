@@ -10,8 +10,8 @@ process meanwhile, the worker's included), either
 alone (off) or with the deployment's embedding worker (`EmbeddingBackfill.run_forever`, the
 thread `serve` starts) embedding what the pass commits as it commits it (on). Runs are
 interleaved in pairs, off then on; the ratio of the median pass times (on / off) is printed,
-with how many passages the worker embedded while the pass ran and after it, until filled
-(passages/s of the worker at its duty cycle, and of `mfctl mailbox embed` at full speed on
+with how many messages the worker embedded while the pass ran, and how long it took to
+embed every one (passages/s of the worker at its duty cycle, and of `mfctl mailbox embed` at full speed on
 the same store, measured last).
 """
 
@@ -69,9 +69,10 @@ def one_pass(template: Path, work: Path, embedder: Embedder | None) -> dict[str,
             generation = embedder.identity.generation
             result["embedded_during_pass"] = fill.fill_state(generation).embedded
             waited = time.perf_counter()
-            while not fill.is_filled(generation):
-                time.sleep(0.5)
             state = fill.fill_state(generation)
+            while state.remaining:
+                time.sleep(0.5)
+                state = fill.fill_state(generation)
             result["worker_fill_s"] = time.perf_counter() - started
             result["after_pass_s"] = time.perf_counter() - waited
             result["embedded"] = state.embedded
