@@ -89,25 +89,34 @@ def _newer(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) 
 
 
 def _extend(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) -> None:
+    """Append the generation's rows beyond the matrix's highest, read in pages and joined
+    once (each append copies the whole matrix)."""
+    pages: list[Sequence[Any]] = []
+    after = matrix.highest
     while True:
         rows = connection.execute(
             sa.select(_PV.vector_id, _PV.seq, messages.c.folder_id, _PV.scale, _PV.vector)
             .join(messages, messages.c.seq == _PV.seq)
-            .where(_PV.generation_id == generation_id, _PV.vector_id > matrix.highest)
+            .where(_PV.generation_id == generation_id, _PV.vector_id > after)
             .order_by(_PV.vector_id)
             .limit(_LOAD_ROWS)
         ).all()
-        if not rows:
-            return
-        matrix.extend(
-            np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
-            np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows)),
-            np.fromiter((r[2] for r in rows), dtype=np.int64, count=len(rows)),
-            np.fromiter((r[3] for r in rows), dtype=np.float32, count=len(rows)),
-            as_int8([bytes(r[4]) for r in rows], matrix.dimension),
-        )
+        if rows:
+            pages.append(rows)
+            after = int(rows[-1][0])
         if len(rows) < _LOAD_ROWS:
-            return
+            break
+    if not pages:
+        return
+    rows = [row for page in pages for row in page]
+    count = len(rows)
+    matrix.extend(
+        np.fromiter((r[0] for r in rows), dtype=np.int64, count=count),
+        np.fromiter((r[1] for r in rows), dtype=np.int64, count=count),
+        np.fromiter((r[2] for r in rows), dtype=np.int64, count=count),
+        np.fromiter((r[3] for r in rows), dtype=np.float32, count=count),
+        as_int8([bytes(r[4]) for r in rows], matrix.dimension),
+    )
 
 
 def nearest_messages(

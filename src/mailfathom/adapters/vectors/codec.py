@@ -37,6 +37,9 @@ def decode(scale: float, octets: bytes) -> Matrix:
 def as_int8(octets: Sequence[bytes], dimension: int) -> npt.NDArray[np.int8]:
     """Stored vectors as one int8 matrix, a row each; a row of another dimension than the
     generation's is zero (it matches nothing)."""
+    if all(len(value) == dimension for value in octets):
+        joined = np.frombuffer(b"".join(octets), dtype=np.int8)
+        return joined.reshape(len(octets), dimension).copy()
     matrix = np.zeros((len(octets), dimension), dtype=np.int8)
     for row, value in enumerate(octets):
         if len(value) == dimension:
