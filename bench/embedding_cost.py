@@ -1,7 +1,7 @@
 """What the embedding worker costs a synchronization pass running beside it.
 
     uv run --frozen [--with wordllama] python bench/embedding_cost.py
-        [--embedder hashed|wordllama] [--pairs 3] [--corpora ../shared/corpora]
+        [--embedder hashed|wordllama] [--pairs 5] [--idle 0.5] [--corpora ../shared/corpora]
 
 The collection of the labelled query set (5,396 messages) is filed once into a local
 account's Maildir (`retrieval_quality.import_collection`); each run copies that deployment
@@ -11,8 +11,7 @@ alone (off) or with the deployment's embedding worker (`EmbeddingBackfill.run_fo
 thread `serve` starts) embedding what the pass commits as it commits it (on). Runs are
 interleaved in pairs, off then on; the ratio of the median pass times (on / off) is printed,
 with how many messages the worker embedded while the pass ran, and how long it took to
-embed every one (passages/s of the worker at its duty cycle, and of `mfctl mailbox embed` at full speed on
-the same store, measured last).
+embed every one; then passages/s of `mfctl mailbox embed` at full speed on the same store.
 """
 
 from __future__ import annotations
@@ -41,10 +40,11 @@ from vector_quality import WordLlamaEmbedder  # noqa: E402
 from fakes.embedder import FakeEmbedder  # noqa: E402
 from mailfathom.app.shared.embedding_ports import Embedder  # noqa: E402
 from mailfathom.app.sync.embedding import StoredMailEmbedding  # noqa: E402
+from mailfathom.app.sync.embedding_backfill import EmbeddingBackfill  # noqa: E402
 from mailfathom.bootstrap import Services  # noqa: E402
 
 
-def one_pass(template: Path, work: Path, embedder: Embedder | None) -> dict[str, Any]:
+def one_pass(template: Path, work: Path, embedder: Embedder | None, idle: float) -> dict[str, Any]:
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(template, work)
     deployment = deployment_at(work)
@@ -54,8 +54,11 @@ def one_pass(template: Path, work: Path, embedder: Embedder | None) -> dict[str,
         worker = None
         fill = None
         if embedder is not None:
-            backfill = services.embedding_backfill()
-            assert backfill is not None
+            embedding = services.embedding()
+            assert embedding is not None
+            # It looks for new mail more often than `serve`'s worker (every 5 s), as that one
+            # does during a pass longer than these: busy for the whole pass.
+            backfill = EmbeddingBackfill(embedding, idle_seconds=idle)
             worker = threading.Thread(target=backfill.run_forever, args=(stop,), daemon=True)
             worker.start()
             fill = services.fill_states()
@@ -108,7 +111,8 @@ def main() -> None:
     corpora_default = os.environ.get("MAILFATHOM_CORPORA", str(REPO.parent / "shared" / "corpora"))
     parser.add_argument("--corpora", type=Path, default=Path(corpora_default))
     parser.add_argument("--embedder", choices=("wordllama", "hashed"), default="hashed")
-    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--idle", type=float, default=0.5, help="the worker's rest when idle")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     embedder: Embedder = WordLlamaEmbedder() if args.embedder == "wordllama" else FakeEmbedder()
@@ -121,7 +125,7 @@ def main() -> None:
         runs: dict[str, list[dict[str, Any]]] = {"off": [], "on": []}
         for pair in range(args.pairs):
             for label, used in (("off", None), ("on", embedder)):
-                result = one_pass(template, work, used)
+                result = one_pass(template, work, used, args.idle)
                 runs[label].append(result)
                 log(f"pair {pair + 1} {label}: {result}")
         fastest = full_speed(template, work, embedder)
@@ -132,6 +136,8 @@ def main() -> None:
     on_cpu = statistics.median(r["process_cpu_s"] for r in runs["on"])
     summary = {
         "embedder": args.embedder,
+        "pass_off_runs_s": sorted(r["pass_s"] for r in runs["off"]),
+        "pass_on_runs_s": sorted(r["pass_s"] for r in runs["on"]),
         "pass_off_s": off,
         "pass_on_s": on,
         "ratio_wall": on / off,
