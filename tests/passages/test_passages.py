@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mailfathom.domain.passages import (
-    LONGEST_WORD,
-    MAX_PASSAGES,
-    OVERLAP_CHARACTERS,
-    PASSAGE_CHARACTERS,
-    passages_of,
-)
+from mailfathom.domain import passages
+from mailfathom.domain.passages import LONGEST_WORD, MAX_PASSAGES, PASSAGE_CHARACTERS, passages_of
 
 
 def _numbered(count: int) -> str:
@@ -32,8 +28,20 @@ def test_a_message_without_text_of_its_own_is_its_subject_or_nothing() -> None:
     assert passages_of("", None) == []
 
 
-def test_a_long_message_is_cut_at_words_into_overlapping_passages() -> None:
+def test_a_long_message_is_cut_at_words_into_passages_that_do_not_overlap() -> None:
     text = _numbered(300)  # 2,999 characters
+    found = passages_of("Report", text)
+    assert 1 < len(found) <= MAX_PASSAGES
+    bodies = [p.split("\n", 1)[1] for p in found]
+    assert all(len(p) <= PASSAGE_CHARACTERS for p in found)
+    assert " ".join(bodies).split() == text.split()
+
+
+def test_an_overlap_repeats_the_edge_of_the_passage_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(passages, "OVERLAP_CHARACTERS", 100)
+    text = _numbered(300)
     found = passages_of("Report", text)
     assert 1 < len(found) <= MAX_PASSAGES
     bodies = [p.split("\n", 1)[1] for p in found]
@@ -44,7 +52,7 @@ def test_a_long_message_is_cut_at_words_into_overlapping_passages() -> None:
     for before, after in itertools.pairwise(bodies):
         shared = set(before.split()) & set(after.split())
         assert shared
-        assert len(" ".join(sorted(shared))) <= OVERLAP_CHARACTERS
+        assert len(" ".join(sorted(shared))) <= 100
         assert after.split()[0] in before.split()
 
 
