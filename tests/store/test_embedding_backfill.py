@@ -15,22 +15,13 @@ from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.sync.embedding import StoredMailEmbedding
 from mailfathom.app.sync.embedding_backfill import EmbeddingBackfill
 from mailfathom.app.sync.types import FolderRecord
-from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
 from mailfathom.domain.embedding import EmbeddingFailure
-from mailfathom.domain.folders import FolderRole
 from waiting import wait_for
 
-from .builders import new_message, normalized
+from .builders import inbox_and_junk, new_message, normalized
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 VALIDITY = 5
-
-
-def _inbox(store: SqlSyncStore) -> FolderRecord:
-    store.ensure_account(
-        AccountConfig(account_id="acct", display_name="acct", kind=AccountKind.LOCAL, folders=())
-    )
-    return store.ensure_folder("acct", FolderMapping("INBOX", "INBOX", FolderRole.INBOX))
 
 
 def _add(store: SqlSyncStore, folder: FolderRecord, uids: range) -> None:
@@ -64,7 +55,7 @@ def _running(store: SqlSyncStore, embedder: FakeEmbedder) -> Iterator[SqlPassage
 
 
 def test_the_backfill_fills_and_then_follows_new_mail(store: SqlSyncStore) -> None:
-    inbox = _inbox(store)
+    inbox, _ = inbox_and_junk(store)
     _add(store, inbox, range(1, 21))
     embedder = FakeEmbedder()
     generation = embedder.identity.generation
@@ -77,7 +68,7 @@ def test_the_backfill_fills_and_then_follows_new_mail(store: SqlSyncStore) -> No
 
 
 def test_a_failing_provider_pauses_the_backfill_until_it_answers(store: SqlSyncStore) -> None:
-    inbox = _inbox(store)
+    inbox, _ = inbox_and_junk(store)
     _add(store, inbox, range(1, 11))
     embedder = FakeEmbedder()
     embedder.fail_always(EmbeddingFailure.REFUSED)

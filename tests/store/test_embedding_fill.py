@@ -16,25 +16,14 @@ from mailfathom.app.shared.embedding_ports import EmbeddingUnavailable
 from mailfathom.app.shared.vector_ports import FillState
 from mailfathom.app.sync.embedding import StoredMailEmbedding
 from mailfathom.app.sync.types import FolderRecord
-from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
 from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.embedding import EmbeddingFailure
-from mailfathom.domain.folders import FolderRole
 from mailfathom.domain.passages import MAX_PASSAGES
 
-from .builders import new_message, normalized
+from .builders import inbox_and_junk, new_message, normalized
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 VALIDITY = 3
-
-
-def _folders(store: SqlSyncStore) -> tuple[FolderRecord, FolderRecord]:
-    store.ensure_account(
-        AccountConfig(account_id="acct", display_name="acct", kind=AccountKind.LOCAL, folders=())
-    )
-    inbox = store.ensure_folder("acct", FolderMapping("INBOX", "INBOX", FolderRole.INBOX))
-    junk = store.ensure_folder("acct", FolderMapping("Junk", "Junk", FolderRole.JUNK))
-    return inbox, junk
 
 
 def _add(store: SqlSyncStore, folder: FolderRecord, uids: range, word: str = "lease") -> None:
@@ -59,7 +48,7 @@ def _use_case(store: SqlSyncStore, embedder: FakeEmbedder) -> StoredMailEmbeddin
 
 
 def test_stored_mail_is_embedded_in_batches_and_junk_never(store: SqlSyncStore) -> None:
-    inbox, junk = _folders(store)
+    inbox, junk = inbox_and_junk(store)
     _add(store, inbox, range(1, 26))
     _add(store, junk, range(100, 104), word="lottery")
     large = new_message(
@@ -88,7 +77,7 @@ def test_stored_mail_is_embedded_in_batches_and_junk_never(store: SqlSyncStore) 
 def test_a_failing_provider_leaves_what_was_recorded_and_the_next_run_resumes(
     store: SqlSyncStore,
 ) -> None:
-    inbox, _ = _folders(store)
+    inbox, _ = inbox_and_junk(store)
     _add(store, inbox, range(1, 31))
     embedder = FakeEmbedder()
     embedder.fail_next()  # nothing: the first call answers
@@ -111,7 +100,7 @@ def test_a_failing_provider_leaves_what_was_recorded_and_the_next_run_resumes(
 def test_new_mail_and_content_that_arrived_late_are_found_by_the_next_walk(
     store: SqlSyncStore,
 ) -> None:
-    inbox, _ = _folders(store)
+    inbox, _ = inbox_and_junk(store)
     waiting = new_message(
         1,
         normalized("waits for room", message_id="1@x", headers_only=True),

@@ -15,13 +15,10 @@ from mailfathom.adapters.sql.schema import messages, passage_vectors
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.vectors.codec import decode
 from mailfathom.app.shared.vector_ports import FillState
-from mailfathom.app.sync.types import FolderRecord
-from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
 from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.embedding import ProfileIdentity
-from mailfathom.domain.folders import FolderRole
 
-from .builders import new_message, normalized
+from .builders import inbox_and_junk, new_message, normalized
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 VALIDITY = 7
@@ -29,18 +26,9 @@ SPACE = ProfileIdentity("hashed-words", "1", 4)
 OTHER = ProfileIdentity("hashed-words", "2", 4)
 
 
-def _folders(store: SqlSyncStore) -> tuple[FolderRecord, FolderRecord]:
-    store.ensure_account(
-        AccountConfig(account_id="acct", display_name="acct", kind=AccountKind.LOCAL, folders=())
-    )
-    inbox = store.ensure_folder("acct", FolderMapping("INBOX", "INBOX", FolderRole.INBOX))
-    junk = store.ensure_folder("acct", FolderMapping("Junk", "Junk", FolderRole.JUNK))
-    return inbox, junk
-
-
 def _fill(store: SqlSyncStore) -> dict[int, int]:
     """Five messages in the inbox (uid 3 not held, too large) and two in junk: uid -> seq."""
-    inbox, junk = _folders(store)
+    inbox, junk = inbox_and_junk(store)
     held = [
         new_message(uid, normalized(f"Subject {uid}", message_id=f"{uid}@x", body=f"Body {uid}"))
         for uid in (1, 2, 4, 5)
@@ -132,7 +120,7 @@ def test_vectors_leave_with_their_messages(store: SqlSyncStore) -> None:
         [(seqs[1], [_unit(1, 0, 0, 0)]), (seqs[2], [_unit(0, 1, 0, 0)])],
         seqs[2],
     )
-    inbox, _ = _folders(store)
+    inbox, _ = inbox_and_junk(store)
     store.remove_uids(inbox.folder_id, VALIDITY, [1])
     with store.engine.connect() as c:
         kept = c.execute(sa.select(passage_vectors.c.seq)).scalars().all()

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 
 from mailfathom.adapters.sql import bulk
 from mailfathom.adapters.sql.reading_rows import chunks
@@ -19,6 +17,7 @@ from mailfathom.adapters.sql.schema import (
     messages,
     passage_vectors,
 )
+from mailfathom.adapters.sql.store_base import SqlTables
 from mailfathom.adapters.vectors.codec import encode
 from mailfathom.app.shared.vector_ports import FillState
 from mailfathom.app.sync.embedding_ports import EmbeddedMessage, Generation, MessageText
@@ -51,17 +50,11 @@ def _not_read(generation_id: int) -> sa.ColumnElement[bool]:
     )
 
 
-class SqlPassageStore:
+class SqlPassageStore(SqlTables):
     def __init__(self, engine: sa.Engine, texts: TextSource | None = None) -> None:
         """`texts` reads the bodies the content store keeps (see `reading_texts`)."""
-        self.engine = engine
+        super().__init__(engine)
         self._texts = texts
-        self._dialect = engine.dialect.name
-
-    def _insert(self, table: sa.Table) -> Any:
-        if self._dialect == "postgresql":
-            return postgresql.insert(table)
-        return sqlite.insert(table)
 
     def open_generation(self, identity: ProfileIdentity, at: datetime) -> Generation:
         create = (

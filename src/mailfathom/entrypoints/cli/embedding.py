@@ -4,7 +4,6 @@ bar, to the end."""
 from __future__ import annotations
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from mailfathom.app.shared.embedding_ports import EmbeddingUnavailable
 from mailfathom.app.shared.vector_ports import FillState
@@ -13,6 +12,7 @@ from mailfathom.bootstrap import Services
 from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.embedding import failure_code
 from mailfathom.domain.errors import MailFathomError
+from mailfathom.entrypoints.cli.progress import counting_bar
 
 
 class NoEmbeddingProfile(MailFathomError):
@@ -39,14 +39,7 @@ def embed_with_progress(services: Services, console: Console) -> EmbedReport:
     embedding = services.embedding()
     if embedding is None:
         raise NoEmbeddingProfile()
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
+    with counting_bar(console) as bar:
         task = bar.add_task("embedding", total=None)
 
         def advance(state: FillState) -> None:
