@@ -90,6 +90,7 @@ from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.sql.trust_records import SqlTrustRecords
+from mailfathom.adapters.sql.vector_reading import VectorCache
 from mailfathom.adapters.vcard import VCardFormat
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
@@ -296,6 +297,8 @@ class Services:
     grant_health: GrantHealth | None = None
     # The active embedding profile; none: mail is not embedded, and search is lexical.
     embedder: Embedder | None = None
+    # Each generation's passage vectors as this process holds them, shared by every reader.
+    vectors: VectorCache = field(default_factory=VectorCache)
 
     @classmethod
     def open(
@@ -382,7 +385,7 @@ class Services:
         """A reader on the read-only engine, created on first use and shared."""
         if self.read_engine is None:
             self.read_engine = create_store_engine(store_url(self.config.store), read_only=True)
-        return SqlMailboxReader(self.read_engine, texts=self.content.get_text)
+        return SqlMailboxReader(self.read_engine, texts=self.content.get_text, vectors=self.vectors)
 
     def screen(self) -> ContentScreen:
         """The sensitive-content screen `[SensitiveContent]` asks for (passing everything

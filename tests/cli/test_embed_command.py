@@ -8,10 +8,13 @@ import io
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 from rich.console import Console
 
 from fakes.embedder import FakeEmbedder
 from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.adapters.sql.schema import embedded_messages, folders, messages
+from mailfathom.app.shared.stored_mail import SummaryFilter
 from mailfathom.bootstrap import Services
 from mailfathom.domain.codes import CommandCode, EmbeddingCode
 from mailfathom.domain.embedding import EmbeddingFailure
@@ -33,7 +36,7 @@ def test_embed_runs_to_the_end_and_resumes_after_a_failing_provider(tmp_path: Pa
         account = deployment.accounts[0]
         services.deliver_sample_mail(account.account_id, 40)
         services.account_synchronizer().run_once(account)
-        embedder = FakeEmbedder()
+        embedder = FakeEmbedder(dimension=512)
         services.embedder = embedder
         embedder.fail_next(EmbeddingFailure.UNREACHABLE)
         out = io.StringIO()
@@ -50,3 +53,19 @@ def test_embed_runs_to_the_end_and_resumes_after_a_failing_provider(tmp_path: Pa
         assert f"{state.embedded} of {state.eligible} messages are embedded" in out.getvalue()
         again = embed_with_progress(services, console)
         assert again.messages == 0
+        # The search path's reader ranks the embedded mail by meaning (here: by its words).
+        with services.engine.connect() as c:
+            seq, subject = c.execute(
+                sa.select(messages.c.seq, messages.c.subject)
+                .join(embedded_messages, embedded_messages.c.seq == messages.c.seq)
+                .order_by(messages.c.seq.desc())
+                .limit(1)
+            ).one()
+            folder_ids = tuple(c.execute(sa.select(folders.c.folder_id)).scalars())
+        found = services._reader().nearest(
+            embedder.identity.generation,
+            embedder.embed_query(subject),
+            SummaryFilter(folder_ids=folder_ids),
+            3,
+        )
+        assert seq in [n.seq for n in found]

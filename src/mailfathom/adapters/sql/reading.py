@@ -74,15 +74,21 @@ _NO_TEXT = LoadedText(None, None)
 class SqlMailboxReader:
     """`MailboxReadStore` on the same SQLite or PostgreSQL database `SqlSyncStore` writes."""
 
-    def __init__(self, engine: sa.Engine, texts: TextSource | None = None) -> None:
+    def __init__(
+        self,
+        engine: sa.Engine,
+        texts: TextSource | None = None,
+        vectors: VectorCache | None = None,
+    ) -> None:
         """`texts` reads the bodies the content store keeps; without it only the bodies kept
-        in the database are read."""
+        in the database are read. `vectors` is the process's matrices of passage vectors,
+        shared by every reader of the store (one of its own when not given)."""
         self._engine = engine
         self._texts = texts
         self._dialect = engine.dialect.name
         self._rules: TextRules | None = None
         self._common = CommonWords()
-        self._vectors = VectorCache()
+        self._vectors = vectors if vectors is not None else VectorCache()
 
     @contextmanager
     def snapshot(self) -> Iterator[SqlReadView]:
