@@ -163,3 +163,26 @@ def test_a_filled_generation_is_unfilled_by_more_mail_waiting_than_it_tolerates(
     monkeypatch.setattr(passage_store, "WAITING_TOLERATED", 2)
     assert not vectors.is_filled(SPACE.generation)
     assert not vectors.fill_state(SPACE.generation).filled
+
+
+def test_a_batch_another_process_recorded_meanwhile_is_kept_once(
+    store: SqlSyncStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two writers of one generation (the worker of `serve` and `mfctl mailbox embed`) that
+    embedded the same message: the second to commit adds nothing, even when it looked before
+    the first committed (here: it is made to see every message as not yet read)."""
+    seqs = _fill(store)
+    first, second = SqlPassageStore(store.engine), SqlPassageStore(store.engine)
+    generation = first.open_generation(SPACE, NOW)
+    first.record(generation.generation_id, [(seqs[1], [_unit(1, 0, 0, 0)])], seqs[1])
+    monkeypatch.setattr(passage_store, "_not_read", lambda _generation_id: sa.true())
+    second.record(
+        generation.generation_id,
+        [(seqs[1], [_unit(1, 0, 0, 0), _unit(0, 1, 0, 0)]), (seqs[2], [_unit(0, 0, 1, 0)])],
+        seqs[2],
+    )
+    with store.engine.connect() as c:
+        rows = c.execute(
+            sa.select(passage_vectors.c.seq).order_by(passage_vectors.c.vector_id)
+        ).scalars()
+        assert list(rows) == [seqs[1], seqs[2]]

@@ -101,25 +101,39 @@ class SqlPassageStore(SqlTables):
     def record(
         self, generation_id: int, embedded: Sequence[EmbeddedMessage], after_seq: int
     ) -> None:
+        """The messages still stored are held against removal until the commit (PostgreSQL:
+        FOR KEY SHARE; SQLite's writer holds the database), and a message another process
+        recorded meanwhile keeps its row (ON CONFLICT DO NOTHING): only the messages this
+        call notes read get vectors."""
         with self.engine.begin() as c:
-            seqs = [seq for seq, _ in embedded]
             present: set[int] = set()
-            for chunk in chunks(seqs):
-                present.update(
-                    c.execute(
-                        sa.select(messages.c.seq).where(
-                            messages.c.seq.in_(chunk), _not_read(generation_id)
-                        )
-                    ).scalars()
+            for chunk in chunks([seq for seq, _ in embedded]):
+                held = (
+                    sa.select(messages.c.seq)
+                    .where(messages.c.seq.in_(chunk), _not_read(generation_id))
+                    .with_for_update(read=True, key_share=True)
                 )
-            marks = [(generation_id, seq, len(v)) for seq, v in embedded if seq in present]
+                present.update(int(seq) for seq in c.execute(held).scalars())
+            marks = [
+                {"generation_id": generation_id, "seq": seq, "passages": len(vectors)}
+                for seq, vectors in embedded
+                if seq in present
+            ]
+            noted: set[int] = set()
+            if marks:
+                statement = (
+                    self._insert(embedded_messages)
+                    .values(marks)
+                    .on_conflict_do_nothing(index_elements=["generation_id", "seq"])
+                    .returning(embedded_messages.c.seq)
+                )
+                noted = {int(seq) for seq in c.execute(statement).scalars()}
             rows = [
                 (generation_id, seq, position, *encode(vector))
                 for seq, vectors in embedded
-                if seq in present
+                if seq in noted
                 for position, vector in enumerate(vectors)
             ]
-            bulk.insert_rows(c, "embedded_messages", ("generation_id", "seq", "passages"), marks)
             bulk.insert_rows(
                 c,
                 "passage_vectors",
