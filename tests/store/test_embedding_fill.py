@@ -5,6 +5,7 @@ content arrived late found by the next walk, and junk and mail not held never se
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pytest
@@ -128,3 +129,18 @@ def test_new_mail_and_content_that_arrived_late_are_found_by_the_next_walk(
     assert late.messages == 1
     assert embedder.batches[-1] == ["waits for room\nthe leak in the flat"]
     assert use_case.fill_state().remaining == 0
+
+
+def test_vectors_of_another_dimension_are_never_stored(store: SqlSyncStore) -> None:
+    inbox, _ = inbox_and_junk(store)
+    _add(store, inbox, range(1, 4))
+
+    class Wrong(FakeEmbedder):
+        def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+            return [vector[:-1] for vector in super().embed_passages(texts)]
+
+    use_case = _use_case(store, Wrong())
+    with pytest.raises(EmbeddingUnavailable) as raised:
+        use_case.step(use_case.generation(), 0)
+    assert raised.value.failure is EmbeddingFailure.MISMATCH
+    assert use_case.fill_state().embedded == 0

@@ -13,6 +13,7 @@ that batch; the caller decides when to try again.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -96,6 +97,9 @@ class StoredMailEmbedding:
         vectors = self._embedder.embed_passages(texts) if texts else []
         if len(vectors) != len(texts):
             raise EmbeddingUnavailable(EmbeddingFailure.MALFORMED)
+        dimension = generation.identity.dimension
+        if any(len(vector) != dimension for vector in vectors):
+            raise EmbeddingUnavailable(EmbeddingFailure.MISMATCH)
         embedded: list[EmbeddedMessage] = []
         at = 0
         for seq, count in cut:
@@ -112,8 +116,11 @@ class StoredMailEmbedding:
         generation = self.generation()
         resumed = generation.after_seq
         messages = passages = 0
+        # Counted once: each batch adds its messages to the count, so that a progress
+        # display costs no count over the stored mail per batch.
+        before = self.fill_state()
         if progress is not None:
-            progress(self.fill_state())
+            progress(before)
         for start in (generation.after_seq, 0):
             after = start
             while True:
@@ -124,7 +131,8 @@ class StoredMailEmbedding:
                 passages += step.passages
                 after = step.after_seq
                 if progress is not None:
-                    progress(self.fill_state())
+                    embedded = min(before.embedded + messages, before.eligible)
+                    progress(dataclasses.replace(before, embedded=embedded))
             if start == 0:
                 break
         self.finish(generation)
