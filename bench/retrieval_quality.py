@@ -52,6 +52,7 @@ from mailfathom.app.reading.search_emails import SearchRequest  # noqa: E402
 from mailfathom.app.shared.mailbox_selection import SelectionInput  # noqa: E402
 from mailfathom.bootstrap import Services  # noqa: E402
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller  # noqa: E402
+from mailfathom.domain.config import DeploymentConfig  # noqa: E402
 
 ACCOUNT = "corpus"
 DEPTH = 10
@@ -89,24 +90,34 @@ def _config(root: Path) -> Path:
     return config
 
 
+def import_collection(services: Services, corpora: Path) -> None:
+    """The collection filed into the local account's INBOX (each message once)."""
+    started = time.perf_counter()
+    added = held = 0
+    for folder in labelled_queries.COLLECTION:
+        source = corpora / folder
+        if any(p.suffix == ".eml" for p in source.iterdir()):
+            sources = [source]
+        else:
+            sources = sorted(p for p in source.iterdir() if p.is_file())
+        for path in sources:
+            count = services.import_mail(ACCOUNT, "INBOX", path)
+            added += count.added
+            held += count.already_held
+    log(f"import: {added} added, {held} already held, {time.perf_counter() - started:.1f} s")
+
+
+def deployment_at(root: Path) -> DeploymentConfig:
+    """The deployment of one local account whose store lives under `root`."""
+    return load_config(_config(root))
+
+
 @contextmanager
 def loaded_store(corpora: Path, root: Path) -> Iterator[Services]:
     """The collection imported into the local account's INBOX and synchronized."""
-    deployment = load_config(_config(root))
+    deployment = deployment_at(root)
     with Services.open(deployment) as services:
-        started = time.perf_counter()
-        added = held = 0
-        for folder in labelled_queries.COLLECTION:
-            source = corpora / folder
-            if any(p.suffix == ".eml" for p in source.iterdir()):
-                sources = [source]
-            else:
-                sources = sorted(p for p in source.iterdir() if p.is_file())
-            for path in sources:
-                count = services.import_mail(ACCOUNT, "INBOX", path)
-                added += count.added
-                held += count.already_held
-        log(f"import: {added} added, {held} already held, {time.perf_counter() - started:.1f} s")
+        import_collection(services, corpora)
         started = time.perf_counter()
         services.account_synchronizer().run_once(deployment.accounts[0])
         log(f"synchronization: {time.perf_counter() - started:.1f} s")

@@ -90,9 +90,11 @@ from mailfathom.adapters.sql.organizing import SqlOrganizeStore
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
+from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.sql.trust_records import SqlTrustRecords
+from mailfathom.adapters.sql.vector_reading import VectorCache
 from mailfathom.adapters.vcard import VCardFormat
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
@@ -143,8 +145,12 @@ from mailfathom.app.sending.reply_to_email import EmailReply
 from mailfathom.app.sending.send_email import AuthoredMailSubmission
 from mailfathom.app.sending.submission import Submission
 from mailfathom.app.shared.content_screen import ContentScreen
+from mailfathom.app.shared.embedding_ports import Embedder
 from mailfathom.app.shared.mailbox_selection import ServedAccount
 from mailfathom.app.shared.stored_parts import StoredParts
+from mailfathom.app.shared.vector_ports import FillStates
+from mailfathom.app.sync.embedding import StoredMailEmbedding
+from mailfathom.app.sync.embedding_backfill import EmbeddingBackfill
 from mailfathom.app.sync.folder_visibility import settle_folders
 from mailfathom.app.sync.ports import ChangeWatch, MailboxSession
 from mailfathom.app.sync.reverify import StoredMailReverification
@@ -293,6 +299,10 @@ class Services:
     # Where every connection logging in with an account's grant says how it fared (none:
     # nothing is written down).
     grant_health: GrantHealth | None = None
+    # The active embedding profile; none: mail is not embedded, and search is lexical.
+    embedder: Embedder | None = None
+    # Each generation's passage vectors as this process holds them, shared by every reader.
+    vectors: VectorCache = field(default_factory=VectorCache)
 
     @classmethod
     def open(
@@ -379,7 +389,7 @@ class Services:
         """A reader on the read-only engine, created on first use and shared."""
         if self.read_engine is None:
             self.read_engine = create_store_engine(store_url(self.config.store), read_only=True)
-        return SqlMailboxReader(self.read_engine, texts=self.content.get_text)
+        return SqlMailboxReader(self.read_engine, texts=self.content.get_text, vectors=self.vectors)
 
     def screen(self) -> ContentScreen:
         """The sensitive-content screen `[SensitiveContent]` asks for (passing everything
@@ -469,6 +479,26 @@ class Services:
     def trust_backfill(self) -> TrustBackfill:
         """Reading what synchronization passes stored without readings (`trust_backfill`)."""
         return TrustBackfill(self.reverification(), self.trust_ports)
+
+    def passage_store(self) -> SqlPassageStore:
+        """Stored passage vectors, their generations and how far each is filled."""
+        return SqlPassageStore(self.engine, texts=self.content.get_text)
+
+    def fill_states(self) -> FillStates:
+        """How far each generation is filled, as the search path reads it."""
+        return self.passage_store()
+
+    def embedding(self) -> StoredMailEmbedding | None:
+        """Embedding stored mail in the active profile's space (`mfctl mailbox embed`), or
+        None when no profile is active."""
+        if self.embedder is None:
+            return None
+        return StoredMailEmbedding(self.passage_store(), self.embedder, clock=self.clock)
+
+    def embedding_backfill(self) -> EmbeddingBackfill | None:
+        """The deployment's embedding worker (`embedding_backfill`), None without a profile."""
+        embedding = self.embedding()
+        return None if embedding is None else EmbeddingBackfill(embedding)
 
     def reverification(self) -> StoredMailReverification:
         """Verifying and assessing stored mail again (`mfctl mailbox reverify`)."""

@@ -5,8 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from log_audit import register
-from mailfathom.app.sync.types import NewMessage
+from mailfathom.adapters.sql.sync_store import SqlSyncStore
+from mailfathom.app.sync.types import FolderRecord, NewMessage
+from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
 from mailfathom.domain.content_state import ContentState, RemoteFlags
+from mailfathom.domain.folders import FolderRole
 from mailfathom.domain.message import (
     HeaderRole,
     NormalizedMessage,
@@ -80,3 +83,17 @@ ATTACHMENT = PartDescription(
     size_octets=1234,
     part_path="2",
 )
+
+
+def inbox_and_junk(
+    store: SqlSyncStore, account_id: str = "acct"
+) -> tuple[FolderRecord, FolderRecord]:
+    """An account's Inbox and its Junk-role folder, created as synchronization creates them."""
+    store.ensure_account(
+        AccountConfig(
+            account_id=account_id, display_name=account_id, kind=AccountKind.LOCAL, folders=()
+        )
+    )
+    inbox = store.ensure_folder(account_id, FolderMapping("INBOX", "INBOX", FolderRole.INBOX))
+    junk = store.ensure_folder(account_id, FolderMapping("Junk", "Junk", FolderRole.JUNK))
+    return inbox, junk

@@ -157,6 +157,26 @@ class CommandCode(enum.IntEnum):
     REFRESH_TOKEN_NOT_WRITABLE = 11019
     # `mfctl account consent` named an account that does not log in with OAuth.
     ACCOUNT_NOT_OAUTH = 11020
+    # `mfctl mailbox embed` found no embedding profile active: nothing to embed with.
+    NO_EMBEDDING_PROFILE = 11027
+    # `mfctl mailbox embed` stopped because the provider could not embed; what it recorded
+    # is kept, and the next run resumes after it. The provider's own code (5601x) is named.
+    EMBEDDING_STOPPED = 11028
+
+
+class EmbeddingCode(enum.IntEnum):
+    """Why the embedding provider could not embed, as the operator's log and
+    `mfctl mailbox embed` name it (one code per `EmbeddingFailure`). A caller is never shown
+    these: its search answers lexical and says `degraded`."""
+
+    # The provider refused the credential (401, 403).
+    PROVIDER_REFUSED = 56016
+    # No answer in time, the connection refused, or a server error (5xx).
+    PROVIDER_UNREACHABLE = 56017
+    # An answer of another model or dimension than the profile records.
+    PROVIDER_MISMATCH = 56018
+    # An answer that is not a valid embeddings response.
+    PROVIDER_MALFORMED = 56019
 
 
 class CheckCode(enum.IntEnum):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from mailfathom.domain.codes import EmbeddingCode
+
 
 @dataclass(frozen=True, slots=True)
 class ProfileIdentity:
@@ -57,3 +59,13 @@ class EmbeddingFailure(enum.Enum):
     UNREACHABLE = "unreachable"  # no answer in time, connection refused, 5xx
     MISMATCH = "mismatch"  # the answer is not of the profile's model or dimension
     MALFORMED = "malformed"  # an answer that is not a valid embeddings response
+
+
+def failure_code(failure: EmbeddingFailure) -> int:
+    """The operator's code of a provider failure (`codes.EmbeddingCode`)."""
+    return {
+        EmbeddingFailure.REFUSED: EmbeddingCode.PROVIDER_REFUSED,
+        EmbeddingFailure.UNREACHABLE: EmbeddingCode.PROVIDER_UNREACHABLE,
+        EmbeddingFailure.MISMATCH: EmbeddingCode.PROVIDER_MISMATCH,
+        EmbeddingFailure.MALFORMED: EmbeddingCode.PROVIDER_MALFORMED,
+    }[failure].value

@@ -41,6 +41,7 @@ from mailfathom.adapters.sql.reading_threads import conversation_members
 from mailfathom.adapters.sql.schema import folders, messages
 from mailfathom.adapters.sql.threads import split_ids
 from mailfathom.adapters.sql.timeline import Stretch, ordered_by, stretches
+from mailfathom.adapters.sql.vector_reading import VectorCache, nearest_messages
 from mailfathom.app.shared.stored_mail import (
     EmailRow,
     FolderView,
@@ -51,6 +52,7 @@ from mailfathom.app.shared.stored_mail import (
     TimelinePosition,
 )
 from mailfathom.app.shared.stored_mail_ports import MailboxReadView
+from mailfathom.app.shared.vector_ports import Nearest
 from mailfathom.domain.folders import FolderRole
 
 _VISIBLE_FOLDERS = sa.select(
@@ -66,14 +68,21 @@ _NO_TEXT = LoadedText(None, None)
 class SqlMailboxReader:
     """`MailboxReadStore` on the same SQLite or PostgreSQL database `SqlSyncStore` writes."""
 
-    def __init__(self, engine: sa.Engine, texts: TextSource | None = None) -> None:
+    def __init__(
+        self,
+        engine: sa.Engine,
+        texts: TextSource | None = None,
+        vectors: VectorCache | None = None,
+    ) -> None:
         """`texts` reads the bodies the content store keeps; without it only the bodies kept
-        in the database are read."""
+        in the database are read. `vectors` is the process's matrices of passage vectors,
+        shared by every reader of the store (one of its own when not given)."""
         self._engine = engine
         self._texts = texts
         self._dialect = engine.dialect.name
         self._rules: TextRules | None = None
         self._common = CommonWords()
+        self._vectors = vectors if vectors is not None else VectorCache()
 
     @contextmanager
     def snapshot(self) -> Iterator[SqlReadView]:
@@ -85,7 +94,9 @@ class SqlMailboxReader:
                 connection.execution_options(
                     isolation_level="REPEATABLE READ", postgresql_readonly=True
                 )
-            yield SqlReadView(connection, self._text(connection), self._common, self._texts)
+            yield SqlReadView(
+                connection, self._text(connection), self._common, self._texts, self._vectors
+            )
 
     def _text(self, connection: sa.Connection) -> TextRules:
         if self._rules is None:
@@ -132,6 +143,16 @@ class SqlMailboxReader:
         with self.snapshot() as view:
             return view.indexed_texts(seqs, folder_ids)
 
+    def nearest(
+        self,
+        generation: str,
+        query_vector: Sequence[float],
+        eligible: SummaryFilter,
+        window: int,
+    ) -> list[Nearest]:
+        with self.snapshot() as view:
+            return view.nearest(generation, query_vector, eligible, window)
+
     def emails(
         self,
         stored_email_ids: Sequence[uuid.UUID],
@@ -162,8 +183,10 @@ class SqlReadView(MailboxReadView):
         rules: TextRules,
         common: CommonWords,
         texts: TextSource | None = None,
+        vectors: VectorCache | None = None,
     ) -> None:
         self._c = connection
+        self._vectors = vectors if vectors is not None else VectorCache()
         self._texts = texts
         self._common = common
         self._rules = rules
@@ -353,6 +376,23 @@ class SqlReadView(MailboxReadView):
         loaded = self._summaries_of(seqs, scope, ranks)
         bodies = load_texts(self._c, seqs, self._texts, with_html=False) if with_bodies else {}
         return [SearchRow(loaded[h.seq], h.rank, indexed(bodies.get(h.seq))) for h in hits]
+
+    def nearest(
+        self,
+        generation: str,
+        query_vector: Sequence[float],
+        eligible: SummaryFilter,
+        window: int,
+    ) -> list[Nearest]:
+        """`NearestPassages.nearest` under the conditions `search` applies."""
+        scope = self._scope(eligible.folder_ids)
+        if not scope or window <= 0:
+            return []
+        filters = filter_clauses(self._c, eligible, self._rules)
+        self._one_per_message(scope, filters)
+        return nearest_messages(
+            self._c, self._vectors, generation, query_vector, list(scope), filters, window
+        )
 
     def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
         scope = self._scope(folder_ids) if seqs else {}

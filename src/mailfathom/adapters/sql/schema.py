@@ -457,3 +457,55 @@ account_health = sa.Table(
     sa.Column("code", sa.Integer, nullable=False),
     sa.Column("since", TS, nullable=False),
 )
+
+# The embedding spaces stored mail has been placed in, and how far each backfill has walked
+# the messages (see 0021 and app/sync/embedding.py).
+embedding_generations = sa.Table(
+    "embedding_generations",
+    metadata,
+    sa.Column("generation_id", BIGINT, primary_key=True, autoincrement=True),
+    sa.Column("generation", sa.String(600), nullable=False, unique=True),
+    sa.Column("model", sa.String(256), nullable=False),
+    sa.Column("version", sa.String(256), nullable=False),
+    sa.Column("dimension", sa.Integer, nullable=False),
+    sa.Column("after_seq", BIGINT, nullable=False),
+    sa.Column("created_at", TS, nullable=False),
+    sa.Column("filled_at", TS),
+)
+
+# Each message a generation has read, with how many passages it gave.
+embedded_messages = sa.Table(
+    "embedded_messages",
+    metadata,
+    sa.Column(
+        "generation_id",
+        BIGINT,
+        sa.ForeignKey("embedding_generations.generation_id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), nullable=False),
+    sa.Column("passages", sa.Integer, nullable=False),
+    sa.PrimaryKeyConstraint("generation_id", "seq", name="pk_embedded_messages"),
+)
+sa.Index("ix_embedded_messages_seq", embedded_messages.c.seq)
+
+# One row per passage: int8 components and the scale that brings them back to unit length.
+passage_vectors = sa.Table(
+    "passage_vectors",
+    metadata,
+    sa.Column("vector_id", BIGINT, primary_key=True, autoincrement=True),
+    sa.Column(
+        "generation_id",
+        BIGINT,
+        sa.ForeignKey("embedding_generations.generation_id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("scale", sa.Float, nullable=False),
+    sa.Column("vector", sa.LargeBinary, nullable=False),
+)
+sa.Index(
+    "ix_passage_vectors_generation", passage_vectors.c.generation_id, passage_vectors.c.vector_id
+)
+sa.Index("ix_passage_vectors_seq", passage_vectors.c.seq)

@@ -31,6 +31,7 @@ from mailfathom.entrypoints.cli import serving
 from mailfathom.entrypoints.cli.alerts import alerts_app
 from mailfathom.entrypoints.cli.consent_command import account_app
 from mailfathom.entrypoints.cli.contacts import contact_app
+from mailfathom.entrypoints.cli.embedding import embed_with_progress
 from mailfathom.entrypoints.cli.folder_check import FoldersNotOnServer, require_folders, show_absent
 from mailfathom.entrypoints.cli.importing import import_into_local
 from mailfathom.entrypoints.cli.init_command import init as init_command
@@ -258,6 +259,17 @@ def reverify(config: ConfigOption = None, account: AccountOption = None) -> None
         with Services.open(deployment) as services:
             for acc in selected_accounts(deployment, account):
                 reverify_with_progress(services, acc, answers)
+    except MailFathomError as error:
+        _fail(error)
+
+
+@mailbox_app.command("embed")
+def embed(config: ConfigOption = None) -> None:
+    """Embed stored mail in the active profile's space, to the end; resumes if interrupted."""
+    try:
+        deployment = load(config)
+        with Services.open(deployment) as services:
+            embed_with_progress(services, answers)
     except MailFathomError as error:
         _fail(error)
 

@@ -17,16 +17,21 @@ from mailfathom.bootstrap import Services
 from mailfathom.domain.config import AccountConfig
 
 
-def sync_with_progress(services: Services, account: AccountConfig, console: Console) -> None:
-    tasks: dict[str, TaskID] = {}
-    with Progress(
+def counting_bar(console: Console) -> Progress:
+    """A bar of items done out of all, with the time left, gone once it is finished."""
+    return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         console=console,
         transient=True,
-    ) as bar:
+    )
+
+
+def sync_with_progress(services: Services, account: AccountConfig, console: Console) -> None:
+    tasks: dict[str, TaskID] = {}
+    with counting_bar(console) as bar:
 
         def advance(alias: str, stored: int, total: int) -> None:
             if alias not in tasks:

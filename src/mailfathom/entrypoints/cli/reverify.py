@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from mailfathom.app.sync.reverify import ReverifyReport
 from mailfathom.bootstrap import Services
 from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.config import AccountConfig
 from mailfathom.domain.errors import MailFathomError
+from mailfathom.entrypoints.cli.progress import counting_bar
 
 
 class NoTrustPorts(MailFathomError):
@@ -28,14 +28,7 @@ def reverify_with_progress(
     ports = services.trust_ports(account)
     if not ports.wired:
         raise NoTrustPorts()
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
+    with counting_bar(console) as bar:
         task = bar.add_task(account.account_id, total=None)
 
         def advance(done: int, total: int) -> None:

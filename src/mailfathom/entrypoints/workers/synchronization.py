@@ -1,5 +1,6 @@
-"""Synchronization workers: one thread per account, push or polling as configured, and one
-per account reading what its passes stored without sender verdicts or authorship readings."""
+"""Synchronization workers: one thread per account, push or polling as configured, one per
+account reading what its passes stored without sender verdicts or authorship readings, and,
+while an embedding profile is active, one for the deployment embedding what they stored."""
 
 from __future__ import annotations
 
@@ -33,6 +34,13 @@ def start_sync_threads(
         )
         for account in accounts
     ]
+    embedding = services.embedding_backfill()
+    if embedding is not None:
+        workers.append(
+            threading.Thread(
+                target=embedding.run_forever, args=(stop,), daemon=True, name="embedding"
+            )
+        )
     for worker in workers:
         worker.start()
     return workers

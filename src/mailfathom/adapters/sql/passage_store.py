@@ -1,0 +1,201 @@
+"""`PassageStore`: generations, the messages each has read, and their passage vectors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql import bulk
+from mailfathom.adapters.sql.reading_rows import chunks
+from mailfathom.adapters.sql.reading_texts import TextSource, load_texts
+from mailfathom.adapters.sql.schema import (
+    embedded_messages,
+    embedding_generations,
+    folders,
+    messages,
+    passage_vectors,
+)
+from mailfathom.adapters.sql.store_base import SqlTables
+from mailfathom.adapters.vectors.codec import encode
+from mailfathom.app.shared.vector_ports import FillState
+from mailfathom.app.sync.embedding_ports import EmbeddedMessage, Generation, MessageText
+from mailfathom.domain.content_state import ContentState
+from mailfathom.domain.embedding import ProfileIdentity
+from mailfathom.domain.folders import FolderRole
+
+_G = embedding_generations.c
+# A generation once filled still counts as filled while at most this many messages wait past
+# its position: the few a pass just stored, which the backfill reaches within seconds (or a
+# minute, with a transformer on two cores). More than that is a large pass or a long pause
+# of the provider, and the generation answers for too little of the mail.
+WAITING_TOLERATED = 200
+
+
+def embeddable() -> list[sa.ColumnElement[bool]]:
+    """The conditions on `messages` of mail a generation should hold: content held, and in
+    no junk-role folder (a folder without a role is not junk)."""
+    junk = sa.select(folders.c.folder_id).where(folders.c.role == FolderRole.JUNK.value)
+    return [
+        messages.c.content_state == ContentState.STORED.value,
+        messages.c.folder_id.not_in(junk.scalar_subquery()),
+    ]
+
+
+def _not_read(generation_id: int) -> sa.ColumnElement[bool]:
+    return ~sa.exists().where(
+        embedded_messages.c.generation_id == generation_id,
+        embedded_messages.c.seq == messages.c.seq,
+    )
+
+
+class SqlPassageStore(SqlTables):
+    def __init__(self, engine: sa.Engine, texts: TextSource | None = None) -> None:
+        """`texts` reads the bodies the content store keeps (see `reading_texts`)."""
+        super().__init__(engine)
+        self._texts = texts
+
+    def open_generation(self, identity: ProfileIdentity, at: datetime) -> Generation:
+        create = (
+            self._insert(embedding_generations)
+            .values(
+                generation=identity.generation,
+                model=identity.model,
+                version=identity.version,
+                dimension=identity.dimension,
+                after_seq=0,
+                created_at=at,
+            )
+            .on_conflict_do_nothing(index_elements=["generation"])
+        )
+        with self.engine.begin() as c:
+            c.execute(create)
+            row = c.execute(
+                sa.select(_G.generation_id, _G.after_seq, _G.filled_at).where(
+                    _G.generation == identity.generation
+                )
+            ).one()
+        return Generation(
+            int(row.generation_id), identity, int(row.after_seq), row.filled_at is not None
+        )
+
+    def unembedded(self, generation_id: int, after_seq: int, limit: int) -> list[MessageText]:
+        statement = (
+            sa.select(messages.c.seq, messages.c.subject)
+            .where(messages.c.seq > after_seq, *embeddable(), _not_read(generation_id))
+            .order_by(messages.c.seq)
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            rows = c.execute(statement).all()
+            seqs = [int(r.seq) for r in rows]
+            bodies = load_texts(c, seqs, self._texts, with_html=False)
+        found: list[MessageText] = []
+        for row in rows:
+            body = bodies.get(int(row.seq))
+            plain = None if body is None or body.missing else (body.plain or "")
+            found.append(MessageText(int(row.seq), row.subject, plain))
+        return found
+
+    def record(
+        self, generation_id: int, embedded: Sequence[EmbeddedMessage], after_seq: int
+    ) -> None:
+        """The messages still stored are held against removal until the commit (PostgreSQL:
+        FOR KEY SHARE; SQLite's writer holds the database), and a message another process
+        recorded meanwhile keeps its row (ON CONFLICT DO NOTHING): only the messages this
+        call notes read get vectors."""
+        with self.engine.begin() as c:
+            present: set[int] = set()
+            for chunk in chunks([seq for seq, _ in embedded]):
+                held = (
+                    sa.select(messages.c.seq)
+                    .where(messages.c.seq.in_(chunk), _not_read(generation_id))
+                    .with_for_update(read=True, key_share=True)
+                )
+                present.update(int(seq) for seq in c.execute(held).scalars())
+            marks = [
+                {"generation_id": generation_id, "seq": seq, "passages": len(vectors)}
+                for seq, vectors in embedded
+                if seq in present
+            ]
+            noted: set[int] = set()
+            if marks:
+                statement = (
+                    self._insert(embedded_messages)
+                    .values(marks)
+                    .on_conflict_do_nothing(index_elements=["generation_id", "seq"])
+                    .returning(embedded_messages.c.seq)
+                )
+                noted = {int(seq) for seq in c.execute(statement).scalars()}
+            rows = [
+                (generation_id, seq, position, *encode(vector))
+                for seq, vectors in embedded
+                if seq in noted
+                for position, vector in enumerate(vectors)
+            ]
+            bulk.insert_rows(
+                c,
+                "passage_vectors",
+                ("generation_id", "seq", "position", "scale", "vector"),
+                rows,
+            )
+            c.execute(
+                embedding_generations.update()
+                .where(_G.generation_id == generation_id, _G.after_seq < after_seq)
+                .values(after_seq=after_seq)
+            )
+
+    def finish(self, generation_id: int, at: datetime) -> int:
+        with self.engine.begin() as c:
+            c.execute(
+                embedding_generations.update()
+                .where(_G.generation_id == generation_id, _G.filled_at.is_(None))
+                .values(filled_at=at)
+            )
+            others = _G.generation_id != generation_id
+            # Row by row the cascade would look each vector up again: the rows go first.
+            older = sa.select(_G.generation_id).where(others).scalar_subquery()
+            c.execute(passage_vectors.delete().where(passage_vectors.c.generation_id.in_(older)))
+            c.execute(
+                embedded_messages.delete().where(embedded_messages.c.generation_id.in_(older))
+            )
+            dropped = c.execute(embedding_generations.delete().where(others)).rowcount
+        return int(dropped)
+
+    def is_filled(self, generation: str) -> bool:
+        with self.engine.connect() as c:
+            return self._filled(c, generation)
+
+    def _filled(self, c: sa.Connection, generation: str) -> bool:
+        found = c.execute(
+            sa.select(_G.after_seq, _G.filled_at).where(_G.generation == generation)
+        ).one_or_none()
+        if found is None or found.filled_at is None:
+            return False
+        waiting = (
+            sa.select(sa.literal(1))
+            .where(messages.c.seq > found.after_seq, *embeddable())
+            .limit(WAITING_TOLERATED + 1)
+            .subquery()
+        )
+        behind = c.execute(sa.select(sa.func.count()).select_from(waiting)).scalar_one()
+        return int(behind) <= WAITING_TOLERATED
+
+    def fill_state(self, generation: str) -> FillState:
+        with self.engine.connect() as c:
+            row = c.execute(
+                sa.select(_G.generation_id).where(_G.generation == generation)
+            ).one_or_none()
+            eligible = c.execute(
+                sa.select(sa.func.count()).select_from(messages).where(*embeddable())
+            ).scalar_one()
+            if row is None:
+                return FillState(generation, 0, int(eligible), False)
+            embedded = c.execute(
+                sa.select(sa.func.count())
+                .select_from(embedded_messages)
+                .where(embedded_messages.c.generation_id == row.generation_id)
+            ).scalar_one()
+            filled = self._filled(c, generation)
+        return FillState(generation, int(embedded), int(eligible), filled)

@@ -1,0 +1,179 @@
+"""The nearest messages to a query among those a search may return, on either database.
+
+Each process keeps each generation's vectors in memory (`VectorCache`), read once and then
+extended by the rows added since (a generation's vectors only grow while it is filled; rows
+leave with their messages). The store is asked only for what changed: the highest vector id
+at each search, and every `RECOUNT_SECONDS` the number of rows, which falls when messages
+were removed and then makes the matrix be read again.
+
+Which rows may answer comes from the same conditions the lexical path applies (folders in
+scope, the filters, one row per message): the scope is matched against the folder each row
+was stored in (a message never changes folder: a move stores a new row); a filter is asked
+of `messages`, before the scan when it leaves few messages, after it otherwise
+(`FEW_ELIGIBLE`). Either way the best messages are checked against `messages` before they
+are answered, so a message removed since the matrix was read is never named.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.reading_rows import chunks
+from mailfathom.adapters.sql.schema import embedding_generations, messages, passage_vectors
+from mailfathom.adapters.vectors.codec import as_int8
+from mailfathom.adapters.vectors.scan import Ranking, VectorMatrix, unit_query
+from mailfathom.app.shared.vector_ports import Nearest
+
+RECOUNT_SECONDS = 30.0
+# A filter leaving at most this many messages is applied before the scan (only their rows
+# are compared); one leaving more is checked on the best messages as they are read off the
+# ranking, which then goes deeper until enough pass. Either way the answer is exact.
+FEW_ELIGIBLE = 4096
+_LOAD_ROWS = 20_000
+_PV = passage_vectors.c
+
+
+class VectorCache:
+    """Each generation's matrix, shared by the reads of one store in one process."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._held: dict[str, tuple[int, VectorMatrix, float]] = {}
+
+    def matrix(self, connection: sa.Connection, generation: str) -> VectorMatrix | None:
+        """The generation's vectors as the connection's snapshot holds them (None: the store
+        has no such generation)."""
+        row = connection.execute(
+            sa.select(
+                embedding_generations.c.generation_id, embedding_generations.c.dimension
+            ).where(embedding_generations.c.generation == generation)
+        ).one_or_none()
+        if row is None:
+            return None
+        generation_id, dimension = int(row.generation_id), int(row.dimension)
+        mine = _PV.generation_id == generation_id
+        with self._lock:
+            held = self._held.get(generation)
+            now = self._clock()
+            if held is None or held[0] != generation_id:
+                held = (generation_id, VectorMatrix(dimension), now)
+            _, matrix, counted = held
+            highest = connection.execute(sa.select(sa.func.max(_PV.vector_id)).where(mine))
+            if int(highest.scalar() or 0) < matrix.highest:
+                matrix, counted = VectorMatrix(dimension), now
+            elif now - counted >= RECOUNT_SECONDS:
+                stored = connection.execute(sa.select(sa.func.count()).where(mine)).scalar_one()
+                if int(stored) != len(matrix) + _newer(connection, generation_id, matrix):
+                    matrix = VectorMatrix(dimension)
+                counted = now
+            _extend(connection, generation_id, matrix)
+            self._held[generation] = (generation_id, matrix, counted)
+            return matrix
+
+
+def _newer(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) -> int:
+    return int(
+        connection.execute(
+            sa.select(sa.func.count()).where(
+                _PV.generation_id == generation_id, _PV.vector_id > matrix.highest
+            )
+        ).scalar_one()
+    )
+
+
+def _extend(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) -> None:
+    """Append the generation's rows beyond the matrix's highest, read in pages and joined
+    once (each append copies the whole matrix)."""
+    pages: list[Sequence[Any]] = []
+    after = matrix.highest
+    while True:
+        rows = connection.execute(
+            sa.select(_PV.vector_id, _PV.seq, messages.c.folder_id, _PV.scale, _PV.vector)
+            .join(messages, messages.c.seq == _PV.seq)
+            .where(_PV.generation_id == generation_id, _PV.vector_id > after)
+            .order_by(_PV.vector_id)
+            .limit(_LOAD_ROWS)
+        ).all()
+        if rows:
+            pages.append(rows)
+            after = int(rows[-1][0])
+        if len(rows) < _LOAD_ROWS:
+            break
+    if not pages:
+        return
+    rows = [row for page in pages for row in page]
+    count = len(rows)
+    matrix.extend(
+        np.fromiter((r[0] for r in rows), dtype=np.int64, count=count),
+        np.fromiter((r[1] for r in rows), dtype=np.int64, count=count),
+        np.fromiter((r[2] for r in rows), dtype=np.int64, count=count),
+        np.fromiter((r[3] for r in rows), dtype=np.float32, count=count),
+        as_int8([bytes(r[4]) for r in rows], matrix.dimension),
+    )
+
+
+def nearest_messages(
+    connection: sa.Connection,
+    cache: VectorCache,
+    generation: str,
+    query_vector: Sequence[float],
+    scope: Sequence[int],
+    filters: Sequence[sa.ColumnElement[bool]],
+    window: int,
+) -> list[Nearest]:
+    """Up to `window` messages of `scope` passing `filters`, nearest first (see module)."""
+    matrix = cache.matrix(connection, generation)
+    if matrix is None or window <= 0 or not scope:
+        return []
+    query = unit_query(list(query_vector), matrix.dimension)
+    if query is None:
+        return []
+    folders = sorted(scope)
+    allowed = np.isin(matrix.folder_ids, np.asarray(folders, dtype=np.int64))
+    checked: Sequence[sa.ColumnElement[bool]] = ()
+    if filters:
+        named = (
+            connection.execute(
+                sa.select(messages.c.seq)
+                .where(messages.c.folder_id.in_(folders), *filters)
+                .limit(FEW_ELIGIBLE + 1)
+            )
+            .scalars()
+            .all()
+        )
+        if len(named) <= FEW_ELIGIBLE:
+            allowed &= np.isin(matrix.seqs, np.asarray(named, dtype=np.int64))
+        else:
+            checked = filters
+    ranking = Ranking(matrix, query, allowed)
+    wanted = window
+    while True:
+        found = ranking.best(wanted)
+        passing = _passing(connection, [seq for seq, _ in found], folders, checked)
+        kept = [Nearest(seq, score) for seq, score in found if seq in passing]
+        if len(kept) >= window or len(found) < wanted:
+            return kept[:window]
+        wanted *= 4
+
+
+def _passing(
+    connection: sa.Connection,
+    seqs: list[int],
+    folders: Sequence[int],
+    filters: Sequence[sa.ColumnElement[bool]],
+) -> set[int]:
+    """Which of `seqs` are still stored in `folders` and pass `filters`."""
+    found: set[int] = set()
+    for chunk in chunks(seqs):
+        statement: Any = sa.select(messages.c.seq).where(
+            messages.c.seq.in_(chunk), messages.c.folder_id.in_(folders), *filters
+        )
+        found.update(int(s) for s in connection.execute(statement).scalars())
+    return found

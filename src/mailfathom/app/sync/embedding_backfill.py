@@ -1,0 +1,118 @@
+"""The embedding backfill: one thread per deployment placing stored mail, and then each new
+message, in the active profile's space, at its own pace.
+
+It walks the messages from its generation's position, a batch of passages at a time, and
+after a batch that took `t` seconds waits long enough for its own work to stay near `duty` of
+one processor, so a synchronization pass running meanwhile keeps the rest (and its own
+thread: a pass never waits for an embedding). Once nothing is left past the position it
+walks from the start now and then (`sweep_seconds`), for mail whose content arrived after
+the walk passed it; a walk from the start that finds nothing left notes the generation
+filled. Then it rests `idle_seconds` and looks again: mail a pass stored meanwhile lies past
+the position.
+
+A provider that fails pauses it: it waits `first_pause` seconds, twice as long after each
+further failure up to `longest_pause`, and starts again where it was, since nothing of the
+failed batch was recorded. Its failures are logged by kind (`EmbeddingFailure`), never with
+any text sent.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import structlog
+
+from mailfathom.app.shared.embedding_ports import EmbeddingUnavailable
+from mailfathom.app.sync.embedding import StoredMailEmbedding
+from mailfathom.app.sync.embedding_ports import Generation
+from mailfathom.domain.embedding import failure_code
+
+log = structlog.get_logger("mailfathom.embedding")
+
+EMBEDDING_DUTY = 0.25
+IDLE_SECONDS = 5.0
+SWEEP_SECONDS = 300.0
+FIRST_PAUSE = 5.0
+LONGEST_PAUSE = 300.0
+
+
+class EmbeddingBackfill:
+    def __init__(
+        self,
+        embedding: StoredMailEmbedding,
+        *,
+        duty: float = EMBEDDING_DUTY,
+        idle_seconds: float = IDLE_SECONDS,
+        sweep_seconds: float = SWEEP_SECONDS,
+        first_pause: float = FIRST_PAUSE,
+        longest_pause: float = LONGEST_PAUSE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._embedding = embedding
+        self._duty = duty
+        self._idle = idle_seconds
+        self._sweep = sweep_seconds
+        self._first_pause = first_pause
+        self._longest_pause = longest_pause
+        self._clock = clock
+
+    def run_forever(self, stop: threading.Event) -> None:
+        """Keep the active generation filled until `stop` is set."""
+        generation: Generation | None = None
+        after = 0
+        from_start = False
+        swept_at: float | None = None
+        pause = self._first_pause
+        while not stop.is_set():
+            started = self._clock()
+            try:
+                if generation is None:
+                    generation = self._embedding.generation()
+                    after = generation.after_seq
+                step = self._embedding.step(generation, after)
+                if step.after_seq == after and from_start:
+                    self._finished(generation)
+            except EmbeddingUnavailable as failure:
+                log.warning(
+                    "embedding.provider_failed",
+                    code=failure_code(failure.failure),
+                    failure=failure.failure.value,
+                    pause=pause,
+                )
+                stop.wait(pause)
+                pause = min(pause * 2, self._longest_pause)
+                continue
+            except Exception as error:
+                log.warning("embedding.backfill_failed", error=type(error).__name__, pause=pause)
+                stop.wait(pause)
+                pause = min(pause * 2, self._longest_pause)
+                continue
+            pause = self._first_pause
+            if step.after_seq != after:
+                after = step.after_seq
+                worked = self._clock() - started
+                stop.wait(worked * (1.0 - self._duty) / self._duty)
+                continue
+            # Nothing left past `after`.
+            now = self._clock()
+            if not from_start and (swept_at is None or now - swept_at >= self._sweep):
+                from_start, after, swept_at = True, 0, now
+                continue
+            if from_start:
+                from_start = False
+                generation = None  # read again: its position, and whether it is filled
+            stop.wait(self._idle)
+
+    def _finished(self, generation: Generation) -> None:
+        if generation.filled:
+            return
+        dropped = self._embedding.finish(generation)
+        state = self._embedding.fill_state()
+        log.info(
+            "embedding.generation_filled",
+            generation=generation.identity.generation,
+            messages=state.embedded,
+            older_generations_dropped=dropped,
+        )

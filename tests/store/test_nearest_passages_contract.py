@@ -1,0 +1,120 @@
+"""The exact scan behind the structured filters, on SQLite and PostgreSQL alike: a message
+is scored by its nearest passage, only messages the filters leave answer, a selective
+filter never empties the answer, and what changes in the store is seen by the next call."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.passage_store import SqlPassageStore
+from mailfathom.adapters.sql.reading import SqlMailboxReader
+from mailfathom.adapters.sql.schema import messages
+from mailfathom.adapters.sql.sync_store import SqlSyncStore
+from mailfathom.app.shared.stored_mail import SummaryFilter
+from mailfathom.app.sync.types import FolderRecord
+from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
+from mailfathom.domain.embedding import ProfileIdentity
+from mailfathom.domain.folders import FolderRole
+
+from .builders import new_message, normalized
+
+NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+VALIDITY = 7
+SPACE = ProfileIdentity("hashed-words", "1", 3)
+OTHER = ProfileIdentity("hashed-words", "2", 3)
+
+
+def _unit(*values: float) -> list[float]:
+    norm = math.sqrt(sum(v * v for v in values))
+    return [v / norm for v in values]
+
+
+def _mail(store: SqlSyncStore) -> tuple[FolderRecord, FolderRecord, dict[int, int]]:
+    store.ensure_account(
+        AccountConfig(account_id="acct", display_name="acct", kind=AccountKind.LOCAL, folders=())
+    )
+    inbox = store.ensure_folder("acct", FolderMapping("INBOX", "INBOX", FolderRole.INBOX))
+    archive = store.ensure_folder("acct", FolderMapping("Archive", "Archive", FolderRole.ARCHIVE))
+    store.add_messages(
+        inbox,
+        VALIDITY,
+        [
+            new_message(
+                uid,
+                normalized(
+                    f"S{uid}",
+                    message_id=f"{uid}@x",
+                    body="b",
+                    sender="landlord@example.org" if uid == 3 else "other@example.org",
+                ),
+            )
+            for uid in (1, 2, 3, 4)
+        ],
+        NOW,
+    )
+    store.add_messages(archive, VALIDITY, [new_message(9, normalized("S9", message_id="9@x"))], NOW)
+    with store.engine.connect() as c:
+        seqs = {int(u): int(s) for s, u in c.execute(sa.select(messages.c.seq, messages.c.uid))}
+    return inbox, archive, seqs
+
+
+def test_messages_rank_by_their_nearest_passage_under_the_filters(store: SqlSyncStore) -> None:
+    inbox, archive, seqs = _mail(store)
+    vectors = SqlPassageStore(store.engine)
+    generation = vectors.open_generation(SPACE, NOW)
+    vectors.record(
+        generation.generation_id,
+        [
+            # Far first passage, near second: scored by the second.
+            (seqs[1], [_unit(0, 0, 1), _unit(1, 0.1, 0)]),
+            (seqs[2], [_unit(1, 0.5, 0)]),
+            (seqs[3], [_unit(0, 1, 0)]),
+            (seqs[4], [_unit(1, 0.5, 0)]),  # the same as 2: the higher seq first
+            (seqs[9], [_unit(1, 0, 0)]),
+        ],
+        seqs[9],
+    )
+    other = vectors.open_generation(OTHER, NOW)
+    vectors.record(other.generation_id, [(seqs[3], [_unit(1, 0, 0)])], seqs[3])
+    reader = SqlMailboxReader(store.engine)
+    query = [2.0, 0.0, 0.0]  # not unit length: it is normalized
+    inbox_only = SummaryFilter(folder_ids=(inbox.folder_id,))
+    found = reader.nearest(SPACE.generation, query, inbox_only, 10)
+    assert [n.seq for n in found] == [seqs[1], seqs[4], seqs[2], seqs[3]]
+    assert math.isclose(found[0].score, _unit(1, 0.1, 0)[0], abs_tol=0.01)
+    assert math.isclose(found[-1].score, 0.0, abs_tol=0.01)
+    assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 2)] == [
+        seqs[1],
+        seqs[4],
+    ]
+    both = SummaryFilter(folder_ids=(inbox.folder_id, archive.folder_id))
+    assert reader.nearest(SPACE.generation, query, both, 1)[0].seq == seqs[9]
+    # A selective filter leaves its one message, however far it is from the query.
+    landlord = SummaryFilter(folder_ids=both.folder_ids, sender_address="landlord@example.org")
+    assert [n.seq for n in reader.nearest(SPACE.generation, query, landlord, 10)] == [seqs[3]]
+    # Another generation's vectors are never compared.
+    assert [n.seq for n in reader.nearest(OTHER.generation, query, both, 10)] == [seqs[3]]
+    assert reader.nearest("never made", query, both, 10) == []
+    assert reader.nearest(SPACE.generation, [1.0, 0.0], both, 10) == []
+
+
+def test_the_next_call_sees_vectors_added_and_messages_removed(store: SqlSyncStore) -> None:
+    inbox, _, seqs = _mail(store)
+    vectors = SqlPassageStore(store.engine)
+    generation = vectors.open_generation(SPACE, NOW)
+    vectors.record(generation.generation_id, [(seqs[1], [_unit(1, 0, 0)])], seqs[1])
+    reader = SqlMailboxReader(store.engine)
+    inbox_only = SummaryFilter(folder_ids=(inbox.folder_id,))
+    query = [1.0, 0.0, 0.0]
+    assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 5)] == [seqs[1]]
+    vectors.record(generation.generation_id, [(seqs[2], [_unit(1, 0.2, 0)])], seqs[2])
+    assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 5)] == [
+        seqs[1],
+        seqs[2],
+    ]
+    store.remove_uids(inbox.folder_id, VALIDITY, [1])
+    assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 5)] == [seqs[2]]
+    assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 1)] == [seqs[2]]
