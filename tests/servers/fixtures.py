@@ -16,6 +16,7 @@ from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.engine import create_store_engine
 
 from .dovecot import DovecotServer, ImapAccount
+from .model_provider import ModelProvider
 from .oauth import OAuthServer
 from .postgres import PostgresServer
 from .smtp import SmtpServer
@@ -35,6 +36,8 @@ FIXTURE_MARKERS = {
     "oauth_dovecot": "dovecot",
     "oauth_imap_account": "dovecot",
     "oauth_smtp": "process",
+    "model_provider": "process",
+    "provider": "process",
 }
 
 
@@ -173,3 +176,32 @@ def add_fixture_markers(items: list[pytest.Item]) -> None:
         names = getattr(item, "fixturenames", ())
         for marker in sorted({FIXTURE_MARKERS[n] for n in names if n in FIXTURE_MARKERS}):
             item.add_marker(marker)
+
+
+@pytest.fixture(scope="session")
+def model_provider() -> Iterator[ModelProvider]:
+    """One OpenAI-compatible model provider (embeddings, chat completions with tools, models)
+    for the whole session, on 127.0.0.1. Tests that script it use `provider`, which resets it."""
+    server = ModelProvider().start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def provider(model_provider: ModelProvider) -> Iterator[ModelProvider]:
+    """The session's model provider, reset before and after the test: no script, no failure,
+    no record, the starting models, the `echo` chat mode, no request still held. A test may
+    `stop()` it to make its endpoint unreachable; it runs again after the test."""
+    _restart_and_reset(model_provider)
+    yield model_provider
+    _restart_and_reset(model_provider)
+
+
+def _restart_and_reset(server: ModelProvider) -> None:
+    if server.running:
+        server.reset()
+    else:
+        server.stop()
+        server.start()
