@@ -270,7 +270,13 @@ class MemoryChatHealth:
 
     def failed(self, failure: ChatFailure, at: datetime) -> None:
         if self.record is None or self.record[0] is not failure:
-            self.record = (failure, at)
+            self.record = (failure, utc(at))
 
     def answered(self) -> None:
         self.record = None
+
+    def state(self) -> tuple[ChatFailure, int, datetime] | None:
+        if self.record is None:
+            return None
+        failure, since = self.record
+        return failure, failure.code, since
