@@ -63,6 +63,10 @@ class ToolSpec:
     function: Callable[..., Awaitable[CallToolResult | InputRequiredResult]]
     # Wider forms, the first one a caller's grant covers being the one it is offered.
     variants: tuple[ToolVariant, ...] = ()
+    # Whether the deployment can serve the tool now, asked at every listing; None: always.
+    # A tool that cannot be served now is left out of tools/list, and a call arriving anyway
+    # still reaches its use case, which refuses it with its own code.
+    available: Callable[[], bool] | None = None
 
 
 def error_result(code: int, message: str) -> CallToolResult:
