@@ -93,6 +93,7 @@ from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.sql.trust_records import SqlTrustRecords
 from mailfathom.adapters.vcard import VCardFormat
+from mailfathom.app.answering.administer_answering import AnsweringAdministration
 from mailfathom.app.answering.ask_mail import AnsweringPorts, MailboxQuestionReader
 from mailfathom.app.answering.availability import Availability, ChatRefusals
 from mailfathom.app.answering.ports import ChatModel, SemanticSearch
@@ -492,6 +493,15 @@ class Services:
             health=SqlChatHealth(self.engine),
         )
         return MailboxQuestionReader(ports, self._served(), availability, config, clock=self.clock)
+
+    def answering_administration(self) -> AnsweringAdministration:
+        """What `mfctl answering` shows; reaches no endpoint."""
+        return AnsweringAdministration(
+            self.config.answering,
+            SqlAnsweringLedger(self.engine),
+            SqlChatHealth(self.engine),
+            clock=self.clock,
+        )
 
     def _chat(self) -> ChatModel | None:
         endpoint = self.config.answering.endpoint

@@ -261,6 +261,11 @@ class MemoryLedger:
             spent[1] += tokens
             return spent[1]
 
+    def spent(self, period_start: datetime) -> list[tuple[str, int, int]]:
+        start = utc(period_start)
+        with self._lock:
+            return sorted((c, r, t) for (c, at), (r, t) in self.periods.items() if at == start)
+
 
 class MemoryChatHealth:
     """`ChatHealthRecord` in memory: the failure on record and since when."""

@@ -38,6 +38,16 @@ def test_tokens_add_up_and_a_spent_period_admits_no_run(backend: Backend) -> Non
     assert ledger.spend("other", PERIOD, 5) == 5
 
 
+def test_what_each_caller_spent_in_a_period_is_listed_by_caller(backend: Backend) -> None:
+    ledger = backend.answering_ledger()
+    ledger.admit("zed", PERIOD, max_runs=5, max_tokens=100)
+    ledger.admit("agent", PERIOD, max_runs=5, max_tokens=100)
+    ledger.admit("agent", PERIOD, max_runs=5, max_tokens=100)
+    ledger.spend("agent", PERIOD, 30)
+    assert ledger.spent(PERIOD) == [("agent", 2, 30), ("zed", 1, 0)]
+    assert ledger.spent(NEXT) == []
+
+
 def test_a_second_ledger_on_the_same_store_sees_what_the_first_counted(
     backend: Backend,
 ) -> None:

@@ -169,6 +169,10 @@ class AnsweringLedger(Protocol):
         """Add `tokens` to what `caller` spent in the period; answers the period's total."""
         ...
 
+    def spent(self, period_start: datetime) -> list[tuple[str, int, int]]:
+        """(caller, runs, tokens) of every caller the period counted, by caller."""
+        ...
+
 
 class ChatHealthRecord(Protocol):
     """The health record of the chat role, which the operator reads: the failure that ended
@@ -178,4 +182,8 @@ class ChatHealthRecord(Protocol):
 
     def answered(self) -> None:
         """Clears the record. Costs one read when there is nothing to clear."""
+        ...
+
+    def state(self) -> tuple[ChatFailure, int, datetime] | None:
+        """The failure on record, its code and since when; None while the role is healthy."""
         ...
