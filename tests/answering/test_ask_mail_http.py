@@ -316,6 +316,39 @@ def test_a_question_is_stopped_at_the_tokens_it_may_spend(
     assert len(provider.requests(CHAT)) == 2
 
 
+def test_lookups_past_their_bound_are_not_run(deployment: Served, provider: ModelProvider) -> None:
+    provider.script_chat(
+        [
+            {
+                "tool_calls": [
+                    {"name": "search_mail", "arguments": {"queryText": f"memo {n}."}}
+                    for n in range(13)
+                ]
+            },
+            {"content": "Twelve looked up."},
+        ]
+    )
+    _answer(deployment.ask({"question": "Which memos?"}))
+    final = provider.requests(CHAT)[-1]
+    results = [json.loads(r) for r in _tool_messages(final)]
+    assert [r.get("lookup") for r in results] == [*range(1, 13), None]
+    assert results[-1]["notRun"].startswith("No lookup remains")
+    assert final["tool_choice"] == "none"
+
+
+def test_a_question_or_scope_the_call_cannot_be_served_with_is_refused_before_the_model(
+    deployment: Served, provider: ModelProvider
+) -> None:
+    for arguments, code in (
+        ({"question": "x" * 1001}, 51002),
+        ({"question": "   "}, 51002),
+        ({"question": QUESTION, "accounts": ["elsewhere"]}, 53001),
+        ({"question": QUESTION, "folders": ["role:Sent"]}, 53003),
+    ):
+        assert _code(deployment.ask(arguments)) == code
+    assert provider.requests(CHAT) == []
+
+
 # -- mail written to manipulate the run -------------------------------------------------------
 
 
@@ -351,6 +384,15 @@ def test_an_obedient_model_fed_injected_mail_only_ever_looks_up_the_callers_scop
     assert any(r.get("notRun", "").startswith("There is no such tool") for r in results)
     assert any("refused" in r and "51017" in r["refused"] for r in results)
     _only_work_mail_reached_the_model(provider)
+    shown = {
+        (email["subject"], email["received"])
+        for result_text in _tool_messages(asked[-1])
+        for email in json.loads(result_text).get("emails", [])
+        if "subject" in email
+    }
+    cited = {(c["subject"], c["receivedAt"].replace("Z", "+00:00")) for c in result["citations"]}
+    assert cited
+    assert cited == shown
     assert {c["accountId"] for c in result["citations"]} == {"work"}
     assert deployment.rows("SELECT COUNT(*) FROM outgoing_emails") == [(0,)]
     assert deployment.rows("SELECT COUNT(*) FROM drafts") == [(0,)]
@@ -389,6 +431,27 @@ def test_junk_named_by_the_caller_is_never_read(
 @pytest.fixture
 def budgeted(provider: ModelProvider, tmp_path: Path) -> Iterator[Served]:
     yield from serve(tmp_path, provider, answering="MaxRunsPerPeriod = 2\n")
+
+
+@pytest.fixture
+def token_budgeted(provider: ModelProvider, tmp_path: Path) -> Iterator[Served]:
+    yield from serve(tmp_path, provider, answering="MaxTokensPerPeriod = 1000\n")
+
+
+def test_a_callers_period_stops_a_run_that_spends_its_tokens(
+    token_budgeted: Served, provider: ModelProvider
+) -> None:
+    spent = {"prompt_tokens": 1500, "completion_tokens": 5}
+    provider.script_chat([{**lookup(queryText="leak"), "usage": spent}, {"content": "late"}])
+    refused = token_budgeted.ask({"question": QUESTION})
+    assert _code(refused) == 57001
+    assert "current period is spent" in _text(refused)
+    again = token_budgeted.ask({"question": QUESTION})
+    assert _code(again) == 57001
+    assert len(provider.requests(CHAT)) == 1
+    assert token_budgeted.rows("SELECT caller, runs, tokens FROM answering_budget") == [
+        ("asker", 1, 1505)
+    ]
 
 
 def test_a_callers_period_is_spent_across_a_restart(
