@@ -150,7 +150,7 @@ Url = "{provider.base_url}"
 Model = "{DEFAULT_CHAT_MODEL}"
 ApiKey = {{ Env = "{key_env}" }}
 TimeoutSeconds = 2
-RecheckSeconds = 2
+RecheckSeconds = 6
 {answering}
 """
 
