@@ -154,6 +154,10 @@ class MailboxQuestionReader:
         """Whether ask_mail is offered now (read at every listing)."""
         return self._availability.available()
 
+    def answers_questions(self) -> bool:
+        """Whether this deployment answers questions at all, as it is configured."""
+        return self._availability.capable()
+
     def ask(self, caller: Caller, request: QuestionRequest) -> QuestionAnswer:
         require(caller, PERMISSIONS)
         self._availability.require()

@@ -82,6 +82,12 @@ class Availability:
     def available(self) -> bool:
         return self.unavailable() is None
 
+    def capable(self) -> bool:
+        """Whether this deployment answers questions at all, as configured: an endpoint is
+        declared and mail is embedded (degraded or refusing is a passing state of one that
+        does)."""
+        return self._declared and self._semantic.state() is not SemanticState.INACTIVE
+
     def require(self) -> None:
         reason = self.unavailable()
         if reason is not None:

@@ -158,13 +158,13 @@ class MailFathomMcp(MCPServer):
         return frozenset(s.name for s in self.registry.specs.values() if s.category in categories)
 
     def published_permissions(self) -> list[frozenset[Permission]]:
-        """For each form of each tool the deployment publishes (its own, and each wider one),
-        the permissions a caller needs to be offered it."""
+        """For each form of each tool the deployment publishes and can serve as configured
+        (its own, and each wider one), the permissions a caller needs to be offered it."""
         published = self.published_tools()
         return [
             permissions
             for s in self.registry.specs.values()
-            if s.name in published
+            if s.name in published and (s.capable is None or s.capable())
             for permissions in (s.permissions, *(v.permissions for v in s.variants))
         ]
 

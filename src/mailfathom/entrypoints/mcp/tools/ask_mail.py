@@ -59,4 +59,5 @@ def spec(registry: ToolRegistry, reader: use_case.MailboxQuestionReader) -> Tool
         annotations=ANSWERING,
         function=ask_mail,
         available=reader.available,
+        capable=reader.answers_questions,
     )
