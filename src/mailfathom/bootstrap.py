@@ -16,9 +16,11 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.answering_lookup import NoEmbeddings, SearchLookup
 from mailfathom.adapters.authentication import build_sender_verifier
 from mailfathom.adapters.authentication.deployment_results import unvouched
 from mailfathom.adapters.config.secrets import LoginSecretsOfAccounts
+from mailfathom.adapters.chat.openai_chat import OpenAiCompatibleChat
 from mailfathom.adapters.config.secrets import NeededSecret as NeededSecret
 from mailfathom.adapters.config.secrets import read_secret as read_secret
 from mailfathom.adapters.config.secrets import require_secrets as require_secrets
@@ -76,6 +78,7 @@ from mailfathom.adapters.smtp.probe import check_submission as check_submission
 from mailfathom.adapters.smtp.submission import SmtpTransports
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.account_health import SqlAccountHealth
+from mailfathom.adapters.sql.answering import SqlAnsweringLedger, SqlChatHealth
 from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
@@ -96,6 +99,10 @@ from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.sql.trust_records import SqlTrustRecords
 from mailfathom.adapters.sql.vector_reading import VectorCache
 from mailfathom.adapters.vcard import VCardFormat
+from mailfathom.app.answering.administer_answering import AnsweringAdministration
+from mailfathom.app.answering.ask_mail import AnsweringPorts, MailboxQuestionReader
+from mailfathom.app.answering.availability import Availability, ChatRefusals
+from mailfathom.app.answering.ports import ChatModel, SemanticSearch
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
 from mailfathom.app.confirmation.signal import AlertSignal
@@ -242,6 +249,14 @@ class MaintenanceUseCases:
     content_upkeep: ContentFileUpkeep
 
 
+def semantic_search(config: DeploymentConfig) -> SemanticSearch:
+    """What this deployment can do with embeddings now (search_emails' `semanticSearch`),
+    which ask_mail's availability reads. No embedding profile can be configured yet, so the
+    answer is `inactive`: a deployment answers no questions until it embeds its mail."""
+    del config
+    return NoEmbeddings()
+
+
 def load_deployment(path: Path) -> DeploymentConfig:
     """The deployment a configuration file describes."""
     return load_config(path)
@@ -303,6 +318,10 @@ class Services:
     embedder: Embedder | None = None
     # Each generation's passage vectors as this process holds them, shared by every reader.
     vectors: VectorCache = field(default_factory=VectorCache)
+    # When the chat endpoint last refused, shared by every listing and question of this
+    # process; and the endpoint's client, made on first use and closed with the services.
+    chat_refusals: ChatRefusals | None = None
+    chat_model: OpenAiCompatibleChat | None = None
 
     @classmethod
     def open(
@@ -468,6 +487,44 @@ class Services:
                 reader, served, Re2PatternCompiler(), sender_trust=trust, screen=screen
             ),
         )
+
+    def answering(self, search: MailboxSearchReader | None = None) -> MailboxQuestionReader:
+        """ask_mail's use case: its lookups are answered by `search` (the search_emails use
+        case the endpoint serves, else one of its own), its questions by the `[Answering]`
+        endpoint. The endpoint's key is read here: one that cannot be read stops the command
+        that asked (`ConfigurationError`)."""
+        config = self.config.answering
+        if self.chat_refusals is None:
+            self.chat_refusals = ChatRefusals(config.recheck_seconds)
+        availability = Availability(
+            config.endpoint is not None, semantic_search(self.config), self.chat_refusals
+        )
+        ports = AnsweringPorts(
+            chat=self._chat(),
+            lookup=SearchLookup(search if search is not None else self.reading().search),
+            store=self._reader(),
+            ledger=SqlAnsweringLedger(self.engine),
+            health=SqlChatHealth(self.engine),
+        )
+        return MailboxQuestionReader(ports, self._served(), availability, config, clock=self.clock)
+
+    def answering_administration(self) -> AnsweringAdministration:
+        """What `mfctl answering` shows; reaches no endpoint."""
+        return AnsweringAdministration(
+            self.config.answering,
+            SqlAnsweringLedger(self.engine),
+            SqlChatHealth(self.engine),
+            clock=self.clock,
+        )
+
+    def _chat(self) -> ChatModel | None:
+        endpoint = self.config.answering.endpoint
+        if endpoint is None:
+            return None
+        if self.chat_model is None:
+            key = None if endpoint.api_key is None else read_secret(endpoint.api_key)
+            self.chat_model = OpenAiCompatibleChat(endpoint, key)
+        return self.chat_model
 
     def sender_trust(self) -> SenderTrustPolicy:
         """The authors this deployment trusts once authenticated: `[SenderTrust]` and the
@@ -727,6 +784,8 @@ class Services:
         ]
 
     def close(self) -> None:
+        if self.chat_model is not None:
+            self.chat_model.close()
         self.preparer.close()
         self.content.close()
         if self.read_engine is not None:

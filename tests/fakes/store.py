@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fakes.answering import MemoryChatHealth, MemoryLedger
 from fakes.contacts import InMemoryContactBook
 from fakes.drafts import InMemoryDraftStore
 from fakes.folder_creations import InMemoryFolderCreations
@@ -20,3 +21,5 @@ class MemoryStore:
         self.local = InMemoryLocalCopy()
         self.mutations = InMemoryMutationStore(self.local)
         self.creations = InMemoryFolderCreations()
+        self.answering_ledger = MemoryLedger()
+        self.chat_health = MemoryChatHealth()

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from fakes.answering import MemoryChatHealth, MemoryLedger
 from fakes.store import MemoryStore
 from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql.answering import SqlAnsweringLedger, SqlChatHealth
 from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.drafts import SqlDraftStore
@@ -103,6 +105,12 @@ class Backend:
 
     def folder_creations(self) -> Creations:
         return self.memory.creations if self.memory else SqlFolderCreations(self._sql())
+
+    def answering_ledger(self) -> SqlAnsweringLedger | MemoryLedger:
+        return self.memory.answering_ledger if self.memory else SqlAnsweringLedger(self._sql())
+
+    def chat_health(self) -> SqlChatHealth | MemoryChatHealth:
+        return self.memory.chat_health if self.memory else SqlChatHealth(self._sql())
 
     def contact_rows(self) -> tuple[int, int]:
         """(contact records, address rows) as the store holds them."""

@@ -179,6 +179,22 @@ class EmbeddingCode(enum.IntEnum):
     PROVIDER_MALFORMED = 56019
 
 
+class AnsweringCode(enum.IntEnum):
+    """Why the chat provider failed a question (category 1: the operator's, in the log and in
+    the chat role's health record). A caller is told 54001 for each: none describes anything
+    the caller configured or can reach."""
+
+    # The chat endpoint refused the request: its credential (401, 403) or the request (any
+    # other 4xx, such as a model it does not serve).
+    CHAT_REFUSED = 11030
+    # The chat endpoint gave no usable answer within the call's budget: a timeout, no
+    # connection, a 429 or a 5xx.
+    CHAT_UNREACHABLE = 11031
+    # The chat endpoint answered with no text and no lookup, or with something that is not a
+    # chat completion.
+    CHAT_NO_TEXT = 11032
+
+
 class CheckCode(enum.IntEnum):
     """Why a server given to `mailfathom init` could not be used (category 7): a submission
     server (nothing is sent by the check: it connects, protects the session and logs in), or

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
+from mailfathom.domain.answering import AnsweringConfig
 from mailfathom.domain.connections import SecretRef, TlsMode
 from mailfathom.domain.delivery_config import AccountDelivery, MailDeliveryConfig
 from mailfathom.domain.download_links import DownloadsConfig
@@ -189,6 +190,7 @@ class DeploymentConfig:
     sender_verification: SenderVerificationConfig = field(default_factory=SenderVerificationConfig)
     sender_trust: SenderTrustConfig = field(default_factory=SenderTrustConfig)
     sensitive_content: SensitiveContentConfig = field(default_factory=SensitiveContentConfig)
+    answering: AnsweringConfig = field(default_factory=AnsweringConfig)
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:

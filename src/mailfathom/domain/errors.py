@@ -149,3 +149,12 @@ class PermissionDenied(MailFathomError):
     entrypoint normally refuses first; this is the second, independent check."""
 
     code = 61001
+
+
+class ChatProviderFailed(MailFathomError):
+    """The chat provider failed a question. `code` is the failure's own (`AnsweringCode`,
+    category 1), so the boundary tells the caller 54001 and logs this code for the
+    operator; the message never carries what the provider answered."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message, code=code)

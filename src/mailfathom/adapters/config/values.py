@@ -138,3 +138,16 @@ def bounded_integer(
         table.problems.add(table.at(key), f"must be from {least} to {most}{unit}")
         return default
     return value
+
+
+def bounded_number(
+    table: Table, key: str, default: float, least: float, most: float, *, unit: str = ""
+) -> float:
+    """A number from `least` to `most`; anything else is a problem, and `default` stands."""
+    value = table.number(key)
+    if value is None:
+        return default
+    if not least <= value <= most:
+        table.problems.add(table.at(key), f"must be from {least:g} to {most:g}{unit}")
+        return default
+    return value

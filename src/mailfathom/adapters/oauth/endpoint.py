@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 import httpx2
 from authlib.oauth2.rfc6749.parameters import prepare_token_request
 
+from mailfathom.adapters.bounded_reads import bounded
 from mailfathom.domain.errors import TokenEndpointUnreachable, TokenRefused
 
 # A token response is a few kilobytes; a larger answer is not one, and is not read further.
@@ -121,23 +122,12 @@ class TokenEndpoint:
                 },
             ) as response:
                 status = response.status_code
-                raw = _bounded_body(response)
+                raw = bounded(response.iter_bytes(), MAX_RESPONSE_OCTETS)
         except httpx2.HTTPError:
             raise TokenEndpointUnreachable(
                 f"The token endpoint at {host} could not be reached."
             ) from None
         return _read_answer(status, raw, host)
-
-
-def _bounded_body(response: httpx2.Response) -> bytes | None:
-    chunks: list[bytes] = []
-    size = 0
-    for chunk in response.iter_bytes():
-        size += len(chunk)
-        if size > MAX_RESPONSE_OCTETS:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _read_answer(status: int, raw: bytes | None, host: str) -> TokenResponse:

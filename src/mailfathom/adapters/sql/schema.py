@@ -509,3 +509,23 @@ sa.Index(
     "ix_passage_vectors_generation", passage_vectors.c.generation_id, passage_vectors.c.vector_id
 )
 sa.Index("ix_passage_vectors_seq", passage_vectors.c.seq)
+
+# What each caller spent answering questions, per period (see 0022).
+answering_budget = sa.Table(
+    "answering_budget",
+    metadata,
+    sa.Column("caller", sa.String(256), primary_key=True),
+    sa.Column("period_start", TS, primary_key=True),
+    sa.Column("runs", sa.Integer, nullable=False),
+    sa.Column("tokens", sa.BigInteger, nullable=False),
+)
+
+# A provider role (the chat endpoint) in a failed state (see 0022).
+provider_health = sa.Table(
+    "provider_health",
+    metadata,
+    sa.Column("role", sa.String(32), primary_key=True),
+    sa.Column("state", sa.String(32), nullable=False),
+    sa.Column("code", sa.Integer, nullable=False),
+    sa.Column("since", TS, nullable=False),
+)

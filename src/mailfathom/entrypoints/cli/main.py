@@ -29,6 +29,7 @@ from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.cli import demo as demo_command
 from mailfathom.entrypoints.cli import serving
 from mailfathom.entrypoints.cli.alerts import alerts_app
+from mailfathom.entrypoints.cli.answering import answering as answering_command
 from mailfathom.entrypoints.cli.consent_command import account_app
 from mailfathom.entrypoints.cli.contacts import contact_app
 from mailfathom.entrypoints.cli.embedding import embed_with_progress
@@ -65,6 +66,7 @@ app.add_typer(mutations_app, name="mutations")
 app.add_typer(contact_app, name="contact")
 app.add_typer(account_app, name="account")
 app.command("init")(init_command)
+app.command("answering")(answering_command)
 
 
 def _show_version(asked: bool) -> None:

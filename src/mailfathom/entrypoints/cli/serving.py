@@ -37,7 +37,8 @@ log = structlog.get_logger("mailfathom.serve")
 
 def prepare(config: DeploymentConfig, *, stdio: bool, sync: bool, deliver: bool) -> BackgroundPlan:
     """What serving will run; raises `ConfigurationError` for anything that would only fail
-    once started (over HTTP, the secret the endpoint introspects tokens with included)."""
+    once started (over HTTP, the secret the endpoint introspects tokens with included; over
+    either transport, the key of the chat endpoint questions are answered with)."""
     if not stdio and not config.mcp.enabled:
         raise ConfigurationError(
             "McpEndpoint.Enabled is false: serving over HTTP needs the endpoint enabled, with "
@@ -48,6 +49,9 @@ def prepare(config: DeploymentConfig, *, stdio: bool, sync: bool, deliver: bool)
     oauth = config.mcp.oauth
     if not stdio and oauth is not None and oauth.introspection_client_secret is not None:
         read_secret(oauth.introspection_client_secret)
+    chat = config.answering.endpoint
+    if chat is not None and chat.api_key is not None:
+        read_secret(chat.api_key)
     return plan
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mailfathom.app.answering.ask_mail import MailboxQuestionReader
 from mailfathom.app.confirmation.signal import AlertSignal
 from mailfathom.app.flags.set_mail_flags import MailFlagChangeRecorder
 from mailfathom.app.organize.organize_email import EmailOrganizer
@@ -28,6 +29,7 @@ from mailfathom.entrypoints.mcp.http_app import caller_of
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
 from mailfathom.entrypoints.mcp.server import EndpointPolicy, MailFathomMcp
 from mailfathom.entrypoints.mcp.telemetry import ToolTelemetry
+from mailfathom.entrypoints.mcp.tools.answering import register_answering_tools
 from mailfathom.entrypoints.mcp.tools.contact_book import register_contact_tools
 from mailfathom.entrypoints.mcp.tools.drafting import register_drafting_tools
 from mailfathom.entrypoints.mcp.tools.flags import register_flag_tools
@@ -46,18 +48,21 @@ class ToolBundles:
     flags: MailFlagChangeRecorder
     organizer: EmailOrganizer
     contacts: ContactUseCases
+    answering: MailboxQuestionReader
     # Tells of each owner alert the sending bundles record, for the endpoint to count.
     alert_signal: AlertSignal | None = None
 
     @classmethod
     def of(cls, services: Services) -> ToolBundles:
+        reading = services.reading()
         return cls(
-            reading=services.reading(),
+            reading=reading,
             sending=services.sending(),
             drafting=services.drafting(),
             flags=services.flags(),
             organizer=services.organizer(),
             contacts=services.contacts(ContactWriter.CALLER),
+            answering=services.answering(reading.search),
             alert_signal=services.alert_signal,
         )
 
@@ -87,6 +92,7 @@ def build_server_from(
     register_flag_tools(registry, bundles.flags)
     register_organizing_tools(registry, bundles.organizer)
     register_contact_tools(registry, bundles.contacts)
+    register_answering_tools(registry, bundles.answering)
     published = config.published_categories
     policy = EndpointPolicy(
         published_categories=published if published is not None else frozenset(ToolCategory),

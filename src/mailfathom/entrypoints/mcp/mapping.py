@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import uuid
 
+from mailfathom.app.answering.ask_mail import QuestionAnswer
 from mailfathom.app.reading import views as v
 from mailfathom.app.reading.list_accounts import AccountDirectory
 from mailfathom.domain.authorship import AuthorshipState
 from mailfathom.entrypoints.mcp import content_models as c
 from mailfathom.entrypoints.mcp import models as m
+from mailfathom.entrypoints.mcp.answer_models import AskMailResult, CitationModel
 
 
 def _id(value: uuid.UUID | None) -> str | None:
@@ -279,4 +281,30 @@ def saved_content(read: v.ContentRead) -> c.GetEmailContentSavingResult:
             if read.saved is not None
             else None
         ),
+    )
+
+
+def answer(result: QuestionAnswer) -> AskMailResult:
+    return AskMailResult(
+        answer=result.answer,
+        citations=[
+            CitationModel(
+                storedEmailId=str(c.stored_email_id),
+                accountId=c.account_id,
+                accountDisplayName=c.account_display_name,
+                folderAlias=c.folder_alias,
+                subject=c.subject,
+                receivedAt=c.received_at,
+                senderVerification=_verification(
+                    v.SenderVerification(c.author_authentication, c.deployment_trust)
+                ),
+                machineAuthorship=_authorship(
+                    v.MachineAuthorship(c.authorship_state, c.authorship_likelihood)
+                ),
+            )
+            for c in result.citations
+        ],
+        answerTruncated=result.answer_truncated,
+        citationsTruncated=result.citations_truncated,
+        retrievalTruncated=result.retrieval_truncated,
     )

@@ -63,6 +63,14 @@ class ToolSpec:
     function: Callable[..., Awaitable[CallToolResult | InputRequiredResult]]
     # Wider forms, the first one a caller's grant covers being the one it is offered.
     variants: tuple[ToolVariant, ...] = ()
+    # Whether the deployment can serve the tool now, asked at every listing; None: always.
+    # A tool that cannot be served now is left out of tools/list, and a call arriving anyway
+    # still reaches its use case, which refuses it with its own code.
+    available: Callable[[], bool] | None = None
+    # Whether the deployment, as configured, can serve the tool at all; None: always. Read
+    # where the endpoint states what it serves once (the scopes its metadata names), so a
+    # permission only such a tool needs is not advertised by a deployment without it.
+    capable: Callable[[], bool] | None = None
 
 
 def error_result(code: int, message: str) -> CallToolResult:

@@ -40,7 +40,9 @@ class Serving:
 
     @property
     def tools_published(self) -> int:
-        return len(self.server.published_tools())
+        """The tools the deployment publishes and can serve now: what a caller holding every
+        permission is listed at start (ask_mail counts once it can answer)."""
+        return len(self.server.available_now(self.server.published_tools()))
 
     def run(self) -> None:
         if self.listener is None:

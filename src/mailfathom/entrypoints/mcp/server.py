@@ -4,7 +4,9 @@ A tool is served when its category is published by the deployment (and not remov
 caller's `MailFathom-Tool-Categories` header) and the caller's grant names every permission
 the use case behind it declares.
 Anything else is absent from `tools/list`, and a call naming it is answered exactly as a call
-naming a tool that does not exist.
+naming a tool that does not exist. A served tool the deployment cannot serve at the moment
+(ask_mail without a working chat endpoint) is also left out of the listing, but a call to it
+reaches its use case, which says why it cannot be served.
 
 A served tool is offered in one form per caller: the first of its variants whose permissions
 the caller's grant covers, else its own. The listing shows that form, and a call is validated
@@ -156,13 +158,13 @@ class MailFathomMcp(MCPServer):
         return frozenset(s.name for s in self.registry.specs.values() if s.category in categories)
 
     def published_permissions(self) -> list[frozenset[Permission]]:
-        """For each form of each tool the deployment publishes (its own, and each wider one),
-        the permissions a caller needs to be offered it."""
+        """For each form of each tool the deployment publishes and can serve as configured
+        (its own, and each wider one), the permissions a caller needs to be offered it."""
         published = self.published_tools()
         return [
             permissions
             for s in self.registry.specs.values()
-            if s.name in published
+            if s.name in published and (s.capable is None or s.capable())
             for permissions in (s.permissions, *(v.permissions for v in s.variants))
         ]
 
@@ -215,8 +217,15 @@ class MailFathomMcp(MCPServer):
         if ctx.method == "tools/list" and isinstance(result, dict):
             tools = result.get("tools")
             if isinstance(tools, list):
-                result["tools"] = [t for t in tools if _tool_name(t) in visible]
+                listed = self.available_now(visible)
+                result["tools"] = [t for t in tools if _tool_name(t) in listed]
         return result
+
+    def available_now(self, names: frozenset[str]) -> frozenset[str]:
+        """Those of `names` the deployment can serve at this moment (see
+        `ToolSpec.available`), decided per listing so a change shows without a restart."""
+        specs = self.registry.specs
+        return frozenset(n for n in names if (check := specs[n].available) is None or check())
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None

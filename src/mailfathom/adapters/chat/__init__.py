@@ -1,0 +1,1 @@
+"""Chat-completions endpoints the answering run speaks to."""
