@@ -388,10 +388,10 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(eligible.folder_ids)
         if not scope or window <= 0:
             return []
-        filters = filter_clauses(self._c, eligible, self._rules)
-        self._one_per_message(scope, filters)
+        filters = RowFilters.of(self._c, eligible, self._rules)
+        conditions = [*filters.on(), *self._standing(self._ranks(scope), filters)]
         return nearest_messages(
-            self._c, self._vectors, generation, query_vector, list(scope), filters, window
+            self._c, self._vectors, generation, query_vector, list(scope), conditions, window
         )
 
     def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
