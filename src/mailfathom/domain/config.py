@@ -15,6 +15,7 @@ from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.connections import SecretRef, TlsMode
 from mailfathom.domain.delivery_config import AccountDelivery, MailDeliveryConfig
 from mailfathom.domain.download_links import DownloadsConfig
+from mailfathom.domain.embedding_profiles import EmbeddingsConfig
 from mailfathom.domain.folders import FolderRole
 from mailfathom.domain.mcp_oauth import McpOAuthConfig, OAuthSubject
 from mailfathom.domain.oauth import ConnectionAuth, OAuthCredential
@@ -189,6 +190,7 @@ class DeploymentConfig:
     sender_verification: SenderVerificationConfig = field(default_factory=SenderVerificationConfig)
     sender_trust: SenderTrustConfig = field(default_factory=SenderTrustConfig)
     sensitive_content: SensitiveContentConfig = field(default_factory=SensitiveContentConfig)
+    embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:

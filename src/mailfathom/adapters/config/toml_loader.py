@@ -24,6 +24,7 @@ from mailfathom.adapters.config.accounts_section import check_account_names, par
 from mailfathom.adapters.config.authorship_section import parse_machine_authorship
 from mailfathom.adapters.config.delivery_section import parse_deployment, parse_mail_delivery
 from mailfathom.adapters.config.downloads_section import parse_downloads
+from mailfathom.adapters.config.embeddings_section import parse_embeddings
 from mailfathom.adapters.config.mcp_section import parse_mcp_endpoint
 from mailfathom.adapters.config.sender_trust_section import parse_sender_trust
 from mailfathom.adapters.config.sender_verification_section import parse_sender_verification
@@ -50,6 +51,7 @@ _TOP_KEYS = frozenset(
         "SenderVerification",
         "SenderTrust",
         "SensitiveContent",
+        "Embeddings",
     }
 )
 
@@ -136,6 +138,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     sender_verification = parse_sender_verification(root.table("SenderVerification"))
     sender_trust = parse_sender_trust(root.table("SenderTrust"))
     sensitive_content = parse_sensitive_content(root.table("SensitiveContent"))
+    embeddings = parse_embeddings(root.table("Embeddings"), base_dir)
 
     if problems.items:
         raise ConfigurationProblems(problems.items, source=source, suggestions=problems.suggestions)
@@ -154,4 +157,5 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
         sender_verification=sender_verification,
         sender_trust=sender_trust,
         sensitive_content=sensitive_content,
+        embeddings=embeddings,
     )
