@@ -12,6 +12,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from mailfathom.domain.codes import EmbeddingCode
+
 
 @dataclass(frozen=True, slots=True)
 class ProfileIdentity:
@@ -57,3 +59,16 @@ class EmbeddingFailure(enum.Enum):
     UNREACHABLE = "unreachable"  # no answer in time, connection refused, 5xx
     MISMATCH = "mismatch"  # the answer is not of the profile's model or dimension
     MALFORMED = "malformed"  # an answer that is not a valid embeddings response
+
+    @property
+    def code(self) -> EmbeddingCode:
+        """The code the operator's log and health record show this failure under."""
+        return _FAILURE_CODES[self]
+
+
+_FAILURE_CODES = {
+    EmbeddingFailure.REFUSED: EmbeddingCode.PROVIDER_REFUSED,
+    EmbeddingFailure.UNREACHABLE: EmbeddingCode.PROVIDER_UNREACHABLE,
+    EmbeddingFailure.MISMATCH: EmbeddingCode.PROVIDER_MISMATCH,
+    EmbeddingFailure.MALFORMED: EmbeddingCode.PROVIDER_MALFORMED,
+}
