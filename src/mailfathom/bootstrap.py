@@ -34,6 +34,7 @@ from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.download_links import SealedLinks, links_of
 from mailfathom.adapters.draft_folders import DraftFolderCopies
+from mailfathom.adapters.embedding import OpenEmbedder, open_active_embedder
 from mailfathom.adapters.flag_writers import FlagChangeCarrier
 from mailfathom.adapters.html.sanitize import NhHtmlSanitizer
 from mailfathom.adapters.imap.probe import list_server_folders as list_server_folders
@@ -289,6 +290,8 @@ class Services:
     # Where every connection logging in with an account's grant says how it fared (none:
     # nothing is written down).
     grant_health: GrantHealth | None = None
+    # The active embedding profile's provider (none: no profile is active).
+    embedder: OpenEmbedder | None = None
 
     @classmethod
     def open(
@@ -297,6 +300,24 @@ class Services:
         *,
         migrate_schema: bool = True,
         clock: Callable[[], datetime] = utc_now,
+    ) -> Services:
+        # First, so that weights other than the configured ones stop a start before the
+        # store is touched.
+        embedder = open_active_embedder(config.embeddings)
+        try:
+            return cls._open(config, migrate_schema, clock, embedder)
+        except BaseException:
+            if embedder is not None:
+                embedder.close()
+            raise
+
+    @classmethod
+    def _open(
+        cls,
+        config: DeploymentConfig,
+        migrate_schema: bool,
+        clock: Callable[[], datetime],
+        embedder: OpenEmbedder | None,
     ) -> Services:
         with refusals_as_store_errors():
             config.store.data_dir.mkdir(parents=True, exist_ok=True)
@@ -333,6 +354,7 @@ class Services:
             clock=clock,
             sender_verifier=build_sender_verifier(config.sender_verification),
             authorship_assessor=build_authorship_assessor(config.machine_authorship),
+            embedder=embedder,
         )
 
     def folder_synchronizer(self, account: AccountConfig) -> FolderSynchronizer:
@@ -686,6 +708,8 @@ class Services:
         return [h for h in SqlAccountHealth(self.engine).states() if h.account_id in granted]
 
     def close(self) -> None:
+        if self.embedder is not None:
+            self.embedder.close()
         self.preparer.close()
         self.content.close()
         if self.read_engine is not None:
