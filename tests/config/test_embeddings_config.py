@@ -201,7 +201,8 @@ def test_each_mistake_of_a_package_profile_is_named(keys: dict[str, Any], proble
         ({"Version": ""}, "Embeddings.Profiles[0].Version: must be 1 to 256 characters long"),
         (
             {"ApiKey": "sk-inline"},
-            f"Embeddings.Profiles[0].ApiKey: a secret is not accepted in the file; {REFERENCE_HINT}",
+            "Embeddings.Profiles[0].ApiKey: a secret is not accepted in the file; "
+            + REFERENCE_HINT,
         ),
         (
             {"ApiKey": {"Env": "1BAD"}},

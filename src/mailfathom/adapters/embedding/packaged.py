@@ -148,11 +148,16 @@ class PackagedEmbedder:
         return self._identity
 
     def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
-        found: list[list[float]] = []
+        # Texts of like length go into one batch: a transformer pads every text of a batch
+        # to its longest, and the padding costs as much as text would.
+        order = sorted(range(len(texts)), key=lambda index: len(texts[index]))
+        found: list[list[float]] = [[] for _ in texts]
         size = self._profile.batch_size
-        for start in range(0, len(texts), size):
-            batch = list(texts[start : start + size])
-            found.extend(self._run(batch, query=False))
+        for start in range(0, len(order), size):
+            chosen = order[start : start + size]
+            vectors = self._run([texts[index] for index in chosen], query=False)
+            for index, vector in zip(chosen, vectors, strict=True):
+                found[index] = vector
         return found
 
     def embed_query(self, text: str) -> list[float]:
