@@ -22,7 +22,6 @@ name and the HTTP status.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import NoReturn
@@ -31,6 +30,7 @@ import httpx2
 import structlog
 
 from mailfathom.adapters.config.secrets import read_secret
+from mailfathom.adapters.http_answers import bounded_body, json_object
 from mailfathom.app.shared.embedding_ports import EmbeddingUnavailable
 from mailfathom.domain.embedding import EmbeddingFailure, ProfileIdentity
 from mailfathom.domain.embedding_profiles import EndpointProfile
@@ -93,7 +93,7 @@ class EndpointEmbedder:
                 "POST", f"{self._profile.url}/embeddings", json=body, headers=headers
             ) as response:
                 status = response.status_code
-                raw = _bounded(response) if status == 200 else None
+                raw = bounded_body(response, MAX_ANSWER_OCTETS) if status == 200 else None
         except httpx2.HTTPError as error:
             self._fail(EmbeddingFailure.UNREACHABLE, None, type(error).__name__)
         if status != 200:
@@ -113,7 +113,7 @@ class EndpointEmbedder:
         def malformed(why: str) -> NoReturn:
             self._fail(EmbeddingFailure.MALFORMED, 200, why)
 
-        document = _json_object(raw)
+        document = json_object(raw)
         if document is None:
             malformed("not_json")
         model = document.get("model")
@@ -158,27 +158,6 @@ def _failure_of(status: int) -> EmbeddingFailure:
     if status == 404:
         return EmbeddingFailure.MISMATCH
     return EmbeddingFailure.MALFORMED
-
-
-def _bounded(response: httpx2.Response) -> bytes | None:
-    chunks: list[bytes] = []
-    size = 0
-    for chunk in response.iter_bytes():
-        size += len(chunk)
-        if size > MAX_ANSWER_OCTETS:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _json_object(raw: bytes | None) -> dict[str, object] | None:
-    if raw is None:
-        return None
-    try:
-        document = json.loads(raw)
-    except ValueError:
-        return None
-    return document if isinstance(document, dict) else None
 
 
 def _in_order(data: list[object], count: int) -> list[dict[str, object]] | None:
