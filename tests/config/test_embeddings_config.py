@@ -173,7 +173,7 @@ def test_a_key_of_the_other_kind_is_refused() -> None:
             "Embeddings.Profiles[0].WeightsSha256: must be a SHA-256 written as 64 "
             "hexadecimal digits",
         ),
-        ({"BatchSize": 0}, "Embeddings.Profiles[0].BatchSize: must be an integer from 1 to 2048"),
+        ({"BatchSize": 0}, "Embeddings.Profiles[0].BatchSize: must be from 1 to 2048"),
         ({"BatchSize": "8"}, "Embeddings.Profiles[0].BatchSize: must be an integer"),
         ({"Name": ""}, "Embeddings.Profiles[0].Name: must be 1 to 256 characters long"),
         ({"Name": 7}, "Embeddings.Profiles[0].Name: must be a string"),
@@ -220,7 +220,7 @@ def test_each_mistake_of_a_package_profile_is_named(keys: dict[str, Any], proble
         ),
         (
             {"BatchSize": 2049},
-            "Embeddings.Profiles[0].BatchSize: must be an integer from 1 to 2048",
+            "Embeddings.Profiles[0].BatchSize: must be from 1 to 2048",
         ),
         (
             {"Token": "sk-inline"},

@@ -21,7 +21,13 @@ import re
 from pathlib import Path
 
 from mailfathom.adapters.config.toml_tables import Table
-from mailfathom.adapters.config.values import check_name, parse_enum, parse_secret
+from mailfathom.adapters.config.values import (
+    SECURE_ADDRESS_RULE,
+    bounded_integer,
+    check_name,
+    parse_enum,
+    parse_secret,
+)
 from mailfathom.domain.embedding_profiles import (
     DEFAULT_CONNECT_TIMEOUT_SECONDS,
     DEFAULT_ENDPOINT_BATCH_SIZE,
@@ -46,10 +52,6 @@ _ENDPOINT_KEYS = frozenset(
 )
 _PROFILE_KEYS = frozenset({"Name", "Kind", "Model", "BatchSize"}) | _PACKAGE_KEYS | _ENDPOINT_KEYS
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
-_URL_RULE = (
-    "must be an absolute https:// address with a host and no user, query or fragment "
-    "(http:// only on a loopback host)"
-)
 
 
 def parse_embeddings(table: Table | None, base_dir: Path) -> EmbeddingsConfig:
@@ -100,7 +102,7 @@ def _package_profile(table: Table, name: str | None) -> PackageProfile | None:
             table.at("WeightsSha256"), "must be a SHA-256 written as 64 hexadecimal digits"
         )
         checksum = None
-    batch = _batch_size(table, DEFAULT_PACKAGE_BATCH_SIZE)
+    batch = bounded_integer(table, "BatchSize", DEFAULT_PACKAGE_BATCH_SIZE, 1, MAX_BATCH_SIZE)
     if name is None or model is None or checksum is None:
         return None
     return PackageProfile(name, model, checksum.lower(), batch)
@@ -109,7 +111,7 @@ def _package_profile(table: Table, name: str | None) -> PackageProfile | None:
 def _endpoint_profile(table: Table, name: str | None, base_dir: Path) -> EndpointProfile | None:
     url = table.string("Url", required=True)
     if url is not None and not is_secure_address(url):
-        table.problems.add(table.at("Url"), _URL_RULE)
+        table.problems.add(table.at("Url"), SECURE_ADDRESS_RULE)
         url = None
     model = _label(table, "Model")
     version = _label(table, "Version")
@@ -118,7 +120,7 @@ def _endpoint_profile(table: Table, name: str | None, base_dir: Path) -> Endpoin
     key_broken = table.has("ApiKey") and api_key is None
     connect = _seconds(table, "ConnectTimeoutSeconds", DEFAULT_CONNECT_TIMEOUT_SECONDS)
     timeout = _seconds(table, "TimeoutSeconds", DEFAULT_TIMEOUT_SECONDS)
-    batch = _batch_size(table, DEFAULT_ENDPOINT_BATCH_SIZE)
+    batch = bounded_integer(table, "BatchSize", DEFAULT_ENDPOINT_BATCH_SIZE, 1, MAX_BATCH_SIZE)
     if (
         name is None
         or url is None
@@ -170,15 +172,5 @@ def _seconds(table: Table, key: str, default: float) -> float:
             table.at(key),
             f"must be a number of seconds above 0 and at most {MAX_TIMEOUT_SECONDS:g}",
         )
-        return default
-    return value
-
-
-def _batch_size(table: Table, default: int) -> int:
-    value = table.integer("BatchSize")
-    if value is None:
-        return default
-    if not 1 <= value <= MAX_BATCH_SIZE:
-        table.problems.add(table.at("BatchSize"), f"must be an integer from 1 to {MAX_BATCH_SIZE}")
         return default
     return value
