@@ -8,7 +8,7 @@ import json
 import math
 import secrets
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -68,6 +68,19 @@ def dot(a: list[float], b: list[float]) -> float:
     return sum(x * y for x, y in zip(a, b, strict=True))
 
 
+def failure_of(
+    settings: EndpointProfile, environ: Mapping[str, str] | None = None
+) -> EmbeddingFailure:
+    """How one query through a new adapter of `settings` fails."""
+    embedder = EndpointEmbedder(settings, environ=environ)
+    try:
+        with pytest.raises(EmbeddingUnavailable) as failed:
+            embedder.embed_query(TEXTS[0])
+    finally:
+        embedder.close()
+    return failed.value.failure
+
+
 def test_passages_are_sent_in_batches_and_come_back_in_order(
     endpoint: ModelProvider, opened: EndpointEmbedder
 ) -> None:
@@ -92,13 +105,7 @@ def test_a_query_is_embedded_in_the_same_space(opened: EndpointEmbedder) -> None
 
 
 def test_no_key_configured_sends_no_credential(endpoint: ModelProvider) -> None:
-    embedder = EndpointEmbedder(profile(endpoint, api_key=None))
-    try:
-        with pytest.raises(EmbeddingUnavailable) as failed:
-            embedder.embed_query(TEXTS[0])
-    finally:
-        embedder.close()
-    assert failed.value.failure is EmbeddingFailure.REFUSED
+    assert failure_of(profile(endpoint, api_key=None)) is EmbeddingFailure.REFUSED
     assert endpoint.exchanges(EMBEDDINGS)[0].status == 401
 
 
@@ -142,13 +149,8 @@ def test_each_failure_of_the_endpoint_is_told_apart(
 
 
 def test_a_key_the_endpoint_does_not_know_is_refused(endpoint: ModelProvider) -> None:
-    embedder = EndpointEmbedder(profile(endpoint), environ={KEY_ENV: "sk-not-" + "x" * 20})
-    try:
-        with pytest.raises(EmbeddingUnavailable) as failed:
-            embedder.embed_query(TEXTS[0])
-    finally:
-        embedder.close()
-    assert failed.value.failure is EmbeddingFailure.REFUSED
+    unknown = {KEY_ENV: "sk-not-" + "x" * 20}
+    assert failure_of(profile(endpoint), unknown) is EmbeddingFailure.REFUSED
 
 
 def test_an_answer_of_another_model_is_a_mismatch(
@@ -186,29 +188,14 @@ def test_nothing_listening_is_unreachable() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    embedder = EndpointEmbedder(
-        EndpointProfile("remote", f"http://127.0.0.1:{port}/v1", MODEL, DIMENSION, "1")
-    )
-    try:
-        with pytest.raises(EmbeddingUnavailable) as failed:
-            embedder.embed_query(TEXTS[0])
-    finally:
-        embedder.close()
-    assert failed.value.failure is EmbeddingFailure.UNREACHABLE
+    nowhere = EndpointProfile("remote", f"http://127.0.0.1:{port}/v1", MODEL, DIMENSION, "1")
+    assert failure_of(nowhere) is EmbeddingFailure.UNREACHABLE
 
 
 def test_an_unknown_route_is_a_mismatch(endpoint: ModelProvider) -> None:
     """A server that has no such model (or no embeddings at that address) answers 404."""
-    embedder = EndpointEmbedder(
-        profile(endpoint, url=endpoint.base_url + "/nowhere"),
-        environ={KEY_ENV: endpoint.api_key},
-    )
-    try:
-        with pytest.raises(EmbeddingUnavailable) as failed:
-            embedder.embed_query(TEXTS[0])
-    finally:
-        embedder.close()
-    assert failed.value.failure is EmbeddingFailure.MISMATCH
+    elsewhere = profile(endpoint, url=endpoint.base_url + "/nowhere")
+    assert failure_of(elsewhere, {KEY_ENV: endpoint.api_key}) is EmbeddingFailure.MISMATCH
 
 
 def test_a_rotated_key_is_read_for_the_next_request(
@@ -233,11 +220,5 @@ def test_an_unreadable_key_stops_the_start_and_later_counts_as_refused(
         open_embedder(profile(endpoint), environ={})
     assert unreadable.value.code == 11002
     assert "Embeddings.Profiles[0].ApiKey" in str(unreadable.value)
-    embedder = EndpointEmbedder(profile(endpoint), environ={})
-    try:
-        with pytest.raises(EmbeddingUnavailable) as failed:
-            embedder.embed_query(TEXTS[0])
-    finally:
-        embedder.close()
-    assert failed.value.failure is EmbeddingFailure.REFUSED
+    assert failure_of(profile(endpoint), {}) is EmbeddingFailure.REFUSED
     assert endpoint.exchanges(EMBEDDINGS) == []
