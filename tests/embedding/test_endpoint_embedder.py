@@ -8,6 +8,7 @@ import json
 import math
 import secrets
 import socket
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -222,3 +223,20 @@ def test_an_unreadable_key_stops_the_start_and_later_counts_as_refused(
     assert "Embeddings.Profiles[0].ApiKey" in str(unreadable.value)
     assert failure_of(profile(endpoint), {}) is EmbeddingFailure.REFUSED
     assert endpoint.exchanges(EMBEDDINGS) == []
+
+
+def test_threads_share_one_adapter(endpoint: ModelProvider, opened: EndpointEmbedder) -> None:
+    expected = opened.embed_passages(TEXTS)
+    found: dict[int, list[list[float]]] = {}
+
+    def work(index: int) -> None:
+        found[index] = opened.embed_passages(TEXTS)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(found) == [0, 1, 2, 3]
+    for vectors in found.values():
+        assert vectors == expected
