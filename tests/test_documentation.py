@@ -148,3 +148,15 @@ def test_every_delivery_failure_code_is_documented_with_its_number() -> None:
     operations = (DOCS / "operations.md").read_text("utf-8")
     assert f"| {DeliveryCode.WAITING_FOR_CONSENT.value} |" in operations
     assert "72003" not in listed + operations
+
+
+def test_every_embedding_code_is_documented_with_its_number() -> None:
+    """docs/operations.md lists the codes a start refuses with and those a failing provider
+    is logged under."""
+    from mailfathom.domain.codes import CommandCode, EmbeddingCode
+
+    operations = (DOCS / "operations.md").read_text("utf-8")
+    embedding_starts = [c for c in CommandCode if c.name.startswith("EMBEDDING_")]
+    assert len(embedding_starts) == 3
+    for code in [*EmbeddingCode, *embedding_starts]:
+        assert f"| {code.value} |" in operations, code

@@ -37,6 +37,7 @@ from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.download_links import SealedLinks, links_of
 from mailfathom.adapters.draft_folders import DraftFolderCopies
+from mailfathom.adapters.embedding import OpenEmbedder, open_active_embedder
 from mailfathom.adapters.flag_writers import FlagChangeCarrier
 from mailfathom.adapters.grant_check import grant_user as grant_user
 from mailfathom.adapters.grant_check import try_grant as try_grant
@@ -314,8 +315,8 @@ class Services:
     # Where every connection logging in with an account's grant says how it fared (none:
     # nothing is written down).
     grant_health: GrantHealth | None = None
-    # The active embedding profile; none: mail is not embedded, and search is lexical.
-    embedder: Embedder | None = None
+    # The active embedding profile's provider; none: mail is not embedded, and search is lexical.
+    embedder: OpenEmbedder | None = None
     # Each generation's passage vectors as this process holds them, shared by every reader.
     vectors: VectorCache = field(default_factory=VectorCache)
     # When the chat endpoint last refused, shared by every listing and question of this
@@ -330,6 +331,24 @@ class Services:
         *,
         migrate_schema: bool = True,
         clock: Callable[[], datetime] = utc_now,
+    ) -> Services:
+        # First, so that weights other than the configured ones stop a start before the
+        # store is touched.
+        embedder = open_active_embedder(config.embeddings)
+        try:
+            return cls._open(config, migrate_schema, clock, embedder)
+        except BaseException:
+            if embedder is not None:
+                embedder.close()
+            raise
+
+    @classmethod
+    def _open(
+        cls,
+        config: DeploymentConfig,
+        migrate_schema: bool,
+        clock: Callable[[], datetime],
+        embedder: OpenEmbedder | None,
     ) -> Services:
         with refusals_as_store_errors():
             config.store.data_dir.mkdir(parents=True, exist_ok=True)
@@ -366,6 +385,7 @@ class Services:
             clock=clock,
             sender_verifier=build_sender_verifier(config.sender_verification),
             authorship_assessor=build_authorship_assessor(config.machine_authorship),
+            embedder=embedder,
         )
 
     def folder_synchronizer(self, account: AccountConfig) -> FolderSynchronizer:
@@ -786,6 +806,8 @@ class Services:
     def close(self) -> None:
         if self.chat_model is not None:
             self.chat_model.close()
+        if self.embedder is not None:
+            self.embedder.close()
         self.preparer.close()
         self.content.close()
         if self.read_engine is not None:

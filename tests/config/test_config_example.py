@@ -6,6 +6,7 @@ from pathlib import Path
 
 from mailfathom.adapters.config import load_config
 from mailfathom.domain.config import AccountKind, SecretRef, SyncMode, TlsMode
+from mailfathom.domain.embedding_profiles import EndpointProfile, PackageModel, PackageProfile
 from mailfathom.domain.folders import FolderRole
 from mailfathom.domain.oauth import ConnectionAuth, OAuthProvider
 
@@ -52,6 +53,13 @@ def test_the_example_configuration_loads() -> None:
     assert notes.kind is AccountKind.LOCAL
     assert notes.imap is None
 
+    local, ollama = config.embeddings.profiles
+    assert config.embeddings.active == local
+    assert isinstance(local, PackageProfile)
+    assert local.model is PackageModel.MINILM_INT8
+    assert isinstance(ollama, EndpointProfile)
+    assert ollama.url == "http://127.0.0.1:11434/v1"
+
 
 def test_the_example_in_the_configuration_reference_loads(tmp_path: Path) -> None:
     text = (DOCS / "configuration.md").read_text(encoding="utf-8")
@@ -60,6 +68,7 @@ def test_the_example_in_the_configuration_reference_loads(tmp_path: Path) -> Non
     path.write_text(example, encoding="utf-8")
     config = load_config(path)
     assert [account.account_id for account in config.accounts] == ["work", "notes"]
+    assert [profile.name for profile in config.embeddings.profiles] == ["local", "ollama"]
 
 
 def test_the_commented_endpoint_of_the_example_loads_once_uncommented(tmp_path: Path) -> None:

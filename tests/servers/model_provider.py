@@ -250,10 +250,11 @@ class ModelProvider:
     ) -> None:
         """Fail the next `times` requests to `endpoint` (`embeddings`, `chat/completions` or
         `chat`, `models`), or every one until `reset` with None. `how`: "401" (OpenAI's
-        invalid_api_key error), "429", "500" (server_error JSON), "timeout" (hold the request
-        `hold_seconds`, then answer it as usual), "malformed" (200 with a body that is not
-        JSON), "notext" (a chat answer with neither content nor tool calls; an embeddings or
-        models answer with an empty `data`). A failed request uses up no scripted turn."""
+        invalid_api_key error), "403" (a key not allowed to use the model), "429", "500"
+        (server_error JSON), "timeout" (hold the request `hold_seconds`, then answer it as
+        usual), "malformed" (200 with a body that is not JSON), "notext" (a chat answer with
+        neither content nor tool calls; an embeddings or models answer with an empty
+        `data`). A failed request uses up no scripted turn."""
         self._control("fail", endpoint=endpoint, how=how, times=times, hold_seconds=hold_seconds)
 
     def exchanges(self, endpoint: str) -> list[Exchange]:

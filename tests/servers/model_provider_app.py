@@ -25,7 +25,7 @@ from .model_provider_wire import Answer, check_turn, completion, scripted, strea
 
 CONTROL_HEADER = "X-Control-Secret"
 ENDPOINTS = ("embeddings", "chat/completions", "models")
-FAILURES = ("401", "429", "500", "timeout", "malformed", "notext")
+FAILURES = ("401", "403", "429", "500", "timeout", "malformed", "notext")
 MAX_INPUTS = 2048
 DEFAULT_HOLD = 30.0
 CREATED = 1_700_000_000
@@ -122,6 +122,13 @@ def ok(body: dict[str, Any]) -> Response:
 def failed(how: str) -> Response:
     if how == "401":
         return error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
+    if how == "403":
+        return error(
+            403,
+            "You are not allowed to sample from this model",
+            "invalid_request_error",
+            "model_not_allowed",
+        )
     if how == "429":
         return error(429, "Rate limit reached for requests.", "requests", "rate_limit_exceeded")
     if how == "malformed":

@@ -157,26 +157,34 @@ class CommandCode(enum.IntEnum):
     REFRESH_TOKEN_NOT_WRITABLE = 11019
     # `mfctl account consent` named an account that does not log in with OAuth.
     ACCOUNT_NOT_OAUTH = 11020
+    # The active embedding profile's weights file is not the one the configuration names:
+    # its SHA-256 differs from `WeightsSha256`.
+    EMBEDDING_WEIGHTS_MISMATCH = 11024
+    # The package the active embedding profile loads its model from is not installed, or a
+    # file the model needs is missing from it.
+    EMBEDDING_MODEL_NOT_INSTALLED = 11025
+    # The model's files are there but the model cannot be loaded from them.
+    EMBEDDING_MODEL_NOT_LOADED = 11026
     # `mfctl mailbox embed` found no embedding profile active: nothing to embed with.
     NO_EMBEDDING_PROFILE = 11027
     # `mfctl mailbox embed` stopped because the provider could not embed; what it recorded
-    # is kept, and the next run resumes after it. The provider's own code (5601x) is named.
+    # is kept, and the next run resumes after it. The provider's own code (56011-56014) is named.
     EMBEDDING_STOPPED = 11028
 
 
 class EmbeddingCode(enum.IntEnum):
-    """Why the embedding provider could not embed, as the operator's log and
-    `mfctl mailbox embed` name it (one code per `EmbeddingFailure`). A caller is never shown
-    these: its search answers lexical and says `degraded`."""
+    """Why the embedding provider could not embed, as the operator's log and the health
+    record keep it (category 5, but never shown to a tool caller as such: a search answers
+    lexically and says `degraded`, a question is answered 54001)."""
 
-    # The provider refused the credential (401, 403).
-    PROVIDER_REFUSED = 56016
-    # No answer in time, the connection refused, or a server error (5xx).
-    PROVIDER_UNREACHABLE = 56017
-    # An answer of another model or dimension than the profile records.
-    PROVIDER_MISMATCH = 56018
-    # An answer that is not a valid embeddings response.
-    PROVIDER_MALFORMED = 56019
+    # The endpoint refused the credential (401 or 403).
+    PROVIDER_REFUSED = 56011
+    # No answer in time, the connection refused or broken, or a server error (5xx).
+    PROVIDER_UNREACHABLE = 56012
+    # The answer is of another model than the profile names, or of another dimension.
+    PROVIDER_MISMATCH = 56013
+    # The answer is not a valid embeddings response (not JSON, vectors missing, not numbers).
+    PROVIDER_MALFORMED = 56014
 
 
 class AnsweringCode(enum.IntEnum):

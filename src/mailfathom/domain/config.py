@@ -16,6 +16,7 @@ from mailfathom.domain.answering import AnsweringConfig
 from mailfathom.domain.connections import SecretRef, TlsMode
 from mailfathom.domain.delivery_config import AccountDelivery, MailDeliveryConfig
 from mailfathom.domain.download_links import DownloadsConfig
+from mailfathom.domain.embedding_profiles import EmbeddingsConfig
 from mailfathom.domain.folders import FolderRole
 from mailfathom.domain.mcp_oauth import McpOAuthConfig, OAuthSubject
 from mailfathom.domain.oauth import ConnectionAuth, OAuthCredential
@@ -191,6 +192,7 @@ class DeploymentConfig:
     sender_trust: SenderTrustConfig = field(default_factory=SenderTrustConfig)
     sensitive_content: SensitiveContentConfig = field(default_factory=SensitiveContentConfig)
     answering: AnsweringConfig = field(default_factory=AnsweringConfig)
+    embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:

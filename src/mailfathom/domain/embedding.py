@@ -60,12 +60,20 @@ class EmbeddingFailure(enum.Enum):
     MISMATCH = "mismatch"  # the answer is not of the profile's model or dimension
     MALFORMED = "malformed"  # an answer that is not a valid embeddings response
 
+    @property
+    def code(self) -> EmbeddingCode:
+        """The code the operator's log and health record show this failure under."""
+        return _FAILURE_CODES[self]
+
+
+_FAILURE_CODES = {
+    EmbeddingFailure.REFUSED: EmbeddingCode.PROVIDER_REFUSED,
+    EmbeddingFailure.UNREACHABLE: EmbeddingCode.PROVIDER_UNREACHABLE,
+    EmbeddingFailure.MISMATCH: EmbeddingCode.PROVIDER_MISMATCH,
+    EmbeddingFailure.MALFORMED: EmbeddingCode.PROVIDER_MALFORMED,
+}
+
 
 def failure_code(failure: EmbeddingFailure) -> int:
     """The operator's code of a provider failure (`codes.EmbeddingCode`)."""
-    return {
-        EmbeddingFailure.REFUSED: EmbeddingCode.PROVIDER_REFUSED,
-        EmbeddingFailure.UNREACHABLE: EmbeddingCode.PROVIDER_UNREACHABLE,
-        EmbeddingFailure.MISMATCH: EmbeddingCode.PROVIDER_MISMATCH,
-        EmbeddingFailure.MALFORMED: EmbeddingCode.PROVIDER_MALFORMED,
-    }[failure].value
+    return failure.code.value

@@ -73,6 +73,15 @@ class ConfigurationFileExists(ConfigurationError):
     code = int(CommandCode.CONFIGURATION_FILE_EXISTS)
 
 
+class EmbeddingModelUnusable(ConfigurationError):
+    """The active embedding profile's packaged model cannot be used, so nothing starts: its
+    weights are not the ones the configuration names (11024), its package or a file of it is
+    missing (11025), or the model does not load (11026). The message names the profile and
+    the package, never a path or a checksum found."""
+
+    code = int(CommandCode.EMBEDDING_MODEL_NOT_LOADED)
+
+
 class SubmissionCheckFailed(MailFathomError):
     """A submission server could not be reached, or did not accept the credentials, when
     it was checked before being written into a configuration."""

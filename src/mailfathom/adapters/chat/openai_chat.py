@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx2
 
-from mailfathom.adapters.bounded_reads import bounded
+from mailfathom.adapters.http_answers import bounded_body
 from mailfathom.app.answering.ports import (
     ChatMessage,
     ChatUnavailable,
@@ -168,7 +168,7 @@ class OpenAiCompatibleChat:
                 "POST", self._url, content=body, headers={"Content-Type": "application/json"}
             ) as response:
                 status = response.status_code
-                raw = bounded(response.iter_bytes(), MAX_RESPONSE_OCTETS)
+                raw = bounded_body(response, MAX_RESPONSE_OCTETS)
         except httpx2.HTTPError:
             raise ChatUnavailable(ChatFailure.UNREACHABLE) from None
         if status != 200:

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from mailfathom.adapters.config.toml_tables import Table
-from mailfathom.adapters.config.values import parse_secret
+from mailfathom.adapters.config.values import SECURE_ADDRESS_RULE, parse_secret
 from mailfathom.domain.download_links import (
     DEFAULT_LINK_LIFETIME_SECONDS,
     MAX_LINK_LIFETIME_SECONDS,
@@ -25,10 +25,6 @@ _KEYS = frozenset({"PublicBaseUrl", "LinkLifetimeSeconds", "Keys"})
 _KEY_KEYS = frozenset({"Id", "Secret"})
 # A key id travels in every link it seals, before the separator: URL-safe and short.
 KEY_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
-_URL_RULE = (
-    "must be an absolute https:// address with a host and no user, query or fragment "
-    "(http:// only on a loopback host)"
-)
 
 
 def parse_downloads(table: Table | None, base_dir: Path) -> DownloadsConfig:
@@ -51,7 +47,7 @@ def _parse_base_url(table: Table) -> str | None:
     if text is None:
         return None
     if not public_base_url_allowed(text):
-        table.problems.add(table.at("PublicBaseUrl"), _URL_RULE)
+        table.problems.add(table.at("PublicBaseUrl"), SECURE_ADDRESS_RULE)
         return None
     return text.rstrip("/")
 

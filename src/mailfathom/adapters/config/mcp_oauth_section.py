@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mailfathom.adapters.config.toml_tables import Table
-from mailfathom.adapters.config.values import bounded_integer, parse_secret
+from mailfathom.adapters.config.values import SECURE_ADDRESS_RULE, bounded_integer, parse_secret
 from mailfathom.domain import text_rules
 from mailfathom.domain.access import Permission
 from mailfathom.domain.connections import SecretRef
@@ -58,10 +58,6 @@ _MAX_AUDIENCES = 8
 _MAX_TEXT = 512
 _MIN_JWKS_CACHE_SECONDS = 30
 _MAX_JWKS_CACHE_SECONDS = 86400
-_URL_RULE = (
-    "must be an absolute https:// address with a host and no user, query or fragment "
-    "(http:// only on a loopback host)"
-)
 _VALIDATIONS = {v.value: v for v in TokenValidation}
 _REFUSED_ALGORITHMS = "a shared-secret (HS*) or unsigned (none) token is never accepted"
 
@@ -130,7 +126,7 @@ def _address(table: Table, key: str, *, required: bool = False) -> str | None:
     if text is None:
         return None
     if not is_secure_address(text):
-        table.problems.add(table.at(key), _URL_RULE)
+        table.problems.add(table.at(key), SECURE_ADDRESS_RULE)
         return None
     return text
 
@@ -148,7 +144,7 @@ def _servers(table: Table) -> tuple[str, ...]:
         table.problems.add(table.at(key), "names an issuer twice")
     for index, name in enumerate(names):
         if not is_secure_address(name):
-            table.problems.add(f"{table.at(key)}[{index}]", _URL_RULE)
+            table.problems.add(f"{table.at(key)}[{index}]", SECURE_ADDRESS_RULE)
     return tuple(dict.fromkeys(names))
 
 

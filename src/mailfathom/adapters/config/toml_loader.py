@@ -25,6 +25,7 @@ from mailfathom.adapters.config.answering_section import parse_answering
 from mailfathom.adapters.config.authorship_section import parse_machine_authorship
 from mailfathom.adapters.config.delivery_section import parse_deployment, parse_mail_delivery
 from mailfathom.adapters.config.downloads_section import parse_downloads
+from mailfathom.adapters.config.embeddings_section import parse_embeddings
 from mailfathom.adapters.config.mcp_section import parse_mcp_endpoint
 from mailfathom.adapters.config.sender_trust_section import parse_sender_trust
 from mailfathom.adapters.config.sender_verification_section import parse_sender_verification
@@ -52,6 +53,7 @@ _TOP_KEYS = frozenset(
         "SenderTrust",
         "SensitiveContent",
         "Answering",
+        "Embeddings",
     }
 )
 
@@ -139,6 +141,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     sender_trust = parse_sender_trust(root.table("SenderTrust"))
     sensitive_content = parse_sensitive_content(root.table("SensitiveContent"))
     answering = parse_answering(root.table("Answering"), base_dir)
+    embeddings = parse_embeddings(root.table("Embeddings"), base_dir)
 
     if problems.items:
         raise ConfigurationProblems(problems.items, source=source, suggestions=problems.suggestions)
@@ -158,4 +161,5 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
         sender_trust=sender_trust,
         sensitive_content=sensitive_content,
         answering=answering,
+        embeddings=embeddings,
     )

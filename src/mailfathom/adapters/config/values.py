@@ -14,6 +14,10 @@ from mailfathom.domain.config import SecretRef
 
 E = TypeVar("E", bound=enum.Enum)
 
+SECURE_ADDRESS_RULE = (
+    "must be an absolute https:// address with a host and no user, query or fragment "
+    "(http:// only on a loopback host)"
+)
 NAME_LIMIT = 256
 HOST_LIMIT = 253
 _SECRET_KEYS = frozenset({"Env", "File"})

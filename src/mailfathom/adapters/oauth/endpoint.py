@@ -13,7 +13,6 @@ server's description: an error names the endpoint's host and the protocol's erro
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import ssl
@@ -24,7 +23,7 @@ from urllib.parse import urlsplit
 import httpx2
 from authlib.oauth2.rfc6749.parameters import prepare_token_request
 
-from mailfathom.adapters.bounded_reads import bounded
+from mailfathom.adapters.http_answers import bounded_body, json_object
 from mailfathom.domain.errors import TokenEndpointUnreachable, TokenRefused
 
 # A token response is a few kilobytes; a larger answer is not one, and is not read further.
@@ -122,7 +121,7 @@ class TokenEndpoint:
                 },
             ) as response:
                 status = response.status_code
-                raw = bounded(response.iter_bytes(), MAX_RESPONSE_OCTETS)
+                raw = bounded_body(response, MAX_RESPONSE_OCTETS)
         except httpx2.HTTPError:
             raise TokenEndpointUnreachable(
                 f"The token endpoint at {host} could not be reached."
@@ -135,7 +134,7 @@ def _read_answer(status: int, raw: bytes | None, host: str) -> TokenResponse:
         f"The token endpoint at {host} answered with something that is not a token response "
         f"(HTTP {status})."
     )
-    document = _json_object(raw)
+    document = json_object(raw)
     if status == 200:
         if document is None:
             raise unusable
@@ -146,16 +145,6 @@ def _read_answer(status: int, raw: bytes | None, host: str) -> TokenResponse:
         name = error if isinstance(error, str) and _ERROR_NAME.fullmatch(error) else None
         raise TokenRefused(name or UNRECOGNIZED_ERROR)
     raise unusable
-
-
-def _json_object(raw: bytes | None) -> dict[str, object] | None:
-    if raw is None:
-        return None
-    try:
-        document = json.loads(raw)
-    except ValueError:
-        return None
-    return document if isinstance(document, dict) else None
 
 
 def _token_response(

