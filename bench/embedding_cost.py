@@ -38,13 +38,15 @@ from retrieval_quality import deployment_at, import_collection  # noqa: E402
 from vector_quality import WordLlamaEmbedder  # noqa: E402
 
 from fakes.embedder import FakeEmbedder  # noqa: E402
-from mailfathom.app.shared.embedding_ports import Embedder  # noqa: E402
+from mailfathom.adapters.embedding import OpenEmbedder  # noqa: E402
 from mailfathom.app.sync.embedding import StoredMailEmbedding  # noqa: E402
 from mailfathom.app.sync.embedding_backfill import EmbeddingBackfill  # noqa: E402
 from mailfathom.bootstrap import Services  # noqa: E402
 
 
-def one_pass(template: Path, work: Path, embedder: Embedder | None, idle: float) -> dict[str, Any]:
+def one_pass(
+    template: Path, work: Path, embedder: OpenEmbedder | None, idle: float
+) -> dict[str, Any]:
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(template, work)
     deployment = deployment_at(work)
@@ -84,7 +86,7 @@ def one_pass(template: Path, work: Path, embedder: Embedder | None, idle: float)
     return result
 
 
-def full_speed(template: Path, work: Path, embedder: Embedder) -> dict[str, Any]:
+def full_speed(template: Path, work: Path, embedder: OpenEmbedder) -> dict[str, Any]:
     """`mfctl mailbox embed` on a synchronized copy: passages/s at full speed."""
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(template, work)
@@ -115,7 +117,7 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=0.5, help="the worker's rest when idle")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    embedder: Embedder = WordLlamaEmbedder() if args.embedder == "wordllama" else FakeEmbedder()
+    embedder: OpenEmbedder = WordLlamaEmbedder() if args.embedder == "wordllama" else FakeEmbedder()
     with tempfile.TemporaryDirectory(prefix="embedding-cost-") as scratch:
         template = Path(scratch) / "template"
         template.mkdir()

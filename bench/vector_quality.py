@@ -96,6 +96,9 @@ class WordLlamaEmbedder:
     def embed_query(self, text: str) -> list[float]:
         return self.embed_passages([text])[0]
 
+    def close(self) -> None:
+        """Nothing to release (`OpenEmbedder`)."""
+
 
 class Recording:
     """Passes calls through and keeps every passage vector returned, in order."""

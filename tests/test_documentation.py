@@ -151,12 +151,12 @@ def test_every_delivery_failure_code_is_documented_with_its_number() -> None:
 
 
 def test_every_embedding_code_is_documented_with_its_number() -> None:
-    """docs/operations.md lists the codes a start refuses with and those a failing provider
-    is logged under."""
+    """docs/operations.md lists the codes a start or `mailbox embed` refuses with and those a
+    failing provider is logged under."""
     from mailfathom.domain.codes import CommandCode, EmbeddingCode
 
     operations = (DOCS / "operations.md").read_text("utf-8")
-    embedding_starts = [c for c in CommandCode if c.name.startswith("EMBEDDING_")]
-    assert len(embedding_starts) == 3
-    for code in [*EmbeddingCode, *embedding_starts]:
+    embedding_commands = [c for c in CommandCode if "EMBEDDING" in c.name]
+    assert len(embedding_commands) == 5
+    for code in [*EmbeddingCode, *embedding_commands]:
         assert f"| {code.value} |" in operations, code

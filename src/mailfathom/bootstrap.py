@@ -19,8 +19,8 @@ import sqlalchemy as sa
 from mailfathom.adapters.answering_lookup import NoEmbeddings, SearchLookup
 from mailfathom.adapters.authentication import build_sender_verifier
 from mailfathom.adapters.authentication.deployment_results import unvouched
-from mailfathom.adapters.config.secrets import LoginSecretsOfAccounts
 from mailfathom.adapters.chat.openai_chat import OpenAiCompatibleChat
+from mailfathom.adapters.config.secrets import LoginSecretsOfAccounts
 from mailfathom.adapters.config.secrets import NeededSecret as NeededSecret
 from mailfathom.adapters.config.secrets import read_secret as read_secret
 from mailfathom.adapters.config.secrets import require_secrets as require_secrets
@@ -153,7 +153,6 @@ from mailfathom.app.sending.reply_to_email import EmailReply
 from mailfathom.app.sending.send_email import AuthoredMailSubmission
 from mailfathom.app.sending.submission import Submission
 from mailfathom.app.shared.content_screen import ContentScreen
-from mailfathom.app.shared.embedding_ports import Embedder
 from mailfathom.app.shared.mailbox_selection import ServedAccount
 from mailfathom.app.shared.stored_parts import StoredParts
 from mailfathom.app.shared.vector_ports import FillStates

@@ -76,6 +76,9 @@ class FakeEmbedder:
             self.queries.append(text)
         return hashed_words(text, self.dimension)
 
+    def close(self) -> None:
+        """Nothing to release (`OpenEmbedder`)."""
+
     def failures(self) -> int:
         with self._lock:
             return self.failed
