@@ -16,7 +16,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.answering_lookup import NoEmbeddings, SearchLookup
+from mailfathom.adapters.answering_lookup import SearchLookup
 from mailfathom.adapters.authentication import build_sender_verifier
 from mailfathom.adapters.authentication.deployment_results import unvouched
 from mailfathom.adapters.chat.openai_chat import OpenAiCompatibleChat
@@ -103,7 +103,7 @@ from mailfathom.adapters.vcard import VCardFormat
 from mailfathom.app.answering.administer_answering import AnsweringAdministration
 from mailfathom.app.answering.ask_mail import AnsweringPorts, MailboxQuestionReader
 from mailfathom.app.answering.availability import Availability, ChatRefusals
-from mailfathom.app.answering.ports import ChatModel, SemanticSearch
+from mailfathom.app.answering.ports import ChatModel
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
 from mailfathom.app.confirmation.signal import AlertSignal
@@ -154,6 +154,7 @@ from mailfathom.app.sending.send_email import AuthoredMailSubmission
 from mailfathom.app.sending.submission import Submission
 from mailfathom.app.shared.content_screen import ContentScreen
 from mailfathom.app.shared.mailbox_selection import ServedAccount
+from mailfathom.app.shared.query_placement import QueryPlacement
 from mailfathom.app.shared.stored_parts import StoredParts
 from mailfathom.app.shared.vector_ports import FillStates
 from mailfathom.app.sync.embedding import StoredMailEmbedding
@@ -249,14 +250,6 @@ class MaintenanceUseCases:
     content_upkeep: ContentFileUpkeep
 
 
-def semantic_search(config: DeploymentConfig) -> SemanticSearch:
-    """What this deployment can do with embeddings now (search_emails' `semanticSearch`),
-    which ask_mail's availability reads. No embedding profile can be configured yet, so the
-    answer is `inactive`: a deployment answers no questions until it embeds its mail."""
-    del config
-    return NoEmbeddings()
-
-
 def load_deployment(path: Path) -> DeploymentConfig:
     """The deployment a configuration file describes."""
     return load_config(path)
@@ -318,6 +311,11 @@ class Services:
     embedder: OpenEmbedder | None = None
     # Each generation's passage vectors as this process holds them, shared by every reader.
     vectors: VectorCache = field(default_factory=VectorCache)
+    # Where queries are placed in the embedder's space, and what that says of search: made on
+    # first use from `embedder` (see `query_placement`), shared by every search, listing and
+    # the embedding worker of this process.
+    placement: QueryPlacement | None = None
+    _placement_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # When the chat endpoint last refused, shared by every listing and question of this
     # process; and the endpoint's client, made on first use and closed with the services.
     chat_refusals: ChatRefusals | None = None
@@ -503,7 +501,12 @@ class Services:
                 screen=screen,
             ),
             search=MailboxSearchReader(
-                reader, served, Re2PatternCompiler(), sender_trust=trust, screen=screen
+                reader,
+                served,
+                Re2PatternCompiler(),
+                sender_trust=trust,
+                screen=screen,
+                placement=self.query_placement(),
             ),
         )
 
@@ -516,7 +519,7 @@ class Services:
         if self.chat_refusals is None:
             self.chat_refusals = ChatRefusals(config.recheck_seconds)
         availability = Availability(
-            config.endpoint is not None, semantic_search(self.config), self.chat_refusals
+            config.endpoint is not None, self.query_placement(), self.chat_refusals
         )
         ports = AnsweringPorts(
             chat=self._chat(),
@@ -564,12 +567,25 @@ class Services:
         """How far each generation is filled, as the search path reads it."""
         return self.passage_store()
 
+    def query_placement(self) -> QueryPlacement:
+        """This process's `QueryPlacement`, made on first use from the active embedder."""
+        with self._placement_lock:
+            if self.placement is None:
+                self.placement = QueryPlacement(
+                    self.embedder,
+                    self.passage_store() if self.embedder is not None else None,
+                    recheck_seconds=self.config.embeddings.recheck_seconds,
+                )
+            return self.placement
+
     def embedding(self) -> StoredMailEmbedding | None:
         """Embedding stored mail in the active profile's space (`mfctl mailbox embed`), or
-        None when no profile is active."""
-        if self.embedder is None:
+        None when no profile is active. Its provider's failures and recoveries are the
+        search's too (`QueryPlacement.embedder`)."""
+        embedder = self.query_placement().embedder
+        if embedder is None:
             return None
-        return StoredMailEmbedding(self.passage_store(), self.embedder, clock=self.clock)
+        return StoredMailEmbedding(self.passage_store(), embedder, clock=self.clock)
 
     def embedding_backfill(self) -> EmbeddingBackfill | None:
         """The deployment's embedding worker (`embedding_backfill`), None without a profile."""

@@ -25,6 +25,7 @@ from mailfathom.app.shared.stored_mail_ports import (
     MailboxReadStore,
     MailboxReadView,
 )
+from mailfathom.app.shared.vector_ports import Nearest
 
 
 class EmptyMailbox:
@@ -53,6 +54,18 @@ class EmptyMailbox:
 
     def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
         return {}
+
+    def summaries_of(self, seqs: Sequence[int], selection: SummaryFilter) -> dict[int, SummaryRow]:
+        return {}
+
+    def nearest(
+        self,
+        generation: str,
+        query_vector: Sequence[float],
+        eligible: SummaryFilter,
+        window: int,
+    ) -> list[Nearest]:
+        return []
 
     def emails(
         self,

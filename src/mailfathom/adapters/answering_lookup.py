@@ -15,7 +15,6 @@ from mailfathom.app.answering.ports import FoundEmail, LookupRequest
 from mailfathom.app.reading.search_emails import MailboxSearchReader, SearchRequest
 from mailfathom.app.reading.views import SearchMatch
 from mailfathom.domain.access import Caller
-from mailfathom.domain.embedding import SemanticState
 
 
 def _found(match: SearchMatch) -> FoundEmail:
@@ -51,11 +50,3 @@ class SearchLookup:
             ),
         )
         return [_found(match) for match in result.matches]
-
-
-class NoEmbeddings:
-    """What a deployment that embeds no mail can do with embeddings: nothing, so search is
-    lexical and no question is answered."""
-
-    def state(self) -> SemanticState:
-        return SemanticState.INACTIVE

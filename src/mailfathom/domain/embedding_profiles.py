@@ -73,6 +73,10 @@ class EndpointProfile:
 EmbeddingProfile = PackageProfile | EndpointProfile
 
 
+# How long a failed provider is left alone by searches before one asks it again.
+DEFAULT_RECHECK_SECONDS = 60.0
+
+
 @dataclass(frozen=True, slots=True)
 class EmbeddingsConfig:
     """Every declared profile, and the name of the active one (None: semantic search is
@@ -80,6 +84,9 @@ class EmbeddingsConfig:
 
     profiles: tuple[EmbeddingProfile, ...] = ()
     active_name: str | None = None
+    # How long a provider that failed is left alone by searches (`degraded` meanwhile)
+    # before one search asks it again.
+    recheck_seconds: float = DEFAULT_RECHECK_SECONDS
 
     @property
     def active(self) -> EmbeddingProfile | None:

@@ -24,6 +24,7 @@ from mailfathom.adapters.config.toml_tables import Table
 from mailfathom.adapters.config.values import (
     SECURE_ADDRESS_RULE,
     bounded_integer,
+    bounded_number,
     check_name,
     parse_enum,
     parse_secret,
@@ -32,6 +33,7 @@ from mailfathom.domain.embedding_profiles import (
     DEFAULT_CONNECT_TIMEOUT_SECONDS,
     DEFAULT_ENDPOINT_BATCH_SIZE,
     DEFAULT_PACKAGE_BATCH_SIZE,
+    DEFAULT_RECHECK_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,
     MAX_BATCH_SIZE,
     MAX_DIMENSION,
@@ -45,7 +47,7 @@ from mailfathom.domain.embedding_profiles import (
 )
 from mailfathom.domain.web_addresses import is_secure_address
 
-_KEYS = frozenset({"Profile", "Profiles"})
+_KEYS = frozenset({"Profile", "Profiles", "RecheckSeconds"})
 _PACKAGE_KEYS = frozenset({"WeightsSha256"})
 _ENDPOINT_KEYS = frozenset(
     {"Url", "Dimension", "ApiKey", "Version", "ConnectTimeoutSeconds", "TimeoutSeconds"}
@@ -68,7 +70,11 @@ def parse_embeddings(table: Table | None, base_dir: Path) -> EmbeddingsConfig:
         table.problems.add(table.at("Profile"), "names no [[Embeddings.Profiles]] entry")
         active = None
     return EmbeddingsConfig(
-        profiles=tuple(p for p in profiles if p is not None), active_name=active
+        profiles=tuple(p for p in profiles if p is not None),
+        active_name=active,
+        recheck_seconds=bounded_number(
+            table, "RecheckSeconds", DEFAULT_RECHECK_SECONDS, 1, 86400, unit=" seconds"
+        ),
     )
 
 

@@ -22,7 +22,12 @@ import sqlalchemy as sa
 from mailfathom.adapters.sql import message_copies
 from mailfathom.adapters.sql.index_queries import index_matching, searchable
 from mailfathom.adapters.sql.reading_filters import ICU_ROOT_COLLATION, RowFilters, TextRules
-from mailfathom.adapters.sql.reading_rows import load_identified, load_parts, load_summaries
+from mailfathom.adapters.sql.reading_rows import (
+    chunks,
+    load_identified,
+    load_parts,
+    load_summaries,
+)
 from mailfathom.adapters.sql.reading_search import (
     CommonWords,
     Match,
@@ -142,6 +147,10 @@ class SqlMailboxReader:
     def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
         with self.snapshot() as view:
             return view.indexed_texts(seqs, folder_ids)
+
+    def summaries_of(self, seqs: Sequence[int], selection: SummaryFilter) -> dict[int, SummaryRow]:
+        with self.snapshot() as view:
+            return view.summaries_of(seqs, selection)
 
     def nearest(
         self,
@@ -393,6 +402,21 @@ class SqlReadView(MailboxReadView):
         return nearest_messages(
             self._c, self._vectors, generation, query_vector, list(scope), conditions, window
         )
+
+    def summaries_of(self, seqs: Sequence[int], selection: SummaryFilter) -> dict[int, SummaryRow]:
+        scope = self._scope(selection.folder_ids) if seqs else {}
+        if not scope:
+            return {}
+        inside = [
+            int(seq)
+            for chunk in chunks(list(dict.fromkeys(seqs)))
+            for seq in self._c.execute(
+                sa.select(messages.c.seq).where(
+                    messages.c.seq.in_(chunk), messages.c.folder_id.in_(sorted(scope))
+                )
+            ).scalars()
+        ]
+        return self._summaries_of(inside, scope, self._ranks(scope))
 
     def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
         scope = self._scope(folder_ids) if seqs else {}

@@ -5,6 +5,14 @@ Matches are lexical (every word of the query text), or found by a regular expres
 filters the lexical matches in their ranked order. Without query text a pattern's candidates
 are the selected mailbox, newest received first, all ranked 0.
 
+Hybrid: when the deployment embeds its mail and the query can be placed in that space
+(`QueryPlacement`), the lexical ranking and the ranking of the same eligible messages by
+their nearest passage, each read deeper than the page (`fusion_depth`), are fused by
+reciprocal rank (`fusion`), and a message can match without carrying the query's words.
+Every filter applies to both rankings before either is read. The rank published is the
+fused score; a message found by meaning alone carries no extract when none of the query's
+words is in its body, as there is no matched run to show.
+
 There is no cursor: a relevance order moves as mail is indexed, so a second window would not
 continue the first. Neither the query text nor the pattern is rewritten, logged, or repeated
 in a refusal."""
@@ -16,24 +24,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mailfathom.app.reading import screening, snippets
+from mailfathom.app.reading.fusion import fused_scores, fusion_depth
 from mailfathom.app.reading.pattern_scan import Candidate, ScanBounds, ScanOutcome, scan
 from mailfathom.app.reading.ports import PatternCompiler, TextPattern
 from mailfathom.app.reading.projection import freshness, summarize
-from mailfathom.app.reading.views import (
-    PatternScan,
-    RetrievalMode,
-    SearchMatch,
-    SearchResult,
-    SemanticSearchState,
-)
+from mailfathom.app.reading.views import PatternScan, SearchMatch, SearchResult
 from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.app.shared.content_screen import UNSCREENED, ContentScreen
 from mailfathom.app.shared.mailbox_selection import SelectionInput, ServedAccount, resolve_selection
+from mailfathom.app.shared.query_placement import Placement, QueryPlacement
 from mailfathom.app.shared.stored_mail import SearchRow, SummaryFilter
 from mailfathom.app.shared.stored_mail_ports import MailboxReadStore, MailboxReadView
 from mailfathom.domain import text_rules
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.codes import Code
+from mailfathom.domain.embedding import RetrievalMode, SemanticState
 from mailfathom.domain.errors import Refusal
 from mailfathom.domain.sender_trust import NO_TRUSTED_SENDERS, SenderTrustPolicy
 
@@ -101,9 +106,12 @@ class MailboxSearchReader:
         clock: Callable[[], float] = time.monotonic,
         sender_trust: SenderTrustPolicy = NO_TRUSTED_SENDERS,
         screen: ContentScreen = UNSCREENED,
+        placement: QueryPlacement | None = None,
     ) -> None:
-        """The pattern ceilings default to the module's published ones, read at each call."""
+        """The pattern ceilings default to the module's published ones, read at each call.
+        Without `placement` every search is lexical and says `inactive`."""
         self._store = store
+        self._placement = placement
         self._trust = sender_trust
         self._served = tuple(served)
         self._names = {a.account_id: a.display_name for a in served}
@@ -134,12 +142,13 @@ class MailboxSearchReader:
         with self._store.snapshot() as view:
             resolved = resolve_selection(view, self._served, request.selection)
             store_filter = resolved.store_filter
+            placement = self._place(request.query_text)
             outcome: ScanOutcome | None = None
             rows: list[SearchRow] = []
             if pattern is not None:
-                outcome = self._scan(view, store_filter, words, pattern, limit)
+                outcome = self._scan(view, store_filter, words, pattern, limit, placement)
             elif store_filter is not None and words is not None:
-                rows = view.search(store_filter, words, limit)
+                rows = _ranked(view, store_filter, words, limit, placement, with_bodies=True)
         if outcome is not None:
             matches = self._pattern_matches(outcome)
             scanned = PatternScan(outcome.scanned, outcome.cut)
@@ -148,12 +157,24 @@ class MailboxSearchReader:
             scanned = None
         return SearchResult(
             matches=matches,
-            retrieval_mode=RetrievalMode.LEXICAL,
-            semantic_search=SemanticSearchState.INACTIVE,
+            retrieval_mode=(
+                RetrievalMode.LEXICAL if placement.vector is None else RetrievalMode.HYBRID
+            ),
+            semantic_search=placement.state,
             included_junk_mail=resolved.included_junk_mail,
             folder_freshness=freshness(resolved.covered),
             pattern_scan=scanned,
         )
+
+    def _place(self, query_text: str | None) -> Placement:
+        """The query's vector, when one is to be ranked by meaning too. A search without
+        query text is not placed, and reports the state as the placement last knew it."""
+        placement = self._placement
+        if placement is None:
+            return _INACTIVE
+        if query_text is None:
+            return Placement(None, None, placement.state())
+        return placement.place(query_text)
 
     def _scan(
         self,
@@ -162,6 +183,7 @@ class MailboxSearchReader:
         words: list[str] | None,
         pattern: TextPattern,
         limit: int,
+        placement: Placement,
     ) -> ScanOutcome:
         if store_filter is None:
             return ScanOutcome((), 0, False)
@@ -177,10 +199,10 @@ class MailboxSearchReader:
                 )
             ]
         else:
-            found = [
-                Candidate(r.summary, r.rank)
-                for r in view.search(store_filter, words, ceiling + 1, with_bodies=False)
-            ]
+            ranked = _ranked(
+                view, store_filter, words, ceiling + 1, placement, with_bodies=False, deep=False
+            )
+            found = [Candidate(r.summary, r.rank) for r in ranked]
         return scan(
             view,
             store_filter.folder_ids,
@@ -221,3 +243,47 @@ class MailboxSearchReader:
                 )
             )
         return tuple(matches)
+
+
+_INACTIVE = Placement(None, None, SemanticState.INACTIVE)
+
+
+def _ranked(
+    view: MailboxReadView,
+    selection: SummaryFilter,
+    words: Sequence[str],
+    limit: int,
+    placement: Placement,
+    *,
+    with_bodies: bool,
+    deep: bool = True,
+) -> list[SearchRow]:
+    """Up to `limit` rows, best first: the lexical ranking alone, or fused with the nearest
+    messages when the query was placed. `deep` reads each ranking `fusion_depth` deep (a
+    page); without it, `limit` deep (a pattern's candidates, already many)."""
+    if placement.vector is None or placement.generation is None:
+        return view.search(selection, words, limit, with_bodies=with_bodies)
+    depth = fusion_depth(limit) if deep else limit
+    lexical = view.search(selection, words, depth, with_bodies=with_bodies)
+    nearest = view.nearest(placement.generation, placement.vector, selection, depth)
+    scores = fused_scores([r.summary.seq for r in lexical], [n.seq for n in nearest])
+    known = {r.summary.seq: r for r in lexical}
+    found = view.summaries_of([n.seq for n in nearest if n.seq not in known], selection)
+    summaries = {seq: row.summary for seq, row in known.items()} | found
+
+    def order(seq: int) -> tuple[float, float, int]:
+        received = summaries[seq].received_at
+        return (-scores[seq], -received.timestamp() if received else float("inf"), -seq)
+
+    page = sorted((seq for seq in scores if seq in summaries), key=order)[:limit]
+    bodies = (
+        view.indexed_texts([seq for seq in page if seq not in known], selection.folder_ids)
+        if with_bodies
+        else {}
+    )
+    return [
+        SearchRow(
+            summaries[seq], scores[seq], known[seq].body if seq in known else bodies.get(seq, "")
+        )
+        for seq in page
+    ]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from mailfathom.domain.authorship import AuthorshipState
+from mailfathom.domain.embedding import RetrievalMode, SemanticState
 from mailfathom.domain.sender_verdict import AuthorAuthentication, DeploymentTrust
 
 
@@ -282,17 +283,6 @@ class ContentRead:
 # -- search --------------------------------------------------------------------------------
 
 
-class RetrievalMode(enum.Enum):
-    LEXICAL = "lexical"
-    HYBRID = "hybrid"
-
-
-class SemanticSearchState(enum.Enum):
-    INACTIVE = "inactive"
-    AVAILABLE = "available"
-    DEGRADED = "degraded"
-
-
 @dataclass(frozen=True, slots=True)
 class SearchMatch:
     summary: EmailSummary
@@ -313,7 +303,7 @@ class PatternScan:
 class SearchResult:
     matches: tuple[SearchMatch, ...]
     retrieval_mode: RetrievalMode
-    semantic_search: SemanticSearchState
+    semantic_search: SemanticState
     included_junk_mail: bool
     folder_freshness: tuple[FolderFreshness, ...]
     # Present when the search carried a pattern.

@@ -21,6 +21,7 @@ from mailfathom.app.shared.stored_mail import (
     ThreadMember,
     TimelinePosition,
 )
+from mailfathom.app.shared.vector_ports import Nearest
 
 
 class FolderDirectory(Protocol):
@@ -72,6 +73,23 @@ class MailboxReadView(FolderDirectory, Protocol):
         body, best first (ties: newest received, then highest `seq`), each with its lexical
         rank (higher is better, comparable within one call) and its indexed body text
         (empty without `with_bodies`, which leaves the bodies unread)."""
+        ...
+
+    def nearest(
+        self,
+        generation: str,
+        query_vector: Sequence[float],
+        eligible: SummaryFilter,
+        window: int,
+    ) -> list[Nearest]:
+        """`NearestPassages.nearest`: the messages `search` could return, ranked by their
+        nearest passage in `generation` instead of by words."""
+        ...
+
+    def summaries_of(self, seqs: Sequence[int], selection: SummaryFilter) -> dict[int, SummaryRow]:
+        """The rows of `seqs` lying in the selection's folders, each as `search` would name it
+        (with the other folders holding a copy); a message outside them is absent. The other
+        filters are not applied again: `seqs` come from a read under them."""
         ...
 
     def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
