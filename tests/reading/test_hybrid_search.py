@@ -6,6 +6,7 @@ window, asked again by one search, recovered without a restart) and the generati
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -20,10 +21,12 @@ from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.app.reading.search_emails import SearchRequest
 from mailfathom.app.shared.embedding_ports import EmbeddingUnavailable
 from mailfathom.app.shared.mailbox_selection import SelectionInput
-from mailfathom.app.shared.query_placement import QueryPlacement
+from mailfathom.app.shared.query_placement import RECHECK_TEXT, QueryPlacement
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.embedding import EmbeddingFailure, RetrievalMode, SemanticState
+from mailfathom.entrypoints.workers.background import recheck_provider
+from waiting import wait_for
 
 # Words the test embedder treats as one: what a model does for meanings, here by a table.
 SAME_MEANING = {"leak": "water", "leaking": "water", "dripping": "water", "damage": "water"}
@@ -207,3 +210,47 @@ def test_a_changed_profile_is_degraded_until_its_generation_is_filled(services: 
         RetrievalMode.HYBRID,
         SemanticState.AVAILABLE,
     )
+
+
+def test_a_background_recheck_recovers_the_state_while_nobody_searches(
+    services: Services,
+) -> None:
+    clock = Clock()
+    embedder = MeaningEmbedder(dimension=256)
+    _embed_with(services, embedder, clock)
+    _fill(services)
+    placement = services.query_placement()
+    assert placement.recheck() is False  # nothing failed: nothing to ask
+    embedder.fail_always(EmbeddingFailure.UNREACHABLE)
+    _search(services, "leak")
+    embedder.fail_always(None)
+    queries = len(embedder.queries)
+    clock.now += 30
+    assert placement.recheck() is False
+    assert placement.state() is SemanticState.DEGRADED
+    clock.now += 31
+    assert placement.recheck() is True
+    # What was asked is a constant of the server's, no mail and no query.
+    assert embedder.queries[queries:] == [RECHECK_TEXT]
+    assert placement.state() is SemanticState.AVAILABLE
+
+
+def test_serve_s_recheck_thread_asks_once_the_window_has_passed(services: Services) -> None:
+    clock = Clock()
+    embedder = MeaningEmbedder(dimension=256)
+    _embed_with(services, embedder, clock)
+    _fill(services)
+    placement = services.query_placement()
+    embedder.fail_always(EmbeddingFailure.REFUSED)
+    _search(services, "leak")
+    embedder.fail_always(None)
+    clock.now += 61
+    stop = threading.Event()
+    worker = threading.Thread(target=recheck_provider, args=(placement, stop, 0.01))
+    worker.start()
+    try:
+        wait_for(lambda: placement.state() is SemanticState.AVAILABLE, "recovered", timeout=10)
+    finally:
+        stop.set()
+        worker.join(5)
+    assert not worker.is_alive()

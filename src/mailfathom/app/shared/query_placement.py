@@ -13,6 +13,9 @@ embedding worker, so that each of them reads the freshest evidence about the pro
   generation already holds;
 - otherwise `available`.
 
+`serve` also re-checks a failed provider in the background once its window has passed
+(`recheck`), so the state recovers while nobody searches.
+
 The provider's adapter logs each failure by its code; nothing here repeats it.
 """
 
@@ -43,6 +46,10 @@ class Placement:
 
 
 _LEXICAL_INACTIVE = Placement(None, None, SemanticState.INACTIVE)
+
+# What a background re-check embeds: a constant, so that nothing of any mailbox or query
+# leaves for the provider outside a search or the embedding of stored mail.
+RECHECK_TEXT = "mailfathom provider check"
 
 
 class ProviderStanding:
@@ -133,6 +140,22 @@ class QueryPlacement:
         filled = self._filled(identity)
         state = SemanticState.AVAILABLE if filled else SemanticState.DEGRADED
         return Placement(tuple(vector), identity.generation, state)
+
+    def recheck(self) -> bool:
+        """Ask a failed provider again once its window has passed and no search is asking it,
+        with a fixed text that is no mail's (`RECHECK_TEXT`), so that `state()` recovers even
+        while nobody searches (ask_mail is listed by it). Answers whether it asked."""
+        embedder = self._embedder
+        if embedder is None or not self.standing.failing() or not self.standing.claim():
+            return False
+        try:
+            embedder.embed_query(RECHECK_TEXT)
+        except EmbeddingUnavailable:
+            pass
+        except BaseException:
+            self.standing.release()
+            raise
+        return True
 
     def _filled(self, identity: ProfileIdentity) -> bool:
         return self._fills is not None and self._fills.is_filled(identity.generation)

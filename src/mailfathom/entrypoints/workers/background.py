@@ -1,5 +1,5 @@
-"""The work a serving process does beside answering calls: keeping accounts synchronized and
-delivering queued sends.
+"""The work a serving process does beside answering calls: keeping accounts synchronized,
+delivering queued sends, and asking a failed embedding provider again.
 
 What runs is settled from the configuration and the command's flags before anything starts
 (`plan_background`), so a command can check the secrets that work needs and say what it is
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
+from mailfathom.app.shared.query_placement import QueryPlacement
 from mailfathom.bootstrap import (
     NeededSecret,
     Services,
@@ -30,6 +31,8 @@ log = structlog.get_logger("mailfathom.serve")
 # pass or an SMTP session still running after it is abandoned: each is safe to cut short
 # (batches commit whole, and a send that was being handed over ends as an unknown outcome).
 STOP_SECONDS = 30.0
+# How often the re-check of a failed embedding provider looks whether its window has passed.
+RECHECK_POLL_SECONDS = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,4 +100,26 @@ def start_background(services: Services, plan: BackgroundPlan) -> BackgroundWork
         )
         thread.start()
         work.threads.append(thread)
+    placement = services.query_placement()
+    if placement.embedder is not None:
+        thread = threading.Thread(
+            target=recheck_provider,
+            args=(placement, work.stop),
+            daemon=True,
+            name="embedding-recheck",
+        )
+        thread.start()
+        work.threads.append(thread)
     return work
+
+
+def recheck_provider(
+    placement: QueryPlacement, stop: threading.Event, every: float = RECHECK_POLL_SECONDS
+) -> None:
+    """Ask a failed embedding provider again as soon as its window allows (see
+    `QueryPlacement.recheck`), until `stop` is set."""
+    while not stop.wait(every):
+        try:
+            placement.recheck()
+        except Exception as error:
+            log.warning("serve.embedding_recheck_failed", error=type(error).__name__)
