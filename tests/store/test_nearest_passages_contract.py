@@ -118,3 +118,17 @@ def test_the_next_call_sees_vectors_added_and_messages_removed(store: SqlSyncSto
     store.remove_uids(inbox.folder_id, VALIDITY, [1])
     assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 5)] == [seqs[2]]
     assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 1)] == [seqs[2]]
+
+
+def test_summaries_of_names_only_messages_in_the_selection_s_folders(store: SqlSyncStore) -> None:
+    inbox, archive, seqs = _mail(store)
+    reader = SqlMailboxReader(store.engine)
+    inbox_only = SummaryFilter(folder_ids=(inbox.folder_id,))
+    found = reader.summaries_of([seqs[9], seqs[2], seqs[2], seqs[1], 10**9], inbox_only)
+    assert set(found) == {seqs[1], seqs[2]}
+    assert found[seqs[2]].subject == "S2"
+    assert found[seqs[2]].folder_alias == "INBOX"
+    both = SummaryFilter(folder_ids=(inbox.folder_id, archive.folder_id))
+    assert set(reader.summaries_of([seqs[9]], both)) == {seqs[9]}
+    assert reader.summaries_of([], both) == {}
+    assert reader.summaries_of([seqs[1]], SummaryFilter(folder_ids=())) == {}
