@@ -89,11 +89,13 @@ class Clock:
         return self.now
 
 
-def _embed_with(services: Services, embedder: FakeEmbedder, clock: Clock) -> None:
+def _embed_with(
+    services: Services, embedder: FakeEmbedder, clock: Clock, floor: float = 0.0
+) -> None:
     """Make `embedder` the active one (its placement on `clock`, rechecking after 60 s)."""
     services.embedder = embedder
     services.placement = QueryPlacement(
-        embedder, services.passage_store(), recheck_seconds=60.0, clock=clock
+        embedder, services.passage_store(), recheck_seconds=60.0, min_similarity=floor, clock=clock
     )
 
 
@@ -194,7 +196,16 @@ def test_the_worker_s_failures_and_recoveries_are_the_search_s(services: Service
     with pytest.raises(EmbeddingUnavailable):
         placement.embedder.embed_passages(["new mail"])
     assert placement.state() is SemanticState.DEGRADED
+    # Within the window the worker does not ask either: it fails at once, as it last did.
+    asked = len(embedder.batches) + embedder.failures()
+    clock.now += 59
+    with pytest.raises(EmbeddingUnavailable) as held:
+        placement.embedder.embed_passages(["newer mail"])
+    assert held.value.failure is EmbeddingFailure.UNREACHABLE
+    assert len(embedder.batches) + embedder.failures() == asked
+    clock.now += 2
     placement.embedder.embed_passages(["newer mail"])
+    assert len(embedder.batches) + embedder.failures() == asked + 1
     assert placement.state() is SemanticState.AVAILABLE
 
 
@@ -254,3 +265,43 @@ def test_serve_s_recheck_thread_asks_once_the_window_has_passed(services: Servic
         stop.set()
         worker.join(5)
     assert not worker.is_alive()
+
+
+def test_a_query_nothing_is_near_matches_nothing(services: Services) -> None:
+    embedder = MeaningEmbedder(dimension=256)
+    _embed_with(services, embedder, Clock(), floor=0.2)
+    _fill(services)
+    subjects, result = _search(services, "xyzzy")
+    assert subjects == []
+    assert result.retrieval_mode is RetrievalMode.HYBRID
+    # Punctuation alone is nothing the index keeps: not even sent to the provider.
+    asked = len(embedder.queries)
+    subjects, result = _search(services, "??? !!")
+    assert subjects == []
+    assert (result.retrieval_mode, result.semantic_search) == (
+        RetrievalMode.LEXICAL,
+        SemanticState.AVAILABLE,
+    )
+    assert len(embedder.queries) == asked
+    # A paraphrase is still near enough.
+    subjects, _ = _search(services, "leak")
+    assert "Flat 3" in subjects
+
+
+def test_a_pattern_filters_the_word_matches_only(services: Services) -> None:
+    embedder = MeaningEmbedder(dimension=256)
+    _embed_with(services, embedder, Clock())
+    _fill(services)
+    asked = len(embedder.queries)
+    result = services.reading().search.search(
+        CALLER, SearchRequest(query_text="leak", selection=SelectionInput(), match_pattern="Friday")
+    )
+    assert result.matches == ()
+    assert result.pattern_scan is not None
+    assert result.pattern_scan.cut is False
+    assert result.retrieval_mode is RetrievalMode.LEXICAL
+    result = services.reading().search.search(
+        CALLER, SearchRequest(query_text="pipes", selection=SelectionInput(), match_pattern="plumb")
+    )
+    assert [m.summary.subject for m in result.matches] == ["Pipes"]
+    assert len(embedder.queries) == asked

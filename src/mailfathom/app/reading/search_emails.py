@@ -142,13 +142,17 @@ class MailboxSearchReader:
         with self._store.snapshot() as view:
             resolved = resolve_selection(view, self._served, request.selection)
             store_filter = resolved.store_filter
-            placement = self._place(request.query_text)
-            outcome: ScanOutcome | None = None
+            placement = self._unplaced(words, pattern, store_filter)
             rows: list[SearchRow] = []
-            if pattern is not None:
-                outcome = self._scan(view, store_filter, words, pattern, limit, placement)
-            elif store_filter is not None and words is not None:
-                rows = _ranked(view, store_filter, words, limit, placement, with_bodies=True)
+            outcome: ScanOutcome | None = None
+            if placement is not None:
+                rows, outcome = self._read(view, store_filter, words, pattern, limit, placement)
+        if placement is None:
+            # The provider is asked outside any read snapshot: a slow one holds no
+            # connection of the readers.
+            placement = self._place(request.query_text or "")
+            with self._store.snapshot() as view:
+                rows, outcome = self._read(view, store_filter, words, pattern, limit, placement)
         if outcome is not None:
             matches = self._pattern_matches(outcome)
             scanned = PatternScan(outcome.scanned, outcome.cut)
@@ -166,15 +170,46 @@ class MailboxSearchReader:
             pattern_scan=scanned,
         )
 
-    def _place(self, query_text: str | None) -> Placement:
-        """The query's vector, when one is to be ranked by meaning too. A search without
-        query text is not placed, and reports the state as the placement last knew it."""
+    def _unplaced(
+        self,
+        words: list[str] | None,
+        pattern: TextPattern | None,
+        store_filter: SummaryFilter | None,
+    ) -> Placement | None:
+        """How the search is ranked when its query is not to be placed in the embedding
+        space, or None when it is. Not placed, and so never sent to a provider: a search of
+        no folder, one whose words hold nothing the index keeps (punctuation alone matches
+        nothing lexically, and would otherwise match everything by meaning), and a search
+        with a pattern, whose candidates are the word matches (docs/mcp.md)."""
         placement = self._placement
         if placement is None:
             return _INACTIVE
-        if query_text is None:
+        if (
+            words is None
+            or pattern is not None
+            or store_filter is None
+            or not snippets.query_terms(words)
+        ):
             return Placement(None, None, placement.state())
-        return placement.place(query_text)
+        return None
+
+    def _place(self, query_text: str) -> Placement:
+        return _INACTIVE if self._placement is None else self._placement.place(query_text)
+
+    def _read(
+        self,
+        view: MailboxReadView,
+        store_filter: SummaryFilter | None,
+        words: list[str] | None,
+        pattern: TextPattern | None,
+        limit: int,
+        placement: Placement,
+    ) -> tuple[list[SearchRow], ScanOutcome | None]:
+        if pattern is not None:
+            return [], self._scan(view, store_filter, words, pattern, limit)
+        if store_filter is None or words is None:
+            return [], None
+        return _ranked(view, store_filter, words, limit, placement), None
 
     def _scan(
         self,
@@ -183,7 +218,6 @@ class MailboxSearchReader:
         words: list[str] | None,
         pattern: TextPattern,
         limit: int,
-        placement: Placement,
     ) -> ScanOutcome:
         if store_filter is None:
             return ScanOutcome((), 0, False)
@@ -199,10 +233,10 @@ class MailboxSearchReader:
                 )
             ]
         else:
-            ranked = _ranked(
-                view, store_filter, words, ceiling + 1, placement, with_bodies=False, deep=False
-            )
-            found = [Candidate(r.summary, r.rank) for r in ranked]
+            found = [
+                Candidate(r.summary, r.rank)
+                for r in view.search(store_filter, words, ceiling + 1, with_bodies=False)
+            ]
         return scan(
             view,
             store_filter.folder_ids,
@@ -254,36 +288,28 @@ def _ranked(
     words: Sequence[str],
     limit: int,
     placement: Placement,
-    *,
-    with_bodies: bool,
-    deep: bool = True,
 ) -> list[SearchRow]:
-    """Up to `limit` rows, best first: the lexical ranking alone, or fused with the nearest
-    messages when the query was placed. `deep` reads each ranking `fusion_depth` deep (a
-    page); without it, `limit` deep (a pattern's candidates, already many)."""
+    """Up to `limit` rows with their bodies, best first: the lexical ranking alone, or fused
+    with the nearest messages when the query was placed. Each ranking is read
+    `fusion_depth` deep without bodies; only the page's bodies are read. A message the
+    vector ranking alone brings must be at least `placement.floor` similar to the query."""
     if placement.vector is None or placement.generation is None:
-        return view.search(selection, words, limit, with_bodies=with_bodies)
-    depth = fusion_depth(limit) if deep else limit
-    lexical = view.search(selection, words, depth, with_bodies=with_bodies)
-    nearest = view.nearest(placement.generation, placement.vector, selection, depth)
-    scores = fused_scores([r.summary.seq for r in lexical], [n.seq for n in nearest])
-    known = {r.summary.seq: r for r in lexical}
-    found = view.summaries_of([n.seq for n in nearest if n.seq not in known], selection)
-    summaries = {seq: row.summary for seq, row in known.items()} | found
+        return view.search(selection, words, limit)
+    depth = fusion_depth(limit)
+    lexical = view.search(selection, words, depth, with_bodies=False)
+    known = {r.summary.seq: r.summary for r in lexical}
+    nearest = [
+        n.seq
+        for n in view.nearest(placement.generation, placement.vector, selection, depth)
+        if n.seq in known or n.score >= placement.floor
+    ]
+    scores = fused_scores(list(known), nearest)
+    summaries = known | view.summaries_of([s for s in nearest if s not in known], selection)
 
     def order(seq: int) -> tuple[float, float, int]:
         received = summaries[seq].received_at
         return (-scores[seq], -received.timestamp() if received else float("inf"), -seq)
 
     page = sorted((seq for seq in scores if seq in summaries), key=order)[:limit]
-    bodies = (
-        view.indexed_texts([seq for seq in page if seq not in known], selection.folder_ids)
-        if with_bodies
-        else {}
-    )
-    return [
-        SearchRow(
-            summaries[seq], scores[seq], known[seq].body if seq in known else bodies.get(seq, "")
-        )
-        for seq in page
-    ]
+    bodies = view.indexed_texts(page, selection.folder_ids)
+    return [SearchRow(summaries[seq], scores[seq], bodies.get(seq, "")) for seq in page]

@@ -16,7 +16,8 @@ embedding worker, so that each of them reads the freshest evidence about the pro
 `serve` also re-checks a failed provider in the background once its window has passed
 (`recheck`), so the state recovers while nobody searches.
 
-The provider's adapter logs each failure by its code; nothing here repeats it.
+The provider's adapter logs each failure by its code; nothing here repeats it. The embedding
+worker's calls keep the same window: within it, they fail at once without asking.
 """
 
 from __future__ import annotations
@@ -27,12 +28,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+import structlog
+
 from mailfathom.app.shared.embedding_ports import Embedder, EmbeddingUnavailable
 from mailfathom.app.shared.vector_ports import FillStates
-from mailfathom.domain.embedding import ProfileIdentity, SemanticState
+from mailfathom.domain.embedding import EmbeddingFailure, ProfileIdentity, SemanticState
 from mailfathom.domain.embedding_profiles import DEFAULT_RECHECK_SECONDS
 
 _T = TypeVar("_T")
+log = structlog.get_logger("mailfathom.embedding")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +47,9 @@ class Placement:
     vector: tuple[float, ...] | None
     generation: str | None
     state: SemanticState
+    # The least similarity (cosine) a message needs to be brought by the vector ranking
+    # alone: below it, nothing in it is near enough to the query to count as a match.
+    floor: float = 0.0
 
 
 _LEXICAL_INACTIVE = Placement(None, None, SemanticState.INACTIVE)
@@ -61,12 +68,18 @@ class ProviderStanding:
         self._clock = clock
         self._lock = threading.Lock()
         self._failed_at: float | None = None
+        self._failure = EmbeddingFailure.UNREACHABLE
         self._probing = False
 
-    def failed(self) -> None:
+    def failed(self, failure: EmbeddingFailure) -> None:
         with self._lock:
             self._failed_at = self._clock()
+            self._failure = failure
             self._probing = False
+
+    def last_failure(self) -> EmbeddingFailure:
+        with self._lock:
+            return self._failure
 
     def answered(self) -> None:
         with self._lock:
@@ -103,10 +116,12 @@ class QueryPlacement:
         fills: FillStates | None,
         *,
         recheck_seconds: float = DEFAULT_RECHECK_SECONDS,
+        min_similarity: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._embedder = None if embedder is None else _Reporting(embedder, self)
         self._fills = fills
+        self._floor = min_similarity
         self.standing = ProviderStanding(recheck_seconds, clock)
 
     @property
@@ -139,7 +154,7 @@ class QueryPlacement:
         identity = embedder.identity
         filled = self._filled(identity)
         state = SemanticState.AVAILABLE if filled else SemanticState.DEGRADED
-        return Placement(tuple(vector), identity.generation, state)
+        return Placement(tuple(vector), identity.generation, state, self._floor)
 
     def recheck(self) -> bool:
         """Ask a failed provider again once its window has passed and no search is asking it,
@@ -173,6 +188,11 @@ class _Reporting:
         return self._embedder.identity
 
     def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        """Stored mail's passages (the embedding worker): a provider that failed is not
+        asked before its window has passed, as for searches."""
+        standing = self._placement.standing
+        if not standing.claim():
+            raise EmbeddingUnavailable(standing.last_failure())
         return self._reported(lambda: self._embedder.embed_passages(texts))
 
     def embed_query(self, text: str) -> list[float]:
@@ -182,8 +202,17 @@ class _Reporting:
         standing = self._placement.standing
         try:
             answer = call()
-        except EmbeddingUnavailable:
-            standing.failed()
+        except EmbeddingUnavailable as error:
+            standing.failed(error.failure)
+            raise
+        except Exception as error:
+            # A provider's adapter translates every failure it knows; anything else it let
+            # through is still the provider failing, not the search.
+            log.warning("embedding.provider_error", error=type(error).__name__)
+            standing.failed(EmbeddingFailure.MALFORMED)
+            raise EmbeddingUnavailable(EmbeddingFailure.MALFORMED) from None
+        except BaseException:
+            standing.release()
             raise
         standing.answered()
         return answer
