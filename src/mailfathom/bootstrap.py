@@ -571,10 +571,13 @@ class Services:
         """This process's `QueryPlacement`, made on first use from the active embedder."""
         with self._placement_lock:
             if self.placement is None:
+                embeddings = self.config.embeddings
+                active = embeddings.active
                 self.placement = QueryPlacement(
                     self.embedder,
                     self.passage_store() if self.embedder is not None else None,
-                    recheck_seconds=self.config.embeddings.recheck_seconds,
+                    recheck_seconds=embeddings.recheck_seconds,
+                    min_similarity=0.0 if active is None else active.similarity_floor,
                 )
             return self.placement
 

