@@ -9,10 +9,12 @@ from datetime import UTC, datetime
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.schema import messages
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
+from mailfathom.adapters.sql.vector_reading import VectorCache
 from mailfathom.app.shared.stored_mail import SummaryFilter
 from mailfathom.app.sync.types import FolderRecord
 from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
@@ -132,3 +134,36 @@ def test_summaries_of_names_only_messages_in_the_selection_s_folders(store: SqlS
     assert set(reader.summaries_of([seqs[9]], both)) == {seqs[9]}
     assert reader.summaries_of([], both) == {}
     assert reader.summaries_of([seqs[1]], SummaryFilter(folder_ids=())) == {}
+
+
+def test_a_search_on_an_older_snapshot_keeps_the_shared_vectors(store: SqlSyncStore) -> None:
+    """A search that began before the worker committed more vectors sees fewer of them: the
+    matrix other searches extended is kept, not read again from nothing."""
+    inbox, _, seqs = _mail(store)
+    vectors = SqlPassageStore(store.engine)
+    generation = vectors.open_generation(SPACE, NOW)
+    vectors.record(generation.generation_id, [(seqs[1], [_unit(1, 0, 0)])], seqs[1])
+    cache = VectorCache()
+    read_engine = create_store_engine(
+        store.engine.url.render_as_string(hide_password=False), read_only=True
+    )
+    reader = SqlMailboxReader(read_engine, vectors=cache)
+    inbox_only = SummaryFilter(folder_ids=(inbox.folder_id,))
+    query = [1.0, 0.0, 0.0]
+    with read_engine.connect() as first:
+        assert cache.matrix(first, SPACE.generation) is not None
+    with reader.snapshot() as older:
+        assert [n.seq for n in older.nearest(SPACE.generation, query, inbox_only, 5)] == [seqs[1]]
+        vectors.record(generation.generation_id, [(seqs[2], [_unit(1, 0.2, 0)])], seqs[2])
+        assert len(reader.nearest(SPACE.generation, query, inbox_only, 5)) == 2
+        with read_engine.connect() as c:
+            extended = cache.matrix(c, SPACE.generation)
+        assert extended is not None
+        assert len(extended) == 2
+        # The older snapshot answers from the matrix as it is (the newer vector is of a
+        # message it holds too, so answering with it is no harm).
+        assert seqs[1] in [n.seq for n in older.nearest(SPACE.generation, query, inbox_only, 5)]
+    with read_engine.connect() as c:
+        assert cache.matrix(c, SPACE.generation) is extended
+    assert len(extended) == 2
+    read_engine.dispose()

@@ -30,10 +30,10 @@ from mailfathom.adapters.config.values import (
     parse_secret,
 )
 from mailfathom.domain.embedding_profiles import (
-    DEFAULT_QUERY_TIMEOUT_SECONDS,
     DEFAULT_CONNECT_TIMEOUT_SECONDS,
     DEFAULT_ENDPOINT_BATCH_SIZE,
     DEFAULT_PACKAGE_BATCH_SIZE,
+    DEFAULT_QUERY_TIMEOUT_SECONDS,
     DEFAULT_RECHECK_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,
     MAX_BATCH_SIZE,

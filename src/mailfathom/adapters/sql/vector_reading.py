@@ -66,9 +66,20 @@ class VectorCache:
                 held = (generation_id, VectorMatrix(dimension), now)
             _, matrix, counted = held
             highest = connection.execute(sa.select(sa.func.max(_PV.vector_id)).where(mine))
-            if int(highest.scalar() or 0) < matrix.highest:
-                matrix, counted = VectorMatrix(dimension), now
-            elif now - counted >= RECOUNT_SECONDS:
+            seen = int(highest.scalar() or 0)
+            if seen < matrix.highest:
+                # A snapshot older than the one the matrix was last extended in (or the
+                # newest rows were removed): the rows it cannot see belong to messages it
+                # drops when they are checked (`_passing`), so the matrix is kept for the
+                # others; only removals among the rows both can see make it be read again.
+                if now - counted >= RECOUNT_SECONDS:
+                    if _visible(connection, mine, seen) != matrix.held_up_to(seen):
+                        matrix = VectorMatrix(dimension)
+                        _extend(connection, generation_id, matrix)
+                    counted = now
+                self._held[generation] = (generation_id, matrix, counted)
+                return matrix
+            if now - counted >= RECOUNT_SECONDS:
                 stored = connection.execute(sa.select(sa.func.count()).where(mine)).scalar_one()
                 if int(stored) != len(matrix) + _newer(connection, generation_id, matrix):
                     matrix = VectorMatrix(dimension)
@@ -76,6 +87,14 @@ class VectorCache:
             _extend(connection, generation_id, matrix)
             self._held[generation] = (generation_id, matrix, counted)
             return matrix
+
+
+def _visible(connection: sa.Connection, mine: sa.ColumnElement[bool], highest: int) -> int:
+    return int(
+        connection.execute(
+            sa.select(sa.func.count()).where(mine, _PV.vector_id <= highest)
+        ).scalar_one()
+    )
 
 
 def _newer(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) -> int:

@@ -51,6 +51,10 @@ class VectorMatrix:
     def __len__(self) -> int:
         return int(self.seqs.size)
 
+    def held_up_to(self, vector_id: int) -> int:
+        """How many rows have an id of at most `vector_id` (ids are held in order)."""
+        return int(np.searchsorted(self.vector_ids, vector_id, side="right"))
+
     def extend(
         self,
         vector_ids: Ints,
