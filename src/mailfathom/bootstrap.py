@@ -581,11 +581,13 @@ class Services:
                 )
             return self.placement
 
-    def embedding(self) -> StoredMailEmbedding | None:
-        """Embedding stored mail in the active profile's space (`mfctl mailbox embed`), or
-        None when no profile is active. Its provider's failures and recoveries are the
-        search's too (`QueryPlacement.embedder`)."""
-        embedder = self.query_placement().embedder
+    def embedding(self, *, windowed: bool = True) -> StoredMailEmbedding | None:
+        """Embedding stored mail in the active profile's space, or None when no profile is
+        active. `windowed` (the worker): its provider's failures and recoveries are the
+        search's too, and it keeps the same recheck window (`QueryPlacement.embedder`);
+        without it (`mfctl mailbox embed`, which an operator runs to ask now) the provider is
+        asked directly."""
+        embedder = self.query_placement().embedder if windowed else self.embedder
         if embedder is None:
             return None
         return StoredMailEmbedding(self.passage_store(), embedder, clock=self.clock)

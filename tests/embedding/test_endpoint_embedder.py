@@ -114,13 +114,13 @@ def test_no_key_configured_sends_no_credential(endpoint: ModelProvider) -> None:
 @pytest.mark.parametrize(
     ("how", "failure", "code"),
     [
-        ("401", EmbeddingFailure.REFUSED, 56011),
-        ("403", EmbeddingFailure.REFUSED, 56011),
-        ("500", EmbeddingFailure.UNREACHABLE, 56012),
-        ("429", EmbeddingFailure.UNREACHABLE, 56012),
-        ("timeout", EmbeddingFailure.UNREACHABLE, 56012),
-        ("malformed", EmbeddingFailure.MALFORMED, 56014),
-        ("notext", EmbeddingFailure.MALFORMED, 56014),
+        ("401", EmbeddingFailure.REFUSED, 11033),
+        ("403", EmbeddingFailure.REFUSED, 11033),
+        ("500", EmbeddingFailure.UNREACHABLE, 11034),
+        ("429", EmbeddingFailure.UNREACHABLE, 11034),
+        ("timeout", EmbeddingFailure.UNREACHABLE, 11034),
+        ("malformed", EmbeddingFailure.MALFORMED, 11036),
+        ("notext", EmbeddingFailure.MALFORMED, 11036),
     ],
 )
 def test_each_failure_of_the_endpoint_is_told_apart(
@@ -162,7 +162,7 @@ def test_an_answer_of_another_model_is_a_mismatch(
     with capture_logs() as logged, pytest.raises(EmbeddingUnavailable) as failed:
         opened.embed_query(TEXTS[0])
     assert failed.value.failure is EmbeddingFailure.MISMATCH
-    assert [e["code"] for e in logged if e["event"] == "embedding.unavailable"] == [56013]
+    assert [e["code"] for e in logged if e["event"] == "embedding.unavailable"] == [11035]
 
 
 def test_vectors_of_another_dimension_are_a_mismatch(

@@ -168,23 +168,23 @@ class CommandCode(enum.IntEnum):
     # `mfctl mailbox embed` found no embedding profile active: nothing to embed with.
     NO_EMBEDDING_PROFILE = 11027
     # `mfctl mailbox embed` stopped because the provider could not embed; what it recorded
-    # is kept, and the next run resumes after it. The provider's own code (56011-56014) is named.
+    # is kept, and the next run resumes after it. The provider's own code (11033-11036) is named.
     EMBEDDING_STOPPED = 11028
 
 
 class EmbeddingCode(enum.IntEnum):
-    """Why the embedding provider could not embed, as the operator's log and the health
-    record keep it (category 5, but never shown to a tool caller as such: a search answers
-    lexically and says `degraded`, a question is answered 54001)."""
+    """Why the embedding provider could not embed, as the operator's log keeps it (category
+    1: the operator's; a tool caller is never shown one: a search answers lexically and says
+    `degraded`, a question is answered 54001)."""
 
     # The endpoint refused the credential (401 or 403).
-    PROVIDER_REFUSED = 56011
+    PROVIDER_REFUSED = 11033
     # No answer in time, the connection refused or broken, or a server error (5xx).
-    PROVIDER_UNREACHABLE = 56012
+    PROVIDER_UNREACHABLE = 11034
     # The answer is of another model than the profile names, or of another dimension.
-    PROVIDER_MISMATCH = 56013
+    PROVIDER_MISMATCH = 11035
     # The answer is not a valid embeddings response (not JSON, vectors missing, not numbers).
-    PROVIDER_MALFORMED = 56014
+    PROVIDER_MALFORMED = 11036
 
 
 class AnsweringCode(enum.IntEnum):

@@ -36,7 +36,7 @@ class EmbeddingStopped(MailFathomError):
 def embed_with_progress(services: Services, console: Console) -> EmbedReport:
     """Embed every stored message the active generation has not read, resuming where an
     interrupted run or the backfill stopped."""
-    embedding = services.embedding()
+    embedding = services.embedding(windowed=False)
     if embedding is None:
         raise NoEmbeddingProfile()
     with counting_bar(console) as bar:
