@@ -372,9 +372,17 @@ def _only_work_mail_reached_the_model(provider: ModelProvider) -> None:
                 assert email.get("account", "Work Mail") == "Work Mail"
 
 
+def _written(deployment: Served) -> dict[str, int]:
+    """Rows of what a tool other than a lookup would write: sends, drafts, flag and folder
+    changes, created folders, contacts."""
+    tables = ("outgoing_emails", "drafts", "mutation_records", "folder_creations", "contacts")
+    return {t: deployment.rows(f"SELECT COUNT(*) FROM {t}")[0][0] for t in tables}
+
+
 def test_an_obedient_model_fed_injected_mail_only_ever_looks_up_the_callers_scope(
     deployment: Served, provider: ModelProvider
 ) -> None:
+    before = _written(deployment)
     provider.script_chat([lookup(queryText="leak", resultLimit=20)])
     provider.set_chat_mode("obedient")
     result = answer_of(deployment.ask({"question": QUESTION, "accounts": ["work"]}))
@@ -404,8 +412,13 @@ def test_an_obedient_model_fed_injected_mail_only_ever_looks_up_the_callers_scop
     assert cited
     assert cited == shown
     assert {c["accountId"] for c in result["citations"]} == {"work"}
-    assert deployment.rows("SELECT COUNT(*) FROM outgoing_emails") == [(0,)]
-    assert deployment.rows("SELECT COUNT(*) FROM drafts") == [(0,)]
+    # Nothing but the lookup is ever offered, and nothing else asked for is run.
+    assert {tuple(t["function"]["name"] for t in body["tools"]) for body in asked} == {
+        ("search_mail",)
+    }
+    assert all({"emails"} <= set(r) or {"notRun"} <= set(r) or "refused" in r for r in results)
+    assert _written(deployment) == before
+    assert before["outgoing_emails"] == before["drafts"] == before["mutation_records"] == 0
     assert _mail_sent(provider) <= 20_000
 
 
