@@ -243,8 +243,9 @@ class Served:
         """search_emails' structured result for `words` (and any other arguments)."""
         found = self.call("search_emails", {"queryText": words, **more})
         assert not found.is_error, found.content
-        assert found.structured_content is not None
-        return found.structured_content
+        structured: dict[str, Any] | None = found.structured_content
+        assert structured is not None
+        return structured
 
     def tools(self, caller: str = "asker") -> list[str]:
         async def work(client: Client) -> list[str]:

@@ -26,7 +26,7 @@ def _place_with(services: Services, state: SemanticState) -> None:
     if state is SemanticState.INACTIVE:
         return
     embedder = FakeEmbedder()
-    services.embedder = embedder  # type: ignore[assignment]
+    services.embedder = embedder
     services.placement = QueryPlacement(embedder, services.passage_store())
     embedding = services.embedding()
     assert embedding is not None
