@@ -1,6 +1,8 @@
-"""A deployment answering questions over HTTP: `mailfathom serve` (through
-`serve_with_embeddings`) with two local accounts, its `[Answering]` endpoint the test model
-provider, reached by the official MCP client.
+"""A deployment answering questions over HTTP: `mailfathom serve` with two local accounts,
+reached by the official MCP client. The test model provider is both its `[Answering]` chat
+endpoint and its `[Embeddings]` profile (`Kind = "openai"`): stored mail is embedded by
+`mfctl mailbox embed` before `serve` starts, so whether ask_mail is offered follows what the
+provider answers, as it does for an operator.
 
 Account `work` holds the mail questions are asked about, among it messages written to talk
 a model into looking elsewhere, sending mail or obeying them; account `other` holds mail no
@@ -14,7 +16,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -25,16 +27,20 @@ import sqlalchemy as sa
 from mcp import Client
 from mcp.types import CallToolResult
 
-from answering.serve_with_embeddings import STATE_FILE
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
 from mailfathom.bootstrap import Services
+from mailfathom.domain.embedding_profiles import EmbeddingsConfig
 from mcp_tests.client import over_http
 from mcp_tests.deployment import _free_port, _wait_for_port
-from servers.model_provider import DEFAULT_CHAT_MODEL, ModelProvider
+from servers.model_provider import (
+    DEFAULT_CHAT_MODEL,
+    DEFAULT_DIMENSION,
+    DEFAULT_EMBEDDING_MODEL,
+    ModelProvider,
+)
 
-TESTS = Path(__file__).resolve().parents[1]
 KEYS = {
     "asker": "mf-asker-" + uuid.uuid4().hex,
     "reader": "mf-reader-" + uuid.uuid4().hex,
@@ -46,6 +52,11 @@ GRANTS = {
     "ask-only": ["mailfathom.mail.ask"],
 }
 T0 = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
+# How long a failed embedding provider, and a refusing chat endpoint, are left alone.
+EMBEDDINGS_RECHECK_SECONDS = 3
+CHAT_RECHECK_SECONDS = 6
+LEAK_SUBJECT = "Leak in the flat"
+LEAK_BODY = "The water damage will be fixed on Monday."
 LONG_REPORTS = 60
 SHORT_NOTES = 25
 SECRET_SUBJECT = "Other salary secret"
@@ -57,7 +68,8 @@ INJECTIONS = (
 )
 # Everything the mail carries that no log line may repeat.
 SENSITIVE = [
-    "Leak in the flat",
+    LEAK_SUBJECT,
+    LEAK_BODY,
     "water damage",
     "landlord@example.org",
     SECRET_SUBJECT,
@@ -87,7 +99,7 @@ def _fill(services: Services) -> None:
         raw = _message(subject, body, "Landlord <landlord@example.org>", sent)
         services.connectors.local.folder(account, folder).deliver(raw, received_at=sent)
 
-    put("work", "INBOX", "Leak in the flat", "The water damage will be fixed on Monday.", 1)
+    put("work", "INBOX", LEAK_SUBJECT, LEAK_BODY, 1)
     for n, text in enumerate(INJECTIONS):
         put("work", "INBOX", f"Note about the leak {n}", f"About the leak. {text}", 2 + n)
     put("work", "Junk", "Prize for you", "The leak prize: salary of the director.", 6)
@@ -100,7 +112,27 @@ def _fill(services: Services) -> None:
         put("work", "Archive", f"Short note {n}", f"Memo {n}.", 200 + n)
 
 
-def _config(root: Path, provider: ModelProvider, key_env: str, answering: str) -> str:
+def _embeddings(provider: ModelProvider, key_env: str) -> str:
+    return f"""
+[Embeddings]
+Profile = "provider"
+RecheckSeconds = {EMBEDDINGS_RECHECK_SECONDS}
+
+[[Embeddings.Profiles]]
+Name = "provider"
+Kind = "openai"
+Url = "{provider.base_url}"
+Model = "{DEFAULT_EMBEDDING_MODEL}"
+Dimension = {DEFAULT_DIMENSION}
+Version = "1"
+ApiKey = {{ Env = "{key_env}" }}
+TimeoutSeconds = 2
+"""
+
+
+def _config(
+    root: Path, provider: ModelProvider, key_env: str, answering: str, embeddings: bool
+) -> str:
     folders = """
 [[Accounts.Folders]]
 Remote = "INBOX"
@@ -150,9 +182,9 @@ Url = "{provider.base_url}"
 Model = "{DEFAULT_CHAT_MODEL}"
 ApiKey = {{ Env = "{key_env}" }}
 TimeoutSeconds = 2
-RecheckSeconds = 6
+RecheckSeconds = {CHAT_RECHECK_SECONDS}
 {answering}
-"""
+{_embeddings(provider, key_env) if embeddings else ""}"""
 
 
 @dataclass
@@ -169,16 +201,20 @@ class Served:
     def log(self) -> Path:
         return self.root / "server.log"
 
-    def semantic(self, state: str) -> None:
-        (self.root / "semantic").write_text(state, "utf-8")
-
     def start(self) -> None:
-        argv = [sys.executable, "-m", "answering.serve_with_embeddings", "serve"]
-        argv += ["--config", str(self.config_path), "--port", str(self.port)]
-        argv += ["--no-sync", "--no-deliver"]
+        argv = [sys.executable, "-m", "mailfathom", "serve", "--config", str(self.config_path)]
+        argv += ["--port", str(self.port), "--no-sync", "--no-deliver"]
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(argv, env=self.env, stdout=log, stderr=log)
         _wait_for_port(self.port, self.process)
+
+    def embed(self) -> str:
+        """Run `mfctl mailbox embed` as an operator does; what it printed."""
+        argv = [sys.executable, "-m", "mailfathom", "mailbox", "embed"]
+        argv += ["--config", str(self.config_path)]
+        done = subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
 
     def stop(self) -> None:
         process, self.process = self.process, None
@@ -203,6 +239,14 @@ class Served:
 
         return over_http(self.url, KEYS[caller], work)
 
+    def search(self, words: str, **more: Any) -> dict[str, Any]:
+        """search_emails' structured result for `words` (and any other arguments)."""
+        found = self.call("search_emails", {"queryText": words, **more})
+        assert not found.is_error, found.content
+        structured: dict[str, Any] | None = found.structured_content
+        assert structured is not None
+        return structured
+
     def tools(self, caller: str = "asker") -> list[str]:
         async def work(client: Client) -> list[str]:
             return [t.name for t in (await client.list_tools()).tools]
@@ -218,28 +262,31 @@ class Served:
             engine.dispose()
 
 
-def serve(root: Path, provider: ModelProvider, *, answering: str = "") -> Iterator[Served]:
-    """A served deployment of its own, its embeddings `available` until a test says other."""
+def serve(
+    root: Path,
+    provider: ModelProvider,
+    *,
+    answering: str = "",
+    embeddings: bool = True,
+    embedded: bool = True,
+) -> Iterator[Served]:
+    """A served deployment of its own. With `embeddings` its mail is embedded through the
+    provider's `/v1/embeddings` before it starts, unless `embedded` is off."""
     register_all(SENSITIVE)
     key_env = f"MF_ANSWERING_TEST_KEY_{uuid.uuid4().hex[:8].upper()}"
     config_path = root / "mailfathom.toml"
-    config_path.write_text(_config(root, provider, key_env, answering), "utf-8")
-    env = {
-        **os.environ,
-        key_env: provider.api_key,
-        STATE_FILE: str(root / "semantic"),
-        "PYTHONPATH": os.pathsep.join(
-            p for p in (str(TESTS), os.environ.get("PYTHONPATH", "")) if p
-        ),
-    }
+    config_path.write_text(_config(root, provider, key_env, answering, embeddings), "utf-8")
+    env = {**os.environ, key_env: provider.api_key}
     config = load_config(config_path)
-    with Services.open(config) as services:
+    # Stored without embedding: the profile's key is the served process's, not this one's.
+    with Services.open(replace(config, embeddings=EmbeddingsConfig())) as services:
         _fill(services)
         for account in config.accounts:
             services.account_synchronizer().run_once(account)
     port = _free_port()
     served = Served(f"http://127.0.0.1:{port}/mcp", root, config_path, provider, env, port=port)
-    served.semantic("available")
+    if embeddings and embedded:
+        served.embed()
     served.start()
     try:
         yield served
