@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -69,16 +70,19 @@ MAIL = [
 ]
 
 
-@pytest.fixture
-def services(tmp_path: Path) -> Services:
-    deployment = load_config(local_config(tmp_path))
-    opened = Services.open(deployment)
-    account = deployment.accounts[0]
-    inbox = opened.connectors.local.folder(account.account_id, "INBOX")
-    for raw, received in MAIL:
-        inbox.deliver(raw, "", received)
-    opened.account_synchronizer().run_once(account)
-    return opened
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def services(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Services]:
+    store = ""
+    if request.param == "postgresql":
+        store = f'DatabaseUrl = "{request.getfixturevalue("migrated_postgres_url")}"'
+    deployment = load_config(local_config(tmp_path, store=store))
+    with Services.open(deployment) as opened:
+        account = deployment.accounts[0]
+        inbox = opened.connectors.local.folder(account.account_id, "INBOX")
+        for raw, received in MAIL:
+            inbox.deliver(raw, "", received)
+        opened.account_synchronizer().run_once(account)
+        yield opened
 
 
 class Clock:

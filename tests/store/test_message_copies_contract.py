@@ -14,16 +14,22 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+import sqlalchemy as sa
 
+from mailfathom.adapters.sql.passage_store import SqlPassageStore
+from mailfathom.adapters.sql.schema import messages
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.shared.stored_mail import SummaryFilter, SummaryRow, TimelinePosition
 from mailfathom.app.shared.stored_mail_ports import MailboxReadStore
 from mailfathom.app.sync.types import FolderRecord
 from mailfathom.domain.content_state import ContentState
+from mailfathom.domain.embedding import ProfileIdentity
 from mailfathom.domain.folders import FolderRole
 
 from .reading_builders import Mail, add_folder, at, store_mail
 from .test_mailbox_reader_contract import reader as reader
+
+SPACE = ProfileIdentity("plane", "1", 2)
 
 
 def key(name: str) -> str:
@@ -235,3 +241,28 @@ def test_a_conversation_lists_each_message_once_under_the_copy_that_stands_for_i
     assert reader.threads([thread_id], [g.inbox.folder_id, g.sent.folder_id])[thread_id][
         1
     ].parent_seq == (listed["plan"].seq)
+
+
+def test_the_nearest_messages_over_several_folders_are_each_message_once(
+    store: SqlSyncStore, reader: MailboxReadStore
+) -> None:
+    """Every copy is embedded as its own row; the vector ranking names the message once, by
+    the copy that stands for it, as the lexical ranking does."""
+    g = _filed(store)
+    vectors = SqlPassageStore(store.engine)
+    generation = vectors.open_generation(SPACE, at(30))
+    with store.engine.connect() as c:
+        rows = [int(s) for s in c.execute(sa.select(messages.c.seq)).scalars()]
+    vectors.record(generation.generation_id, [(s, [[1.0, 0.0]]) for s in rows], max(rows))
+    query = [1.0, 0.0]
+    found = reader.nearest(SPACE.generation, query, _in(g.inbox, g.work, g.all), 50)
+    seqs = [n.seq for n in found]
+    assert len(seqs) == len(set(seqs))
+    named = reader.summaries_of(seqs, _in(g.inbox, g.work, g.all))
+    subjects = sorted(named[s].subject or "" for s in seqs)
+    assert subjects == sorted(
+        ["labelled", "only work", "archived", "lookalike", "twice in work", "twice in work"]
+    )
+    assert named[seqs[[named[s].subject for s in seqs].index("labelled")]].folder_alias == "INBOX"
+    alone = reader.nearest(SPACE.generation, query, _in(g.all), 50)
+    assert len(alone) == 5
