@@ -5,8 +5,10 @@ metadata. That is read from the RFC 8414 well-known URI first (section 3.1: the 
 path inserted before the issuer's path) and, where the server publishes nothing there, from
 OpenID Connect discovery (`/.well-known/openid-configuration` appended to the issuer), which
 many identity providers offer instead. What is read is checked by authlib's RFC 8414 rules
-(every endpoint `https`, or `http` on a loopback host as RFC 8252 section 7.3 allows; arrays
-where arrays belong) and its `issuer` must equal the issuer asked for, character for
+(arrays where arrays belong, the fields the RFC requires) and by the project's own rule for
+every endpoint (`domain/web_addresses.py`: `https`, or `http` on a loopback host as RFC 8252
+section 7.3 allows), which, unlike authlib's, no environment variable loosens. Its `issuer`
+must equal the issuer asked for, character for
 character (RFC 8414 section 3.3): metadata naming another issuer is never used, since its
 endpoints would receive the person's grant.
 """
@@ -18,11 +20,11 @@ import ssl
 from dataclasses import dataclass
 
 import httpx2
-from authlib.common.security import is_secure_transport
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata, get_well_known_url
 
 from mailfathom.domain.codes import CheckCode
 from mailfathom.domain.errors import GrantFailed
+from mailfathom.domain.web_addresses import endpoint_problem
 
 _TIMEOUT = httpx2.Timeout(15.0)
 _LARGEST = 256 * 1024
@@ -48,8 +50,9 @@ def _unusable(why: str) -> GrantFailed:
 
 
 def require_secure(url: str, what: str) -> None:
-    """Refuse an endpoint a grant would travel to unprotected."""
-    if not is_secure_transport(url):
+    """Refuse an endpoint a grant would travel to unprotected, whatever the environment
+    says (authlib's own check gives way to `AUTHLIB_INSECURE_TRANSPORT`)."""
+    if endpoint_problem(url) is not None:
         raise _unusable(f"{what} must use https (http only on a loopback host)")
 
 
@@ -114,8 +117,8 @@ def discover(issuer: str) -> ServerEndpoints:
         raise _unusable(str(broken).replace('"', "'")) from None
     if metadata.get("issuer") != issuer:
         raise _unusable("it names another issuer than the one given")
-    token_endpoint = metadata.get("token_endpoint")
-    if not isinstance(token_endpoint, str):
+    token_endpoint = _optional(metadata, "token_endpoint")
+    if token_endpoint is None:
         raise _unusable("it names no token endpoint")
     return ServerEndpoints(
         issuer=issuer,
