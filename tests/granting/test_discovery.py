@@ -9,6 +9,7 @@ from mailfathom.adapters.oauth.discovery import discover
 from mailfathom.domain.errors import GrantFailed
 from servers._common import free_port
 
+from .flood_host import FLOOD_OCTETS, flood_host
 from .metadata_host import metadata, metadata_host
 
 RFC8414 = "/.well-known/oauth-authorization-server"
@@ -114,3 +115,10 @@ def test_http_off_loopback_is_refused_whatever_the_environment(field: str) -> No
 def test_an_issuer_without_tls_is_refused_whatever_the_environment() -> None:
     assert _code("http://mail.example.org") == 72006
     assert _code("http://127.0.0.1.example.org") == 72006
+
+
+def test_a_metadata_document_past_the_bound_is_not_read_to_its_end() -> None:
+    with flood_host() as flood:
+        assert _code(flood.url) == 72006
+        assert flood.done.wait(30)
+    assert flood.sent < FLOOD_OCTETS

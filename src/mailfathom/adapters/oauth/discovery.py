@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import httpx2
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata, get_well_known_url
 
+from mailfathom.adapters.http_answers import bounded_body
 from mailfathom.domain.codes import CheckCode
 from mailfathom.domain.errors import GrantFailed
 from mailfathom.domain.web_addresses import endpoint_problem
@@ -57,22 +58,25 @@ def require_secure(url: str, what: str) -> None:
 
 
 def _fetch(client: httpx2.Client, url: str) -> dict[str, object] | None:
-    """The JSON object at `url`, or None where the server has no document there."""
+    """The JSON object at `url`, or None where the server has no document there. The body
+    is read only up to its bound: a larger one is not metadata."""
     try:
-        response = client.get(url, headers={"Accept": "application/json"})
+        with client.stream("GET", url, headers={"Accept": "application/json"}) as response:
+            status = response.status_code
+            raw = bounded_body(response, _LARGEST) if status == 200 else b""
     except httpx2.HTTPError:
         raise GrantFailed(
             "The authorization server could not be reached for its metadata.",
             code=int(CheckCode.AUTHORIZATION_SERVER_UNREACHABLE),
         ) from None
-    if response.status_code in (404, 410):
+    if status in (404, 410):
         return None
-    if response.status_code != 200:
-        raise _unusable(f"its metadata was answered with HTTP status {response.status_code}")
-    if len(response.content) > _LARGEST:
+    if status != 200:
+        raise _unusable(f"its metadata was answered with HTTP status {status}")
+    if raw is None:
         raise _unusable("the metadata document is larger than 256 KiB")
     try:
-        document = json.loads(response.content)
+        document = json.loads(raw)
     except ValueError:
         raise _unusable("the metadata is not JSON") from None
     if not isinstance(document, dict):
