@@ -209,7 +209,7 @@ def test_which_refusals_need_a_new_grant(
     assert len(server.requests) == (1 if consent else 2)
 
 
-def test_a_rotated_refresh_token_replaces_the_file_for_its_owner_only(
+def test_a_rotated_refresh_token_replaces_the_file_unreadable_by_others(
     server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path
 ) -> None:
     server.responder = Issuer(lifetime=1, rotate_to=ROTATED)
@@ -221,7 +221,7 @@ def test_a_rotated_refresh_token_replaces_the_file_for_its_owner_only(
     login = credential(server, ref)
     tokens.current("work", login)
     assert ref.file.read_text() == ROTATED + "\n"
-    assert stat.S_IMODE(ref.file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(ref.file.stat().st_mode) == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["work.refresh"]
     clock.now += 5
     tokens.current("work", login)

@@ -18,16 +18,19 @@ the provider is not asked again, and a new grant written to the file is taken at
 connection without a restart.
 
 A provider may issue a new refresh token with any refresh (section 6); the new one replaces
-the old in its File, atomically and readable by the owner only. One kept in an environment
+the old in its File atomically (`replace_secret_file`: same owner, group and permissions,
+through a symbolic link to the file it names). One kept in an environment
 variable cannot be replaced: the new one is kept in memory for this process and an event
 says so, without any value.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import os
+import stat
 import tempfile
 import threading
 import time
@@ -71,6 +74,7 @@ class _AccountTokens:
     kept_refresh: str | None = field(default=None, repr=False)
     kept_over: str | None = None
     refused: str | None = None  # fingerprint of the refresh token the provider refused
+    unreadable: bool = False  # the secret could not be read while waiting for consent
     refreshes: int = 0
 
 
@@ -138,8 +142,21 @@ class AccessTokens:
         state = self._state(account_id)
         try:
             value = self._refresh_token(account_id, state, credential)
-        except Exception:  # nothing new to try with until it reads
+        except ConsentRequired:
+            state.unreadable = False
             return True
+        except Exception as failure:  # nothing new to try with until it reads
+            if not state.unreadable:
+                state.unreadable = True
+                ref = credential.refresh_token
+                log.warning(
+                    "oauth.refresh_token_unreadable",
+                    account=account_id,
+                    key=f"{ref.origin}.{'File' if ref.file is not None else 'Env'}",
+                    error=type(failure).__name__,
+                )
+            return True
+        state.unreadable = False
         return state.refused is not None and state.refused == _fingerprint(value)
 
     def _refresh_token(
@@ -268,23 +285,59 @@ def refresh_lock(ref: SecretRef) -> Iterator[None]:
         os.close(handle)
 
 
+class SecretFileOfAnotherUser(PermissionError):
+    """The file belongs to another user, and this process cannot give a replacement that
+    owner: writing it would leave that user unable to read their own secret."""
+
+
 def replace_secret_file(path: Path, value: str) -> None:
-    """Write `value` to `path` in one step (a file beside it, renamed over it), readable and
-    writable by its owner only: a reader sees the old secret or the new, never a part."""
-    directory = path.parent
+    """Write `value` to `path` in one step (a file beside it, renamed over it): a reader sees
+    the old secret or the new, never a part, and after a crash one or the other is on disk.
+
+    The replacement is what the operator set up: the same owner and group (a command run by
+    root for a service's user leaves the file that user's), the same permissions for owner
+    and group, none for others (a new file: the owner's only). A symbolic link is followed
+    and the file it names replaced, beside it: the link is the operator's way of keeping the
+    secret elsewhere, and a regular file put in its place would split the secret in two.
+    Raises `SecretFileOfAnotherUser` where the file is another user's and this process may
+    not give files away."""
+    target = Path(os.path.realpath(path))
+    try:
+        held: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        held = None
+    effective = os.geteuid()
+    if held is not None and held.st_uid != effective and effective != 0:
+        raise SecretFileOfAnotherUser(errno.EACCES, "owned by another user")
+    directory = target.parent
     handle, temporary = tempfile.mkstemp(prefix=".mailfathom-", dir=directory)
     try:
-        os.fchmod(handle, 0o600)
+        if held is None:
+            os.fchmod(handle, 0o600)
+        else:
+            if (held.st_uid, held.st_gid) != (effective, os.getegid()):
+                os.fchown(handle, held.st_uid, held.st_gid)
+            os.fchmod(handle, (stat.S_IMODE(held.st_mode) & 0o770) | 0o600)
         os.write(handle, value.encode("utf-8") + b"\n")
         os.fsync(handle)
         os.close(handle)
         handle = -1
-        os.replace(temporary, path)
+        os.replace(temporary, target)
     except BaseException:
         if handle >= 0:
             os.close(handle)
         Path(temporary).unlink(missing_ok=True)
         raise
+    _sync_directory(directory)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Put a rename in `directory` on disk, so a crash cannot bring the old file back."""
+    handle = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
 
 
 _process_tokens: AccessTokens | None = None
