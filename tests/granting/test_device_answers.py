@@ -141,3 +141,22 @@ def test_a_token_endpoint_that_keeps_failing_ends_the_wait(server: FakeTokenServ
     assert code == 72007
     assert len(shown) == 1
     assert len(server.requests) == 1 + 4
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        ("access_denied", 11016),
+        ("authorization_declined", 11016),
+        ("expired_token", 11017),
+        ("bad_verification_code", 11017),
+        ("invalid_client", 72008),
+    ],
+)
+def test_how_the_wait_for_a_device_code_ends(
+    server: FakeTokenServer, error: str, code: int
+) -> None:
+    # Microsoft's device flow answers `authorization_declined` and `bad_verification_code`
+    # where RFC 8628 names `access_denied` and `expired_token`.
+    _serve(server, _device_answer(interval=1), (400, json.dumps({"error": error}).encode()))
+    assert _refused(server)[0] == code

@@ -6,7 +6,8 @@ the name (RFC 8252 section 8.5):
 - the device authorization grant (RFC 8628): the person is shown a short code and a page to
   type it on, on any device; meanwhile the token endpoint is asked at the server's `interval`
   (five seconds more after each `slow_down`, section 3.5) until it grants, or answers
-  `access_denied` or `expired_token`, or the code's own lifetime has passed. The server is
+  `access_denied` or `expired_token` (Microsoft: `authorization_declined`,
+  `bad_verification_code`), or the code's own lifetime has passed. The server is
   not trusted to be careful: its answer is read only up to a bound, its lifetime and
   interval are held to at most thirty minutes and one minute, the page must be https (http
   only on loopback) and the page and code printable ASCII, since both are written to the
@@ -60,6 +61,9 @@ LONGEST_INTERVAL_SECONDS = 60
 # Failures in a row (a server error, a lost connection) after which the wait is given up.
 TRANSIENT_FAILURES = 4
 _USER_CODE_LIMIT = 64
+# RFC 8628 section 3.5 names, and those Microsoft's device flow answers instead.
+_DECLINED = frozenset({"access_denied", "authorization_declined"})
+_EXPIRED = frozenset({"expired_token", "bad_verification_code"})
 LOOPBACK_WAIT_SECONDS = 600.0
 
 
@@ -246,9 +250,9 @@ def device_grant(
             if refusal.error == "slow_down":
                 interval += _SLOW_DOWN_STEP
                 continue
-            if refusal.error == "access_denied":
+            if refusal.error in _DECLINED:
                 raise _denied() from None
-            if refusal.error == "expired_token":
+            if refusal.error in _EXPIRED:
                 break
             raise _refused(refusal.error, "the device code's redemption") from None
         return _grant(response)

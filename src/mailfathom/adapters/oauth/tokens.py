@@ -12,7 +12,8 @@ replaced the refused token, and the caller logs in once more.
 
 A refresh token the provider refuses (`invalid_grant`, or the client itself refused:
 `invalid_client`, `unauthorized_client`, or `invalid_scope` where the grant no longer covers
-what is asked) can be mended only by the person granting access again. `ConsentRequired` is
+what is asked; `interaction_required`, `consent_required` or `login_required`, where the
+person must sign in or consent again) can be mended only by the person granting access again. `ConsentRequired` is
 raised, and remembered for that refresh token's value: until the secret holds another value
 the provider is not asked again, and a new grant written to the file is taken at the next
 connection without a restart.
@@ -50,9 +51,19 @@ from mailfathom.domain.oauth import OAuthCredential
 
 log = structlog.get_logger("mailfathom.oauth")
 
-# Errors of RFC 6749 section 5.2 that only a new grant mends.
+# Errors of RFC 6749 section 5.2 that only a new grant mends, and those of OpenID Connect
+# Core section 3.1.2.6 that Microsoft answers a refresh with when the person must act
+# (multi-factor authentication, a conditional access policy, a consent to give again).
 CONSENT_ERRORS = frozenset(
-    {"invalid_grant", "invalid_client", "unauthorized_client", "invalid_scope"}
+    {
+        "invalid_grant",
+        "invalid_client",
+        "unauthorized_client",
+        "invalid_scope",
+        "interaction_required",
+        "consent_required",
+        "login_required",
+    }
 )
 # How long a token is taken to live when the server does not say (RFC 6749 section 5.1
 # leaves `expires_in` optional); a refusal before then is answered by `after_refusal`.
