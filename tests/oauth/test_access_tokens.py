@@ -280,3 +280,36 @@ def test_a_grant_written_during_a_refresh_is_not_overwritten_by_its_rotation(
     server.responder = regrant_then_answer
     AccessTokens(endpoint).current("work", credential(server, ref))
     assert path.read_text() == REGRANTED
+
+
+def test_a_mended_client_secret_is_tried_without_a_new_grant(
+    server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path
+) -> None:
+    secret_path = tmp_path / "client.secret"
+    secret_path.write_text("client-secret-wrong")
+    issuer = Issuer()
+
+    def check_client(form: dict[str, str]) -> Answer:
+        if form.get("client_secret") != "client-secret-right":
+            return error_answer("invalid_client", 401)
+        return issuer(form)
+
+    server.responder = check_client
+    tokens = AccessTokens(endpoint)
+    login = OAuthCredential(
+        provider=OAuthProvider.GENERIC,
+        client_id="mf",
+        refresh_token=secret_file(tmp_path),
+        client_secret=SecretRef(file=secret_path, origin="Accounts[0].OAuth.ClientSecret"),
+        token_endpoint=server.url,
+        scopes=("mail",),
+    )
+    for _ in range(2):
+        with pytest.raises(ConsentRequired):
+            tokens.current("work", login)
+    assert len(server.requests) == 1
+    assert tokens.consent_pending("work", login)
+    secret_path.write_text("client-secret-right")
+    assert not tokens.consent_pending("work", login)
+    assert tokens.current("work", login) == "access-number-0001"
+    assert len(server.requests) == 2

@@ -173,10 +173,10 @@ def test_a_secret_unreadable_while_waiting_for_consent_is_said_once(tmp_path: Pa
     with structlog.testing.capture_logs() as events:
         assert tokens.consent_pending("work", login)
         assert tokens.consent_pending("work", login)
-    said = [e for e in events if e["event"] == "oauth.refresh_token_unreadable"]
+    said = [e for e in events if e["event"] == "oauth.secret_unreadable"]
     assert said == [
         {
-            "event": "oauth.refresh_token_unreadable",
+            "event": "oauth.secret_unreadable",
             "log_level": "warning",
             "account": "work",
             "key": "Accounts[0].OAuth.RefreshToken.File",

@@ -13,10 +13,11 @@ replaced the refused token, and the caller logs in once more.
 A refresh token the provider refuses (`invalid_grant`, or the client itself refused:
 `invalid_client`, `unauthorized_client`, or `invalid_scope` where the grant no longer covers
 what is asked; `interaction_required`, `consent_required` or `login_required`, where the
-person must sign in or consent again) can be mended only by the person granting access again. `ConsentRequired` is
-raised, and remembered for that refresh token's value: until the secret holds another value
-the provider is not asked again, and a new grant written to the file is taken at the next
-connection without a restart.
+person must sign in or consent again) can be mended only by the person granting access
+again. `ConsentRequired` is raised, and remembered for what was presented: the client id,
+the client secret and the refresh token. Until one of them changes (a new grant, or a
+mended client secret after `invalid_client`) the provider is not asked again, and a new
+grant written to the file is taken at the next connection without a restart.
 
 A provider may issue a new refresh token with any refresh (section 6); the new one replaces
 the old in its File atomically (`replace_secret_file`: same owner, group and permissions,
@@ -74,6 +75,17 @@ def _fingerprint(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8")).hexdigest()
 
 
+def _presented(client_id: str, client_secret: str | None, refresh_token: str) -> str:
+    """The fingerprint of everything a refresh presents, so a refusal is remembered for
+    exactly that: changing any of the three is worth asking again."""
+    digest = hashlib.sha256()
+    for part in (client_id, client_secret or "", refresh_token):
+        encoded = part.encode("utf-8")
+        digest.update(len(encoded).to_bytes(8, "big") + encoded)
+    digest.update(b"\x01" if client_secret is not None else b"\x00")
+    return digest.hexdigest()
+
+
 @dataclass
 class _AccountTokens:
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -84,7 +96,7 @@ class _AccountTokens:
     # secret's value it replaced: it is used while the secret still holds that value.
     kept_refresh: str | None = field(default=None, repr=False)
     kept_over: str | None = None
-    refused: str | None = None  # fingerprint of the refresh token the provider refused
+    refused: str | None = None  # `_presented` of the refresh the provider refused
     unreadable: bool = False  # the secret could not be read while waiting for consent
     refreshes: int = 0
 
@@ -148,11 +160,12 @@ class AccessTokens:
             return self._refresh(account_id, state, credential)
 
     def consent_pending(self, account_id: str, credential: OAuthCredential) -> bool:
-        """Whether the account's refresh token is still the one the provider refused. Reads
-        only the local secret; an unreadable one counts as still refused."""
+        """Whether the account's refresh token and client are still those the provider
+        refused. Reads only the local secrets; one that cannot be read counts as still
+        refused, and is said once (an event naming its key, never a path or a value)."""
         state = self._state(account_id)
         try:
-            value = self._refresh_token(account_id, state, credential)
+            self._refresh_token(account_id, state, credential)
         except ConsentRequired:
             state.unreadable = False
             return True
@@ -161,14 +174,18 @@ class AccessTokens:
                 state.unreadable = True
                 ref = credential.refresh_token
                 log.warning(
-                    "oauth.refresh_token_unreadable",
+                    "oauth.secret_unreadable",
                     account=account_id,
-                    key=f"{ref.origin}.{'File' if ref.file is not None else 'Env'}",
+                    key=getattr(failure, "origin", None)
+                    or f"{ref.origin}.{'File' if ref.file is not None else 'Env'}",
                     error=type(failure).__name__,
                 )
             return True
         state.unreadable = False
-        return state.refused is not None and state.refused == _fingerprint(value)
+        return False
+
+    def _client_secret(self, credential: OAuthCredential) -> str | None:
+        return None if credential.client_secret is None else self._read(credential.client_secret)
 
     def _refresh_token(
         self, account_id: str, state: _AccountTokens, credential: OAuthCredential
@@ -178,9 +195,24 @@ class AccessTokens:
             if state.kept_over == _fingerprint(stored):
                 return state.kept_refresh
             state.kept_refresh = state.kept_over = None
-        if state.refused is not None and state.refused == _fingerprint(stored):
-            raise _consent_required(account_id)
+        self._unless_refused(account_id, state, credential, stored)
         return stored
+
+    def _unless_refused(
+        self,
+        account_id: str,
+        state: _AccountTokens,
+        credential: OAuthCredential,
+        refresh_token: str,
+    ) -> str | None:
+        """The client secret to present, after raising `ConsentRequired` where the provider
+        refused this very client id, client secret and refresh token before."""
+        secret = self._client_secret(credential)
+        if state.refused is not None and state.refused == _presented(
+            credential.client_id, secret, refresh_token
+        ):
+            raise _consent_required(account_id)
+        return secret
 
     def _refresh(self, account_id: str, state: _AccountTokens, credential: OAuthCredential) -> str:
         # Other processes of the deployment (`serve` beside `sync`, a command) may refresh
@@ -197,9 +229,7 @@ class AccessTokens:
         credential: OAuthCredential,
         refresh_token: str,
     ) -> str:
-        if state.refused is not None and state.refused == _fingerprint(refresh_token):
-            raise _consent_required(account_id)
-        secret = None if credential.client_secret is None else self._read(credential.client_secret)
+        secret = self._unless_refused(account_id, state, credential, refresh_token)
         started = self._clock()
         state.refreshes += 1
         try:
@@ -213,7 +243,7 @@ class AccessTokens:
         except TokenRefused as refused:
             if refused.error not in CONSENT_ERRORS:
                 raise
-            state.refused = _fingerprint(refresh_token)
+            state.refused = _presented(credential.client_id, secret, refresh_token)
             state.access_token = None
             log.error("oauth.consent_required", account=account_id, error=refused.error)
             raise _consent_required(account_id) from None
