@@ -313,3 +313,40 @@ def test_a_mended_client_secret_is_tried_without_a_new_grant(
     assert not tokens.consent_pending("work", login)
     assert tokens.current("work", login) == "access-number-0001"
     assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize(
+    ("provider", "warned"), [(OAuthProvider.GENERIC, True), (OAuthProvider.GMAIL, False)]
+)
+def test_a_generic_refresh_token_in_a_variable_is_warned_about_once(
+    server: FakeTokenServer,
+    endpoint: TokenEndpoint,
+    monkeypatch: pytest.MonkeyPatch,
+    provider: OAuthProvider,
+    warned: bool,
+) -> None:
+    # A server that revokes a used refresh token would revoke the whole grant when a second
+    # process, or this one after a restart, presents the variable's value again.
+    server.responder = Issuer(lifetime=1)
+    monkeypatch.setenv("WORK_REFRESH", GRANTED)
+    clock = Clock()
+    tokens = AccessTokens(endpoint, clock=clock)
+    login = OAuthCredential(
+        provider=provider,
+        client_id="mf",
+        refresh_token=SecretRef(env="WORK_REFRESH", origin="Accounts[0].OAuth.RefreshToken"),
+        token_endpoint=server.url,
+        scopes=("mail",),
+    )
+    with structlog.testing.capture_logs() as events:
+        tokens.current("work", login)
+        clock.now += 5
+        tokens.current("work", login)
+    said = [e for e in events if e["event"] == "oauth.refresh_token_in_environment"]
+    expected = {
+        "event": "oauth.refresh_token_in_environment",
+        "log_level": "warning",
+        "account": "work",
+        "key": "Accounts[0].OAuth.RefreshToken.Env",
+    }
+    assert said == ([expected] if warned else [])

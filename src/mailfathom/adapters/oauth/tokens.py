@@ -23,7 +23,11 @@ A provider may issue a new refresh token with any refresh (section 6); the new o
 the old in its File atomically (`replace_secret_file`: same owner, group and permissions,
 through a symbolic link to the file it names). One kept in an environment
 variable cannot be replaced: the new one is kept in memory for this process and an event
-says so, without any value.
+says so, without any value. Where the server takes a used refresh token as stolen (Keycloak's
+"Revoke Refresh Token", Auth0 and Okta rotation), a second process or this one after a
+restart presents the variable's used value and the whole grant is revoked: the first
+refresh of a `generic` account whose token is in a variable warns of it. It is not refused,
+since a server that does not rotate, or rotates without revoking, works with a variable.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ from mailfathom.adapters.oauth.endpoint import TokenEndpoint, TokenResponse
 from mailfathom.domain.account_health import consent_message
 from mailfathom.domain.config import AccountConfig, SecretRef
 from mailfathom.domain.errors import ConsentRequired, TokenRefused
-from mailfathom.domain.oauth import OAuthCredential
+from mailfathom.domain.oauth import OAuthCredential, OAuthProvider
 
 log = structlog.get_logger("mailfathom.oauth")
 
@@ -218,6 +222,14 @@ class AccessTokens:
         # Other processes of the deployment (`serve` beside `sync`, a command) may refresh
         # with the same refresh token; where the provider rotates it, the second would be
         # refused. Holding the lock, each reads what the one before it wrote.
+        ref = credential.refresh_token
+        if state.refreshes == 0 and ref.env is not None:
+            if credential.provider is OAuthProvider.GENERIC:
+                log.warning(
+                    "oauth.refresh_token_in_environment",
+                    account=account_id,
+                    key=f"{ref.origin}.Env",
+                )
         with refresh_lock(credential.refresh_token):
             refresh_token = self._refresh_token(account_id, state, credential)
             return self._refresh_with(account_id, state, credential, refresh_token)
