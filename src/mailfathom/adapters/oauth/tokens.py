@@ -219,17 +219,15 @@ class AccessTokens:
         return secret
 
     def _refresh(self, account_id: str, state: _AccountTokens, credential: OAuthCredential) -> str:
+        ref = credential.refresh_token
+        first = state.refreshes == 0
+        if first and ref.env is not None and credential.provider is OAuthProvider.GENERIC:
+            log.warning(
+                "oauth.refresh_token_in_environment", account=account_id, key=f"{ref.origin}.Env"
+            )
         # Other processes of the deployment (`serve` beside `sync`, a command) may refresh
         # with the same refresh token; where the provider rotates it, the second would be
         # refused. Holding the lock, each reads what the one before it wrote.
-        ref = credential.refresh_token
-        if state.refreshes == 0 and ref.env is not None:
-            if credential.provider is OAuthProvider.GENERIC:
-                log.warning(
-                    "oauth.refresh_token_in_environment",
-                    account=account_id,
-                    key=f"{ref.origin}.Env",
-                )
         with refresh_lock(credential.refresh_token):
             refresh_token = self._refresh_token(account_id, state, credential)
             return self._refresh_with(account_id, state, credential, refresh_token)
