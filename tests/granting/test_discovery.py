@@ -9,6 +9,7 @@ from mailfathom.adapters.oauth.discovery import discover
 from mailfathom.domain.errors import GrantFailed
 from servers._common import free_port
 
+from .flood_host import FLOOD_OCTETS, flood_host
 from .metadata_host import metadata, metadata_host
 
 RFC8414 = "/.well-known/oauth-authorization-server"
@@ -86,3 +87,38 @@ def test_an_issuer_without_tls_off_loopback_is_refused_before_asking() -> None:
 
 def test_an_unreachable_issuer_is_its_own_code() -> None:
     assert _code(f"http://127.0.0.1:{free_port()}") == 72007
+
+
+@pytest.fixture
+def insecure_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The variable authlib reads to let http through anywhere, set as a shell might."""
+    monkeypatch.setenv("AUTHLIB_INSECURE_TRANSPORT", "1")
+
+
+@pytest.mark.usefixtures("insecure_shell")
+@pytest.mark.parametrize(
+    "field",
+    [
+        "token_endpoint",
+        "authorization_endpoint",
+        "device_authorization_endpoint",
+        "revocation_endpoint",
+    ],
+)
+def test_http_off_loopback_is_refused_whatever_the_environment(field: str) -> None:
+    with metadata_host() as host:
+        host.publish(RFC8414, metadata(host.base, **{field: "http://mail.example.org/x"}))
+        assert _code(host.base) == 72006
+
+
+@pytest.mark.usefixtures("insecure_shell")
+def test_an_issuer_without_tls_is_refused_whatever_the_environment() -> None:
+    assert _code("http://mail.example.org") == 72006
+    assert _code("http://127.0.0.1.example.org") == 72006
+
+
+def test_a_metadata_document_past_the_bound_is_not_read_to_its_end() -> None:
+    with flood_host() as flood:
+        assert _code(flood.url) == 72006
+        assert flood.done.wait(30)
+    assert flood.sent < FLOOD_OCTETS

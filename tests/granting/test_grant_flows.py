@@ -312,3 +312,36 @@ def test_a_named_providers_sign_in_page_is_told_the_accounts_user(
     hinted = browser.query().get("login_hint")
     assert hinted == (["someone@example.test"] if provider is OAuthProvider.GMAIL else None)
     assert _refreshes(authorizing, client, grant.refresh_token)
+
+
+@pytest.mark.parametrize("which", ["device", "token"])
+def test_a_device_grant_never_asks_in_the_clear_whatever_the_environment(
+    oauth_server: OAuthServer,
+    client: OAuthClient,
+    which: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AUTHLIB_INSECURE_TRANSPORT", "1")
+    before = oauth_server.counts()
+    clear = "http://mail.example.org/x"
+    device = clear if which == "device" else oauth_server.device_authorization_endpoint
+    token = clear if which == "token" else oauth_server.token_endpoint
+    assert _grant_code(lambda: device_grant(device, token, client, lambda p: None)) == 72006
+    assert oauth_server.counts() == before
+
+
+@pytest.mark.parametrize("which", ["authorization", "token"])
+def test_a_loopback_grant_never_asks_in_the_clear_whatever_the_environment(
+    oauth_server: OAuthServer,
+    client: OAuthClient,
+    which: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AUTHLIB_INSECURE_TRANSPORT", "1")
+    clear = "http://mail.example.org/x"
+    shown: list[str] = []
+    authorize = clear if which == "authorization" else oauth_server.authorization_endpoint
+    token = clear if which == "token" else oauth_server.token_endpoint
+    run = lambda: loopback_grant(authorize, token, client, shown.append, wait_seconds=0.5)  # noqa: E731
+    assert _grant_code(run) == 72006
+    assert shown == []

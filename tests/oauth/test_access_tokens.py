@@ -192,6 +192,9 @@ def test_a_refused_grant_is_remembered_until_the_secret_changes(
         ("invalid_client", True),
         ("unauthorized_client", True),
         ("invalid_scope", True),
+        ("interaction_required", True),
+        ("consent_required", True),
+        ("login_required", True),
         ("invalid_request", False),
         ("temporarily_unavailable", False),
     ],
@@ -209,7 +212,7 @@ def test_which_refusals_need_a_new_grant(
     assert len(server.requests) == (1 if consent else 2)
 
 
-def test_a_rotated_refresh_token_replaces_the_file_for_its_owner_only(
+def test_a_rotated_refresh_token_replaces_the_file_unreadable_by_others(
     server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path
 ) -> None:
     server.responder = Issuer(lifetime=1, rotate_to=ROTATED)
@@ -221,7 +224,7 @@ def test_a_rotated_refresh_token_replaces_the_file_for_its_owner_only(
     login = credential(server, ref)
     tokens.current("work", login)
     assert ref.file.read_text() == ROTATED + "\n"
-    assert stat.S_IMODE(ref.file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(ref.file.stat().st_mode) == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["work.refresh"]
     clock.now += 5
     tokens.current("work", login)
@@ -277,3 +280,73 @@ def test_a_grant_written_during_a_refresh_is_not_overwritten_by_its_rotation(
     server.responder = regrant_then_answer
     AccessTokens(endpoint).current("work", credential(server, ref))
     assert path.read_text() == REGRANTED
+
+
+def test_a_mended_client_secret_is_tried_without_a_new_grant(
+    server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path
+) -> None:
+    secret_path = tmp_path / "client.secret"
+    secret_path.write_text("client-secret-wrong")
+    issuer = Issuer()
+
+    def check_client(form: dict[str, str]) -> Answer:
+        if form.get("client_secret") != "client-secret-right":
+            return error_answer("invalid_client", 401)
+        return issuer(form)
+
+    server.responder = check_client
+    tokens = AccessTokens(endpoint)
+    login = OAuthCredential(
+        provider=OAuthProvider.GENERIC,
+        client_id="mf",
+        refresh_token=secret_file(tmp_path),
+        client_secret=SecretRef(file=secret_path, origin="Accounts[0].OAuth.ClientSecret"),
+        token_endpoint=server.url,
+        scopes=("mail",),
+    )
+    for _ in range(2):
+        with pytest.raises(ConsentRequired):
+            tokens.current("work", login)
+    assert len(server.requests) == 1
+    assert tokens.consent_pending("work", login)
+    secret_path.write_text("client-secret-right")
+    assert not tokens.consent_pending("work", login)
+    assert tokens.current("work", login) == "access-number-0001"
+    assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize(
+    ("provider", "warned"), [(OAuthProvider.GENERIC, True), (OAuthProvider.GMAIL, False)]
+)
+def test_a_generic_refresh_token_in_a_variable_is_warned_about_once(
+    server: FakeTokenServer,
+    endpoint: TokenEndpoint,
+    monkeypatch: pytest.MonkeyPatch,
+    provider: OAuthProvider,
+    warned: bool,
+) -> None:
+    # A server that revokes a used refresh token would revoke the whole grant when a second
+    # process, or this one after a restart, presents the variable's value again.
+    server.responder = Issuer(lifetime=1)
+    monkeypatch.setenv("WORK_REFRESH", GRANTED)
+    clock = Clock()
+    tokens = AccessTokens(endpoint, clock=clock)
+    login = OAuthCredential(
+        provider=provider,
+        client_id="mf",
+        refresh_token=SecretRef(env="WORK_REFRESH", origin="Accounts[0].OAuth.RefreshToken"),
+        token_endpoint=server.url,
+        scopes=("mail",),
+    )
+    with structlog.testing.capture_logs() as events:
+        tokens.current("work", login)
+        clock.now += 5
+        tokens.current("work", login)
+    said = [e for e in events if e["event"] == "oauth.refresh_token_in_environment"]
+    expected = {
+        "event": "oauth.refresh_token_in_environment",
+        "log_level": "warning",
+        "account": "work",
+        "key": "Accounts[0].OAuth.RefreshToken.Env",
+    }
+    assert said == ([expected] if warned else [])

@@ -157,6 +157,10 @@ class CommandCode(enum.IntEnum):
     REFRESH_TOKEN_NOT_WRITABLE = 11019
     # `mfctl account consent` named an account that does not log in with OAuth.
     ACCOUNT_NOT_OAUTH = 11020
+    # The refresh token's file belongs to another user than the one running the command,
+    # which could not give a replacement the same owner: left as it is, for that user (or
+    # root) to run the command.
+    REFRESH_TOKEN_FILE_OF_ANOTHER_USER = 11021
     # The active embedding profile's weights file is not the one the configuration names:
     # its SHA-256 differs from `WeightsSha256`.
     EMBEDDING_WEIGHTS_MISMATCH = 11024

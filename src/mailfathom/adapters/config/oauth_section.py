@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
-from mailfathom.adapters.config.toml_tables import Table, is_loopback
+from mailfathom.adapters.config.toml_tables import Table
 from mailfathom.adapters.config.values import parse_enum
 from mailfathom.domain import text_rules
 from mailfathom.domain.config import SecretRef
 from mailfathom.domain.oauth import OAuthCredential, OAuthProvider, SaslMechanism
 from mailfathom.domain.oauth_providers import DEFAULT_TENANT, TENANT, provider_preset
+from mailfathom.domain.web_addresses import endpoint_problem
 
 SecretParser = Callable[[Table, str], SecretRef | None]
 
@@ -47,7 +47,6 @@ _ENDPOINT_KEYS = (
 # RFC 6749 section 3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
 _SCOPE_TOKEN = re.compile(r"[\x21\x23-\x5b\x5d-\x7e]+")
 _CLIENT_ID_LIMIT = 512
-_URL_LIMIT = 2048
 _MARGIN_LIMIT = 3600.0
 _SCOPES_LIMIT = 32
 
@@ -144,29 +143,6 @@ def _endpoint(table: Table, key: str) -> str | None:
         table.problems.add(table.at(key), rule)
         return None
     return text
-
-
-def endpoint_problem(text: str) -> str | None:
-    """Why `text` cannot be an OAuth endpoint, or None when it can: an absolute `https://`
-    address (`http://` only on a loopback host), without credentials or a fragment."""
-    if len(text) > _URL_LIMIT or not text_rules.is_name(text) or any(c.isspace() for c in text):
-        return f"must be an address of at most {_URL_LIMIT} characters, no spaces"
-    try:
-        parts = urlsplit(text)
-        host = parts.hostname
-        _ = parts.port  # raises on a port that is not a number
-    except ValueError:
-        return "must be an absolute https:// address"
-    if parts.scheme not in ("https", "http") or not host:
-        return "must be an absolute https:// address"
-    if parts.username is not None or parts.password is not None or parts.fragment:
-        return "must carry no user name, password or fragment"
-    if parts.scheme == "http" and not is_loopback(host):
-        return (
-            "must be https:// unless its host is localhost or a loopback address: the "
-            "refresh token and client secret would cross a network in clear text"
-        )
-    return None
 
 
 def _scopes(table: Table) -> tuple[str, ...] | None:

@@ -5,8 +5,10 @@ metadata. That is read from the RFC 8414 well-known URI first (section 3.1: the 
 path inserted before the issuer's path) and, where the server publishes nothing there, from
 OpenID Connect discovery (`/.well-known/openid-configuration` appended to the issuer), which
 many identity providers offer instead. What is read is checked by authlib's RFC 8414 rules
-(every endpoint `https`, or `http` on a loopback host as RFC 8252 section 7.3 allows; arrays
-where arrays belong) and its `issuer` must equal the issuer asked for, character for
+(arrays where arrays belong, the fields the RFC requires) and by the project's own rule for
+every endpoint (`domain/web_addresses.py`: `https`, or `http` on a loopback host as RFC 8252
+section 7.3 allows), which, unlike authlib's, no environment variable loosens. Its `issuer`
+must equal the issuer asked for, character for
 character (RFC 8414 section 3.3): metadata naming another issuer is never used, since its
 endpoints would receive the person's grant.
 """
@@ -18,11 +20,12 @@ import ssl
 from dataclasses import dataclass
 
 import httpx2
-from authlib.common.security import is_secure_transport
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata, get_well_known_url
 
+from mailfathom.adapters.http_answers import bounded_body
 from mailfathom.domain.codes import CheckCode
 from mailfathom.domain.errors import GrantFailed
+from mailfathom.domain.web_addresses import endpoint_problem
 
 _TIMEOUT = httpx2.Timeout(15.0)
 _LARGEST = 256 * 1024
@@ -48,28 +51,32 @@ def _unusable(why: str) -> GrantFailed:
 
 
 def require_secure(url: str, what: str) -> None:
-    """Refuse an endpoint a grant would travel to unprotected."""
-    if not is_secure_transport(url):
+    """Refuse an endpoint a grant would travel to unprotected, whatever the environment
+    says (authlib's own check gives way to `AUTHLIB_INSECURE_TRANSPORT`)."""
+    if endpoint_problem(url) is not None:
         raise _unusable(f"{what} must use https (http only on a loopback host)")
 
 
 def _fetch(client: httpx2.Client, url: str) -> dict[str, object] | None:
-    """The JSON object at `url`, or None where the server has no document there."""
+    """The JSON object at `url`, or None where the server has no document there. The body
+    is read only up to its bound: a larger one is not metadata."""
     try:
-        response = client.get(url, headers={"Accept": "application/json"})
+        with client.stream("GET", url, headers={"Accept": "application/json"}) as response:
+            status = response.status_code
+            raw = bounded_body(response, _LARGEST) if status == 200 else b""
     except httpx2.HTTPError:
         raise GrantFailed(
             "The authorization server could not be reached for its metadata.",
             code=int(CheckCode.AUTHORIZATION_SERVER_UNREACHABLE),
         ) from None
-    if response.status_code in (404, 410):
+    if status in (404, 410):
         return None
-    if response.status_code != 200:
-        raise _unusable(f"its metadata was answered with HTTP status {response.status_code}")
-    if len(response.content) > _LARGEST:
+    if status != 200:
+        raise _unusable(f"its metadata was answered with HTTP status {status}")
+    if raw is None:
         raise _unusable("the metadata document is larger than 256 KiB")
     try:
-        document = json.loads(response.content)
+        document = json.loads(raw)
     except ValueError:
         raise _unusable("the metadata is not JSON") from None
     if not isinstance(document, dict):
@@ -114,8 +121,8 @@ def discover(issuer: str) -> ServerEndpoints:
         raise _unusable(str(broken).replace('"', "'")) from None
     if metadata.get("issuer") != issuer:
         raise _unusable("it names another issuer than the one given")
-    token_endpoint = metadata.get("token_endpoint")
-    if not isinstance(token_endpoint, str):
+    token_endpoint = _optional(metadata, "token_endpoint")
+    if token_endpoint is None:
         raise _unusable("it names no token endpoint")
     return ServerEndpoints(
         issuer=issuer,

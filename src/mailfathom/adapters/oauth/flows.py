@@ -6,7 +6,13 @@ the name (RFC 8252 section 8.5):
 - the device authorization grant (RFC 8628): the person is shown a short code and a page to
   type it on, on any device; meanwhile the token endpoint is asked at the server's `interval`
   (five seconds more after each `slow_down`, section 3.5) until it grants, or answers
-  `access_denied` or `expired_token`, or the code's own lifetime has passed;
+  `access_denied` or `expired_token` (Microsoft: `authorization_declined`,
+  `bad_verification_code`), or the code's own lifetime has passed. The server is
+  not trusted to be careful: its answer is read only up to a bound, its lifetime and
+  interval are held to at most thirty minutes and one minute, the page must be https (http
+  only on loopback) and the page and code printable ASCII, since both are written to the
+  person's terminal; a few server errors or lost connections in a row while waiting are
+  waited past, each wait twice the one before (section 3.5);
 - the loopback redirect (RFC 8252 section 7.3): the person's browser is sent to the
   authorization endpoint and comes back to a one-shot listener on 127.0.0.1, with `state`
   checked (RFC 6749 section 10.12) and the code bound to this process by PKCE (RFC 7636,
@@ -33,20 +39,31 @@ from authlib.common.security import generate_token
 from authlib.oauth2.rfc6749.parameters import prepare_grant_uri
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 
+from mailfathom.adapters.http_answers import bounded_body, json_object
 from mailfathom.adapters.oauth.discovery import require_secure
 from mailfathom.adapters.oauth.endpoint import (
     AUTHORIZATION_CODE_GRANT,
     DEVICE_CODE_GRANT,
+    MAX_RESPONSE_OCTETS,
     TokenEndpoint,
     TokenResponse,
 )
 from mailfathom.adapters.oauth.loopback_listener import LoopbackListener
 from mailfathom.domain.codes import CheckCode, CommandCode
 from mailfathom.domain.errors import GrantFailed, TokenEndpointUnreachable, TokenRefused
+from mailfathom.domain.web_addresses import endpoint_problem
 
 _TIMEOUT = httpx2.Timeout(30.0)
 _ERROR_NAME = re.compile(r"[a-z0-9_]{1,64}")
 _SLOW_DOWN_STEP = 5.0
+LONGEST_DEVICE_CODE_SECONDS = 1800
+LONGEST_INTERVAL_SECONDS = 60
+# Failures in a row (a server error, a lost connection) after which the wait is given up.
+TRANSIENT_FAILURES = 4
+_USER_CODE_LIMIT = 64
+# RFC 8628 section 3.5 names, and those Microsoft's device flow answers instead.
+_DECLINED = frozenset({"access_denied", "authorization_declined"})
+_EXPIRED = frozenset({"expired_token", "bad_verification_code"})
 LOOPBACK_WAIT_SECONDS = 600.0
 
 
@@ -86,7 +103,7 @@ def _error_name(value: object) -> str:
     return "an error without an RFC 6749 name"
 
 
-def _refused(error: str, asking: str) -> GrantFailed:
+def _refused(error: object, asking: str) -> GrantFailed:
     return GrantFailed(
         f"The authorization server refused {asking}: {_error_name(error)}.",
         code=int(CheckCode.AUTHORIZATION_REQUEST_REFUSED),
@@ -134,23 +151,41 @@ def _redeem(
             own.close()
 
 
+def _printable(text: str, limit: int) -> bool:
+    """Whether `text` may be written to a terminal as it is: printable ASCII, one line."""
+    return 0 < len(text) <= limit and text.isascii() and text.isprintable()
+
+
+def _page(value: object) -> bool:
+    return isinstance(value, str) and _printable(value, 2048) and endpoint_problem(value) is None
+
+
+def _post_device_authorization(endpoint: str, form: Mapping[str, str]) -> tuple[int, bytes | None]:
+    try:
+        with (
+            httpx2.Client(
+                timeout=_TIMEOUT, verify=ssl.create_default_context(), follow_redirects=False
+            ) as http,
+            http.stream(
+                "POST", endpoint, data=form, headers={"Accept": "application/json"}
+            ) as response,
+        ):
+            return response.status_code, bounded_body(response, MAX_RESPONSE_OCTETS)
+    except httpx2.HTTPError:
+        raise _unreachable("device authorization endpoint") from None
+
+
 def _start_device_authorization(
     endpoint: str, client: OAuthClient
 ) -> tuple[str, DevicePrompt, float]:
     form = {"client_id": client.client_id, "scope": " ".join(client.scopes)}
     if client.client_secret is not None:
         form["client_secret"] = client.client_secret
-    try:
-        with httpx2.Client(
-            timeout=_TIMEOUT, verify=ssl.create_default_context(), follow_redirects=False
-        ) as http:
-            response = http.post(endpoint, data=form, headers={"Accept": "application/json"})
-        answer = response.json()
-    except (httpx2.HTTPError, ValueError):
-        raise _unreachable("device authorization endpoint") from None
-    if not isinstance(answer, dict):
+    status, raw = _post_device_authorization(endpoint, form)
+    answer = json_object(raw)
+    if answer is None:
         raise _unreachable("device authorization endpoint")
-    if response.status_code != 200:
+    if status != 200:
         if "error" in answer:
             raise _refused(answer["error"], "the device authorization request")
         raise _unreachable("device authorization endpoint")
@@ -162,14 +197,18 @@ def _start_device_authorization(
     if not (
         isinstance(device_code, str)
         and isinstance(user_code, str)
+        and _printable(user_code, _USER_CODE_LIMIT)
         and isinstance(uri, str)
+        and _page(uri)
         and isinstance(expires_in, int)
+        and expires_in > 0
         and isinstance(interval, int)
-        and (complete is None or isinstance(complete, str))
+        and (complete is None or (isinstance(complete, str) and _page(complete)))
     ):
         raise _unreachable("device authorization endpoint")
-    prompt = DevicePrompt(user_code, uri, complete, expires_in)
-    return device_code, prompt, float(max(interval, 1))
+    lifetime = min(expires_in, LONGEST_DEVICE_CODE_SECONDS)
+    prompt = DevicePrompt(user_code, uri, complete, lifetime)
+    return device_code, prompt, float(min(max(interval, 1), LONGEST_INTERVAL_SECONDS))
 
 
 def device_grant(
@@ -182,36 +221,41 @@ def device_grant(
     tokens: TokenEndpoint | None = None,
 ) -> Grant:
     """Run the device authorization grant. Raises `GrantFailed`: 11016 the person declined,
-    11017 the code expired unapproved, 72007 a server could not be reached, 72008 it refused
-    the client or granted no refresh token."""
+    11017 the code expired unapproved, 72007 a server could not be reached (the token
+    endpoint: `TRANSIENT_FAILURES` times in a row) or gave an answer unfit to use or show,
+    72008 it refused the client or granted no refresh token."""
     require_secure(device_endpoint, "the device authorization endpoint")
     require_secure(token_endpoint, "the token endpoint")
     device_code, prompt, interval = _start_device_authorization(device_endpoint, client)
     show(prompt)
     deadline = time.monotonic() + prompt.expires_in
+    failures = 0
     while True:
-        sleep(interval)
+        sleep(max(interval, min(interval * 2**failures, LONGEST_INTERVAL_SECONDS)))
         if time.monotonic() >= deadline:
             break
         try:
-            return _grant(
-                _redeem(
-                    tokens, token_endpoint, client, DEVICE_CODE_GRANT, {"device_code": device_code}
-                )
+            response = _redeem(
+                tokens, token_endpoint, client, DEVICE_CODE_GRANT, {"device_code": device_code}
             )
+        except TokenEndpointUnreachable:
+            failures += 1
+            if failures >= TRANSIENT_FAILURES:
+                raise _unreachable("token endpoint") from None
+            continue
         except TokenRefused as refusal:
+            failures = 0
             if refusal.error == "authorization_pending":
                 continue
             if refusal.error == "slow_down":
                 interval += _SLOW_DOWN_STEP
                 continue
-            if refusal.error == "access_denied":
+            if refusal.error in _DECLINED:
                 raise _denied() from None
-            if refusal.error == "expired_token":
+            if refusal.error in _EXPIRED:
                 break
             raise _refused(refusal.error, "the device code's redemption") from None
-        except TokenEndpointUnreachable:
-            raise _unreachable("token endpoint") from None
+        return _grant(response)
     raise GrantFailed(
         "The code shown was not approved before it expired; nothing was written.",
         code=int(CommandCode.GRANT_EXPIRED),

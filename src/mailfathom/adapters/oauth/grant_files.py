@@ -3,8 +3,10 @@
 `init` creates the file and never replaces one (someone else's secret may be there), and it
 checks that before asking the person anything, so a grant is never obtained only to be
 dropped. `account consent` replaces the account's file in one step
-(`tokens.replace_secret_file`), so a process reading it sees the old grant or the new.
-Directories made on the way are the owner's only as well.
+(`tokens.replace_secret_file`), so a process reading it sees the old grant or the new, and
+the file keeps its owner, group and permissions; a file of another user is left alone
+(11021), checked before the person is asked as well. Every directory made on the way is the
+owner's only.
 """
 
 from __future__ import annotations
@@ -15,7 +17,11 @@ import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
-from mailfathom.adapters.oauth.tokens import refresh_lock, replace_secret_file
+from mailfathom.adapters.oauth.tokens import (
+    SecretFileOfAnotherUser,
+    refresh_lock,
+    replace_secret_file,
+)
 from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.config import SecretRef
 from mailfathom.domain.errors import ConfigurationError, ConfigurationFileExists
@@ -29,15 +35,31 @@ def _not_writable() -> ConfigurationError:
     )
 
 
+def _of_another_user() -> ConfigurationError:
+    return ConfigurationError(
+        "The refresh token's file belongs to another user, and a replacement written by "
+        "this user would not be theirs; it is left as it is. Run the command as its owner "
+        "(or as root, which keeps the owner).",
+        code=int(CommandCode.REFRESH_TOKEN_FILE_OF_ANOTHER_USER),
+    )
+
+
 def check_secret_place(path: Path, *, new: bool) -> None:
     """Raise before a grant is asked for when `path` could not take it: 11004 when `new`
-    and a file is already there, 11019 when the nearest existing directory above it is not
-    one this process may write in."""
+    and a file is already there, 11021 when the file there (through a link) is another
+    user's and this process is not root, 11019 when the nearest existing directory above
+    it is not one this process may write in."""
     if new and os.path.lexists(path):
         raise ConfigurationFileExists(
             "A file is already where the refresh token would be written; it is left as it "
             "is. Name another place with --refresh-token-file, or move the file away."
         )
+    if not new:
+        path = Path(os.path.realpath(path))
+        with contextlib.suppress(OSError):
+            owner = path.stat().st_uid
+            if owner != os.geteuid() and os.geteuid() != 0:
+                raise _of_another_user()
     directory = path.parent
     while not directory.exists():
         if directory.parent == directory:
@@ -48,8 +70,18 @@ def check_secret_place(path: Path, *, new: bool) -> None:
 
 
 def _make_directory(directory: Path) -> None:
+    """Make `directory` and each missing one above it with mode 0700 (`mkdir(parents=True)`
+    would give those above the umask's mode)."""
+    missing: list[Path] = []
+    while not directory.exists():
+        missing.append(directory)
+        if directory.parent == directory:
+            break
+        directory = directory.parent
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for made in reversed(missing):
+            made.mkdir(mode=0o700, exist_ok=True)
+            made.chmod(0o700)
     except OSError:
         raise _not_writable() from None
 
@@ -95,12 +127,16 @@ def trial_secret_file(beside: Path, value: str) -> Iterator[Path]:
 
 
 def write_over_secret_file(path: Path, value: str) -> None:
-    """Put `value` at `path` in one step, replacing what is there (mode 0600), under the
+    """Put `value` at `path` in one step, replacing what is there (as `replace_secret_file`
+    does: owner, group and permissions kept, a link followed; 11021 for a file of another
+    user, 11019 when it cannot be written), under the
     lock refreshes of the same file take, so a process refreshing meanwhile reads the old
     grant or the new and never writes a rotated old one over the new."""
     _make_directory(path.parent)
     try:
         with refresh_lock(SecretRef(file=path)):
             replace_secret_file(path, value)
+    except SecretFileOfAnotherUser:
+        raise _of_another_user() from None
     except OSError:
         raise _not_writable() from None

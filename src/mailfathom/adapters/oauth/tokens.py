@@ -12,22 +12,31 @@ replaced the refused token, and the caller logs in once more.
 
 A refresh token the provider refuses (`invalid_grant`, or the client itself refused:
 `invalid_client`, `unauthorized_client`, or `invalid_scope` where the grant no longer covers
-what is asked) can be mended only by the person granting access again. `ConsentRequired` is
-raised, and remembered for that refresh token's value: until the secret holds another value
-the provider is not asked again, and a new grant written to the file is taken at the next
-connection without a restart.
+what is asked; `interaction_required`, `consent_required` or `login_required`, where the
+person must sign in or consent again) can be mended only by the person granting access
+again. `ConsentRequired` is raised, and remembered for what was presented: the client id,
+the client secret and the refresh token. Until one of them changes (a new grant, or a
+mended client secret after `invalid_client`) the provider is not asked again, and a new
+grant written to the file is taken at the next connection without a restart.
 
 A provider may issue a new refresh token with any refresh (section 6); the new one replaces
-the old in its File, atomically and readable by the owner only. One kept in an environment
+the old in its File atomically (`replace_secret_file`: same owner, group and permissions,
+through a symbolic link to the file it names). One kept in an environment
 variable cannot be replaced: the new one is kept in memory for this process and an event
-says so, without any value.
+says so, without any value. Where the server takes a used refresh token as stolen (Keycloak's
+"Revoke Refresh Token", Auth0 and Okta rotation), a second process or this one after a
+restart presents the variable's used value and the whole grant is revoked: the first
+refresh of a `generic` account whose token is in a variable warns of it. It is not refused,
+since a server that does not rotate, or rotates without revoking, works with a variable.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import os
+import stat
 import tempfile
 import threading
 import time
@@ -43,13 +52,23 @@ from mailfathom.adapters.oauth.endpoint import TokenEndpoint, TokenResponse
 from mailfathom.domain.account_health import consent_message
 from mailfathom.domain.config import AccountConfig, SecretRef
 from mailfathom.domain.errors import ConsentRequired, TokenRefused
-from mailfathom.domain.oauth import OAuthCredential
+from mailfathom.domain.oauth import OAuthCredential, OAuthProvider
 
 log = structlog.get_logger("mailfathom.oauth")
 
-# Errors of RFC 6749 section 5.2 that only a new grant mends.
+# Errors of RFC 6749 section 5.2 that only a new grant mends, and those of OpenID Connect
+# Core section 3.1.2.6 that Microsoft answers a refresh with when the person must act
+# (multi-factor authentication, a conditional access policy, a consent to give again).
 CONSENT_ERRORS = frozenset(
-    {"invalid_grant", "invalid_client", "unauthorized_client", "invalid_scope"}
+    {
+        "invalid_grant",
+        "invalid_client",
+        "unauthorized_client",
+        "invalid_scope",
+        "interaction_required",
+        "consent_required",
+        "login_required",
+    }
 )
 # How long a token is taken to live when the server does not say (RFC 6749 section 5.1
 # leaves `expires_in` optional); a refusal before then is answered by `after_refusal`.
@@ -58,6 +77,17 @@ ASSUMED_LIFETIME_SECONDS = 600.0
 
 def _fingerprint(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def _presented(client_id: str, client_secret: str | None, refresh_token: str) -> str:
+    """The fingerprint of everything a refresh presents, so a refusal is remembered for
+    exactly that: changing any of the three is worth asking again."""
+    digest = hashlib.sha256()
+    for part in (client_id, client_secret or "", refresh_token):
+        encoded = part.encode("utf-8")
+        digest.update(len(encoded).to_bytes(8, "big") + encoded)
+    digest.update(b"\x01" if client_secret is not None else b"\x00")
+    return digest.hexdigest()
 
 
 @dataclass
@@ -70,7 +100,8 @@ class _AccountTokens:
     # secret's value it replaced: it is used while the secret still holds that value.
     kept_refresh: str | None = field(default=None, repr=False)
     kept_over: str | None = None
-    refused: str | None = None  # fingerprint of the refresh token the provider refused
+    refused: str | None = None  # `_presented` of the refresh the provider refused
+    unreadable: bool = False  # the secret could not be read while waiting for consent
     refreshes: int = 0
 
 
@@ -133,14 +164,32 @@ class AccessTokens:
             return self._refresh(account_id, state, credential)
 
     def consent_pending(self, account_id: str, credential: OAuthCredential) -> bool:
-        """Whether the account's refresh token is still the one the provider refused. Reads
-        only the local secret; an unreadable one counts as still refused."""
+        """Whether the account's refresh token and client are still those the provider
+        refused. Reads only the local secrets; one that cannot be read counts as still
+        refused, and is said once (an event naming its key, never a path or a value)."""
         state = self._state(account_id)
         try:
-            value = self._refresh_token(account_id, state, credential)
-        except Exception:  # nothing new to try with until it reads
+            self._refresh_token(account_id, state, credential)
+        except ConsentRequired:
+            state.unreadable = False
             return True
-        return state.refused is not None and state.refused == _fingerprint(value)
+        except Exception as failure:  # nothing new to try with until it reads
+            if not state.unreadable:
+                state.unreadable = True
+                ref = credential.refresh_token
+                log.warning(
+                    "oauth.secret_unreadable",
+                    account=account_id,
+                    key=getattr(failure, "origin", None)
+                    or f"{ref.origin}.{'File' if ref.file is not None else 'Env'}",
+                    error=type(failure).__name__,
+                )
+            return True
+        state.unreadable = False
+        return False
+
+    def _client_secret(self, credential: OAuthCredential) -> str | None:
+        return None if credential.client_secret is None else self._read(credential.client_secret)
 
     def _refresh_token(
         self, account_id: str, state: _AccountTokens, credential: OAuthCredential
@@ -150,11 +199,32 @@ class AccessTokens:
             if state.kept_over == _fingerprint(stored):
                 return state.kept_refresh
             state.kept_refresh = state.kept_over = None
-        if state.refused is not None and state.refused == _fingerprint(stored):
-            raise _consent_required(account_id)
+        self._unless_refused(account_id, state, credential, stored)
         return stored
 
+    def _unless_refused(
+        self,
+        account_id: str,
+        state: _AccountTokens,
+        credential: OAuthCredential,
+        refresh_token: str,
+    ) -> str | None:
+        """The client secret to present, after raising `ConsentRequired` where the provider
+        refused this very client id, client secret and refresh token before."""
+        secret = self._client_secret(credential)
+        if state.refused is not None and state.refused == _presented(
+            credential.client_id, secret, refresh_token
+        ):
+            raise _consent_required(account_id)
+        return secret
+
     def _refresh(self, account_id: str, state: _AccountTokens, credential: OAuthCredential) -> str:
+        ref = credential.refresh_token
+        first = state.refreshes == 0
+        if first and ref.env is not None and credential.provider is OAuthProvider.GENERIC:
+            log.warning(
+                "oauth.refresh_token_in_environment", account=account_id, key=f"{ref.origin}.Env"
+            )
         # Other processes of the deployment (`serve` beside `sync`, a command) may refresh
         # with the same refresh token; where the provider rotates it, the second would be
         # refused. Holding the lock, each reads what the one before it wrote.
@@ -169,9 +239,7 @@ class AccessTokens:
         credential: OAuthCredential,
         refresh_token: str,
     ) -> str:
-        if state.refused is not None and state.refused == _fingerprint(refresh_token):
-            raise _consent_required(account_id)
-        secret = None if credential.client_secret is None else self._read(credential.client_secret)
+        secret = self._unless_refused(account_id, state, credential, refresh_token)
         started = self._clock()
         state.refreshes += 1
         try:
@@ -185,7 +253,7 @@ class AccessTokens:
         except TokenRefused as refused:
             if refused.error not in CONSENT_ERRORS:
                 raise
-            state.refused = _fingerprint(refresh_token)
+            state.refused = _presented(credential.client_id, secret, refresh_token)
             state.access_token = None
             log.error("oauth.consent_required", account=account_id, error=refused.error)
             raise _consent_required(account_id) from None
@@ -268,23 +336,59 @@ def refresh_lock(ref: SecretRef) -> Iterator[None]:
         os.close(handle)
 
 
+class SecretFileOfAnotherUser(PermissionError):
+    """The file belongs to another user, and this process cannot give a replacement that
+    owner: writing it would leave that user unable to read their own secret."""
+
+
 def replace_secret_file(path: Path, value: str) -> None:
-    """Write `value` to `path` in one step (a file beside it, renamed over it), readable and
-    writable by its owner only: a reader sees the old secret or the new, never a part."""
-    directory = path.parent
+    """Write `value` to `path` in one step (a file beside it, renamed over it): a reader sees
+    the old secret or the new, never a part, and after a crash one or the other is on disk.
+
+    The replacement is what the operator set up: the same owner and group (a command run by
+    root for a service's user leaves the file that user's), the same permissions for owner
+    and group, none for others (a new file: the owner's only). A symbolic link is followed
+    and the file it names replaced, beside it: the link is the operator's way of keeping the
+    secret elsewhere, and a regular file put in its place would split the secret in two.
+    Raises `SecretFileOfAnotherUser` where the file is another user's and this process may
+    not give files away."""
+    target = Path(os.path.realpath(path))
+    try:
+        held: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        held = None
+    effective = os.geteuid()
+    if held is not None and held.st_uid != effective and effective != 0:
+        raise SecretFileOfAnotherUser(errno.EACCES, "owned by another user")
+    directory = target.parent
     handle, temporary = tempfile.mkstemp(prefix=".mailfathom-", dir=directory)
     try:
-        os.fchmod(handle, 0o600)
+        if held is None:
+            os.fchmod(handle, 0o600)
+        else:
+            if (held.st_uid, held.st_gid) != (effective, os.getegid()):
+                os.fchown(handle, held.st_uid, held.st_gid)
+            os.fchmod(handle, (stat.S_IMODE(held.st_mode) & 0o770) | 0o600)
         os.write(handle, value.encode("utf-8") + b"\n")
         os.fsync(handle)
         os.close(handle)
         handle = -1
-        os.replace(temporary, path)
+        os.replace(temporary, target)
     except BaseException:
         if handle >= 0:
             os.close(handle)
         Path(temporary).unlink(missing_ok=True)
         raise
+    _sync_directory(directory)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Put a rename in `directory` on disk, so a crash cannot bring the old file back."""
+    handle = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
 
 
 _process_tokens: AccessTokens | None = None

@@ -18,12 +18,12 @@ from urllib.parse import urlsplit
 from mailfathom.domain.config import SecretRef
 from mailfathom.domain.oauth import OAuthProvider
 from mailfathom.domain.oauth_providers import TENANT, ProviderPreset, provider_preset
+from mailfathom.domain.web_addresses import endpoint_problem
 from mailfathom.entrypoints.cli.init_questions import (
     ENV_NAME,
     AnswerMissing,
     AnswerNotUsable,
     Questions,
-    is_loopback,
 )
 
 PROVIDERS = {
@@ -108,13 +108,7 @@ def flow_named(name: str | None) -> GrantFlow | None:
 
 def _issuer(q: Questions, given: str | None) -> str:
     issuer = q.value(given, "--issuer", "Issuer of the authorization server (https://...)")
-    try:
-        parts = urlsplit(issuer)
-        host = parts.hostname or ""
-    except ValueError:
-        host, parts = "", urlsplit("")
-    secure = parts.scheme == "https" or (parts.scheme == "http" and is_loopback(host))
-    if not host or not secure or parts.query or parts.fragment:
+    if endpoint_problem(issuer) is not None or urlsplit(issuer).query:
         raise AnswerNotUsable(
             "--issuer must be an https:// address without query or fragment (http:// only "
             "on a loopback host)."
