@@ -210,10 +210,11 @@ Permissions = ["mailfathom.mail.read"]
             )  # fmt: skip
         assert done.returncode == 0, "mfctl mailbox embed failed"
 
-    def search(self, query: str = QUERY, **arguments: Any) -> dict[str, Any]:
-        return structured(
-            call(self.url, READER_KEY, "search_emails", {"queryText": query, **arguments})
-        )
+    def search(self, query: str | None = QUERY, **arguments: Any) -> dict[str, Any]:
+        """search_emails for `query` (None: no `queryText`) and `arguments`."""
+        if query is not None:
+            arguments["queryText"] = query
+        return structured(call(self.url, READER_KEY, "search_emails", arguments))
 
     def stop(self) -> None:
         process, self._process = self._process, None

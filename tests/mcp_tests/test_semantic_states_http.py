@@ -37,11 +37,13 @@ from servers.model_provider import (
     ModelProvider,
 )
 from servers.postgres import PostgresServer
+from waiting import wait_for
 
 LEXICAL_INACTIVE = ("lexical", "inactive")
 LEXICAL_DEGRADED = ("lexical", "degraded")
 HYBRID_DEGRADED = ("hybrid", "degraded")
 HYBRID_AVAILABLE = ("hybrid", "available")
+LEXICAL_AVAILABLE = ("lexical", "available")
 FILLED = Profile(version="1")
 
 
@@ -244,3 +246,32 @@ def test_filters_hold_under_hybrid_search(
     assert modes(found) == HYBRID_AVAILABLE
     assert subjects(found) == ["North wall", "Hedge cutting"]
     assert QUERY not in semantic.server_log.read_text("utf-8", errors="replace")
+
+
+def test_serve_asks_a_failed_provider_again_while_nobody_searches(
+    semantic: SemanticDeployment, provider: ModelProvider
+) -> None:
+    _ready(semantic)
+    # A pattern alone is not placed: lexical, beside the state as the server knows it.
+    found = semantic.search(None, matchPattern=QUERY)
+    assert modes(found) == LEXICAL_AVAILABLE
+    assert set(subjects(found)) == {LEXICAL_MATCH, *BY_MEANING}
+    provider.reset()
+    provider.fail(EMBEDDINGS, "401")
+    assert modes(semantic.search()) == LEXICAL_DEGRADED
+    provider.reset()
+    assert modes(semantic.search(None, matchPattern=QUERY)) == LEXICAL_DEGRADED
+    wait_for(
+        lambda: _asked(provider),
+        "serve asked the provider again",
+        timeout=RECHECK_SECONDS + 30,
+        interval=0.2,
+    )
+    # What it asked is its own constant, no mail and no query; the state is available again
+    # before any search has asked.
+    assert _asked(provider) == [[RECHECK_TEXT]]
+    assert modes(semantic.search(None, matchPattern=QUERY)) == LEXICAL_AVAILABLE
+    assert _asked(provider) == [[RECHECK_TEXT]]
+    found = semantic.search()
+    assert modes(found) == HYBRID_AVAILABLE
+    assert _asked(provider) == [[RECHECK_TEXT], [QUERY]]
