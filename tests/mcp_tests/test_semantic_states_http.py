@@ -47,7 +47,9 @@ LEXICAL_AVAILABLE = ("lexical", "available")
 FILLED = Profile(version="1")
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+)
 def semantic(
     request: pytest.FixtureRequest,
     model_provider: ModelProvider,
