@@ -20,6 +20,7 @@ from log_audit import register_all, register_headers
 from mailfathom.adapters.local.sample_mail import generate_mailbox
 from mcp_tests.client import call, structured, text, tool_names
 from mcp_tests.deployment import _free_port, _wait_for_port
+from servers._common import terminate
 from servers.model_provider import CHAT, DEFAULT_CHAT_MODEL, ModelProvider
 
 MESSAGES = 12
@@ -57,17 +58,13 @@ def served(home: Path, *options: str, env: dict[str, str] | None = None) -> Iter
             [sys.executable, "-m", "mailfathom", "demo", "--data-dir", str(home),
              "--port", str(port), *options],
             stdout=log, stderr=log, env={**os.environ, **(env or {})}, cwd=home.parent,
+            start_new_session=True,
         )  # fmt: skip
     try:
         _wait_for_port(port, demo, timeout=300)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        demo.terminate()
-        try:
-            demo.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            demo.kill()
-            demo.wait()
+        terminate(demo, grace=30)
 
 
 def _key(home: Path) -> str:
