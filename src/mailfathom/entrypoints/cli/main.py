@@ -153,15 +153,40 @@ def demo(
     data_dir: Annotated[Path, typer.Option(help="Where the demo deployment lives.")] = Path(
         "./mailfathom-demo"
     ),
-    messages: Annotated[int, typer.Option(help="How many messages to generate.")] = 300,
+    messages: Annotated[int, typer.Option(help="How many messages to generate.")] = 100,
     serve: Annotated[
         bool, typer.Option("--serve/--no-serve", help="Serve the MCP tools afterwards.")
     ] = True,
     port: Annotated[int, typer.Option(help="Port of the demo's MCP endpoint.")] = 8625,
+    chat_url: Annotated[
+        str | None,
+        typer.Option(
+            envvar="MAILFATHOM_DEMO_CHAT_URL",
+            help="A chat-completions endpoint answering ask_mail (http://127.0.0.1:11434/v1).",
+        ),
+    ] = None,
+    chat_model: Annotated[
+        str | None,
+        typer.Option(envvar="MAILFATHOM_DEMO_CHAT_MODEL", help="The model it is asked for."),
+    ] = None,
+    chat_key_env: Annotated[
+        str | None,
+        typer.Option(
+            envvar="MAILFATHOM_DEMO_CHAT_KEY_ENV",
+            help="The environment variable holding its key (none: no key is sent).",
+        ),
+    ] = None,
 ) -> None:
-    """Create a local demo deployment, synchronize it, and serve its MCP tools."""
+    """Create a local demo deployment, synchronize and embed it, and serve its MCP tools."""
+    if (chat_url is None) != (chat_model is None) or (chat_key_env and chat_url is None):
+        raise typer.BadParameter("--chat-url and --chat-model go together (--chat-key-env too).")
+    chat = (
+        None
+        if chat_url is None or chat_model is None
+        else (demo_command.ChatEndpoint(chat_url, chat_model, chat_key_env))
+    )
     try:
-        demo_command.run(data_dir, messages, status, serve=serve, port=port)
+        demo_command.run(data_dir, messages, status, serve=serve, port=port, chat=chat)
     except MailFathomError as error:
         _fail(error)
 
