@@ -43,19 +43,19 @@ def _count(database: Path, **where: object) -> int:
 
 
 def test_demo_generates_and_stores_a_mailbox_and_is_repeatable(tmp_path: Path) -> None:
-    for sample in generate_mailbox(60):
+    for sample in generate_mailbox(12):
         register_headers(sample.raw)
     first = _run(
-        "demo", "--no-serve", "--data-dir", str(tmp_path / "demo"), "--messages", "60", cwd=tmp_path
+        "demo", "--no-serve", "--data-dir", str(tmp_path / "demo"), "--messages", "12", cwd=tmp_path
     )
     assert first.returncode == 0, first.stderr
     database = tmp_path / "demo" / "data" / "mailfathom.sqlite3"
-    assert _count(database) == 60
+    assert _count(database) == 12
     again = _run(
-        "demo", "--no-serve", "--data-dir", str(tmp_path / "demo"), "--messages", "60", cwd=tmp_path
+        "demo", "--no-serve", "--data-dir", str(tmp_path / "demo"), "--messages", "12", cwd=tmp_path
     )
     assert again.returncode == 0, again.stderr
-    assert _count(database) == 60
+    assert _count(database) == 12
     key = (tmp_path / "demo" / "demo-api-key").read_text("ascii").strip()
     # Both runs print the same key, the endpoint, and client configurations for both transports.
     for run in (first, again):

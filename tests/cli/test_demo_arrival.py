@@ -17,7 +17,7 @@ from mailfathom.adapters.sql.schema import messages
 def test_demo_mail_is_received_at_its_own_date(tmp_path: Path) -> None:
     for sample in generate_mailbox(20):
         register_headers(sample.raw)
-    demo = ["demo", "--no-serve", "--data-dir", str(tmp_path / "demo"), "--messages", "20"]
+    demo = ["demo", "--no-serve", "--data-dir", str(tmp_path / "demo"), "--messages", "10"]
     result = subprocess.run(
         [sys.executable, "-m", "mailfathom", *demo],
         cwd=tmp_path,

@@ -24,7 +24,7 @@ def test_the_served_demo_sends_from_one_account_to_the_other(tmp_path: Path) -> 
     with log_path.open("wb") as log:
         demo = subprocess.Popen(
             [sys.executable, "-m", "mailfathom", "demo", "--data-dir", str(tmp_path / "demo"),
-             "--messages", "40", "--port", str(port)],
+             "--messages", "10", "--port", str(port)],
             stdout=log, stderr=log, env={**os.environ}, cwd=tmp_path,
         )  # fmt: skip
     try:

@@ -66,12 +66,12 @@ def test_serve_on_a_terminal_logs_to_a_file_it_names_once(tmp_path: Path) -> Non
 
 
 def test_the_demo_banner_on_a_terminal_holds_no_log_line(tmp_path: Path) -> None:
-    for sample in generate_mailbox(40):
+    for sample in generate_mailbox(10):
         register_headers(sample.raw)
     port = _free_port()
     home = tmp_path / "demo"
     log_file = home / "data" / _LOG_FILE_NAME
-    argv = command("demo", "--data-dir", str(home), "--messages", "40", "--port", str(port))
+    argv = command("demo", "--data-dir", str(home), "--messages", "10", "--port", str(port))
     with on_terminal(argv, tmp_path) as terminal:
         terminal.read_until(_has_start_line, "the demo did not reach its start line")
         # The workers started after the banner: synchronization of both accounts, delivery.
