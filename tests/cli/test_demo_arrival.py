@@ -15,7 +15,7 @@ from mailfathom.adapters.sql.schema import messages
 
 
 def test_demo_mail_is_received_at_its_own_date(tmp_path: Path) -> None:
-    for sample in generate_mailbox(20):
+    for sample in generate_mailbox(10):
         register_headers(sample.raw)
     demo = ["demo", "--no-serve", "--data-dir", str(tmp_path / "demo"), "--messages", "10"]
     result = subprocess.run(
@@ -33,5 +33,5 @@ def test_demo_mail_is_received_at_its_own_date(tmp_path: Path) -> None:
             rows = c.execute(sa.select(messages.c.sent_at, messages.c.received_at)).all()
     finally:
         engine.dispose()
-    assert len(rows) == 20
+    assert len(rows) == 10
     assert all(received == sent for sent, received in rows)

@@ -24,7 +24,7 @@ from servers._common import terminate
 from servers.model_provider import CHAT, DEFAULT_CHAT_MODEL, ModelProvider
 
 MESSAGES = 12
-QUERY = "budget for the offsite"
+QUERY = "what customers told us"
 QUESTION = "What was decided about the offsite budget?"
 KEY_VARIABLE = "DEMO_TEST_CHAT_KEY"
 
