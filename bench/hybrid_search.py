@@ -388,7 +388,7 @@ class Breakdown:
     def __init__(self) -> None:
         self.mode = ""
         self.spent: dict[str, dict[str, float]] = {}
-        self._undo: list[Callable[[], None]] = []
+        self._undo: list[tuple[Any, str, Any]] = []
 
     def __enter__(self) -> Breakdown:
         import importlib
@@ -397,12 +397,13 @@ class Breakdown:
             cls = getattr(importlib.import_module(module), owner)
             original = getattr(cls, name)
             setattr(cls, name, self._timing(label, original))
-            self._undo.append(lambda c=cls, n=name, o=original: setattr(c, n, o))
+            self._undo.append((cls, name, original))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for undo in reversed(self._undo):
-            undo()
+        for cls, name, original in reversed(self._undo):
+            setattr(cls, name, original)
+        self._undo.clear()
 
     def _timing(self, label: str, original: Callable[..., Any]) -> Callable[..., Any]:
         def timed_part(*args: Any, **kwargs: Any) -> Any:
