@@ -35,7 +35,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.reading_rows import chunks
+from mailfathom.adapters.sql.reading_rows import chunks, named_folder
 from mailfathom.adapters.sql.schema import messages
 from mailfathom.app.shared.stored_mail import FolderView
 from mailfathom.domain.folders import FolderRole
@@ -76,7 +76,7 @@ _OTHER_FOLDERS = (
     )
     .where(
         messages.c.seq.in_(sa.bindparam("seqs", expanding=True)),
-        _COPY.c.folder_id.in_(sa.bindparam("folders", expanding=True)),
+        named_folder(_COPY.c.folder_id).in_(sa.bindparam("folders", expanding=True)),
     )
 )
 

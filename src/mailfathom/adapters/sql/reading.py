@@ -27,6 +27,7 @@ from mailfathom.adapters.sql.reading_rows import (
     load_identified,
     load_parts,
     load_summaries,
+    named_folder,
 )
 from mailfathom.adapters.sql.reading_search import (
     CommonWords,
@@ -412,7 +413,8 @@ class SqlReadView(MailboxReadView):
             for chunk in chunks(list(dict.fromkeys(seqs)))
             for seq in self._c.execute(
                 sa.select(messages.c.seq).where(
-                    messages.c.seq.in_(chunk), messages.c.folder_id.in_(sorted(scope))
+                    messages.c.seq.in_(chunk),
+                    named_folder(messages.c.folder_id).in_(sorted(scope)),
                 )
             ).scalars()
         ]

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.reading_rows import chunks
+from mailfathom.adapters.sql.reading_rows import chunks, named_folder
 from mailfathom.adapters.sql.schema import message_bodies, messages
 from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
 from mailfathom.domain.content_state import ContentState
@@ -100,7 +100,7 @@ def indexed_texts_in(
         inside.extend(
             connection.execute(
                 sa.select(messages.c.seq).where(
-                    messages.c.seq.in_(chunk), messages.c.folder_id.in_(folder_ids)
+                    messages.c.seq.in_(chunk), named_folder(messages.c.folder_id).in_(folder_ids)
                 )
             ).scalars()
         )

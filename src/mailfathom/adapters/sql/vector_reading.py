@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.reading_rows import chunks
+from mailfathom.adapters.sql.reading_rows import chunks, named_folder
 from mailfathom.adapters.sql.schema import embedding_generations, messages, passage_vectors
 from mailfathom.adapters.vectors.codec import as_int8
 from mailfathom.adapters.vectors.scan import Ranking, VectorMatrix, unit_query
@@ -192,7 +192,7 @@ def _passing(
     found: set[int] = set()
     for chunk in chunks(seqs):
         statement: Any = sa.select(messages.c.seq).where(
-            messages.c.seq.in_(chunk), messages.c.folder_id.in_(folders), *filters
+            messages.c.seq.in_(chunk), named_folder(messages.c.folder_id).in_(folders), *filters
         )
         found.update(int(s) for s in connection.execute(statement).scalars())
     return found

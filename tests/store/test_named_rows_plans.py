@@ -1,0 +1,95 @@
+"""Statements naming messages by `seq` within folders read the named rows, not the folders.
+
+A search reads its rankings three pages deep (60 rows for a page of 20) and then asks which
+of those rows lie in the scope, which other folders hold a copy of each, and their texts.
+Without statistics (the store never runs ANALYZE) SQLite reads such a statement from the
+index on `folder_id` once more than a few dozen rows are named: every row of the folders,
+200 ms at 100,000 messages (bench/hybrid_search.py), where reading the named rows by their
+key takes a fraction of a millisecond. The plan is SQLite's own choice, so this is asked of
+SQLite; PostgreSQL chooses by its statistics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
+from mailfathom.adapters.sql.message_copies import other_folders
+from mailfathom.adapters.sql.reading import SqlMailboxReader
+from mailfathom.adapters.sql.reading_texts import indexed_texts_in
+from mailfathom.adapters.sql.sync_store import SqlSyncStore
+from mailfathom.adapters.sql.vector_reading import _passing
+from mailfathom.app.shared.stored_mail import SummaryFilter
+
+from .reading_builders import add_folder
+
+NAMED = list(range(1, 61))
+FOLDERS: list[int] = []
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[sa.Engine]:
+    created = create_store_engine(sqlite_url(tmp_path / "store.sqlite3"))
+    migrate.upgrade(created)
+    store = SqlSyncStore(created)
+    FOLDERS[:] = [add_folder(store, name).folder_id for name in ("INBOX", "Archive", "Sent")]
+    try:
+        yield created
+    finally:
+        created.dispose()
+
+
+def _plans(engine: sa.Engine, read: Any) -> list[list[str]]:
+    """The plan of each statement `read(connection)` runs naming rows by `seq`."""
+    seen: list[tuple[str, Any]] = []
+
+    def keep(_c: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if "seq IN" in statement:
+            seen.append((statement, parameters))
+
+    with engine.connect() as connection:
+        sa.event.listen(engine, "before_cursor_execute", keep)
+        try:
+            read(connection)
+        finally:
+            sa.event.remove(engine, "before_cursor_execute", keep)
+        raw = connection.connection.driver_connection
+        assert raw is not None
+        return [
+            [str(row[3]) for row in raw.execute(f"EXPLAIN QUERY PLAN {statement}", parameters)]
+            for statement, parameters in seen
+        ]
+
+
+def _by_named_rows(plans: list[list[str]]) -> None:
+    assert plans
+    for plan in plans:
+        assert "INTEGER PRIMARY KEY" in plan[0], plan
+        assert not any("(folder_id=?)" in line for line in plan), plan
+
+
+def test_other_folders_reads_the_named_rows(engine: sa.Engine) -> None:
+    ranks = {folder: place for place, folder in enumerate(FOLDERS)}
+    aliases = {folder: f"f{folder}" for folder in FOLDERS}
+    _by_named_rows(_plans(engine, lambda c: other_folders(c, NAMED, ranks, aliases)))
+
+
+def test_texts_and_nearest_check_read_the_named_rows(engine: sa.Engine) -> None:
+    _by_named_rows(_plans(engine, lambda c: indexed_texts_in(c, NAMED, FOLDERS, None)))
+    _by_named_rows(_plans(engine, lambda c: _passing(c, NAMED, FOLDERS, ())))
+
+
+def test_summaries_of_reads_the_named_rows(engine: sa.Engine) -> None:
+    reader = SqlMailboxReader(engine)
+
+    def read(_connection: sa.Connection) -> None:
+        with reader.snapshot() as view:
+            view.summaries_of(NAMED, SummaryFilter(folder_ids=tuple(FOLDERS)))
+
+    _by_named_rows(_plans(engine, read))
