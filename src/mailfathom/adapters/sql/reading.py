@@ -399,9 +399,15 @@ class SqlReadView(MailboxReadView):
         if not scope or window <= 0:
             return []
         filters = RowFilters.of(self._c, eligible, self._rules)
-        conditions = [*filters.on(), *self._standing(self._ranks(scope), filters)]
         return nearest_messages(
-            self._c, self._vectors, generation, query_vector, list(scope), conditions, window
+            self._c,
+            self._vectors,
+            generation,
+            query_vector,
+            list(scope),
+            filters.on(),
+            window,
+            standing=self._standing(self._ranks(scope), filters),
         )
 
     def summaries_of(self, seqs: Sequence[int], selection: SummaryFilter) -> dict[int, SummaryRow]:

@@ -146,8 +146,12 @@ def nearest_messages(
     scope: Sequence[int],
     filters: Sequence[sa.ColumnElement[bool]],
     window: int,
+    standing: Sequence[sa.ColumnElement[bool]] = (),
 ) -> list[Nearest]:
-    """Up to `window` messages of `scope` passing `filters`, nearest first (see module)."""
+    """Up to `window` messages of `scope` passing `filters`, nearest first (see module).
+    `standing` (that a row stands for its message among copies) is asked only of the
+    nearest rows as they are read off the ranking, never of every eligible one: as a
+    correlated condition over the whole scope it costs far more than the scan."""
     matrix = cache.matrix(connection, generation)
     if matrix is None or window <= 0 or not scope:
         return []
@@ -171,6 +175,7 @@ def nearest_messages(
             allowed &= np.isin(matrix.seqs, np.asarray(named, dtype=np.int64))
         else:
             checked = filters
+    checked = [*checked, *standing]
     ranking = Ranking(matrix, query, allowed)
     wanted = window
     while True:
