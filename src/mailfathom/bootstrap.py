@@ -160,6 +160,7 @@ from mailfathom.app.shared.vector_ports import FillStates
 from mailfathom.app.sync.embedding import StoredMailEmbedding
 from mailfathom.app.sync.embedding_backfill import EmbeddingBackfill
 from mailfathom.app.sync.folder_visibility import settle_folders
+from mailfathom.app.sync.pass_activity import PassActivity
 from mailfathom.app.sync.ports import ChangeWatch, MailboxSession
 from mailfathom.app.sync.reverify import StoredMailReverification
 from mailfathom.app.sync.synchronize_account import AccountSynchronizer
@@ -315,6 +316,9 @@ class Services:
     # first use from `embedder` (see `query_placement`), shared by every search, listing and
     # the embedding worker of this process.
     placement: QueryPlacement | None = None
+    # The synchronization passes running in this process, which the embedding worker
+    # yields to.
+    pass_activity: PassActivity = field(default_factory=PassActivity)
     _placement_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # When the chat endpoint last refused, shared by every listing and question of this
     # process; and the endpoint's client, made on first use and closed with the services.
@@ -595,7 +599,9 @@ class Services:
     def embedding_backfill(self) -> EmbeddingBackfill | None:
         """The deployment's embedding worker (`embedding_backfill`), None without a profile."""
         embedding = self.embedding()
-        return None if embedding is None else EmbeddingBackfill(embedding)
+        if embedding is None:
+            return None
+        return EmbeddingBackfill(embedding, activity=self.pass_activity)
 
     def reverification(self) -> StoredMailReverification:
         """Verifying and assessing stored mail again (`mfctl mailbox reverify`)."""
@@ -809,6 +815,7 @@ class Services:
             created_folders=SqlFolderCreations(self.engine).created_folders,
             consent=ConsentOfAccounts(process_tokens()),
             login_secrets=LoginSecretsOfAccounts(),
+            activity=self.pass_activity,
         )
 
     def account_health(self) -> list[AccountHealth]:

@@ -27,6 +27,7 @@ import structlog
 from mailfathom.app.shared.embedding_ports import EmbeddingUnavailable
 from mailfathom.app.sync.embedding import StoredMailEmbedding
 from mailfathom.app.sync.embedding_ports import Generation
+from mailfathom.app.sync.pass_activity import PassActivity
 from mailfathom.domain.embedding import failure_code
 
 log = structlog.get_logger("mailfathom.embedding")
@@ -49,8 +50,11 @@ class EmbeddingBackfill:
         first_pause: float = FIRST_PAUSE,
         longest_pause: float = LONGEST_PAUSE,
         clock: Callable[[], float] = time.monotonic,
+        activity: PassActivity | None = None,
     ) -> None:
         self._embedding = embedding
+        # Synchronization passes of this process: no batch starts while one runs.
+        self._activity = activity if activity is not None else PassActivity()
         self._duty = duty
         self._idle = idle_seconds
         self._sweep = sweep_seconds
@@ -66,6 +70,9 @@ class EmbeddingBackfill:
         swept_at: float | None = None
         pause = self._first_pause
         while not stop.is_set():
+            self._activity.wait_idle(stop)
+            if stop.is_set():
+                return
             started = self._clock()
             try:
                 if generation is None:

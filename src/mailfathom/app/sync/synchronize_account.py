@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import structlog
 
 from mailfathom.app.sync.folder_visibility import mapped_folders
+from mailfathom.app.sync.pass_activity import PassActivity
 from mailfathom.app.sync.ports import (
     ChangeWatch,
     ConsentWait,
@@ -58,8 +59,11 @@ class AccountSynchronizer:
         created_folders: Callable[[str], Sequence[FolderMapping]] | None = None,
         consent: ConsentWait | None = None,
         login_secrets: LoginSecrets | None = None,
+        activity: PassActivity | None = None,
     ) -> None:
         self._store = store
+        # Held while a pass runs, so that the embedding worker yields to it.
+        self._activity = activity if activity is not None else PassActivity()
         self._connector = connector
         self._folder_synchronizer = folder_synchronizer
         # Work this deployment left undone in the account's own folders (a drafts-folder
@@ -147,7 +151,8 @@ class AccountSynchronizer:
         try:
             if self._owner_changes is not None:
                 self._owner_changes.carry(account, session)
-            return self._pass(session, account, records, on_folder, progress)
+            with self._activity.running():
+                return self._pass(session, account, records, on_folder, progress)
         finally:
             session.close()
 
@@ -292,7 +297,8 @@ class AccountSynchronizer:
                 while not stop.is_set():
                     if self._upkeep is not None and record.role == FolderRole.DRAFTS.value:
                         self._upkeep(account)
-                    report = synchronizer.run(session, self._store.folder(record.folder_id))
+                    with self._activity.running():
+                        report = synchronizer.run(session, self._store.folder(record.folder_id))
                     backoff = 5.0
                     if _changed_anything(report):
                         # Mail may have arrived while this pass ran; only a pass that found
