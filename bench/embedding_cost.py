@@ -96,7 +96,9 @@ def one_pass(
             assert embedding is not None
             # It looks for new mail more often than `serve`'s worker (every 5 s), as that one
             # does during a pass longer than these: busy for the whole pass.
-            backfill = EmbeddingBackfill(embedding, idle_seconds=idle)
+            backfill = EmbeddingBackfill(
+                embedding, idle_seconds=idle, activity=services.pass_activity
+            )
             worker = threading.Thread(target=backfill.run_forever, args=(stop,), daemon=True)
             worker.start()
             fill = services.fill_states()
