@@ -108,8 +108,8 @@ class EndpointProfile:
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
     batch_size: int = DEFAULT_ENDPOINT_BATCH_SIZE
     query_timeout_seconds: float = DEFAULT_QUERY_TIMEOUT_SECONDS
-    # Nothing is known of an endpoint's model: every vector-ranked message counts unless the
-    # operator sets a floor measured for it.
+    # Nothing is known of an endpoint's model: every vector-ranked message not pointing away
+    # from the query counts, unless the operator sets a floor measured for it.
     min_similarity: float = 0.0
 
     @property
