@@ -78,9 +78,7 @@ class SqlConsoleStore(SqlTables):
     def find_session(self, token_hash: str, now: datetime) -> ConsoleSession | None:
         with self.engine.connect() as c:
             row = c.execute(
-                sa.select(console_sessions).where(
-                    _S.token_hash == token_hash, _S.expires_at > now
-                )
+                sa.select(console_sessions).where(_S.token_hash == token_hash, _S.expires_at > now)
             ).first()
         return None if row is None else _session(row)
 
@@ -137,7 +135,7 @@ class SqlConsoleOverview(SqlTables):
             alerts = c.execute(
                 sa.select(sa.func.count()).where(owner_alerts.c.dismissed_at.is_(None))
             ).scalar_one()
-            outbox = {state: 0 for state in OutboxState}
+            outbox = dict.fromkeys(OutboxState, 0)
             for stage, is_held, count in c.execute(
                 sa.select(out.stage, held, sa.func.count()).group_by(out.stage, held)
             ):

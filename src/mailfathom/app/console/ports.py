@@ -61,24 +61,21 @@ class ConsoleStore(Protocol):
         """Delete the session; False when there was none. Idempotent."""
         ...
 
-    def failures(self, client: str) -> LoginFailures | None:
-        ...
+    def failures(self, client: str) -> LoginFailures | None: ...
 
     def record_failure(self, client: str, at: datetime) -> LoginFailures:
         """Count one more wrong password for `client`, atomically (two processes counting
         at once both count), and answer the count it reached."""
         ...
 
-    def forget_failures(self, client: str) -> None:
-        ...
+    def forget_failures(self, client: str) -> None: ...
 
 
 class PasswordHashing(Protocol):
     """A slow, salted password hash (argon2id). Both methods take time on purpose: call
     them away from an event loop."""
 
-    def hash(self, password: str) -> str:
-        ...
+    def hash(self, password: str) -> str: ...
 
     def verify(self, password_hash: str, password: str) -> bool:
         """Whether `password` matches; False for a wrong one and for a hash that cannot be
