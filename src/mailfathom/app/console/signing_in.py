@@ -51,8 +51,8 @@ class Visit:
 
 
 class SignInRefused(enum.Enum):
-    NO_PASSWORD_SET = "unset"
-    WRONG_PASSWORD = "mismatch"
+    UNSET = "unset"
+    MISMATCH = "mismatch"
     WAIT = "wait"
     # The form's session is gone or its CSRF token does not match it.
     FORM_EXPIRED = "form_expired"
@@ -115,12 +115,12 @@ class ConsoleAccess:
             return Refused(SignInRefused.WAIT, wait)
         stored = self._store.owner_password_hash()
         if stored is None:
-            return Refused(SignInRefused.NO_PASSWORD_SET)
+            return Refused(SignInRefused.UNSET)
         if len(password) > 4096 or not self._hashing.verify(stored, password):
             now = self._clock()
             self._store.record_failure(client, now)
             self._store.record_failure(EVERY_CLIENT, now)
-            return Refused(SignInRefused.WRONG_PASSWORD)
+            return Refused(SignInRefused.MISMATCH)
         self._store.forget_failures(client)
         self._store.forget_failures(EVERY_CLIENT)
         assert token is not None
