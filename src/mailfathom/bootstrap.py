@@ -766,7 +766,10 @@ class Services:
     def console_overview(self) -> ConsoleOverview:
         """The counts the console's overview shows."""
         return ConsoleOverview(
-            SqlConsoleOverview(self.engine), self.account_health, clock=self.clock
+            SqlConsoleOverview(self.engine),
+            [(a.account_id, a.display_name) for a in self.config.accounts],
+            self.account_health,
+            clock=self.clock,
         )
 
     def maintenance(self) -> MaintenanceUseCases:
