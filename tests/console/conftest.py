@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx2
 import lxml.html
 import pytest
 from starlette.testclient import TestClient
@@ -53,7 +54,7 @@ class Console:
         (token,) = lxml.html.fromstring(page.text).xpath('//input[@name="csrf"]/@value')
         return str(token)
 
-    def sign_in(self, password: str = PASSWORD, **headers: str) -> object:
+    def sign_in(self, password: str = PASSWORD, **headers: str) -> httpx2.Response:
         token = self.form_token()
         return self.client.post(
             "/login",

@@ -141,16 +141,17 @@ class SqlConsoleOverview(SqlTables):
             ):
                 state = OutboxState.HELD if is_held else _STAGES[Stage(stage)]
                 outbox[state] += int(count)
-            mutations = dict(
-                c.execute(
+            mutations: dict[str, int] = {
+                str(state): int(count)
+                for state, count in c.execute(
                     sa.select(mutation_records.c.state, sa.func.count()).group_by(
                         mutation_records.c.state
                     )
-                ).all()
-            )
+                )
+            }
         return OverviewCounts(
             alerts_waiting=int(alerts),
             outbox=outbox,
-            mutations_pending=sum(int(mutations.get(s.value, 0)) for s in OPEN_STATES),
-            mutations_dead_lettered=int(mutations.get(MutationState.DEAD_LETTERED.value, 0)),
+            mutations_pending=sum(mutations.get(s.value, 0) for s in OPEN_STATES),
+            mutations_dead_lettered=mutations.get(MutationState.DEAD_LETTERED.value, 0),
         )
