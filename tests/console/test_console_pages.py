@@ -280,3 +280,15 @@ def test_the_language_comes_from_the_query_or_the_browser(
     tree = lxml.html.fromstring(owned.client.get("/login" + query, headers=headers).text)
     assert tree.xpath("/html/@lang") == [lang]
     assert tree.xpath("//main/h1/text()") == [heading]
+
+
+def test_a_form_larger_than_any_of_the_consoles_is_refused_unread(owned: Console) -> None:
+    token = owned.form_token()
+    answer = owned.client.post(
+        "/login",
+        data={"csrf": token, "password": "x" * 10_000},
+        headers={"Origin": ORIGIN},
+        follow_redirects=False,
+    )
+    assert answer.status_code == 413
+    assert not _signed_in(owned)

@@ -85,6 +85,7 @@ def test_a_password_set_from_stdin_signs_the_owner_in_to_the_served_console(
                 headers={"Origin": origin},
             )
             assert signed_in.status_code == 303
+            log_audit.register(csrf, client.cookies.get("mf_console"))
             page = client.get("/")
             assert page.status_code == 200
             tree = lxml.html.fromstring(page.text)

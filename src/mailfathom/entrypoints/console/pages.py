@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 from jinja2 import Environment, PackageLoader
 from starlette.applications import Starlette
@@ -136,7 +137,9 @@ class _Pages:
     async def login(self, request: Request) -> Response:
         if not from_own_origin(request):
             return _forbidden()
-        form = await request.form(max_files=0, max_fields=4, max_part_size=MAX_FORM_OCTETS)
+        form = await _bounded_form(request)
+        if form is None:
+            return _too_large()
         csrf = form.get("csrf")
         password = form.get("password")
         access = self._use.access()
@@ -145,8 +148,8 @@ class _Pages:
         outcome = await run_in_threadpool(
             access.sign_in,
             token,
-            csrf if isinstance(csrf, str) else None,
-            password if isinstance(password, str) else "",
+            csrf,
+            password or "",
             client[:64],
         )
         if isinstance(outcome, Visit):
@@ -205,12 +208,14 @@ class _Pages:
     async def logout(self, request: Request) -> Response:
         if not from_own_origin(request):
             return _forbidden()
-        form = await request.form(max_files=0, max_fields=4, max_part_size=MAX_FORM_OCTETS)
+        form = await _bounded_form(request)
+        if form is None:
+            return _too_large()
         csrf = form.get("csrf")
         access = self._use.access()
         token = self._token(request)
         session = await run_in_threadpool(access.signed_in, token)
-        if session is None or not csrf_holds(session, csrf if isinstance(csrf, str) else None):
+        if session is None or not csrf_holds(session, csrf):
             return _forbidden()
         await run_in_threadpool(access.sign_out, token)
         response = RedirectResponse("/login", status_code=303)
@@ -222,6 +227,25 @@ class _Pages:
             samesite="strict",
         )
         return response
+
+
+async def _bounded_form(request: Request) -> dict[str, str] | None:
+    """The fields of a URL-encoded form, the first value of each; None when the body is
+    larger than any of the console's forms can be (read no further than that)."""
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_OCTETS:
+            return None
+    fields = parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
+    form: dict[str, str] = {}
+    for name, value in fields:
+        form.setdefault(name, value)
+    return form
+
+
+def _too_large() -> Response:
+    return Response("Request too large", status_code=413, media_type="text/plain")
 
 
 def _forbidden() -> Response:
