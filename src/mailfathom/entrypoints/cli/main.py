@@ -31,6 +31,7 @@ from mailfathom.entrypoints.cli import serving
 from mailfathom.entrypoints.cli.alerts import alerts_app
 from mailfathom.entrypoints.cli.answering import answering as answering_command
 from mailfathom.entrypoints.cli.consent_command import account_app
+from mailfathom.entrypoints.cli.console_command import console_app
 from mailfathom.entrypoints.cli.contacts import contact_app
 from mailfathom.entrypoints.cli.embedding import embed_with_progress
 from mailfathom.entrypoints.cli.folder_check import FoldersNotOnServer, require_folders, show_absent
@@ -65,6 +66,7 @@ app.add_typer(alerts_app, name="alerts")
 app.add_typer(mutations_app, name="mutations")
 app.add_typer(contact_app, name="contact")
 app.add_typer(account_app, name="account")
+app.add_typer(console_app, name="console")
 app.command("init")(init_command)
 app.command("answering")(answering_command)
 

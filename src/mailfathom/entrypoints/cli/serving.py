@@ -30,6 +30,7 @@ from mailfathom.entrypoints.workers.background import (
 )
 
 if TYPE_CHECKING:
+    from mailfathom.entrypoints.console.serving import ConsoleServing
     from mailfathom.entrypoints.mcp.run import Serving
 
 log = structlog.get_logger("mailfathom.serve")
@@ -67,11 +68,17 @@ def run(
     address is bound before anything starts, so a port that is taken or out of range ends
     the command with a code (`ConfigurationError`) and no worker ever ran."""
     # The MCP stack is imported only by the commands that serve it.
+    from mailfathom.entrypoints.console.serving import open_console
     from mailfathom.entrypoints.mcp.run import open_http, open_stdio
 
     serving = open_stdio(services) if stdio else open_http(services, port=port)
     try:
-        _announce(console, plan, serving)
+        web = None if stdio else open_console(services)
+    except BaseException:
+        serving.close()
+        raise
+    try:
+        _announce(console, plan, serving, _console_line(services, stdio, web))
         with _terminate_as_interrupt():
             work = start_background(services, plan)
             log.info(
@@ -81,7 +88,7 @@ def run(
                 delivering=plan.delivering,
             )
             try:
-                serving.run()
+                serving.run([web.server()] if web is not None else [])
             except KeyboardInterrupt:
                 pass
             finally:
@@ -89,6 +96,8 @@ def run(
                 log.info("serve.stopped")
     finally:
         serving.close()
+        if web is not None:
+            web.close()
 
 
 def start_line(serving: Serving) -> str:
@@ -104,7 +113,15 @@ def start_line(serving: Serving) -> str:
     )
 
 
-def _announce(console: Console, plan: BackgroundPlan, serving: Serving) -> None:
+def _console_line(services: Services, stdio: bool, web: ConsoleServing | None) -> str:
+    if web is not None:
+        return f"Console: at {web.where}"
+    if services.config.console.enabled and stdio:
+        return "Console: off (it is served beside the HTTP endpoint, not over --stdio)"
+    return "Console: off (Console.Enabled is false)"
+
+
+def _announce(console: Console, plan: BackgroundPlan, serving: Serving, web: str) -> None:
     modes = ", ".join(f"{a.account_id} ({a.sync_mode.value})" for a in plan.accounts)
     lines = [
         start_line(serving),
@@ -112,6 +129,7 @@ def _announce(console: Console, plan: BackgroundPlan, serving: Serving) -> None:
         "Delivering queued sends: on"
         if plan.delivering
         else f"Delivering queued sends: off ({plan.delivery_off_reason})",
+        web,
     ]
     for line in lines:
         console.print(line, markup=False, highlight=False, soft_wrap=True)

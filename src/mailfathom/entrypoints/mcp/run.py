@@ -9,8 +9,10 @@ serves until interrupted.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import socket
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import anyio
@@ -44,7 +46,9 @@ class Serving:
         permission is listed at start (ask_mail counts once it can answer)."""
         return len(self.server.available_now(self.server.published_tools()))
 
-    def run(self) -> None:
+    def run(self, companions: Sequence[tuple[uvicorn.Server, socket.socket]] = ()) -> None:
+        """Serve until interrupted; over HTTP, `companions` (servers on listeners of their
+        own, such as the console) are served beside the endpoint and stop with it."""
         if self.listener is None:
             anyio.run(self.server.run_stdio_async)
             return
@@ -57,28 +61,56 @@ class Serving:
             access_log=False,
             lifespan="on",
         )
-        anyio.run(uvicorn.Server(uvicorn_config).serve, [self.listener])
+        anyio.run(serve_together, [(uvicorn.Server(uvicorn_config), self.listener), *companions])
 
     def close(self) -> None:
         if self.listener is not None:
             self.listener.close()
 
 
-def bind(host: str, port: int) -> socket.socket:
+async def serve_together(servers: Sequence[tuple[uvicorn.Server, socket.socket]]) -> None:
+    """Serve each server on its listener until one stops, then stop them all. The first
+    handles Ctrl-C and SIGTERM (uvicorn's graceful shutdown); the others should not capture
+    signals of their own (see `CompanionServer`)."""
+
+    async def one(server: uvicorn.Server, listener: socket.socket) -> None:
+        try:
+            await server.serve([listener])
+        finally:
+            for other, _ in servers:
+                other.should_exit = True
+
+    async with anyio.create_task_group() as group:
+        for server, listener in servers:
+            group.start_soon(one, server, listener)
+
+
+class CompanionServer(uvicorn.Server):
+    """A server served beside the MCP endpoint: the endpoint's server handles the process's
+    signals, and this one stops when told to (`serve_together`)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def bind(
+    host: str, port: int, *, what: str = "MCP", key: str = "McpEndpoint.Listen"
+) -> socket.socket:
     """A TCP socket bound to `host`:`port`, or `ConfigurationError` with a code saying why
     there is none. It listens once serving starts (the event loop's server calls `listen`):
     until then a connection is refused, so a client that gets through finds the workers
     started."""
     if not 0 < port < 65536:
         raise ConfigurationError(
-            "The port to serve MCP on must be from 1 to 65535.",
+            f"The port to serve {what} on must be from 1 to 65535.",
             code=int(CommandCode.LISTEN_PORT_OUT_OF_RANGE),
         )
     try:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError):
         raise ConfigurationError(
-            "The host in McpEndpoint.Listen does not resolve to an address.",
+            f"The host in {key} does not resolve to an address.",
             code=int(CommandCode.LISTEN_HOST_NOT_RESOLVED),
         ) from None
     family, kind, proto, _, address = found[0]
@@ -90,7 +122,7 @@ def bind(host: str, port: int) -> socket.socket:
         sock.close()
         reason = errno.errorcode.get(error.errno or 0, "an operating system error")
         raise ConfigurationError(
-            "The address to serve MCP on cannot be listened on: the port is in use, the "
+            f"The address to serve {what} on cannot be listened on: the port is in use, the "
             f"address is not this machine's, or it is not permitted ({reason}).",
             code=int(CommandCode.LISTEN_ADDRESS_UNAVAILABLE),
         ) from None

@@ -1,0 +1,53 @@
+"""The console's listener inside `mailfathom serve`: bound before anything starts (a taken
+port ends the command with a code, as the endpoint's does), then served beside the MCP
+endpoint by the same event loop, stopping with it."""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass
+
+import uvicorn
+
+from mailfathom.bootstrap import Services
+from mailfathom.entrypoints.console.pages import ConsoleUseCases, build_console_app
+from mailfathom.entrypoints.mcp.run import CompanionServer, bind
+
+
+@dataclass
+class ConsoleServing:
+    services: Services
+    listener: socket.socket
+    where: str
+
+    def server(self) -> tuple[uvicorn.Server, socket.socket]:
+        config = self.services.config.console
+        app = build_console_app(
+            ConsoleUseCases(self.services.console_access, self.services.console_overview),
+            config.host,
+        )
+        server = CompanionServer(
+            uvicorn.Config(
+                app,
+                host=config.host,
+                port=self.listener.getsockname()[1],
+                log_level="warning",
+                access_log=False,
+                lifespan="off",
+                server_header=False,
+            )
+        )
+        return server, self.listener
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def open_console(services: Services) -> ConsoleServing | None:
+    """The console's bound listener, or None while `[Console]` is not enabled."""
+    config = services.config.console
+    if not config.enabled:
+        return None
+    listener = bind(config.host, config.port, what="the console", key="Console.Listen")
+    host = f"[{config.host}]" if ":" in config.host else config.host
+    return ConsoleServing(services, listener, f"http://{host}:{listener.getsockname()[1]}/")
