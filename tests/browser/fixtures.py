@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from browser import axe_core
-from browser.chromium import DESKTOP, Viewport, launch, new_context
+from browser.chromium import DESKTOP, Chromium, Viewport, new_context, started
 
 TESTS = Path(__file__).resolve().parent.parent
 TAKEN: list[Path] = []
@@ -48,13 +48,22 @@ class Screenshots:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
+def chromium() -> Iterator[Chromium]:
+    """One Chromium for the run (its output goes to `chromium.log` beside the screenshots)."""
+    artifacts().mkdir(parents=True, exist_ok=True)
+    with started(artifacts() / "chromium.log") as running:
+        yield running
+
+
+@pytest.fixture
+def browser(chromium: Chromium) -> Iterator[Browser]:
+    """The run's Chromium, reached through Playwright for this test only."""
     with sync_playwright() as playwright:
-        chromium = launch(playwright)
+        connected = playwright.chromium.connect_over_cdp(chromium.endpoint)
         try:
-            yield chromium
+            yield connected
         finally:
-            chromium.close()
+            connected.close()
 
 
 @pytest.fixture

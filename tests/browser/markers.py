@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-BROWSER_FIXTURES = frozenset({"browser", "new_page", "page", "screenshots", "axe"})
+BROWSER_FIXTURES = frozenset({"chromium", "browser", "new_page", "page", "screenshots", "axe"})
 
 
 def add_browser_markers(items: list[pytest.Item]) -> None:

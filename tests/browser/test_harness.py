@@ -4,13 +4,14 @@ one, under a strict Content-Security-Policy too."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, sync_playwright
 
 from browser.axe_core import AccessibilityFailure, Violation
-from browser.chromium import PHONE
+from browser.chromium import PHONE, Chromium
 from browser.fixtures import Screenshots
 from browser.served import Answer, serve
 
@@ -103,3 +104,22 @@ def test_a_phone_page_is_narrow_and_touch(new_page: Callable[..., Page]) -> None
         phone.goto(site.url("/"))
         width, touch = phone.evaluate("() => [window.innerWidth, navigator.maxTouchPoints > 0]")
     assert (width, touch) == (360, True)
+
+
+def test_a_coroutine_runs_once_the_browser_is_let_go(chromium: Chromium) -> None:
+    """Each test holds Playwright only while it runs: its loop, marked running in the
+    thread, is gone afterwards, so the tests after a browser test can run coroutines."""
+    with sync_playwright() as playwright:
+        connected = playwright.chromium.connect_over_cdp(chromium.endpoint)
+        assert connected.new_page().evaluate("() => 6 * 7") == 42
+        waiting = _answer()
+        with pytest.raises(RuntimeError, match="running event loop"):
+            asyncio.run(waiting)
+        waiting.close()
+        connected.close()
+    assert asyncio.run(_answer()) == 42
+
+
+async def _answer() -> int:
+    await asyncio.sleep(0)
+    return 42
