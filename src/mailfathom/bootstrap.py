@@ -33,6 +33,7 @@ from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.config.toml_writer import InlineTable as InlineTable
 from mailfathom.adapters.config.toml_writer import create_config_file as create_config_file
 from mailfathom.adapters.config.toml_writer import refuse_existing as refuse_existing
+from mailfathom.adapters.console_password import Argon2Passwords
 from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.download_links import SealedLinks, links_of
@@ -80,6 +81,7 @@ from mailfathom.adapters.smtp.submission import SmtpTransports
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.account_health import SqlAccountHealth
 from mailfathom.adapters.sql.answering import SqlAnsweringLedger, SqlChatHealth
+from mailfathom.adapters.sql.console import SqlConsoleOverview, SqlConsoleStore
 from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
@@ -107,6 +109,8 @@ from mailfathom.app.answering.ports import ChatModel
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
 from mailfathom.app.confirmation.signal import AlertSignal
+from mailfathom.app.console.overview import ConsoleOverview
+from mailfathom.app.console.signing_in import ConsoleAccess
 from mailfathom.app.contacts.create_contact import ContactCreation
 from mailfathom.app.contacts.delete_contact import ContactErasure
 from mailfathom.app.contacts.export_contacts import ContactExport
@@ -754,6 +758,19 @@ class Services:
     def alerts(self) -> OwnerAlertAdministration:
         """The operator's list and dismissal of owner alerts."""
         return OwnerAlertAdministration(SqlOwnerAlerts(self.engine), clock=self.clock)
+
+    def console_access(self) -> ConsoleAccess:
+        """The owner's sign-in to the console, its sessions and the owner password."""
+        return ConsoleAccess(SqlConsoleStore(self.engine), Argon2Passwords(), clock=self.clock)
+
+    def console_overview(self) -> ConsoleOverview:
+        """The counts the console's overview shows."""
+        return ConsoleOverview(
+            SqlConsoleOverview(self.engine),
+            [(a.account_id, a.display_name) for a in self.config.accounts],
+            self.account_health,
+            clock=self.clock,
+        )
 
     def maintenance(self) -> MaintenanceUseCases:
         """The operator's view and upkeep of the local store."""

@@ -174,6 +174,9 @@ class CommandCode(enum.IntEnum):
     # `mfctl mailbox embed` stopped because the provider could not embed; what it recorded
     # is kept, and the next run resumes after it. The provider's own code (11033-11036) is named.
     EMBEDDING_STOPPED = 11028
+    # `mfctl console set-password` read no password, or one the console cannot take (too
+    # short, too long, a line break or NUL in it).
+    CONSOLE_PASSWORD_NOT_USABLE = 11040
 
 
 class EmbeddingCode(enum.IntEnum):

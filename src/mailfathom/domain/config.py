@@ -14,6 +14,7 @@ from pathlib import Path
 from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.answering import AnsweringConfig
 from mailfathom.domain.connections import SecretRef, TlsMode
+from mailfathom.domain.console import ConsoleConfig
 from mailfathom.domain.delivery_config import AccountDelivery, MailDeliveryConfig
 from mailfathom.domain.download_links import DownloadsConfig
 from mailfathom.domain.embedding_profiles import EmbeddingsConfig
@@ -193,6 +194,7 @@ class DeploymentConfig:
     sensitive_content: SensitiveContentConfig = field(default_factory=SensitiveContentConfig)
     answering: AnsweringConfig = field(default_factory=AnsweringConfig)
     embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
+    console: ConsoleConfig = field(default_factory=ConsoleConfig)
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from mailfathom.adapters.config.mcp_oauth_section import parse_mcp_oauth, parse_oauth_subject
 from mailfathom.adapters.config.toml_tables import Problems, Table, is_loopback
-from mailfathom.adapters.config.values import bounded_integer
+from mailfathom.adapters.config.values import bounded_integer, parse_listen
 from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.config import (
     DEFAULT_CONFIRMATION_TIMEOUT_SECONDS,
@@ -78,7 +78,7 @@ def parse_mcp_endpoint(
         return McpEndpointConfig()
     table.refuse_unknown(_KEYS)
     enabled = table.boolean("Enabled", False)
-    host, port = _parse_listen(table)
+    host, port = parse_listen(table, DEFAULT_MCP_PORT)
     categories = _parse_categories(table)
     oauth_table = table.table("OAuth")
     oauth = parse_mcp_oauth(oauth_table, base_dir)
@@ -167,19 +167,6 @@ def _parse_metrics_key(table: Table) -> str | None:
         )
         return None
     return digest
-
-
-def _parse_listen(table: Table) -> tuple[str, int]:
-    text = table.string("Listen")
-    if text is None:
-        return "127.0.0.1", DEFAULT_MCP_PORT
-    host, sep, port_text = text.rpartition(":")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    if not sep or not host or not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
-        table.problems.add(table.at("Listen"), 'must be "host:port" with a port from 1 to 65535')
-        return "127.0.0.1", DEFAULT_MCP_PORT
-    return host, int(port_text)
 
 
 def _parse_names(

@@ -23,6 +23,7 @@ from pathlib import Path
 from mailfathom.adapters.config.accounts_section import check_account_names, parse_account
 from mailfathom.adapters.config.answering_section import parse_answering
 from mailfathom.adapters.config.authorship_section import parse_machine_authorship
+from mailfathom.adapters.config.console_section import parse_console
 from mailfathom.adapters.config.delivery_section import parse_deployment, parse_mail_delivery
 from mailfathom.adapters.config.downloads_section import parse_downloads
 from mailfathom.adapters.config.embeddings_section import parse_embeddings
@@ -48,6 +49,7 @@ _TOP_KEYS = frozenset(
         "Deployment",
         "MailDelivery",
         "Downloads",
+        "Console",
         "MachineAuthorship",
         "SenderVerification",
         "SenderTrust",
@@ -142,6 +144,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     sensitive_content = parse_sensitive_content(root.table("SensitiveContent"))
     answering = parse_answering(root.table("Answering"), base_dir)
     embeddings = parse_embeddings(root.table("Embeddings"), base_dir)
+    console = parse_console(root.table("Console"))
 
     if problems.items:
         raise ConfigurationProblems(problems.items, source=source, suggestions=problems.suggestions)
@@ -162,4 +165,5 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
         sensitive_content=sensitive_content,
         answering=answering,
         embeddings=embeddings,
+        console=console,
     )

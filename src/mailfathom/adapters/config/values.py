@@ -155,3 +155,18 @@ def bounded_number(
         table.problems.add(table.at(key), f"must be from {least:g} to {most:g}{unit}")
         return default
     return value
+
+
+def parse_listen(table: Table, default_port: int) -> tuple[str, int]:
+    """A section's `Listen` as host and port; loopback on `default_port` when absent or
+    broken (the problem is reported)."""
+    text = table.string("Listen")
+    if text is None:
+        return "127.0.0.1", default_port
+    host, sep, port_text = text.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not sep or not host or not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        table.problems.add(table.at("Listen"), 'must be "host:port" with a port from 1 to 65535')
+        return "127.0.0.1", default_port
+    return host, int(port_text)

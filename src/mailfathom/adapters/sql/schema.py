@@ -529,3 +529,32 @@ provider_health = sa.Table(
     sa.Column("code", sa.Integer, nullable=False),
     sa.Column("since", TS, nullable=False),
 )
+
+# The owner's console (see 0023): the owner password's hash (one row), the sessions by the
+# SHA-256 of their token, and wrong passwords in a row per client address (`*`: all).
+console_owner = sa.Table(
+    "console_owner",
+    metadata,
+    sa.Column("owner_id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("password_hash", sa.String(512), nullable=False),
+    sa.Column("set_at", TS, nullable=False),
+)
+
+console_sessions = sa.Table(
+    "console_sessions",
+    metadata,
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column("csrf_secret", sa.String(64), nullable=False),
+    sa.Column("signed_in", sa.Boolean, nullable=False),
+    sa.Column("created_at", TS, nullable=False),
+    sa.Column("expires_at", TS, nullable=False),
+)
+sa.Index("ix_console_sessions_expiry", console_sessions.c.expires_at)
+
+console_login_failures = sa.Table(
+    "console_login_failures",
+    metadata,
+    sa.Column("client", sa.String(64), primary_key=True),
+    sa.Column("failures", sa.Integer, nullable=False),
+    sa.Column("last_failed_at", TS, nullable=False),
+)

@@ -1,0 +1,156 @@
+"""The console's store on SQLite and PostgreSQL: `ConsoleStore` (owner password, sessions,
+wrong-password counts) and `OverviewReader` (the counts on the overview page).
+
+A failure is counted by one insert that yields to a racing one and one UPDATE adding one:
+two processes counting at once both count, on either database."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.schema import (
+    console_login_failures,
+    console_owner,
+    console_sessions,
+    mutation_records,
+    outgoing_emails,
+    owner_alerts,
+)
+from mailfathom.adapters.sql.store_base import SqlTables
+from mailfathom.app.console.ports import (
+    ConsoleSession,
+    LoginFailures,
+    OutboxState,
+    OverviewCounts,
+)
+from mailfathom.domain.mutations import OPEN_STATES, MutationState
+from mailfathom.domain.outgoing import Stage
+
+_S = console_sessions.c
+_F = console_login_failures.c
+_OWNER = 1
+
+
+def _session(row: sa.Row[Any]) -> ConsoleSession:
+    return ConsoleSession(
+        token_hash=row.token_hash,
+        csrf_secret=row.csrf_secret,
+        signed_in=bool(row.signed_in),
+        created_at=row.created_at,
+        expires_at=row.expires_at,
+    )
+
+
+class SqlConsoleStore(SqlTables):
+    def owner_password_hash(self) -> str | None:
+        with self.engine.connect() as c:
+            found = c.execute(
+                sa.select(console_owner.c.password_hash).where(console_owner.c.owner_id == _OWNER)
+            ).scalar()
+        return None if found is None else str(found)
+
+    def set_owner_password(self, password_hash: str, at: datetime) -> None:
+        with self.engine.begin() as c:
+            c.execute(sa.delete(console_owner))
+            c.execute(
+                sa.insert(console_owner).values(
+                    owner_id=_OWNER, password_hash=password_hash, set_at=at
+                )
+            )
+            c.execute(sa.delete(console_sessions))
+
+    def open_session(self, session: ConsoleSession, now: datetime) -> None:
+        with self.engine.begin() as c:
+            c.execute(sa.delete(console_sessions).where(_S.expires_at <= now))
+            c.execute(
+                sa.insert(console_sessions).values(
+                    token_hash=session.token_hash,
+                    csrf_secret=session.csrf_secret,
+                    signed_in=session.signed_in,
+                    created_at=session.created_at,
+                    expires_at=session.expires_at,
+                )
+            )
+
+    def find_session(self, token_hash: str, now: datetime) -> ConsoleSession | None:
+        with self.engine.connect() as c:
+            row = c.execute(
+                sa.select(console_sessions).where(_S.token_hash == token_hash, _S.expires_at > now)
+            ).first()
+        return None if row is None else _session(row)
+
+    def end_session(self, token_hash: str) -> bool:
+        with self.engine.begin() as c:
+            ended = c.execute(sa.delete(console_sessions).where(_S.token_hash == token_hash))
+        return ended.rowcount == 1
+
+    def failures(self, client: str) -> LoginFailures | None:
+        with self.engine.connect() as c:
+            row = c.execute(
+                sa.select(_F.failures, _F.last_failed_at).where(_F.client == client)
+            ).first()
+        return None if row is None else LoginFailures(int(row.failures), row.last_failed_at)
+
+    def record_failure(self, client: str, at: datetime) -> LoginFailures:
+        first = self._insert(console_login_failures).on_conflict_do_nothing(
+            index_elements=["client"]
+        )
+        with self.engine.begin() as c:
+            c.execute(first.values(client=client, failures=0, last_failed_at=at))
+            c.execute(
+                sa.update(console_login_failures)
+                .where(_F.client == client)
+                .values(failures=_F.failures + 1, last_failed_at=at)
+            )
+            row = c.execute(
+                sa.select(_F.failures, _F.last_failed_at).where(_F.client == client)
+            ).one()
+        return LoginFailures(int(row.failures), row.last_failed_at)
+
+    def forget_failures(self, client: str) -> None:
+        with self.engine.begin() as c:
+            c.execute(sa.delete(console_login_failures).where(_F.client == client))
+
+
+_STAGES = {
+    Stage.QUEUED: OutboxState.QUEUED,
+    Stage.SENDING: OutboxState.SENDING,
+    Stage.SENT: OutboxState.SENT,
+    Stage.FAILED: OutboxState.REFUSED,
+    Stage.CANCELLED: OutboxState.CANCELLED,
+}
+
+
+class SqlConsoleOverview(SqlTables):
+    """The counts of the console's overview, from the tables `mfctl alerts`, `mfctl outbox`
+    and `mfctl mutations` read."""
+
+    def counts(self, now: datetime) -> OverviewCounts:
+        out = outgoing_emails.c
+        held = sa.and_(out.stage == Stage.QUEUED.value, out.send_after > now)
+        with self.engine.connect() as c:
+            alerts = c.execute(
+                sa.select(sa.func.count()).where(owner_alerts.c.dismissed_at.is_(None))
+            ).scalar_one()
+            outbox = dict.fromkeys(OutboxState, 0)
+            for stage, is_held, count in c.execute(
+                sa.select(out.stage, held, sa.func.count()).group_by(out.stage, held)
+            ):
+                state = OutboxState.HELD if is_held else _STAGES[Stage(stage)]
+                outbox[state] += int(count)
+            mutations = dict(
+                c.execute(
+                    sa.select(mutation_records.c.state, sa.func.count()).group_by(
+                        mutation_records.c.state
+                    )
+                ).all()
+            )
+        return OverviewCounts(
+            alerts_waiting=int(alerts),
+            outbox=outbox,
+            mutations_pending=sum(int(mutations.get(s.value, 0)) for s in OPEN_STATES),
+            mutations_dead_lettered=int(mutations.get(MutationState.DEAD_LETTERED.value, 0)),
+        )

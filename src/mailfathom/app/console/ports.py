@@ -1,0 +1,108 @@
+"""What the console's use cases need from the store and from a password hasher.
+
+The store never sees a session token: a session is found by the SHA-256 of its token, so a
+copy of the store opens no session. The CSRF secret is kept as issued: it is worth nothing
+without the session's cookie."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class ConsoleSession:
+    """One visit. `signed_in` False is a visit to the sign-in form: it holds only the CSRF
+    secret its form carries, and is replaced by a new session at sign-in."""
+
+    token_hash: str
+    csrf_secret: str
+    signed_in: bool
+    created_at: datetime
+    expires_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class LoginFailures:
+    """Wrong passwords given in a row by one client (or by all, under `EVERY_CLIENT`)."""
+
+    count: int
+    last_failed_at: datetime
+
+
+EVERY_CLIENT = "*"
+"""The failure count of all clients together; no client address is written so."""
+
+
+class ConsoleStore(Protocol):
+    """Synchronous; every method is one transaction."""
+
+    def owner_password_hash(self) -> str | None:
+        """The owner password's hash, or None before one is set."""
+        ...
+
+    def set_owner_password(self, password_hash: str, at: datetime) -> None:
+        """Replace the owner password's hash and end every session: whoever was signed in
+        with the old password signs in again."""
+        ...
+
+    def open_session(self, session: ConsoleSession, now: datetime) -> None:
+        """Write a new session (its token hash is new); sessions expired at `now` are
+        deleted in the same transaction."""
+        ...
+
+    def find_session(self, token_hash: str, now: datetime) -> ConsoleSession | None:
+        """The session under this token hash, or None when there is none or it expired."""
+        ...
+
+    def end_session(self, token_hash: str) -> bool:
+        """Delete the session; False when there was none. Idempotent."""
+        ...
+
+    def failures(self, client: str) -> LoginFailures | None: ...
+
+    def record_failure(self, client: str, at: datetime) -> LoginFailures:
+        """Count one more wrong password for `client`, atomically (two processes counting
+        at once both count), and answer the count it reached."""
+        ...
+
+    def forget_failures(self, client: str) -> None: ...
+
+
+class PasswordHashing(Protocol):
+    """A slow, salted password hash (argon2id). Both methods take time on purpose: call
+    them away from an event loop."""
+
+    def hash(self, password: str) -> str: ...
+
+    def verify(self, password_hash: str, password: str) -> bool:
+        """Whether `password` matches; False for a wrong one and for a hash that cannot be
+        read."""
+        ...
+
+
+class OutboxState(enum.Enum):
+    """How the overview groups sends: `HELD` waits for its `sendAfter`, `QUEUED` is due."""
+
+    QUEUED = "queued"
+    HELD = "held"
+    SENDING = "sending"
+    SENT = "sent"
+    REFUSED = "refused"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class OverviewCounts:
+    alerts_waiting: int
+    outbox: dict[OutboxState, int]
+    mutations_pending: int
+    mutations_dead_lettered: int
+
+
+class OverviewReader(Protocol):
+    def counts(self, now: datetime) -> OverviewCounts:
+        """Counts over the whole store, read in one transaction."""
+        ...

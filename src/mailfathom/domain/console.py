@@ -1,0 +1,66 @@
+"""The owner's console: a web page, served by `mailfathom serve` on a listener of its own,
+where the person who owns the mailboxes sees what agents did and decides on it.
+
+Only values and rules live here: the section's settings, and the bounds on signing in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_CONSOLE_HOST = "127.0.0.1"
+DEFAULT_CONSOLE_PORT = 8626
+
+SESSION_LIFETIME_SECONDS = 12 * 3600
+"""How long a signed-in session lasts, however active: the owner signs in again after it."""
+
+SIGN_IN_WINDOW_SECONDS = 15 * 60
+"""How long the sign-in form of one visit (its session before signing in) stays usable."""
+
+FREE_FAILURES_PER_CLIENT = 5
+"""Wrong passwords one client address may give before each further try waits."""
+
+FREE_FAILURES_OVERALL = 20
+"""Wrong passwords all clients together may give before every try waits: a guesser
+spreading over many addresses is held too."""
+
+FIRST_WAIT_SECONDS = 30
+"""The wait after the last free failure; each failure after it doubles the wait."""
+
+LONGEST_WAIT_SECONDS = 3600
+
+SHORTEST_PASSWORD = 12
+"""Characters an owner password has at least."""
+
+LONGEST_PASSWORD = 1024
+"""Characters an owner password has at most: hashing is work, and the form is bounded."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConsoleConfig:
+    """`[Console]`: whether `serve` serves the console, and where. Off by default, and on a
+    loopback address unless the operator writes another."""
+
+    enabled: bool = False
+    host: str = DEFAULT_CONSOLE_HOST
+    port: int = DEFAULT_CONSOLE_PORT
+
+
+def wait_after(failures: int, free: int) -> int:
+    """Seconds a client that gave `failures` wrong passwords in a row waits before its next
+    try, when `free` of them cost nothing: none up to `free`, then a wait that doubles with
+    every failure, up to an hour."""
+    if failures < free:
+        return 0
+    doubling = min(failures - free, 16)
+    return int(min(FIRST_WAIT_SECONDS * 2**doubling, LONGEST_WAIT_SECONDS))
+
+
+def password_problem(password: str) -> str | None:
+    """Why `password` cannot be the owner password, or None when it can."""
+    if len(password) < SHORTEST_PASSWORD:
+        return f"The password needs at least {SHORTEST_PASSWORD} characters."
+    if len(password) > LONGEST_PASSWORD:
+        return f"The password may have at most {LONGEST_PASSWORD} characters."
+    if any(ch in "\r\n\x00" for ch in password):
+        return "The password may not hold line breaks or NUL characters."
+    return None

@@ -1,0 +1,74 @@
+"""What every answer of the console carries, and what every state-changing request must show.
+
+Headers: a Content-Security-Policy that loads nothing from anywhere but the console itself
+and lets no other site frame it, `nosniff`, no referrer, and `no-store` on every page (a
+page may show what only the owner should see). Requests: the Host must name the console
+(a DNS-rebinding page names its own), and a POST must come from the console's own origin
+(`Origin`, or `Referer` where a browser sends no Origin) as well as carry its session's CSRF
+token (checked by the routes, which know the session)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from starlette.datastructures import MutableHeaders
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+class SecurityHeaders:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        static = str(scope.get("path", "")).startswith("/static/")
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+                headers["X-Content-Type-Options"] = "nosniff"
+                headers["Referrer-Policy"] = "no-referrer"
+                headers["X-Frame-Options"] = "DENY"
+                headers["Cross-Origin-Opener-Policy"] = "same-origin"
+                headers["Cross-Origin-Resource-Policy"] = "same-origin"
+                headers["Cache-Control"] = "no-cache" if static else "no-store"
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def allowed_hosts(listen_host: str) -> list[str]:
+    """The Host names the console answers: its listen address and the loopback names (a
+    wildcard listen address is no name anyone browses to)."""
+    names = list(LOOPBACK_NAMES)
+    if listen_host not in ("0.0.0.0", "::") and listen_host not in names:  # noqa: S104
+        names.append(listen_host)
+    return names
+
+
+def own_origin(request: Request) -> str:
+    return f"{request.url.scheme}://{request.url.netloc}".lower()
+
+
+def from_own_origin(request: Request) -> bool:
+    """Whether a state-changing request names the console's own origin: its `Origin`
+    header, or without one its `Referer`; neither refuses."""
+    own = own_origin(request)
+    origin = request.headers.get("origin")
+    if origin is not None:
+        return origin.lower() == own
+    referer = request.headers.get("referer")
+    if referer is None:
+        return False
+    parts = urlsplit(referer)
+    return f"{parts.scheme}://{parts.netloc}".lower() == own

@@ -1,0 +1,249 @@
+"""The console's routes: the sign-in form, the overview, signing out, and the stylesheet.
+
+Use cases are synchronous and argon2 is slow on purpose, so each runs in a worker thread.
+Nothing a request carries (the password, tokens, the client's address) is logged."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from jinja2 import Environment, PackageLoader
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from mailfathom.app.console.overview import ConsoleOverview
+from mailfathom.app.console.ports import ConsoleSession, OutboxState
+from mailfathom.app.console.signing_in import (
+    ConsoleAccess,
+    Refused,
+    SignInRefused,
+    Visit,
+    csrf_holds,
+)
+from mailfathom.domain.account_health import HealthState
+from mailfathom.domain.console import SESSION_LIFETIME_SECONDS, SIGN_IN_WINDOW_SECONDS
+from mailfathom.entrypoints.console.guards import (
+    SecurityHeaders,
+    allowed_hosts,
+    from_own_origin,
+)
+from mailfathom.entrypoints.console.wording import WORDINGS, ConsoleWording, chosen_language
+
+COOKIE = "mf_console"
+SECURE_COOKIE = "__Host-mf_console"
+MAX_FORM_OCTETS = 8192
+
+
+@dataclass(frozen=True)
+class ConsoleUseCases:
+    """How the pages reach the use cases: each call makes them afresh (they are cheap),
+    so the pages hold no state of their own."""
+
+    access: Callable[[], ConsoleAccess]
+    overview: Callable[[], ConsoleOverview]
+
+
+def cookie_name(request: Request) -> str:
+    """`__Host-` under HTTPS: the browser then keeps it only if Secure, host-only and on
+    `/`, so no sibling host can plant one."""
+    return SECURE_COOKIE if request.url.scheme == "https" else COOKIE
+
+
+def _set_cookie(response: Response, request: Request, visit: Visit, lasts: int) -> None:
+    response.set_cookie(
+        cookie_name(request),
+        visit.token,
+        max_age=lasts,
+        path="/",
+        secure=request.url.scheme == "https",
+        httponly=True,
+        samesite="strict",
+    )
+
+
+class _Pages:
+    def __init__(self, use_cases: ConsoleUseCases) -> None:
+        self._use = use_cases
+        self._templates = Environment(
+            loader=PackageLoader("mailfathom.entrypoints.console", "templates"),
+            autoescape=True,
+            auto_reload=False,
+        )
+
+    def _wording(self, request: Request) -> tuple[str, ConsoleWording, str]:
+        query = request.query_params.get("lang")
+        language = chosen_language(query, request.headers.get("accept-language"))
+        lang_query = f"?lang={language.value}" if query == language.value else ""
+        return language.value, WORDINGS[language], lang_query
+
+    def _page(self, request: Request, name: str, status: int = 200, **values: Any) -> Response:
+        lang, wording, lang_query = self._wording(request)
+        text = self._templates.get_template(name).render(
+            lang=lang, w=wording, lang_query=lang_query, **values
+        )
+        return HTMLResponse(text, status_code=status)
+
+    def _token(self, request: Request) -> str | None:
+        return request.cookies.get(cookie_name(request))
+
+    async def login_form(self, request: Request) -> Response:
+        access = self._use.access()
+        token = self._token(request)
+        found = await run_in_threadpool(access.session, token)
+        if found is not None and found.signed_in:
+            return RedirectResponse("/", status_code=303)
+        return await self._form(request, access, found, token, None, 200)
+
+    async def _form(
+        self,
+        request: Request,
+        access: ConsoleAccess,
+        found: ConsoleSession | None,
+        token: str | None,
+        notice: str | None,
+        status: int,
+    ) -> Response:
+        password_set = await run_in_threadpool(access.password_is_set)
+        if not password_set:
+            notice = self._wording(request)[1].unset
+        fresh: Visit | None = None
+        if found is None or token is None:
+            fresh = await run_in_threadpool(access.visit)
+            found = fresh.session
+        _, wording, _ = self._wording(request)
+        response = self._page(
+            request,
+            "login.html",
+            status,
+            heading=wording.sign_in,
+            csrf=found.csrf_secret,
+            notice=notice,
+            password_set=password_set,
+            signed_in=False,
+        )
+        if fresh is not None:
+            _set_cookie(response, request, fresh, SIGN_IN_WINDOW_SECONDS)
+        return response
+
+    async def login(self, request: Request) -> Response:
+        if not from_own_origin(request):
+            return _forbidden()
+        form = await request.form(max_files=0, max_fields=4, max_part_size=MAX_FORM_OCTETS)
+        csrf = form.get("csrf")
+        password = form.get("password")
+        access = self._use.access()
+        token = self._token(request)
+        client = request.client.host if request.client is not None else "unknown"
+        outcome = await run_in_threadpool(
+            access.sign_in,
+            token,
+            csrf if isinstance(csrf, str) else None,
+            password if isinstance(password, str) else "",
+            client[:64],
+        )
+        if isinstance(outcome, Visit):
+            response = RedirectResponse("/", status_code=303)
+            _set_cookie(response, request, outcome, SESSION_LIFETIME_SECONDS)
+            return response
+        return await self._refused(request, access, token, outcome)
+
+    async def _refused(
+        self, request: Request, access: ConsoleAccess, token: str | None, refused: Refused
+    ) -> Response:
+        if refused.reason is SignInRefused.FORM_EXPIRED:
+            return _forbidden()
+        wording = self._wording(request)[1]
+        found = await run_in_threadpool(access.session, token)
+        if refused.reason is SignInRefused.WAIT:
+            notice = wording.wait.format(seconds=refused.retry_after_seconds)
+            response = await self._form(request, access, found, token, notice, 429)
+            response.headers["Retry-After"] = str(refused.retry_after_seconds)
+            return response
+        if refused.reason is SignInRefused.UNSET:
+            return await self._form(request, access, found, token, None, 403)
+        return await self._form(request, access, found, token, wording.mismatch, 403)
+
+    async def overview(self, request: Request) -> Response:
+        access = self._use.access()
+        session = await run_in_threadpool(access.signed_in, self._token(request))
+        if session is None:
+            return RedirectResponse("/login", status_code=303)
+        shown = await run_in_threadpool(self._use.overview().overview)
+        _, w, _ = self._wording(request)
+        states = {
+            None: w.healthy,
+            HealthState.CONSENT_REQUIRED: w.needs_consent,
+            HealthState.CREDENTIALS_REFUSED: w.login_refused,
+        }
+        labels = {
+            OutboxState.QUEUED: w.queued,
+            OutboxState.HELD: w.held,
+            OutboxState.SENDING: w.sending,
+            OutboxState.SENT: w.sent,
+            OutboxState.REFUSED: w.refused,
+            OutboxState.CANCELLED: w.cancelled,
+        }
+        return self._page(
+            request,
+            "overview.html",
+            heading=w.overview,
+            csrf=session.csrf_secret,
+            signed_in=True,
+            o=shown,
+            outbox_rows=list(labels.items()),
+            accounts=[(name, states[state]) for name, state in shown.accounts],
+        )
+
+    async def logout(self, request: Request) -> Response:
+        if not from_own_origin(request):
+            return _forbidden()
+        form = await request.form(max_files=0, max_fields=4, max_part_size=MAX_FORM_OCTETS)
+        csrf = form.get("csrf")
+        access = self._use.access()
+        token = self._token(request)
+        session = await run_in_threadpool(access.signed_in, token)
+        if session is None or not csrf_holds(session, csrf if isinstance(csrf, str) else None):
+            return _forbidden()
+        await run_in_threadpool(access.sign_out, token)
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(
+            cookie_name(request),
+            path="/",
+            secure=request.url.scheme == "https",
+            httponly=True,
+            samesite="strict",
+        )
+        return response
+
+
+def _forbidden() -> Response:
+    return Response("Forbidden", status_code=403, media_type="text/plain")
+
+
+def build_console_app(use_cases: ConsoleUseCases, listen_host: str) -> Starlette:
+    pages = _Pages(use_cases)
+    return Starlette(
+        routes=[
+            Route("/", pages.overview, methods=["GET"]),
+            Route("/login", pages.login_form, methods=["GET"]),
+            Route("/login", pages.login, methods=["POST"]),
+            Route("/logout", pages.logout, methods=["POST"]),
+            Mount(
+                "/static",
+                StaticFiles(packages=[("mailfathom.entrypoints.console", "static")]),
+                name="static",
+            ),
+        ],
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(listen_host)),
+        ],
+    )
