@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 import log_audit
+from browser.markers import add_browser_markers
 from processes import ProcessGuard, mark_process_tests
 from servers.fixtures import add_fixture_markers
 from servers.fixtures import corpora as corpora
@@ -24,6 +25,10 @@ from servers.fixtures import oauth_smtp as oauth_smtp
 from servers.fixtures import postgres_server as postgres_server
 from servers.fixtures import postgres_url as postgres_url
 from servers.fixtures import provider as provider
+
+# The browser fixtures (`browser`, `page`, `new_page`, `screenshots`, `axe`) and the hooks that
+# keep a failed test's screenshot and list every screenshot at the end.
+pytest_plugins = ["browser.fixtures"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -51,6 +56,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     add_fixture_markers(items)
+    add_browser_markers(items)
     mark_process_tests(items)
     if config.getoption("--reverse-order"):
         items.reverse()

@@ -209,7 +209,7 @@ def test_every_answer_carries_the_security_headers(owned: Console) -> None:
     for answer in answers:
         assert answer.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
         assert answer.headers["x-content-type-options"] == "nosniff"
-        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert answer.headers["referrer-policy"] == "same-origin"
         assert answer.headers["x-frame-options"] == "DENY"
     for answer in answers[:-2]:
         assert answer.headers["cache-control"] == "no-store"

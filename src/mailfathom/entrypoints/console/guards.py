@@ -1,11 +1,13 @@
 """What every answer of the console carries, and what every state-changing request must show.
 
 Headers: a Content-Security-Policy that loads nothing from anywhere but the console itself
-and lets no other site frame it, `nosniff`, no referrer, and `no-store` on every page (a
-page may show what only the owner should see). Requests: the Host must name the console
-(a DNS-rebinding page names its own), and a POST must come from the console's own origin
-(`Origin`, or `Referer` where a browser sends no Origin) as well as carry its session's CSRF
-token (checked by the routes, which know the session)."""
+and lets no other site frame it, `nosniff`, a referrer sent to the console alone, and
+`no-store` on every page (a page may show what only the owner should see). `same-origin`
+rather than `no-referrer`: under `no-referrer` a browser sends `Origin: null` with the
+console's own forms, and the origin check below refuses them. Requests: the Host must name
+the console (a DNS-rebinding page names its own), and a POST must come from the console's own
+origin (`Origin`, or `Referer` where a browser sends no Origin) as well as carry its session's
+CSRF token (checked by the routes, which know the session)."""
 
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ class SecurityHeaders:
                 headers = MutableHeaders(scope=message)
                 headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
                 headers["X-Content-Type-Options"] = "nosniff"
-                headers["Referrer-Policy"] = "no-referrer"
+                headers["Referrer-Policy"] = "same-origin"
                 headers["X-Frame-Options"] = "DENY"
                 headers["Cross-Origin-Opener-Policy"] = "same-origin"
                 headers["Cross-Origin-Resource-Policy"] = "same-origin"
