@@ -140,9 +140,7 @@ def test_a_draft_edited_by_an_agent_after_it_was_shown_is_refused_and_nothing_se
 
 
 def test_a_send_goes_through_the_recipient_policy(tmp_path: Path) -> None:
-    d = _deployment(
-        tmp_path, 'RecipientPolicy = { Allow = ["friend@example.net"] }'
-    )
+    d = _deployment(tmp_path, 'RecipientPolicy = { Allow = ["friend@example.net"] }')
     draft_id = kept(d, to="friend@example.net")
     d.update_draft().update(
         AGENT,
