@@ -21,7 +21,6 @@ from mailfathom.app.confirmation.confirmed_sending import NobodyToAsk, Status
 from mailfathom.app.drafting.composition import DraftRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode
-from mailfathom.domain.drafts import DraftLife
 from mailfathom.entrypoints.console.pages import ConsoleUseCases, build_console_app
 
 AGENT = Caller(ALL_PERMISSIONS, "agent", ConfirmationMode.ASK)
