@@ -190,6 +190,7 @@ def test_edit_saves_a_new_revision_and_delete_removes_the_draft(owner: Owner) ->
     assert section.xpath(".//h2")[0].text_content() == "Edited here"
     assert section.xpath('.//pre[@class="body"]')[0].text_content().strip() == "New words."
     assert "me@example.org" in section.text_content()
+    assert section.xpath('.//*[contains(@class, "unseen-note")]') == []
     gone = owner.post(
         f"/drafts/{draft_id}/delete", **form_fields(after, f"/drafts/{draft_id}/delete")
     )

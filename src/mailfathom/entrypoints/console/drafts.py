@@ -81,7 +81,7 @@ def shown_draft(waiting: WaitingDraft, w: DraftsWording, account: str) -> ShownD
         rows=tuple(rows),
         body=unseen.marked(shown.body),
         html=None if shown.html is None else unseen.marked(shown.html),
-        has_unseen=any(unseen.has_unseen(value) for value in raw),
+        has_unseen=any(unseen.marked(value) != value for value in raw),
         editable=not waiting.draft.files,
     )
 
