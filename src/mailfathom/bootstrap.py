@@ -111,6 +111,7 @@ from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
 from mailfathom.app.confirmation.signal import AlertSignal
 from mailfathom.app.console.overview import ConsoleOverview
 from mailfathom.app.console.signing_in import ConsoleAccess
+from mailfathom.app.console.waiting_drafts import WaitingDrafts
 from mailfathom.app.contacts.create_contact import ContactCreation
 from mailfathom.app.contacts.delete_contact import ContactErasure
 from mailfathom.app.contacts.export_contacts import ContactExport
@@ -762,6 +763,24 @@ class Services:
     def console_access(self) -> ConsoleAccess:
         """The owner's sign-in to the console, its sessions and the owner password."""
         return ConsoleAccess(SqlConsoleStore(self.engine), Argon2Passwords(), clock=self.clock)
+
+    def console_drafts(self) -> WaitingDrafts:
+        """The drafts waiting for the owner, and the owner's Send, Edit and Delete of them:
+        the drafting use cases an agent's calls run."""
+        drafting = self.drafting()
+        return WaitingDrafts(
+            SqlOwnerAlerts(self.engine),
+            SqlDraftStore(self.engine),
+            drafting.send,
+            drafting.update,
+            drafting.delete,
+            self._confirmed_sending(),
+            clock=self.clock,
+        )
+
+    def account_names(self) -> dict[str, str]:
+        """Each configured account's display name by its identifier."""
+        return {a.account_id: a.display_name for a in self.config.accounts}
 
     def console_overview(self) -> ConsoleOverview:
         """The counts the console's overview shows."""

@@ -216,6 +216,12 @@ class ConfirmedSending:
             return earlier
         return self._unattended(prepared, save_draft, SENSITIVE_REASON)
 
+    def binding(self, shown: ShownMessage, language: Language) -> str:
+        """What an answer of Send to `shown`, asked in `language`, must carry to count
+        (`Answer.binding`): a person deciding somewhere other than a client's question (the
+        owner's console) binds their Send to it."""
+        return self._question(shown, language).binding
+
     def _question(self, shown: ShownMessage, language: Language) -> Question:
         """The question about `shown`, naming the sensitive content it carries and showing
         it redacted; its binding is of the message as sent."""

@@ -289,6 +289,11 @@ class DraftPromotion:
             "The draft changed after the person was shown it; nothing was sent.",
         )
 
+    def shown(self, draft: Draft) -> ShownMessage:
+        """The draft as `settle` shows it to a person when no `sendAfter` is asked: what a
+        person deciding elsewhere (the owner's console) is shown, and binds their Send to."""
+        return self._shown(draft, None)
+
     def _shown(self, draft: Draft, instant: datetime | None) -> ShownMessage:
         viewed = self._viewer.view(draft.mime)
         return ShownMessage(

@@ -29,8 +29,10 @@ from mailfathom.app.console.signing_in import (
     Visit,
     csrf_holds,
 )
+from mailfathom.app.console.waiting_drafts import WaitingDrafts
 from mailfathom.domain.account_health import HealthState
 from mailfathom.domain.console import SESSION_LIFETIME_SECONDS, SIGN_IN_WINDOW_SECONDS
+from mailfathom.entrypoints.console.drafts import DraftPages
 from mailfathom.entrypoints.console.guards import (
     SecurityHeaders,
     allowed_hosts,
@@ -50,6 +52,9 @@ class ConsoleUseCases:
 
     access: Callable[[], ConsoleAccess]
     overview: Callable[[], ConsoleOverview]
+    # The drafts waiting for the owner, and each account's display name by its identifier.
+    drafts: Callable[[], WaitingDrafts] | None = None
+    account_names: Callable[[], dict[str, str]] = dict
 
 
 def cookie_name(request: Request) -> str:
@@ -94,6 +99,10 @@ class _Pages:
 
     def _token(self, request: Request) -> str | None:
         return request.cookies.get(cookie_name(request))
+
+    async def signed_in(self, request: Request) -> ConsoleSession | None:
+        """The request's signed-in session, or None."""
+        return await run_in_threadpool(self._use.access().signed_in, self._token(request))
 
     async def login_form(self, request: Request) -> Response:
         access = self._use.access()
@@ -254,8 +263,12 @@ def _forbidden() -> Response:
 
 def build_console_app(use_cases: ConsoleUseCases, listen_host: str) -> Starlette:
     pages = _Pages(use_cases)
+    more: list[Route] = []
+    if use_cases.drafts is not None:
+        more.extend(DraftPages(pages, use_cases.drafts, use_cases.account_names).routes())
     return Starlette(
         routes=[
+            *more,
             Route("/", pages.overview, methods=["GET"]),
             Route("/login", pages.login_form, methods=["GET"]),
             Route("/login", pages.login, methods=["POST"]),
