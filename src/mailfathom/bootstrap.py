@@ -109,6 +109,8 @@ from mailfathom.app.answering.ports import ChatModel
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
 from mailfathom.app.confirmation.signal import AlertSignal
+from mailfathom.app.console.mutations import ConsoleMutations
+from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
 from mailfathom.app.console.signing_in import ConsoleAccess
 from mailfathom.app.contacts.create_contact import ContactCreation
@@ -762,6 +764,14 @@ class Services:
     def console_access(self) -> ConsoleAccess:
         """The owner's sign-in to the console, its sessions and the owner password."""
         return ConsoleAccess(SqlConsoleStore(self.engine), Argon2Passwords(), clock=self.clock)
+
+    def console_outbox(self) -> ConsoleOutbox:
+        """The console's outbox: the operator's list and withdrawal of sends."""
+        return ConsoleOutbox(self.outbox(), clock=self.clock)
+
+    def console_mutations(self) -> ConsoleMutations:
+        """The console's open and dead-lettered changes, and their retry."""
+        return ConsoleMutations(self.mutations())
 
     def console_overview(self) -> ConsoleOverview:
         """The counts the console's overview shows."""

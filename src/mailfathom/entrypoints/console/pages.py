@@ -19,6 +19,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from mailfathom.app.console.mutations import ConsoleMutations
+from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
 from mailfathom.app.console.ports import ConsoleSession, OutboxState
 from mailfathom.app.console.signing_in import (
@@ -35,6 +37,7 @@ from mailfathom.entrypoints.console.guards import (
     allowed_hosts,
     from_own_origin,
 )
+from mailfathom.entrypoints.console.outbox_pages import OutboxPages
 from mailfathom.entrypoints.console.wording import WORDINGS, ConsoleWording, chosen_language
 
 COOKIE = "mf_console"
@@ -49,6 +52,8 @@ class ConsoleUseCases:
 
     access: Callable[[], ConsoleAccess]
     overview: Callable[[], ConsoleOverview]
+    outbox: Callable[[], ConsoleOutbox] | None = None
+    mutations: Callable[[], ConsoleMutations] | None = None
 
 
 def cookie_name(request: Request) -> str:
@@ -93,6 +98,19 @@ class _Pages:
 
     def _token(self, request: Request) -> str | None:
         return request.cookies.get(cookie_name(request))
+
+    def page(self, request: Request, name: str, status: int = 200, **values: Any) -> Response:
+        return self._page(request, name, status, **values)
+
+    def wording(self, request: Request) -> ConsoleWording:
+        return self._wording(request)[1]
+
+    def lang_query(self, request: Request) -> str:
+        return self._wording(request)[2]
+
+    async def session(self, request: Request) -> ConsoleSession | None:
+        """The signed-in session the request's cookie names, or None."""
+        return await run_in_threadpool(self._use.access().signed_in, self._token(request))
 
     async def login_form(self, request: Request) -> Response:
         access = self._use.access()
@@ -230,8 +248,12 @@ def _forbidden() -> Response:
 
 def build_console_app(use_cases: ConsoleUseCases, listen_host: str) -> Starlette:
     pages = _Pages(use_cases)
+    decisions: list[Route] = []
+    if use_cases.outbox is not None and use_cases.mutations is not None:
+        decisions = OutboxPages(pages, use_cases.outbox, use_cases.mutations).routes()
     return Starlette(
         routes=[
+            *decisions,
             Route("/", pages.overview, methods=["GET"]),
             Route("/login", pages.login_form, methods=["GET"]),
             Route("/login", pages.login, methods=["POST"]),
