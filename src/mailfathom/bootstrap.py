@@ -109,6 +109,8 @@ from mailfathom.app.answering.ports import ChatModel
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
 from mailfathom.app.confirmation.signal import AlertSignal
+from mailfathom.app.console.mutations import ConsoleMutations
+from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
 from mailfathom.app.console.signing_in import ConsoleAccess
 from mailfathom.app.console.waiting_drafts import WaitingDrafts
@@ -781,6 +783,14 @@ class Services:
     def account_names(self) -> dict[str, str]:
         """Each configured account's display name by its identifier."""
         return {a.account_id: a.display_name for a in self.config.accounts}
+
+    def console_outbox(self) -> ConsoleOutbox:
+        """The console's outbox: the operator's list and withdrawal of sends."""
+        return ConsoleOutbox(self.outbox(), clock=self.clock)
+
+    def console_mutations(self) -> ConsoleMutations:
+        """The console's open and dead-lettered changes, and their retry."""
+        return ConsoleMutations(self.mutations())
 
     def console_overview(self) -> ConsoleOverview:
         """The counts the console's overview shows."""

@@ -21,7 +21,8 @@ from mailfathom.domain.config import (
     StoreConfig,
 )
 from mailfathom.domain.console import ConsoleConfig
-from mailfathom.entrypoints.console.pages import ConsoleUseCases, build_console_app
+from mailfathom.entrypoints.console.pages import build_console_app
+from mailfathom.entrypoints.console.serving import console_use_cases
 
 
 def main(root: Path, port: int) -> None:
@@ -39,9 +40,7 @@ def main(root: Path, port: int) -> None:
     )
     with Services.open(config) as services:
         services.console_access().set_password(password)
-        app = build_console_app(
-            ConsoleUseCases(services.console_access, services.console_overview), "127.0.0.1"
-        )
+        app = build_console_app(console_use_cases(services), "127.0.0.1")
         uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 

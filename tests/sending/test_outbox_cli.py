@@ -114,7 +114,7 @@ def test_a_refused_send_is_explained_and_cannot_be_cancelled(tmp_path: Path) -> 
         assert f"already {state}" in again.stdout + again.stderr
         assert f"state           {state}" in again.stdout
 
-    from mailfathom.entrypoints.cli.outbox import FAILURE_EXPLANATIONS
+    from mailfathom.app.sending.explanations import FAILURE_EXPLANATIONS
 
     shown = _mfctl("show", refused, "--config", str(config_path))
     assert shown.returncode == 0, shown.stderr
@@ -127,7 +127,7 @@ def test_a_refused_send_is_explained_and_cannot_be_cancelled(tmp_path: Path) -> 
 
 
 def test_every_delivery_failure_code_is_explained_in_words() -> None:
-    from mailfathom.entrypoints.cli.outbox import FAILURE_EXPLANATIONS
+    from mailfathom.app.sending.explanations import FAILURE_EXPLANATIONS
 
     assert set(FAILURE_EXPLANATIONS) == set(DeliveryCode)
     for sentence in FAILURE_EXPLANATIONS.values():

@@ -20,6 +20,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from mailfathom.app.console.mutations import ConsoleMutations
+from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
 from mailfathom.app.console.ports import ConsoleSession, OutboxState
 from mailfathom.app.console.signing_in import (
@@ -38,6 +40,7 @@ from mailfathom.entrypoints.console.guards import (
     allowed_hosts,
     from_own_origin,
 )
+from mailfathom.entrypoints.console.outbox_pages import OutboxPages
 from mailfathom.entrypoints.console.wording import WORDINGS, ConsoleWording, chosen_language
 
 COOKIE = "mf_console"
@@ -55,6 +58,8 @@ class ConsoleUseCases:
     # The drafts waiting for the owner, and each account's display name by its identifier.
     drafts: Callable[[], WaitingDrafts] | None = None
     account_names: Callable[[], dict[str, str]] = dict
+    outbox: Callable[[], ConsoleOutbox] | None = None
+    mutations: Callable[[], ConsoleMutations] | None = None
 
 
 def cookie_name(request: Request) -> str:
@@ -99,6 +104,19 @@ class _Pages:
 
     def _token(self, request: Request) -> str | None:
         return request.cookies.get(cookie_name(request))
+
+    def page(self, request: Request, name: str, status: int = 200, **values: Any) -> Response:
+        return self._page(request, name, status, **values)
+
+    def wording(self, request: Request) -> ConsoleWording:
+        return self._wording(request)[1]
+
+    def lang_query(self, request: Request) -> str:
+        return self._wording(request)[2]
+
+    async def session(self, request: Request) -> ConsoleSession | None:
+        """The signed-in session the request's cookie names, or None."""
+        return await self.signed_in(request)
 
     async def signed_in(self, request: Request) -> ConsoleSession | None:
         """The request's signed-in session, or None."""
@@ -266,6 +284,8 @@ def build_console_app(use_cases: ConsoleUseCases, listen_host: str) -> Starlette
     more: list[Route] = []
     if use_cases.drafts is not None:
         more.extend(DraftPages(pages, use_cases.drafts, use_cases.account_names).routes())
+    if use_cases.outbox is not None and use_cases.mutations is not None:
+        more.extend(OutboxPages(pages, use_cases.outbox, use_cases.mutations).routes())
     return Starlette(
         routes=[
             *more,

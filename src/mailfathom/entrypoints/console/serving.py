@@ -22,10 +22,7 @@ class ConsoleServing:
 
     def server(self) -> tuple[uvicorn.Server, socket.socket]:
         config = self.services.config.console
-        app = build_console_app(
-            ConsoleUseCases(self.services.console_access, self.services.console_overview),
-            config.host,
-        )
+        app = build_console_app(console_use_cases(self.services), config.host)
         server = CompanionServer(
             uvicorn.Config(
                 app,
@@ -41,6 +38,18 @@ class ConsoleServing:
 
     def close(self) -> None:
         self.listener.close()
+
+
+def console_use_cases(services: Services) -> ConsoleUseCases:
+    """Every page's use cases over one deployment's services."""
+    return ConsoleUseCases(
+        services.console_access,
+        services.console_overview,
+        drafts=services.console_drafts,
+        account_names=services.account_names,
+        outbox=services.console_outbox,
+        mutations=services.console_mutations,
+    )
 
 
 def open_console(services: Services) -> ConsoleServing | None:

@@ -1,0 +1,184 @@
+"""The console's outbox and mailbox-changes pages: what agents queued to send and asked to
+change, and the owner's two decisions about them, each a plain form POST.
+
+A withdrawal or retry answers with a redirect back to its page naming the outcome (`?done=`),
+so a reload never repeats the decision. Nothing of a request or a record is logged here; the
+use cases log what they log already."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from mailfathom.app.console.mutations import ChangeEntry, ConsoleMutations
+from mailfathom.app.console.outbox import ConsoleOutbox, SendState
+from mailfathom.app.console.ports import ConsoleSession
+from mailfathom.app.console.signing_in import csrf_holds
+from mailfathom.app.flags.administer_mutations import Retried
+from mailfathom.app.flags.explanations import explain as explain_change
+from mailfathom.app.sending.administer_outbox import Withdrawn
+from mailfathom.app.sending.explanations import explain as explain_send
+from mailfathom.domain.mutations import MutationKind, MutationState
+from mailfathom.entrypoints.console.guards import from_own_origin
+from mailfathom.entrypoints.console.outbox_wording import WORDINGS, OutboxWording
+from mailfathom.entrypoints.console.wording import ConsoleWording, chosen_language
+
+MAX_FORM_OCTETS = 1024
+
+
+class PageMaker(Protocol):
+    """What these pages take from the console's page set: its layout and its session."""
+
+    def page(
+        self, request: Request, name: str, status: int = 200, **values: object
+    ) -> Response: ...
+
+    def wording(self, request: Request) -> ConsoleWording: ...
+
+    def lang_query(self, request: Request) -> str: ...
+
+    async def session(self, request: Request) -> ConsoleSession | None: ...
+
+
+def _words(request: Request) -> OutboxWording:
+    language = chosen_language(
+        request.query_params.get("lang"), request.headers.get("accept-language")
+    )
+    return WORDINGS[language]
+
+
+def _back(pages: PageMaker, request: Request, path: str, done: str) -> Response:
+    query = pages.lang_query(request)
+    joined = f"{query}&done={done}" if query else f"?done={done}"
+    return RedirectResponse(path + joined, status_code=303)
+
+
+def _forbidden() -> Response:
+    return Response("Forbidden", status_code=403, media_type="text/plain")
+
+
+async def _decided(pages: PageMaker, request: Request) -> ConsoleSession | Response:
+    """The signed-in session of a POST from the console's own origin with its CSRF token;
+    otherwise the refusal to answer with, before anything is done."""
+    if not from_own_origin(request):
+        return _forbidden()
+    form = await request.form(max_files=0, max_fields=4, max_part_size=MAX_FORM_OCTETS)
+    csrf = form.get("csrf")
+    session = await pages.session(request)
+    if session is None or not csrf_holds(session, csrf if isinstance(csrf, str) else None):
+        return _forbidden()
+    return session
+
+
+class OutboxPages:
+    def __init__(
+        self,
+        pages: PageMaker,
+        outbox: Callable[[], ConsoleOutbox],
+        mutations: Callable[[], ConsoleMutations],
+    ) -> None:
+        self._pages = pages
+        self._outbox = outbox
+        self._mutations = mutations
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/outbox", self.outbox, methods=["GET"]),
+            Route("/outbox/{outgoing_id}/cancel", self.cancel, methods=["POST"]),
+            Route("/mutations", self.mutations, methods=["GET"]),
+            Route("/mutations/{record_id}/retry", self.retry, methods=["POST"]),
+        ]
+
+    async def outbox(self, request: Request) -> Response:
+        session = await self._pages.session(request)
+        if session is None:
+            return RedirectResponse("/login", status_code=303)
+        entries = await run_in_threadpool(self._outbox().entries)
+        w, d = self._pages.wording(request), _words(request)
+        states = {
+            SendState.QUEUED: w.queued,
+            SendState.HELD: w.held,
+            SendState.SENDING: w.sending,
+            SendState.SENT: w.sent,
+            SendState.REFUSED: w.refused,
+            SendState.UNKNOWN: d.outcome_unknown,
+            SendState.CANCELLED: w.cancelled,
+        }
+        notices = {
+            Withdrawn.NOW.value: d.cancelled_now,
+            Withdrawn.ALREADY_ENDED.value: d.already_ended,
+            Withdrawn.IN_TRANSMISSION.value: d.in_transmission,
+            "not-found": d.not_found,
+        }
+        return self._pages.page(
+            request,
+            "outbox.html",
+            heading=w.outbox,
+            csrf=session.csrf_secret,
+            signed_in=True,
+            d=d,
+            notice=notices.get(request.query_params.get("done", "")),
+            rows=[(e, states[e.state]) for e in entries],
+            explain=explain_send,
+        )
+
+    async def cancel(self, request: Request) -> Response:
+        decided = await _decided(self._pages, request)
+        if isinstance(decided, Response):
+            return decided
+        outgoing_id = str(request.path_params["outgoing_id"])
+        withdrawal = await run_in_threadpool(self._outbox().withdraw, outgoing_id)
+        done = "not-found" if withdrawal is None else withdrawal.outcome.value
+        return _back(self._pages, request, "/outbox", done)
+
+    async def mutations(self, request: Request) -> Response:
+        session = await self._pages.session(request)
+        if session is None:
+            return RedirectResponse("/login", status_code=303)
+        entries = await run_in_threadpool(self._mutations().entries)
+        w, d = self._pages.wording(request), _words(request)
+        states = {
+            MutationState.PENDING: w.mutations_pending,
+            MutationState.CONVERGING: d.converging,
+            MutationState.DEAD_LETTERED: w.mutations_dead_lettered,
+        }
+        notices = {
+            Retried.NOW.value: d.retried_now,
+            Retried.NOT_DEAD_LETTERED.value: d.not_dead_lettered,
+            "not-found": d.not_found,
+        }
+        return self._pages.page(
+            request,
+            "mutations.html",
+            heading=w.mutations,
+            csrf=session.csrf_secret,
+            signed_in=True,
+            d=d,
+            notice=notices.get(request.query_params.get("done", "")),
+            rows=[(e, states[e.record.state], _value(e, d)) for e in entries],
+            explain=explain_change,
+        )
+
+    async def retry(self, request: Request) -> Response:
+        decided = await _decided(self._pages, request)
+        if isinstance(decided, Response):
+            return decided
+        record_id = str(request.path_params["record_id"])
+        outcome = await run_in_threadpool(self._mutations().retry, record_id)
+        done = "not-found" if outcome is None else outcome.outcome.value
+        return _back(self._pages, request, "/mutations", done)
+
+
+def _value(entry: ChangeEntry, d: OutboxWording) -> str:
+    """What the change asks for, as `mfctl mutations` shows it: a flag's value, how many
+    keywords (never which), or where a move goes."""
+    if entry.keywords is not None:
+        return d.keywords.format(n=entry.keywords)
+    if entry.record.kind is MutationKind.MOVE:
+        return d.move_to.format(folder=entry.destination or d.folder_gone)
+    return d.on if entry.record.value == "true" else d.off

@@ -1,0 +1,185 @@
+"""The console's outbox and mailbox-changes pages in process over an SQLite deployment: what
+each shows, a held send withdrawn and a dead-lettered change retried by a form POST, and a
+POST without the session's token or from another origin refused with nothing done."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import httpx2
+import lxml.html
+import pytest
+from starlette.testclient import TestClient
+
+import log_audit
+from mailfathom.adapters.sql.mutations import SqlMutationStore
+from mailfathom.adapters.sql.outbox import SqlOutbox
+from mailfathom.app.flags.set_mail_flags import FlagChangeRequest
+from mailfathom.app.sending.ports import NewOutgoing
+from mailfathom.bootstrap import Services
+from mailfathom.domain.access import ALL_PERMISSIONS, Caller
+from mailfathom.domain.mutations import MutationFailure, MutationState
+from mailfathom.domain.outgoing import AddressField, OutgoingKind, Recipient, Stage
+from mailfathom.entrypoints.console.pages import build_console_app
+from mailfathom.entrypoints.console.serving import console_use_cases
+from sync.helpers import stored_rows
+
+from .conftest import ORIGIN, PASSWORD, Clock, Console, console_config
+
+HOSTILE_ADDRESS = '"<img src=x onerror=alert(1)>"@example.net'
+AGENT = Caller(ALL_PERMISSIONS, "agent")
+
+
+@pytest.fixture
+def owned(tmp_path: Path) -> Iterator[Console]:
+    log_audit.register(PASSWORD, HOSTILE_ADDRESS)
+    clock = Clock()
+    with Services.open(console_config(tmp_path), clock=clock) as services:
+        services.console_access().set_password(PASSWORD)
+        uses = console_use_cases(services)
+        with TestClient(build_console_app(uses, "127.0.0.1"), base_url=ORIGIN) as client:
+            console = Console(client, services, clock)
+            assert console.sign_in().status_code == 303
+            yield console
+
+
+def _queue(console: Console, hours: float | None) -> uuid.UUID:
+    now = console.clock()
+    after = None if hours is None else now + timedelta(hours=hours)
+    key = uuid.uuid4().hex
+    record, _ = SqlOutbox(console.services.engine).record(
+        NewOutgoing(
+            outgoing_id=uuid.uuid4(),
+            account_id="home",
+            idempotency_key=key,
+            caller="agent",
+            kind=OutgoingKind.NEW,
+            queued_at=now,
+            not_before=after or now,
+            message_id=f"<{key}@example.org>",
+            envelope_from="me@example.org",
+            mime=b"Subject: x\r\n\r\nbody\r\n",
+            recipients=(Recipient(AddressField.TO, HOSTILE_ADDRESS),),
+            send_after=after,
+        ),
+        [],
+    )
+    return record.outgoing_id
+
+
+def _tree(console: Console, path: str) -> lxml.html.HtmlElement:
+    page = console.client.get(path)
+    assert page.status_code == 200
+    return lxml.html.fromstring(page.text)
+
+
+def _post(console: Console, action: str, csrf: str | None, origin: str = ORIGIN) -> httpx2.Response:
+    data = {} if csrf is None else {"csrf": csrf}
+    return console.client.post(
+        action, data=data, headers={"Origin": origin}, follow_redirects=False
+    )
+
+
+def test_the_pages_need_a_signed_in_owner(tmp_path: Path) -> None:
+    with Services.open(console_config(tmp_path)) as services:
+        uses = console_use_cases(services)
+        with TestClient(build_console_app(uses, "127.0.0.1"), base_url=ORIGIN) as client:
+            for path in ("/outbox", "/mutations"):
+                answer = client.get(path, follow_redirects=False)
+                assert (answer.status_code, answer.headers["location"]) == (303, "/login")
+            answer = client.post(f"/outbox/{uuid.uuid4()}/cancel", headers={"Origin": ORIGIN})
+            assert answer.status_code == 403
+
+
+def test_a_held_send_is_shown_without_its_message_and_withdrawn_by_its_form(
+    owned: Console,
+) -> None:
+    held = _queue(owned, 2)
+    due = _queue(owned, None)
+    tree = _tree(owned, "/outbox")
+    row = tree.get_element_by_id(f"send-{held}")
+    assert row.get("data-state") == "held"
+    assert tree.get_element_by_id(f"send-{due}").get("data-state") == "queued"
+    # The address is text in the page, never markup.
+    assert HOSTILE_ADDRESS in row.text_content()
+    assert not tree.xpath("//img")
+    assert "body" not in row.text_content()
+    (action,) = row.xpath(".//form/@action")
+    assert action == f"/outbox/{held}/cancel"
+    (csrf,) = row.xpath('.//input[@name="csrf"]/@value')
+
+    assert _post(owned, action, None).status_code == 403
+    assert _post(owned, action, "not-the-token").status_code == 403
+    assert _post(owned, action, csrf, "http://evil.example").status_code == 403
+    outbox = owned.services.outbox()
+    assert outbox.find(held).stage is Stage.QUEUED  # type: ignore[union-attr]
+
+    answer = _post(owned, action, csrf)
+    assert answer.status_code == 303
+    assert answer.headers["location"] == "/outbox?done=now"
+    assert outbox.find(held).stage is Stage.CANCELLED  # type: ignore[union-attr]
+    assert outbox.find(due).stage is Stage.QUEUED  # type: ignore[union-attr]
+    tree = _tree(owned, "/outbox?done=now")
+    assert tree.get_element_by_id("notice").text_content() == (
+        "The send was cancelled; it will not be sent."
+    )
+    row = tree.get_element_by_id(f"send-{held}")
+    assert (row.get("data-state"), row.xpath(".//form")) == ("cancelled", [])
+    again = _post(owned, action, csrf)
+    assert again.headers["location"] == "/outbox?done=already-ended"
+
+
+def test_the_outbox_speaks_czech_and_slovak(owned: Console) -> None:
+    _queue(owned, 2)
+    cs = _tree(owned, "/outbox?lang=cs")
+    assert cs.xpath("/html/@lang") == ["cs"]
+    assert cs.xpath("//main/h1/text()") == ["K odeslání"]
+    assert cs.xpath("//form[contains(@action, '/cancel')]/button/text()") == ["Zrušit"]
+    assert cs.xpath("//form[contains(@action, '/cancel')]/@action")[0].endswith("?lang=cs")
+    sk = _tree(owned, "/mutations?lang=sk")
+    assert sk.xpath("//p[@id='empty']/text()") == ["Žiadna zmena schránky nečaká ani neuviazla."]
+
+
+def _changed(owned: Console) -> uuid.UUID:
+    """A flag change recorded on a synchronized local message, then dead-lettered as a run
+    does when its attempts are spent."""
+    services = owned.services
+    services.deliver_sample_mail("home", 1)
+    services.account_synchronizer().run_once(services.config.accounts[0])
+    email = next(iter(stored_rows(services, "home"))).stored_email_id
+    recorded = services.flags().record(AGENT, FlagChangeRequest(str(email), flagged=True))
+    (record,) = recorded.records
+    store = SqlMutationStore(services.engine)
+    now = owned.clock()
+    store.begin([record.record_id], now)
+    store.settle(
+        [record.record_id], MutationState.DEAD_LETTERED, int(MutationFailure.ATTEMPTS_SPENT), now
+    )
+    return record.record_id
+
+
+def test_a_dead_lettered_change_shows_its_reason_and_is_retried_by_its_form(
+    owned: Console,
+) -> None:
+    record_id = _changed(owned)
+    tree = _tree(owned, "/mutations")
+    row = tree.get_element_by_id(f"change-{record_id}")
+    assert row.get("data-state") == "dead-lettered"
+    assert row.xpath(".//span[@class='code']/text()") == [str(int(MutationFailure.ATTEMPTS_SPENT))]
+    (action,) = row.xpath(".//form/@action")
+    (csrf,) = row.xpath('.//input[@name="csrf"]/@value')
+    assert _post(owned, action, "not-the-token").status_code == 403
+    assert _post(owned, action, csrf, "http://evil.example").status_code == 403
+    records = owned.services.mutations()
+    assert records.find(record_id).state is MutationState.DEAD_LETTERED  # type: ignore[union-attr]
+
+    answer = _post(owned, action, csrf)
+    assert answer.headers["location"] == "/mutations?done=now"
+    assert records.find(record_id).state is MutationState.PENDING  # type: ignore[union-attr]
+    row = _tree(owned, "/mutations").get_element_by_id(f"change-{record_id}")
+    assert (row.get("data-state"), row.xpath(".//form")) == ("pending", [])
+    again = _post(owned, action, csrf)
+    assert again.headers["location"] == "/mutations?done=not-dead-lettered"
