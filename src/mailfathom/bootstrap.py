@@ -98,6 +98,7 @@ from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.reading import SqlMailboxReader
+from mailfathom.adapters.sql.sync_failures import SqlSyncFailures
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.sql.trust_records import SqlTrustRecords
 from mailfathom.adapters.sql.vector_reading import VectorCache
@@ -166,6 +167,7 @@ from mailfathom.app.shared.stored_parts import StoredParts
 from mailfathom.app.shared.vector_ports import FillStates
 from mailfathom.app.sync.embedding import StoredMailEmbedding
 from mailfathom.app.sync.embedding_backfill import EmbeddingBackfill
+from mailfathom.app.sync.failure_record import FailureRecord
 from mailfathom.app.sync.folder_visibility import settle_folders
 from mailfathom.app.sync.pass_activity import PassActivity
 from mailfathom.app.sync.ports import ChangeWatch, MailboxSession
@@ -862,6 +864,7 @@ class Services:
             consent=ConsentOfAccounts(process_tokens()),
             login_secrets=LoginSecretsOfAccounts(),
             activity=self.pass_activity,
+            failures=FailureRecord(SqlSyncFailures(self.engine), self.clock),
         )
 
     def account_health(self) -> list[AccountHealth]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from mailfathom.app.sync.failure_record import FailureRecord
 from mailfathom.app.sync.folder_visibility import mapped_folders
 from mailfathom.app.sync.pass_activity import PassActivity
 from mailfathom.app.sync.ports import (
@@ -30,6 +31,7 @@ from mailfathom.domain.errors import (
     SyncError,
 )
 from mailfathom.domain.folders import FolderRole
+from mailfathom.domain.sync_failures import FOLDER_NOT_ON_SERVER, failure_code
 
 log = structlog.get_logger("mailfathom.sync")
 
@@ -60,8 +62,11 @@ class AccountSynchronizer:
         consent: ConsentWait | None = None,
         login_secrets: LoginSecrets | None = None,
         activity: PassActivity | None = None,
+        failures: FailureRecord | None = None,
     ) -> None:
         self._store = store
+        # Where the code a pass stopped on is written down, and cleared by one that succeeds.
+        self._failures = failures
         # Held while a pass runs, so that the embedding worker yields to it.
         self._activity = activity if activity is not None else PassActivity()
         self._connector = connector
@@ -147,14 +152,20 @@ class AccountSynchronizer:
             return AccountReport(account.account_id, (), ())
         if self._upkeep is not None:
             self._upkeep(account)
-        session = self._connector.open(account)
+        blamed: list[BaseException] = []
         try:
-            if self._owner_changes is not None:
-                self._owner_changes.carry(account, session)
-            with self._activity.running():
-                return self._pass(session, account, records, on_folder, progress)
-        finally:
-            session.close()
+            session = self._connector.open(account)
+            try:
+                if self._owner_changes is not None:
+                    self._owner_changes.carry(account, session)
+                with self._activity.running():
+                    return self._pass(session, account, records, on_folder, progress, blamed)
+            finally:
+                session.close()
+        except Exception as error:
+            if self._failures is not None and error not in blamed:
+                self._failures.account_failed(account.account_id, error)
+            raise
 
     def _pass(
         self,
@@ -163,22 +174,39 @@ class AccountSynchronizer:
         records: list[FolderRecord],
         on_folder: Callable[[SyncReport], None] | None,
         progress: ProgressCallback | None = None,
+        blamed: list[BaseException] | None = None,
     ) -> AccountReport:
         existing = set(session.list_folders())
         synchronizer = self._folder_synchronizer(account)
         reports: list[SyncReport] = []
         missing: list[str] = []
         new_so_far = 0
+        failures = self._failures
         for record in records:
             if record.remote_name not in existing:
                 missing.append(record.alias)
+                if failures is not None:
+                    failures.folder_failed(
+                        account.account_id, record.folder_id, FOLDER_NOT_ON_SERVER
+                    )
                 continue
             # The records were read when this pass began, and only this pass moves them on.
-            report = synchronizer.run(session, record, progress, earlier_new=new_so_far)
+            try:
+                report = synchronizer.run(session, record, progress, earlier_new=new_so_far)
+            except Exception as error:
+                if failures is not None and blamed is not None:
+                    blamed.append(error)
+                    failures.folder_failed(
+                        account.account_id, record.folder_id, failure_code(error)
+                    )
+                raise
             new_so_far += report.stored
             reports.append(report)
             if on_folder:
                 on_folder(report)
+        if failures is not None:
+            done = [r.folder_id for r in records if r.remote_name in existing]
+            failures.passed(account.account_id, done)
         if missing:
             # Folder names are the owner's: only how many is logged.
             log.warning("folders.absent_on_server", count=len(missing), account=account.account_id)
@@ -221,6 +249,15 @@ class AccountSynchronizer:
                 worker.join()
             return
         self._poll(account, stop)
+
+    def _opened(self, account: AccountConfig) -> MailboxSession:
+        """A session of the account; a failure to open one is the account's, kept as such."""
+        try:
+            return self._connector.open(account)
+        except Exception as error:
+            if self._failures is not None:
+                self._failures.account_failed(account.account_id, error)
+            raise
 
     def _watcher(
         self, account: AccountConfig, record: FolderRecord, stop: threading.Event
@@ -278,7 +315,7 @@ class AccountSynchronizer:
         synchronizer = self._folder_synchronizer(account)
         while not stop.is_set():
             try:
-                session = self._connector.open(account)
+                session = self._opened(account)
             except ConsentRequired:
                 if not self._await_consent(account, stop):
                     return
@@ -299,6 +336,8 @@ class AccountSynchronizer:
                         self._upkeep(account)
                     with self._activity.running():
                         report = synchronizer.run(session, self._store.folder(record.folder_id))
+                    if self._failures is not None:
+                        self._failures.passed(account.account_id, [record.folder_id])
                     backoff = 5.0
                     if _changed_anything(report):
                         # Mail may have arrived while this pass ran; only a pass that found
@@ -314,6 +353,9 @@ class AccountSynchronizer:
                             break
                         waited += IDLE_SLICE
             except Exception as error:  # a continuous run must outlive one bad pass
+                if self._failures is not None:
+                    code = failure_code(error)
+                    self._failures.folder_failed(account.account_id, record.folder_id, code)
                 if not isinstance(error, SyncError):
                     _log_unexpected(error, account.account_id, backoff)
                 log.warning(
@@ -348,7 +390,7 @@ class AccountSynchronizer:
             watch: Callable[[], bool] | None = None
             try:
                 if changes.waiting(account.account_id):
-                    session = self._connector.open(account)
+                    session = self._opened(account)
                     try:
                         changes.carry(account, session)
                     finally:
