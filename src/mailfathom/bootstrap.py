@@ -97,6 +97,7 @@ from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.adapters.sql.passage_store import SqlPassageStore
+from mailfathom.adapters.sql.pending_repairs import SqlPendingRepairs
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_failures import SqlSyncFailures
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
@@ -110,10 +111,12 @@ from mailfathom.app.answering.ports import ChatModel
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
 from mailfathom.app.confirmation.signal import AlertSignal
+from mailfathom.app.console.contact_book import ConsoleContacts
 from mailfathom.app.console.mutations import ConsoleMutations
 from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
 from mailfathom.app.console.signing_in import ConsoleAccess
+from mailfathom.app.console.sync_health import SyncHealth
 from mailfathom.app.console.waiting_drafts import WaitingDrafts
 from mailfathom.app.contacts.create_contact import ContactCreation
 from mailfathom.app.contacts.delete_contact import ContactErasure
@@ -801,6 +804,25 @@ class Services:
             [(a.account_id, a.display_name) for a in self.config.accounts],
             self.account_health,
             clock=self.clock,
+        )
+
+    def console_health(self) -> SyncHealth:
+        """The console's synchronization health: what `mfctl accounts` shows, with each
+        pass's last failure code and the repairs that wait."""
+        return SyncHealth(
+            self.config.accounts,
+            StoreOverview(self.overview),
+            self.account_health,
+            SqlSyncFailures(self.engine),
+            SqlPendingRepairs(self.engine),
+            clock=self.clock,
+        )
+
+    def console_contacts(self) -> ConsoleContacts:
+        """The console's contact book, with `mfctl contact`'s promote and delete."""
+        uses = self.contacts(ContactWriter.OPERATOR)
+        return ConsoleContacts(
+            uses.listing, uses.lookup, uses.promotion, uses.erasure, SqlContactBook(self.engine)
         )
 
     def maintenance(self) -> MaintenanceUseCases:
