@@ -157,8 +157,10 @@ def test_a_decision_without_the_token_or_from_elsewhere_does_nothing(owned: Cons
 def test_erase_says_what_goes_and_needs_the_box_ticked(owned: Console) -> None:
     agent = _agent_wrote(owned, "Ann Agent", "ann@example.net", "ann@example.org")
     tree = _tree(owned, f"/contacts/{agent}/erase")
-    assert tree.get_element_by_id("erase-removes").text_content().startswith(
-        "Erasing deletes this person and every address recorded with them (2)"
+    assert (
+        tree.get_element_by_id("erase-removes")
+        .text_content()
+        .startswith("Erasing deletes this person and every address recorded with them (2)")
     )
     (box,) = tree.xpath('//input[@type="checkbox"][@name="confirm"]')
     assert tree.xpath(f'//label[@for="{box.get("id")}"]')
