@@ -25,6 +25,7 @@ from mailfathom.app.maintenance.store_overview import StoreOverview
 from mailfathom.bootstrap import Services
 from mailfathom.domain.account_health import AccountHealth, HealthState
 from mailfathom.domain.sync_failures import FOLDER_NOT_ON_SERVER
+from mailfathom.entrypoints.console.health_pages import shown_time
 from mailfathom.entrypoints.console.pages import build_console_app
 from mailfathom.entrypoints.console.serving import console_use_cases
 
@@ -84,7 +85,7 @@ def test_a_synchronized_folder_is_shown_fresh_and_ages(owned: Console) -> None:
     before = _tree(owned)
     assert _cell(before, "progress") == "never"
     _synchronized(owned)
-    passed = owned.clock().isoformat(timespec="seconds")
+    passed = shown_time(owned.clock())
     tree = _tree(owned)
     assert _cell(tree, "progress") == f"{passed} (0 s ago)"
     assert _cell(tree, "failure") == "none"
@@ -110,7 +111,7 @@ def test_the_last_failure_codes_are_shown_per_account_and_folder(owned: Console)
     failures.failed("home", None, 31002, at)
     failures.failed("home", inbox.folder_id, FOLDER_NOT_ON_SERVER, at)
     tree = _tree(owned)
-    stamp = at.isoformat(timespec="seconds")
+    stamp = shown_time(at)
     assert _cell(tree, "failure") == f"31006 the folder is not on the server at {stamp}"
     (account,) = tree.xpath('//section[@id="account-home"]//dd[@class="account-failure"]')
     assert " ".join(account.text_content().split()) == (

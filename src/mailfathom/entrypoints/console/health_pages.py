@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -67,6 +68,11 @@ class ShownAccount:
     reverify_command: str | None
 
 
+def shown_time(when: datetime) -> str:
+    """A time as the page writes it: to the second, with its offset, broken at a space."""
+    return when.isoformat(sep=" ", timespec="seconds")
+
+
 def _words(request: Request) -> HealthWording:
     language = chosen_language(
         request.query_params.get("lang"), request.headers.get("accept-language")
@@ -77,15 +83,16 @@ def _words(request: Request) -> HealthWording:
 def _failure(failure: SyncFailure | None, h: HealthWording) -> Failure | None:
     if failure is None:
         return None
-    at = failure.at.isoformat(timespec="seconds")
-    return Failure(failure.code, h.codes.get(failure.code, ""), h.failed_at.format(time=at), at)
+    at = shown_time(failure.at)
+    meaning = h.codes.get(failure.code, "")
+    return Failure(failure.code, meaning, h.failed_at.format(time=at), failure.at.isoformat())
 
 
 def _folder(folder: FolderHealth, h: HealthWording) -> ShownFolder:
     when = folder.last_committed_at
     progress = h.never
     if when is not None and folder.age_seconds is not None:
-        progress = f"{when.isoformat(timespec='seconds')} ({age_text(h, folder.age_seconds)})"
+        progress = f"{shown_time(when)} ({age_text(h, folder.age_seconds)})"
     return ShownFolder(
         alias=unseen.marked(folder.alias),
         role=folder.role or "",
