@@ -91,15 +91,17 @@ def test_failures_over_dovecot_are_shown_by_code_and_cleared_by_a_pass(
     assert _account_failure(section) == "none"
 
     assert account.imap is not None
-    assert account.imap.secret.env is not None
-    os.environ[account.imap.secret.env] = "not-the-password"
+    assert account.imap.secret is not None
+    variable = account.imap.secret.env
+    assert variable is not None
+    os.environ[variable] = "not-the-password"
     with pytest.raises(MailServerAuthError):
         _pass(services, account)
     section = _page(console, account)
     assert _account_failure(section).startswith("31002 the server refused the login at ")
     assert section.get("data-state") == "credentials_refused"
 
-    os.environ[account.imap.secret.env] = imap_account.password
+    os.environ[variable] = imap_account.password
     dovecot.doveadm("mailbox", "delete", "-u", imap_account.username, "Projects")
     _pass(services, account)
     section = _page(console, account)

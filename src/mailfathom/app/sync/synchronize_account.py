@@ -9,9 +9,11 @@ from dataclasses import dataclass
 
 import structlog
 
+from mailfathom.app.sync.change_waits import recorded_since, wait_for_changes
 from mailfathom.app.sync.failure_record import FailureRecord
 from mailfathom.app.sync.folder_visibility import mapped_folders
 from mailfathom.app.sync.pass_activity import PassActivity
+from mailfathom.app.sync.pass_outcomes import changed_anything, log_unexpected
 from mailfathom.app.sync.ports import (
     ChangeWatch,
     ConsentWait,
@@ -38,8 +40,6 @@ log = structlog.get_logger("mailfathom.sync")
 IDLE_SECONDS = 25 * 60  # RFC 2177 section 3: re-issue IDLE at least every 29 minutes
 IDLE_SLICE = 10.0  # how long one IDLE waits before checking whether to stop
 WATCH_SLICE = 0.2  # how often a watched mailbox without IDLE is looked at between polls
-WAKE_SLICE = 0.5  # how long a wait for recorded changes goes without checking `stop`
-LEDGER_SLICE = 1.0  # how often a waiting run reads the store for changes recorded elsewhere
 CONSENT_SLICE = 5.0  # how often an account waiting for consent reads its refresh token
 
 
@@ -288,7 +288,7 @@ class AccountSynchronizer:
                 if isinstance(error, SyncError):
                     log.warning("account.pass_failed", account=account.account_id, retry_in=backoff)
                 else:
-                    _log_unexpected(error, account.account_id, backoff)
+                    log_unexpected(error, account.account_id, backoff)
                 stop.wait(backoff)
                 backoff = min(backoff * 2, 600.0)
 
@@ -326,7 +326,7 @@ class AccountSynchronizer:
                 continue
             except Exception as error:  # the folder is watched again after the back-off
                 if not isinstance(error, SyncError):
-                    _log_unexpected(error, account.account_id, backoff)
+                    log_unexpected(error, account.account_id, backoff)
                 stop.wait(backoff)
                 backoff = min(backoff * 2, 600.0)
                 continue
@@ -339,7 +339,7 @@ class AccountSynchronizer:
                     if self._failures is not None:
                         self._failures.passed(account.account_id, [record.folder_id])
                     backoff = 5.0
-                    if _changed_anything(report):
+                    if changed_anything(report):
                         # Mail may have arrived while this pass ran; only a pass that found
                         # nothing new proves the folder matched the server when it began.
                         continue
@@ -357,7 +357,7 @@ class AccountSynchronizer:
                     code = failure_code(error)
                     self._failures.folder_failed(account.account_id, record.folder_id, code)
                 if not isinstance(error, SyncError):
-                    _log_unexpected(error, account.account_id, backoff)
+                    log_unexpected(error, account.account_id, backoff)
                 log.warning(
                     "folder.watch_failed",
                     account=account.account_id,
@@ -398,7 +398,7 @@ class AccountSynchronizer:
                     if after_carry is not None:
                         after_carry()
                 backoff = 5.0
-                watch = _recorded_since(changes, account.account_id)
+                watch = recorded_since(changes, account.account_id)
             except ConsentRequired:
                 if not self._await_consent(account, stop):
                     return
@@ -409,72 +409,7 @@ class AccountSynchronizer:
                 continue
             except Exception as error:  # the changes are carried again after the back-off
                 if not isinstance(error, SyncError):
-                    _log_unexpected(error, account.account_id, backoff)
+                    log_unexpected(error, account.account_id, backoff)
                 wait = backoff
                 backoff = min(backoff * 2, 600.0)
-            _wait_for(wake, stop, wait, watch)
-
-
-def _recorded_since(changes: OwnerChanges, account_id: str) -> Callable[[], bool]:
-    """Whether the store's open changes of the account differ from what they are now."""
-    seen = changes.mark(account_id)
-
-    def recorded() -> bool:
-        try:
-            return changes.mark(account_id) != seen
-        except Exception:  # a store out of reach is noticed by the next carry, not here
-            return False
-
-    return recorded
-
-
-def _wait_for(
-    wake: threading.Event,
-    stop: threading.Event,
-    seconds: float,
-    recorded: Callable[[], bool] | None = None,
-) -> None:
-    """Until `wake` or `stop` is set, `recorded` answers true, or `seconds` have passed."""
-    started = time.monotonic()
-    checked = started
-    while not (wake.is_set() or stop.is_set()):
-        now = time.monotonic()
-        if now - started >= seconds:
-            return
-        if recorded is not None and now - checked >= LEDGER_SLICE:
-            checked = now
-            if recorded():
-                return
-        wake.wait(min(WAKE_SLICE, seconds - (now - started)))
-
-
-def _changed_anything(report: SyncReport) -> bool:
-    return bool(
-        report.stored
-        or report.fetched_bodies
-        or report.flags_updated
-        or report.removed
-        or report.rekeyed
-        or report.uidvalidity_reset
-    )
-
-
-def _log_unexpected(error: Exception, account_id: str, backoff: float) -> None:
-    """Only the failure's type is logged: library messages can quote the values involved,
-    and those may be mail content. A secret that cannot be read is named by its
-    configuration key, which is all an operator needs to put it back."""
-    if isinstance(error, SecretUnavailable):
-        log.error(
-            "account.secret_not_readable",
-            account=account_id,
-            key=error.origin,
-            error_code=error.code,
-            retry_in=backoff,
-        )
-        return
-    log.error(
-        "account.pass_failed_unexpectedly",
-        account=account_id,
-        error=type(error).__name__,
-        retry_in=backoff,
-    )
+            wait_for_changes(wake, stop, wait, watch)
