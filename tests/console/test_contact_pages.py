@@ -6,40 +6,21 @@ without the box ticked refused with nothing done; in English, Czech and Slovak."
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx2
 import lxml.html
 import pytest
-from starlette.testclient import TestClient
 
 import log_audit
 from mailfathom.adapters.sql.contacts import SqlContactBook
-from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.contact_collection import SeenPerson
 from mailfathom.domain.contacts import ContactOrigin, ContactWriter
-from mailfathom.entrypoints.console.pages import build_console_app
-from mailfathom.entrypoints.console.serving import console_use_cases
 
-from .conftest import ORIGIN, PASSWORD, Clock, Console, console_config
+from .conftest import ORIGIN, Console
 
 AGENT = Caller(ALL_PERMISSIONS, "agent")
 HOSTILE = "<img src=x onerror=alert(1)> & <b>evil</b>"
-
-
-@pytest.fixture
-def owned(tmp_path: Path) -> Iterator[Console]:
-    log_audit.register(PASSWORD, HOSTILE)
-    clock = Clock()
-    with Services.open(console_config(tmp_path), clock=clock) as services:
-        services.console_access().set_password(PASSWORD)
-        uses = console_use_cases(services)
-        with TestClient(build_console_app(uses, "127.0.0.1"), base_url=ORIGIN) as client:
-            console = Console(client, services, clock)
-            assert console.sign_in().status_code == 303
-            yield console
 
 
 def _agent_wrote(console: Console, name: str, *addresses: str) -> uuid.UUID:
@@ -81,10 +62,10 @@ def _csrf(console: Console) -> str:
     return str(token)
 
 
-def test_the_book_shows_each_person_with_their_origin(owned: Console) -> None:
-    agent = _agent_wrote(owned, HOSTILE, "hostile@example.net")
-    collected = _collected(owned, "Carla Collected", "carla@example.org")
-    tree = _tree(owned, "/contacts")
+def test_the_book_shows_each_person_with_their_origin(signed_in: Console) -> None:
+    agent = _agent_wrote(signed_in, HOSTILE, "hostile@example.net")
+    collected = _collected(signed_in, "Carla Collected", "carla@example.org")
+    tree = _tree(signed_in, "/contacts")
     row = tree.get_element_by_id(f"contact-{agent}")
     assert row.get("data-origin") == "asserted"
     # Shown as text: no element made.
@@ -106,57 +87,57 @@ def test_the_book_shows_each_person_with_their_origin(owned: Console) -> None:
     ]
 
 
-def test_promote_takes_a_collected_person_on(owned: Console) -> None:
-    collected = _collected(owned, "Carla Collected", "carla@example.org")
-    answer = _post(owned, f"/contacts/{collected}/promote", {"csrf": _csrf(owned)})
+def test_promote_takes_a_collected_person_on(signed_in: Console) -> None:
+    collected = _collected(signed_in, "Carla Collected", "carla@example.org")
+    answer = _post(signed_in, f"/contacts/{collected}/promote", {"csrf": _csrf(signed_in)})
     assert answer.status_code == 303
     assert answer.headers["location"] == "/contacts?done=promoted"
-    tree = _tree(owned, answer.headers["location"])
+    tree = _tree(signed_in, answer.headers["location"])
     assert tree.get_element_by_id("notice").text_content() == (
         "The contact is asserted now, and its addresses are vouched for."
     )
     row = tree.get_element_by_id(f"contact-{collected}")
     assert row.get("data-origin") == "asserted"
     assert row.xpath('.//button[@class="promote"]') == []
-    book = SqlContactBook(owned.services.engine)
+    book = SqlContactBook(signed_in.services.engine)
     assert book.writers([collected]) == {collected: frozenset({ContactWriter.OPERATOR})}
-    again = _post(owned, f"/contacts/{collected}/promote", {"csrf": _csrf(owned)})
+    again = _post(signed_in, f"/contacts/{collected}/promote", {"csrf": _csrf(signed_in)})
     assert again.headers["location"] == "/contacts?done=already-asserted"
 
 
-def test_an_unnamed_collected_person_is_not_promoted(owned: Console) -> None:
-    collected = _collected(owned, "", "nameless@example.org")
-    answer = _post(owned, f"/contacts/{collected}/promote", {"csrf": _csrf(owned)})
+def test_an_unnamed_collected_person_is_not_promoted(signed_in: Console) -> None:
+    collected = _collected(signed_in, "", "nameless@example.org")
+    answer = _post(signed_in, f"/contacts/{collected}/promote", {"csrf": _csrf(signed_in)})
     assert answer.headers["location"] == "/contacts?done=unnamed"
-    found = SqlContactBook(owned.services.engine).find(collected)
+    found = SqlContactBook(signed_in.services.engine).find(collected)
     assert found is not None
     assert found.origin is ContactOrigin.COLLECTED
 
 
-def test_a_decision_without_the_token_or_from_elsewhere_does_nothing(owned: Console) -> None:
-    collected = _collected(owned, "Carla Collected", "carla@example.org")
-    csrf = _csrf(owned)
+def test_a_decision_without_the_token_or_from_elsewhere_does_nothing(signed_in: Console) -> None:
+    collected = _collected(signed_in, "Carla Collected", "carla@example.org")
+    csrf = _csrf(signed_in)
     refused = [
-        _post(owned, f"/contacts/{collected}/promote", {}),
-        _post(owned, f"/contacts/{collected}/promote", {"csrf": "forged"}),
-        _post(owned, f"/contacts/{collected}/promote", {"csrf": csrf}, "http://evil.example"),
-        _post(owned, f"/contacts/{collected}/erase", {"confirm": "yes"}),
+        _post(signed_in, f"/contacts/{collected}/promote", {}),
+        _post(signed_in, f"/contacts/{collected}/promote", {"csrf": "forged"}),
+        _post(signed_in, f"/contacts/{collected}/promote", {"csrf": csrf}, "http://evil.example"),
+        _post(signed_in, f"/contacts/{collected}/erase", {"confirm": "yes"}),
         _post(
-            owned,
+            signed_in,
             f"/contacts/{collected}/erase",
             {"csrf": csrf, "confirm": "yes"},
             "http://evil.example",
         ),
     ]
     assert [r.status_code for r in refused] == [403] * 5
-    found = SqlContactBook(owned.services.engine).find(collected)
+    found = SqlContactBook(signed_in.services.engine).find(collected)
     assert found is not None
     assert found.origin is ContactOrigin.COLLECTED
 
 
-def test_erase_says_what_goes_and_needs_the_box_ticked(owned: Console) -> None:
-    agent = _agent_wrote(owned, "Ann Agent", "ann@example.net", "ann@example.org")
-    tree = _tree(owned, f"/contacts/{agent}/erase")
+def test_erase_says_what_goes_and_needs_the_box_ticked(signed_in: Console) -> None:
+    agent = _agent_wrote(signed_in, "Ann Agent", "ann@example.net", "ann@example.org")
+    tree = _tree(signed_in, f"/contacts/{agent}/erase")
     assert (
         tree.get_element_by_id("erase-removes")
         .text_content()
@@ -164,39 +145,43 @@ def test_erase_says_what_goes_and_needs_the_box_ticked(owned: Console) -> None:
     )
     (box,) = tree.xpath('//input[@type="checkbox"][@name="confirm"]')
     assert tree.xpath(f'//label[@for="{box.get("id")}"]')
-    unticked = _post(owned, f"/contacts/{agent}/erase", {"csrf": _csrf(owned)})
+    unticked = _post(signed_in, f"/contacts/{agent}/erase", {"csrf": _csrf(signed_in)})
     assert unticked.status_code == 400
     assert "Tick the box to confirm; nothing was erased." in unticked.text
-    assert SqlContactBook(owned.services.engine).find(agent) is not None
+    assert SqlContactBook(signed_in.services.engine).find(agent) is not None
 
-    erased = _post(owned, f"/contacts/{agent}/erase", {"csrf": _csrf(owned), "confirm": "yes"})
+    erased = _post(
+        signed_in, f"/contacts/{agent}/erase", {"csrf": _csrf(signed_in), "confirm": "yes"}
+    )
     assert erased.status_code == 303
     assert erased.headers["location"] == "/contacts?done=erased&addresses=2"
-    tree = _tree(owned, erased.headers["location"])
+    tree = _tree(signed_in, erased.headers["location"])
     assert tree.get_element_by_id("notice").text_content() == (
         "The contact was erased, with 2 address(es)."
     )
     assert tree.xpath(f'//*[@id="contact-{agent}"]') == []
-    listed = owned.services.contacts().listing.list(AGENT)
+    listed = signed_in.services.contacts().listing.list(AGENT)
     assert [c.contact_id for c in listed.contacts] == []
-    again = _post(owned, f"/contacts/{agent}/erase", {"csrf": _csrf(owned), "confirm": "yes"})
+    again = _post(
+        signed_in, f"/contacts/{agent}/erase", {"csrf": _csrf(signed_in), "confirm": "yes"}
+    )
     assert again.headers["location"] == "/contacts?done=not-found"
-    gone = owned.client.get(f"/contacts/{agent}/erase", follow_redirects=False)
+    gone = signed_in.client.get(f"/contacts/{agent}/erase", follow_redirects=False)
     assert gone.headers["location"] == "/contacts?done=not-found"
 
 
-def test_the_book_is_shown_a_page_at_a_time(owned: Console) -> None:
-    ids = {_agent_wrote(owned, f"Person {n:03}", f"p{n}@example.net") for n in range(57)}
-    first = _tree(owned, "/contacts")
+def test_the_book_is_shown_a_page_at_a_time(signed_in: Console) -> None:
+    ids = {_agent_wrote(signed_in, f"Person {n:03}", f"p{n}@example.net") for n in range(57)}
+    first = _tree(signed_in, "/contacts")
     shown = {r.get("id") for r in first.xpath('//tr[@class="contact"]')}
     assert len(shown) == 50
     (link,) = first.xpath('//a[@id="next-page"]/@href')
-    second = _tree(owned, str(link))
+    second = _tree(signed_in, str(link))
     shown |= {r.get("id") for r in second.xpath('//tr[@class="contact"]')}
     assert shown == {f"contact-{i}" for i in ids}
     assert second.xpath('//a[@id="next-page"]') == []
     assert second.xpath('//a[@id="first-page"]/@href') == ["/contacts"]
-    forged = _tree(owned, "/contacts?cursor=forged")
+    forged = _tree(signed_in, "/contacts?cursor=forged")
     assert forged.get_element_by_id("notice").text_content() == (
         "That page link was not issued here; the first page is shown."
     )
@@ -210,16 +195,18 @@ def test_the_book_is_shown_a_page_at_a_time(owned: Console) -> None:
     ],
 )
 def test_the_contact_pages_speak_czech_and_slovak(
-    owned: Console, lang: str, heading: str, promote: str, confirm: str
+    signed_in: Console, lang: str, heading: str, promote: str, confirm: str
 ) -> None:
-    collected = _collected(owned, "Carla Collected", "carla@example.org")
-    tree = _tree(owned, f"/contacts?lang={lang}")
+    collected = _collected(signed_in, "Carla Collected", "carla@example.org")
+    tree = _tree(signed_in, f"/contacts?lang={lang}")
     assert tree.get("lang") == lang
     assert tree.xpath("//h1")[0].text_content() == heading
     assert tree.xpath('//button[@class="promote"]')[0].text_content() == promote
     (href,) = tree.xpath('//a[@class="erase"]/@href')
     assert href == f"/contacts/{collected}/erase?lang={lang}"
-    erase = _tree(owned, href)
+    erase = _tree(signed_in, href)
     assert erase.xpath('//label[@for="confirm"]')[0].text_content() == confirm
-    answer = _post(owned, f"/contacts/{collected}/promote?lang={lang}", {"csrf": _csrf(owned)})
+    answer = _post(
+        signed_in, f"/contacts/{collected}/promote?lang={lang}", {"csrf": _csrf(signed_in)}
+    )
     assert answer.headers["location"] == f"/contacts?lang={lang}&done=promoted"
