@@ -97,7 +97,9 @@ from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.adapters.sql.passage_store import SqlPassageStore
+from mailfathom.adapters.sql.pending_repairs import SqlPendingRepairs
 from mailfathom.adapters.sql.reading import SqlMailboxReader
+from mailfathom.adapters.sql.sync_failures import SqlSyncFailures
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.sql.trust_records import SqlTrustRecords
 from mailfathom.adapters.sql.vector_reading import VectorCache
@@ -109,10 +111,12 @@ from mailfathom.app.answering.ports import ChatModel
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
 from mailfathom.app.confirmation.signal import AlertSignal
+from mailfathom.app.console.contact_book import ConsoleContacts
 from mailfathom.app.console.mutations import ConsoleMutations
 from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
 from mailfathom.app.console.signing_in import ConsoleAccess
+from mailfathom.app.console.sync_health import SyncHealth
 from mailfathom.app.console.waiting_drafts import WaitingDrafts
 from mailfathom.app.contacts.create_contact import ContactCreation
 from mailfathom.app.contacts.delete_contact import ContactErasure
@@ -166,6 +170,7 @@ from mailfathom.app.shared.stored_parts import StoredParts
 from mailfathom.app.shared.vector_ports import FillStates
 from mailfathom.app.sync.embedding import StoredMailEmbedding
 from mailfathom.app.sync.embedding_backfill import EmbeddingBackfill
+from mailfathom.app.sync.failure_record import FailureRecord
 from mailfathom.app.sync.folder_visibility import settle_folders
 from mailfathom.app.sync.pass_activity import PassActivity
 from mailfathom.app.sync.ports import ChangeWatch, MailboxSession
@@ -801,6 +806,25 @@ class Services:
             clock=self.clock,
         )
 
+    def console_health(self) -> SyncHealth:
+        """The console's synchronization health: what `mfctl accounts` shows, with each
+        pass's last failure code and the repairs that wait."""
+        return SyncHealth(
+            self.config.accounts,
+            StoreOverview(self.overview),
+            self.account_health,
+            SqlSyncFailures(self.engine),
+            SqlPendingRepairs(self.engine),
+            clock=self.clock,
+        )
+
+    def console_contacts(self) -> ConsoleContacts:
+        """The console's contact book, with `mfctl contact`'s promote and delete."""
+        uses = self.contacts(ContactWriter.OPERATOR)
+        return ConsoleContacts(
+            uses.listing, uses.lookup, uses.promotion, uses.erasure, SqlContactBook(self.engine)
+        )
+
     def maintenance(self) -> MaintenanceUseCases:
         """The operator's view and upkeep of the local store."""
         return MaintenanceUseCases(
@@ -862,6 +886,7 @@ class Services:
             consent=ConsentOfAccounts(process_tokens()),
             login_secrets=LoginSecretsOfAccounts(),
             activity=self.pass_activity,
+            failures=FailureRecord(SqlSyncFailures(self.engine), self.clock),
         )
 
     def account_health(self) -> list[AccountHealth]:

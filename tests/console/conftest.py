@@ -24,6 +24,7 @@ from mailfathom.domain.config import (
 )
 from mailfathom.domain.console import ConsoleConfig
 from mailfathom.entrypoints.console.pages import ConsoleUseCases, build_console_app
+from mailfathom.entrypoints.console.serving import console_use_cases
 
 ORIGIN = "http://127.0.0.1:8626"
 PASSWORD = "correct horse battery staple"
@@ -88,6 +89,20 @@ def console(tmp_path: Path) -> Iterator[Console]:
         )
         with TestClient(app, base_url=ORIGIN) as client:
             yield Console(client, services, clock)
+
+
+@pytest.fixture
+def signed_in(tmp_path: Path) -> Iterator[Console]:
+    """The console over every page's use cases (`console_use_cases`), the owner signed in."""
+    log_audit.register(PASSWORD, HOSTILE_NAME)
+    clock = Clock()
+    with Services.open(console_config(tmp_path), clock=clock) as services:
+        services.console_access().set_password(PASSWORD)
+        uses = console_use_cases(services)
+        with TestClient(build_console_app(uses, "127.0.0.1"), base_url=ORIGIN) as client:
+            console = Console(client, services, clock)
+            assert console.sign_in().status_code == 303
+            yield console
 
 
 @pytest.fixture

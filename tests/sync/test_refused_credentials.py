@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import structlog
 
+from mailfathom.adapters.sql.sync_failures import SqlSyncFailures
 from mailfathom.domain.account_health import HealthState
 from mailfathom.domain.config import SecretRef, SyncMode
 from servers.dovecot import ImapAccount
@@ -59,6 +60,10 @@ def test_refused_credentials_hold_the_account_until_its_secret_changes(
                 lambda: any(e["event"] == "account.credentials_refused" for e in logs),
                 "the refusal to be logged",
             )
+            failures = SqlSyncFailures(services.engine)
+            assert [(f.account_id, f.folder_id, f.code) for f in failures.failures()] == [
+                (account.account_id, None, 31002)
+            ]
             refusals = sum(e["event"] == "account.credentials_refused" for e in logs)
             # Several polling intervals later the run still waits, without asking again.
             stop.wait(1.5)
@@ -70,6 +75,7 @@ def test_refused_credentials_hold_the_account_until_its_secret_changes(
                 "the account to resume with its new secret",
             )
             wait_for(lambda: services.account_health() == [], "the health to clear")
+            wait_for(lambda: failures.failures() == [], "the pass to clear the failure")
         finally:
             stop.set()
             worker.join(timeout=60)

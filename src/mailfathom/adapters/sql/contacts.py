@@ -200,6 +200,23 @@ class SqlContactBook:
                 found.update(c.execute(query).scalars())
         return frozenset(found)
 
+    def writers(
+        self, contact_ids: Collection[uuid.UUID]
+    ) -> dict[uuid.UUID, frozenset[ContactWriter]]:
+        """Who wrote the addresses of each of these contacts (a contact not held: absent)."""
+        wanted = sorted(set(contact_ids))
+        found: dict[uuid.UUID, set[ContactWriter]] = {}
+        with self._engine.connect() as c:
+            for start in range(0, len(wanted), _CHUNK):
+                rows = c.execute(
+                    sa.select(_A.contact_id, _A.written_by)
+                    .where(_A.contact_id.in_(wanted[start : start + _CHUNK]))
+                    .distinct()
+                )
+                for contact_id, written_by in rows:
+                    found.setdefault(contact_id, set()).add(ContactWriter(written_by))
+        return {k: frozenset(v) for k, v in found.items()}
+
     def keep_peers(self, peers: Sequence[PeerEntry], at: datetime) -> PeerUpkeep:
         with zeroing_transaction(self._engine) as c:
             upkeep = contact_peers.keep_peers(c, peers, at)

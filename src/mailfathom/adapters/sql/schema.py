@@ -558,3 +558,14 @@ console_login_failures = sa.Table(
     sa.Column("failures", sa.Integer, nullable=False),
     sa.Column("last_failed_at", TS, nullable=False),
 )
+
+# The last coded failure of each account's (folder_id 0) and folder's synchronization (see
+# 0025); a successful pass deletes it.
+sync_failures = sa.Table(
+    "sync_failures",
+    metadata,
+    sa.Column("account_id", sa.String(64), primary_key=True),
+    sa.Column("folder_id", BIGINT, primary_key=True, autoincrement=False),
+    sa.Column("code", sa.Integer, nullable=False),
+    sa.Column("failed_at", TS, nullable=False),
+)

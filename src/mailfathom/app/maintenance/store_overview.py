@@ -15,6 +15,8 @@ class FolderLine:
     mapping: FolderMapping
     messages: int
     last_committed_at: datetime | None
+    # The store's identifier of the folder; None until a pass first set it up.
+    folder_id: int | None = None
 
 
 class StoreOverview:
@@ -33,6 +35,7 @@ class StoreOverview:
                     mapping,
                     counts.get(record.folder_id, 0) if record else 0,
                     record.last_committed_at if record else None,
+                    record.folder_id if record else None,
                 )
             )
         return lines

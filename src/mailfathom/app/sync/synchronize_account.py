@@ -9,8 +9,11 @@ from dataclasses import dataclass
 
 import structlog
 
+from mailfathom.app.sync.change_waits import recorded_since, wait_for_changes
+from mailfathom.app.sync.failure_record import FailureRecord
 from mailfathom.app.sync.folder_visibility import mapped_folders
 from mailfathom.app.sync.pass_activity import PassActivity
+from mailfathom.app.sync.pass_outcomes import changed_anything, log_unexpected
 from mailfathom.app.sync.ports import (
     ChangeWatch,
     ConsentWait,
@@ -30,14 +33,13 @@ from mailfathom.domain.errors import (
     SyncError,
 )
 from mailfathom.domain.folders import FolderRole
+from mailfathom.domain.sync_failures import FOLDER_NOT_ON_SERVER, failure_code
 
 log = structlog.get_logger("mailfathom.sync")
 
 IDLE_SECONDS = 25 * 60  # RFC 2177 section 3: re-issue IDLE at least every 29 minutes
 IDLE_SLICE = 10.0  # how long one IDLE waits before checking whether to stop
 WATCH_SLICE = 0.2  # how often a watched mailbox without IDLE is looked at between polls
-WAKE_SLICE = 0.5  # how long a wait for recorded changes goes without checking `stop`
-LEDGER_SLICE = 1.0  # how often a waiting run reads the store for changes recorded elsewhere
 CONSENT_SLICE = 5.0  # how often an account waiting for consent reads its refresh token
 
 
@@ -60,8 +62,11 @@ class AccountSynchronizer:
         consent: ConsentWait | None = None,
         login_secrets: LoginSecrets | None = None,
         activity: PassActivity | None = None,
+        failures: FailureRecord | None = None,
     ) -> None:
         self._store = store
+        # Where the code a pass stopped on is written down, and cleared by one that succeeds.
+        self._failures = failures
         # Held while a pass runs, so that the embedding worker yields to it.
         self._activity = activity if activity is not None else PassActivity()
         self._connector = connector
@@ -147,14 +152,20 @@ class AccountSynchronizer:
             return AccountReport(account.account_id, (), ())
         if self._upkeep is not None:
             self._upkeep(account)
-        session = self._connector.open(account)
+        blamed: list[BaseException] = []
         try:
-            if self._owner_changes is not None:
-                self._owner_changes.carry(account, session)
-            with self._activity.running():
-                return self._pass(session, account, records, on_folder, progress)
-        finally:
-            session.close()
+            session = self._connector.open(account)
+            try:
+                if self._owner_changes is not None:
+                    self._owner_changes.carry(account, session)
+                with self._activity.running():
+                    return self._pass(session, account, records, on_folder, progress, blamed)
+            finally:
+                session.close()
+        except Exception as error:
+            if self._failures is not None and error not in blamed:
+                self._failures.account_failed(account.account_id, error)
+            raise
 
     def _pass(
         self,
@@ -163,22 +174,39 @@ class AccountSynchronizer:
         records: list[FolderRecord],
         on_folder: Callable[[SyncReport], None] | None,
         progress: ProgressCallback | None = None,
+        blamed: list[BaseException] | None = None,
     ) -> AccountReport:
         existing = set(session.list_folders())
         synchronizer = self._folder_synchronizer(account)
         reports: list[SyncReport] = []
         missing: list[str] = []
         new_so_far = 0
+        failures = self._failures
         for record in records:
             if record.remote_name not in existing:
                 missing.append(record.alias)
+                if failures is not None:
+                    failures.folder_failed(
+                        account.account_id, record.folder_id, FOLDER_NOT_ON_SERVER
+                    )
                 continue
             # The records were read when this pass began, and only this pass moves them on.
-            report = synchronizer.run(session, record, progress, earlier_new=new_so_far)
+            try:
+                report = synchronizer.run(session, record, progress, earlier_new=new_so_far)
+            except Exception as error:
+                if failures is not None and blamed is not None:
+                    blamed.append(error)
+                    failures.folder_failed(
+                        account.account_id, record.folder_id, failure_code(error)
+                    )
+                raise
             new_so_far += report.stored
             reports.append(report)
             if on_folder:
                 on_folder(report)
+        if failures is not None:
+            done = [r.folder_id for r in records if r.remote_name in existing]
+            failures.passed(account.account_id, done)
         if missing:
             # Folder names are the owner's: only how many is logged.
             log.warning("folders.absent_on_server", count=len(missing), account=account.account_id)
@@ -222,6 +250,15 @@ class AccountSynchronizer:
             return
         self._poll(account, stop)
 
+    def _opened(self, account: AccountConfig) -> MailboxSession:
+        """A session of the account; a failure to open one is the account's, kept as such."""
+        try:
+            return self._connector.open(account)
+        except Exception as error:
+            if self._failures is not None:
+                self._failures.account_failed(account.account_id, error)
+            raise
+
     def _watcher(
         self, account: AccountConfig, record: FolderRecord, stop: threading.Event
     ) -> threading.Thread:
@@ -251,7 +288,7 @@ class AccountSynchronizer:
                 if isinstance(error, SyncError):
                     log.warning("account.pass_failed", account=account.account_id, retry_in=backoff)
                 else:
-                    _log_unexpected(error, account.account_id, backoff)
+                    log_unexpected(error, account.account_id, backoff)
                 stop.wait(backoff)
                 backoff = min(backoff * 2, 600.0)
 
@@ -278,7 +315,7 @@ class AccountSynchronizer:
         synchronizer = self._folder_synchronizer(account)
         while not stop.is_set():
             try:
-                session = self._connector.open(account)
+                session = self._opened(account)
             except ConsentRequired:
                 if not self._await_consent(account, stop):
                     return
@@ -289,7 +326,7 @@ class AccountSynchronizer:
                 continue
             except Exception as error:  # the folder is watched again after the back-off
                 if not isinstance(error, SyncError):
-                    _log_unexpected(error, account.account_id, backoff)
+                    log_unexpected(error, account.account_id, backoff)
                 stop.wait(backoff)
                 backoff = min(backoff * 2, 600.0)
                 continue
@@ -299,8 +336,10 @@ class AccountSynchronizer:
                         self._upkeep(account)
                     with self._activity.running():
                         report = synchronizer.run(session, self._store.folder(record.folder_id))
+                    if self._failures is not None:
+                        self._failures.passed(account.account_id, [record.folder_id])
                     backoff = 5.0
-                    if _changed_anything(report):
+                    if changed_anything(report):
                         # Mail may have arrived while this pass ran; only a pass that found
                         # nothing new proves the folder matched the server when it began.
                         continue
@@ -314,8 +353,11 @@ class AccountSynchronizer:
                             break
                         waited += IDLE_SLICE
             except Exception as error:  # a continuous run must outlive one bad pass
+                if self._failures is not None:
+                    code = failure_code(error)
+                    self._failures.folder_failed(account.account_id, record.folder_id, code)
                 if not isinstance(error, SyncError):
-                    _log_unexpected(error, account.account_id, backoff)
+                    log_unexpected(error, account.account_id, backoff)
                 log.warning(
                     "folder.watch_failed",
                     account=account.account_id,
@@ -348,7 +390,7 @@ class AccountSynchronizer:
             watch: Callable[[], bool] | None = None
             try:
                 if changes.waiting(account.account_id):
-                    session = self._connector.open(account)
+                    session = self._opened(account)
                     try:
                         changes.carry(account, session)
                     finally:
@@ -356,7 +398,7 @@ class AccountSynchronizer:
                     if after_carry is not None:
                         after_carry()
                 backoff = 5.0
-                watch = _recorded_since(changes, account.account_id)
+                watch = recorded_since(changes, account.account_id)
             except ConsentRequired:
                 if not self._await_consent(account, stop):
                     return
@@ -367,72 +409,7 @@ class AccountSynchronizer:
                 continue
             except Exception as error:  # the changes are carried again after the back-off
                 if not isinstance(error, SyncError):
-                    _log_unexpected(error, account.account_id, backoff)
+                    log_unexpected(error, account.account_id, backoff)
                 wait = backoff
                 backoff = min(backoff * 2, 600.0)
-            _wait_for(wake, stop, wait, watch)
-
-
-def _recorded_since(changes: OwnerChanges, account_id: str) -> Callable[[], bool]:
-    """Whether the store's open changes of the account differ from what they are now."""
-    seen = changes.mark(account_id)
-
-    def recorded() -> bool:
-        try:
-            return changes.mark(account_id) != seen
-        except Exception:  # a store out of reach is noticed by the next carry, not here
-            return False
-
-    return recorded
-
-
-def _wait_for(
-    wake: threading.Event,
-    stop: threading.Event,
-    seconds: float,
-    recorded: Callable[[], bool] | None = None,
-) -> None:
-    """Until `wake` or `stop` is set, `recorded` answers true, or `seconds` have passed."""
-    started = time.monotonic()
-    checked = started
-    while not (wake.is_set() or stop.is_set()):
-        now = time.monotonic()
-        if now - started >= seconds:
-            return
-        if recorded is not None and now - checked >= LEDGER_SLICE:
-            checked = now
-            if recorded():
-                return
-        wake.wait(min(WAKE_SLICE, seconds - (now - started)))
-
-
-def _changed_anything(report: SyncReport) -> bool:
-    return bool(
-        report.stored
-        or report.fetched_bodies
-        or report.flags_updated
-        or report.removed
-        or report.rekeyed
-        or report.uidvalidity_reset
-    )
-
-
-def _log_unexpected(error: Exception, account_id: str, backoff: float) -> None:
-    """Only the failure's type is logged: library messages can quote the values involved,
-    and those may be mail content. A secret that cannot be read is named by its
-    configuration key, which is all an operator needs to put it back."""
-    if isinstance(error, SecretUnavailable):
-        log.error(
-            "account.secret_not_readable",
-            account=account_id,
-            key=error.origin,
-            error_code=error.code,
-            retry_in=backoff,
-        )
-        return
-    log.error(
-        "account.pass_failed_unexpectedly",
-        account=account_id,
-        error=type(error).__name__,
-        retry_in=backoff,
-    )
+            wait_for_changes(wake, stop, wait, watch)

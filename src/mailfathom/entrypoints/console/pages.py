@@ -20,6 +20,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from mailfathom.app.console.contact_book import ConsoleContacts
 from mailfathom.app.console.mutations import ConsoleMutations
 from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
@@ -31,6 +32,7 @@ from mailfathom.app.console.signing_in import (
     Visit,
     csrf_holds,
 )
+from mailfathom.app.console.sync_health import SyncHealth
 from mailfathom.app.console.waiting_drafts import WaitingDrafts
 from mailfathom.domain.account_health import HealthState
 from mailfathom.domain.console import SESSION_LIFETIME_SECONDS, SIGN_IN_WINDOW_SECONDS
@@ -40,6 +42,7 @@ from mailfathom.entrypoints.console.guards import (
     allowed_hosts,
     from_own_origin,
 )
+from mailfathom.entrypoints.console.health_pages import health_and_contact_routes
 from mailfathom.entrypoints.console.outbox_pages import OutboxPages
 from mailfathom.entrypoints.console.wording import WORDINGS, ConsoleWording, chosen_language
 
@@ -60,6 +63,8 @@ class ConsoleUseCases:
     account_names: Callable[[], dict[str, str]] = dict
     outbox: Callable[[], ConsoleOutbox] | None = None
     mutations: Callable[[], ConsoleMutations] | None = None
+    health: Callable[[], SyncHealth] | None = None
+    contacts: Callable[[], ConsoleContacts] | None = None
 
 
 def cookie_name(request: Request) -> str:
@@ -286,6 +291,8 @@ def build_console_app(use_cases: ConsoleUseCases, listen_host: str) -> Starlette
         more.extend(DraftPages(pages, use_cases.drafts, use_cases.account_names).routes())
     if use_cases.outbox is not None and use_cases.mutations is not None:
         more.extend(OutboxPages(pages, use_cases.outbox, use_cases.mutations).routes())
+    if use_cases.health is not None and use_cases.contacts is not None:
+        more.extend(health_and_contact_routes(pages, use_cases.health, use_cases.contacts))
     return Starlette(
         routes=[
             *more,

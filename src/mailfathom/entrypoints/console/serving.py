@@ -49,6 +49,8 @@ def console_use_cases(services: Services) -> ConsoleUseCases:
         account_names=services.account_names,
         outbox=services.console_outbox,
         mutations=services.console_mutations,
+        health=services.console_health,
+        contacts=services.console_contacts,
     )
 
 

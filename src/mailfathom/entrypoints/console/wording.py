@@ -41,6 +41,8 @@ class ConsoleWording:
     needs_consent: str
     login_refused: str
     count: str
+    health: str
+    contacts: str
 
 
 WORDINGS: dict[Language, ConsoleWording] = {
@@ -78,6 +80,8 @@ WORDINGS: dict[Language, ConsoleWording] = {
         needs_consent="Needs access granted again",
         login_refused="Login refused by the server",
         count="Count",
+        health="Sync health",
+        contacts="Contacts",
     ),
     Language.CS: ConsoleWording(
         title="Konzole MailFathom",
@@ -113,6 +117,8 @@ WORDINGS: dict[Language, ConsoleWording] = {
         needs_consent="Je třeba znovu udělit přístup",
         login_refused="Server odmítl přihlášení",
         count="Počet",
+        health="Stav synchronizace",
+        contacts="Kontakty",
     ),
     Language.SK: ConsoleWording(
         title="Konzola MailFathom",
@@ -148,6 +154,8 @@ WORDINGS: dict[Language, ConsoleWording] = {
         needs_consent="Treba znova udeliť prístup",
         login_refused="Server odmietol prihlásenie",
         count="Počet",
+        health="Stav synchronizácie",
+        contacts="Kontakty",
     ),
 }
 
