@@ -23,7 +23,7 @@ CONSOLE_KEY_ID_HEX = 12
 CONSOLE_KEY_SECRET_BYTES = 32
 
 _CONSOLE_KEY = re.compile(
-    re.escape(CONSOLE_KEY_PREFIX) + r"([0-9a-f]{%d})-[A-Za-z0-9_-]{43}" % CONSOLE_KEY_ID_HEX
+    re.escape(CONSOLE_KEY_PREFIX) + f"([0-9a-f]{{{CONSOLE_KEY_ID_HEX}}})-[A-Za-z0-9_-]{{43}}"
 )
 
 

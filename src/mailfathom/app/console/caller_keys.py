@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from mailfathom.app.console.access_ports import ApiKeyStore, DuplicateForm, IssuedKey
-from mailfathom.domain.config import CallerEntry
 from mailfathom.domain.api_keys import (
     CONSOLE_KEY_ID_HEX,
     CONSOLE_KEY_SECRET_BYTES,
@@ -28,6 +27,7 @@ from mailfathom.domain.api_keys import (
     console_key_id,
     key_digest,
 )
+from mailfathom.domain.config import CallerEntry
 
 NONCE_HEX = 32
 

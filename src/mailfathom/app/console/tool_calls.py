@@ -70,4 +70,3 @@ class ToolCalls:
         shown = tuple(found[:size])
         older = shown[-1].call_id if len(found) > size and shown else None
         return CallsPage(shown, older, tuple(self._log.callers()))
-

@@ -20,6 +20,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from mailfathom.app.console.caller_access import CallerAccess
 from mailfathom.app.console.mutations import ConsoleMutations
 from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
@@ -34,6 +35,7 @@ from mailfathom.app.console.signing_in import (
 from mailfathom.app.console.waiting_drafts import WaitingDrafts
 from mailfathom.domain.account_health import HealthState
 from mailfathom.domain.console import SESSION_LIFETIME_SECONDS, SIGN_IN_WINDOW_SECONDS
+from mailfathom.entrypoints.console.callers_pages import CallerPages
 from mailfathom.entrypoints.console.drafts import DraftPages
 from mailfathom.entrypoints.console.guards import (
     SecurityHeaders,
@@ -60,6 +62,7 @@ class ConsoleUseCases:
     account_names: Callable[[], dict[str, str]] = dict
     outbox: Callable[[], ConsoleOutbox] | None = None
     mutations: Callable[[], ConsoleMutations] | None = None
+    callers: Callable[[], CallerAccess] | None = None
 
 
 def cookie_name(request: Request) -> str:
@@ -286,6 +289,8 @@ def build_console_app(use_cases: ConsoleUseCases, listen_host: str) -> Starlette
         more.extend(DraftPages(pages, use_cases.drafts, use_cases.account_names).routes())
     if use_cases.outbox is not None and use_cases.mutations is not None:
         more.extend(OutboxPages(pages, use_cases.outbox, use_cases.mutations).routes())
+    if use_cases.callers is not None:
+        more.extend(CallerPages(pages, use_cases.callers).routes())
     return Starlette(
         routes=[
             *more,

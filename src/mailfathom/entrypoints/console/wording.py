@@ -41,6 +41,8 @@ class ConsoleWording:
     needs_consent: str
     login_refused: str
     count: str
+    callers: str
+    calls: str
 
 
 WORDINGS: dict[Language, ConsoleWording] = {
@@ -78,6 +80,8 @@ WORDINGS: dict[Language, ConsoleWording] = {
         needs_consent="Needs access granted again",
         login_refused="Login refused by the server",
         count="Count",
+        callers="Callers and keys",
+        calls="Recent tool calls",
     ),
     Language.CS: ConsoleWording(
         title="Konzole MailFathom",
@@ -113,6 +117,8 @@ WORDINGS: dict[Language, ConsoleWording] = {
         needs_consent="Je třeba znovu udělit přístup",
         login_refused="Server odmítl přihlášení",
         count="Počet",
+        callers="Volající a klíče",
+        calls="Nedávná volání nástrojů",
     ),
     Language.SK: ConsoleWording(
         title="Konzola MailFathom",
@@ -148,6 +154,8 @@ WORDINGS: dict[Language, ConsoleWording] = {
         needs_consent="Treba znova udeliť prístup",
         login_refused="Server odmietol prihlásenie",
         count="Počet",
+        callers="Volajúci a kľúče",
+        calls="Nedávne volania nástrojov",
     ),
 }
 
