@@ -118,10 +118,10 @@ def test_the_calls_page_lists_the_calls_made_and_none_of_their_arguments(
     # either order; the store's own tests prove newest first.
     assert sorted(rows[:4]) == sorted(
         [
-            ("unrecognized", "reader", "unknownTool", ""),
-            ("send_email", "reader", "unknownTool", ""),
-            ("list_emails", "reader", "refused", "51017"),
-            ("list_accounts", "reader", "success", ""),
+            ("unrecognized", "reader", "Unknown tool", ""),
+            ("send_email", "reader", "Unknown tool", ""),
+            ("list_emails", "reader", "Refused", "51017"),
+            ("list_accounts", "reader", "Answered", ""),
         ]
     )
     page = owner.http.get("/calls").text

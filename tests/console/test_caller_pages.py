@@ -160,7 +160,7 @@ def test_recent_calls_are_listed_newest_first_and_paged(owned: Console) -> None:
     assert [
         first.xpath(f".//td[@class='{k}']")[0].text_content()
         for k in ("tool", "caller", "outcome", "code", "duration")
-    ] == ["search_emails", "agent", "refused", "51017", "250.0 ms"]
+    ] == ["search_emails", "agent", "Refused", "51017", "250.0 ms"]
     (older,) = tree.xpath("//a[@id='older']/@href")
     rest = _tree(owned, older).xpath("//table[@id='calls']/tbody/tr")
     assert len(rest) == 11
@@ -178,3 +178,11 @@ def test_the_pages_speak_czech_and_slovak(owned: Console) -> None:
     sk = _tree(owned, "/calls?lang=sk")
     assert sk.xpath("//main/h1/text()") == ["Nedávne volania nástrojov"]
     assert sk.xpath("//p[@id='empty']/text()") == ["Žiadne volanie nástroja nebolo zaznamenané."]
+    owned.services.caller_access().calls.record("list_accounts", "agent", "unknownTool", None, 0)
+    sk = _tree(owned, "/calls?lang=sk")
+    assert sk.xpath("//td[@class='outcome']/text()") == ["Neznámy nástroj"]
+    assert sk.xpath("//a[@id='older']") == []
+    cs = _tree(owned, "/calls?lang=cs")
+    assert cs.xpath("//select[@id='filter-outcome']/option[@value='success']/text()") == [
+        "Zodpovězeno"
+    ]

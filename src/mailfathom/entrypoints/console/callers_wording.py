@@ -66,6 +66,8 @@ class CallersWording:
     apply: str
     # `{ms}`: milliseconds.
     milliseconds: str
+    # Each outcome the endpoint records, by its recorded name.
+    outcomes: dict[str, str]
 
 
 WORDINGS: dict[Language, CallersWording] = {
@@ -136,6 +138,14 @@ WORDINGS: dict[Language, CallersWording] = {
         any_outcome="Any outcome",
         apply="Show",
         milliseconds="{ms} ms",
+        outcomes={
+            "success": "Answered",
+            "refused": "Refused",
+            "failed": "Failed",
+            "unknownTool": "Unknown tool",
+            "protocolError": "Protocol error",
+            "cancelled": "Cancelled",
+        },
     ),
     Language.CS: CallersWording(
         edited_in_file=(
@@ -204,6 +214,14 @@ WORDINGS: dict[Language, CallersWording] = {
         any_outcome="Jakýkoli výsledek",
         apply="Zobrazit",
         milliseconds="{ms} ms",
+        outcomes={
+            "success": "Zodpovězeno",
+            "refused": "Odmítnuto",
+            "failed": "Selhalo",
+            "unknownTool": "Neznámý nástroj",
+            "protocolError": "Chyba protokolu",
+            "cancelled": "Zrušeno",
+        },
     ),
     Language.SK: CallersWording(
         edited_in_file=(
@@ -272,5 +290,13 @@ WORDINGS: dict[Language, CallersWording] = {
         any_outcome="Akýkoľvek výsledok",
         apply="Zobraziť",
         milliseconds="{ms} ms",
+        outcomes={
+            "success": "Zodpovedané",
+            "refused": "Odmietnuté",
+            "failed": "Zlyhalo",
+            "unknownTool": "Neznámy nástroj",
+            "protocolError": "Chyba protokolu",
+            "cancelled": "Zrušené",
+        },
     ),
 }
