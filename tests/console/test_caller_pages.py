@@ -15,6 +15,8 @@ import pytest
 from starlette.testclient import TestClient
 
 import log_audit
+from mailfathom.adapters.sql.caller_keys import SqlApiKeys
+from mailfathom.app.console.access_ports import IssuedKey
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ConfirmationMode, Permission
 from mailfathom.domain.config import CallerEntry, McpEndpointConfig
@@ -186,3 +188,20 @@ def test_the_pages_speak_czech_and_slovak(owned: Console) -> None:
     assert cs.xpath("//select[@id='filter-outcome']/option[@value='success']/text()") == [
         "Zodpovězeno"
     ]
+
+
+def test_a_key_of_an_entry_no_longer_configured_is_listed_apart_and_revocable(
+    owned: Console,
+) -> None:
+    SqlApiKeys(owned.services.engine).add(
+        IssuedKey("0a1b2c3d4e5f", "gone", "f" * 64, "e" * 32, owned.clock())
+    )
+    tree = _tree(owned, "/callers")
+    (row,) = tree.xpath("//section[@id='orphaned']//tbody/tr")
+    assert row.get("id") == "key-0a1b2c3d4e5f"
+    assert row.xpath("./td[1]/text()") == ["gone"]
+    assert tree.xpath("//section[@class='caller']//tbody/tr") == []
+    (action,) = row.xpath(".//form/@action")
+    (csrf,) = row.xpath(".//input[@name='csrf']/@value")
+    assert _post(owned, action, {"csrf": csrf}).headers["location"] == "/callers?done=revoked"
+    assert _tree(owned, "/callers").xpath("//section[@id='orphaned']") == []
