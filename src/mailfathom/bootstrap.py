@@ -810,7 +810,12 @@ class Services:
         calls: what the console shows and decides, and what the endpoint admits and
         records through the same use cases."""
         return CallerAccess(
-            CallerKeys(SqlApiKeys(self.engine), self.config.mcp.callers, clock=self.clock),
+            CallerKeys(
+                SqlApiKeys(self.engine),
+                self.config.mcp.callers,
+                clock=self.clock,
+                published=self.config.mcp.published_categories,
+            ),
             ToolCalls(SqlToolCalls(self.engine), clock=self.clock),
         )
 

@@ -23,7 +23,7 @@ from mailfathom.app.console.caller_keys import (
     new_form_nonce,
 )
 from mailfathom.app.console.tool_calls import ToolCalls
-from mailfathom.domain.access import ConfirmationMode, Permission
+from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.api_keys import console_key_id, is_api_key_shaped, key_digest
 from mailfathom.domain.config import CallerEntry
 
@@ -112,6 +112,9 @@ def test_a_key_of_an_entry_no_longer_configured_admits_nothing(engine: sa.Engine
 
 def test_the_listing_shows_each_entry_as_configured(engine: sa.Engine) -> None:
     listing = _keys(engine).listing()
+    assert listing.published == frozenset(ToolCategory)
+    narrowed = CallerKeys(SqlApiKeys(engine), (READER,), published=frozenset({ToolCategory.FLAGS}))
+    assert narrowed.listing().published == {ToolCategory.FLAGS}
     reader, filed = listing.callers
     assert (reader.entry, reader.admission, reader.file_key_digest) == (
         READER,

@@ -18,14 +18,17 @@ import log_audit
 from mailfathom.adapters.sql.caller_keys import SqlApiKeys
 from mailfathom.app.console.access_ports import IssuedKey
 from mailfathom.bootstrap import Services
+from mailfathom.domain import unseen
 from mailfathom.domain.access import ConfirmationMode, Permission
 from mailfathom.domain.config import CallerEntry, McpEndpointConfig
+from mailfathom.domain.mcp_oauth import OAuthSubject
 from mailfathom.entrypoints.console.pages import build_console_app
 from mailfathom.entrypoints.console.serving import console_use_cases
 
 from .conftest import ORIGIN, PASSWORD, Clock, Console, console_config
 
 FILE_DIGEST = "0123456789abcdef" * 4
+HIDDEN_SUBJECT = "owner\u200b@<b>idp</b>"
 ENTRIES = (
     CallerEntry(
         "reader",
@@ -33,6 +36,7 @@ ENTRIES = (
         permissions=frozenset({Permission.MAIL_READ, Permission.CONTACTS_READ}),
     ),
     CallerEntry("agent", None, confirmation=ConfirmationMode.ASK),
+    CallerEntry("person", None, oauth=OAuthSubject(HIDDEN_SUBJECT)),
 )
 
 
@@ -86,6 +90,9 @@ def test_the_pages_need_a_signed_in_owner(tmp_path: Path) -> None:
 def test_each_entry_is_shown_as_configured(owned: Console) -> None:
     tree = _tree(owned, "/callers")
     assert "configuration file" in tree.get_element_by_id("edited-in-file").text_content()
+    assert tree.xpath("//p[@id='published']/span/text()") == [
+        "answering, contacts, drafts, flags, mailbox, organize, sending"
+    ]
     reader = tree.get_element_by_id("caller-reader")
     assert reader.xpath(".//dd[@class='admission']/@data-admission") == ["apiKey"]
     assert reader.xpath(".//dd[@class='permissions']//li/text()") == [
@@ -101,8 +108,14 @@ def test_each_entry_is_shown_as_configured(owned: Console) -> None:
     assert agent.xpath(".//dd[@class='permissions']//li/text()") == ["All permissions"]
     assert agent.xpath(".//dd[@class='confirmation']/@data-confirmation") == ["ask"]
     # Nothing the file grants can be changed here: the only forms make or revoke keys.
+    person = tree.get_element_by_id("caller-person")
+    (admission,) = person.xpath(".//dd[@class='admission']")
+    assert admission.get("data-admission") == "oauth"
+    assert unseen.marked(HIDDEN_SUBJECT) in admission.text_content()
+    assert "\u200b" not in admission.text_content()
+    assert person.xpath(".//b") == []
     actions = tree.xpath("//main//form/@action")
-    assert actions == ["/callers/reader/keys", "/callers/agent/keys"]
+    assert actions == ["/callers/reader/keys", "/callers/agent/keys", "/callers/person/keys"]
 
 
 def test_a_key_is_shown_once_admits_as_its_entry_and_is_revoked_by_its_form(
@@ -175,7 +188,7 @@ def test_the_pages_speak_czech_and_slovak(owned: Console) -> None:
     cs = _tree(owned, "/callers?lang=cs")
     assert cs.xpath("/html/@lang") == ["cs"]
     assert cs.xpath("//main/h1/text()") == ["Volající a klíče"]
-    assert cs.xpath("//form[@class='create-key']/button/text()") == ["Vytvořit klíč"] * 2
+    assert cs.xpath("//form[@class='create-key']/button/text()") == ["Vytvořit klíč"] * 3
     assert cs.xpath("//form[@class='create-key']/@action")[0].endswith("?lang=cs")
     sk = _tree(owned, "/calls?lang=sk")
     assert sk.xpath("//main/h1/text()") == ["Nedávne volania nástrojov"]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from mailfathom.app.console.access_ports import ApiKeyStore, DuplicateForm, IssuedKey
+from mailfathom.domain.access import ToolCategory
 from mailfathom.domain.api_keys import (
     CONSOLE_KEY_ID_HEX,
     CONSOLE_KEY_SECRET_BYTES,
@@ -59,6 +60,9 @@ class CallerListing:
     callers: tuple[CallerView, ...]
     # Console keys of entries no longer configured: they admit nothing, and may be revoked.
     orphaned: tuple[IssuedKey, ...]
+    # The tool categories the endpoint publishes: a caller is offered the tools of these
+    # its permissions cover.
+    published: frozenset[ToolCategory]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,9 +98,12 @@ class CallerKeys:
         entries: Sequence[CallerEntry],
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         random_text: Callable[[int], str] = secrets.token_urlsafe,
+        published: frozenset[ToolCategory] | None = None,
     ) -> None:
+        """`published` None: the endpoint publishes every category."""
         self._store = store
         self._entries = {e.name: e for e in entries}
+        self._published = frozenset(ToolCategory) if published is None else published
         self._clock = clock
         self._random_text = random_text
 
@@ -107,7 +114,7 @@ class CallerKeys:
             for name, entry in self._entries.items()
         )
         orphaned = tuple(k for k in active if k.caller not in self._entries)
-        return CallerListing(callers, orphaned)
+        return CallerListing(callers, orphaned, self._published)
 
     def create(self, caller: str, form_nonce: str) -> NewKey | KeyRefused:
         """A new key admitting as the entry `caller`, made once per form (`form_nonce`)."""

@@ -26,6 +26,7 @@ from mailfathom.app.console.caller_keys import (
     new_form_nonce,
 )
 from mailfathom.app.console.tool_calls import OUTCOMES
+from mailfathom.domain import unseen
 from mailfathom.domain.access import ConfirmationMode
 from mailfathom.entrypoints.console.callers_wording import WORDINGS, CallersWording
 from mailfathom.entrypoints.console.outbox_pages import PageMaker, _back, _decided
@@ -43,7 +44,7 @@ def _admitted_by(view: CallerView, c: CallersWording) -> str:
     if view.admission is Admission.API_KEY:
         return c.by_file_key
     if view.admission is Admission.OAUTH and view.entry.oauth is not None:
-        return c.by_oauth.format(subject=view.entry.oauth.subject)
+        return c.by_oauth.format(subject=unseen.marked(view.entry.oauth.subject))
     return c.open_loopback
 
 
@@ -99,6 +100,7 @@ class CallerPages:
             ],
             orphaned=listing.orphaned,
             ask=view_asks,
+            categories=sorted(category.value for category in listing.published),
         )
 
     async def create(self, request: Request) -> Response:

@@ -11,6 +11,7 @@ from mailfathom.app.confirmation.wording import Language
 @dataclass(frozen=True, slots=True)
 class CallersWording:
     edited_in_file: str
+    published: str
     no_callers: str
     admitted_by: str
     by_file_key: str
@@ -76,6 +77,10 @@ WORDINGS: dict[Language, CallersWording] = {
             "What each caller entry grants is written in the configuration file "
             "([[McpEndpoint.Callers]]) and edited there; this page shows it and manages the "
             "keys created here."
+        ),
+        published=(
+            "Tool categories the endpoint publishes (a caller is offered those its "
+            "permissions cover):"
         ),
         no_callers="The configuration names no caller entry.",
         admitted_by="Admitted by",
@@ -153,6 +158,10 @@ WORDINGS: dict[Language, CallersWording] = {
             "([[McpEndpoint.Callers]]) a upravuje se tam; tato stránka to ukazuje a spravuje "
             "klíče vytvořené zde."
         ),
+        published=(
+            "Kategorie nástrojů, které koncový bod zveřejňuje (volající dostane ty, které "
+            "pokrývají jeho oprávnění):"
+        ),
         no_callers="Konfigurace neuvádí žádnou položku volajícího.",
         admitted_by="Přístup",
         by_file_key="API klíč v konfiguračním souboru",
@@ -228,6 +237,10 @@ WORDINGS: dict[Language, CallersWording] = {
             "Čo ktorá položka volajúceho smie, je zapísané v konfiguračnom súbore "
             "([[McpEndpoint.Callers]]) a upravuje sa tam; táto stránka to ukazuje a spravuje "
             "kľúče vytvorené tu."
+        ),
+        published=(
+            "Kategórie nástrojov, ktoré koncový bod zverejňuje (volajúci dostane tie, ktoré "
+            "pokrývajú jeho oprávnenia):"
         ),
         no_callers="Konfigurácia neuvádza žiadnu položku volajúceho.",
         admitted_by="Prístup",
