@@ -81,6 +81,7 @@ from mailfathom.adapters.smtp.submission import SmtpTransports
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.account_health import SqlAccountHealth
 from mailfathom.adapters.sql.answering import SqlAnsweringLedger, SqlChatHealth
+from mailfathom.adapters.sql.caller_keys import SqlApiKeys, SqlToolCalls
 from mailfathom.adapters.sql.console import SqlConsoleOverview, SqlConsoleStore
 from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
@@ -111,12 +112,15 @@ from mailfathom.app.answering.ports import ChatModel
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
 from mailfathom.app.confirmation.signal import AlertSignal
+from mailfathom.app.console.caller_access import CallerAccess
+from mailfathom.app.console.caller_keys import CallerKeys
 from mailfathom.app.console.contact_book import ConsoleContacts
 from mailfathom.app.console.mutations import ConsoleMutations
 from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
 from mailfathom.app.console.signing_in import ConsoleAccess
 from mailfathom.app.console.sync_health import SyncHealth
+from mailfathom.app.console.tool_calls import ToolCalls
 from mailfathom.app.console.waiting_drafts import WaitingDrafts
 from mailfathom.app.contacts.create_contact import ContactCreation
 from mailfathom.app.contacts.delete_contact import ContactErasure
@@ -823,6 +827,20 @@ class Services:
         uses = self.contacts(ContactWriter.OPERATOR)
         return ConsoleContacts(
             uses.listing, uses.lookup, uses.promotion, uses.erasure, SqlContactBook(self.engine)
+        )
+
+    def caller_access(self) -> CallerAccess:
+        """The MCP endpoint's caller entries with their console keys, and its recent tool
+        calls: what the console shows and decides, and what the endpoint admits and
+        records through the same use cases."""
+        return CallerAccess(
+            CallerKeys(
+                SqlApiKeys(self.engine),
+                self.config.mcp.callers,
+                clock=self.clock,
+                published=self.config.mcp.published_categories,
+            ),
+            ToolCalls(SqlToolCalls(self.engine), clock=self.clock),
         )
 
     def maintenance(self) -> MaintenanceUseCases:

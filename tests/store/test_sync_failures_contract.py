@@ -62,7 +62,7 @@ def test_two_writers_of_one_record_leave_one(engine: sa.Engine) -> None:
 
 def test_going_below_the_failures_revision_and_back(engine: sa.Engine) -> None:
     SqlSyncFailures(engine).failed("work", None, 31002, NOW)
-    migrate.downgrade(engine, "0023_console")
+    migrate.downgrade(engine, "0024_caller_keys")
     assert "sync_failures" not in sa.inspect(engine).get_table_names()
     migrate.upgrade(engine)
     assert migrate.current_revision(engine) == migrate.NEWEST_REVISION

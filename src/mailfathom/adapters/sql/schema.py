@@ -569,3 +569,28 @@ sync_failures = sa.Table(
     sa.Column("code", sa.Integer, nullable=False),
     sa.Column("failed_at", TS, nullable=False),
 )
+
+# Console keys and recent tool calls (see 0024): each key by its identifier, kept as the
+# SHA-256 of its text; each answered tool call without its arguments or result.
+console_api_keys = sa.Table(
+    "console_api_keys",
+    metadata,
+    sa.Column("key_id", sa.String(16), primary_key=True),
+    sa.Column("caller", sa.String(64), nullable=False),
+    sa.Column("key_sha256", sa.String(64), nullable=False),
+    sa.Column("form_nonce", sa.String(32), nullable=False, unique=True),
+    sa.Column("created_at", TS, nullable=False),
+    sa.Column("revoked_at", TS, nullable=True),
+)
+
+console_tool_calls = sa.Table(
+    "console_tool_calls",
+    metadata,
+    sa.Column("call_id", BIGINT, primary_key=True, autoincrement=True),
+    sa.Column("called_at", TS, nullable=False),
+    sa.Column("tool", sa.String(64), nullable=False),
+    sa.Column("caller", sa.String(64), nullable=True),
+    sa.Column("outcome", sa.String(32), nullable=False),
+    sa.Column("code", sa.Integer, nullable=True),
+    sa.Column("duration_us", sa.BigInteger, nullable=False),
+)

@@ -20,6 +20,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from mailfathom.app.console.caller_access import CallerAccess
 from mailfathom.app.console.contact_book import ConsoleContacts
 from mailfathom.app.console.mutations import ConsoleMutations
 from mailfathom.app.console.outbox import ConsoleOutbox
@@ -36,6 +37,7 @@ from mailfathom.app.console.sync_health import SyncHealth
 from mailfathom.app.console.waiting_drafts import WaitingDrafts
 from mailfathom.domain.account_health import HealthState
 from mailfathom.domain.console import SESSION_LIFETIME_SECONDS, SIGN_IN_WINDOW_SECONDS
+from mailfathom.entrypoints.console.callers_pages import CallerPages
 from mailfathom.entrypoints.console.drafts import DraftPages
 from mailfathom.entrypoints.console.guards import (
     SecurityHeaders,
@@ -65,6 +67,7 @@ class ConsoleUseCases:
     mutations: Callable[[], ConsoleMutations] | None = None
     health: Callable[[], SyncHealth] | None = None
     contacts: Callable[[], ConsoleContacts] | None = None
+    callers: Callable[[], CallerAccess] | None = None
 
 
 def cookie_name(request: Request) -> str:
@@ -293,6 +296,8 @@ def build_console_app(use_cases: ConsoleUseCases, listen_host: str) -> Starlette
         more.extend(OutboxPages(pages, use_cases.outbox, use_cases.mutations).routes())
     if use_cases.health is not None and use_cases.contacts is not None:
         more.extend(health_and_contact_routes(pages, use_cases.health, use_cases.contacts))
+    if use_cases.callers is not None:
+        more.extend(CallerPages(pages, use_cases.callers).routes())
     return Starlette(
         routes=[
             *more,

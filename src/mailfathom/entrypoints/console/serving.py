@@ -51,6 +51,7 @@ def console_use_cases(services: Services) -> ConsoleUseCases:
         mutations=services.console_mutations,
         health=services.console_health,
         contacts=services.console_contacts,
+        callers=services.caller_access,
     )
 
 

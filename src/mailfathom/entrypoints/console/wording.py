@@ -43,6 +43,8 @@ class ConsoleWording:
     count: str
     health: str
     contacts: str
+    callers: str
+    calls: str
 
 
 WORDINGS: dict[Language, ConsoleWording] = {
@@ -82,6 +84,8 @@ WORDINGS: dict[Language, ConsoleWording] = {
         count="Count",
         health="Sync health",
         contacts="Contacts",
+        callers="Callers and keys",
+        calls="Recent tool calls",
     ),
     Language.CS: ConsoleWording(
         title="Konzole MailFathom",
@@ -119,6 +123,8 @@ WORDINGS: dict[Language, ConsoleWording] = {
         count="Počet",
         health="Stav synchronizace",
         contacts="Kontakty",
+        callers="Volající a klíče",
+        calls="Nedávná volání nástrojů",
     ),
     Language.SK: ConsoleWording(
         title="Konzola MailFathom",
@@ -156,6 +162,8 @@ WORDINGS: dict[Language, ConsoleWording] = {
         count="Počet",
         health="Stav synchronizácie",
         contacts="Kontakty",
+        callers="Volajúci a kľúče",
+        calls="Nedávne volania nástrojov",
     ),
 }
 

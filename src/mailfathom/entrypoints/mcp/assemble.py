@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from mailfathom.app.answering.ask_mail import MailboxQuestionReader
 from mailfathom.app.confirmation.signal import AlertSignal
+from mailfathom.app.console.tool_calls import ToolCalls
 from mailfathom.app.flags.set_mail_flags import MailFlagChangeRecorder
 from mailfathom.app.organize.organize_email import EmailOrganizer
 from mailfathom.bootstrap import (
@@ -24,6 +25,7 @@ from mailfathom.bootstrap import (
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode, ToolCategory
 from mailfathom.domain.config import McpEndpointConfig
 from mailfathom.domain.contacts import ContactWriter
+from mailfathom.entrypoints.mcp.call_journal import CallJournal
 from mailfathom.entrypoints.mcp.confirmation import Questions
 from mailfathom.entrypoints.mcp.http_app import caller_of
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
@@ -51,6 +53,8 @@ class ToolBundles:
     answering: MailboxQuestionReader
     # Tells of each owner alert the sending bundles record, for the endpoint to count.
     alert_signal: AlertSignal | None = None
+    # Where each answered call is kept for the console's recent-calls page (none: nowhere).
+    tool_calls: ToolCalls | None = None
 
     @classmethod
     def of(cls, services: Services) -> ToolBundles:
@@ -64,6 +68,7 @@ class ToolBundles:
             contacts=services.contacts(ContactWriter.CALLER),
             answering=services.answering(reading.search),
             alert_signal=services.alert_signal,
+            tool_calls=services.caller_access().calls,
         )
 
 
@@ -98,7 +103,8 @@ def build_server_from(
         published_categories=published if published is not None else frozenset(ToolCategory),
         stdio_caller=caller,
     )
-    telemetry = ToolTelemetry(frozenset(registry.specs))
+    journal = CallJournal(bundles.tool_calls) if bundles.tool_calls is not None else None
+    telemetry = ToolTelemetry(frozenset(registry.specs), journal)
     if bundles.alert_signal is not None:
         bundles.alert_signal.listen(telemetry.owner_alert_raised)
     return MailFathomMcp(registry, policy, telemetry, timeout)

@@ -10,7 +10,8 @@ scope the endpoint requires, and names every required one (a client asks for the
 those it holds), so it may ask the person again for more (step-up authorization). 403
 without a challenge says the token's holder is not admitted at all, which no new token of
 the same person changes. 503 says the authorization server could not be asked, which is no
-fault of the token. Every description is a fixed sentence of this project's own.
+fault of the token, or that the store could not be asked about a key created in the
+console. Every description is a fixed sentence of this project's own.
 """
 
 from __future__ import annotations
@@ -62,4 +63,9 @@ def not_admitted() -> Response:
 
 def unavailable() -> Response:
     description = "The authorization server could not be asked about the token"
+    return _answer(503, "temporarily_unavailable", description, None)
+
+
+def not_checked() -> Response:
+    description = "The credential could not be checked at the moment"
     return _answer(503, "temporarily_unavailable", description, None)

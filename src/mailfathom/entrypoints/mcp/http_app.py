@@ -2,9 +2,11 @@
 
 Admission happens before the MCP layer sees a request: a bearer key is hashed and compared
 with the configured digests; a request with no credential is admitted only by an entry that
-says `Credential = "none"`, and only from a loopback peer. Where `[McpEndpoint.OAuth]` is
-configured, a bearer value no digest matches is checked as an access token, and the token's
-subject names the entry it is served as (`oauth.admission`). Everything else is answered with
+says `Credential = "none"`, and only from a loopback peer. A key the owner created in the
+console is found in the store on every request and admits as its entry until revoked.
+Where `[McpEndpoint.OAuth]` is configured, a bearer value no digest matches is checked as an
+access token, and the token's subject names the entry it is served as (`oauth.admission`).
+Everything else is answered with
 a bearer challenge (`challenges`): a bare one where no bearer credential was presented, and
 `invalid_token` where one was and does not hold. DNS-rebinding protection stays on for
 loopback hosts (the SDK's default); a listener on any other address has none, which is why
@@ -32,10 +34,12 @@ import hashlib
 import hmac
 import ipaddress
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import anyio.to_thread
+import structlog
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
@@ -48,6 +52,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mailfathom.app.reading.download_attachment import AttachmentDownload
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
+from mailfathom.domain.api_keys import console_key_id
+from mailfathom.domain.codes import Code
 from mailfathom.domain.config import CallerEntry, McpEndpointConfig
 from mailfathom.domain.mcp_oauth import McpOAuthConfig
 from mailfathom.entrypoints.mcp.challenges import (
@@ -55,6 +61,7 @@ from mailfathom.entrypoints.mcp.challenges import (
     insufficient_scope,
     invalid_token,
     not_admitted,
+    not_checked,
     unavailable,
 )
 from mailfathom.entrypoints.mcp.download_route import download_route
@@ -67,6 +74,8 @@ from mailfathom.entrypoints.mcp.oauth.authorization_server import (
 from mailfathom.entrypoints.mcp.sdk_logs import withhold_refused_values
 from mailfathom.entrypoints.mcp.server import CALLER_STATE_KEY, MailFathomMcp
 from mailfathom.entrypoints.mcp.sessions import SessionGate
+
+log = structlog.get_logger("mailfathom.mcp")
 
 MCP_PATH = "/mcp"
 METADATA_PATH = "/.well-known/oauth-protected-resource"
@@ -122,20 +131,31 @@ def metadata_address(resource: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
+ConsoleKeys = Callable[[str], CallerEntry | None]
+"""The entry a key created in the console admits as now, read from the store (blocking)."""
+
+
 class AdmissionGate:
-    """ASGI middleware admitting callers by configured entry, before anything else runs."""
+    """ASGI middleware admitting callers by configured entry, before anything else runs.
+
+    A bearer value of a console key's shape that no configured digest matches is looked up
+    in the store on every request (`console_keys`), so a key revoked in the console is
+    refused from the next request on, an open session's included; nothing about it is
+    cached here."""
 
     def __init__(
         self,
         app: ASGIApp,
         entries: Sequence[CallerEntry],
         tokens: TokenAdmission | None = None,
+        console_keys: ConsoleKeys | None = None,
     ) -> None:
         self._app = app
         self._keyed = [(e.api_key_sha256, caller_of(e)) for e in entries if e.api_key_sha256]
         open_entries = [e for e in entries if e.is_open]
         self._open = caller_of(open_entries[0]) if open_entries else None
         self._tokens = tokens
+        self._console_keys = console_keys
 
     def admit(self, authorization: str | None, peer: str | None) -> Caller | None:
         if authorization is None:
@@ -157,17 +177,34 @@ class AdmissionGate:
         client = scope.get("client")
         authorization = headers.get("authorization")
         caller = self.admit(authorization, client[0] if client else None)
+        token = bearer_value(authorization or "")
+        if caller is None and token is not None and console_key_id(token) is not None:
+            try:
+                caller = await self._console_key(token)
+            except Exception as error:
+                log.error(
+                    "mcp.console_key_unchecked",
+                    code=int(Code.UNDIAGNOSED),
+                    error_type=type(error).__name__,
+                )
+                await not_checked()(scope, receive, send)
+                return
         if caller is not None:
             scope.setdefault("state", {})[CALLER_STATE_KEY] = caller
             await self._app(scope, receive, send)
             return
-        token = bearer_value(authorization or "")
         if token is None:
             await credential_required(self._metadata_url(scope))(scope, receive, send)
         elif self._tokens is None:
             await invalid_token(self._metadata_url(scope))(scope, receive, send)
         else:
             await self._admit_token(token, scope, receive, send)
+
+    async def _console_key(self, key: str) -> Caller | None:
+        if self._console_keys is None:
+            return None
+        entry = await anyio.to_thread.run_sync(self._console_keys, key)
+        return None if entry is None else caller_of(entry)
 
     def _metadata_url(self, scope: Scope) -> str:
         if self._tokens is not None:
@@ -285,9 +322,11 @@ def build_http_app(
     server: MailFathomMcp,
     config: McpEndpointConfig,
     download: AttachmentDownload | None = None,
+    keys: ConsoleKeys | None = None,
 ) -> Starlette:
-    """The served app. `/metrics` exists only when the configuration names its key, and
-    download links are served where `download` is given (see `download_route`)."""
+    """The served app. `/metrics` exists only when the configuration names its key,
+    download links are served where `download` is given (see `download_route`), and keys
+    created in the console admit where `keys` is given."""
     entries = list(config.callers)
     mcp_app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -322,5 +361,5 @@ def build_http_app(
         per_caller=config.sessions_per_caller,
         idle_seconds=config.session_idle_seconds,
     )
-    app.add_middleware(AdmissionGate, entries=entries, tokens=tokens)
+    app.add_middleware(AdmissionGate, entries=entries, tokens=tokens, console_keys=keys)
     return app

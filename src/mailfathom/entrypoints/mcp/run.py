@@ -54,7 +54,12 @@ class Serving:
             return
         config = self.services.config.mcp
         uvicorn_config = uvicorn.Config(
-            build_http_app(self.server, config, self.services.download()),
+            build_http_app(
+                self.server,
+                config,
+                self.services.download(),
+                keys=self.services.caller_access().keys.admit,
+            ),
             host=config.host,
             port=self.listener.getsockname()[1],
             log_level="warning",

@@ -4,7 +4,8 @@ of owner alerts raised.
 The tool name is a dimension, and is logged, only when this endpoint publishes a tool of that
 name; anything else a caller wrote becomes a fixed placeholder (a name merely spelled like
 one of ours is still the caller's text), so a caller can neither write into the log nor
-create a time series.
+create a time series. The same dimension is what a call is kept as for the console's
+recent-calls page, where a journal is given.
 
 An owner alert (a draft kept because nobody could be asked whether to send it) is counted by
 its reason, one of this project's own words, so an operator's alerting sees a draft waiting
@@ -12,6 +13,8 @@ without polling `mfctl alerts list`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -24,9 +27,14 @@ log = structlog.get_logger("mailfathom.mcp")
 UNRECOGNIZED = "unrecognized"
 
 
+Journal = Callable[[str, str | None, str, int | None, float], None]
+"""Where each measured call is also kept (tool dimension, caller, outcome, code, seconds)."""
+
+
 class ToolTelemetry:
-    def __init__(self, published: frozenset[str]) -> None:
+    def __init__(self, published: frozenset[str], journal: Journal | None = None) -> None:
         self.published = published
+        self.journal = journal
         self.registry = CollectorRegistry()
         self.calls = Counter(
             "mailfathom_mcp_tool_calls",
@@ -70,3 +78,5 @@ class ToolTelemetry:
             duration_ms=round(seconds * 1000, 3),
             caller=caller,
         )
+        if self.journal is not None:
+            self.journal(dimension, caller, outcome, code, seconds)

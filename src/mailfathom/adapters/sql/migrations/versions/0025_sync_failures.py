@@ -1,7 +1,7 @@
 """The last coded failure of each account's and folder's synchronization.
 
 Revision ID: 0025_sync_failures
-Revises: 0023_console
+Revises: 0024_caller_keys
 
 `sync_failures` holds at most one row per account and folder: the code the last failed pass
 stopped on and when; a successful pass deletes it. `folder_id` 0 stands for the account's
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0025_sync_failures"
-down_revision = "0023_console"
+down_revision = "0024_caller_keys"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,89 @@
+"""What the console's callers and recent-calls pages, and the MCP endpoint's admission of
+console keys, need from the store.
+
+A key is kept as the SHA-256 of its text: a copy of the store admits nobody. A recorded tool
+call holds the tool's name as the endpoint counts it, the caller entry's name, the outcome,
+the code and the duration, and never an argument or a result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class IssuedKey:
+    """A key created in the console for the caller entry named `caller`. `form_nonce` is
+    the one-use value of the form that asked for it, so a form sent twice makes one key."""
+
+    key_id: str
+    caller: str
+    key_sha256: str
+    form_nonce: str
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
+class DuplicateForm(Exception):
+    """A key was already created from the form carrying this nonce."""
+
+
+class ApiKeyStore(Protocol):
+    """Synchronous; every method is one transaction."""
+
+    def add(self, key: IssuedKey) -> None:
+        """Keep a new key. Raises `DuplicateForm` when a key was already made from the same
+        form (its nonce), and keeps nothing then."""
+        ...
+
+    def find(self, key_id: str) -> IssuedKey | None:
+        """The key under this identifier, revoked or not; None when there is none."""
+        ...
+
+    def active(self) -> list[IssuedKey]:
+        """Every key not revoked, oldest first."""
+        ...
+
+    def revoke(self, key_id: str, at: datetime) -> bool:
+        """Mark the key revoked at `at`; False when there is no such key or it already was.
+        From the commit on, `find` answers it revoked to every reader."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRecord:
+    """One answered tool call. `call_id` is given by the store (None before it is kept);
+    a larger one was kept later."""
+
+    at: datetime
+    tool: str
+    caller: str | None
+    outcome: str
+    code: int | None
+    duration_us: int
+    call_id: int | None = None
+
+
+class ToolCallLog(Protocol):
+    """Synchronous; every method is one transaction."""
+
+    def append(self, call: ToolCallRecord, keep: int) -> None:
+        """Keep the call, and delete every call but the newest `keep` in the same
+        transaction, so the log never holds more than `keep` calls for long."""
+        ...
+
+    def newest(
+        self,
+        limit: int,
+        before: int | None = None,
+        caller: str | None = None,
+        outcome: str | None = None,
+    ) -> list[ToolCallRecord]:
+        """At most `limit` calls, newest first, each kept before the call `before` (when
+        given), made by `caller` and answered with `outcome` (when given)."""
+        ...
+
+    def callers(self) -> list[str]:
+        """The caller names the kept calls name, sorted."""
+        ...

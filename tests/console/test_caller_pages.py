@@ -1,0 +1,220 @@
+"""The console's callers, new-key and recent-calls pages in process over an SQLite
+deployment: each configured entry as the file says, a key created by a form POST shown once
+and never again, revoked by its form, refused without the session's token or from another
+origin; the calls page newest first and paged, in English, Czech and Slovak."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import lxml.html
+import pytest
+from starlette.testclient import TestClient
+
+import log_audit
+from mailfathom.adapters.sql.caller_keys import SqlApiKeys
+from mailfathom.app.console.access_ports import IssuedKey
+from mailfathom.bootstrap import Services
+from mailfathom.domain import unseen
+from mailfathom.domain.access import ConfirmationMode, Permission
+from mailfathom.domain.config import CallerEntry, McpEndpointConfig
+from mailfathom.domain.mcp_oauth import OAuthSubject
+from mailfathom.entrypoints.console.pages import build_console_app
+from mailfathom.entrypoints.console.serving import console_use_cases
+
+from .conftest import ORIGIN, PASSWORD, Clock, Console, console_config
+
+FILE_DIGEST = "0123456789abcdef" * 4
+HIDDEN_SUBJECT = "owner\u200b@<b>idp</b>"
+ENTRIES = (
+    CallerEntry(
+        "reader",
+        FILE_DIGEST,
+        permissions=frozenset({Permission.MAIL_READ, Permission.CONTACTS_READ}),
+    ),
+    CallerEntry("agent", None, confirmation=ConfirmationMode.ASK),
+    CallerEntry("person", None, oauth=OAuthSubject(HIDDEN_SUBJECT)),
+)
+
+
+@pytest.fixture
+def owned(tmp_path: Path) -> Iterator[Console]:
+    log_audit.register(PASSWORD)
+    clock = Clock()
+    config = dataclasses.replace(console_config(tmp_path), mcp=McpEndpointConfig(callers=ENTRIES))
+    with Services.open(config, clock=clock) as services:
+        services.console_access().set_password(PASSWORD)
+        uses = console_use_cases(services)
+        with TestClient(build_console_app(uses, "127.0.0.1"), base_url=ORIGIN) as client:
+            console = Console(client, services, clock)
+            assert console.sign_in().status_code == 303
+            yield console
+
+
+def _tree(console: Console, path: str) -> lxml.html.HtmlElement:
+    page = console.client.get(path)
+    assert page.status_code == 200
+    return lxml.html.fromstring(page.text)
+
+
+def _post(
+    console: Console, action: str, data: dict[str, str], origin: str = ORIGIN
+) -> httpx2.Response:
+    return console.client.post(
+        action, data=data, headers={"Origin": origin}, follow_redirects=False
+    )
+
+
+def _create_form(tree: lxml.html.HtmlElement, caller: str) -> tuple[str, dict[str, str]]:
+    (form,) = tree.xpath(f"//section[@id='caller-{caller}']//form[@class='create-key']")
+    fields = {i.get("name"): i.get("value") for i in form.xpath(".//input")}
+    return form.get("action"), fields
+
+
+def test_the_pages_need_a_signed_in_owner(tmp_path: Path) -> None:
+    config = dataclasses.replace(console_config(tmp_path), mcp=McpEndpointConfig(callers=ENTRIES))
+    with Services.open(config) as services:
+        app = build_console_app(console_use_cases(services), "127.0.0.1")
+        with TestClient(app, base_url=ORIGIN) as client:
+            for path in ("/callers", "/calls"):
+                answer = client.get(path, follow_redirects=False)
+                assert (answer.status_code, answer.headers["location"]) == (303, "/login")
+            for action in ("/callers/agent/keys", "/keys/abcdef012345/revoke"):
+                assert client.post(action, headers={"Origin": ORIGIN}).status_code == 403
+        assert services.caller_access().keys.listing().callers[1].keys == ()
+
+
+def test_each_entry_is_shown_as_configured(owned: Console) -> None:
+    tree = _tree(owned, "/callers")
+    assert "configuration file" in tree.get_element_by_id("edited-in-file").text_content()
+    assert tree.xpath("//p[@id='published']/span/text()") == [
+        "answering, contacts, drafts, flags, mailbox, organize, sending"
+    ]
+    reader = tree.get_element_by_id("caller-reader")
+    assert reader.xpath(".//dd[@class='admission']/@data-admission") == ["apiKey"]
+    assert reader.xpath(".//dd[@class='permissions']//li/text()") == [
+        "mailfathom.mail.contacts.read",
+        "mailfathom.mail.read",
+    ]
+    assert reader.xpath(".//dd[@class='confirmation']/@data-confirmation") == ["none"]
+    file_key = reader.xpath(".//dd[@class='file-key']")[0].text_content()
+    assert "…cdef" in file_key
+    assert FILE_DIGEST not in tree.text_content()
+    agent = tree.get_element_by_id("caller-agent")
+    assert agent.xpath(".//dd[@class='admission']/@data-admission") == ["none"]
+    assert agent.xpath(".//dd[@class='permissions']//li/text()") == ["All permissions"]
+    assert agent.xpath(".//dd[@class='confirmation']/@data-confirmation") == ["ask"]
+    # Nothing the file grants can be changed here: the only forms make or revoke keys.
+    person = tree.get_element_by_id("caller-person")
+    (admission,) = person.xpath(".//dd[@class='admission']")
+    assert admission.get("data-admission") == "oauth"
+    assert unseen.marked(HIDDEN_SUBJECT) in admission.text_content()
+    assert "\u200b" not in admission.text_content()
+    assert person.xpath(".//b") == []
+    actions = tree.xpath("//main//form/@action")
+    assert actions == ["/callers/reader/keys", "/callers/agent/keys", "/callers/person/keys"]
+
+
+def test_a_key_is_shown_once_admits_as_its_entry_and_is_revoked_by_its_form(
+    owned: Console,
+) -> None:
+    action, fields = _create_form(_tree(owned, "/callers"), "agent")
+    assert _post(owned, action, {**fields, "csrf": "not-the-token"}).status_code == 403
+    assert _post(owned, action, fields, "http://evil.example").status_code == 403
+    keys = owned.services.caller_access().keys
+    assert keys.listing().callers[1].keys == ()
+
+    answer = _post(owned, action, fields)
+    assert answer.status_code == 200
+    assert answer.headers["cache-control"] == "no-store"
+    shown = lxml.html.fromstring(answer.text)
+    (key,) = shown.xpath("//input[@id='new-key']/@value")
+    log_audit.register(key)
+    assert keys.admit(key) == ENTRIES[1]
+    # The same form sent again (a reload) makes no key and shows none.
+    again = _post(owned, action, fields)
+    assert (again.status_code, again.headers["location"]) == (303, "/callers?done=form-used")
+    tree = _tree(owned, "/callers?done=form-used")
+    assert key not in lxml.html.tostring(tree).decode()
+    (row,) = tree.xpath("//section[@id='caller-agent']//tbody/tr")
+    key_id = row.get("id").removeprefix("key-")
+    assert key.startswith(f"mf-k{key_id}-")
+    (revoke,) = row.xpath(".//form/@action")
+    (csrf,) = row.xpath(".//input[@name='csrf']/@value")
+    assert _post(owned, revoke, {"csrf": "wrong"}).status_code == 403
+    assert keys.admit(key) == ENTRIES[1]
+
+    revoked = _post(owned, revoke, {"csrf": csrf})
+    assert revoked.headers["location"] == "/callers?done=revoked"
+    assert keys.admit(key) is None
+    tree = _tree(owned, "/callers?done=revoked")
+    assert "next request made with it is refused" in tree.get_element_by_id("notice").text_content()
+    assert tree.xpath("//section[@id='caller-agent']//tbody/tr") == []
+    assert _post(owned, revoke, {"csrf": csrf}).headers["location"] == "/callers?done=not-active"
+
+
+def test_a_key_for_an_entry_not_configured_is_refused(owned: Console) -> None:
+    _, fields = _create_form(_tree(owned, "/callers"), "agent")
+    answer = _post(owned, "/callers/stranger/keys", fields)
+    assert answer.headers["location"] == "/callers?done=no-such-caller"
+    assert owned.services.caller_access().keys.listing().orphaned == ()
+
+
+def test_recent_calls_are_listed_newest_first_and_paged(owned: Console) -> None:
+    calls = owned.services.caller_access().calls
+    for _ in range(60):
+        calls.record("list_accounts", "reader", "success", None, 0.0015)
+    calls.record("search_emails", "agent", "refused", 51017, 0.25)
+    tree = _tree(owned, "/calls")
+    rows = tree.xpath("//table[@id='calls']/tbody/tr")
+    assert len(rows) == 50
+    first = rows[0]
+    assert [
+        first.xpath(f".//td[@class='{k}']")[0].text_content()
+        for k in ("tool", "caller", "outcome", "code", "duration")
+    ] == ["search_emails", "agent", "Refused", "51017", "250.0 ms"]
+    (older,) = tree.xpath("//a[@id='older']/@href")
+    rest = _tree(owned, older).xpath("//table[@id='calls']/tbody/tr")
+    assert len(rest) == 11
+    only = _tree(owned, "/calls?caller=agent&outcome=refused")
+    assert len(only.xpath("//table[@id='calls']/tbody/tr")) == 1
+    assert only.xpath("//select[@id='filter-caller']/option[@selected]/@value") == ["agent"]
+
+
+def test_the_pages_speak_czech_and_slovak(owned: Console) -> None:
+    cs = _tree(owned, "/callers?lang=cs")
+    assert cs.xpath("/html/@lang") == ["cs"]
+    assert cs.xpath("//main/h1/text()") == ["Volající a klíče"]
+    assert cs.xpath("//form[@class='create-key']/button/text()") == ["Vytvořit klíč"] * 3
+    assert cs.xpath("//form[@class='create-key']/@action")[0].endswith("?lang=cs")
+    sk = _tree(owned, "/calls?lang=sk")
+    assert sk.xpath("//main/h1/text()") == ["Nedávne volania nástrojov"]
+    assert sk.xpath("//p[@id='empty']/text()") == ["Žiadne volanie nástroja nebolo zaznamenané."]
+    owned.services.caller_access().calls.record("list_accounts", "agent", "unknownTool", None, 0)
+    sk = _tree(owned, "/calls?lang=sk")
+    assert sk.xpath("//td[@class='outcome']/text()") == ["Neznámy nástroj"]
+    assert sk.xpath("//a[@id='older']") == []
+    cs = _tree(owned, "/calls?lang=cs")
+    assert cs.xpath("//select[@id='filter-outcome']/option[@value='success']/text()") == [
+        "Zodpovězeno"
+    ]
+
+
+def test_a_key_of_an_entry_no_longer_configured_is_listed_apart_and_revocable(
+    owned: Console,
+) -> None:
+    SqlApiKeys(owned.services.engine).add(
+        IssuedKey("0a1b2c3d4e5f", "gone", "f" * 64, "e" * 32, owned.clock())
+    )
+    tree = _tree(owned, "/callers")
+    (row,) = tree.xpath("//section[@id='orphaned']//tbody/tr")
+    assert row.get("id") == "key-0a1b2c3d4e5f"
+    assert row.xpath("./td[1]/text()") == ["gone"]
+    assert tree.xpath("//section[@class='caller']//tbody/tr") == []
+    (action,) = row.xpath(".//form/@action")
+    (csrf,) = row.xpath(".//input[@name='csrf']/@value")
+    assert _post(owned, action, {"csrf": csrf}).headers["location"] == "/callers?done=revoked"
+    assert _tree(owned, "/callers").xpath("//section[@id='orphaned']") == []

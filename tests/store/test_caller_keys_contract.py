@@ -1,0 +1,106 @@
+"""What console keys and recent tool calls rely on from the store, on SQLite and PostgreSQL:
+a key found by its identifier until revoked, one key per form, revocation seen by the next
+reader; calls read newest first, filtered and paged, and trimmed to the newest as they are
+written; and the 0024 migration both ways."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql.caller_keys import SqlApiKeys, SqlToolCalls
+from mailfathom.app.console.access_ports import DuplicateForm, IssuedKey, ToolCallRecord
+
+T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+
+
+def _key(key_id: str, caller: str = "agent", nonce: str | None = None) -> IssuedKey:
+    return IssuedKey(
+        key_id=key_id,
+        caller=caller,
+        key_sha256=key_id[0] * 64,
+        form_nonce=nonce or (key_id * 3)[:32],
+        created_at=T0,
+    )
+
+
+def _call(n: int, caller: str = "agent", outcome: str = "success") -> ToolCallRecord:
+    return ToolCallRecord(
+        at=T0 + timedelta(seconds=n),
+        tool="list_accounts",
+        caller=caller,
+        outcome=outcome,
+        code=None if outcome == "success" else 51017,
+        duration_us=1000 + n,
+    )
+
+
+def test_a_key_is_found_by_its_identifier_until_it_is_revoked(engine: sa.Engine) -> None:
+    keys = SqlApiKeys(engine)
+    keys.add(_key("a1" * 6))
+    keys.add(_key("b2" * 6, caller="other"))
+    assert keys.find("a1" * 6) == _key("a1" * 6)
+    assert keys.find("c3" * 6) is None
+    assert [k.key_id for k in keys.active()] == ["a1" * 6, "b2" * 6]
+
+    assert keys.revoke("a1" * 6, T0 + timedelta(minutes=1))
+    assert not keys.revoke("a1" * 6, T0 + timedelta(minutes=2))
+    assert not keys.revoke("c3" * 6, T0)
+    found = keys.find("a1" * 6)
+    assert found is not None
+    assert found.revoked_at == T0 + timedelta(minutes=1)
+    # Another reader on another connection sees the revocation at once.
+    assert SqlApiKeys(engine).find("a1" * 6) == found
+    assert [k.key_id for k in keys.active()] == ["b2" * 6]
+
+
+def test_a_form_makes_one_key(engine: sa.Engine) -> None:
+    keys = SqlApiKeys(engine)
+    keys.add(_key("a1" * 6, nonce="f" * 32))
+    with pytest.raises(DuplicateForm):
+        keys.add(_key("b2" * 6, nonce="f" * 32))
+    assert [k.key_id for k in keys.active()] == ["a1" * 6]
+
+
+def test_calls_are_read_newest_first_filtered_and_paged(engine: sa.Engine) -> None:
+    log = SqlToolCalls(engine)
+    for n in range(5):
+        log.append(_call(n, caller="a" if n % 2 else "b"), keep=100)
+    log.append(_call(5, outcome="refused"), keep=100)
+    newest = log.newest(3)
+    assert [c.at for c in newest] == [T0 + timedelta(seconds=n) for n in (5, 4, 3)]
+    assert newest[0] == ToolCallRecord(
+        at=T0 + timedelta(seconds=5),
+        tool="list_accounts",
+        caller="agent",
+        outcome="refused",
+        code=51017,
+        duration_us=1005,
+        call_id=newest[0].call_id,
+    )
+    older = log.newest(10, before=newest[-1].call_id)
+    assert [c.at.second for c in older] == [2, 1, 0]
+    assert [c.at.second for c in log.newest(10, caller="a")] == [3, 1]
+    assert [c.at.second for c in log.newest(10, outcome="refused")] == [5]
+    assert log.newest(10, caller="a", outcome="refused") == []
+    assert log.callers() == ["a", "agent", "b"]
+
+
+def test_writing_keeps_only_the_newest_calls(engine: sa.Engine) -> None:
+    log = SqlToolCalls(engine)
+    for n in range(7):
+        log.append(_call(n), keep=3)
+    assert [c.at.second for c in log.newest(100)] == [6, 5, 4]
+
+
+def test_the_migration_goes_down_and_up_again(engine: sa.Engine) -> None:
+    SqlApiKeys(engine).add(_key("a1" * 6))
+    migrate.downgrade(engine, "0023_console")
+    assert not sa.inspect(engine).has_table("console_api_keys")
+    assert not sa.inspect(engine).has_table("console_tool_calls")
+    migrate.upgrade(engine)
+    assert migrate.current_revision(engine) == migrate.NEWEST_REVISION
+    assert SqlApiKeys(engine).active() == []
