@@ -34,6 +34,7 @@ from mailfathom.adapters.config.toml_writer import InlineTable as InlineTable
 from mailfathom.adapters.config.toml_writer import create_config_file as create_config_file
 from mailfathom.adapters.config.toml_writer import refuse_existing as refuse_existing
 from mailfathom.adapters.console_password import Argon2Passwords
+from mailfathom.adapters.passkeys import WebAuthnCeremonies
 from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.download_links import SealedLinks, links_of
@@ -82,6 +83,7 @@ from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.account_health import SqlAccountHealth
 from mailfathom.adapters.sql.answering import SqlAnsweringLedger, SqlChatHealth
 from mailfathom.adapters.sql.console import SqlConsoleOverview, SqlConsoleStore
+from mailfathom.adapters.sql.console_passkeys import SqlPasskeyStore
 from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
@@ -112,6 +114,7 @@ from mailfathom.app.confirmation.signal import AlertSignal
 from mailfathom.app.console.mutations import ConsoleMutations
 from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
+from mailfathom.app.console.passkeys import ConsolePasskeys
 from mailfathom.app.console.signing_in import ConsoleAccess
 from mailfathom.app.console.waiting_drafts import WaitingDrafts
 from mailfathom.app.contacts.create_contact import ContactCreation
@@ -791,6 +794,19 @@ class Services:
     def console_mutations(self) -> ConsoleMutations:
         """The console's open and dead-lettered changes, and their retry."""
         return ConsoleMutations(self.mutations())
+
+    def console_passkeys(self) -> ConsolePasskeys:
+        """The owner's passkeys: enrolment, sign-in, list and removal, for the configured
+        name and origins."""
+        config = self.config.console
+        return ConsolePasskeys(
+            SqlPasskeyStore(self.engine),
+            WebAuthnCeremonies(),
+            self.console_access(),
+            name=config.passkey_name,
+            origins=config.origins(),
+            clock=self.clock,
+        )
 
     def console_overview(self) -> ConsoleOverview:
         """The counts the console's overview shows."""
