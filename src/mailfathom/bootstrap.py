@@ -34,7 +34,6 @@ from mailfathom.adapters.config.toml_writer import InlineTable as InlineTable
 from mailfathom.adapters.config.toml_writer import create_config_file as create_config_file
 from mailfathom.adapters.config.toml_writer import refuse_existing as refuse_existing
 from mailfathom.adapters.console_password import Argon2Passwords
-from mailfathom.adapters.passkeys import WebAuthnCeremonies
 from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.cursor_signing import HmacCursorSigner
 from mailfathom.adapters.download_links import SealedLinks, links_of
@@ -70,6 +69,7 @@ from mailfathom.adapters.oauth.grant_files import trial_secret_file as trial_sec
 from mailfathom.adapters.oauth.grant_files import write_over_secret_file as write_over_secret_file
 from mailfathom.adapters.oauth.grant_health import GrantHealth
 from mailfathom.adapters.oauth.tokens import ConsentOfAccounts, process_tokens
+from mailfathom.adapters.passkeys import WebAuthnCeremonies
 
 # Re-exported: the secrets a command reads before it starts its workers; the entrypoints
 # take them from here, never from the adapters.
