@@ -49,6 +49,7 @@ def console_use_cases(services: Services) -> ConsoleUseCases:
         account_names=services.account_names,
         outbox=services.console_outbox,
         mutations=services.console_mutations,
+        passkeys=services.console_passkeys,
     )
 
 

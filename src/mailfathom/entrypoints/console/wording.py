@@ -41,6 +41,7 @@ class ConsoleWording:
     needs_consent: str
     login_refused: str
     count: str
+    passkeys: str
 
 
 WORDINGS: dict[Language, ConsoleWording] = {
@@ -78,6 +79,7 @@ WORDINGS: dict[Language, ConsoleWording] = {
         needs_consent="Needs access granted again",
         login_refused="Login refused by the server",
         count="Count",
+        passkeys="Passkeys",
     ),
     Language.CS: ConsoleWording(
         title="Konzole MailFathom",
@@ -113,6 +115,7 @@ WORDINGS: dict[Language, ConsoleWording] = {
         needs_consent="Je třeba znovu udělit přístup",
         login_refused="Server odmítl přihlášení",
         count="Počet",
+        passkeys="Přístupové klíče",
     ),
     Language.SK: ConsoleWording(
         title="Konzola MailFathom",
@@ -148,6 +151,7 @@ WORDINGS: dict[Language, ConsoleWording] = {
         needs_consent="Treba znova udeliť prístup",
         login_refused="Server odmietol prihlásenie",
         count="Počet",
+        passkeys="Prístupové kľúče",
     ),
 }
 
