@@ -52,7 +52,7 @@ PASSKEY_WORDINGS: dict[Language, PasskeyWording] = {
         elsewhere="Passkeys work only when the console is opened at {origin}.",
         needs_script="Passkeys need JavaScript in this browser; the password works without it.",
         unsupported="This browser cannot use passkeys.",
-        failed="No passkey was used. Try again, or sign in with the password.",
+        failed="No passkey was used. Try again.",
         working="Waiting for the passkey…",
         label="Name of the new passkey",
         label_hint="For example the device it lives on. Optional.",
@@ -86,7 +86,7 @@ PASSKEY_WORDINGS: dict[Language, PasskeyWording] = {
             "Přístupové klíče potřebují v tomto prohlížeči JavaScript; heslo funguje i bez něj."
         ),
         unsupported="Tento prohlížeč neumí přístupové klíče používat.",
-        failed="Žádný přístupový klíč nebyl použit. Zkuste to znovu, nebo se přihlaste heslem.",
+        failed="Žádný přístupový klíč nebyl použit. Zkuste to znovu.",
         working="Čeká se na přístupový klíč…",
         label="Název nového přístupového klíče",
         label_hint="Například zařízení, na kterém je uložen. Nepovinné.",
@@ -120,7 +120,7 @@ PASSKEY_WORDINGS: dict[Language, PasskeyWording] = {
             "Prístupové kľúče potrebujú v tomto prehliadači JavaScript; heslo funguje aj bez neho."
         ),
         unsupported="Tento prehliadač nevie prístupové kľúče používať.",
-        failed="Nebol použitý žiadny prístupový kľúč. Skúste to znova alebo sa prihláste heslom.",
+        failed="Nebol použitý žiadny prístupový kľúč. Skúste to znova.",
         working="Čaká sa na prístupový kľúč…",
         label="Názov nového prístupového kľúča",
         label_hint="Napríklad zariadenie, na ktorom je uložený. Nepovinné.",
