@@ -16,6 +16,7 @@ from typing import Any
 
 import uvicorn
 from playwright.sync_api import CDPSession, Page
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from log_audit import register
 from mailfathom.bootstrap import Services
@@ -34,10 +35,55 @@ from waiting import wait_for
 
 
 @dataclass(frozen=True)
+class Seen:
+    """A request as the console received it, and the status it answered."""
+
+    method: str
+    path: str
+    origin: str | None
+    cookie: bool
+    status: int
+
+
+class Recording:
+    """The console's application, noting every request it answers: what a browser hides
+    from the page (a refused cross-origin answer) the test still reads here."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.seen: list[Seen] = []
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+
+        async def noted(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self.seen.append(
+                    Seen(
+                        scope["method"],
+                        scope["path"],
+                        headers.get("origin"),
+                        "cookie" in headers,
+                        int(message["status"]),
+                    )
+                )
+            await send(message)
+
+        await self.app(scope, receive, noted)
+
+
+@dataclass(frozen=True)
 class OwnerConsole:
     services: Services
     port: int
     password: str
+    recording: Recording
+
+    def answered(self, method: str, path: str) -> list[Seen]:
+        return [s for s in self.recording.seen if (s.method, s.path) == (method, path)]
 
     @property
     def named(self) -> str:
@@ -69,9 +115,10 @@ def owner_console(root: Path, *, password: bool) -> Iterator[OwnerConsole]:
     with Services.open(config) as services:
         if password:
             services.console_access().set_password(secret)
+        recording = Recording(build_console_app(console_use_cases(services), "127.0.0.1"))
         server = uvicorn.Server(
             uvicorn.Config(
-                build_console_app(console_use_cases(services), "127.0.0.1"),
+                recording,
                 host="127.0.0.1",
                 port=port,
                 log_level="warning",
@@ -81,7 +128,7 @@ def owner_console(root: Path, *, password: bool) -> Iterator[OwnerConsole]:
         thread.start()
         try:
             wait_for(lambda: server.started, "the console listens")
-            yield OwnerConsole(services, port, secret)
+            yield OwnerConsole(services, port, secret, recording)
         finally:
             server.should_exit = True
             thread.join(timeout=30)
