@@ -69,6 +69,7 @@ from mailfathom.adapters.oauth.grant_files import trial_secret_file as trial_sec
 from mailfathom.adapters.oauth.grant_files import write_over_secret_file as write_over_secret_file
 from mailfathom.adapters.oauth.grant_health import GrantHealth
 from mailfathom.adapters.oauth.tokens import ConsentOfAccounts, process_tokens
+from mailfathom.adapters.passkeys import WebAuthnCeremonies
 
 # Re-exported: the secrets a command reads before it starts its workers; the entrypoints
 # take them from here, never from the adapters.
@@ -83,6 +84,7 @@ from mailfathom.adapters.sql.account_health import SqlAccountHealth
 from mailfathom.adapters.sql.answering import SqlAnsweringLedger, SqlChatHealth
 from mailfathom.adapters.sql.caller_keys import SqlApiKeys, SqlToolCalls
 from mailfathom.adapters.sql.console import SqlConsoleOverview, SqlConsoleStore
+from mailfathom.adapters.sql.console_passkeys import SqlPasskeyStore
 from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
@@ -118,6 +120,7 @@ from mailfathom.app.console.contact_book import ConsoleContacts
 from mailfathom.app.console.mutations import ConsoleMutations
 from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
+from mailfathom.app.console.passkeys import ConsolePasskeys
 from mailfathom.app.console.signing_in import ConsoleAccess
 from mailfathom.app.console.sync_health import SyncHealth
 from mailfathom.app.console.tool_calls import ToolCalls
@@ -800,6 +803,19 @@ class Services:
     def console_mutations(self) -> ConsoleMutations:
         """The console's open and dead-lettered changes, and their retry."""
         return ConsoleMutations(self.mutations())
+
+    def console_passkeys(self) -> ConsolePasskeys:
+        """The owner's passkeys: enrolment, sign-in, list and removal, for the configured
+        name and origins."""
+        config = self.config.console
+        return ConsolePasskeys(
+            SqlPasskeyStore(self.engine),
+            WebAuthnCeremonies(),
+            self.console_access(),
+            name=config.passkey_name,
+            origins=config.origins(),
+            clock=self.clock,
+        )
 
     def console_overview(self) -> ConsoleOverview:
         """The counts the console's overview shows."""

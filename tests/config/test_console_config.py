@@ -38,3 +38,51 @@ def test_a_broken_value_or_an_unknown_key_is_reported(table: dict[str, Any], key
     with pytest.raises(ConfigurationProblems) as raised:
         parse({"Console": table})
     assert any(problem.startswith(key) for problem in raised.value.problems)
+
+
+def test_passkeys_are_made_for_localhost_at_the_console_port_by_default() -> None:
+    console = parse({"Console": {"Enabled": True, "Listen": "127.0.0.1:9000"}}).console
+    assert console.passkey_name == "localhost"
+    assert console.origins() == ("http://localhost:9000",)
+
+
+def test_a_passkey_name_and_its_origins_are_taken_as_written() -> None:
+    console = parse(
+        {
+            "Console": {
+                "PasskeyName": "example.org",
+                "PasskeyOrigins": ["https://console.example.org", "https://example.org:8443"],
+            }
+        }
+    ).console
+    assert console.passkey_name == "example.org"
+    assert console.origins() == ("https://console.example.org", "https://example.org:8443")
+    assert parse({"Console": {"PasskeyName": "example.org"}}).console.origins() == (
+        "https://example.org",
+    )
+
+
+@pytest.mark.parametrize(
+    ("table", "key"),
+    [
+        ({"PasskeyName": "127.0.0.1"}, "Console.PasskeyName"),
+        ({"PasskeyName": "[::1]"}, "Console.PasskeyName"),
+        ({"PasskeyName": "Example.org"}, "Console.PasskeyName"),
+        ({"PasskeyName": "exa mple.org"}, "Console.PasskeyName"),
+        ({"PasskeyOrigins": ["http://example.org"]}, "Console.PasskeyOrigins[0]"),
+        ({"PasskeyOrigins": ["http://127.0.0.1:8626"]}, "Console.PasskeyOrigins[0]"),
+        (
+            {"PasskeyOrigins": ["http://localhost:1", "https://evil.test"]},
+            "Console.PasskeyOrigins[1]",
+        ),
+        ({"PasskeyOrigins": ["https://notlocalhost"]}, "Console.PasskeyOrigins[0]"),
+        ({"PasskeyOrigins": ["http://localhost:8626/console"]}, "Console.PasskeyOrigins[0]"),
+        ({"PasskeyOrigins": "http://localhost:8626"}, "Console.PasskeyOrigins"),
+    ],
+)
+def test_a_passkey_name_or_origin_browsers_would_refuse_is_reported(
+    table: dict[str, Any], key: str
+) -> None:
+    with pytest.raises(ConfigurationProblems) as raised:
+        parse({"Console": table})
+    assert any(problem.startswith(key) for problem in raised.value.problems), raised.value.problems

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mailfathom.domain.passkeys import DEFAULT_PASSKEY_NAME, default_origins
+
 DEFAULT_CONSOLE_HOST = "127.0.0.1"
 DEFAULT_CONSOLE_PORT = 8626
 
@@ -43,6 +45,14 @@ class ConsoleConfig:
     enabled: bool = False
     host: str = DEFAULT_CONSOLE_HOST
     port: int = DEFAULT_CONSOLE_PORT
+    # The name passkeys are made for, and the origins they are used at (none written: the
+    # defaults of `passkeys.default_origins`).
+    passkey_name: str = DEFAULT_PASSKEY_NAME
+    passkey_origins: tuple[str, ...] = ()
+
+    def origins(self) -> tuple[str, ...]:
+        """The origins a passkey ceremony is accepted from."""
+        return self.passkey_origins or default_origins(self.passkey_name, self.port)
 
 
 def wait_after(failures: int, free: int) -> int:

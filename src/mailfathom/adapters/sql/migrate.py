@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
-NEWEST_REVISION = "0025_sync_failures"
+NEWEST_REVISION = "0026_console_passkeys"
 """The newest migration under `migrations/versions`; a test holds it to Alembic's own head."""
 
 

@@ -594,3 +594,27 @@ console_tool_calls = sa.Table(
     sa.Column("code", sa.Integer, nullable=True),
     sa.Column("duration_us", sa.BigInteger, nullable=False),
 )
+
+# The console owner's passkeys (see 0026), by their credential id (base64url), and the one
+# challenge a session may hold per ceremony, found by the session's token hash.
+console_passkeys = sa.Table(
+    "console_passkeys",
+    metadata,
+    sa.Column("credential_id", sa.String(1400), primary_key=True),
+    sa.Column("user_handle", sa.String(128), nullable=False),
+    sa.Column("public_key", sa.LargeBinary, nullable=False),
+    sa.Column("sign_count", sa.BigInteger, nullable=False),
+    sa.Column("label", sa.String(64), nullable=False),
+    sa.Column("created_at", TS, nullable=False),
+    sa.Column("last_used_at", TS, nullable=True),
+)
+
+console_challenges = sa.Table(
+    "console_challenges",
+    metadata,
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column("ceremony", sa.String(16), primary_key=True),
+    sa.Column("challenge", sa.String(128), nullable=False),
+    sa.Column("expires_at", TS, nullable=False),
+)
+sa.Index("ix_console_challenges_expiry", console_challenges.c.expires_at)

@@ -124,6 +124,11 @@ class ConsoleAccess:
         self._store.forget_failures(client)
         self._store.forget_failures(EVERY_CLIENT)
         assert token is not None
+        return self.promote(token)
+
+    def promote(self, token: str) -> Visit:
+        """End the sign-in form's session and open a signed-in one under a new token: the
+        last step of every way of signing in, once the owner is known."""
         self._store.end_session(token_hash(token))
         return self._open(signed_in=True, lasts=SESSION_LIFETIME_SECONDS)
 

@@ -1,7 +1,8 @@
 """What every answer of the console carries, and what every state-changing request must show.
 
 Headers: a Content-Security-Policy that loads nothing from anywhere but the console itself
-and lets no other site frame it, `nosniff`, a referrer sent to the console alone, and
+(its own script may ask the console alone, `connect-src 'self'`: a passkey ceremony's
+options) and lets no other site frame it, `nosniff`, a referrer sent to the console alone, and
 `no-store` on every page (a page may show what only the owner should see). `same-origin`
 rather than `no-referrer`: under `no-referrer` a browser sends `Origin: null` with the
 console's own forms, and the origin check below refuses them. Requests: the Host must name
@@ -19,7 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; "
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 

@@ -25,6 +25,7 @@ from mailfathom.app.console.contact_book import ConsoleContacts
 from mailfathom.app.console.mutations import ConsoleMutations
 from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
+from mailfathom.app.console.passkeys import ConsolePasskeys
 from mailfathom.app.console.ports import ConsoleSession, OutboxState
 from mailfathom.app.console.signing_in import (
     ConsoleAccess,
@@ -46,6 +47,11 @@ from mailfathom.entrypoints.console.guards import (
 )
 from mailfathom.entrypoints.console.health_pages import health_and_contact_routes
 from mailfathom.entrypoints.console.outbox_pages import OutboxPages
+from mailfathom.entrypoints.console.passkey_pages import (
+    PasskeyPages,
+    login_offer,
+    passkey_hosts,
+)
 from mailfathom.entrypoints.console.wording import WORDINGS, ConsoleWording, chosen_language
 
 COOKIE = "mf_console"
@@ -68,6 +74,7 @@ class ConsoleUseCases:
     health: Callable[[], SyncHealth] | None = None
     contacts: Callable[[], ConsoleContacts] | None = None
     callers: Callable[[], CallerAccess] | None = None
+    passkeys: Callable[[], ConsolePasskeys] | None = None
 
 
 def cookie_name(request: Request) -> str:
@@ -148,7 +155,8 @@ class _Pages:
         status: int,
     ) -> Response:
         password_set = await run_in_threadpool(access.password_is_set)
-        if not password_set:
+        offer = await login_offer(self._use.passkeys, request)
+        if not password_set and not offer.held:
             notice = self._wording(request)[1].unset
         fresh: Visit | None = None
         if found is None or token is None:
@@ -164,6 +172,7 @@ class _Pages:
             notice=notice,
             password_set=password_set,
             signed_in=False,
+            offer=offer,
         )
         if fresh is not None:
             _set_cookie(response, request, fresh, SIGN_IN_WINDOW_SECONDS)
@@ -263,14 +272,33 @@ class _Pages:
         )
         return response
 
+    def token(self, request: Request) -> str | None:
+        return self._token(request)
 
-async def _bounded_form(request: Request) -> dict[str, str] | None:
+    async def bounded_form(self, request: Request, limit: int) -> dict[str, str] | None:
+        return await _bounded_form(request, limit)
+
+    def signed_in_redirect(self, request: Request, visit: Visit) -> Response:
+        """To the overview, holding the new signed-in session's cookie."""
+        response = RedirectResponse("/", status_code=303)
+        _set_cookie(response, request, visit, SESSION_LIFETIME_SECONDS)
+        return response
+
+    async def login_again(self, request: Request, notice: str, status: int) -> Response:
+        """The sign-in form again, with `notice`."""
+        access = self._use.access()
+        token = self._token(request)
+        found = await run_in_threadpool(access.session, token)
+        return await self._form(request, access, found, token, notice, status)
+
+
+async def _bounded_form(request: Request, limit: int = MAX_FORM_OCTETS) -> dict[str, str] | None:
     """The fields of a URL-encoded form, the first value of each; None when the body is
-    larger than any of the console's forms can be (read no further than that)."""
+    larger than `limit` (read no further than that)."""
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
-        if len(body) > MAX_FORM_OCTETS:
+        if len(body) > limit:
             return None
     fields = parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
     form: dict[str, str] = {}
@@ -298,6 +326,8 @@ def build_console_app(use_cases: ConsoleUseCases, listen_host: str) -> Starlette
         more.extend(health_and_contact_routes(pages, use_cases.health, use_cases.contacts))
     if use_cases.callers is not None:
         more.extend(CallerPages(pages, use_cases.callers).routes())
+    if use_cases.passkeys is not None:
+        more.extend(PasskeyPages(pages, use_cases.passkeys).routes())
     return Starlette(
         routes=[
             *more,
@@ -313,6 +343,9 @@ def build_console_app(use_cases: ConsoleUseCases, listen_host: str) -> Starlette
         ],
         middleware=[
             Middleware(SecurityHeaders),
-            Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(listen_host)),
+            Middleware(
+                TrustedHostMiddleware,
+                allowed_hosts=allowed_hosts(listen_host) + passkey_hosts(use_cases.passkeys),
+            ),
         ],
     )

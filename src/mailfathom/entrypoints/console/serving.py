@@ -52,6 +52,7 @@ def console_use_cases(services: Services) -> ConsoleUseCases:
         health=services.console_health,
         contacts=services.console_contacts,
         callers=services.caller_access,
+        passkeys=services.console_passkeys,
     )
 
 

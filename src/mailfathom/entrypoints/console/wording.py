@@ -45,6 +45,7 @@ class ConsoleWording:
     contacts: str
     callers: str
     calls: str
+    passkeys: str
 
 
 WORDINGS: dict[Language, ConsoleWording] = {
@@ -86,6 +87,7 @@ WORDINGS: dict[Language, ConsoleWording] = {
         contacts="Contacts",
         callers="Callers and keys",
         calls="Recent tool calls",
+        passkeys="Passkeys",
     ),
     Language.CS: ConsoleWording(
         title="Konzole MailFathom",
@@ -125,6 +127,7 @@ WORDINGS: dict[Language, ConsoleWording] = {
         contacts="Kontakty",
         callers="Volající a klíče",
         calls="Nedávná volání nástrojů",
+        passkeys="Přístupové klíče",
     ),
     Language.SK: ConsoleWording(
         title="Konzola MailFathom",
@@ -164,6 +167,7 @@ WORDINGS: dict[Language, ConsoleWording] = {
         contacts="Kontakty",
         callers="Volajúci a kľúče",
         calls="Nedávne volania nástrojov",
+        passkeys="Prístupové kľúče",
     ),
 }
 

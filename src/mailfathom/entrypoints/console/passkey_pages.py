@@ -1,0 +1,260 @@
+"""The console's passkeys: signing in with one, enrolling the first from the machine itself,
+and the page where a signed-in owner adds, lists and removes them.
+
+A ceremony takes two requests, both POSTs from the console's own origin with the session's
+CSRF token: the options (JSON, for the page's own script, `static/passkey.js`), then a plain
+form carrying what the browser answered, which ends in a redirect as the password form does.
+Passkeys are offered only at the origins configured for them (the browser binds a passkey to
+its name); elsewhere the page says where they work, and the password form is unchanged.
+Nothing of a request (tokens, the answer, the client's address) is logged."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+from urllib.parse import urlsplit
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from mailfathom.app.console.passkey_ports import Ceremony
+from mailfathom.app.console.passkeys import ConsolePasskeys, Enrolled, PasskeyRefused, Step
+from mailfathom.app.console.ports import ConsoleSession
+from mailfathom.app.console.signing_in import Visit, csrf_holds
+from mailfathom.domain import unseen
+from mailfathom.entrypoints.console.guards import LOOPBACK_NAMES, from_own_origin, own_origin
+from mailfathom.entrypoints.console.passkey_wording import PASSKEY_WORDINGS, PasskeyWording
+from mailfathom.entrypoints.console.wording import ConsoleWording, chosen_language
+
+MAX_CEREMONY_OCTETS = 16384
+"""A passkey form's body at most: an answer with an attestation's certificates fits."""
+
+FORWARDING_HEADERS = ("forwarded", "x-forwarded-for", "x-real-ip")
+
+
+class PageMaker(Protocol):
+    """What these pages take from the console's page set: its layout, its session, its
+    bounded form reader, and its way to answer a sign-in and a refused one."""
+
+    def page(
+        self, request: Request, name: str, status: int = 200, **values: object
+    ) -> Response: ...
+
+    def wording(self, request: Request) -> ConsoleWording: ...
+
+    def lang_query(self, request: Request) -> str: ...
+
+    async def session(self, request: Request) -> ConsoleSession | None: ...
+
+    def token(self, request: Request) -> str | None: ...
+
+    async def bounded_form(self, request: Request, limit: int) -> dict[str, str] | None: ...
+
+    def signed_in_redirect(self, request: Request, visit: Visit) -> Response: ...
+
+    async def login_again(self, request: Request, notice: str, status: int) -> Response: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PasskeyOffer:
+    """What the sign-in form shows of passkeys."""
+
+    p: PasskeyWording
+    held: bool = False
+    sign_in: bool = False
+    enrol_first: bool = False
+    elsewhere: str | None = None
+
+
+def words(request: Request) -> PasskeyWording:
+    language = chosen_language(
+        request.query_params.get("lang"), request.headers.get("accept-language")
+    )
+    return PASSKEY_WORDINGS[language]
+
+
+def from_loopback(request: Request) -> bool:
+    """Whether the visitor is on this machine: a loopback peer, a loopback name in `Host`,
+    and no header a proxy adds (a proxy on this machine makes every visitor a loopback
+    peer)."""
+    peer = request.client.host if request.client is not None else ""
+    try:
+        loopback_peer = ipaddress.ip_address(peer).is_loopback
+    except ValueError:
+        return False
+    named = (request.url.hostname or "").lower() in LOOPBACK_NAMES
+    forwarded = any(name in request.headers for name in FORWARDING_HEADERS)
+    return loopback_peer and named and not forwarded
+
+
+async def login_offer(
+    passkeys: Callable[[], ConsolePasskeys] | None, request: Request
+) -> PasskeyOffer:
+    """The passkey part of the sign-in form for this request."""
+    p = words(request)
+    if passkeys is None:
+        return PasskeyOffer(p)
+    uses = passkeys()
+    held = bool(await run_in_threadpool(uses.passkeys))
+    first = (
+        not held and from_loopback(request) and await run_in_threadpool(uses.first_enrolment_open)
+    )
+    if not uses.offered_at(own_origin(request)):
+        elsewhere = p.elsewhere.format(origin=uses.origins[0]) if held or first else None
+        return PasskeyOffer(p, held, elsewhere=elsewhere)
+    return PasskeyOffer(p, held, sign_in=held, enrol_first=first)
+
+
+def passkey_hosts(passkeys: Callable[[], ConsolePasskeys] | None) -> list[str]:
+    """The host names of the origins passkeys are configured for: the console answers
+    requests naming them (a proxy passing the name it is reached by) as well."""
+    if passkeys is None:
+        return []
+    return [urlsplit(origin).hostname or "" for origin in passkeys().origins]
+
+
+def _forbidden() -> Response:
+    return Response("Forbidden", status_code=403, media_type="text/plain")
+
+
+def _too_large() -> Response:
+    return Response("Request too large", status_code=413, media_type="text/plain")
+
+
+class PasskeyPages:
+    def __init__(self, pages: PageMaker, passkeys: Callable[[], ConsolePasskeys]) -> None:
+        self._pages = pages
+        self._passkeys = passkeys
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/passkeys", self.listing, methods=["GET"]),
+            Route("/passkeys/options/{ceremony}", self.options, methods=["POST"]),
+            Route("/passkeys/register", self.register, methods=["POST"]),
+            Route("/passkeys/sign-in", self.sign_in, methods=["POST"]),
+            Route("/passkeys/{credential_id}/remove", self.remove, methods=["POST"]),
+        ]
+
+    async def _step(self, request: Request) -> tuple[Step, dict[str, str]] | Response:
+        """The ceremony step a POST carries; or the refusal to answer with, before anything
+        is done."""
+        if not from_own_origin(request):
+            return _forbidden()
+        form = await self._pages.bounded_form(request, MAX_CEREMONY_OCTETS)
+        if form is None:
+            return _too_large()
+        step = Step(
+            self._pages.token(request),
+            form.get("csrf"),
+            own_origin(request),
+            from_loopback(request),
+        )
+        return step, form
+
+    async def options(self, request: Request) -> Response:
+        ceremonies = {c.value: c for c in Ceremony}
+        ceremony = ceremonies.get(str(request.path_params["ceremony"]))
+        if ceremony is None:
+            return Response("Not Found", status_code=404, media_type="text/plain")
+        stepped = await self._step(request)
+        if isinstance(stepped, Response):
+            return stepped
+        answer = await run_in_threadpool(self._passkeys().options, stepped[0], ceremony)
+        if isinstance(answer, PasskeyRefused):
+            return JSONResponse({"refused": answer.value}, status_code=403)
+        return Response(answer, media_type="application/json")
+
+    async def sign_in(self, request: Request) -> Response:
+        stepped = await self._step(request)
+        if isinstance(stepped, Response):
+            return stepped
+        step, form = stepped
+        outcome = await run_in_threadpool(
+            self._passkeys().sign_in, step, form.get("credential", "")
+        )
+        if isinstance(outcome, Visit):
+            return self._pages.signed_in_redirect(request, outcome)
+        return await self._refused(request, outcome)
+
+    async def register(self, request: Request) -> Response:
+        stepped = await self._step(request)
+        if isinstance(stepped, Response):
+            return stepped
+        step, form = stepped
+        p = words(request)
+        signed_in = await self._pages.session(request) is not None
+        outcome = await run_in_threadpool(
+            self._passkeys().enrol,
+            step,
+            form.get("credential", ""),
+            form.get("label", ""),
+            p.fallback_label,
+        )
+        if isinstance(outcome, Enrolled):
+            if outcome.visit is not None:
+                return self._pages.signed_in_redirect(request, outcome.visit)
+            return self._back(request, "added")
+        if signed_in and outcome is not PasskeyRefused.FORM_EXPIRED:
+            return self._back(request, outcome.value)
+        return await self._refused(request, outcome)
+
+    async def _refused(self, request: Request, refused: PasskeyRefused) -> Response:
+        if refused is PasskeyRefused.FORM_EXPIRED:
+            return _forbidden()
+        return await self._pages.login_again(request, _notice(words(request), refused), 403)
+
+    def _back(self, request: Request, done: str) -> Response:
+        query = self._pages.lang_query(request)
+        joined = f"{query}&done={done}" if query else f"?done={done}"
+        return RedirectResponse("/passkeys" + joined, status_code=303)
+
+    async def listing(self, request: Request) -> Response:
+        session = await self._pages.session(request)
+        if session is None:
+            return RedirectResponse("/login", status_code=303)
+        uses = self._passkeys()
+        held = await run_in_threadpool(uses.passkeys)
+        w, p = self._pages.wording(request), words(request)
+        offered = uses.offered_at(own_origin(request))
+        notices = {
+            "added": p.added,
+            "removed": p.removed,
+            "not-found": p.not_found,
+            **{r.value: _notice(p, r) for r in PasskeyRefused},
+        }
+        return self._pages.page(
+            request,
+            "passkeys.html",
+            heading=w.passkeys,
+            csrf=session.csrf_secret,
+            signed_in=True,
+            p=p,
+            notice=notices.get(request.query_params.get("done", "")),
+            rows=[(k, unseen.marked(k.label)) for k in held],
+            offered=offered,
+            elsewhere=None if offered else p.elsewhere.format(origin=uses.origins[0]),
+        )
+
+    async def remove(self, request: Request) -> Response:
+        if not from_own_origin(request):
+            return _forbidden()
+        form = await self._pages.bounded_form(request, MAX_CEREMONY_OCTETS)
+        session = await self._pages.session(request)
+        if form is None or session is None or not csrf_holds(session, form.get("csrf")):
+            return _forbidden()
+        credential_id = str(request.path_params["credential_id"])
+        removed = await run_in_threadpool(self._passkeys().remove, credential_id)
+        return self._back(request, "removed" if removed else "not-found")
+
+
+def _notice(p: PasskeyWording, refused: PasskeyRefused) -> str:
+    return {
+        PasskeyRefused.FORM_EXPIRED: p.expired,
+        PasskeyRefused.NOT_OFFERED: p.not_offered,
+        PasskeyRefused.NO_CHALLENGE: p.expired,
+        PasskeyRefused.NOT_ACCEPTED: p.not_accepted,
+    }[refused]

@@ -1,0 +1,130 @@
+"""What the console's passkeys rely on from the store, on SQLite and PostgreSQL: passkeys
+kept by credential id, a first enrolment only while the owner has no credential (and only
+one of two at once), a signature count that moves only from the value a verification saw, a
+challenge per session and ceremony given back once and only until it expires; and the 0026
+migration both ways."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql.console import SqlConsoleStore
+from mailfathom.adapters.sql.console_passkeys import SqlPasskeyStore
+from mailfathom.app.console.passkey_ports import Ceremony, Passkey
+
+T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+MINUTE = timedelta(minutes=1)
+
+
+def _passkey(credential_id: str, *, at: datetime = T0, count: int = 0) -> Passkey:
+    return Passkey(
+        credential_id=credential_id,
+        user_handle="handle",
+        public_key=b"\xa5\x01\x02" + credential_id.encode(),
+        sign_count=count,
+        label="Laptop ✓",
+        created_at=at,
+    )
+
+
+def test_passkeys_are_kept_by_credential_id_oldest_first(engine: sa.Engine) -> None:
+    store = SqlPasskeyStore(engine)
+    long_id = "L" * 1364
+    assert store.add_passkey(_passkey("b", at=T0 + MINUTE), only_if_first=False)
+    assert store.add_passkey(_passkey(long_id), only_if_first=False)
+    assert not store.add_passkey(_passkey("b"), only_if_first=False)
+    assert [p.credential_id for p in store.passkeys()] == [long_id, "b"]
+    assert store.passkey("b") == _passkey("b", at=T0 + MINUTE)
+    assert store.passkey("c") is None
+    assert store.remove_passkey("b") is True
+    assert store.remove_passkey("b") is False
+
+
+def test_a_first_enrolment_needs_an_owner_without_credentials(engine: sa.Engine) -> None:
+    store = SqlPasskeyStore(engine)
+    SqlConsoleStore(engine).set_owner_password("$argon2id$x", T0)
+    assert not store.add_passkey(_passkey("a"), only_if_first=True)
+    assert store.passkeys() == []
+
+
+def test_of_two_first_enrolments_at_once_one_is_kept(engine: sa.Engine) -> None:
+    store = SqlPasskeyStore(engine)
+    start = threading.Barrier(6)
+    kept: list[bool] = []
+
+    def enrol(n: int) -> None:
+        start.wait()
+        kept.append(store.add_passkey(_passkey(f"k{n}"), only_if_first=True))
+
+    threads = [threading.Thread(target=enrol, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(kept) == [False] * 5 + [True]
+    assert len(store.passkeys()) == 1
+
+
+def test_a_count_moves_only_from_the_value_seen(engine: sa.Engine) -> None:
+    store = SqlPasskeyStore(engine)
+    store.add_passkey(_passkey("a", count=4), only_if_first=False)
+    assert store.record_use("a", 4, 5, T0 + MINUTE)
+    assert not store.record_use("a", 4, 6, T0 + 2 * MINUTE)
+    assert not store.record_use("gone", 0, 1, T0)
+    found = store.passkey("a")
+    assert found is not None
+    assert (found.sign_count, found.last_used_at) == (5, T0 + MINUTE)
+
+
+def test_a_challenge_is_given_back_once_to_its_session_and_ceremony(engine: sa.Engine) -> None:
+    store = SqlPasskeyStore(engine)
+    store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "first", T0, MINUTE)
+    store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "second", T0, MINUTE)
+    store.issue_challenge("s" * 64, Ceremony.REGISTER, "enrol", T0, MINUTE)
+    assert store.take_challenge("t" * 64, Ceremony.SIGN_IN, T0) is None
+    assert store.take_challenge("s" * 64, Ceremony.SIGN_IN, T0) == "second"
+    assert store.take_challenge("s" * 64, Ceremony.SIGN_IN, T0) is None
+    assert store.take_challenge("s" * 64, Ceremony.REGISTER, T0) == "enrol"
+
+
+def test_an_expired_challenge_is_not_given_and_is_deleted_at_the_next_issue(
+    engine: sa.Engine,
+) -> None:
+    store = SqlPasskeyStore(engine)
+    store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "old", T0, MINUTE)
+    store.issue_challenge("u" * 64, Ceremony.SIGN_IN, "stale", T0, MINUTE)
+    assert store.take_challenge("s" * 64, Ceremony.SIGN_IN, T0 + MINUTE) is None
+    store.issue_challenge("t" * 64, Ceremony.SIGN_IN, "new", T0 + MINUTE, MINUTE)
+    with engine.connect() as c:
+        left = c.execute(sa.text("SELECT challenge FROM console_challenges")).scalars().all()
+    assert left == ["new"]
+
+
+def test_of_two_takers_at_once_one_gets_the_challenge(engine: sa.Engine) -> None:
+    store = SqlPasskeyStore(engine)
+    store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "only", T0, MINUTE)
+    start = threading.Barrier(6)
+    got: list[str | None] = []
+
+    def take() -> None:
+        start.wait()
+        got.append(store.take_challenge("s" * 64, Ceremony.SIGN_IN, T0))
+
+    threads = [threading.Thread(target=take) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(got, key=str) == [None] * 5 + ["only"]
+
+
+def test_the_migration_goes_down_and_up_again(engine: sa.Engine) -> None:
+    SqlPasskeyStore(engine).add_passkey(_passkey("a"), only_if_first=False)
+    migrate.downgrade(engine, "0025_sync_failures")
+    assert "console_passkeys" not in sa.inspect(engine).get_table_names()
+    migrate.upgrade(engine)
+    assert SqlPasskeyStore(engine).passkeys() == []
