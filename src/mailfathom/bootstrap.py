@@ -82,6 +82,7 @@ from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.account_health import SqlAccountHealth
 from mailfathom.adapters.sql.answering import SqlAnsweringLedger, SqlChatHealth
 from mailfathom.adapters.sql.console import SqlConsoleOverview, SqlConsoleStore
+from mailfathom.adapters.sql.console_news import SqlConsoleNews
 from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
@@ -109,6 +110,7 @@ from mailfathom.app.answering.ports import ChatModel
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending
 from mailfathom.app.confirmation.signal import AlertSignal
+from mailfathom.app.console.live import ConsoleNews
 from mailfathom.app.console.mutations import ConsoleMutations
 from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
@@ -798,6 +800,16 @@ class Services:
             SqlConsoleOverview(self.engine),
             [(a.account_id, a.display_name) for a in self.config.accounts],
             self.account_health,
+            clock=self.clock,
+        )
+
+    def console_news(self) -> ConsoleNews:
+        """What keeps the console's open pages current: the store's mark, and this
+        process's owner alerts as they are raised."""
+        return ConsoleNews(
+            SqlConsoleNews(self.engine),
+            self.console_access(),
+            lambda wake: self.alert_signal.listen(lambda alert: wake()),
             clock=self.clock,
         )
 

@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; "
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
