@@ -15,6 +15,9 @@
   var busy = false;
   var again = false;
   var source = new window.EventSource("/live");
+  // Once on every (re)connection as well: what changed between the page being drawn (or the
+  // stream breaking) and the stream opening is news no event will tell of.
+  source.addEventListener("open", refresh);
   source.addEventListener("changed", refresh);
   source.addEventListener("ended", function () {
     source.close();
