@@ -1,8 +1,8 @@
 """The console's "Waiting for you" page in process (Starlette's test client) over an SQLite
-and a PostgreSQL store: a draft kept for the owner shown as text, Send bound to what was shown, a draft
-changed since refused with its new version shown, Edit and Delete, forms of another origin
-or without the token refused, hostile mail text shown as text in the parsed page, and the
-page's words in Czech and Slovak."""
+and a PostgreSQL store: a draft kept for the owner shown as text, Send bound to what was
+shown, a draft changed since refused with its new version shown, Edit and Delete, forms of
+another origin or without the token refused, hostile mail text shown as text in the parsed
+page, and the page's words in Czech and Slovak."""
 
 from __future__ import annotations
 
