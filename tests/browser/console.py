@@ -24,7 +24,8 @@ from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.bootstrap import Services
 from mcp_tests.deployment import _free_port, _wait_for_port
-from sending.helpers import SMTP_PASSWORD, SMTP_USER
+from sending.helpers import SMTP_PASSWORD
+from sending.served import _smtp_block
 from servers.smtp import SmtpServer
 
 AGENT_KEY = "key-console-agent-" + uuid.uuid4().hex
@@ -56,18 +57,7 @@ class Console:
 
 
 def _config(root: Path, mcp_port: int, console_port: int, smtp: SmtpServer | None) -> str:
-    submission = (
-        ""
-        if smtp is None
-        else f"""
-[Accounts.Delivery.Smtp]
-Host = "127.0.0.1"
-Port = {smtp.port}
-Tls = "starttls"
-Username = "{SMTP_USER}"
-Secret = {{ Env = "MAILFATHOM_TEST_SMTP_SECRET" }}
-"""
-    )
+    submission = "" if smtp is None else _smtp_block(smtp)
     digest = hashlib.sha256(AGENT_KEY.encode()).hexdigest()
     return f"""
 [Store]

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2
@@ -20,8 +21,13 @@ import log_audit
 from browser.console import STOP_DEADLINE, Console, served_console
 from console.conftest import PASSWORD, console_config
 from mailfathom.bootstrap import Services
+from mailfathom.entrypoints.console import live
 from mailfathom.entrypoints.console.live import STREAMS_PER_SESSION
-from mailfathom.entrypoints.console.serving import console_server, console_use_cases
+from mailfathom.entrypoints.console.serving import (
+    ConsoleServer,
+    console_server,
+    console_use_cases,
+)
 from mcp_tests.deployment import _free_port
 from waiting import wait_for
 
@@ -140,10 +146,16 @@ def test_serve_stopped_with_a_page_open_closes_its_stream_and_exits(tmp_path: Pa
     assert "event: ended" not in rest
 
 
-def test_the_console_server_stopped_alone_ends_its_streams_first(tmp_path: Path) -> None:
-    """The console's server told to stop while the endpoint's goes on (as `serve_together`
-    does when the endpoint's server ends for a reason of its own): uvicorn waits for open
-    connections to close, so the streams must end first or it waits for ever."""
+@dataclass
+class InProcess:
+    origin: str
+    server: ConsoleServer
+    thread: threading.Thread
+
+
+@pytest.fixture
+def in_process(tmp_path: Path) -> Iterator[InProcess]:
+    """The console's own server over a deployment in this process, on a loopback port."""
     log_audit.register(PASSWORD)
     with Services.open(console_config(tmp_path)) as services:
         services.console_access().set_password(PASSWORD)
@@ -152,12 +164,51 @@ def test_the_console_server_stopped_alone_ends_its_streams_first(tmp_path: Path)
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         wait_for(lambda: server.started, "the console listens")
-        origin = f"http://127.0.0.1:{port}"
-        with signed_in(origin, PASSWORD) as client, client.stream("GET", "/live") as stream:
-            lines = stream.iter_lines()
-            assert next(lines) == "retry: 5000"
+        try:
+            yield InProcess(f"http://127.0.0.1:{port}", server, thread)
+        finally:
             server.should_exit = True
             thread.join(timeout=STOP_DEADLINE)
-            assert not thread.is_alive(), f"the console did not stop in {STOP_DEADLINE:g} s"
-            rest = rest_of(lines)
-        assert rest == [""]
+
+
+def test_the_console_server_stopped_alone_ends_its_streams_first(in_process: InProcess) -> None:
+    """The console's server told to stop while the endpoint's goes on (as `serve_together`
+    does when the endpoint's server ends for a reason of its own): uvicorn waits for open
+    connections to close, so the streams must end first or it waits for ever."""
+    with (
+        signed_in(in_process.origin, PASSWORD) as client,
+        client.stream("GET", "/live") as stream,
+    ):
+        lines = stream.iter_lines()
+        assert next(lines) == "retry: 5000"
+        in_process.server.should_exit = True
+        in_process.thread.join(timeout=STOP_DEADLINE)
+        assert not in_process.thread.is_alive(), f"the console did not stop in {STOP_DEADLINE:g} s"
+        assert rest_of(lines) == [""]
+
+
+def test_an_idle_stream_sends_a_heartbeat(
+    in_process: InProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(live, "HEARTBEAT_SECONDS", 0.5)
+    with (
+        signed_in(in_process.origin, PASSWORD) as client,
+        client.stream("GET", "/live") as stream,
+    ):
+        said = lines_until(stream, ": idle")
+    assert said[-1] == ": idle"
+    assert "event: changed" not in said
+
+
+def test_the_console_holds_a_bounded_number_of_streams_over_all_sessions(
+    in_process: InProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(live, "STREAMS_OVERALL", 2)
+    with (
+        signed_in(in_process.origin, PASSWORD) as first,
+        signed_in(in_process.origin, PASSWORD) as second,
+        first.stream("GET", "/live") as one,
+        second.stream("GET", "/live") as two,
+    ):
+        assert (one.status_code, two.status_code) == (200, 200)
+        assert first.get("/live").status_code == 429
