@@ -84,6 +84,7 @@ from mailfathom.adapters.sql.account_health import SqlAccountHealth
 from mailfathom.adapters.sql.answering import SqlAnsweringLedger, SqlChatHealth
 from mailfathom.adapters.sql.caller_keys import SqlApiKeys, SqlToolCalls
 from mailfathom.adapters.sql.console import SqlConsoleOverview, SqlConsoleStore
+from mailfathom.adapters.sql.console_news import SqlConsoleNews
 from mailfathom.adapters.sql.console_passkeys import SqlPasskeyStore
 from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
@@ -117,6 +118,7 @@ from mailfathom.app.confirmation.signal import AlertSignal
 from mailfathom.app.console.caller_access import CallerAccess
 from mailfathom.app.console.caller_keys import CallerKeys
 from mailfathom.app.console.contact_book import ConsoleContacts
+from mailfathom.app.console.live import ConsoleNews
 from mailfathom.app.console.mutations import ConsoleMutations
 from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
@@ -857,6 +859,16 @@ class Services:
                 published=self.config.mcp.published_categories,
             ),
             ToolCalls(SqlToolCalls(self.engine), clock=self.clock),
+        )
+
+    def console_news(self) -> ConsoleNews:
+        """What keeps the console's open pages current: the store's mark, and this
+        process's owner alerts as they are raised."""
+        return ConsoleNews(
+            SqlConsoleNews(self.engine),
+            self.console_access(),
+            lambda wake: self.alert_signal.listen(lambda alert: wake()),
+            clock=self.clock,
         )
 
     def maintenance(self) -> MaintenanceUseCases:

@@ -3,9 +3,10 @@ cancelled (by keyboard alone) and the capture SMTP server then receives nothing 
 delivery pass; a dead-lettered flag change retried and the Dovecot folder then holds it;
 both pages checked by axe and on a phone.
 
-The console runs in this process under uvicorn on a loopback port, over the same Services
-the test drives the delivery pass and the synchronization run with, so the test moves the
-deployment's clock and runs each pass exactly when it means to."""
+The console runs in this process on a loopback port (its own server, as `serve` runs it,
+open pages live), over the same Services the test drives the delivery pass and the
+synchronization run with, so the test moves the deployment's clock and runs each pass exactly
+when it means to: `mailfathom serve` would run them on its own clock."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-import uvicorn
 from playwright.sync_api import Page
 
 from browser.axe_core import Violation
@@ -31,8 +31,7 @@ from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.config import SyncMode
 from mailfathom.domain.mutations import MutationFailure, MutationState
 from mailfathom.domain.outgoing import Stage
-from mailfathom.entrypoints.console.pages import build_console_app
-from mailfathom.entrypoints.console.serving import console_use_cases
+from mailfathom.entrypoints.console.serving import console_server, console_use_cases
 from mcp_tests.deployment import _free_port
 from sending.helpers import SMTP_PASSWORD, SMTP_USER, SendingDeployment
 from sending.helpers import open_deployment as open_sending
@@ -52,16 +51,8 @@ def served(services: Services) -> Iterator[tuple[str, str]]:
     password = "owner-" + uuid.uuid4().hex
     register(password)
     services.console_access().set_password(password)
-    uses = console_use_cases(services)
     port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(
-            build_console_app(uses, "127.0.0.1"),
-            host="127.0.0.1",
-            port=port,
-            log_level="warning",
-        )
-    )
+    server = console_server(console_use_cases(services), "127.0.0.1", port)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:

@@ -1,7 +1,8 @@
 """The console's "Waiting for you" page in process (Starlette's test client) over an SQLite
-store: a draft kept for the owner shown as text, Send bound to what was shown, a draft
-changed since refused with its new version shown, Edit and Delete, forms of another origin
-or without the token refused, and hostile mail text shown as text in the parsed page."""
+and a PostgreSQL store: a draft kept for the owner shown as text, Send bound to what was
+shown, a draft changed since refused with its new version shown, Edit and Delete, forms of
+another origin or without the token refused, hostile mail text shown as text in the parsed
+page, and the page's words in Czech and Slovak."""
 
 from __future__ import annotations
 
@@ -29,12 +30,14 @@ FRIEND = "friend@example.net"
 MADE_BY_PAYLOADS = "script|img|svg|iframe|object|embed|a|math|style|link|meta|form|input|video"
 
 
-def drafts_config(root: Path, display_name: str = "Home") -> Path:
+def drafts_config(root: Path, display_name: str = "Home", database_url: str | None = None) -> Path:
     path = root / "mailfathom.toml"
+    database = "" if database_url is None else f"DatabaseUrl = {json.dumps(database_url)}"
     path.write_text(
         f"""
 [Store]
 DataDir = "{root / "data"}"
+{database}
 
 [MailDelivery]
 HoldSeconds = 0
@@ -92,18 +95,21 @@ class Owner:
         return draft_id
 
 
-@pytest.fixture
-def owner(tmp_path: Path) -> Iterator[Owner]:
-    with signed_in(tmp_path) as signed:
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def owner(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Owner]:
+    url = request.getfixturevalue("migrated_postgres_url") if request.param != "sqlite" else None
+    with signed_in(tmp_path, database_url=url) as signed:
         yield signed
 
 
 @contextmanager
-def signed_in(root: Path, display_name: str = "Home") -> Iterator[Owner]:
-    """The console over a deployment whose account is named `display_name`, the owner
-    signed in."""
+def signed_in(
+    root: Path, display_name: str = "Home", database_url: str | None = None
+) -> Iterator[Owner]:
+    """The console over a deployment whose account is named `display_name`, in SQLite or
+    the PostgreSQL database at `database_url`, the owner signed in."""
     log_audit.register(PASSWORD)
-    config = load_config(drafts_config(root, display_name))
+    config = load_config(drafts_config(root, display_name, database_url))
     with Services.open(config, clock=Clock()) as services:
         services.console_access().set_password(PASSWORD)
         app = build_console_app(
@@ -245,3 +251,42 @@ def test_xss_payloads_in_subject_names_and_body_are_shown_as_text(
     bodies = {e.text_content() for e in page.xpath('//pre[@class="body"]')}
     for payload in payloads:
         assert any(payload in body for body in bodies)
+
+
+WORDS = {
+    "cs": (
+        "Čeká na vás",
+        ("Odeslat", "Upravit", "Smazat"),
+        "Účet Home. Uschováno, protože: nebylo možné se nikoho zeptat, zda ji odeslat",
+        "Zpráva byla zařazena k odeslání.",
+        "Žádný koncept na vás nečeká.",
+    ),
+    "sk": (
+        "Čaká na vás",
+        ("Odoslať", "Upraviť", "Zmazať"),
+        "Účet Home. Odložené, pretože: nebolo možné sa nikoho opýtať, či ju odoslať",
+        "Správa bola zaradená na odoslanie.",
+        "Žiadny koncept na vás nečaká.",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(WORDS))
+def test_the_page_speaks_czech_and_slovak_and_keeps_the_language_after_send(
+    owner: Owner, lang: str
+) -> None:
+    heading, actions, kept, sent, none_waiting = WORDS[lang]
+    draft_id = owner.keep()
+    page = owner.page(f"/drafts?lang={lang}")
+    assert page.xpath("/html/@lang") == [lang]
+    assert page.xpath("//main/h1")[0].text_content() == heading
+    (section,) = page.xpath(f'//section[@id="draft-{draft_id}"]')
+    shown = [" ".join(e.text_content().split()) for e in section.xpath(".//button | .//a")]
+    assert shown == list(actions)
+    assert section.xpath('.//p[@class="kept"]')[0].text_content() == kept
+    action = f"/drafts/{draft_id}/send?lang={lang}"
+    assert page.xpath(f'//form[@action="{action}"]')
+    after = owner.post(action, **form_fields(page, f"/drafts/{draft_id}/send"))
+    assert after.xpath('//*[@id="notice"]')[0].text_content() == sent
+    assert after.xpath('//*[@id="none-waiting"]')[0].text_content() == none_waiting
+    assert after.xpath("/html/@lang") == [lang]

@@ -134,6 +134,7 @@ class DraftPages:
             request,
             "drafts.html",
             heading=wording.decisions,
+            live_page="/drafts",
             csrf=session.csrf_secret,
             signed_in=True,
             d=self._w(request),

@@ -5,6 +5,7 @@ Nothing a request carries (the password, tokens, the client's address) is logged
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,8 +21,10 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from mailfathom.app.confirmation.wording import Language
 from mailfathom.app.console.caller_access import CallerAccess
 from mailfathom.app.console.contact_book import ConsoleContacts
+from mailfathom.app.console.live import ConsoleNews
 from mailfathom.app.console.mutations import ConsoleMutations
 from mailfathom.app.console.outbox import ConsoleOutbox
 from mailfathom.app.console.overview import ConsoleOverview
@@ -46,6 +49,8 @@ from mailfathom.entrypoints.console.guards import (
     from_own_origin,
 )
 from mailfathom.entrypoints.console.health_pages import health_and_contact_routes
+from mailfathom.entrypoints.console.live import LivePages
+from mailfathom.entrypoints.console.live_wording import LIVE_WORDINGS
 from mailfathom.entrypoints.console.outbox_pages import OutboxPages
 from mailfathom.entrypoints.console.passkey_pages import (
     PasskeyPages,
@@ -75,6 +80,8 @@ class ConsoleUseCases:
     contacts: Callable[[], ConsoleContacts] | None = None
     callers: Callable[[], CallerAccess] | None = None
     passkeys: Callable[[], ConsolePasskeys] | None = None
+    # What keeps open pages current (`/live`); none: pages change only when reloaded.
+    live: Callable[[], ConsoleNews] | None = None
 
 
 def cookie_name(request: Request) -> str:
@@ -113,7 +120,11 @@ class _Pages:
     def _page(self, request: Request, name: str, status: int = 200, **values: Any) -> Response:
         lang, wording, lang_query = self._wording(request)
         text = self._templates.get_template(name).render(
-            lang=lang, w=wording, lang_query=lang_query, **values
+            lang=lang,
+            w=wording,
+            lang_query=lang_query,
+            live_w=LIVE_WORDINGS[Language(lang)] if self._use.live is not None else None,
+            **values,
         )
         return HTMLResponse(text, status_code=status)
 
@@ -122,6 +133,9 @@ class _Pages:
 
     def page(self, request: Request, name: str, status: int = 200, **values: Any) -> Response:
         return self._page(request, name, status, **values)
+
+    def token(self, request: Request) -> str | None:
+        return self._token(request)
 
     def wording(self, request: Request) -> ConsoleWording:
         return self._wording(request)[1]
@@ -242,6 +256,7 @@ class _Pages:
             request,
             "overview.html",
             heading=w.overview,
+            live_page="/",
             csrf=session.csrf_secret,
             signed_in=True,
             o=shown,
@@ -271,9 +286,6 @@ class _Pages:
             samesite="strict",
         )
         return response
-
-    def token(self, request: Request) -> str | None:
-        return self._token(request)
 
     async def bounded_form(self, request: Request, limit: int) -> dict[str, str] | None:
         return await _bounded_form(request, limit)
@@ -315,7 +327,11 @@ def _forbidden() -> Response:
     return Response("Forbidden", status_code=403, media_type="text/plain")
 
 
-def build_console_app(use_cases: ConsoleUseCases, listen_host: str) -> Starlette:
+def build_console_app(
+    use_cases: ConsoleUseCases, listen_host: str, closing: threading.Event | None = None
+) -> Starlette:
+    """`closing`, once set, ends the live streams: set it before the server waits for
+    open connections to close (`serving.ConsoleServer` does)."""
     pages = _Pages(use_cases)
     more: list[Route] = []
     if use_cases.drafts is not None:
@@ -328,6 +344,8 @@ def build_console_app(use_cases: ConsoleUseCases, listen_host: str) -> Starlette
         more.extend(CallerPages(pages, use_cases.callers).routes())
     if use_cases.passkeys is not None:
         more.extend(PasskeyPages(pages, use_cases.passkeys).routes())
+    if use_cases.live is not None:
+        more.extend(LivePages(pages, use_cases.live, closing or threading.Event()).routes())
     return Starlette(
         routes=[
             *more,

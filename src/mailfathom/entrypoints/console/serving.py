@@ -5,6 +5,7 @@ endpoint by the same event loop, stopping with it."""
 from __future__ import annotations
 
 import socket
+import threading
 from dataclasses import dataclass
 
 import uvicorn
@@ -22,22 +23,39 @@ class ConsoleServing:
 
     def server(self) -> tuple[uvicorn.Server, socket.socket]:
         config = self.services.config.console
-        app = build_console_app(console_use_cases(self.services), config.host)
-        server = CompanionServer(
-            uvicorn.Config(
-                app,
-                host=config.host,
-                port=self.listener.getsockname()[1],
-                log_level="warning",
-                access_log=False,
-                lifespan="off",
-                server_header=False,
-            )
-        )
-        return server, self.listener
+        uses = console_use_cases(self.services)
+        return console_server(uses, config.host, self.listener.getsockname()[1]), self.listener
 
     def close(self) -> None:
         self.listener.close()
+
+
+class ConsoleServer(CompanionServer):
+    """The console's server: it ends the live streams (which never end by themselves)
+    before it waits for open connections to close, so stopping never hangs on an open page."""
+
+    def __init__(self, config: uvicorn.Config, closing: threading.Event) -> None:
+        super().__init__(config)
+        self._closing = closing
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._closing.set()
+        await super().shutdown(sockets)
+
+
+def console_server(uses: ConsoleUseCases, host: str, port: int) -> ConsoleServer:
+    """The console's application over `uses`, served on `host`:`port` once started."""
+    closing = threading.Event()
+    config = uvicorn.Config(
+        build_console_app(uses, host, closing),
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        server_header=False,
+    )
+    return ConsoleServer(config, closing)
 
 
 def console_use_cases(services: Services) -> ConsoleUseCases:
@@ -53,6 +71,7 @@ def console_use_cases(services: Services) -> ConsoleUseCases:
         contacts=services.console_contacts,
         callers=services.caller_access,
         passkeys=services.console_passkeys,
+        live=services.console_news,
     )
 
 

@@ -1,0 +1,89 @@
+"""The mark the console's live pages watch, read from SQLite and PostgreSQL: it holds still
+while nothing changes, moves when an owner alert is raised or dismissed, a draft is edited, a
+send is queued, comes due or is cancelled, and the visit's look ends at sign-out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+import log_audit
+from console.conftest import PASSWORD, Clock
+from console.test_drafts_page import drafts_config
+from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.app.confirmation.confirmed_sending import NobodyToAsk, Status
+from mailfathom.app.console.live import ConsoleNews
+from mailfathom.app.console.signing_in import Visit
+from mailfathom.app.drafting.composition import DraftRequest
+from mailfathom.bootstrap import Services
+from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode
+
+ASKS = Caller(ALL_PERMISSIONS, "agent", ConfirmationMode.ASK)
+AGENT = Caller(ALL_PERMISSIONS, "agent")
+FRIEND = "friend@example.net"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def opened(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Services, Clock]]:
+    url = request.getfixturevalue("migrated_postgres_url") if request.param != "sqlite" else None
+    log_audit.register_all([PASSWORD, FRIEND, "Plans", "Later"])
+    clock = Clock()
+    with Services.open(load_config(drafts_config(tmp_path, database_url=url)), clock=clock) as s:
+        yield s, clock
+
+
+def signed_in(services: Services) -> str:
+    access = services.console_access()
+    access.set_password(PASSWORD)
+    form = access.visit()
+    visit = access.sign_in(form.token, form.session.csrf_secret, PASSWORD, "127.0.0.1")
+    assert isinstance(visit, Visit)
+    return visit.token
+
+
+def test_the_mark_moves_with_what_the_live_pages_show(
+    opened: tuple[Services, Clock],
+) -> None:
+    services, clock = opened
+    news: ConsoleNews = services.console_news()
+    token = signed_in(services)
+    assert news.look(None) is None
+    assert news.look("not-a-token") is None
+    marks = [news.look(token)]
+    assert marks[0] is not None
+    assert news.look(token) == marks[0]
+
+    drafting = services.drafting()
+    request = DraftRequest(account="home", subject="Plans", to=[FRIEND], plain_text_body="A.\n")
+    kept = str(drafting.save.save(ASKS, request).draft_id)
+    assert drafting.send.settle(ASKS, kept, NobodyToAsk(), None).status is Status.DRAFT
+    marks.append(news.look(token))
+
+    clock.advance(1)
+    edited = DraftRequest(account="home", subject="Plans", to=[FRIEND], plain_text_body="B.\n")
+    drafting.update.update(ASKS, kept, edited)
+    marks.append(news.look(token))
+
+    (alert,) = services.alerts().listing()
+    services.alerts().dismiss(alert.key)
+    marks.append(news.look(token))
+
+    later = DraftRequest(account="home", subject="Later", to=[FRIEND], plain_text_body="C.\n")
+    saved = drafting.save.save(AGENT, later)
+    instant = (clock() + timedelta(hours=1)).isoformat()
+    outgoing = drafting.send.send(AGENT, str(saved.draft_id), instant).outgoing_id
+    marks.append(news.look(token))
+    assert news.look(token) == marks[-1]
+
+    clock.advance(2 * 3600)
+    marks.append(news.look(token))
+
+    assert services.outbox().withdraw(outgoing) is not None
+    marks.append(news.look(token))
+    assert len(set(marks)) == len(marks), marks
+
+    services.console_access().sign_out(token)
+    assert news.look(token) is None
