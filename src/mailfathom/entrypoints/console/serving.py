@@ -11,7 +11,7 @@ import uvicorn
 
 from mailfathom.bootstrap import Services
 from mailfathom.entrypoints.console.pages import ConsoleUseCases, build_console_app
-from mailfathom.entrypoints.mcp.run import CompanionServer, bind
+from mailfathom.entrypoints.mcp.run import CompanionServer, bind, listener_config
 
 
 @dataclass
@@ -24,15 +24,7 @@ class ConsoleServing:
         config = self.services.config.console
         app = build_console_app(console_use_cases(self.services), config.host)
         server = CompanionServer(
-            uvicorn.Config(
-                app,
-                host=config.host,
-                port=self.listener.getsockname()[1],
-                log_level="warning",
-                access_log=False,
-                lifespan="off",
-                server_header=False,
-            )
+            listener_config(app, config.host, self.listener, lifespan="off", server_header=False)
         )
         return server, self.listener
 
