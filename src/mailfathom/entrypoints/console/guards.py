@@ -12,11 +12,15 @@ CSRF token (checked by the routes, which know the session)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mailfathom.domain.request_bounds import CEREMONY_OCTETS, FORM_OCTETS
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; "
@@ -75,3 +79,17 @@ def from_own_origin(request: Request) -> bool:
         return False
     parts = urlsplit(referer)
     return f"{parts.scheme}://{parts.netloc}".lower() == own
+
+
+def body_limits(edit_path: re.Pattern[str], edit_octets: int) -> Callable[[str], int]:
+    """The most a request body to a path of the console may carry: a whole message for the
+    drafts' Edit form, a passkey's answer for the ceremonies, a small form elsewhere."""
+
+    def limit(path: str) -> int:
+        if edit_path.fullmatch(path):
+            return edit_octets
+        if path.startswith("/passkeys/"):
+            return CEREMONY_OCTETS
+        return FORM_OCTETS
+
+    return limit

@@ -38,11 +38,15 @@ from mailfathom.app.console.sync_health import SyncHealth
 from mailfathom.app.console.waiting_drafts import WaitingDrafts
 from mailfathom.domain.account_health import HealthState
 from mailfathom.domain.console import SESSION_LIFETIME_SECONDS, SIGN_IN_WINDOW_SECONDS
+from mailfathom.domain.delivery_config import MailDeliveryConfig
+from mailfathom.domain.request_bounds import FORM_OCTETS, edit_form_octets
+from mailfathom.entrypoints.body_bound import BodyBound
 from mailfathom.entrypoints.console.callers_pages import CallerPages
-from mailfathom.entrypoints.console.drafts import DraftPages
+from mailfathom.entrypoints.console.drafts import EDIT_PATH, DraftPages
 from mailfathom.entrypoints.console.guards import (
     SecurityHeaders,
     allowed_hosts,
+    body_limits,
     from_own_origin,
 )
 from mailfathom.entrypoints.console.health_pages import health_and_contact_routes
@@ -56,7 +60,7 @@ from mailfathom.entrypoints.console.wording import WORDINGS, ConsoleWording, cho
 
 COOKIE = "mf_console"
 SECURE_COOKIE = "__Host-mf_console"
-MAX_FORM_OCTETS = 8192
+MAX_FORM_OCTETS = FORM_OCTETS
 
 
 @dataclass(frozen=True)
@@ -315,11 +319,19 @@ def _forbidden() -> Response:
     return Response("Forbidden", status_code=403, media_type="text/plain")
 
 
-def build_console_app(use_cases: ConsoleUseCases, listen_host: str) -> Starlette:
+DEFAULT_EDIT_OCTETS = edit_form_octets(MailDeliveryConfig().max_body_characters)
+
+
+def build_console_app(
+    use_cases: ConsoleUseCases, listen_host: str, *, edit_octets: int = DEFAULT_EDIT_OCTETS
+) -> Starlette:
+    """The console's application. `edit_octets` bounds the drafts' Edit form (a whole
+    message: see `request_bounds`); every other form is bounded far lower."""
     pages = _Pages(use_cases)
     more: list[Route] = []
     if use_cases.drafts is not None:
-        more.extend(DraftPages(pages, use_cases.drafts, use_cases.account_names).routes())
+        drafts = DraftPages(pages, use_cases.drafts, use_cases.account_names, edit_octets)
+        more.extend(drafts.routes())
     if use_cases.outbox is not None and use_cases.mutations is not None:
         more.extend(OutboxPages(pages, use_cases.outbox, use_cases.mutations).routes())
     if use_cases.health is not None and use_cases.contacts is not None:
@@ -343,6 +355,7 @@ def build_console_app(use_cases: ConsoleUseCases, listen_host: str) -> Starlette
         ],
         middleware=[
             Middleware(SecurityHeaders),
+            Middleware(BodyBound, limit=body_limits(EDIT_PATH, edit_octets), refusal=_too_large),
             Middleware(
                 TrustedHostMiddleware,
                 allowed_hosts=allowed_hosts(listen_host) + passkey_hosts(use_cases.passkeys),

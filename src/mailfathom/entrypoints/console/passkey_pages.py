@@ -26,12 +26,12 @@ from mailfathom.app.console.passkeys import ConsolePasskeys, Enrolled, PasskeyRe
 from mailfathom.app.console.ports import ConsoleSession
 from mailfathom.app.console.signing_in import Visit, csrf_holds
 from mailfathom.domain import unseen
+from mailfathom.domain.request_bounds import CEREMONY_OCTETS
 from mailfathom.entrypoints.console.guards import LOOPBACK_NAMES, from_own_origin, own_origin
 from mailfathom.entrypoints.console.passkey_wording import PASSKEY_WORDINGS, PasskeyWording
 from mailfathom.entrypoints.console.wording import ConsoleWording, chosen_language
 
-MAX_CEREMONY_OCTETS = 16384
-"""A passkey form's body at most: an answer with an attestation's certificates fits."""
+MAX_CEREMONY_OCTETS = CEREMONY_OCTETS
 
 FORWARDING_HEADERS = ("forwarded", "x-forwarded-for", "x-real-ip")
 

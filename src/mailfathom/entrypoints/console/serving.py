@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import uvicorn
 
 from mailfathom.bootstrap import Services
+from mailfathom.domain.request_bounds import edit_form_octets
 from mailfathom.entrypoints.console.pages import ConsoleUseCases, build_console_app
 from mailfathom.entrypoints.mcp.run import CompanionServer, bind, listener_config
 
@@ -22,7 +23,10 @@ class ConsoleServing:
 
     def server(self) -> tuple[uvicorn.Server, socket.socket]:
         config = self.services.config.console
-        app = build_console_app(console_use_cases(self.services), config.host)
+        bodies = self.services.config.mail_delivery.max_body_characters
+        app = build_console_app(
+            console_use_cases(self.services), config.host, edit_octets=edit_form_octets(bodies)
+        )
         server = CompanionServer(
             listener_config(app, config.host, self.listener, lifespan="off", server_header=False)
         )

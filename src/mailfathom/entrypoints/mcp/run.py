@@ -23,6 +23,7 @@ from starlette.types import ASGIApp
 from mailfathom.bootstrap import Services
 from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.errors import ConfigurationError
+from mailfathom.domain.request_bounds import tool_request_octets
 from mailfathom.entrypoints.mcp.assemble import build_server
 from mailfathom.entrypoints.mcp.http_app import build_http_app
 from mailfathom.entrypoints.mcp.server import MailFathomMcp
@@ -61,6 +62,9 @@ class Serving:
                 config,
                 self.services.download(),
                 keys=self.services.caller_access().keys.admit,
+                max_body_octets=tool_request_octets(
+                    self.services.config.mail_delivery.max_body_characters
+                ),
             ),
             config.host,
             self.listener,
