@@ -44,10 +44,12 @@ from mailfathom.entrypoints.body_bound import BodyBound
 from mailfathom.entrypoints.console.callers_pages import CallerPages
 from mailfathom.entrypoints.console.drafts import EDIT_PATH, DraftPages
 from mailfathom.entrypoints.console.guards import (
+    PUBLIC_ORIGIN,
     SecurityHeaders,
     allowed_hosts,
     body_limits,
     from_own_origin,
+    over_https,
 )
 from mailfathom.entrypoints.console.health_pages import health_and_contact_routes
 from mailfathom.entrypoints.console.outbox_pages import OutboxPages
@@ -84,7 +86,7 @@ class ConsoleUseCases:
 def cookie_name(request: Request) -> str:
     """`__Host-` under HTTPS: the browser then keeps it only if Secure, host-only and on
     `/`, so no sibling host can plant one."""
-    return SECURE_COOKIE if request.url.scheme == "https" else COOKIE
+    return SECURE_COOKIE if over_https(request) else COOKIE
 
 
 def _set_cookie(response: Response, request: Request, visit: Visit, lasts: int) -> None:
@@ -93,7 +95,7 @@ def _set_cookie(response: Response, request: Request, visit: Visit, lasts: int) 
         visit.token,
         max_age=lasts,
         path="/",
-        secure=request.url.scheme == "https",
+        secure=over_https(request),
         httponly=True,
         samesite="strict",
     )
@@ -270,7 +272,7 @@ class _Pages:
         response.delete_cookie(
             cookie_name(request),
             path="/",
-            secure=request.url.scheme == "https",
+            secure=over_https(request),
             httponly=True,
             samesite="strict",
         )
@@ -323,10 +325,17 @@ DEFAULT_EDIT_OCTETS = edit_form_octets(MailDeliveryConfig().max_body_characters)
 
 
 def build_console_app(
-    use_cases: ConsoleUseCases, listen_host: str, *, edit_octets: int = DEFAULT_EDIT_OCTETS
+    use_cases: ConsoleUseCases,
+    listen_host: str,
+    *,
+    edit_octets: int = DEFAULT_EDIT_OCTETS,
+    public_origin: str | None = None,
 ) -> Starlette:
     """The console's application. `edit_octets` bounds the drafts' Edit form (a whole
-    message: see `request_bounds`); every other form is bounded far lower."""
+    message: see `request_bounds`); every other form is bounded far lower. With a
+    `public_origin` (a proxy terminating TLS in front of the listener) that origin is the
+    console's own: forms must come from it, its host is answered, cookies are `__Host-` and
+    `Secure`."""
     pages = _Pages(use_cases)
     more: list[Route] = []
     if use_cases.drafts is not None:
@@ -340,7 +349,7 @@ def build_console_app(
         more.extend(CallerPages(pages, use_cases.callers).routes())
     if use_cases.passkeys is not None:
         more.extend(PasskeyPages(pages, use_cases.passkeys).routes())
-    return Starlette(
+    app = Starlette(
         routes=[
             *more,
             Route("/", pages.overview, methods=["GET"]),
@@ -358,7 +367,10 @@ def build_console_app(
             Middleware(BodyBound, limit=body_limits(EDIT_PATH, edit_octets), refusal=_too_large),
             Middleware(
                 TrustedHostMiddleware,
-                allowed_hosts=allowed_hosts(listen_host) + passkey_hosts(use_cases.passkeys),
+                allowed_hosts=allowed_hosts(listen_host, public_origin)
+                + passkey_hosts(use_cases.passkeys),
             ),
         ],
     )
+    setattr(app.state, PUBLIC_ORIGIN, public_origin)
+    return app

@@ -25,7 +25,10 @@ class ConsoleServing:
         config = self.services.config.console
         bodies = self.services.config.mail_delivery.max_body_characters
         app = build_console_app(
-            console_use_cases(self.services), config.host, edit_octets=edit_form_octets(bodies)
+            console_use_cases(self.services),
+            config.host,
+            edit_octets=edit_form_octets(bodies),
+            public_origin=config.public_origin,
         )
         server = CompanionServer(
             listener_config(app, config.host, self.listener, lifespan="off", server_header=False)
