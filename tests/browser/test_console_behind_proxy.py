@@ -7,7 +7,6 @@ the loopback listener from any other origin is still refused."""
 
 from __future__ import annotations
 
-import subprocess
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,14 +20,13 @@ from playwright.sync_api import Browser, Page
 
 import log_audit
 from browser.fixtures import Screenshots
-from cli.operator_cli import command
-from console.test_console_serve import _stop
+from console.served_keys import serving
 from console.test_drafts_page import AGENT, drafts_config
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.app.confirmation.confirmed_sending import NobodyToAsk, Status
 from mailfathom.app.drafting.composition import DraftRequest
 from mailfathom.bootstrap import Services
-from mcp_tests.deployment import _free_port, _wait_for_port
+from mcp_tests.deployment import _free_port
 from servers.tls_proxy import TlsProxy, tls_proxy
 
 SECURE_COOKIE = "__Host-mf_console"
@@ -68,20 +66,11 @@ def _served(root: Path, host: Literal["public", "upstream"]) -> Iterator[Publish
     with Services.open(load_config(config)) as services:
         services.console_access().set_password(password)
         draft_id = _keep_draft(services)
-    with (root / "serve.out").open("wb") as sink:
-        process = subprocess.Popen(
-            command("serve", "--config", str(config)),
-            cwd=root,
-            stdout=sink,
-            stderr=sink,
-            stdin=subprocess.DEVNULL,
-        )
-    try:
-        _wait_for_port(console_port, process)
-        with tls_proxy(console_port, host, port=public_port) as proxy:
-            yield Published(proxy, f"http://127.0.0.1:{console_port}", password, draft_id)
-    finally:
-        _stop(process)
+    with (
+        serving(root, config, mcp_port, console_port),
+        tls_proxy(console_port, host, port=public_port) as proxy,
+    ):
+        yield Published(proxy, f"http://127.0.0.1:{console_port}", password, draft_id)
 
 
 @pytest.fixture(params=["public", "upstream"])

@@ -5,49 +5,14 @@ as HTTPS (the console's cookie and own origin, the endpoint's metadata)."""
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2
 import lxml.html
 
-import log_audit
-from cli.operator_cli import command
-from console.test_console_serve import PASSWORD, _console_config, _set_password, _stop
+from console.served_keys import served_with_console
 from mailfathom.domain.console import FREE_FAILURES_PER_CLIENT
-from mcp_tests.deployment import _free_port, _wait_for_port
-from mcp_tests.hardened import ACCEPT, HANDSHAKE_VERSION
-
-
-@dataclass(frozen=True)
-class Served:
-    console: str
-    mcp: str
-
-
-@contextmanager
-def _served(root: Path) -> Iterator[Served]:
-    log_audit.register(PASSWORD)
-    mcp_port, console_port = _free_port(), _free_port()
-    config = _console_config(root, mcp_port, console_port)
-    assert _set_password(root, config, PASSWORD + "\n").returncode == 0
-    with (root / "serve.out").open("wb") as sink:
-        process = subprocess.Popen(
-            command("serve", "--config", str(config)),
-            cwd=root,
-            stdout=sink,
-            stderr=sink,
-            stdin=subprocess.DEVNULL,
-        )
-    try:
-        _wait_for_port(mcp_port, process)
-        _wait_for_port(console_port, process)
-        yield Served(f"http://127.0.0.1:{console_port}", f"http://127.0.0.1:{mcp_port}")
-    finally:
-        _stop(process)
+from mcp_tests.hardened import ACCEPT, initialize_body
 
 
 def _csrf(answer: httpx2.Response) -> str:
@@ -58,7 +23,7 @@ def _csrf(answer: httpx2.Response) -> str:
 def test_wrong_passwords_under_changing_forwarded_addresses_count_against_the_peer(
     tmp_path: Path,
 ) -> None:
-    with _served(tmp_path) as served, httpx2.Client(base_url=served.console) as client:
+    with served_with_console(tmp_path) as served, httpx2.Client(base_url=served.origin) as client:
         csrf = _csrf(client.get("/login"))
         statuses = []
         for attempt in range(FREE_FAILURES_PER_CLIENT + 1):
@@ -66,7 +31,7 @@ def test_wrong_passwords_under_changing_forwarded_addresses_count_against_the_pe
                 "/login",
                 data={"csrf": csrf, "password": "not the owner password"},
                 headers={
-                    "Origin": served.console,
+                    "Origin": served.origin,
                     "X-Forwarded-For": f"203.0.113.{attempt + 1}",
                     "Forwarded": f"for=198.51.100.{attempt + 1}",
                     "X-Real-IP": f"192.0.2.{attempt + 1}",
@@ -80,24 +45,24 @@ def test_a_forwarded_https_scheme_changes_neither_the_cookie_nor_the_own_origin(
     tmp_path: Path,
 ) -> None:
     claimed = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "127.0.0.1"}
-    with _served(tmp_path) as served, httpx2.Client(base_url=served.console) as client:
+    with served_with_console(tmp_path) as served, httpx2.Client(base_url=served.origin) as client:
         form = client.get("/login", headers=claimed)
         cookie = form.headers["set-cookie"]
         assert cookie.startswith("mf_console=")
         assert "secure" not in cookie.lower()
         csrf = _csrf(form)
-        as_https = served.console.replace("http://", "https://")
+        as_https = served.origin.replace("http://", "https://")
         refused = client.post(
             "/login",
-            data={"csrf": csrf, "password": PASSWORD},
+            data={"csrf": csrf, "password": served.password},
             headers={**claimed, "Origin": as_https},
         )
         assert refused.status_code == 403
         assert "set-cookie" not in refused.headers
         signed_in = client.post(
             "/login",
-            data={"csrf": csrf, "password": PASSWORD},
-            headers={**claimed, "Origin": served.console},
+            data={"csrf": csrf, "password": served.password},
+            headers={**claimed, "Origin": served.origin},
         )
         assert signed_in.status_code == 303
         assert signed_in.headers["set-cookie"].startswith("mf_console=")
@@ -106,22 +71,13 @@ def test_a_forwarded_https_scheme_changes_neither_the_cookie_nor_the_own_origin(
 def test_the_endpoint_keeps_the_loopback_peer_and_its_own_scheme(tmp_path: Path) -> None:
     """The open loopback entry admits the loopback peer whatever address it claims to
     forward for, and the metadata names the address the request really reached."""
-    with _served(tmp_path) as served, httpx2.Client(timeout=30) as http:
+    with served_with_console(tmp_path) as served, httpx2.Client(timeout=30) as http:
         claimed = {"X-Forwarded-For": "203.0.113.7", "X-Forwarded-Proto": "https"}
-        metadata = http.get(served.mcp + "/.well-known/oauth-protected-resource", headers=claimed)
+        endpoint = served.mcp_url.removesuffix("/mcp")
+        metadata = http.get(endpoint + "/.well-known/oauth-protected-resource", headers=claimed)
         assert metadata.status_code == 200
-        assert metadata.json()["resource"] == served.mcp + "/mcp"
-        handshake = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": HANDSHAKE_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "forwarding-probe", "version": "1"},
-            },
-        }
+        assert metadata.json()["resource"] == served.mcp_url
         admitted = http.post(
-            served.mcp + "/mcp", json=handshake, headers={**claimed, "Accept": ACCEPT}
+            served.mcp_url, json=initialize_body(), headers={**claimed, "Accept": ACCEPT}
         )
         assert admitted.status_code == 200, admitted.text

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from console.served_keys import served_with_console
 from console.streamed_body import stream_body
-from console.test_forwarded_headers import _served
 from mailfathom.domain.delivery_config import MailDeliveryConfig
 from mailfathom.domain.request_bounds import tool_request_octets
 
@@ -17,8 +17,8 @@ JSON = {"Accept": "application/json, text/event-stream"}
 
 def test_an_oversized_request_to_the_endpoint_is_refused_and_cut(tmp_path: Path) -> None:
     bound = tool_request_octets(MailDeliveryConfig().max_body_characters)
-    with _served(tmp_path) as served:
-        port = int(served.mcp.rsplit(":", 1)[1])
+    with served_with_console(tmp_path) as served:
+        port = int(served.mcp_url.removesuffix("/mcp").rsplit(":", 1)[1])
         declared = stream_body(
             port, "/mcp", bound + 1, JSON, chunked=False, content_type="application/json"
         )

@@ -82,13 +82,15 @@ def tls_proxy(
         loop.close()
 
 
-async def _events(
-    connection: h11.Connection, reader: asyncio.StreamReader
-) -> h11.Event | type[h11.NEED_DATA]:
+async def _events(connection: h11.Connection, reader: asyncio.StreamReader) -> h11.Event:
+    """The next event of `connection`, reading as needed (`ConnectionClosed` at the end). A
+    request pipelined before the answer to the one before it ends the connection."""
     while True:
         event = connection.next_event()
-        if event is not h11.NEED_DATA:
+        if isinstance(event, h11.Event):
             return event
+        if event is h11.PAUSED:
+            raise ConnectionError("a pipelined request")
         connection.receive_data(await reader.read(65536))
 
 
