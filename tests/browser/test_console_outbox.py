@@ -10,6 +10,7 @@ when it means to: `mailfathom serve` would run them on its own clock."""
 
 from __future__ import annotations
 
+import socket
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -32,7 +33,6 @@ from mailfathom.domain.config import SyncMode
 from mailfathom.domain.mutations import MutationFailure, MutationState
 from mailfathom.domain.outgoing import Stage
 from mailfathom.entrypoints.console.serving import console_server, console_use_cases
-from mcp_tests.deployment import _free_port
 from sending.helpers import SMTP_PASSWORD, SMTP_USER, SendingDeployment
 from sending.helpers import open_deployment as open_sending
 from servers.dovecot import ImapAccount
@@ -51,9 +51,10 @@ def served(services: Services) -> Iterator[tuple[str, str]]:
     password = "owner-" + uuid.uuid4().hex
     register(password)
     services.console_access().set_password(password)
-    port = _free_port()
-    server = console_server(console_use_cases(services), "127.0.0.1", port)
-    thread = threading.Thread(target=server.run, daemon=True)
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    server = console_server(console_use_cases(services), "127.0.0.1", listener)
+    thread = threading.Thread(target=server.run, args=([listener],), daemon=True)
     thread.start()
     try:
         wait_for(lambda: server.started, "the console listens")

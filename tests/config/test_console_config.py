@@ -86,3 +86,47 @@ def test_a_passkey_name_or_origin_browsers_would_refuse_is_reported(
     with pytest.raises(ConfigurationProblems) as raised:
         parse({"Console": table})
     assert any(problem.startswith(key) for problem in raised.value.problems), raised.value.problems
+
+
+def test_a_public_origin_names_the_passkeys_too_unless_they_are_written() -> None:
+    console = parse({"Console": {"PublicOrigin": "https://console.example.org"}}).console
+    assert console.public_origin == "https://console.example.org"
+    assert console.passkey_name == "console.example.org"
+    assert console.origins() == ("https://console.example.org",)
+    with_port = parse({"Console": {"PublicOrigin": "https://console.example.org:8443"}})
+    assert with_port.console.origins() == ("https://console.example.org:8443",)
+    default_port = parse({"Console": {"PublicOrigin": "https://console.example.org:443"}})
+    assert default_port.console.public_origin == "https://console.example.org"
+    written = parse(
+        {"Console": {"PublicOrigin": "https://console.example.org", "PasskeyName": "example.org"}}
+    ).console
+    assert written.passkey_name == "example.org"
+    assert written.origins() == ("https://console.example.org",)
+    assert parse({}).console.public_origin is None
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "http://console.example.org",
+        "https://127.0.0.1",
+        "https://[::1]:8443",
+        "https://console.example.org/",
+        "https://console.example.org/console",
+        "https://console.example.org?x=1",
+        "https://user@console.example.org",
+        "https://Console.example.org",
+        "https://",
+        "console.example.org",
+    ],
+)
+def test_a_public_origin_must_be_https_and_a_name_alone(origin: str) -> None:
+    with pytest.raises(ConfigurationProblems) as raised:
+        parse({"Console": {"PublicOrigin": origin}})
+    assert any(p.startswith("Console.PublicOrigin") for p in raised.value.problems)
+
+
+def test_a_public_origin_outside_the_written_passkey_name_is_reported() -> None:
+    with pytest.raises(ConfigurationProblems) as raised:
+        parse({"Console": {"PublicOrigin": "https://console.example.net", "PasskeyName": "x.org"}})
+    assert any(p.startswith("Console.PublicOrigin") for p in raised.value.problems)

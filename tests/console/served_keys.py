@@ -56,6 +56,20 @@ def served_with_console(root: Path) -> Iterator[Served]:
         timeout=60,
         check=True,
     )
+    with serving(root, config, mcp_port, console_port) as log:
+        yield Served(
+            f"http://127.0.0.1:{mcp_port}/mcp",
+            f"http://127.0.0.1:{console_port}",
+            password,
+            config,
+            log,
+        )
+
+
+@contextmanager
+def serving(root: Path, config: Path, *ports: int) -> Iterator[Path]:
+    """`mailfathom serve` on `config` until the block ends, from the moment every one of
+    `ports` listens; the path of what it writes. Stopped by its own process id."""
     log = root / "serve.out"
     with log.open("wb") as sink:
         process = subprocess.Popen(
@@ -66,15 +80,9 @@ def served_with_console(root: Path) -> Iterator[Served]:
             stdin=subprocess.DEVNULL,
         )
     try:
-        _wait_for_port(mcp_port, process)
-        _wait_for_port(console_port, process)
-        yield Served(
-            f"http://127.0.0.1:{mcp_port}/mcp",
-            f"http://127.0.0.1:{console_port}",
-            password,
-            config,
-            log,
-        )
+        for port in ports:
+            _wait_for_port(port, process)
+        yield log
     finally:
         process.terminate()
         try:

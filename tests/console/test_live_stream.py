@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import socket
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -28,7 +29,6 @@ from mailfathom.entrypoints.console.serving import (
     console_server,
     console_use_cases,
 )
-from mcp_tests.deployment import _free_port
 from waiting import wait_for
 
 # Reading a stream that has news or ends well before this; past it the test fails.
@@ -159,9 +159,10 @@ def in_process(tmp_path: Path) -> Iterator[InProcess]:
     log_audit.register(PASSWORD)
     with Services.open(console_config(tmp_path)) as services:
         services.console_access().set_password(PASSWORD)
-        port = _free_port()
-        server = console_server(console_use_cases(services), "127.0.0.1", port)
-        thread = threading.Thread(target=server.run, daemon=True)
+        listener = socket.create_server(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+        server = console_server(console_use_cases(services), "127.0.0.1", listener)
+        thread = threading.Thread(target=server.run, args=([listener],), daemon=True)
         thread.start()
         wait_for(lambda: server.started, "the console listens")
         try:

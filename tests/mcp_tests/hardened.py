@@ -82,9 +82,9 @@ def _headers(key: str, session: str | None = None) -> dict[str, str]:
     return headers
 
 
-def initialize(http: httpx2.Client, url: str, key: str) -> httpx2.Response:
-    """An `initialize` request of the handshake generation, opening a session when admitted."""
-    body = {
+def initialize_body() -> dict[str, object]:
+    """The JSON-RPC `initialize` request of the handshake generation."""
+    return {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
@@ -94,7 +94,11 @@ def initialize(http: httpx2.Client, url: str, key: str) -> httpx2.Response:
             "clientInfo": {"name": "session-probe", "version": "1"},
         },
     }
-    return http.post(url, json=body, headers=_headers(key))
+
+
+def initialize(http: httpx2.Client, url: str, key: str) -> httpx2.Response:
+    """An `initialize` request of the handshake generation, opening a session when admitted."""
+    return http.post(url, json=initialize_body(), headers=_headers(key))
 
 
 def open_session(http: httpx2.Client, url: str, key: str) -> str:

@@ -6,8 +6,9 @@ Only values and rules live here: the section's settings, and the bounds on signi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
-from mailfathom.domain.passkeys import DEFAULT_PASSKEY_NAME, default_origins
+from mailfathom.domain.passkeys import DEFAULT_PASSKEY_NAME, default_origins, name_problem
 
 DEFAULT_CONSOLE_HOST = "127.0.0.1"
 DEFAULT_CONSOLE_PORT = 8626
@@ -49,10 +50,48 @@ class ConsoleConfig:
     # defaults of `passkeys.default_origins`).
     passkey_name: str = DEFAULT_PASSKEY_NAME
     passkey_origins: tuple[str, ...] = ()
+    # The HTTPS origin a reverse proxy publishes the console at, or None when it is reached
+    # at its listener only (`public_origin_problem`).
+    public_origin: str | None = None
 
     def origins(self) -> tuple[str, ...]:
-        """The origins a passkey ceremony is accepted from."""
-        return self.passkey_origins or default_origins(self.passkey_name, self.port)
+        """The origins a passkey ceremony is accepted from: as written, else the public
+        origin, else the defaults for the name."""
+        if self.passkey_origins:
+            return self.passkey_origins
+        if self.public_origin is not None:
+            return (self.public_origin,)
+        return default_origins(self.passkey_name, self.port)
+
+
+def public_origin_problem(origin: str) -> str | None:
+    """Why `origin` cannot be the console's public origin, or None when it can: `https://`,
+    a host name in lower case (a passkey is bound to a name, never to an address), an
+    optional port, nothing else."""
+    example = "must be an origin such as https://console.example.org"
+    try:
+        parts = urlsplit(origin)
+        port = parts.port
+    except ValueError:
+        return example
+    if parts.scheme != "https":
+        return "must begin with https:// (the proxy in front of the console terminates TLS)"
+    if parts.path or parts.query or parts.fragment or origin.endswith(("?", "#")):
+        return "must have nothing after the host and port"
+    if parts.username is not None or parts.password is not None or port == 0:
+        return example
+    host = parts.hostname or ""
+    if not host:
+        return example
+    if origin != origin.lower():
+        return "must be written in lower case"
+    problem = name_problem(host)
+    return None if problem is None else f"its host {problem}"
+
+
+def canonical_origin(origin: str) -> str:
+    """`origin` as a browser writes it in `Origin`: without the default port 443."""
+    return origin[: -len(":443")] if origin.endswith(":443") else origin
 
 
 def wait_after(failures: int, free: int) -> int:

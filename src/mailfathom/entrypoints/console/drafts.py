@@ -8,6 +8,7 @@ then shows the new version. Nothing of a message is logged."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -32,7 +33,7 @@ from mailfathom.entrypoints.console.guards import from_own_origin
 if TYPE_CHECKING:
     from mailfathom.entrypoints.console.pages import _Pages
 
-MAX_EDIT_OCTETS = 1_048_576
+EDIT_PATH = re.compile(r"/drafts/[^/]+/edit")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,10 +103,12 @@ class DraftPages:
         pages: _Pages,
         drafts: Callable[[], WaitingDrafts],
         account_names: Callable[[], dict[str, str]],
+        edit_octets: int,
     ) -> None:
         self._pages = pages
         self._drafts = drafts
         self._names = account_names
+        self._edit_octets = edit_octets
 
     def routes(self) -> list[Route]:
         return [
@@ -175,7 +178,7 @@ class DraftPages:
         )
 
     async def edit(self, request: Request) -> Response:
-        form = await self._posted(request, MAX_EDIT_OCTETS)
+        form = await self._posted(request, self._edit_octets)
         if form is None:
             return _forbidden()
         draft_id = request.path_params["draft_id"]

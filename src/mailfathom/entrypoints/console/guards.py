@@ -12,17 +12,23 @@ CSRF token (checked by the routes, which know the session)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mailfathom.domain.request_bounds import CEREMONY_OCTETS, FORM_OCTETS
+
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; "
     "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+PUBLIC_ORIGIN = "public_origin"
+"""Where the console's application keeps its public origin, in its `state`."""
 
 
 class SecurityHeaders:
@@ -50,16 +56,38 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-def allowed_hosts(listen_host: str) -> list[str]:
-    """The Host names the console answers: its listen address and the loopback names (a
-    wildcard listen address is no name anyone browses to)."""
+def allowed_hosts(listen_host: str, public: str | None = None) -> list[str]:
+    """The Host names the console answers: its listen address, the loopback names (a
+    wildcard listen address is no name anyone browses to), and the public origin's host."""
     names = list(LOOPBACK_NAMES)
     if listen_host not in ("0.0.0.0", "::") and listen_host not in names:  # noqa: S104
         names.append(listen_host)
+    public_host = urlsplit(public).hostname if public is not None else None
+    if public_host is not None and public_host not in names:
+        names.append(public_host)
     return names
 
 
+def public_origin(request: Request) -> str | None:
+    """The origin a proxy publishes the console at (`[Console] PublicOrigin`), or None."""
+    app = request.scope.get("app")
+    found = getattr(getattr(app, "state", None), PUBLIC_ORIGIN, None)
+    return found if isinstance(found, str) else None
+
+
+def over_https(request: Request) -> bool:
+    """Whether the browser reaches the console over HTTPS: always where a public origin is
+    configured (the proxy terminates TLS), otherwise only a request the listener itself
+    took over TLS. No forwarded header is asked."""
+    return public_origin(request) is not None or request.url.scheme == "https"
+
+
 def own_origin(request: Request) -> str:
+    """The console's own origin: the configured public origin, whatever the `Host` (a
+    proxy may pass the browser's or the listener's), or else the one the request names."""
+    public = public_origin(request)
+    if public is not None:
+        return public
     return f"{request.url.scheme}://{request.url.netloc}".lower()
 
 
@@ -75,3 +103,17 @@ def from_own_origin(request: Request) -> bool:
         return False
     parts = urlsplit(referer)
     return f"{parts.scheme}://{parts.netloc}".lower() == own
+
+
+def body_limits(edit_path: re.Pattern[str], edit_octets: int) -> Callable[[str], int]:
+    """The most a request body to a path of the console may carry: a whole message for the
+    drafts' Edit form, a passkey's answer for the ceremonies, a small form elsewhere."""
+
+    def limit(path: str) -> int:
+        if edit_path.fullmatch(path):
+            return edit_octets
+        if path.startswith("/passkeys/"):
+            return CEREMONY_OCTETS
+        return FORM_OCTETS
+
+    return limit

@@ -41,12 +41,18 @@ from mailfathom.app.console.sync_health import SyncHealth
 from mailfathom.app.console.waiting_drafts import WaitingDrafts
 from mailfathom.domain.account_health import HealthState
 from mailfathom.domain.console import SESSION_LIFETIME_SECONDS, SIGN_IN_WINDOW_SECONDS
+from mailfathom.domain.delivery_config import MailDeliveryConfig
+from mailfathom.domain.request_bounds import FORM_OCTETS, edit_form_octets
+from mailfathom.entrypoints.body_bound import BodyBound
 from mailfathom.entrypoints.console.callers_pages import CallerPages
-from mailfathom.entrypoints.console.drafts import DraftPages
+from mailfathom.entrypoints.console.drafts import EDIT_PATH, DraftPages
 from mailfathom.entrypoints.console.guards import (
+    PUBLIC_ORIGIN,
     SecurityHeaders,
     allowed_hosts,
+    body_limits,
     from_own_origin,
+    over_https,
 )
 from mailfathom.entrypoints.console.health_pages import health_and_contact_routes
 from mailfathom.entrypoints.console.live import LivePages
@@ -61,7 +67,7 @@ from mailfathom.entrypoints.console.wording import WORDINGS, ConsoleWording, cho
 
 COOKIE = "mf_console"
 SECURE_COOKIE = "__Host-mf_console"
-MAX_FORM_OCTETS = 8192
+MAX_FORM_OCTETS = FORM_OCTETS
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,7 @@ class ConsoleUseCases:
 def cookie_name(request: Request) -> str:
     """`__Host-` under HTTPS: the browser then keeps it only if Secure, host-only and on
     `/`, so no sibling host can plant one."""
-    return SECURE_COOKIE if request.url.scheme == "https" else COOKIE
+    return SECURE_COOKIE if over_https(request) else COOKIE
 
 
 def _set_cookie(response: Response, request: Request, visit: Visit, lasts: int) -> None:
@@ -96,7 +102,7 @@ def _set_cookie(response: Response, request: Request, visit: Visit, lasts: int) 
         visit.token,
         max_age=lasts,
         path="/",
-        secure=request.url.scheme == "https",
+        secure=over_https(request),
         httponly=True,
         samesite="strict",
     )
@@ -281,7 +287,7 @@ class _Pages:
         response.delete_cookie(
             cookie_name(request),
             path="/",
-            secure=request.url.scheme == "https",
+            secure=over_https(request),
             httponly=True,
             samesite="strict",
         )
@@ -327,15 +333,29 @@ def _forbidden() -> Response:
     return Response("Forbidden", status_code=403, media_type="text/plain")
 
 
+DEFAULT_EDIT_OCTETS = edit_form_octets(MailDeliveryConfig().max_body_characters)
+
+
 def build_console_app(
-    use_cases: ConsoleUseCases, listen_host: str, closing: threading.Event | None = None
+    use_cases: ConsoleUseCases,
+    listen_host: str,
+    closing: threading.Event | None = None,
+    *,
+    edit_octets: int = DEFAULT_EDIT_OCTETS,
+    public_origin: str | None = None,
 ) -> Starlette:
-    """`closing`, once set, ends the live streams: set it before the server waits for
-    open connections to close (`serving.ConsoleServer` does)."""
+    """The console's application. `closing`, once set, ends the live streams: set it before
+    the server waits for open connections to close (`serving.ConsoleServer` does).
+    `edit_octets` bounds the drafts' Edit form (a whole
+    message: see `request_bounds`); every other form is bounded far lower. With a
+    `public_origin` (a proxy terminating TLS in front of the listener) that origin is the
+    console's own: forms must come from it, its host is answered, cookies are `__Host-` and
+    `Secure`."""
     pages = _Pages(use_cases)
     more: list[Route] = []
     if use_cases.drafts is not None:
-        more.extend(DraftPages(pages, use_cases.drafts, use_cases.account_names).routes())
+        drafts = DraftPages(pages, use_cases.drafts, use_cases.account_names, edit_octets)
+        more.extend(drafts.routes())
     if use_cases.outbox is not None and use_cases.mutations is not None:
         more.extend(OutboxPages(pages, use_cases.outbox, use_cases.mutations).routes())
     if use_cases.health is not None and use_cases.contacts is not None:
@@ -346,7 +366,7 @@ def build_console_app(
         more.extend(PasskeyPages(pages, use_cases.passkeys).routes())
     if use_cases.live is not None:
         more.extend(LivePages(pages, use_cases.live, closing or threading.Event()).routes())
-    return Starlette(
+    app = Starlette(
         routes=[
             *more,
             Route("/", pages.overview, methods=["GET"]),
@@ -361,9 +381,13 @@ def build_console_app(
         ],
         middleware=[
             Middleware(SecurityHeaders),
+            Middleware(BodyBound, limit=body_limits(EDIT_PATH, edit_octets), refusal=_too_large),
             Middleware(
                 TrustedHostMiddleware,
-                allowed_hosts=allowed_hosts(listen_host) + passkey_hosts(use_cases.passkeys),
+                allowed_hosts=allowed_hosts(listen_host, public_origin)
+                + passkey_hosts(use_cases.passkeys),
             ),
         ],
     )
+    setattr(app.state, PUBLIC_ORIGIN, public_origin)
+    return app

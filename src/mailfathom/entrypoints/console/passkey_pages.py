@@ -26,12 +26,17 @@ from mailfathom.app.console.passkeys import ConsolePasskeys, Enrolled, PasskeyRe
 from mailfathom.app.console.ports import ConsoleSession
 from mailfathom.app.console.signing_in import Visit, csrf_holds
 from mailfathom.domain import unseen
-from mailfathom.entrypoints.console.guards import LOOPBACK_NAMES, from_own_origin, own_origin
+from mailfathom.domain.request_bounds import CEREMONY_OCTETS
+from mailfathom.entrypoints.console.guards import (
+    LOOPBACK_NAMES,
+    from_own_origin,
+    own_origin,
+    public_origin,
+)
 from mailfathom.entrypoints.console.passkey_wording import PASSKEY_WORDINGS, PasskeyWording
 from mailfathom.entrypoints.console.wording import ConsoleWording, chosen_language
 
-MAX_CEREMONY_OCTETS = 16384
-"""A passkey form's body at most: an answer with an attestation's certificates fits."""
+MAX_CEREMONY_OCTETS = CEREMONY_OCTETS
 
 FORWARDING_HEADERS = ("forwarded", "x-forwarded-for", "x-real-ip")
 
@@ -78,9 +83,12 @@ def words(request: Request) -> PasskeyWording:
 
 
 def from_loopback(request: Request) -> bool:
-    """Whether the visitor is on this machine: a loopback peer, a loopback name in `Host`,
+    """Whether the visitor is on this machine: no public origin configured (behind the
+    proxy it names, every visitor is the proxy), a loopback peer, a loopback name in `Host`,
     and no header a proxy adds (a proxy on this machine makes every visitor a loopback
     peer)."""
+    if public_origin(request) is not None:
+        return False
     peer = request.client.host if request.client is not None else ""
     try:
         loopback_peer = ipaddress.ip_address(peer).is_loopback

@@ -11,8 +11,13 @@ from dataclasses import dataclass
 import uvicorn
 
 from mailfathom.bootstrap import Services
-from mailfathom.entrypoints.console.pages import ConsoleUseCases, build_console_app
-from mailfathom.entrypoints.mcp.run import CompanionServer, bind
+from mailfathom.domain.request_bounds import edit_form_octets
+from mailfathom.entrypoints.console.pages import (
+    DEFAULT_EDIT_OCTETS,
+    ConsoleUseCases,
+    build_console_app,
+)
+from mailfathom.entrypoints.mcp.run import CompanionServer, bind, listener_config
 
 
 @dataclass
@@ -23,8 +28,15 @@ class ConsoleServing:
 
     def server(self) -> tuple[uvicorn.Server, socket.socket]:
         config = self.services.config.console
-        uses = console_use_cases(self.services)
-        return console_server(uses, config.host, self.listener.getsockname()[1]), self.listener
+        bodies = self.services.config.mail_delivery.max_body_characters
+        server = console_server(
+            console_use_cases(self.services),
+            config.host,
+            self.listener,
+            edit_octets=edit_form_octets(bodies),
+            public_origin=config.public_origin,
+        )
+        return server, self.listener
 
     def close(self) -> None:
         self.listener.close()
@@ -43,18 +55,21 @@ class ConsoleServer(CompanionServer):
         await super().shutdown(sockets)
 
 
-def console_server(uses: ConsoleUseCases, host: str, port: int) -> ConsoleServer:
-    """The console's application over `uses`, served on `host`:`port` once started."""
+def console_server(
+    uses: ConsoleUseCases,
+    host: str,
+    listener: socket.socket,
+    *,
+    edit_octets: int = DEFAULT_EDIT_OCTETS,
+    public_origin: str | None = None,
+) -> ConsoleServer:
+    """The console's application over `uses`, served on `listener` (bound to `host`) once
+    started."""
     closing = threading.Event()
-    config = uvicorn.Config(
-        build_console_app(uses, host, closing),
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        server_header=False,
+    app = build_console_app(
+        uses, host, closing, edit_octets=edit_octets, public_origin=public_origin
     )
+    config = listener_config(app, host, listener, lifespan="off", server_header=False)
     return ConsoleServer(config, closing)
 
 

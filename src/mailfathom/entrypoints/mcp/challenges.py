@@ -11,7 +11,8 @@ those it holds), so it may ask the person again for more (step-up authorization)
 without a challenge says the token's holder is not admitted at all, which no new token of
 the same person changes. 503 says the authorization server could not be asked, which is no
 fault of the token, or that the store could not be asked about a key created in the
-console. Every description is a fixed sentence of this project's own.
+console. 413 says a request body was larger than the endpoint reads (`body_bound`). Every
+description is a fixed sentence of this project's own.
 """
 
 from __future__ import annotations
@@ -64,6 +65,11 @@ def not_admitted() -> Response:
 def unavailable() -> Response:
     description = "The authorization server could not be asked about the token"
     return _answer(503, "temporarily_unavailable", description, None)
+
+
+def too_large() -> Response:
+    description = "The request body is larger than this endpoint reads"
+    return _answer(413, None, description, None)
 
 
 def not_checked() -> Response:

@@ -55,13 +55,17 @@ from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.domain.api_keys import console_key_id
 from mailfathom.domain.codes import Code
 from mailfathom.domain.config import CallerEntry, McpEndpointConfig
+from mailfathom.domain.delivery_config import MailDeliveryConfig
 from mailfathom.domain.mcp_oauth import McpOAuthConfig
+from mailfathom.domain.request_bounds import tool_request_octets
+from mailfathom.entrypoints.body_bound import BodyBound
 from mailfathom.entrypoints.mcp.challenges import (
     credential_required,
     insufficient_scope,
     invalid_token,
     not_admitted,
     not_checked,
+    too_large,
     unavailable,
 )
 from mailfathom.entrypoints.mcp.download_route import download_route
@@ -79,6 +83,7 @@ log = structlog.get_logger("mailfathom.mcp")
 
 MCP_PATH = "/mcp"
 METADATA_PATH = "/.well-known/oauth-protected-resource"
+DEFAULT_BODY_OCTETS = tool_request_octets(MailDeliveryConfig().max_body_characters)
 
 
 def caller_of(entry: CallerEntry) -> Caller:
@@ -323,10 +328,12 @@ def build_http_app(
     config: McpEndpointConfig,
     download: AttachmentDownload | None = None,
     keys: ConsoleKeys | None = None,
+    max_body_octets: int = DEFAULT_BODY_OCTETS,
 ) -> Starlette:
     """The served app. `/metrics` exists only when the configuration names its key,
     download links are served where `download` is given (see `download_route`), and keys
-    created in the console admit where `keys` is given."""
+    created in the console admit where `keys` is given. A request body over
+    `max_body_octets` is refused unread, once its caller is admitted (`body_bound`)."""
     entries = list(config.callers)
     mcp_app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -354,6 +361,7 @@ def build_http_app(
     if download is not None:
         routes.insert(0, download_route(download))
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(BodyBound, limit=lambda _path: max_body_octets, refusal=too_large)
     app.add_middleware(
         SessionGate,
         path=MCP_PATH,

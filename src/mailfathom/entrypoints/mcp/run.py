@@ -14,13 +14,16 @@ import errno
 import socket
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import anyio
 import uvicorn
+from starlette.types import ASGIApp
 
 from mailfathom.bootstrap import Services
 from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.errors import ConfigurationError
+from mailfathom.domain.request_bounds import tool_request_octets
 from mailfathom.entrypoints.mcp.assemble import build_server
 from mailfathom.entrypoints.mcp.http_app import build_http_app
 from mailfathom.entrypoints.mcp.server import MailFathomMcp
@@ -53,17 +56,18 @@ class Serving:
             anyio.run(self.server.run_stdio_async)
             return
         config = self.services.config.mcp
-        uvicorn_config = uvicorn.Config(
+        uvicorn_config = listener_config(
             build_http_app(
                 self.server,
                 config,
                 self.services.download(),
                 keys=self.services.caller_access().keys.admit,
+                max_body_octets=tool_request_octets(
+                    self.services.config.mail_delivery.max_body_characters
+                ),
             ),
-            host=config.host,
-            port=self.listener.getsockname()[1],
-            log_level="warning",
-            access_log=False,
+            config.host,
+            self.listener,
             lifespan="on",
         )
         anyio.run(serve_together, [(uvicorn.Server(uvicorn_config), self.listener), *companions])
@@ -71,6 +75,32 @@ class Serving:
     def close(self) -> None:
         if self.listener is not None:
             self.listener.close()
+
+
+def listener_config(
+    app: ASGIApp,
+    host: str,
+    listener: socket.socket,
+    *,
+    lifespan: Literal["on", "off"],
+    server_header: bool = True,
+) -> uvicorn.Config:
+    """How every listener of `serve` is served. No forwarded header is believed: uvicorn
+    would otherwise take `X-Forwarded-For` and `X-Forwarded-Proto` from a loopback peer as
+    the client's address and scheme, and any process on this machine could then pose as
+    another address (and slip a per-client bound) or as HTTPS. Behind a proxy every request
+    is the proxy's; what the public side looks like comes from the configuration."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=listener.getsockname()[1],
+        log_level="warning",
+        access_log=False,
+        lifespan=lifespan,
+        server_header=server_header,
+        proxy_headers=False,
+        forwarded_allow_ips=[],
+    )
 
 
 async def serve_together(servers: Sequence[tuple[uvicorn.Server, socket.socket]]) -> None:
