@@ -12,6 +12,8 @@ was stored in (a message never changes folder: a move stores a new row); a filte
 of `messages`, before the scan when it leaves few messages, after it otherwise
 (`FEW_ELIGIBLE`). Either way the best messages are checked against `messages` before they
 are answered, so a message removed since the matrix was read is never named.
+
+A matrix is never changed once a search holds it: an extension makes a new one.
 """
 
 from __future__ import annotations
@@ -22,19 +24,28 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.reading_rows import chunks, named_folder
 from mailfathom.adapters.sql.schema import embedding_generations, messages, passage_vectors
 from mailfathom.adapters.vectors.codec import as_int8
-from mailfathom.adapters.vectors.scan import Ranking, VectorMatrix, unit_query
+from mailfathom.adapters.vectors.scan import (
+    CANDIDATE_FACTOR,
+    CANDIDATES,
+    EXACT_MESSAGES,
+    Floats,
+    Ranking,
+    VectorMatrix,
+    unit_query,
+)
 from mailfathom.app.shared.vector_ports import Nearest
 
 RECOUNT_SECONDS = 30.0
-# A filter leaving at most this many messages is applied before the scan (only their rows
-# are compared); one leaving more is checked on the best messages as they are read off the
-# ranking, which then goes deeper until enough pass. Either way the answer is exact.
-FEW_ELIGIBLE = 4096
+# A filter leaving at most this many messages is applied before the scan (only their
+# messages are ranked, exactly: `EXACT_MESSAGES`); one leaving more is checked on the best
+# messages as they are read off the ranking, which then goes deeper until enough pass.
+FEW_ELIGIBLE = EXACT_MESSAGES
 _LOAD_ROWS = 20_000
 _PV = passage_vectors.c
 
@@ -42,10 +53,33 @@ _PV = passage_vectors.c
 class VectorCache:
     """Each generation's matrix, shared by the reads of one store in one process."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        exact_messages: int = EXACT_MESSAGES,
+        candidates: int = CANDIDATES,
+        per_message: int = CANDIDATE_FACTOR,
+    ) -> None:
+        """`exact_messages`, `candidates` and `per_message` are `Ranking`'s (the module's
+        published values unless told)."""
         self._clock = clock
+        self._ranking = (exact_messages, candidates, per_message)
         self._lock = threading.Lock()
         self._held: dict[str, tuple[int, VectorMatrix, float]] = {}
+
+    def ranking(
+        self, matrix: VectorMatrix, query: Floats, allowed: npt.NDArray[np.bool_]
+    ) -> Ranking:
+        exact, candidates, per_message = self._ranking
+        return Ranking(
+            matrix,
+            query,
+            allowed,
+            exact_up_to=exact,
+            candidates=candidates,
+            per_message=per_message,
+        )
 
     def matrix(self, connection: sa.Connection, generation: str) -> VectorMatrix | None:
         """The generation's vectors as the connection's snapshot holds them (None: the store
@@ -74,8 +108,7 @@ class VectorCache:
                 # others; only removals among the rows both can see make it be read again.
                 if now - counted >= RECOUNT_SECONDS:
                     if _visible(connection, mine, seen) != matrix.held_up_to(seen):
-                        matrix = VectorMatrix(dimension)
-                        _extend(connection, generation_id, matrix)
+                        matrix = _extend(connection, generation_id, VectorMatrix(dimension))
                     counted = now
                 self._held[generation] = (generation_id, matrix, counted)
                 return matrix
@@ -84,7 +117,7 @@ class VectorCache:
                 if int(stored) != len(matrix) + _newer(connection, generation_id, matrix):
                     matrix = VectorMatrix(dimension)
                 counted = now
-            _extend(connection, generation_id, matrix)
+            matrix = _extend(connection, generation_id, matrix)
             self._held[generation] = (generation_id, matrix, counted)
             return matrix
 
@@ -107,9 +140,9 @@ def _newer(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) 
     )
 
 
-def _extend(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) -> None:
-    """Append the generation's rows beyond the matrix's highest, read in pages and joined
-    once (each append copies the whole matrix)."""
+def _extend(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) -> VectorMatrix:
+    """The matrix and the generation's rows beyond its highest, read in pages and joined
+    once (each extension copies the whole matrix)."""
     pages: list[Sequence[Any]] = []
     after = matrix.highest
     while True:
@@ -126,10 +159,10 @@ def _extend(connection: sa.Connection, generation_id: int, matrix: VectorMatrix)
         if len(rows) < _LOAD_ROWS:
             break
     if not pages:
-        return
+        return matrix
     rows = [row for page in pages for row in page]
     count = len(rows)
-    matrix.extend(
+    return matrix.extended(
         np.fromiter((r[0] for r in rows), dtype=np.int64, count=count),
         np.fromiter((r[1] for r in rows), dtype=np.int64, count=count),
         np.fromiter((r[2] for r in rows), dtype=np.int64, count=count),
@@ -159,7 +192,8 @@ def nearest_messages(
     if query is None:
         return []
     folders = sorted(scope)
-    allowed = np.isin(matrix.folder_ids, np.asarray(folders, dtype=np.int64))
+    index = matrix.index
+    allowed = np.isin(index.folder_ids, np.asarray(folders, dtype=np.int64))
     checked: Sequence[sa.ColumnElement[bool]] = ()
     if filters:
         named = (
@@ -172,11 +206,11 @@ def nearest_messages(
             .all()
         )
         if len(named) <= FEW_ELIGIBLE:
-            allowed &= np.isin(matrix.seqs, np.asarray(named, dtype=np.int64))
+            allowed &= np.isin(index.seqs, np.asarray(named, dtype=np.int64))
         else:
             checked = filters
     checked = [*checked, *standing]
-    ranking = Ranking(matrix, query, allowed)
+    ranking = cache.ranking(matrix, query, allowed)
     wanted = window
     while True:
         found = ranking.best(wanted)
