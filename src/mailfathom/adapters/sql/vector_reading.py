@@ -13,7 +13,10 @@ of `messages`, before the scan when it leaves few messages, after it otherwise
 (`FEW_ELIGIBLE`). Either way the best messages are checked against `messages` before they
 are answered, so a message removed since the matrix was read is never named.
 
-A matrix is never changed once a search holds it: an extension makes a new one.
+The ranking itself (`adapters/vectors/scan.py`) runs on a thread of the cache while the
+search reads its lexical ranking on its own connection; every statement stays on the
+caller's thread, before the ranking starts and after it ends. A matrix is never changed
+once a search holds it: an extension makes a new one.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +51,9 @@ RECOUNT_SECONDS = 30.0
 # messages as they are read off the ranking, which then goes deeper until enough pass.
 FEW_ELIGIBLE = EXACT_MESSAGES
 _LOAD_ROWS = 20_000
+# Threads ranking at once, per process: the machine's two cores.
+_WORKERS = 2
+_T = TypeVar("_T")
 _PV = passage_vectors.c
 
 
@@ -67,6 +74,7 @@ class VectorCache:
         self._ranking = (exact_messages, candidates, per_message)
         self._lock = threading.Lock()
         self._held: dict[str, tuple[int, VectorMatrix, float]] = {}
+        self._workers: ThreadPoolExecutor | None = None
 
     def ranking(
         self, matrix: VectorMatrix, query: Floats, allowed: npt.NDArray[np.bool_]
@@ -80,6 +88,16 @@ class VectorCache:
             candidates=candidates,
             per_message=per_message,
         )
+
+    def submit(self, work: Callable[[int], _T], argument: int) -> Future[_T]:
+        """`work(argument)` on one of the cache's threads (started at the first call): the
+        scan releases the interpreter while it multiplies, so a search reads its lexical
+        ranking from the store meanwhile."""
+        with self._lock:
+            if self._workers is None:
+                self._workers = ThreadPoolExecutor(_WORKERS, thread_name_prefix="nearest")
+            workers = self._workers
+        return workers.submit(work, argument)
 
     def matrix(self, connection: sa.Connection, generation: str) -> VectorMatrix | None:
         """The generation's vectors as the connection's snapshot holds them (None: the store
@@ -171,7 +189,7 @@ def _extend(connection: sa.Connection, generation_id: int, matrix: VectorMatrix)
     )
 
 
-def nearest_messages(
+def start_nearest(
     connection: sa.Connection,
     cache: VectorCache,
     generation: str,
@@ -180,17 +198,19 @@ def nearest_messages(
     filters: Sequence[sa.ColumnElement[bool]],
     window: int,
     standing: Sequence[sa.ColumnElement[bool]] = (),
-) -> list[Nearest]:
-    """Up to `window` messages of `scope` passing `filters`, nearest first (see module).
+) -> NearestUnderWay | NearestFound:
+    """Up to `window` messages of `scope` passing `filters`, nearest first (see module),
+    ranked on one of the cache's threads while the caller goes on using `connection`: the
+    statements are all made here and in `NearestUnderWay.result`, on the caller's thread.
     `standing` (that a row stands for its message among copies) is asked only of the
     nearest rows as they are read off the ranking, never of every eligible one: as a
     correlated condition over the whole scope it costs far more than the scan."""
     matrix = cache.matrix(connection, generation)
     if matrix is None or window <= 0 or not scope:
-        return []
+        return NearestFound([])
     query = unit_query(list(query_vector), matrix.dimension)
     if query is None:
-        return []
+        return NearestFound([])
     folders = sorted(scope)
     index = matrix.index
     allowed = np.isin(index.folder_ids, np.asarray(folders, dtype=np.int64))
@@ -209,16 +229,58 @@ def nearest_messages(
             allowed &= np.isin(index.seqs, np.asarray(named, dtype=np.int64))
         else:
             checked = filters
-    checked = [*checked, *standing]
     ranking = cache.ranking(matrix, query, allowed)
-    wanted = window
-    while True:
-        found = ranking.best(wanted)
-        passing = _passing(connection, [seq for seq, _ in found], folders, checked)
-        kept = [Nearest(seq, score) for seq, score in found if seq in passing]
-        if len(kept) >= window or len(found) < wanted:
-            return kept[:window]
-        wanted *= 4
+    return NearestUnderWay(
+        connection,
+        ranking,
+        window,
+        folders,
+        [*checked, *standing],
+        cache.submit(ranking.best, window),
+    )
+
+
+class NearestUnderWay:
+    """A ranking under way; `result` waits for it and checks its best messages against the
+    store, going deeper until `window` pass (on the caller's thread and connection)."""
+
+    def __init__(
+        self,
+        connection: sa.Connection,
+        ranking: Ranking,
+        window: int,
+        folders: Sequence[int],
+        checked: Sequence[sa.ColumnElement[bool]],
+        first: Future[list[tuple[int, float]]],
+    ) -> None:
+        self._connection = connection
+        self._ranking = ranking
+        self._window = window
+        self._folders = folders
+        self._checked = checked
+        self._first = first
+
+    def result(self) -> list[Nearest]:
+        window = wanted = self._window
+        found = self._first.result()
+        while True:
+            seqs = [seq for seq, _ in found]
+            passing = _passing(self._connection, seqs, self._folders, self._checked)
+            kept = [Nearest(seq, score) for seq, score in found if seq in passing]
+            if len(kept) >= window or len(found) < wanted:
+                return kept[:window]
+            wanted *= 4
+            found = self._ranking.best(wanted)
+
+
+class NearestFound:
+    """A ranking already done."""
+
+    def __init__(self, found: list[Nearest]) -> None:
+        self._found = found
+
+    def result(self) -> list[Nearest]:
+        return self._found
 
 
 def _passing(

@@ -41,6 +41,12 @@ class Nearest(NamedTuple):
     score: float
 
 
+class PendingNearest(Protocol):
+    def result(self) -> list[Nearest]:
+        """The ranking, once it is done (waits for it)."""
+        ...
+
+
 class FillStates(Protocol):
     """Both calls read only and are synchronous."""
 
