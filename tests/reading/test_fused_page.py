@@ -63,7 +63,7 @@ class _View:
         }
 
     def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
-        return {seq: "" for seq in seqs}
+        return dict.fromkeys(seqs, "")
 
 
 def _page(view: _View, limit: int) -> list[int]:

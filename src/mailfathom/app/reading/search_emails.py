@@ -7,8 +7,9 @@ are the selected mailbox, newest received first, all ranked 0.
 
 Hybrid: when the deployment embeds its mail and the query can be placed in that space
 (`QueryPlacement`), the lexical ranking and the ranking of the same eligible messages by
-their nearest passage, each read deeper than the page (`fusion_depth`), are fused by
-reciprocal rank (`fusion`), and a message can match without carrying the query's words.
+their nearest passage, each read deeper than the page (`lexical_depth`, `fusion_depth`),
+are fused by reciprocal rank (`fusion`), and a message can match without carrying the
+query's words.
 The vector ranking is computed while the lexical one is read, so that a hybrid search
 takes about as long as the slower of the two, not their sum.
 Every filter applies to both rankings before either is read. The rank published is the
@@ -26,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mailfathom.app.reading import screening, snippets
-from mailfathom.app.reading.fusion import fused_scores, fusion_depth
+from mailfathom.app.reading.fusion import fused_scores, fusion_depth, lexical_depth
 from mailfathom.app.reading.pattern_scan import Candidate, ScanBounds, ScanOutcome, scan
 from mailfathom.app.reading.ports import PatternCompiler, TextPattern
 from mailfathom.app.reading.projection import freshness, summarize
@@ -292,15 +293,16 @@ def _ranked(
     placement: Placement,
 ) -> list[SearchRow]:
     """Up to `limit` rows with their bodies, best first: the lexical ranking alone, or fused
-    with the nearest messages when the query was placed. Each ranking is read
-    `fusion_depth` deep as positions alone, the nearest one while the lexical one is read;
+    with the nearest messages when the query was placed. Each ranking is read deeper than
+    the page as positions alone (`lexical_depth`, `fusion_depth`), the nearest one while
+    the lexical one is read;
     only the page's rows and bodies are read. A message the vector ranking alone brings
     must be at least `placement.floor` similar to the query."""
     if placement.vector is None or placement.generation is None:
         return view.search(selection, words, limit)
     depth = fusion_depth(limit)
     pending = view.start_nearest(placement.generation, placement.vector, selection, depth)
-    lexical = [seq for seq, _ in view.ranking(selection, words, depth)]
+    lexical = [seq for seq, _ in view.ranking(selection, words, lexical_depth(limit))]
     known = set(lexical)
     nearest = [n.seq for n in pending.result() if n.seq in known or n.score >= placement.floor]
     scores = fused_scores(lexical, nearest)
