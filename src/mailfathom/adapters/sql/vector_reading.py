@@ -51,7 +51,7 @@ RECOUNT_SECONDS = 30.0
 # messages as they are read off the ranking, which then goes deeper until enough pass.
 FEW_ELIGIBLE = EXACT_MESSAGES
 _LOAD_ROWS = 20_000
-# Threads ranking at once, per process: the machine's two cores.
+# Rankings run at once per process; more would only contend for the processors.
 _WORKERS = 2
 _T = TypeVar("_T")
 _PV = passage_vectors.c
@@ -75,6 +75,7 @@ class VectorCache:
         self._lock = threading.Lock()
         self._held: dict[str, tuple[int, VectorMatrix, float]] = {}
         self._workers: ThreadPoolExecutor | None = None
+        self._starting = threading.Lock()
 
     def ranking(
         self, matrix: VectorMatrix, query: Floats, allowed: npt.NDArray[np.bool_]
@@ -93,7 +94,7 @@ class VectorCache:
         """`work(argument)` on one of the cache's threads (started at the first call): the
         scan releases the interpreter while it multiplies, so a search reads its lexical
         ranking from the store meanwhile."""
-        with self._lock:
+        with self._starting:
             if self._workers is None:
                 self._workers = ThreadPoolExecutor(_WORKERS, thread_name_prefix="nearest")
             workers = self._workers
