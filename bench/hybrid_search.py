@@ -24,7 +24,8 @@ alike. The first hybrid call reads the vector matrix into the
 process and is reported apart; one warm-up round precedes the timed ones. p50 and p95 of
 each side and their ratio (hybrid / lexical) are printed, overall and per filter; then the
 same on a copy of the store keeping each message's first --keep-passages passages.
---breakdown adds the time spent in each part of a search.
+--breakdown adds the time spent in each part of a search; --agreement compares each hybrid
+page with the page an exact ranking (every passage of every eligible message compared) gives.
 """
 
 from __future__ import annotations
@@ -288,6 +289,9 @@ class Side:
         self.caller = Caller(permissions=ALL_PERMISSIONS, label="bench")
 
     def call(self, query: str, variant: Variant) -> int:
+        return len(self.page(query, variant))
+
+    def page(self, query: str, variant: Variant) -> list[str]:
         from mailfathom.app.reading.search_emails import SearchRequest
         from mailfathom.app.shared.mailbox_selection import SelectionInput
 
@@ -298,7 +302,7 @@ class Side:
                 f"the {self.mode} side answered {answer.retrieval_mode.value} "
                 f"({answer.semantic_search.value})"
             )
-        return len(answer.matches)
+        return [str(m.summary.stored_email_id) for m in answer.matches]
 
 
 @contextmanager
@@ -381,11 +385,19 @@ def print_table(measured: dict[str, Any]) -> None:
 
 PARTS = (
     ("QueryPlacement.place", "mailfathom.app.shared.query_placement", "QueryPlacement", "place"),
-    ("store: lexical ranking", "mailfathom.adapters.sql.reading", "SqlReadView", "search"),
-    ("store: nearest", "mailfathom.adapters.sql.reading", "SqlReadView", "nearest"),
+    ("store: lexical search", "mailfathom.adapters.sql.reading", "SqlReadView", "search"),
+    ("store: lexical ranking", "mailfathom.adapters.sql.reading", "SqlReadView", "ranking"),
+    ("store: start nearest", "mailfathom.adapters.sql.reading", "SqlReadView", "start_nearest"),
+    (
+        "store: nearest result",
+        "mailfathom.adapters.sql.vector_reading",
+        "NearestUnderWay",
+        "result",
+    ),
     ("store: summaries_of", "mailfathom.adapters.sql.reading", "SqlReadView", "summaries_of"),
     ("store: indexed_texts", "mailfathom.adapters.sql.reading", "SqlReadView", "indexed_texts"),
-    ("matrix: scores", "mailfathom.adapters.vectors.scan", "Ranking", "__init__"),
+    ("matrix: pooled", "mailfathom.adapters.vectors.scan", "Ranking", "_pooled_scores"),
+    ("matrix: passages", "mailfathom.adapters.vectors.scan", "Ranking", "_passages"),
     ("matrix: best", "mailfathom.adapters.vectors.scan", "Ranking", "best"),
 )
 
@@ -453,9 +465,60 @@ def breakdown(config: Path, corpus: dict[str, Any], dated: bool) -> dict[str, An
 
 
 def print_breakdown(found: dict[str, Any]) -> None:
-    print("\nms per search, by part (one round; parts nest: the matrix's inside nearest)")
+    print(
+        "\nms per search, by part (one round; the matrix's parts run on a thread of their own,"
+        " beside the lexical ranking)"
+    )
     for key, parts in found.items():
         print(f"  {key}: " + ", ".join(f"{k} {v:.1f}" for k, v in parts.items()))
+
+
+def agreement(config: Path, corpus: dict[str, Any], dated: bool) -> dict[str, Any]:
+    """How far the hybrid pages answered with the pooled ranking (over more than
+    `EXACT_MESSAGES` eligible messages) agree with those of the exact one, every passage of
+    every eligible message compared: per number of candidates (`CANDIDATES` and its halves)
+    and filter, the share of the exact page's matches found on the page (mean, and lowest
+    over the queries), and the share of queries whose page is the same, in the same order."""
+    from mailfathom.adapters.sql.vector_reading import VectorCache
+    from mailfathom.adapters.vectors.scan import CANDIDATES
+
+    deployment = load_config(config)
+    kinds = variants(corpus, dated)
+
+    def pages(cache: VectorCache) -> dict[tuple[str, str], list[str]]:
+        with Services.open(deployment) as services:
+            services.vectors = cache
+            services.embedder = bench_embedder()
+            side = Side(services, "hybrid")
+            return {(v.name, q): side.page(q, v) for v in kinds for q in QUERIES}
+
+    exact = pages(VectorCache(exact_messages=10**9))
+    out: dict[str, Any] = {}
+    for candidates in (CANDIDATES // 4, CANDIDATES // 2, CANDIDATES):
+        pooled = pages(VectorCache(candidates=candidates))
+        for variant in kinds:
+            shared: list[float] = []
+            same = 0
+            for query in QUERIES:
+                wanted, found = exact[variant.name, query], pooled[variant.name, query]
+                shared.append(len(set(wanted) & set(found)) / len(wanted) if wanted else 1.0)
+                same += wanted == found
+            out[f"{candidates} candidates, {variant.name}"] = {
+                "page_overlap": sum(shared) / len(shared),
+                "min_page_overlap": min(shared),
+                "same_pages": same / len(QUERIES),
+            }
+    return out
+
+
+def print_agreement(found: dict[str, Any]) -> None:
+    print("\nhybrid pages, pooled ranking against the exact one (share of the exact page found;")
+    print("lowest over the queries; share of pages the same, in order)")
+    for name, row in found.items():
+        print(
+            f"  {name}: {row['page_overlap']:.3f}; {row['min_page_overlap']:.3f}; "
+            f"{row['same_pages']:.3f}"
+        )
 
 
 def default_store_dir(messages: int, seed: int) -> Path:
@@ -481,6 +544,9 @@ def report(label: str, config: Path, store: dict[str, Any], passages: int, args:
     if args.breakdown:
         found["breakdown"] = breakdown(config, store["corpus"], args.date_range)
         print_breakdown(found["breakdown"])
+    if args.agreement:
+        found["agreement"] = agreement(config, store["corpus"], args.date_range)
+        print_agreement(found["agreement"])
     return found
 
 
@@ -499,6 +565,11 @@ def main() -> int:
     )
     parser.add_argument("--breakdown", action="store_true", help="also time each part")
     parser.add_argument("--date-range", action="store_true", help="also under a date range")
+    parser.add_argument(
+        "--agreement",
+        action="store_true",
+        help="also compare the hybrid pages with those of an exact ranking",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     store_dir = args.store_dir or default_store_dir(args.messages, args.seed)

@@ -29,6 +29,10 @@ process) with the query text as it is, over the whole collection:
              generation: lexical and nearest-passage rankings fused. The fill takes a quarter
              of an hour or more on two cores; with --data-dir it is kept, and a rerun finds
              the generation filled
+  hybrid-pooled  the same, the nearest messages ranked as in a store of 100,000 messages:
+             first by each message's pooled vector, then by the passages of the nearest
+             221 messages (4,096 of 100,000, `CANDIDATES`); this collection is small enough
+             to be ranked exactly otherwise
 
 A search answered in another mode than its path's (hybrid falling back to lexical) stops the
 run. A further path is one more entry of `RETRIEVERS`: a function from the open services,
@@ -58,6 +62,8 @@ from labelled_queries import Kind, LabelledQuery  # noqa: E402
 from machine import log  # noqa: E402
 
 from mailfathom.adapters.config.toml_loader import load_config  # noqa: E402
+from mailfathom.adapters.sql.vector_reading import VectorCache  # noqa: E402
+from mailfathom.adapters.vectors.scan import CANDIDATES  # noqa: E402
 from mailfathom.app.reading.list_emails import TimelineRequest  # noqa: E402
 from mailfathom.app.reading.search_emails import SearchRequest  # noqa: E402
 from mailfathom.app.shared.mailbox_selection import SelectionInput  # noqa: E402
@@ -74,6 +80,8 @@ from mailfathom.domain.embedding_profiles import (  # noqa: E402
 
 ACCOUNT = "corpus"
 DEPTH = 10
+# CANDIDATES's share of 100,000 messages, of the collection's 5,396.
+POOLED_CANDIDATES = CANDIDATES * 5_396 // 100_000
 CALLER = Caller(ALL_PERMISSIONS, "retrieval-quality")
 
 # Query text in, stored email ids (as text) out, best first.
@@ -110,16 +118,20 @@ def lexical(services: Services) -> Retriever:
     return searching(services, RetrievalMode.LEXICAL)
 
 
-def hybrid(profile: PackageProfile) -> Callable[[Services, ExitStack], Retriever]:
+def hybrid(
+    profile: PackageProfile, vectors: Callable[[], VectorCache] = VectorCache
+) -> Callable[[Services, ExitStack], Retriever]:
     """The same store opened again with `profile` as the deployment's active embedding
     profile (the embedder `open_embedder` gives a start), its generation filled by the
     project's backfill (`StoredMailEmbedding.run`; kept in --data-dir, so that a rerun
-    finds it filled), then searched as `search_emails` fuses lexical and nearest rankings."""
+    finds it filled), then searched as `search_emails` fuses lexical and nearest rankings,
+    its vectors held as `vectors` makes them."""
 
     def open_path(services: Services, stack: ExitStack) -> Retriever:
         embeddings = EmbeddingsConfig(profiles=(profile,), active_name=profile.name)
         deployment = dataclasses.replace(services.config, embeddings=embeddings)
         embedded = stack.enter_context(Services.open(deployment, migrate_schema=False))
+        embedded.vectors = vectors()
         fill(embedded, profile.name)
         return searching(embedded, RetrievalMode.HYBRID)
 
@@ -150,9 +162,17 @@ def fill(services: Services, name: str) -> None:
     )
 
 
+def pooled() -> VectorCache:
+    """Vectors ranked as a store of 100,000 messages ranks them: every message first by its
+    pooled vector (none is ranked exactly), and the passages compared those of the same
+    share of the collection as `CANDIDATES` are of 100,000 messages."""
+    return VectorCache(exact_messages=0, candidates=POOLED_CANDIDATES)
+
+
 RETRIEVERS: dict[str, Callable[[Services, ExitStack], Retriever]] = {
     "lexical": lambda services, _: lexical(services),
     "hybrid": hybrid(MINILM_INT8),
+    "hybrid-pooled": hybrid(MINILM_INT8, pooled),
 }
 
 # --------------------------------------------------------------------------- the store

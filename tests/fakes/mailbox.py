@@ -25,7 +25,12 @@ from mailfathom.app.shared.stored_mail_ports import (
     MailboxReadStore,
     MailboxReadView,
 )
-from mailfathom.app.shared.vector_ports import Nearest
+from mailfathom.app.shared.vector_ports import Nearest, PendingNearest
+
+
+class _NoneNearer:
+    def result(self) -> list[Nearest]:
+        return []
 
 
 class EmptyMailbox:
@@ -58,6 +63,11 @@ class EmptyMailbox:
     def summaries_of(self, seqs: Sequence[int], selection: SummaryFilter) -> dict[int, SummaryRow]:
         return {}
 
+    def ranking(
+        self, selection: SummaryFilter, words: Sequence[str], limit: int
+    ) -> list[tuple[int, float]]:
+        return []
+
     def nearest(
         self,
         generation: str,
@@ -66,6 +76,15 @@ class EmptyMailbox:
         window: int,
     ) -> list[Nearest]:
         return []
+
+    def start_nearest(
+        self,
+        generation: str,
+        query_vector: Sequence[float],
+        eligible: SummaryFilter,
+        window: int,
+    ) -> PendingNearest:
+        return _NoneNearer()
 
     def emails(
         self,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from mailfathom.app.reading.fusion import RRF_K, fused_scores, fusion_depth
+from mailfathom.app.reading.fusion import RRF_K, fused_scores, fusion_depth, lexical_depth
 
 
 def test_a_message_both_rankings_hold_outranks_one_either_holds_higher() -> None:
@@ -30,3 +30,9 @@ def test_each_ranking_is_read_deeper_than_the_page() -> None:
     assert fusion_depth(1) == 30
     assert fusion_depth(20) == 60
     assert fusion_depth(50) == 150
+
+
+def test_the_lexical_ranking_is_read_two_pages_deep() -> None:
+    assert lexical_depth(1) == 20
+    assert lexical_depth(20) == 40
+    assert lexical_depth(50) == 100

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 
+import numpy as np
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.engine import create_store_engine
@@ -14,7 +15,7 @@ from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.schema import messages
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
-from mailfathom.adapters.sql.vector_reading import VectorCache
+from mailfathom.adapters.sql.vector_reading import RECOUNT_SECONDS, VectorCache
 from mailfathom.app.shared.stored_mail import SummaryFilter
 from mailfathom.app.sync.types import FolderRecord
 from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
@@ -167,3 +168,65 @@ def test_a_search_on_an_older_snapshot_keeps_the_shared_vectors(store: SqlSyncSt
         assert cache.matrix(c, SPACE.generation) is extended
     assert len(extended) == 2
     read_engine.dispose()
+
+
+def test_each_message_s_pooled_vector_follows_its_passages(store: SqlSyncStore) -> None:
+    """Over many messages the passages compared are those of the messages nearest by their
+    pooled vector (here: of every message, one candidate per message asked for); the pooled
+    vectors follow the passages as the backfill adds them, as messages leave, and per
+    generation."""
+    inbox, _, seqs = _mail(store)
+    vectors = SqlPassageStore(store.engine)
+    generation = vectors.open_generation(SPACE, NOW)
+    vectors.record(
+        generation.generation_id,
+        [(seqs[1], [_unit(0, 0, 1), _unit(1, 0, 0)]), (seqs[2], [_unit(0, 1, 0)])],
+        seqs[2],
+    )
+    now = [0.0]
+    cache = VectorCache(lambda: now[0], exact_messages=0, candidates=1, per_message=1)
+    reader = SqlMailboxReader(store.engine, vectors=cache)
+    inbox_only = SummaryFilter(folder_ids=(inbox.folder_id,))
+    query = [1.0, 0.0, 0.0]
+
+    def held(generation: str) -> tuple[list[int], list[int], list[list[float]]]:
+        with store.engine.connect() as c:
+            matrix = cache.matrix(c, generation)
+        assert matrix is not None
+        index = matrix.index
+        pooled = (index.pooled * index.scales[:, None].astype(np.float64)).round(2).tolist()
+        return index.seqs.tolist(), index.counts.tolist(), pooled
+
+    assert held(SPACE.generation) == ([seqs[1], seqs[2]], [2, 1], [[0.71, 0, 0.71], [0, 1, 0]])
+    (found,) = reader.nearest(SPACE.generation, query, inbox_only, 1)
+    assert found.seq == seqs[1]
+    assert math.isclose(found.score, 1.0, abs_tol=0.01)
+
+    # New mail embedded: its message is pooled too, and ranks by its passages once its
+    # pooled vector brings it among the candidates.
+    vectors.record(generation.generation_id, [(seqs[3], [_unit(1, 0.1, 0)])], seqs[3])
+    assert held(SPACE.generation)[0] == [seqs[1], seqs[2], seqs[3]]
+    assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 1)] == [seqs[3]]
+    assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 2)] == [
+        seqs[1],
+        seqs[3],
+    ]
+
+    # A removed message is never named, and leaves the pooled vectors at the next recount.
+    store.remove_uids(inbox.folder_id, VALIDITY, [1])
+    assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 2)] == [
+        seqs[3],
+        seqs[2],
+    ]
+    now[0] += RECOUNT_SECONDS
+    assert held(SPACE.generation)[0] == [seqs[2], seqs[3]]
+
+    # A new generation has pooled vectors of its own; the old one's are untouched.
+    other = vectors.open_generation(OTHER, NOW)
+    vectors.record(other.generation_id, [(seqs[4], [_unit(0, 0, 1), _unit(0, 1, 0)])], seqs[4])
+    assert held(OTHER.generation) == ([seqs[4]], [2], [[0, 0.71, 0.71]])
+    assert held(SPACE.generation)[0] == [seqs[2], seqs[3]]
+    assert [n.seq for n in reader.nearest(OTHER.generation, query, inbox_only, 5)] == [seqs[4]]
+    vectors.finish(other.generation_id, NOW)
+    with store.engine.connect() as c:
+        assert cache.matrix(c, SPACE.generation) is None

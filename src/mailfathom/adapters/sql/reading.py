@@ -47,7 +47,7 @@ from mailfathom.adapters.sql.reading_threads import conversation_members
 from mailfathom.adapters.sql.schema import folders, messages
 from mailfathom.adapters.sql.threads import split_ids
 from mailfathom.adapters.sql.timeline import Stretch, ordered_by, stretches
-from mailfathom.adapters.sql.vector_reading import VectorCache, nearest_messages
+from mailfathom.adapters.sql.vector_reading import NearestFound, VectorCache, start_nearest
 from mailfathom.app.shared.stored_mail import (
     EmailRow,
     FolderView,
@@ -58,7 +58,7 @@ from mailfathom.app.shared.stored_mail import (
     TimelinePosition,
 )
 from mailfathom.app.shared.stored_mail_ports import MailboxReadView
-from mailfathom.app.shared.vector_ports import Nearest
+from mailfathom.app.shared.vector_ports import Nearest, PendingNearest
 from mailfathom.domain.folders import FolderRole
 
 _VISIBLE_FOLDERS = sa.select(
@@ -153,6 +153,12 @@ class SqlMailboxReader:
         with self.snapshot() as view:
             return view.summaries_of(seqs, selection)
 
+    def ranking(
+        self, selection: SummaryFilter, words: Sequence[str], limit: int
+    ) -> list[tuple[int, float]]:
+        with self.snapshot() as view:
+            return view.ranking(selection, words, limit)
+
     def nearest(
         self,
         generation: str,
@@ -162,6 +168,16 @@ class SqlMailboxReader:
     ) -> list[Nearest]:
         with self.snapshot() as view:
             return view.nearest(generation, query_vector, eligible, window)
+
+    def start_nearest(
+        self,
+        generation: str,
+        query_vector: Sequence[float],
+        eligible: SummaryFilter,
+        window: int,
+    ) -> PendingNearest:
+        """Ranked at once, in a snapshot of its own: overlapping needs a view's connection."""
+        return NearestFound(self.nearest(generation, query_vector, eligible, window))
 
     def emails(
         self,
@@ -358,12 +374,32 @@ class SqlReadView(MailboxReadView):
         *,
         with_bodies: bool = True,
     ) -> list[SearchRow]:
+        found = self._matches(selection, words, limit)
+        if found is None:
+            return []
+        hits, scope, ranks = found
+        seqs = [h.seq for h in hits]
+        loaded = self._summaries_of(seqs, scope, ranks)
+        bodies = load_texts(self._c, seqs, self._texts, with_html=False) if with_bodies else {}
+        return [SearchRow(loaded[h.seq], h.rank, indexed(bodies.get(h.seq))) for h in hits]
+
+    def ranking(
+        self, selection: SummaryFilter, words: Sequence[str], limit: int
+    ) -> list[tuple[int, float]]:
+        found = self._matches(selection, words, limit)
+        return [] if found is None else [(h.seq, h.rank) for h in found[0]]
+
+    def _matches(
+        self, selection: SummaryFilter, words: Sequence[str], limit: int
+    ) -> tuple[list[Match], dict[int, str], dict[int, int]] | None:
+        """`search`'s rows, unread, with the scope and the copies' precedence they were
+        read under (None: nothing can match)."""
         terms = searchable(words)
         if not terms or limit <= 0:
-            return []
+            return None
         scope = self._scope(selection.folder_ids)
         if not scope:
-            return []
+            return None
         filters = RowFilters.of(self._c, selection, self._rules)
         ranks = self._ranks(scope)
         where = filters.on()
@@ -382,10 +418,7 @@ class SqlReadView(MailboxReadView):
             hits = postgresql_matches(self._c, terms, in_scope(), limit)
         else:
             hits = sqlite_matches(self._c, terms, in_scope, limit)
-        seqs = [h.seq for h in hits]
-        loaded = self._summaries_of(seqs, scope, ranks)
-        bodies = load_texts(self._c, seqs, self._texts, with_html=False) if with_bodies else {}
-        return [SearchRow(loaded[h.seq], h.rank, indexed(bodies.get(h.seq))) for h in hits]
+        return hits, scope, ranks
 
     def nearest(
         self,
@@ -395,11 +428,20 @@ class SqlReadView(MailboxReadView):
         window: int,
     ) -> list[Nearest]:
         """`NearestPassages.nearest` under the conditions `search` applies."""
+        return self.start_nearest(generation, query_vector, eligible, window).result()
+
+    def start_nearest(
+        self,
+        generation: str,
+        query_vector: Sequence[float],
+        eligible: SummaryFilter,
+        window: int,
+    ) -> PendingNearest:
         scope = self._scope(eligible.folder_ids)
         if not scope or window <= 0:
-            return []
+            return NearestFound([])
         filters = RowFilters.of(self._c, eligible, self._rules)
-        return nearest_messages(
+        return start_nearest(
             self._c,
             self._vectors,
             generation,

@@ -12,6 +12,11 @@ was stored in (a message never changes folder: a move stores a new row); a filte
 of `messages`, before the scan when it leaves few messages, after it otherwise
 (`FEW_ELIGIBLE`). Either way the best messages are checked against `messages` before they
 are answered, so a message removed since the matrix was read is never named.
+
+The ranking itself (`adapters/vectors/scan.py`) runs on a thread of the cache while the
+search reads its lexical ranking on its own connection; every statement stays on the
+caller's thread, before the ranking starts and after it ends. A matrix is never changed
+once a search holds it: an extension makes a new one.
 """
 
 from __future__ import annotations
@@ -19,33 +24,81 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.reading_rows import chunks, named_folder
 from mailfathom.adapters.sql.schema import embedding_generations, messages, passage_vectors
 from mailfathom.adapters.vectors.codec import as_int8
-from mailfathom.adapters.vectors.scan import Ranking, VectorMatrix, unit_query
+from mailfathom.adapters.vectors.scan import (
+    CANDIDATE_FACTOR,
+    CANDIDATES,
+    EXACT_MESSAGES,
+    Floats,
+    Ranking,
+    VectorMatrix,
+    unit_query,
+)
 from mailfathom.app.shared.vector_ports import Nearest
 
 RECOUNT_SECONDS = 30.0
-# A filter leaving at most this many messages is applied before the scan (only their rows
-# are compared); one leaving more is checked on the best messages as they are read off the
-# ranking, which then goes deeper until enough pass. Either way the answer is exact.
-FEW_ELIGIBLE = 4096
+# A filter leaving at most this many messages is applied before the scan (only their
+# messages are ranked, exactly: `EXACT_MESSAGES`); one leaving more is checked on the best
+# messages as they are read off the ranking, which then goes deeper until enough pass.
+FEW_ELIGIBLE = EXACT_MESSAGES
 _LOAD_ROWS = 20_000
+# Rankings run at once per process; more would only contend for the processors.
+_WORKERS = 2
+_T = TypeVar("_T")
 _PV = passage_vectors.c
 
 
 class VectorCache:
     """Each generation's matrix, shared by the reads of one store in one process."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        exact_messages: int = EXACT_MESSAGES,
+        candidates: int = CANDIDATES,
+        per_message: int = CANDIDATE_FACTOR,
+    ) -> None:
+        """`exact_messages`, `candidates` and `per_message` are `Ranking`'s (the module's
+        published values unless told)."""
         self._clock = clock
+        self._ranking = (exact_messages, candidates, per_message)
         self._lock = threading.Lock()
         self._held: dict[str, tuple[int, VectorMatrix, float]] = {}
+        self._workers: ThreadPoolExecutor | None = None
+        self._starting = threading.Lock()
+
+    def ranking(
+        self, matrix: VectorMatrix, query: Floats, allowed: npt.NDArray[np.bool_]
+    ) -> Ranking:
+        exact, candidates, per_message = self._ranking
+        return Ranking(
+            matrix,
+            query,
+            allowed,
+            exact_up_to=exact,
+            candidates=candidates,
+            per_message=per_message,
+        )
+
+    def submit(self, work: Callable[[int], _T], argument: int) -> Future[_T]:
+        """`work(argument)` on one of the cache's threads (started at the first call): the
+        scan releases the interpreter while it multiplies, so a search reads its lexical
+        ranking from the store meanwhile."""
+        with self._starting:
+            if self._workers is None:
+                self._workers = ThreadPoolExecutor(_WORKERS, thread_name_prefix="nearest")
+            workers = self._workers
+        return workers.submit(work, argument)
 
     def matrix(self, connection: sa.Connection, generation: str) -> VectorMatrix | None:
         """The generation's vectors as the connection's snapshot holds them (None: the store
@@ -74,8 +127,7 @@ class VectorCache:
                 # others; only removals among the rows both can see make it be read again.
                 if now - counted >= RECOUNT_SECONDS:
                     if _visible(connection, mine, seen) != matrix.held_up_to(seen):
-                        matrix = VectorMatrix(dimension)
-                        _extend(connection, generation_id, matrix)
+                        matrix = _extend(connection, generation_id, VectorMatrix(dimension))
                     counted = now
                 self._held[generation] = (generation_id, matrix, counted)
                 return matrix
@@ -84,7 +136,7 @@ class VectorCache:
                 if int(stored) != len(matrix) + _newer(connection, generation_id, matrix):
                     matrix = VectorMatrix(dimension)
                 counted = now
-            _extend(connection, generation_id, matrix)
+            matrix = _extend(connection, generation_id, matrix)
             self._held[generation] = (generation_id, matrix, counted)
             return matrix
 
@@ -107,9 +159,9 @@ def _newer(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) 
     )
 
 
-def _extend(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) -> None:
-    """Append the generation's rows beyond the matrix's highest, read in pages and joined
-    once (each append copies the whole matrix)."""
+def _extend(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) -> VectorMatrix:
+    """The matrix and the generation's rows beyond its highest, read in pages and joined
+    once (each extension copies the whole matrix)."""
     pages: list[Sequence[Any]] = []
     after = matrix.highest
     while True:
@@ -126,10 +178,10 @@ def _extend(connection: sa.Connection, generation_id: int, matrix: VectorMatrix)
         if len(rows) < _LOAD_ROWS:
             break
     if not pages:
-        return
+        return matrix
     rows = [row for page in pages for row in page]
     count = len(rows)
-    matrix.extend(
+    return matrix.extended(
         np.fromiter((r[0] for r in rows), dtype=np.int64, count=count),
         np.fromiter((r[1] for r in rows), dtype=np.int64, count=count),
         np.fromiter((r[2] for r in rows), dtype=np.int64, count=count),
@@ -138,7 +190,7 @@ def _extend(connection: sa.Connection, generation_id: int, matrix: VectorMatrix)
     )
 
 
-def nearest_messages(
+def start_nearest(
     connection: sa.Connection,
     cache: VectorCache,
     generation: str,
@@ -147,19 +199,22 @@ def nearest_messages(
     filters: Sequence[sa.ColumnElement[bool]],
     window: int,
     standing: Sequence[sa.ColumnElement[bool]] = (),
-) -> list[Nearest]:
-    """Up to `window` messages of `scope` passing `filters`, nearest first (see module).
+) -> NearestUnderWay | NearestFound:
+    """Up to `window` messages of `scope` passing `filters`, nearest first (see module),
+    ranked on one of the cache's threads while the caller goes on using `connection`: the
+    statements are all made here and in `NearestUnderWay.result`, on the caller's thread.
     `standing` (that a row stands for its message among copies) is asked only of the
     nearest rows as they are read off the ranking, never of every eligible one: as a
     correlated condition over the whole scope it costs far more than the scan."""
     matrix = cache.matrix(connection, generation)
     if matrix is None or window <= 0 or not scope:
-        return []
+        return NearestFound([])
     query = unit_query(list(query_vector), matrix.dimension)
     if query is None:
-        return []
+        return NearestFound([])
     folders = sorted(scope)
-    allowed = np.isin(matrix.folder_ids, np.asarray(folders, dtype=np.int64))
+    index = matrix.index
+    allowed = np.isin(index.folder_ids, np.asarray(folders, dtype=np.int64))
     checked: Sequence[sa.ColumnElement[bool]] = ()
     if filters:
         named = (
@@ -172,19 +227,61 @@ def nearest_messages(
             .all()
         )
         if len(named) <= FEW_ELIGIBLE:
-            allowed &= np.isin(matrix.seqs, np.asarray(named, dtype=np.int64))
+            allowed &= np.isin(index.seqs, np.asarray(named, dtype=np.int64))
         else:
             checked = filters
-    checked = [*checked, *standing]
-    ranking = Ranking(matrix, query, allowed)
-    wanted = window
-    while True:
-        found = ranking.best(wanted)
-        passing = _passing(connection, [seq for seq, _ in found], folders, checked)
-        kept = [Nearest(seq, score) for seq, score in found if seq in passing]
-        if len(kept) >= window or len(found) < wanted:
-            return kept[:window]
-        wanted *= 4
+    ranking = cache.ranking(matrix, query, allowed)
+    return NearestUnderWay(
+        connection,
+        ranking,
+        window,
+        folders,
+        [*checked, *standing],
+        cache.submit(ranking.best, window),
+    )
+
+
+class NearestUnderWay:
+    """A ranking under way; `result` waits for it and checks its best messages against the
+    store, going deeper until `window` pass (on the caller's thread and connection)."""
+
+    def __init__(
+        self,
+        connection: sa.Connection,
+        ranking: Ranking,
+        window: int,
+        folders: Sequence[int],
+        checked: Sequence[sa.ColumnElement[bool]],
+        first: Future[list[tuple[int, float]]],
+    ) -> None:
+        self._connection = connection
+        self._ranking = ranking
+        self._window = window
+        self._folders = folders
+        self._checked = checked
+        self._first = first
+
+    def result(self) -> list[Nearest]:
+        window = wanted = self._window
+        found = self._first.result()
+        while True:
+            seqs = [seq for seq, _ in found]
+            passing = _passing(self._connection, seqs, self._folders, self._checked)
+            kept = [Nearest(seq, score) for seq, score in found if seq in passing]
+            if len(kept) >= window or len(found) < wanted:
+                return kept[:window]
+            wanted *= 4
+            found = self._ranking.best(wanted)
+
+
+class NearestFound:
+    """A ranking already done."""
+
+    def __init__(self, found: list[Nearest]) -> None:
+        self._found = found
+
+    def result(self) -> list[Nearest]:
+        return self._found
 
 
 def _passing(

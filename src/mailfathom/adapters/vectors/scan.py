@@ -1,13 +1,18 @@
-"""The exact scan: every eligible passage vector compared with the query, in numpy.
+"""The scan: eligible vectors compared with the query, in numpy.
 
 A generation's vectors are held in memory as they are stored (int8, a scale per row) and
 compared a block of rows at a time, each block widened to float32 only for its product with
 the query, so that the float copy stays in the processor's cache instead of costing four
-times the matrix in memory. A message's score is its nearest passage. Which rows may answer
-is a mask the caller computes from the store's own filters, so a filter that leaves few
-messages narrows the scan and can never leave it empty of what it holds, which an
-approximate index searched first and filtered after can. docs/embeddings-storage.md has the
-measurements that chose this over sqlite-vec.
+times the matrix in memory. A message's score is its nearest passage.
+
+Which messages may answer is a mask the caller computes from the store's own filters. When
+it leaves at most `EXACT_MESSAGES` messages, every passage of each is compared: a filter
+that leaves few messages narrows the scan and can never leave it empty of what it holds,
+which an approximate index searched first and filtered after can. Over more messages, each
+message's pooled vector (`messages.MessageIndex`) is compared first, one row a message
+instead of seven for long mail, and the passages of the `CANDIDATES` nearest messages by
+it are then compared exactly. docs/embeddings-storage.md has the measurements behind both
+numbers and behind choosing numpy over sqlite-vec.
 """
 
 from __future__ import annotations
@@ -17,32 +22,58 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from mailfathom.domain.passages import MAX_PASSAGES
+from mailfathom.adapters.vectors.messages import MessageIndex
 
 # Rows widened to float32 at once: 1,024 x 384 x 4 octets = 1.5 MiB, which stays in the
 # cache. It also keeps each product below the size at which OpenBLAS splits a product over
 # threads: on two busy cores 150,000 x 384 took 713 ms in blocks of 4,096 rows and 45 ms in
 # blocks of 1,024 (34 ms with one BLAS thread).
 BLOCK_ROWS = 1024
+# Up to this many eligible messages, every passage of each is compared with the query.
+EXACT_MESSAGES = 16_384
+# Over more, the passages of this many messages nearest by their pooled vector are
+# compared (more when a deeper ranking is asked for: `CANDIDATE_FACTOR` per message).
+CANDIDATES = 4096
+CANDIDATE_FACTOR = 8
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float32]
+Octets = npt.NDArray[np.int8]
 
 
-@dataclass
+def _empty_ints() -> Ints:
+    return np.zeros(0, dtype=np.int64)
+
+
+@dataclass(frozen=True)
 class VectorMatrix:
-    """One generation's vectors: row i is passage `vector_ids[i]` of message `seqs[i]`,
-    which lies in folder `folder_ids[i]`."""
+    """One generation's vectors as one snapshot: row i is passage `vector_ids[i]` of message
+    `seqs[i]`, which lies in folder `folder_ids[i]`. Never changed once made: `extended`
+    makes the next snapshot, so a search still ranking this one is never disturbed."""
 
     dimension: int
-    vector_ids: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    seqs: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    folder_ids: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    vector_ids: Ints = field(default_factory=_empty_ints)
+    seqs: Ints = field(default_factory=_empty_ints)
+    folder_ids: Ints = field(default_factory=_empty_ints)
     scales: Floats = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
-    rows: npt.NDArray[np.int8] = field(init=False)
+    rows: Octets | None = None
+    messages: MessageIndex | None = None
 
     def __post_init__(self) -> None:
-        self.rows = np.zeros((0, self.dimension), dtype=np.int8)
+        if self.rows is None:
+            object.__setattr__(self, "rows", np.zeros((0, self.dimension), dtype=np.int8))
+        if self.messages is None:
+            object.__setattr__(self, "messages", MessageIndex.empty(self.dimension))
+
+    @property
+    def octets(self) -> Octets:
+        assert self.rows is not None
+        return self.rows
+
+    @property
+    def index(self) -> MessageIndex:
+        assert self.messages is not None
+        return self.messages
 
     @property
     def highest(self) -> int:
@@ -55,20 +86,30 @@ class VectorMatrix:
         """How many rows have an id of at most `vector_id` (ids are held in order)."""
         return int(np.searchsorted(self.vector_ids, vector_id, side="right"))
 
-    def extend(
+    def extended(
         self,
         vector_ids: Ints,
         seqs: Ints,
         folder_ids: Ints,
         scales: Floats,
-        rows: npt.NDArray[np.int8],
-    ) -> None:
-        """Append rows read in `vector_id` order, all beyond `highest`."""
-        self.vector_ids = np.concatenate([self.vector_ids, vector_ids])
-        self.seqs = np.concatenate([self.seqs, seqs])
-        self.folder_ids = np.concatenate([self.folder_ids, folder_ids])
-        self.scales = np.concatenate([self.scales, scales])
-        self.rows = np.concatenate([self.rows, rows])
+        rows: Octets,
+    ) -> VectorMatrix:
+        """This snapshot and rows read in `vector_id` order, all beyond `highest`."""
+        if not seqs.size:
+            return self
+        octets = np.concatenate([self.octets, rows])
+        all_scales = np.concatenate([self.scales, scales])
+        all_seqs = np.concatenate([self.seqs, seqs])
+        all_folders = np.concatenate([self.folder_ids, folder_ids])
+        return VectorMatrix(
+            self.dimension,
+            np.concatenate([self.vector_ids, vector_ids]),
+            all_seqs,
+            all_folders,
+            all_scales,
+            octets,
+            self.index.extended(all_seqs, all_folders, all_scales, octets, len(self)),
+        )
 
 
 def unit_query(query: list[float] | tuple[float, ...], dimension: int) -> Floats | None:
@@ -82,10 +123,11 @@ def unit_query(query: list[float] | tuple[float, ...], dimension: int) -> Floats
     return vector / np.float32(norm)
 
 
-def scores(matrix: VectorMatrix, query: Floats, rows: Ints | None = None) -> Floats:
-    """Cosine similarity of `query` with each of `rows` (every row when None)."""
-    source = matrix.rows if rows is None else matrix.rows[rows]
-    scale = matrix.scales if rows is None else matrix.scales[rows]
+def products(octets: Octets, scales: Floats, query: Floats, rows: Ints | None = None) -> Floats:
+    """Cosine similarity of `query` with each of `rows` of a unit-row matrix stored as int8
+    and a scale a row (every row when None)."""
+    source = octets if rows is None else octets[rows]
+    scale = scales if rows is None else scales[rows]
     found = np.empty(source.shape[0], dtype=np.float32)
     for start in range(0, source.shape[0], BLOCK_ROWS):
         block = source[start : start + BLOCK_ROWS].astype(np.float32)
@@ -93,42 +135,83 @@ def scores(matrix: VectorMatrix, query: Floats, rows: Ints | None = None) -> Flo
     return found * scale
 
 
-class Ranking:
-    """The `allowed` rows scored once against a query; `best` reads the messages off it,
-    each scored by its nearest passage, as far down as it is asked."""
+def scores(matrix: VectorMatrix, query: Floats, rows: Ints | None = None) -> Floats:
+    """Cosine similarity of `query` with each of the matrix's `rows` (every row when None)."""
+    return products(matrix.octets, matrix.scales, query, rows)
 
-    def __init__(self, matrix: VectorMatrix, query: Floats, allowed: npt.NDArray[np.bool_]) -> None:
-        self._candidates = np.flatnonzero(allowed)
-        whole = self._candidates.size == len(matrix)
-        self._seqs = matrix.seqs[self._candidates]
-        self._similarity = (
-            scores(matrix, query, None if whole else self._candidates)
-            if self._candidates.size
-            else np.zeros(0, dtype=np.float32)
-        )
+
+class Ranking:
+    """The `allowed` messages (a mask over `matrix.index`) ranked against a query; `best`
+    reads the messages off it, each scored by its nearest passage, as far down as it is
+    asked. Exact (every passage of every allowed message compared) when at most
+    `exact_up_to` messages are allowed; otherwise the passages compared are those of the
+    messages nearest by their pooled vector (see module)."""
+
+    def __init__(
+        self,
+        matrix: VectorMatrix,
+        query: Floats,
+        allowed: npt.NDArray[np.bool_],
+        *,
+        exact_up_to: int = EXACT_MESSAGES,
+        candidates: int = CANDIDATES,
+        per_message: int = CANDIDATE_FACTOR,
+    ) -> None:
+        self._matrix = matrix
+        self._index = matrix.index
+        self._query = query
+        self._members = np.flatnonzero(allowed)
+        self._whole = self._members.size == len(self._index)
+        self.exact = self._members.size <= exact_up_to
+        self._candidates = candidates
+        self._per_message = per_message
+        self._pooled: Floats | None = None
+        self._scored: tuple[Ints, Floats] | None = None
 
     def best(self, count: int) -> list[tuple[int, float]]:
         """Up to `count` messages, best first (ties: higher `seq` first)."""
-        size = self._candidates.size
-        if count <= 0 or size == 0:
+        if count <= 0 or self._members.size == 0:
             return []
-        # A message has at most MAX_PASSAGES rows, so this many best rows hold `count`
-        # messages whenever the allowed rows do.
-        keep = min(size, count * MAX_PASSAGES)
-        if keep < size:
-            rows = np.argpartition(-self._similarity, keep - 1)[:keep]
+        members, nearest = self._nearest(count)
+        seqs = self._index.seqs[members]
+        if members.size > count:
+            # Every message scoring at least the count-th best, ties included, then sorted.
+            cut = np.partition(-nearest, count - 1)[count - 1]
+            kept = -nearest <= cut
+            seqs, nearest = seqs[kept], nearest[kept]
+        order = np.lexsort((-seqs, -nearest))[:count]
+        return [(int(seqs[i]), float(nearest[i])) for i in order]
+
+    def _nearest(self, count: int) -> tuple[Ints, Floats]:
+        """Message numbers and their nearest passage's similarity: every allowed message
+        when exact, else the pooled ranking's best `candidates` (or `per_message` times
+        `count`, if more)."""
+        if self.exact:
+            if self._scored is None:
+                self._scored = (self._members, self._passages(self._members))
+            return self._scored
+        wanted = min(self._members.size, max(self._candidates, count * self._per_message))
+        if self._scored is not None and self._scored[0].size >= wanted:
+            return self._scored
+        pooled = self._pooled_scores()
+        if wanted < pooled.size:
+            picked = self._members[np.argpartition(-pooled, wanted - 1)[:wanted]]
         else:
-            rows = np.arange(size)
-        seqs = self._seqs[rows]
-        similarity = self._similarity[rows]
-        found: list[tuple[int, float]] = []
-        seen: set[int] = set()
-        for position in np.lexsort((-seqs, -similarity)):
-            seq = int(seqs[position])
-            if seq in seen:
-                continue
-            seen.add(seq)
-            found.append((seq, float(similarity[position])))
-            if len(found) == count:
-                break
-        return found
+            picked = self._members
+        self._scored = (picked, self._passages(picked))
+        return self._scored
+
+    def _pooled_scores(self) -> Floats:
+        if self._pooled is None:
+            index = self._index
+            self._pooled = products(
+                index.pooled, index.scales, self._query, None if self._whole else self._members
+            )
+        return self._pooled
+
+    def _passages(self, members: Ints) -> Floats:
+        """Each of `members`'s similarity by its nearest passage."""
+        rows, starts = self._index.rows_of(members)
+        if not rows.size:
+            return np.zeros(0, dtype=np.float32)
+        return np.maximum.reduceat(scores(self._matrix, self._query, rows), starts)

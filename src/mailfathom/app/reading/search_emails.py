@@ -7,8 +7,11 @@ are the selected mailbox, newest received first, all ranked 0.
 
 Hybrid: when the deployment embeds its mail and the query can be placed in that space
 (`QueryPlacement`), the lexical ranking and the ranking of the same eligible messages by
-their nearest passage, each read deeper than the page (`fusion_depth`), are fused by
-reciprocal rank (`fusion`), and a message can match without carrying the query's words.
+their nearest passage, each read deeper than the page (`lexical_depth`, `fusion_depth`),
+are fused by reciprocal rank (`fusion`), and a message can match without carrying the
+query's words.
+The vector ranking is computed while the lexical one is read, so that a hybrid search
+takes about as long as the slower of the two, not their sum.
 Every filter applies to both rankings before either is read. The rank published is the
 fused score; a message found by meaning alone carries no extract when none of the query's
 words is in its body, as there is no matched run to show.
@@ -24,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mailfathom.app.reading import screening, snippets
-from mailfathom.app.reading.fusion import fused_scores, fusion_depth
+from mailfathom.app.reading.fusion import fused_scores, fusion_depth, lexical_depth
 from mailfathom.app.reading.pattern_scan import Candidate, ScanBounds, ScanOutcome, scan
 from mailfathom.app.reading.ports import PatternCompiler, TextPattern
 from mailfathom.app.reading.projection import freshness, summarize
@@ -33,7 +36,7 @@ from mailfathom.app.shared.authorization import Permissions, require
 from mailfathom.app.shared.content_screen import UNSCREENED, ContentScreen
 from mailfathom.app.shared.mailbox_selection import SelectionInput, ServedAccount, resolve_selection
 from mailfathom.app.shared.query_placement import Placement, QueryPlacement
-from mailfathom.app.shared.stored_mail import SearchRow, SummaryFilter
+from mailfathom.app.shared.stored_mail import SearchRow, SummaryFilter, SummaryRow
 from mailfathom.app.shared.stored_mail_ports import MailboxReadStore, MailboxReadView
 from mailfathom.domain import text_rules
 from mailfathom.domain.access import Caller, Permission
@@ -290,26 +293,43 @@ def _ranked(
     placement: Placement,
 ) -> list[SearchRow]:
     """Up to `limit` rows with their bodies, best first: the lexical ranking alone, or fused
-    with the nearest messages when the query was placed. Each ranking is read
-    `fusion_depth` deep without bodies; only the page's bodies are read. A message the
-    vector ranking alone brings must be at least `placement.floor` similar to the query."""
+    with the nearest messages when the query was placed. Each ranking is read deeper than
+    the page as positions alone (`lexical_depth`, `fusion_depth`), the nearest one while
+    the lexical one is read;
+    only the page's rows and bodies are read. A message the vector ranking alone brings
+    must be at least `placement.floor` similar to the query."""
     if placement.vector is None or placement.generation is None:
         return view.search(selection, words, limit)
     depth = fusion_depth(limit)
-    lexical = view.search(selection, words, depth, with_bodies=False)
-    known = {r.summary.seq: r.summary for r in lexical}
-    nearest = [
-        n.seq
-        for n in view.nearest(placement.generation, placement.vector, selection, depth)
-        if n.seq in known or n.score >= placement.floor
-    ]
-    scores = fused_scores(list(known), nearest)
-    summaries = known | view.summaries_of([s for s in nearest if s not in known], selection)
+    pending = view.start_nearest(placement.generation, placement.vector, selection, depth)
+    lexical = [seq for seq, _ in view.ranking(selection, words, lexical_depth(limit))]
+    known = set(lexical)
+    nearest = [n.seq for n in pending.result() if n.seq in known or n.score >= placement.floor]
+    scores = fused_scores(lexical, nearest)
+    summaries = _leading(view, scores, selection, limit)
 
     def order(seq: int) -> tuple[float, float, int]:
         received = summaries[seq].received_at
         return (-scores[seq], -received.timestamp() if received else float("inf"), -seq)
 
-    page = sorted((seq for seq in scores if seq in summaries), key=order)[:limit]
+    page = sorted(summaries, key=order)[:limit]
     bodies = view.indexed_texts(page, selection.folder_ids)
     return [SearchRow(summaries[seq], scores[seq], bodies.get(seq, "")) for seq in page]
+
+
+def _leading(
+    view: MailboxReadView, scores: dict[int, float], selection: SummaryFilter, limit: int
+) -> dict[int, SummaryRow]:
+    """The rows of the best-scored messages still in the selection's folders: at least
+    `limit` of them when as many are, and every message tied in score with the last, so
+    that the page's order among ties (newest received first) is decided over all of them."""
+    ranked = sorted(scores, key=lambda seq: -scores[seq])
+    found: dict[int, SummaryRow] = {}
+    read = 0
+    while read < len(ranked) and len(found) < limit:
+        end = min(len(ranked), read + limit - len(found))
+        while end < len(ranked) and scores[ranked[end]] == scores[ranked[end - 1]]:
+            end += 1
+        found |= view.summaries_of(ranked[read:end], selection)
+        read = end
+    return found

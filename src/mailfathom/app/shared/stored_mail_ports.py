@@ -21,7 +21,7 @@ from mailfathom.app.shared.stored_mail import (
     ThreadMember,
     TimelinePosition,
 )
-from mailfathom.app.shared.vector_ports import Nearest
+from mailfathom.app.shared.vector_ports import Nearest, PendingNearest
 
 
 class FolderDirectory(Protocol):
@@ -75,6 +75,13 @@ class MailboxReadView(FolderDirectory, Protocol):
         (empty without `with_bodies`, which leaves the bodies unread)."""
         ...
 
+    def ranking(
+        self, selection: SummaryFilter, words: Sequence[str], limit: int
+    ) -> list[tuple[int, float]]:
+        """The `seq` and lexical rank of each row `search` answers, in its order, without
+        reading the rows."""
+        ...
+
     def nearest(
         self,
         generation: str,
@@ -84,6 +91,17 @@ class MailboxReadView(FolderDirectory, Protocol):
     ) -> list[Nearest]:
         """`NearestPassages.nearest`: the messages `search` could return, ranked by their
         nearest passage in `generation` instead of by words."""
+        ...
+
+    def start_nearest(
+        self,
+        generation: str,
+        query_vector: Sequence[float],
+        eligible: SummaryFilter,
+        window: int,
+    ) -> PendingNearest:
+        """`nearest`, ranked while the caller goes on reading this view: what it answers
+        is what `nearest` would have, at `PendingNearest.result`."""
         ...
 
     def summaries_of(self, seqs: Sequence[int], selection: SummaryFilter) -> dict[int, SummaryRow]:

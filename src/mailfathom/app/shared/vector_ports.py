@@ -41,6 +41,12 @@ class Nearest(NamedTuple):
     score: float
 
 
+class PendingNearest(Protocol):
+    def result(self) -> list[Nearest]:
+        """The ranking, once it is done (waits for it)."""
+        ...
+
+
 class FillStates(Protocol):
     """Both calls read only and are synchronous."""
 
@@ -67,6 +73,9 @@ class NearestPassages(Protocol):
         """Up to `window` messages of the generation passing `eligible` (its folders narrowed
         to those visible to tools, one row per message as `MailboxReadView.search` counts
         them), nearest first, each scored by its nearest passage (ties: higher `seq`
-        first). The ranking is exact: every eligible vector is compared, so a selective
-        filter narrows the answer and never empties it of what it holds. Reads only."""
+        first). Under a filter or scope leaving up to several thousand messages the ranking
+        is exact: every passage of each is compared, so a selective filter narrows the
+        answer and never empties it of what it holds. Over more, the passages compared are
+        those of the messages nearest by one pooled vector each; the scores answered are
+        still their nearest passage's (docs/embeddings-storage.md). Reads only."""
         ...
