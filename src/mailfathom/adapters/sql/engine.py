@@ -52,10 +52,13 @@ def create_store_engine(url: str, *, read_only: bool = False) -> sa.Engine:
     A read-only engine serves the reading tools: on SQLite its transactions begin deferred
     and its connections refuse writes, so a read never takes the write lock a synchronization
     pass needs (and never waits for one). On PostgreSQL every transaction is a snapshot already,
-    and the same settings serve both."""
+    and the same settings serve both. A failed statement's error never carries the values it
+    was given (mail, addresses), so nothing that logs an error can log them."""
     if url.startswith("sqlite"):
         return _sqlite_engine(url, read_only=read_only)
-    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    return sa.create_engine(
+        url, pool_pre_ping=True, pool_size=5, max_overflow=5, hide_parameters=True
+    )
 
 
 # The checkpointer copies the log into the database at most once per interval while commits
@@ -113,7 +116,9 @@ class _Checkpointer:
 
 
 def _sqlite_engine(url: str, *, read_only: bool = False) -> sa.Engine:
-    engine = sa.create_engine(url, module=sqlean.dbapi2, pool_size=5, max_overflow=10)
+    engine = sa.create_engine(
+        url, module=sqlean.dbapi2, pool_size=5, max_overflow=10, hide_parameters=True
+    )
     database = sa.make_url(url).database
     on_disk = bool(database) and database != ":memory:"
     checkpointer = _Checkpointer(str(database)) if on_disk and not read_only else None
