@@ -46,6 +46,7 @@ from mailfathom.domain.request_bounds import FORM_OCTETS, edit_form_octets
 from mailfathom.entrypoints.body_bound import BodyBound
 from mailfathom.entrypoints.console.callers_pages import CallerPages
 from mailfathom.entrypoints.console.drafts import EDIT_PATH, DraftPages
+from mailfathom.entrypoints.console.failures import QuietFailures
 from mailfathom.entrypoints.console.guards import (
     PUBLIC_ORIGIN,
     SecurityHeaders,
@@ -381,6 +382,7 @@ def build_console_app(
         ],
         middleware=[
             Middleware(SecurityHeaders),
+            Middleware(QuietFailures),
             Middleware(BodyBound, limit=body_limits(EDIT_PATH, edit_octets), refusal=_too_large),
             Middleware(
                 TrustedHostMiddleware,
