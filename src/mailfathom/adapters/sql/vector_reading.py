@@ -140,7 +140,8 @@ class VectorCache:
                 if int(stored) != len(matrix) + _newer(connection, generation_id, matrix):
                     matrix = VectorMatrix(dimension)
                 counted = now
-            matrix = _extend(connection, generation_id, matrix)
+            if seen > matrix.highest:
+                matrix = _extend(connection, generation_id, matrix)
             self._held[generation] = (generation_id, matrix, counted)
             return matrix
 
