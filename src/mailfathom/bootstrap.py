@@ -446,11 +446,17 @@ class Services:
             for a in self.config.accounts
         ]
 
-    def _reader(self) -> SqlMailboxReader:
-        """A reader on the read-only engine, created on first use and shared."""
+    def _reading_engine(self) -> sa.Engine:
+        """The read-only engine, created on first use and shared."""
         if self.read_engine is None:
             self.read_engine = create_store_engine(store_url(self.config.store), read_only=True)
-        return SqlMailboxReader(self.read_engine, texts=self.content.get_text, vectors=self.vectors)
+        return self.read_engine
+
+    def _reader(self) -> SqlMailboxReader:
+        """A reader on the read-only engine."""
+        return SqlMailboxReader(
+            self._reading_engine(), texts=self.content.get_text, vectors=self.vectors
+        )
 
     def screen(self) -> ContentScreen:
         """The sensitive-content screen `[SensitiveContent]` asks for (passing everything
@@ -589,8 +595,10 @@ class Services:
         return SqlPassageStore(self.engine, texts=self.content.get_text)
 
     def fill_states(self) -> FillStates:
-        """How far each generation is filled, as the search path reads it."""
-        return self.passage_store()
+        """How far each generation is filled, as the search path reads it: on the read-only
+        engine, as the search's own reads are (SQLite's writer engine begins by taking the
+        write lock, which would hold each search behind a synchronization's batch)."""
+        return SqlPassageStore(self._reading_engine(), texts=self.content.get_text)
 
     def query_placement(self) -> QueryPlacement:
         """This process's `QueryPlacement`, made on first use from the active embedder."""
@@ -600,7 +608,7 @@ class Services:
                 active = embeddings.active
                 self.placement = QueryPlacement(
                     self.embedder,
-                    self.passage_store() if self.embedder is not None else None,
+                    self.fill_states() if self.embedder is not None else None,
                     recheck_seconds=embeddings.recheck_seconds,
                     min_similarity=0.0 if active is None else active.similarity_floor,
                 )

@@ -27,7 +27,7 @@ def _place_with(services: Services, state: SemanticState) -> None:
         return
     embedder = FakeEmbedder()
     services.embedder = embedder
-    services.placement = QueryPlacement(embedder, services.passage_store())
+    services.placement = QueryPlacement(embedder, services.fill_states())
     embedding = services.embedding()
     assert embedding is not None
     assert embedding.run().state.filled

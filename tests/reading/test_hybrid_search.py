@@ -99,7 +99,7 @@ def _embed_with(
     """Make `embedder` the active one (its placement on `clock`, rechecking after 60 s)."""
     services.embedder = embedder
     services.placement = QueryPlacement(
-        embedder, services.passage_store(), recheck_seconds=60.0, min_similarity=floor, clock=clock
+        embedder, services.fill_states(), recheck_seconds=60.0, min_similarity=floor, clock=clock
     )
 
 
@@ -225,6 +225,24 @@ def test_a_changed_profile_is_degraded_until_its_generation_is_filled(services: 
         RetrievalMode.HYBRID,
         SemanticState.AVAILABLE,
     )
+
+
+def test_a_search_does_not_wait_for_the_writer(services: Services) -> None:
+    """Whether the generation is filled is read as the rest of a search is, beside a
+    synchronization's open transaction (SQLite: never behind its write lock)."""
+    _embed_with(services, MeaningEmbedder(dimension=256), Clock())
+    _fill(services)
+    answered: list[Any] = []
+    with services.engine.connect() as writer:
+        writer.begin()
+        searching = threading.Thread(target=lambda: answered.append(_search(services, "leak")))
+        searching.start()
+        searching.join(timeout=10)
+        finished = not searching.is_alive()
+        writer.rollback()
+    searching.join()
+    assert finished
+    assert answered[0][1].semantic_search is SemanticState.AVAILABLE
 
 
 def test_a_background_recheck_recovers_the_state_while_nobody_searches(

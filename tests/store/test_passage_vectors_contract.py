@@ -13,6 +13,7 @@ from mailfathom.adapters.sql import migrate, passage_store
 from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.schema import messages, passage_vectors
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
+from mailfathom.adapters.sql.vector_reading import RECOUNT_SECONDS
 from mailfathom.adapters.vectors.codec import decode
 from mailfathom.app.shared.vector_ports import FillState
 from mailfathom.domain.content_state import ContentState
@@ -163,6 +164,38 @@ def test_a_filled_generation_is_unfilled_by_more_mail_waiting_than_it_tolerates(
     monkeypatch.setattr(passage_store, "WAITING_TOLERATED", 2)
     assert not vectors.is_filled(SPACE.generation)
     assert not vectors.fill_state(SPACE.generation).filled
+
+
+def test_whether_a_generation_is_filled_is_counted_again_when_its_mark_moves(
+    store: SqlSyncStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The backfill moving on and new mail show at the next call; a change the mark does
+    not see (here: content no longer held) once `RECOUNT_SECONDS` have passed."""
+    seqs = _fill(store)
+    now = [0.0]
+    vectors = SqlPassageStore(store.engine, clock=lambda: now[0])
+    generation = vectors.open_generation(SPACE, NOW)
+    vectors.record(generation.generation_id, [(seqs[1], [_unit(1, 0, 0, 0)])], seqs[1])
+    vectors.finish(generation.generation_id, NOW)
+    monkeypatch.setattr(passage_store, "WAITING_TOLERATED", 2)
+    assert not vectors.is_filled(SPACE.generation)  # uids 2, 4 and 5 wait
+    vectors.record(generation.generation_id, [(seqs[2], [_unit(0, 1, 0, 0)])], seqs[2])
+    assert vectors.is_filled(SPACE.generation)
+    inbox, _ = inbox_and_junk(store)
+    later = normalized("Subject 6", message_id="6@x", body="Body 6")
+    store.add_messages(inbox, VALIDITY, [new_message(6, later)], NOW)
+    assert not vectors.is_filled(SPACE.generation)
+
+    with store.engine.begin() as c:
+        c.execute(
+            messages.update()
+            .where(messages.c.uid == 6)
+            .values(content_state=ContentState.EXCEEDED_SIZE_LIMIT.value)
+        )
+    assert vectors.fill_state(SPACE.generation).filled
+    assert not vectors.is_filled(SPACE.generation)
+    now[0] += RECOUNT_SECONDS
+    assert vectors.is_filled(SPACE.generation)
 
 
 def test_a_batch_another_process_recorded_meanwhile_is_kept_once(

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -18,6 +21,7 @@ from mailfathom.adapters.sql.schema import (
     passage_vectors,
 )
 from mailfathom.adapters.sql.store_base import SqlTables
+from mailfathom.adapters.sql.vector_reading import RECOUNT_SECONDS
 from mailfathom.adapters.vectors.codec import encode
 from mailfathom.app.shared.vector_ports import FillState
 from mailfathom.app.sync.embedding_ports import EmbeddedMessage, Generation, MessageText
@@ -51,10 +55,19 @@ def _not_read(generation_id: int) -> sa.ColumnElement[bool]:
 
 
 class SqlPassageStore(SqlTables):
-    def __init__(self, engine: sa.Engine, texts: TextSource | None = None) -> None:
-        """`texts` reads the bodies the content store keeps (see `reading_texts`)."""
+    def __init__(
+        self,
+        engine: sa.Engine,
+        texts: TextSource | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """`texts` reads the bodies the content store keeps (see `reading_texts`); `clock`
+        times how long `is_filled` keeps an answer."""
         super().__init__(engine)
         self._texts = texts
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._answers: dict[str, tuple[tuple[Any, ...], bool, float]] = {}
 
     def open_generation(self, identity: ProfileIdentity, at: datetime) -> Generation:
         create = (
@@ -164,8 +177,34 @@ class SqlPassageStore(SqlTables):
         return int(dropped)
 
     def is_filled(self, generation: str) -> bool:
+        """Asked by every search: the count of waiting messages (a scan of those past the
+        generation's position, junk included) is made again only when the generation's
+        mark changed (its position, its filled time, the newest message, the tolerance),
+        read in one statement, or `RECOUNT_SECONDS` after it was last made. So the backfill
+        reaching the end, or a pass storing new mail, shows at the next call; a change the
+        mark does not see (content fetched later, a folder becoming junk, messages removed
+        below the newest) within `RECOUNT_SECONDS`, as `VectorCache` sees removals."""
         with self.engine.connect() as c:
-            return self._filled(c, generation)
+            row = c.execute(
+                sa.select(
+                    _G.generation_id,
+                    _G.after_seq,
+                    _G.filled_at,
+                    sa.select(sa.func.max(messages.c.seq)).scalar_subquery(),
+                ).where(_G.generation == generation)
+            ).one_or_none()
+            if row is None or row.filled_at is None:
+                return False
+            mark = (*row, WAITING_TOLERATED)
+            now = self._clock()
+            with self._lock:
+                held = self._answers.get(generation)
+            if held is not None and held[0] == mark and now - held[2] < RECOUNT_SECONDS:
+                return held[1]
+            filled = _behind(c, int(row.after_seq)) <= WAITING_TOLERATED
+        with self._lock:
+            self._answers[generation] = (mark, filled, now)
+        return filled
 
     def _filled(self, c: sa.Connection, generation: str) -> bool:
         found = c.execute(
@@ -173,14 +212,7 @@ class SqlPassageStore(SqlTables):
         ).one_or_none()
         if found is None or found.filled_at is None:
             return False
-        waiting = (
-            sa.select(sa.literal(1))
-            .where(messages.c.seq > found.after_seq, *embeddable())
-            .limit(WAITING_TOLERATED + 1)
-            .subquery()
-        )
-        behind = c.execute(sa.select(sa.func.count()).select_from(waiting)).scalar_one()
-        return int(behind) <= WAITING_TOLERATED
+        return _behind(c, int(found.after_seq)) <= WAITING_TOLERATED
 
     def fill_state(self, generation: str) -> FillState:
         with self.engine.connect() as c:
@@ -199,3 +231,15 @@ class SqlPassageStore(SqlTables):
             ).scalar_one()
             filled = self._filled(c, generation)
         return FillState(generation, int(embedded), int(eligible), filled)
+
+
+def _behind(c: sa.Connection, after_seq: int) -> int:
+    """How many messages a generation should hold wait past `after_seq`, counted up to one
+    more than `WAITING_TOLERATED`."""
+    waiting = (
+        sa.select(sa.literal(1))
+        .where(messages.c.seq > after_seq, *embeddable())
+        .limit(WAITING_TOLERATED + 1)
+        .subquery()
+    )
+    return int(c.execute(sa.select(sa.func.count()).select_from(waiting)).scalar_one())

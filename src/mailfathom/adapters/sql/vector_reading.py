@@ -103,14 +103,20 @@ class VectorCache:
     def matrix(self, connection: sa.Connection, generation: str) -> VectorMatrix | None:
         """The generation's vectors as the connection's snapshot holds them (None: the store
         has no such generation)."""
+        found = embedding_generations.c
+        newest = (
+            sa.select(sa.func.max(_PV.vector_id))
+            .where(_PV.generation_id == found.generation_id)
+            .scalar_subquery()
+        )
         row = connection.execute(
-            sa.select(
-                embedding_generations.c.generation_id, embedding_generations.c.dimension
-            ).where(embedding_generations.c.generation == generation)
+            sa.select(found.generation_id, found.dimension, newest).where(
+                found.generation == generation
+            )
         ).one_or_none()
         if row is None:
             return None
-        generation_id, dimension = int(row.generation_id), int(row.dimension)
+        generation_id, dimension, seen = int(row[0]), int(row[1]), int(row[2] or 0)
         mine = _PV.generation_id == generation_id
         with self._lock:
             held = self._held.get(generation)
@@ -118,8 +124,6 @@ class VectorCache:
             if held is None or held[0] != generation_id:
                 held = (generation_id, VectorMatrix(dimension), now)
             _, matrix, counted = held
-            highest = connection.execute(sa.select(sa.func.max(_PV.vector_id)).where(mine))
-            seen = int(highest.scalar() or 0)
             if seen < matrix.highest:
                 # A snapshot older than the one the matrix was last extended in (or the
                 # newest rows were removed): the rows it cannot see belong to messages it
@@ -136,7 +140,8 @@ class VectorCache:
                 if int(stored) != len(matrix) + _newer(connection, generation_id, matrix):
                     matrix = VectorMatrix(dimension)
                 counted = now
-            matrix = _extend(connection, generation_id, matrix)
+            if seen > matrix.highest:
+                matrix = _extend(connection, generation_id, matrix)
             self._held[generation] = (generation_id, matrix, counted)
             return matrix
 
