@@ -20,12 +20,12 @@ from mailfathom.app.console.outbox import ConsoleOutbox, SendState
 from mailfathom.app.console.ports import ConsoleSession
 from mailfathom.app.console.signing_in import csrf_holds
 from mailfathom.app.flags.administer_mutations import Retried
-from mailfathom.app.flags.explanations import explain as explain_change
 from mailfathom.app.sending.administer_outbox import Withdrawn
-from mailfathom.app.sending.explanations import explain as explain_send
 from mailfathom.domain.mutations import MutationKind, MutationState
 from mailfathom.entrypoints.console.guards import from_own_origin
 from mailfathom.entrypoints.console.outbox_wording import WORDINGS, OutboxWording
+from mailfathom.entrypoints.console.record_wording import WORDINGS as RECORD_WORDINGS
+from mailfathom.entrypoints.console.record_wording import RecordWording
 from mailfathom.entrypoints.console.wording import ConsoleWording, chosen_language
 
 MAX_FORM_OCTETS = 1024
@@ -45,11 +45,11 @@ class PageMaker(Protocol):
     async def session(self, request: Request) -> ConsoleSession | None: ...
 
 
-def _words(request: Request) -> OutboxWording:
+def _words(request: Request) -> tuple[OutboxWording, RecordWording]:
     language = chosen_language(
         request.query_params.get("lang"), request.headers.get("accept-language")
     )
-    return WORDINGS[language]
+    return WORDINGS[language], RECORD_WORDINGS[language]
 
 
 def _back(pages: PageMaker, request: Request, path: str, done: str) -> Response:
@@ -99,7 +99,7 @@ class OutboxPages:
         if session is None:
             return RedirectResponse("/login", status_code=303)
         entries = await run_in_threadpool(self._outbox().entries)
-        w, d = self._pages.wording(request), _words(request)
+        w, (d, k) = self._pages.wording(request), _words(request)
         states = {
             SendState.QUEUED: w.queued,
             SendState.HELD: w.held,
@@ -125,7 +125,8 @@ class OutboxPages:
             d=d,
             notice=notices.get(request.query_params.get("done", "")),
             rows=[(e, states[e.state]) for e in entries],
-            explain=explain_send,
+            k=k,
+            explain=k.send_failure,
         )
 
     async def cancel(self, request: Request) -> Response:
@@ -142,7 +143,7 @@ class OutboxPages:
         if session is None:
             return RedirectResponse("/login", status_code=303)
         entries = await run_in_threadpool(self._mutations().entries)
-        w, d = self._pages.wording(request), _words(request)
+        w, (d, k) = self._pages.wording(request), _words(request)
         states = {
             MutationState.PENDING: w.mutations_pending,
             MutationState.CONVERGING: d.converging,
@@ -163,7 +164,8 @@ class OutboxPages:
             d=d,
             notice=notices.get(request.query_params.get("done", "")),
             rows=[(e, states[e.record.state], _value(e, d)) for e in entries],
-            explain=explain_change,
+            k=k,
+            explain=k.change_failure,
         )
 
     async def retry(self, request: Request) -> Response:
