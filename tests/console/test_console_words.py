@@ -4,6 +4,7 @@ language, and nothing a person reads left in English that is not the same in eve
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
@@ -13,6 +14,7 @@ import pytest
 from starlette.testclient import TestClient
 
 import log_audit
+from mailfathom.adapters.local.sample_mail import _PEOPLE as SAMPLE_PEOPLE
 from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.app.confirmation.wording import Language
@@ -21,8 +23,9 @@ from mailfathom.app.flags.set_mail_flags import FlagChangeRequest
 from mailfathom.app.sending import explanations as send_explanations
 from mailfathom.app.sending.ports import AttemptResult, NewOutgoing
 from mailfathom.bootstrap import Services
-from mailfathom.domain.access import ALL_PERMISSIONS, Caller
+from mailfathom.domain.access import ALL_PERMISSIONS, Caller, Permission, ToolCategory
 from mailfathom.domain.codes import DeliveryCode
+from mailfathom.domain.config import McpEndpointConfig
 from mailfathom.domain.mutations import (
     MutationFailure,
     MutationKind,
@@ -30,6 +33,7 @@ from mailfathom.domain.mutations import (
     MutationState,
 )
 from mailfathom.domain.outgoing import AddressField, OutgoingKind, Recipient, Stage
+from mailfathom.domain.request_bounds import FORM_OCTETS
 from mailfathom.entrypoints.console.pages import build_console_app
 from mailfathom.entrypoints.console.record_wording import WORDINGS as RECORD_WORDINGS
 from mailfathom.entrypoints.console.serving import console_use_cases
@@ -37,6 +41,7 @@ from sync.helpers import stored_rows
 
 from .conftest import HOSTILE_NAME, ORIGIN, PASSWORD, Clock, Console, console_config
 from .english_left import english_left
+from .test_caller_pages import ENTRIES, HIDDEN_SUBJECT
 
 AGENT = Caller(ALL_PERMISSIONS, "agent")
 ADDRESSES = ("ann@example.net", "bob@example.net", "eve@example.net")
@@ -153,3 +158,94 @@ def test_every_kind_field_and_failure_has_its_words_in_every_language() -> None:
                 (words.send_kinds, english.send_kinds),
             ):
                 assert not set(ours.values()) & set(theirs.values())
+
+
+@pytest.fixture
+def furnished(tmp_path: Path) -> Iterator[Console]:
+    """A console with something on every page: callers and their calls, ended and held
+    sends, dead-lettered changes, synchronized mail and a contact."""
+    log_audit.register(PASSWORD, HIDDEN_SUBJECT, *ADDRESSES)
+    clock = Clock()
+    config = dataclasses.replace(console_config(tmp_path), mcp=McpEndpointConfig(callers=ENTRIES))
+    with Services.open(config, clock=clock) as services:
+        services.console_access().set_password(PASSWORD)
+        uses = console_use_cases(services)
+        with TestClient(build_console_app(uses, "127.0.0.1"), base_url=ORIGIN) as client:
+            console = Console(client, services, clock)
+            _every_ended_send(console)
+            _every_dead_letter(console)
+            calls = services.caller_access().calls
+            for outcome, code in (("success", None), ("refused", 51017), ("unknownTool", None)):
+                calls.record("search_emails", "agent", outcome, code, 0.25)
+            written = services.contacts().creation.create(
+                AGENT, "Ann", [ADDRESSES[0]], ADDRESSES[0]
+            )
+            assert written.contact is not None
+            console.contact = written.contact.contact_id  # type: ignore[attr-defined]
+            yield console
+
+
+PAGES = (
+    "/",
+    "/outbox",
+    "/outbox?done=now",
+    "/mutations",
+    "/mutations?done=now",
+    "/health",
+    "/contacts",
+    "/callers",
+    "/calls",
+    "/drafts",
+    "/passkeys",
+    "/no/such/page",
+)
+# What the pages show as it is in every language: the people of the sample mail, caller
+# names, and the identifiers the configuration and the tools are written in.
+SHOWN_AS_IS = {
+    *DATA,
+    "Ann",
+    "(home)",
+    HIDDEN_SUBJECT,
+    *(entry.name for entry in ENTRIES),
+    *(name for person in SAMPLE_PEOPLE for name in person),
+    *(permission.value for permission in Permission),
+    ", ".join(sorted(category.value for category in ToolCategory)),
+    "search_emails",
+    "250.0 ms",
+    # The same word in Czech.
+    "Role",
+}
+
+
+def _in_both(client: TestClient, path: str, language: str, post: bool = False) -> set[str]:
+    """What `path` (a GET, or a POST with no form) leaves English in `language`."""
+    join = "&" if "?" in path else "?"
+    ask = client.post if post else client.get
+    english = ask(f"{path}{join}lang=en")
+    other = ask(f"{path}{join}lang={language}")
+    assert english.status_code == other.status_code
+    return english_left(english.text, other.text, SHOWN_AS_IS)
+
+
+@pytest.mark.parametrize("language", ["cs", "sk"])
+def test_no_page_or_refusal_keeps_english_words_in_czech_or_slovak(
+    furnished: Console, language: str
+) -> None:
+    client = furnished.client
+    left = {
+        path: _in_both(client, path, language, post)
+        for path, post in (("/login", False), ("/no/such/page", False), ("/logout", True))
+    }
+    too_large = {
+        lang: client.post(f"/login?lang={lang}", content=b"x" * (FORM_OCTETS + 1))
+        for lang in ("en", language)
+    }
+    assert [answer.status_code for answer in too_large.values()] == [413, 413]
+    left["413"] = english_left(too_large["en"].text, too_large[language].text)
+    assert furnished.sign_in().status_code == 303
+    contact = furnished.contact  # type: ignore[attr-defined]
+    for path in (*PAGES, f"/contacts/{contact}/erase"):
+        left[path] = _in_both(client, path, language)
+    for path in ("/", "/logout", f"/outbox/{uuid.uuid4()}/cancel"):
+        left[f"POST {path}"] = _in_both(client, path, language, post=True)
+    assert {path: words for path, words in left.items() if words} == {}

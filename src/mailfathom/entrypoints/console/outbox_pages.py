@@ -26,6 +26,7 @@ from mailfathom.entrypoints.console.guards import from_own_origin
 from mailfathom.entrypoints.console.outbox_wording import WORDINGS, OutboxWording
 from mailfathom.entrypoints.console.record_wording import WORDINGS as RECORD_WORDINGS
 from mailfathom.entrypoints.console.record_wording import RecordWording
+from mailfathom.entrypoints.console.refusals import forbidden
 from mailfathom.entrypoints.console.wording import ConsoleWording, chosen_language
 
 MAX_FORM_OCTETS = 1024
@@ -58,20 +59,16 @@ def _back(pages: PageMaker, request: Request, path: str, done: str) -> Response:
     return RedirectResponse(path + joined, status_code=303)
 
 
-def _forbidden() -> Response:
-    return Response("Forbidden", status_code=403, media_type="text/plain")
-
-
 async def _decided(pages: PageMaker, request: Request) -> ConsoleSession | Response:
     """The signed-in session of a POST from the console's own origin with its CSRF token;
     otherwise the refusal to answer with, before anything is done."""
     if not from_own_origin(request):
-        return _forbidden()
+        return forbidden(request)
     form = await request.form(max_files=0, max_fields=4, max_part_size=MAX_FORM_OCTETS)
     csrf = form.get("csrf")
     session = await pages.session(request)
     if session is None or not csrf_holds(session, csrf if isinstance(csrf, str) else None):
-        return _forbidden()
+        return forbidden(request)
     return session
 
 
