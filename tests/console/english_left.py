@@ -11,8 +11,21 @@ from datetime import datetime
 import lxml.html
 
 # The attributes a person reads or hears: tooltips, labels for assistive technology, field
-# hints, and the column names a narrow screen shows before each cell.
-READ_ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "data-label")
+# hints, the column names a narrow screen shows before each cell, and the words the scripts
+# write into the page (live.js: what changed; passkey.js: how a ceremony goes).
+READ_ATTRIBUTES = (
+    "title",
+    "aria-label",
+    "placeholder",
+    "alt",
+    "data-label",
+    "data-updated",
+    "data-changed",
+    "data-gone",
+    "data-failed",
+    "data-unsupported",
+    "data-working",
+)
 _LETTER = re.compile(r"[^\W\d_]")
 
 
@@ -33,7 +46,13 @@ def read_strings(html: str) -> set[str]:
                 found.add(value.strip())
         if element.tag == "input" and element.get("type") in ("submit", "button"):
             found.add((element.get("value") or "").strip())
-    return {s for s in found if _LETTER.search(s) and not _moment(s)}
+    return {s for s in found if _LETTER.search(s) and not _moment(s) and not _identifier(s)}
+
+
+def _identifier(text: str) -> bool:
+    """Whether `text` is one token holding a digit (a key's identifier, a code): no word
+    of any language is written so."""
+    return not any(c.isspace() for c in text) and any(c.isdigit() for c in text)
 
 
 def _moment(text: str) -> bool:

@@ -5,11 +5,14 @@ language, and nothing a person reads left in English that is not the same in eve
 from __future__ import annotations
 
 import dataclasses
+import re
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
+from importlib import resources
 from pathlib import Path
 
+import lxml.html
 import pytest
 from starlette.testclient import TestClient
 
@@ -34,14 +37,18 @@ from mailfathom.domain.mutations import (
 )
 from mailfathom.domain.outgoing import AddressField, OutgoingKind, Recipient, Stage
 from mailfathom.domain.request_bounds import FORM_OCTETS
+from mailfathom.domain.unseen import marked
 from mailfathom.entrypoints.console.pages import build_console_app
 from mailfathom.entrypoints.console.record_wording import WORDINGS as RECORD_WORDINGS
 from mailfathom.entrypoints.console.serving import console_use_cases
 from sync.helpers import stored_rows
 
 from .conftest import HOSTILE_NAME, ORIGIN, PASSWORD, Clock, Console, console_config
-from .english_left import english_left
+from .english_left import READ_ATTRIBUTES, english_left
 from .test_caller_pages import ENTRIES, HIDDEN_SUBJECT
+from .test_drafts_page import FRIEND
+from .test_drafts_page import signed_in as drafts_signed_in
+from .test_passkey_pages import HOSTILE_LABEL, LOOPBACK, NAMED, Browser, _enrolled
 
 AGENT = Caller(ALL_PERMISSIONS, "agent")
 ADDRESSES = ("ann@example.net", "bob@example.net", "eve@example.net")
@@ -249,3 +256,92 @@ def test_no_page_or_refusal_keeps_english_words_in_czech_or_slovak(
     for path in ("/", "/logout", f"/outbox/{uuid.uuid4()}/cancel"):
         left[f"POST {path}"] = _in_both(client, path, language, post=True)
     assert {path: words for path, words in left.items() if words} == {}
+
+
+def _key_shown(client: TestClient, language: str) -> str:
+    """The page showing a new key once, made by the agent entry's form in `language`."""
+    tree = lxml.html.fromstring(client.get(f"/callers?lang={language}").text)
+    (form,) = tree.xpath("//section[@id='caller-agent']//form[@class='create-key']")
+    fields = {i.get("name"): i.get("value") for i in form.xpath(".//input")}
+    answer = client.post(form.get("action"), data=fields, headers={"Origin": ORIGIN})
+    assert answer.status_code == 200
+    return answer.text
+
+
+@pytest.mark.parametrize("language", ["cs", "sk"])
+def test_a_new_key_and_the_keys_listed_are_shown_in_czech_or_slovak(
+    furnished: Console, language: str
+) -> None:
+    assert furnished.sign_in().status_code == 303
+    english = _key_shown(furnished.client, "en")
+    other = _key_shown(furnished.client, language)
+    shown = set(lxml.html.fromstring(other).xpath("//input[@id='new-key']/@value"))
+    log_audit.register(*shown)
+    assert english_left(english, other, SHOWN_AS_IS) == set()
+    assert _in_both(furnished.client, "/callers", language) == set()
+
+
+@pytest.mark.parametrize("language", ["cs", "sk"])
+def test_a_waiting_draft_and_its_edit_form_are_shown_in_czech_or_slovak(
+    tmp_path: Path, language: str
+) -> None:
+    with drafts_signed_in(tmp_path) as owner:
+        draft_id = owner.keep()
+        # "Text" is the body's label in Czech and Slovak as well.
+        data = {"Home", "home", "me@example.org", FRIEND, "Plans", "The plan is ready.", "Text"}
+        for path in ("/drafts", f"/drafts/{draft_id}/edit"):
+            english = owner.client.get(f"{path}?lang=en").text
+            other = owner.client.get(f"{path}?lang={language}").text
+            assert english_left(english, other, data) == set(), path
+
+
+@pytest.mark.parametrize("language", ["cs", "sk"])
+def test_the_passkey_pages_are_shown_in_czech_or_slovak(tmp_path: Path, language: str) -> None:
+    log_audit.register(PASSWORD, HOSTILE_LABEL)
+    with Services.open(console_config(tmp_path), clock=Clock()) as services:
+        _passkey_pages_compared(services, language)
+
+
+def _passkey_pages_compared(services: Services, language: str) -> None:
+    signed_out = Browser(services, NAMED, LOOPBACK)
+    assert (
+        english_left(
+            signed_out.client.get("/login?lang=en").text,
+            signed_out.client.get(f"/login?lang={language}").text,
+        )
+        == set()
+    )
+    owner = _enrolled(services)
+    assert (
+        english_left(
+            owner.client.get("/passkeys?lang=en").text,
+            owner.client.get(f"/passkeys?lang={language}").text,
+            {marked(HOSTILE_LABEL)},
+        )
+        == set()
+    )
+
+
+def test_every_text_the_scripts_write_is_read_by_the_check() -> None:
+    """The scripts write into the page only words the server put in `data-` attributes;
+    each such attribute is among those `english_left` reads, the rest are addresses and
+    modes, never words."""
+    not_words = {
+        "data-live-page",
+        "data-live-region",
+        "data-live-item",
+        "data-options",
+        "data-passkey",
+    }
+    scripts = resources.files("mailfathom.entrypoints.console") / "static"
+    read: set[str] = set()
+    for script in scripts.iterdir():
+        if script.name.endswith(".js"):
+            text = script.read_text(encoding="utf-8")
+            read |= set(re.findall(r'getAttribute\("(data-[a-z-]+)"\)', text))
+            read |= {
+                "data-" + re.sub(r"[A-Z]", lambda m: "-" + m.group().lower(), name)
+                for name in re.findall(r"dataset\.([a-zA-Z]+)", text)
+            }
+    assert read - not_words
+    assert read - not_words <= set(READ_ATTRIBUTES)
