@@ -15,7 +15,8 @@ from collections.abc import Callable
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-Refusal = Callable[[], Response]
+# The answer to a request over the bound, made for that request (its language, say).
+Refusal = Callable[[Scope], Response]
 
 
 class BodyBound:
@@ -63,7 +64,7 @@ class BodyBound:
         await self.app(scope, replayed, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        answer = self._refusal()
+        answer = self._refusal(scope)
         answer.headers["Connection"] = "close"
         await answer(scope, receive, send)
 

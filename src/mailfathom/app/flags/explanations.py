@@ -44,9 +44,12 @@ FAILURE_EXPLANATIONS: dict[MutationFailure, str] = {
     ),
 }
 
+# A code this version has no sentence for (a newer version wrote the record).
+UNDESCRIBED = "A failure this version does not describe."
+
 
 def explain(code: int) -> str:
     try:
         return FAILURE_EXPLANATIONS[MutationFailure(code)]
     except ValueError:
-        return "A failure this version does not describe."
+        return UNDESCRIBED

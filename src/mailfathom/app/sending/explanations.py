@@ -42,9 +42,12 @@ FAILURE_EXPLANATIONS: dict[DeliveryCode, str] = {
     ),
 }
 
+# A code this version has no sentence for (a newer version wrote the record).
+UNDESCRIBED = "A failure this version does not describe."
+
 
 def explain(code: int) -> str:
     try:
         return FAILURE_EXPLANATIONS[DeliveryCode(code)]
     except ValueError:
-        return "A failure this version does not describe."
+        return UNDESCRIBED

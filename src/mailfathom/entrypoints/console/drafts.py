@@ -29,6 +29,7 @@ from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import AddressField
 from mailfathom.entrypoints.console.drafts_wording import DRAFTS_WORDINGS, DraftsWording
 from mailfathom.entrypoints.console.guards import from_own_origin
+from mailfathom.entrypoints.console.refusals import forbidden
 
 if TYPE_CHECKING:
     from mailfathom.entrypoints.console.pages import _Pages
@@ -160,7 +161,7 @@ class DraftPages:
     async def send(self, request: Request) -> Response:
         form = await self._posted(request)
         if form is None:
-            return _forbidden()
+            return forbidden(request)
         draft_id = request.path_params["draft_id"]
         drafts = self._drafts()
         return await self._decided(
@@ -170,7 +171,7 @@ class DraftPages:
     async def delete(self, request: Request) -> Response:
         form = await self._posted(request)
         if form is None:
-            return _forbidden()
+            return forbidden(request)
         draft_id = request.path_params["draft_id"]
         drafts = self._drafts()
         return await self._decided(
@@ -180,7 +181,7 @@ class DraftPages:
     async def edit(self, request: Request) -> Response:
         form = await self._posted(request, self._edit_octets)
         if form is None:
-            return _forbidden()
+            return forbidden(request)
         draft_id = request.path_params["draft_id"]
         edit = Edit(
             to=_addresses(form.get("to")),
@@ -233,7 +234,3 @@ class DraftPages:
             subject=shown.subject,
             body=shown.body,
         )
-
-
-def _forbidden() -> Response:
-    return Response("Forbidden", status_code=403, media_type="text/plain")

@@ -29,6 +29,7 @@ from starlette.types import Receive, Scope, Send
 
 from mailfathom.app.console.live import ConsoleNews
 from mailfathom.app.console.ports import ConsoleSession
+from mailfathom.entrypoints.console.refusals import forbidden, too_many_live
 
 STORE_SLICE = 1.0  # how often an open stream reads the store's mark
 WAKE_SLICE = 0.25  # how long a stream waits without looking at wake-ups and `closing`
@@ -93,15 +94,10 @@ class LivePages:
     async def stream(self, request: Request) -> Response:
         session = await self._pages.session(request)
         if session is None:
-            return Response("Forbidden", status_code=403, media_type="text/plain")
+            return forbidden(request)
         key = session.token_hash
         if self._open[key] >= STREAMS_PER_SESSION or self._open.total() >= STREAMS_OVERALL:
-            return Response(
-                "Too many live pages",
-                status_code=429,
-                media_type="text/plain",
-                headers={"Retry-After": str(RETRY_MILLISECONDS // 1000)},
-            )
+            return too_many_live(request, RETRY_MILLISECONDS // 1000)
         self._open[key] += 1
 
         def release() -> None:

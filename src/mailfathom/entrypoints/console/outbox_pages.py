@@ -20,12 +20,13 @@ from mailfathom.app.console.outbox import ConsoleOutbox, SendState
 from mailfathom.app.console.ports import ConsoleSession
 from mailfathom.app.console.signing_in import csrf_holds
 from mailfathom.app.flags.administer_mutations import Retried
-from mailfathom.app.flags.explanations import explain as explain_change
 from mailfathom.app.sending.administer_outbox import Withdrawn
-from mailfathom.app.sending.explanations import explain as explain_send
 from mailfathom.domain.mutations import MutationKind, MutationState
 from mailfathom.entrypoints.console.guards import from_own_origin
 from mailfathom.entrypoints.console.outbox_wording import WORDINGS, OutboxWording
+from mailfathom.entrypoints.console.record_wording import WORDINGS as RECORD_WORDINGS
+from mailfathom.entrypoints.console.record_wording import RecordWording
+from mailfathom.entrypoints.console.refusals import forbidden
 from mailfathom.entrypoints.console.wording import ConsoleWording, chosen_language
 
 MAX_FORM_OCTETS = 1024
@@ -45,11 +46,11 @@ class PageMaker(Protocol):
     async def session(self, request: Request) -> ConsoleSession | None: ...
 
 
-def _words(request: Request) -> OutboxWording:
+def _words(request: Request) -> tuple[OutboxWording, RecordWording]:
     language = chosen_language(
         request.query_params.get("lang"), request.headers.get("accept-language")
     )
-    return WORDINGS[language]
+    return WORDINGS[language], RECORD_WORDINGS[language]
 
 
 def _back(pages: PageMaker, request: Request, path: str, done: str) -> Response:
@@ -58,20 +59,16 @@ def _back(pages: PageMaker, request: Request, path: str, done: str) -> Response:
     return RedirectResponse(path + joined, status_code=303)
 
 
-def _forbidden() -> Response:
-    return Response("Forbidden", status_code=403, media_type="text/plain")
-
-
 async def _decided(pages: PageMaker, request: Request) -> ConsoleSession | Response:
     """The signed-in session of a POST from the console's own origin with its CSRF token;
     otherwise the refusal to answer with, before anything is done."""
     if not from_own_origin(request):
-        return _forbidden()
+        return forbidden(request)
     form = await request.form(max_files=0, max_fields=4, max_part_size=MAX_FORM_OCTETS)
     csrf = form.get("csrf")
     session = await pages.session(request)
     if session is None or not csrf_holds(session, csrf if isinstance(csrf, str) else None):
-        return _forbidden()
+        return forbidden(request)
     return session
 
 
@@ -99,7 +96,7 @@ class OutboxPages:
         if session is None:
             return RedirectResponse("/login", status_code=303)
         entries = await run_in_threadpool(self._outbox().entries)
-        w, d = self._pages.wording(request), _words(request)
+        w, (d, k) = self._pages.wording(request), _words(request)
         states = {
             SendState.QUEUED: w.queued,
             SendState.HELD: w.held,
@@ -125,7 +122,8 @@ class OutboxPages:
             d=d,
             notice=notices.get(request.query_params.get("done", "")),
             rows=[(e, states[e.state]) for e in entries],
-            explain=explain_send,
+            k=k,
+            explain=k.send_failure,
         )
 
     async def cancel(self, request: Request) -> Response:
@@ -142,7 +140,7 @@ class OutboxPages:
         if session is None:
             return RedirectResponse("/login", status_code=303)
         entries = await run_in_threadpool(self._mutations().entries)
-        w, d = self._pages.wording(request), _words(request)
+        w, (d, k) = self._pages.wording(request), _words(request)
         states = {
             MutationState.PENDING: w.mutations_pending,
             MutationState.CONVERGING: d.converging,
@@ -163,7 +161,8 @@ class OutboxPages:
             d=d,
             notice=notices.get(request.query_params.get("done", "")),
             rows=[(e, states[e.record.state], _value(e, d)) for e in entries],
-            explain=explain_change,
+            k=k,
+            explain=k.change_failure,
         )
 
     async def retry(self, request: Request) -> Response:

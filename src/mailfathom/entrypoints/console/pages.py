@@ -64,6 +64,12 @@ from mailfathom.entrypoints.console.passkey_pages import (
     login_offer,
     passkey_hosts,
 )
+from mailfathom.entrypoints.console.refusals import (
+    forbidden,
+    routing_refusal,
+    too_large,
+    too_large_for,
+)
 from mailfathom.entrypoints.console.wording import WORDINGS, ConsoleWording, chosen_language
 
 COOKIE = "mf_console"
@@ -201,10 +207,10 @@ class _Pages:
 
     async def login(self, request: Request) -> Response:
         if not from_own_origin(request):
-            return _forbidden()
+            return forbidden(request)
         form = await _bounded_form(request)
         if form is None:
-            return _too_large()
+            return too_large(request)
         csrf = form.get("csrf")
         password = form.get("password")
         access = self._use.access()
@@ -227,7 +233,7 @@ class _Pages:
         self, request: Request, access: ConsoleAccess, token: str | None, refused: Refused
     ) -> Response:
         if refused.reason is SignInRefused.FORM_EXPIRED:
-            return _forbidden()
+            return forbidden(request)
         wording = self._wording(request)[1]
         found = await run_in_threadpool(access.session, token)
         if refused.reason is SignInRefused.WAIT:
@@ -273,16 +279,16 @@ class _Pages:
 
     async def logout(self, request: Request) -> Response:
         if not from_own_origin(request):
-            return _forbidden()
+            return forbidden(request)
         form = await _bounded_form(request)
         if form is None:
-            return _too_large()
+            return too_large(request)
         csrf = form.get("csrf")
         access = self._use.access()
         token = self._token(request)
         session = await run_in_threadpool(access.signed_in, token)
         if session is None or not csrf_holds(session, csrf):
-            return _forbidden()
+            return forbidden(request)
         await run_in_threadpool(access.sign_out, token)
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(
@@ -326,14 +332,6 @@ async def _bounded_form(request: Request, limit: int = MAX_FORM_OCTETS) -> dict[
     return form
 
 
-def _too_large() -> Response:
-    return Response("Request too large", status_code=413, media_type="text/plain")
-
-
-def _forbidden() -> Response:
-    return Response("Forbidden", status_code=403, media_type="text/plain")
-
-
 DEFAULT_EDIT_OCTETS = edit_form_octets(MailDeliveryConfig().max_body_characters)
 
 
@@ -368,6 +366,7 @@ def build_console_app(
     if use_cases.live is not None:
         more.extend(LivePages(pages, use_cases.live, closing or threading.Event()).routes())
     app = Starlette(
+        exception_handlers={404: routing_refusal, 405: routing_refusal},
         routes=[
             *more,
             Route("/", pages.overview, methods=["GET"]),
@@ -383,7 +382,7 @@ def build_console_app(
         middleware=[
             Middleware(SecurityHeaders),
             Middleware(QuietFailures),
-            Middleware(BodyBound, limit=body_limits(EDIT_PATH, edit_octets), refusal=_too_large),
+            Middleware(BodyBound, limit=body_limits(EDIT_PATH, edit_octets), refusal=too_large_for),
             Middleware(
                 TrustedHostMiddleware,
                 allowed_hosts=allowed_hosts(listen_host, public_origin)

@@ -34,6 +34,7 @@ from mailfathom.entrypoints.console.guards import (
     public_origin,
 )
 from mailfathom.entrypoints.console.passkey_wording import PASSKEY_WORDINGS, PasskeyWording
+from mailfathom.entrypoints.console.refusals import forbidden, not_found, too_large
 from mailfathom.entrypoints.console.wording import ConsoleWording, chosen_language
 
 MAX_CEREMONY_OCTETS = CEREMONY_OCTETS
@@ -125,14 +126,6 @@ def passkey_hosts(passkeys: Callable[[], ConsolePasskeys] | None) -> list[str]:
     return [urlsplit(origin).hostname or "" for origin in passkeys().origins]
 
 
-def _forbidden() -> Response:
-    return Response("Forbidden", status_code=403, media_type="text/plain")
-
-
-def _too_large() -> Response:
-    return Response("Request too large", status_code=413, media_type="text/plain")
-
-
 class PasskeyPages:
     def __init__(self, pages: PageMaker, passkeys: Callable[[], ConsolePasskeys]) -> None:
         self._pages = pages
@@ -151,10 +144,10 @@ class PasskeyPages:
         """The ceremony step a POST carries; or the refusal to answer with, before anything
         is done."""
         if not from_own_origin(request):
-            return _forbidden()
+            return forbidden(request)
         form = await self._pages.bounded_form(request, MAX_CEREMONY_OCTETS)
         if form is None:
-            return _too_large()
+            return too_large(request)
         step = Step(
             self._pages.token(request),
             form.get("csrf"),
@@ -167,7 +160,7 @@ class PasskeyPages:
         ceremonies = {c.value: c for c in Ceremony}
         ceremony = ceremonies.get(str(request.path_params["ceremony"]))
         if ceremony is None:
-            return Response("Not Found", status_code=404, media_type="text/plain")
+            return not_found(request)
         stepped = await self._step(request)
         if isinstance(stepped, Response):
             return stepped
@@ -212,7 +205,7 @@ class PasskeyPages:
 
     async def _refused(self, request: Request, refused: PasskeyRefused) -> Response:
         if refused is PasskeyRefused.FORM_EXPIRED:
-            return _forbidden()
+            return forbidden(request)
         return await self._pages.login_again(request, _notice(words(request), refused), 403)
 
     def _back(self, request: Request, done: str) -> Response:
@@ -249,11 +242,11 @@ class PasskeyPages:
 
     async def remove(self, request: Request) -> Response:
         if not from_own_origin(request):
-            return _forbidden()
+            return forbidden(request)
         form = await self._pages.bounded_form(request, MAX_CEREMONY_OCTETS)
         session = await self._pages.session(request)
         if form is None or session is None or not csrf_holds(session, form.get("csrf")):
-            return _forbidden()
+            return forbidden(request)
         credential_id = str(request.path_params["credential_id"])
         removed = await run_in_threadpool(self._passkeys().remove, credential_id)
         return self._back(request, "removed" if removed else "not-found")

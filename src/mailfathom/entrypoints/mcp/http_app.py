@@ -361,7 +361,9 @@ def build_http_app(
     if download is not None:
         routes.insert(0, download_route(download))
     app = Starlette(routes=routes, lifespan=lifespan)
-    app.add_middleware(BodyBound, limit=lambda _path: max_body_octets, refusal=too_large)
+    app.add_middleware(
+        BodyBound, limit=lambda _path: max_body_octets, refusal=lambda _scope: too_large()
+    )
     app.add_middleware(
         SessionGate,
         path=MCP_PATH,

@@ -1,0 +1,258 @@
+"""The console's words for what a send or a mailbox change is and why it failed, in the
+languages of `wording.py`.
+
+The English failure sentences are the ones `mfctl` prints (`app.*.explanations`), so the
+console and the command line never drift apart; Czech and Slovak say the same, fixed
+sentences with nothing of the message, the change or a server's reply."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mailfathom.app.confirmation.wording import Language
+from mailfathom.app.flags import explanations as change_explanations
+from mailfathom.app.sending import explanations as send_explanations
+from mailfathom.domain.codes import DeliveryCode
+from mailfathom.domain.mutations import MutationFailure, MutationKind
+from mailfathom.domain.outgoing import AddressField, OutgoingKind
+
+_D = DeliveryCode
+_M = MutationFailure
+
+
+@dataclass(frozen=True, slots=True)
+class RecordWording:
+    send_kinds: dict[OutgoingKind, str]
+    change_kinds: dict[MutationKind, str]
+    address_fields: dict[AddressField, str]
+    send_failures: dict[DeliveryCode, str]
+    change_failures: dict[MutationFailure, str]
+    # A code this version has no sentence for (a newer version wrote the record).
+    undescribed: str
+
+    def send_failure(self, code: int) -> str:
+        try:
+            return self.send_failures[DeliveryCode(code)]
+        except ValueError:
+            return self.undescribed
+
+    def change_failure(self, code: int) -> str:
+        try:
+            return self.change_failures[MutationFailure(code)]
+        except ValueError:
+            return self.undescribed
+
+
+WORDINGS: dict[Language, RecordWording] = {
+    Language.EN: RecordWording(
+        send_kinds={
+            OutgoingKind.NEW: "new",
+            OutgoingKind.REPLY: "reply",
+            OutgoingKind.FORWARD: "forward",
+        },
+        change_kinds={
+            MutationKind.SET_SEEN: "seen",
+            MutationKind.SET_FLAGGED: "flagged",
+            MutationKind.ADD_KEYWORDS: "add keywords",
+            MutationKind.REMOVE_KEYWORDS: "remove keywords",
+            MutationKind.SET_KEYWORDS: "set keywords",
+            MutationKind.MOVE: "move",
+        },
+        address_fields={AddressField.TO: "to", AddressField.CC: "cc", AddressField.BCC: "bcc"},
+        send_failures=send_explanations.FAILURE_EXPLANATIONS,
+        change_failures=change_explanations.FAILURE_EXPLANATIONS,
+        undescribed=send_explanations.UNDESCRIBED,
+    ),
+    Language.CS: RecordWording(
+        send_kinds={
+            OutgoingKind.NEW: "nová",
+            OutgoingKind.REPLY: "odpověď",
+            OutgoingKind.FORWARD: "přeposlání",
+        },
+        change_kinds={
+            MutationKind.SET_SEEN: "přečteno",
+            MutationKind.SET_FLAGGED: "s příznakem",
+            MutationKind.ADD_KEYWORDS: "přidat klíčová slova",
+            MutationKind.REMOVE_KEYWORDS: "odebrat klíčová slova",
+            MutationKind.SET_KEYWORDS: "nastavit klíčová slova",
+            MutationKind.MOVE: "přesun",
+        },
+        address_fields={
+            AddressField.TO: "komu",
+            AddressField.CC: "kopie",
+            AddressField.BCC: "skrytá kopie",
+        },
+        send_failures={
+            _D.REFUSED_BY_SERVER: (
+                "Odesílací server zprávu nebo všechny příjemce natrvalo odmítl."
+            ),
+            _D.ATTEMPTS_SPENT: (
+                "Všechny nastavené pokusy selhaly z dočasného důvodu (žádné spojení, nebo "
+                "server požádal o pozdější pokus), proto se od odeslání upustilo."
+            ),
+            _D.OUTCOME_UNKNOWN: (
+                "Spojení skončilo po předání zprávy a před odpovědí serveru; zpráva mohla "
+                "být přijata, proto se znovu nenabízí."
+            ),
+            _D.NO_ROUTE: (
+                "Příjemce je mimo toto nasazení a účet neuvádí žádný odesílací server, který "
+                "by tam poštu doručil."
+            ),
+            _D.NOT_AUTHENTICATED: (
+                "Odesílací server nepřijal uživatelské jméno a tajný údaj účtu."
+            ),
+            _D.TEMPORARY_FAILURE: (
+                "Poslední pokus selhal z dočasného důvodu; odeslání čeká na další pokus."
+            ),
+            _D.PEER_DELIVERY_FAILED: (
+                "Schránka tohoto nasazení, které byla zpráva adresována, ji nemohla přijmout."
+            ),
+            _D.SECRET_UNREADABLE: (
+                "Tajný údaj pro odesílací server účtu nešel přečíst (nenastavená proměnná "
+                "nebo chybějící soubor); nic nebylo nabídnuto a nebude, dokud nepůjde přečíst."
+            ),
+            _D.WAITING_FOR_CONSENT: (
+                "Účet se přihlašuje přes OAuth a jeho poskytovatel oprávnění odmítl; odeslání "
+                "čeká ve frontě, dokud člověk znovu neudělí přístup (mfctl account consent)."
+            ),
+        },
+        change_failures={
+            _M.MESSAGE_GONE: (
+                "Zpráva už na poštovním serveru nebyla ve své složce (smazaná, přesunutá, "
+                "nebo byla složka přečíslována), takže nebylo co změnit."
+            ),
+            _M.KEYWORD_NOT_PERMANENT: (
+                "Složka toto klíčové slovo natrvalo neuchovává (místní Maildir neuchovává "
+                "žádné), takže změnu nešlo uložit."
+            ),
+            _M.CHANGED_ON_SERVER: (
+                "Zpráva se na poštovním serveru změnila poté, co byla změna vyžádána, a "
+                "předtím, než byla provedena; změna na serveru zůstala a místní kopie ji "
+                "načte."
+            ),
+            _M.ATTEMPTS_SPENT: (
+                "Všechny pokusy o provedení změny selhaly (žádné spojení, nebo server příkaz "
+                "odmítl), proto se od ní upustilo."
+            ),
+            _M.FOLDER_GONE: (
+                "Složka, ve které zpráva byla, nebo ta, do které se měla přesunout, už na "
+                "poštovním serveru není nebo už není namapovaná."
+            ),
+            _M.MOVE_NOT_OFFERED: (
+                "Poštovní server nenabízí MOVE ani UIDPLUS, takže zprávu by šlo přesunout jen "
+                "vymazáním všeho, co je v její složce označeno ke smazání; nic se neudělalo."
+            ),
+            _M.MOVE_NOT_CONFIRMED: (
+                "Kopii nešlo v cílové složce najít (server neuvedl nové UID a zpráva nemá "
+                "Message-ID, podle kterého by ji šlo najít), takže originál zůstal na místě."
+            ),
+            _M.FOLDER_EXISTS: (
+                "Složka toho jména už na poštovním serveru byla; nebyla převzata, protože ji "
+                "nasazení nemusí obsluhovat. Správce ji může namapovat v konfiguraci."
+            ),
+            _M.FOLDER_NAME_REFUSED: (
+                "Poštovní server odmítl složku vytvořit, nebo název obsahuje znak, kterým "
+                "server odděluje úrovně složek."
+            ),
+        },
+        undescribed="Selhání, které tato verze nepopisuje.",
+    ),
+    Language.SK: RecordWording(
+        send_kinds={
+            OutgoingKind.NEW: "nová",
+            OutgoingKind.REPLY: "odpoveď",
+            OutgoingKind.FORWARD: "preposlanie",
+        },
+        change_kinds={
+            MutationKind.SET_SEEN: "prečítané",
+            MutationKind.SET_FLAGGED: "s príznakom",
+            MutationKind.ADD_KEYWORDS: "pridať kľúčové slová",
+            MutationKind.REMOVE_KEYWORDS: "odobrať kľúčové slová",
+            MutationKind.SET_KEYWORDS: "nastaviť kľúčové slová",
+            MutationKind.MOVE: "presun",
+        },
+        address_fields={
+            AddressField.TO: "komu",
+            AddressField.CC: "kópia",
+            AddressField.BCC: "skrytá kópia",
+        },
+        send_failures={
+            _D.REFUSED_BY_SERVER: (
+                "Odosielací server správu alebo všetkých príjemcov natrvalo odmietol."
+            ),
+            _D.ATTEMPTS_SPENT: (
+                "Všetky nastavené pokusy zlyhali z dočasného dôvodu (žiadne spojenie, alebo "
+                "server požiadal o neskorší pokus), preto sa od odoslania upustilo."
+            ),
+            _D.OUTCOME_UNKNOWN: (
+                "Spojenie skončilo po odovzdaní správy a pred odpoveďou servera; správa mohla "
+                "byť prijatá, preto sa znova neponúka."
+            ),
+            _D.NO_ROUTE: (
+                "Príjemca je mimo tohto nasadenia a účet neuvádza žiadny odosielací server, "
+                "ktorý by tam poštu doručil."
+            ),
+            _D.NOT_AUTHENTICATED: (
+                "Odosielací server neprijal používateľské meno a tajný údaj účtu."
+            ),
+            _D.TEMPORARY_FAILURE: (
+                "Posledný pokus zlyhal z dočasného dôvodu; odoslanie čaká na ďalší pokus."
+            ),
+            _D.PEER_DELIVERY_FAILED: (
+                "Schránka tohto nasadenia, ktorej bola správa adresovaná, ju nemohla prijať."
+            ),
+            _D.SECRET_UNREADABLE: (
+                "Tajný údaj pre odosielací server účtu sa nedal prečítať (nenastavená "
+                "premenná alebo chýbajúci súbor); nič nebolo ponúknuté a nebude, kým sa "
+                "nebude dať prečítať."
+            ),
+            _D.WAITING_FOR_CONSENT: (
+                "Účet sa prihlasuje cez OAuth a jeho poskytovateľ oprávnenie odmietol; "
+                "odoslanie čaká v rade, kým človek znova neudelí prístup (mfctl account "
+                "consent)."
+            ),
+        },
+        change_failures={
+            _M.MESSAGE_GONE: (
+                "Správa už na poštovom serveri nebola vo svojom priečinku (zmazaná, "
+                "presunutá, alebo bol priečinok prečíslovaný), takže nebolo čo zmeniť."
+            ),
+            _M.KEYWORD_NOT_PERMANENT: (
+                "Priečinok toto kľúčové slovo natrvalo neuchováva (miestny Maildir neuchováva "
+                "žiadne), takže zmenu nebolo možné uložiť."
+            ),
+            _M.CHANGED_ON_SERVER: (
+                "Správa sa na poštovom serveri zmenila potom, čo bola zmena vyžiadaná, a "
+                "predtým, než bola vykonaná; zmena na serveri zostala a miestna kópia ju "
+                "načíta."
+            ),
+            _M.ATTEMPTS_SPENT: (
+                "Všetky pokusy o vykonanie zmeny zlyhali (žiadne spojenie, alebo server "
+                "príkaz odmietol), preto sa od nej upustilo."
+            ),
+            _M.FOLDER_GONE: (
+                "Priečinok, v ktorom správa bola, alebo ten, do ktorého sa mala presunúť, už "
+                "na poštovom serveri nie je alebo už nie je namapovaný."
+            ),
+            _M.MOVE_NOT_OFFERED: (
+                "Poštový server neponúka MOVE ani UIDPLUS, takže správu by bolo možné "
+                "presunúť len vymazaním všetkého, čo je v jej priečinku označené na "
+                "zmazanie; nič sa neurobilo."
+            ),
+            _M.MOVE_NOT_CONFIRMED: (
+                "Kópiu sa nepodarilo v cieľovom priečinku nájsť (server neuviedol nové UID a "
+                "správa nemá Message-ID, podľa ktorého by ju bolo možné nájsť), takže "
+                "originál zostal na mieste."
+            ),
+            _M.FOLDER_EXISTS: (
+                "Priečinok toho mena už na poštovom serveri bol; nebol prevzatý, pretože ho "
+                "nasadenie nemusí obsluhovať. Správca ho môže namapovať v konfigurácii."
+            ),
+            _M.FOLDER_NAME_REFUSED: (
+                "Poštový server odmietol priečinok vytvoriť, alebo názov obsahuje znak, ktorým "
+                "server oddeľuje úrovne priečinkov."
+            ),
+        },
+        undescribed="Zlyhanie, ktoré táto verzia neopisuje.",
+    ),
+}
