@@ -728,7 +728,7 @@ class Services:
         return DraftingUseCases(
             save=DraftSaving(composition, store, copies, clock=self.clock),
             update=DraftEditing(composition, store, copies, served, clock=self.clock),
-            delete=DraftDeletion(store, copies, served),
+            delete=DraftDeletion(store, copies, served, clock=self.clock),
             send=DraftPromotion(
                 self.config,
                 store,
@@ -791,7 +791,6 @@ class Services:
             drafting.update,
             drafting.delete,
             self._confirmed_sending(),
-            clock=self.clock,
         )
 
     def account_names(self) -> dict[str, str]:

@@ -75,7 +75,6 @@ def waiting(d: FakeDeployment) -> WaitingDrafts:
         d.update_draft(),
         d.delete_draft(),
         d.confirmed(),
-        clock=d.clock,
     )
 
 

@@ -166,7 +166,7 @@ class FakeDeployment:
         )
 
     def delete_draft(self) -> DraftDeletion:
-        return DraftDeletion(self.memory.drafts, self.draft_copies(), self.served)
+        return DraftDeletion(self.memory.drafts, self.draft_copies(), self.served, clock=self.clock)
 
     def send_draft(self) -> DraftPromotion:
         return DraftPromotion(

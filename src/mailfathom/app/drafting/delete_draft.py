@@ -1,6 +1,7 @@
 """delete_draft: give up a draft held here and take its copies out of the drafts folder.
 
-The draft is marked given up first, in one conditional statement; what the folder still shows
+The draft is marked given up first, in one conditional statement that dismisses its owner alert
+too (a draft given up waits for nobody, whoever gave it up); what the folder still shows
 is then answered: every copy out (deleted), one left where nothing here will touch it again
 (copyLeftBehind), or the mailbox out of reach, finished by a later pass (pending).
 """
@@ -8,8 +9,9 @@ is then answered: every copy out (deleted), one left where nothing here will tou
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from mailfathom.app.drafting.composition import draft_identifier, not_held
 from mailfathom.app.drafting.copies import DraftCopies
@@ -30,11 +32,16 @@ class DraftDeleted:
 
 class DraftDeletion:
     def __init__(
-        self, store: DraftStore, copies: DraftCopies, served: Sequence[ServedAccount]
+        self,
+        store: DraftStore,
+        copies: DraftCopies,
+        served: Sequence[ServedAccount],
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._store = store
         self._copies = copies
         self._served = frozenset(a.account_id for a in served)
+        self._clock = clock
 
     def delete(self, caller: Caller, draft_id: object) -> DraftDeleted:
         require(caller, PERMISSIONS)
@@ -46,7 +53,7 @@ class DraftDeletion:
             or current.account_id not in self._served
         ):
             raise not_held()
-        given_up = self._store.mark_deleted(identifier)
+        given_up = self._store.mark_deleted(identifier, self._clock())
         if given_up is None:
             raise not_held()
         return DraftDeleted(identifier, self._copies.take_out_all(given_up))

@@ -64,7 +64,8 @@ class CopyWork:
 
 class DraftStore(Protocol):
     """Where drafts are held. A draft is marked sent only by the outbox, in the transaction
-    that writes its send (`OutboxStore.record` with `promoting`)."""
+    that writes its send (`OutboxStore.record` with `promoting`), which dismisses the draft's
+    owner alert too."""
 
     def create(self, new: NewDraft) -> tuple[Draft, bool]:
         """Write a draft at revision one, unless a draft not given up already holds the same
@@ -81,8 +82,10 @@ class DraftStore(Protocol):
         in one conditional statement; None when no such live draft is held."""
         ...
 
-    def mark_deleted(self, draft_id: uuid.UUID) -> Draft | None:
-        """Give up a live draft (and free its retry key); None when it was not live."""
+    def mark_deleted(self, draft_id: uuid.UUID, at: datetime) -> Draft | None:
+        """Give up a live draft (and free its retry key) and dismiss its owner alert as of
+        `at`, in one transaction: a draft given up waits for nobody. None when it was not
+        live."""
         ...
 
     def find_sent(self, outgoing_id: uuid.UUID) -> Draft | None:
