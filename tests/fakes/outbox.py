@@ -142,7 +142,9 @@ class InMemoryOutbox:
             row = self._by_key(account_id, idempotency_key)
             return None if row is None else row.record
 
-    def listing(self, limit: int, stages: Sequence[Stage] | None = None) -> list[OutboxListing]:
+    def listing(
+        self, limit: int | None, stages: Sequence[Stage] | None = None
+    ) -> list[OutboxListing]:
         with self.lock:
             rows = [r for r in self._rows if not stages or r.record.stage in stages]
             rows.sort(key=lambda r: (r.record.queued_at, r.seq), reverse=True)

@@ -167,7 +167,9 @@ class SqlOutbox:
         row = c.execute(sa.select(outgoing_emails).where(_O.seq == seq)).one()
         return _record(row, self._recipients(c, seq))
 
-    def listing(self, limit: int, stages: Sequence[Stage] | None = None) -> list[OutboxListing]:
+    def listing(
+        self, limit: int | None, stages: Sequence[Stage] | None = None
+    ) -> list[OutboxListing]:
         query = sa.select(outgoing_emails).order_by(_O.queued_at.desc(), _O.seq.desc())
         if stages:
             query = query.where(_O.stage.in_([s.value for s in stages]))
