@@ -148,6 +148,20 @@ def test_a_revision_keeps_the_identifier_and_counts_one(backend: Backend) -> Non
     assert store.mark_deleted(draft.draft_id, T0) is None
 
 
+def test_a_write_naming_a_revision_applies_only_to_that_revision(backend: Backend) -> None:
+    store = backend.drafts()
+    draft, _ = store.create(_new())
+    assert store.revise(draft.draft_id, _content(b"second"), revision=1) is not None
+    assert store.revise(draft.draft_id, _content(b"stale"), revision=1) is None
+    assert store.mark_deleted(draft.draft_id, T0, revision=1) is None
+    held = store.find(draft.draft_id)
+    assert held is not None
+    assert (held.life, held.revision, held.mime) == (DraftLife.LIVE, 2, b"second")
+    gone = store.mark_deleted(draft.draft_id, T0, revision=2)
+    assert gone is not None
+    assert gone.life is DraftLife.DELETED
+
+
 def test_twenty_racing_identical_saves_leave_one_draft(backend: Backend) -> None:
     store = backend.drafts()
     barrier = threading.Barrier(20)

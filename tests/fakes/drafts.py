@@ -96,21 +96,27 @@ class InMemoryDraftStore:
         with self._lock:
             return next((r.draft for r in self._rows if r.draft.outgoing_id == outgoing_id), None)
 
-    def revise(self, draft_id: uuid.UUID, content: DraftContent) -> Draft | None:
+    def revise(
+        self, draft_id: uuid.UUID, content: DraftContent, revision: int | None = None
+    ) -> Draft | None:
         with self._lock:
-            row = self._live(draft_id)
+            row = self._live(draft_id, revision)
             if row is None or row.draft.account_id != content.account_id:
                 return None
             row.draft = _revised(row.draft, content, revision=row.draft.revision + 1)
             return row.draft
 
-    def _live(self, draft_id: uuid.UUID) -> _Row | None:
+    def _live(self, draft_id: uuid.UUID, revision: int | None = None) -> _Row | None:
         row = self._row(draft_id)
-        return row if row is not None and row.draft.life is DraftLife.LIVE else None
+        if row is None or row.draft.life is not DraftLife.LIVE:
+            return None
+        return row if revision in (None, row.draft.revision) else None
 
-    def mark_deleted(self, draft_id: uuid.UUID, at: datetime) -> Draft | None:
+    def mark_deleted(
+        self, draft_id: uuid.UUID, at: datetime, revision: int | None = None
+    ) -> Draft | None:
         with self._lock:
-            row = self._live(draft_id)
+            row = self._live(draft_id, revision)
             if row is None:
                 return None
             row.retry_key = None

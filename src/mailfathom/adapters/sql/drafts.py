@@ -94,6 +94,11 @@ def mark_promoted(
     return changed == 1
 
 
+def _at_revision(revision: int | None) -> sa.ColumnElement[bool]:
+    """The draft is still at `revision` (any revision when None)."""
+    return sa.true() if revision is None else _D.revision == revision
+
+
 class SqlDraftStore:
     def __init__(self, engine: sa.Engine) -> None:
         self._engine = engine
@@ -174,7 +179,9 @@ class SqlDraftStore:
             ).scalar_one_or_none()
             return None if seq is None else self._load(c, int(seq))
 
-    def revise(self, draft_id: uuid.UUID, content: DraftContent) -> Draft | None:
+    def revise(
+        self, draft_id: uuid.UUID, content: DraftContent, revision: int | None = None
+    ) -> Draft | None:
         with self._engine.begin() as c:
             seq = c.execute(
                 sa.update(drafts)
@@ -182,6 +189,7 @@ class SqlDraftStore:
                     _D.draft_id == draft_id,
                     _D.life == DraftLife.LIVE.value,
                     _D.account_id == content.account_id,
+                    _at_revision(revision),
                 )
                 .values(**_content_values(content), revision=_D.revision + 1)
                 .returning(_D.seq)
@@ -191,11 +199,17 @@ class SqlDraftStore:
             self._write_lists(c, int(seq), content)
             return self._load(c, int(seq))
 
-    def mark_deleted(self, draft_id: uuid.UUID, at: datetime) -> Draft | None:
+    def mark_deleted(
+        self, draft_id: uuid.UUID, at: datetime, revision: int | None = None
+    ) -> Draft | None:
         with self._engine.begin() as c:
             seq = c.execute(
                 sa.update(drafts)
-                .where(_D.draft_id == draft_id, _D.life == DraftLife.LIVE.value)
+                .where(
+                    _D.draft_id == draft_id,
+                    _D.life == DraftLife.LIVE.value,
+                    _at_revision(revision),
+                )
                 .values(life=DraftLife.DELETED.value, retry_key=None)
                 .returning(_D.seq)
             ).scalar_one_or_none()

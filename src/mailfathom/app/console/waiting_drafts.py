@@ -6,7 +6,9 @@ click for the answer, so every sending bound (sending on, recipient policy and v
 counts and sizes, the ceilings) is asked exactly as for a person's Send to a client's
 question, and the answer is bound to the message shown: a draft changed after the page
 showed it (an agent's update_draft, an edit in another tab) is refused (59004) and nothing
-is sent. Edit is update_draft, Delete is delete_draft. A draft sent or deleted, from here or
+is sent. Edit and Delete name the revision shown and the store applies them only to it, so an
+agent's update_draft landing between the check and the write is never overwritten nor given
+up unseen. Edit is update_draft, Delete is delete_draft. A draft sent or deleted, from here or
 by an agent's call, has its alert dismissed in the same store transaction: there is nothing
 left to decide.
 
@@ -28,7 +30,12 @@ from mailfathom.app.confirmation.ports import (
 )
 from mailfathom.app.confirmation.question import ShownMessage
 from mailfathom.app.confirmation.wording import Language
-from mailfathom.app.drafting.composition import DraftRequest, draft_identifier, not_held
+from mailfathom.app.drafting.composition import (
+    DraftRequest,
+    DraftRevised,
+    draft_identifier,
+    not_held,
+)
 from mailfathom.app.drafting.delete_draft import DraftDeleted, DraftDeletion
 from mailfathom.app.drafting.ports import DraftStore
 from mailfathom.app.drafting.results import DraftStanding
@@ -173,14 +180,20 @@ class WaitingDrafts:
             else str(draft.answered_email_id),
             answering=None if draft.answering is None else draft.answering.value,
         )
-        return self._editing.update(OWNER, str(draft.draft_id), request)
+        try:
+            return self._editing.update(OWNER, str(draft.draft_id), request, draft.revision)
+        except DraftRevised:
+            raise DraftChanged from None
 
     def delete(self, draft_id: object, binding: str) -> DraftDeleted:
         """Give the draft up (delete_draft; its alert is dismissed with it)."""
         shown = self._held(draft_id)
         if shown.binding != binding:
             raise DraftChanged
-        return self._deletion.delete(OWNER, str(shown.draft.draft_id))
+        try:
+            return self._deletion.delete(OWNER, str(shown.draft.draft_id), shown.draft.revision)
+        except DraftRevised:
+            raise DraftChanged from None
 
     def _held(self, draft_id: object) -> WaitingDraft:
         found = self.waiting(draft_id)

@@ -13,7 +13,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from mailfathom.app.drafting.composition import draft_identifier, not_held
+from mailfathom.app.drafting.composition import (
+    DraftRevised,
+    draft_identifier,
+    missed,
+    not_held,
+)
 from mailfathom.app.drafting.copies import DraftCopies
 from mailfathom.app.drafting.ports import DraftStore
 from mailfathom.app.shared.authorization import Permissions, require
@@ -43,7 +48,9 @@ class DraftDeletion:
         self._served = frozenset(a.account_id for a in served)
         self._clock = clock
 
-    def delete(self, caller: Caller, draft_id: object) -> DraftDeleted:
+    def delete(self, caller: Caller, draft_id: object, revision: int | None = None) -> DraftDeleted:
+        """Give the draft up. With `revision`, only that revision (else `DraftRevised`,
+        nothing done): the deletion of a person who saw it."""
         require(caller, PERMISSIONS)
         identifier = draft_identifier(draft_id)
         current = self._store.find(identifier)
@@ -53,7 +60,9 @@ class DraftDeletion:
             or current.account_id not in self._served
         ):
             raise not_held()
-        given_up = self._store.mark_deleted(identifier, self._clock())
+        if revision not in (None, current.revision):
+            raise DraftRevised
+        given_up = self._store.mark_deleted(identifier, self._clock(), revision)
         if given_up is None:
-            raise not_held()
+            raise missed(self._store, identifier, revision)
         return DraftDeleted(identifier, self._copies.take_out_all(given_up))
