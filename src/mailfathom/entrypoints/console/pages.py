@@ -63,6 +63,7 @@ from mailfathom.entrypoints.console.passkey_pages import (
     login_offer,
     passkey_hosts,
 )
+from mailfathom.entrypoints.console.refusals import EXPIRED_QUERY, form_refused, session_ended
 from mailfathom.entrypoints.console.wording import WORDINGS, ConsoleWording, chosen_language
 
 COOKIE = "mf_console"
@@ -163,7 +164,9 @@ class _Pages:
         found = await run_in_threadpool(access.session, token)
         if found is not None and found.signed_in:
             return RedirectResponse("/", status_code=303)
-        return await self._form(request, access, found, token, None, 200)
+        ended = EXPIRED_QUERY in request.query_params
+        notice = self._wording(request)[1].form_expired if ended else None
+        return await self._form(request, access, found, token, notice, 200)
 
     async def _form(
         self,
@@ -200,7 +203,7 @@ class _Pages:
 
     async def login(self, request: Request) -> Response:
         if not from_own_origin(request):
-            return _forbidden()
+            return form_refused(self, request)
         form = await _bounded_form(request)
         if form is None:
             return _too_large()
@@ -225,10 +228,13 @@ class _Pages:
     async def _refused(
         self, request: Request, access: ConsoleAccess, token: str | None, refused: Refused
     ) -> Response:
-        if refused.reason is SignInRefused.FORM_EXPIRED:
-            return _forbidden()
-        wording = self._wording(request)[1]
         found = await run_in_threadpool(access.session, token)
+        if refused.reason is SignInRefused.FORM_EXPIRED:
+            # The form's session gone: a page left open. Still there: its token was wrong.
+            if found is None:
+                return session_ended(self, request)
+            return form_refused(self, request)
+        wording = self._wording(request)[1]
         if refused.reason is SignInRefused.WAIT:
             notice = wording.wait.format(seconds=refused.retry_after_seconds)
             response = await self._form(request, access, found, token, notice, 429)
@@ -272,7 +278,7 @@ class _Pages:
 
     async def logout(self, request: Request) -> Response:
         if not from_own_origin(request):
-            return _forbidden()
+            return form_refused(self, request)
         form = await _bounded_form(request)
         if form is None:
             return _too_large()
@@ -280,8 +286,10 @@ class _Pages:
         access = self._use.access()
         token = self._token(request)
         session = await run_in_threadpool(access.signed_in, token)
-        if session is None or not csrf_holds(session, csrf):
-            return _forbidden()
+        if session is None:
+            return session_ended(self, request)
+        if not csrf_holds(session, csrf):
+            return form_refused(self, request)
         await run_in_threadpool(access.sign_out, token)
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(
@@ -327,10 +335,6 @@ async def _bounded_form(request: Request, limit: int = MAX_FORM_OCTETS) -> dict[
 
 def _too_large() -> Response:
     return Response("Request too large", status_code=413, media_type="text/plain")
-
-
-def _forbidden() -> Response:
-    return Response("Forbidden", status_code=403, media_type="text/plain")
 
 
 DEFAULT_EDIT_OCTETS = edit_form_octets(MailDeliveryConfig().max_body_characters)
