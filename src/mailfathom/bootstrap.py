@@ -35,7 +35,7 @@ from mailfathom.adapters.config.toml_writer import create_config_file as create_
 from mailfathom.adapters.config.toml_writer import refuse_existing as refuse_existing
 from mailfathom.adapters.console_password import Argon2Passwords
 from mailfathom.adapters.content.packs import PackContentStore
-from mailfathom.adapters.cursor_signing import HmacCursorSigner
+from mailfathom.adapters.cursor_signing import HmacCursorSigner, SealedCursorSigner
 from mailfathom.adapters.download_links import SealedLinks, links_of
 from mailfathom.adapters.draft_folders import DraftFolderCopies
 from mailfathom.adapters.embedding import OpenEmbedder, open_active_embedder
@@ -483,7 +483,11 @@ class Services:
         book = SqlContactBook(self.engine)
         screen = self.screen()
         return ContactUseCases(
-            listing=ContactListing(book, self._signer(), screen),
+            listing=ContactListing(
+                book,
+                SealedCursorSigner.from_key_file(self.config.store.data_dir / "cursor.key"),
+                screen,
+            ),
             lookup=ContactLookup(book, screen),
             creation=ContactCreation(book, clock=self.clock, writer=writer, screen=screen),
             amendment=ContactAmendment(book, clock=self.clock, writer=writer, screen=screen),
@@ -736,7 +740,7 @@ class Services:
         return DraftingUseCases(
             save=DraftSaving(composition, store, copies, clock=self.clock),
             update=DraftEditing(composition, store, copies, served, clock=self.clock),
-            delete=DraftDeletion(store, copies, served),
+            delete=DraftDeletion(store, copies, served, clock=self.clock),
             send=DraftPromotion(
                 self.config,
                 store,
@@ -799,7 +803,6 @@ class Services:
             drafting.update,
             drafting.delete,
             self._confirmed_sending(),
-            clock=self.clock,
         )
 
     def account_names(self) -> dict[str, str]:

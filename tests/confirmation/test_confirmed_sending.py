@@ -72,6 +72,12 @@ class Alerts:
     def listing(self, include_dismissed: bool, limit: int) -> list[OwnerAlert]:
         return self.raised
 
+    def waiting(self) -> list[OwnerAlert]:
+        return self.raised
+
+    def find_waiting(self, key: str) -> OwnerAlert | None:
+        return next((a for a in self.raised if a.key == key), None)
+
     def dismiss(self, key: str, now: datetime) -> bool:
         return False
 

@@ -5,7 +5,9 @@ without the box ticked refused with nothing done; in English, Czech and Slovak."
 
 from __future__ import annotations
 
+import base64
 import uuid
+from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import lxml.html
@@ -210,3 +212,20 @@ def test_the_contact_pages_speak_czech_and_slovak(
         signed_in, f"/contacts/{collected}/promote?lang={lang}", {"csrf": _csrf(signed_in)}
     )
     assert answer.headers["location"] == f"/contacts?lang={lang}&done=promoted"
+
+
+def test_the_next_page_link_names_nobody(signed_in: Console) -> None:
+    """The link goes to proxy logs and browser history: its cursor must not carry the name
+    of the contact the page stopped at, in any form a reader could undo."""
+    for n in range(51):
+        _agent_wrote(signed_in, f"Zdenka Quixotic {n:03}", f"q{n}@example.net")
+    first = _tree(signed_in, "/contacts")
+    (link,) = first.xpath('//a[@id="next-page"]/@href')
+    cursor = parse_qs(urlsplit(str(link)).query)["cursor"][0]
+    raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+    for shown in ("zdenka", "quixotic", "049", "Zdenka"):
+        assert shown.encode() not in raw
+        assert shown not in cursor
+    second = _tree(signed_in, str(link))
+    assert len(second.xpath('//tr[@class="contact"]')) == 1
+    assert "Zdenka Quixotic 050" in second.xpath('//tr[@class="contact"]')[0].text_content()

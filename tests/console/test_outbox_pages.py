@@ -90,8 +90,12 @@ def test_the_pages_need_a_signed_in_owner(tmp_path: Path) -> None:
             for path in ("/outbox", "/mutations"):
                 answer = client.get(path, follow_redirects=False)
                 assert (answer.status_code, answer.headers["location"]) == (303, "/login")
-            answer = client.post(f"/outbox/{uuid.uuid4()}/cancel", headers={"Origin": ORIGIN})
-            assert answer.status_code == 403
+            answer = client.post(
+                f"/outbox/{uuid.uuid4()}/cancel",
+                headers={"Origin": ORIGIN},
+                follow_redirects=False,
+            )
+            assert (answer.status_code, answer.headers["location"]) == (303, "/login?expired=1")
 
 
 def test_a_held_send_is_shown_without_its_message_and_withdrawn_by_its_form(

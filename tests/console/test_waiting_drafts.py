@@ -6,6 +6,7 @@ Delete gives the draft up; each leaves no alert waiting."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,7 +76,6 @@ def waiting(d: FakeDeployment) -> WaitingDrafts:
         d.update_draft(),
         d.delete_draft(),
         d.confirmed(),
-        clock=d.clock,
     )
 
 
@@ -203,3 +203,64 @@ def test_a_draft_no_alert_names_is_not_the_consoles_to_send(d: FakeDeployment) -
         waiting(d).send(draft_id, "0" * 64)
     assert refused.value.code == Code.DRAFT_NOT_HELD
     assert d.memory.outbox.listing(10) == []
+
+
+def _agent_writes_first(d: FakeDeployment, monkeypatch: pytest.MonkeyPatch, draft_id: str) -> None:
+    """An agent's update_draft lands between the owner's check of the binding and the
+    owner's write: just before the store's next revise or mark_deleted."""
+    store = d.memory.drafts
+    revise, mark_deleted = store.revise, store.mark_deleted
+    armed = [True]
+
+    def agent_edit() -> None:
+        if armed.pop() if armed else False:
+            d.update_draft().update(
+                AGENT,
+                draft_id,
+                DraftRequest(
+                    account="home",
+                    subject="Edited",
+                    to=["stranger@example.com"],
+                    plain_text_body="Other words.\n",
+                ),
+            )
+
+    def revising(*args: Any, **kwargs: Any) -> Any:
+        agent_edit()
+        return revise(*args, **kwargs)
+
+    def deleting(*args: Any, **kwargs: Any) -> Any:
+        agent_edit()
+        return mark_deleted(*args, **kwargs)
+
+    monkeypatch.setattr(store, "revise", revising)
+    monkeypatch.setattr(store, "mark_deleted", deleting)
+
+
+def test_an_edit_racing_an_agents_update_is_refused_and_keeps_the_agents_version(
+    d: FakeDeployment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    draft_id = kept(d)
+    (shown,) = waiting(d).listing()
+    _agent_writes_first(d, monkeypatch, draft_id)
+    edit = Edit(to=("friend@example.net",), cc=(), bcc=(), subject="Mine", body="Mine.\n")
+    with pytest.raises(DraftChanged):
+        waiting(d).edit(draft_id, shown.binding, edit)
+    (now,) = waiting(d).listing()
+    assert (now.draft.revision, now.shown.subject) == (2, "Edited")
+
+
+def test_a_delete_racing_an_agents_update_is_refused_and_the_draft_still_waits(
+    d: FakeDeployment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    draft_id = kept(d)
+    (shown,) = waiting(d).listing()
+    _agent_writes_first(d, monkeypatch, draft_id)
+    with pytest.raises(DraftChanged):
+        waiting(d).delete(draft_id, shown.binding)
+    (now,) = waiting(d).listing()
+    assert (now.draft.life, now.draft.revision, now.shown.subject) == (
+        DraftLife.LIVE,
+        2,
+        "Edited",
+    )

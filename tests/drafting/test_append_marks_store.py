@@ -62,7 +62,7 @@ def test_a_noted_append_is_read_back_and_listed_for_the_pass(backend: Backend) -
     assert _found(store, draft).pending_append == PendingAppend(1, MARK)
     assert [d.draft_id for d in store.copy_work("acct").to_settle] == [draft.draft_id]
     # Given up, the draft is still listed: its lost copy is to be found and taken out.
-    assert store.mark_deleted(draft.draft_id) is not None
+    assert store.mark_deleted(draft.draft_id, T0) is not None
     assert [d.draft_id for d in store.copy_work("acct").to_settle] == [draft.draft_id]
 
 

@@ -143,9 +143,23 @@ def test_a_revision_keeps_the_identifier_and_counts_one(backend: Backend) -> Non
     assert revised.recipients == (DraftRecipient(AddressField.BCC, "c@x.org"),)
     # Another account never edits it, and a draft given up is edited by nobody.
     assert store.revise(draft.draft_id, _content(account="other")) is None
-    assert store.mark_deleted(draft.draft_id) is not None
+    assert store.mark_deleted(draft.draft_id, T0) is not None
     assert store.revise(draft.draft_id, _content()) is None
-    assert store.mark_deleted(draft.draft_id) is None
+    assert store.mark_deleted(draft.draft_id, T0) is None
+
+
+def test_a_write_naming_a_revision_applies_only_to_that_revision(backend: Backend) -> None:
+    store = backend.drafts()
+    draft, _ = store.create(_new())
+    assert store.revise(draft.draft_id, _content(b"second"), revision=1) is not None
+    assert store.revise(draft.draft_id, _content(b"stale"), revision=1) is None
+    assert store.mark_deleted(draft.draft_id, T0, revision=1) is None
+    held = store.find(draft.draft_id)
+    assert held is not None
+    assert (held.life, held.revision, held.mime) == (DraftLife.LIVE, 2, b"second")
+    gone = store.mark_deleted(draft.draft_id, T0, revision=2)
+    assert gone is not None
+    assert gone.life is DraftLife.DELETED
 
 
 def test_twenty_racing_identical_saves_leave_one_draft(backend: Backend) -> None:
@@ -211,7 +225,7 @@ def _sends(outbox: OutboxStore, key: str | None = None) -> list[uuid.UUID]:
 def test_a_deleted_draft_frees_its_key_and_a_sent_one_keeps_it(backend: Backend) -> None:
     store = backend.drafts()
     first, _ = store.create(_new("key"))
-    store.mark_deleted(first.draft_id)
+    store.mark_deleted(first.draft_id, T0)
     second, created = store.create(_new("key"))
     assert created
     assert second.draft_id != first.draft_id
@@ -239,7 +253,7 @@ def test_a_promotion_needs_the_revision_it_read_and_a_live_draft(backend: Backen
     assert _promote(outbox, draft.draft_id, 2, "rev 2") == record
     assert _promote(outbox, draft.draft_id, 2, "another") is None
     assert _sends(outbox) == [record.outgoing_id]
-    assert store.mark_deleted(draft.draft_id) is None
+    assert store.mark_deleted(draft.draft_id, T0) is None
     sent = store.find(draft.draft_id)
     assert sent is not None
     assert (sent.life, sent.outgoing_id) == (DraftLife.SENT, record.outgoing_id)
@@ -328,7 +342,7 @@ def test_copies_say_what_the_folder_still_needs(backend: Backend) -> None:
         store.record_copy(draft.draft_id, 1, CopyPlace("Drafts", 7, n))
     store.record_copy(edited.draft_id, 1, place)  # recorded twice: one copy
     store.revise(edited.draft_id, _content(b"second"))
-    store.mark_deleted(gone.draft_id)
+    store.mark_deleted(gone.draft_id, T0)
     record = _promote(outbox, sent.draft_id, 1)
     assert record is not None
 

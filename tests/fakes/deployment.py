@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from fakes.mailbox import EmptyMailbox
 from fakes.store import MemoryStore
 from mailfathom.adapters.content.packs import PackContentStore
-from mailfathom.adapters.cursor_signing import HmacCursorSigner
+from mailfathom.adapters.cursor_signing import SealedCursorSigner
 from mailfathom.adapters.draft_folders import DraftFolderCopies
 from mailfathom.adapters.imap.session import ImapConnector
 from mailfathom.adapters.local.file_roots import LocalFileRoots
@@ -166,7 +166,7 @@ class FakeDeployment:
         )
 
     def delete_draft(self) -> DraftDeletion:
-        return DraftDeletion(self.memory.drafts, self.draft_copies(), self.served)
+        return DraftDeletion(self.memory.drafts, self.draft_copies(), self.served, clock=self.clock)
 
     def send_draft(self) -> DraftPromotion:
         return DraftPromotion(
@@ -183,7 +183,7 @@ class FakeDeployment:
     # -- contacts ------------------------------------------------------------------------
 
     def list_contacts(self) -> ContactListing:
-        signer = HmacCursorSigner.from_key_file(self.config.store.data_dir / "cursor.key")
+        signer = SealedCursorSigner.from_key_file(self.config.store.data_dir / "cursor.key")
         return ContactListing(self.memory.contacts, signer)
 
     def get_contact(self) -> ContactLookup:

@@ -11,6 +11,8 @@ import uuid
 from datetime import datetime
 
 from fakes.outbox import InMemoryOutbox, utc
+from mailfathom.app.confirmation.confirmed_sending import alert_key
+from mailfathom.app.confirmation.ports import OwnerAlerts
 from mailfathom.app.drafting.ports import CopyWork, DraftContent, DraftStore, NewDraft
 from mailfathom.app.sending.ports import PromotedDraft
 from mailfathom.domain.drafts import (
@@ -39,7 +41,17 @@ class InMemoryDraftStore:
         self._lock: threading.Lock = outbox.lock
         self._rows: list[_Row] = []
         self._outbox = outbox
+        self._alerts: OwnerAlerts | None = None
         outbox.hold_drafts(self)
+
+    def hold_alerts(self, alerts: OwnerAlerts) -> None:
+        """The alerts this store dismisses with a draft given up or sent, as the SQL store
+        does in the same transaction."""
+        self._alerts = alerts
+
+    def _dismiss(self, draft_id: uuid.UUID, at: datetime) -> None:
+        if self._alerts is not None:
+            self._alerts.dismiss(alert_key(str(draft_id)), at)
 
     def row_count(self) -> int:
         """How many drafts are held, whatever their life, as the SQL store counts its table."""
@@ -84,33 +96,41 @@ class InMemoryDraftStore:
         with self._lock:
             return next((r.draft for r in self._rows if r.draft.outgoing_id == outgoing_id), None)
 
-    def revise(self, draft_id: uuid.UUID, content: DraftContent) -> Draft | None:
+    def revise(
+        self, draft_id: uuid.UUID, content: DraftContent, revision: int | None = None
+    ) -> Draft | None:
         with self._lock:
-            row = self._live(draft_id)
+            row = self._live(draft_id, revision)
             if row is None or row.draft.account_id != content.account_id:
                 return None
             row.draft = _revised(row.draft, content, revision=row.draft.revision + 1)
             return row.draft
 
-    def _live(self, draft_id: uuid.UUID) -> _Row | None:
+    def _live(self, draft_id: uuid.UUID, revision: int | None = None) -> _Row | None:
         row = self._row(draft_id)
-        return row if row is not None and row.draft.life is DraftLife.LIVE else None
+        if row is None or row.draft.life is not DraftLife.LIVE:
+            return None
+        return row if revision in (None, row.draft.revision) else None
 
-    def mark_deleted(self, draft_id: uuid.UUID) -> Draft | None:
+    def mark_deleted(
+        self, draft_id: uuid.UUID, at: datetime, revision: int | None = None
+    ) -> Draft | None:
         with self._lock:
-            row = self._live(draft_id)
+            row = self._live(draft_id, revision)
             if row is None:
                 return None
             row.retry_key = None
             row.draft = dataclasses.replace(row.draft, life=DraftLife.DELETED)
+            self._dismiss(draft_id, at)
             return row.draft
 
-    def mark_promoted(self, promoted: PromotedDraft, outgoing_id: uuid.UUID) -> bool:
+    def mark_promoted(self, promoted: PromotedDraft, outgoing_id: uuid.UUID, at: datetime) -> bool:
         """The outbox's half of a promotion, called with the shared lock held."""
         row = self._live(promoted.draft_id)
         if row is None or row.draft.revision != promoted.revision:
             return False
         row.draft = dataclasses.replace(row.draft, life=DraftLife.SENT, outgoing_id=outgoing_id)
+        self._dismiss(promoted.draft_id, at)
         return True
 
     def claim_filing(self, draft_id: uuid.UUID, now: datetime, until: datetime) -> bool:

@@ -235,7 +235,7 @@ class InMemoryMutationStore:
     # -- MutationRecords -------------------------------------------------------------------
 
     def listing(
-        self, limit: int, states: Sequence[MutationState], account_id: str | None
+        self, limit: int | None, states: Sequence[MutationState], account_id: str | None
     ) -> list[MutationRecord]:
         with self._local.lock:
             chosen = [

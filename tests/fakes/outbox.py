@@ -49,9 +49,9 @@ class _Row:
 class Promotions(Protocol):
     """The drafts a promoting `record` marks sent, asked while the outbox's lock is held."""
 
-    def mark_promoted(self, promoted: PromotedDraft, outgoing_id: uuid.UUID) -> bool:
-        """Mark the draft, live at the promoted revision, sent as `outgoing_id`; False
-        otherwise. The caller holds the lock the drafts share."""
+    def mark_promoted(self, promoted: PromotedDraft, outgoing_id: uuid.UUID, at: datetime) -> bool:
+        """Mark the draft, live at the promoted revision, sent as `outgoing_id` and dismiss
+        its alert as of `at`; False otherwise. The caller holds the lock the drafts share."""
         ...
 
 
@@ -65,8 +65,8 @@ class InMemoryOutbox:
         """The drafts this outbox marks sent with their sends (they share `lock`)."""
         self._drafts = drafts
 
-    def _mark(self, promoted: PromotedDraft, outgoing_id: uuid.UUID) -> bool:
-        return self._drafts is not None and self._drafts.mark_promoted(promoted, outgoing_id)
+    def _mark(self, promoted: PromotedDraft, outgoing_id: uuid.UUID, at: datetime) -> bool:
+        return self._drafts is not None and self._drafts.mark_promoted(promoted, outgoing_id, at)
 
     def record(
         self,
@@ -79,12 +79,12 @@ class InMemoryOutbox:
             if held is not None:
                 if promoting is not None:
                     # A send written without its mark is the draft's once it is promoted.
-                    self._mark(promoting, held.record.outgoing_id)
+                    self._mark(promoting, held.record.outgoing_id, new.queued_at)
                 return held.record, False
             for ceiling in ceilings:
                 if self._counted(ceiling, utc(new.queued_at)) >= ceiling.limit:
                     raise CeilingReached(ceiling.name)
-            if promoting is not None and not self._mark(promoting, new.outgoing_id):
+            if promoting is not None and not self._mark(promoting, new.outgoing_id, new.queued_at):
                 raise DraftMovedOn()
             send_after = None if new.send_after is None else utc(new.send_after)
             not_before = utc(new.not_before)
@@ -142,7 +142,9 @@ class InMemoryOutbox:
             row = self._by_key(account_id, idempotency_key)
             return None if row is None else row.record
 
-    def listing(self, limit: int, stages: Sequence[Stage] | None = None) -> list[OutboxListing]:
+    def listing(
+        self, limit: int | None, stages: Sequence[Stage] | None = None
+    ) -> list[OutboxListing]:
         with self.lock:
             rows = [r for r in self._rows if not stages or r.record.stage in stages]
             rows.sort(key=lambda r: (r.record.queued_at, r.seq), reverse=True)

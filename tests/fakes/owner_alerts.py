@@ -34,6 +34,15 @@ class InMemoryOwnerAlerts:
         kept.sort(key=lambda a: a.raised_at, reverse=True)
         return kept[:limit]
 
+    def waiting(self) -> list[OwnerAlert]:
+        """Undismissed alerts: the drafts of this store dismiss an alert with its draft."""
+        return self.listing(False, len(self._alerts))
+
+    def find_waiting(self, key: str) -> OwnerAlert | None:
+        with self._lock:
+            alert = self._alerts.get(key)
+        return alert if alert is not None and alert.dismissed_at is None else None
+
     def dismiss(self, key: str, now: datetime) -> bool:
         with self._lock:
             alert = self._alerts.get(key)

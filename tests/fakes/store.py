@@ -17,6 +17,7 @@ class MemoryStore:
         self.outbox = InMemoryOutbox()
         self.drafts = InMemoryDraftStore(self.outbox)
         self.alerts = InMemoryOwnerAlerts()
+        self.drafts.hold_alerts(self.alerts)
         self.contacts = InMemoryContactBook()
         self.local = InMemoryLocalCopy()
         self.mutations = InMemoryMutationStore(self.local)

@@ -11,6 +11,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql.owner_alerts import waiting_alerts
 from mailfathom.adapters.sql.schema import (
     console_login_failures,
     console_owner,
@@ -133,7 +134,9 @@ class SqlConsoleOverview(SqlTables):
         held = sa.and_(out.stage == Stage.QUEUED.value, out.send_after > now)
         with self.engine.connect() as c:
             alerts = c.execute(
-                sa.select(sa.func.count()).where(owner_alerts.c.dismissed_at.is_(None))
+                sa.select(sa.func.count())
+                .select_from(owner_alerts)
+                .where(waiting_alerts(c.dialect.name))
             ).scalar_one()
             outbox = dict.fromkeys(OutboxState, 0)
             for stage, is_held, count in c.execute(

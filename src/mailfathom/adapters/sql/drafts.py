@@ -14,6 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql.owner_alerts import dismiss_with_draft
 from mailfathom.adapters.sql.schema import (
     draft_copies,
     draft_files,
@@ -73,9 +74,12 @@ def _content_values(content: DraftContent) -> dict[str, Any]:
     }
 
 
-def mark_promoted(c: sa.Connection, promoted: PromotedDraft, outgoing_id: uuid.UUID) -> bool:
-    """Mark the draft, live at the promoted revision, sent as `outgoing_id`, within the
-    outbox's transaction that writes that send (`SqlOutbox.record`); False otherwise."""
+def mark_promoted(
+    c: sa.Connection, promoted: PromotedDraft, outgoing_id: uuid.UUID, at: datetime
+) -> bool:
+    """Mark the draft, live at the promoted revision, sent as `outgoing_id` and dismiss its
+    owner alert as of `at`, within the outbox's transaction that writes that send
+    (`SqlOutbox.record`); False otherwise."""
     changed = c.execute(
         sa.update(drafts)
         .where(
@@ -85,7 +89,14 @@ def mark_promoted(c: sa.Connection, promoted: PromotedDraft, outgoing_id: uuid.U
         )
         .values(life=DraftLife.SENT.value, outgoing_id=outgoing_id)
     ).rowcount
+    if changed == 1:
+        dismiss_with_draft(c, promoted.draft_id, at)
     return changed == 1
+
+
+def _at_revision(revision: int | None) -> sa.ColumnElement[bool]:
+    """The draft is still at `revision` (any revision when None)."""
+    return sa.true() if revision is None else _D.revision == revision
 
 
 class SqlDraftStore:
@@ -168,7 +179,9 @@ class SqlDraftStore:
             ).scalar_one_or_none()
             return None if seq is None else self._load(c, int(seq))
 
-    def revise(self, draft_id: uuid.UUID, content: DraftContent) -> Draft | None:
+    def revise(
+        self, draft_id: uuid.UUID, content: DraftContent, revision: int | None = None
+    ) -> Draft | None:
         with self._engine.begin() as c:
             seq = c.execute(
                 sa.update(drafts)
@@ -176,6 +189,7 @@ class SqlDraftStore:
                     _D.draft_id == draft_id,
                     _D.life == DraftLife.LIVE.value,
                     _D.account_id == content.account_id,
+                    _at_revision(revision),
                 )
                 .values(**_content_values(content), revision=_D.revision + 1)
                 .returning(_D.seq)
@@ -185,15 +199,24 @@ class SqlDraftStore:
             self._write_lists(c, int(seq), content)
             return self._load(c, int(seq))
 
-    def mark_deleted(self, draft_id: uuid.UUID) -> Draft | None:
+    def mark_deleted(
+        self, draft_id: uuid.UUID, at: datetime, revision: int | None = None
+    ) -> Draft | None:
         with self._engine.begin() as c:
             seq = c.execute(
                 sa.update(drafts)
-                .where(_D.draft_id == draft_id, _D.life == DraftLife.LIVE.value)
+                .where(
+                    _D.draft_id == draft_id,
+                    _D.life == DraftLife.LIVE.value,
+                    _at_revision(revision),
+                )
                 .values(life=DraftLife.DELETED.value, retry_key=None)
                 .returning(_D.seq)
             ).scalar_one_or_none()
-            return None if seq is None else self._load(c, int(seq))
+            if seq is None:
+                return None
+            dismiss_with_draft(c, draft_id, at)
+            return self._load(c, int(seq))
 
     def claim_filing(self, draft_id: uuid.UUID, now: datetime, until: datetime) -> bool:
         with self._engine.begin() as c:

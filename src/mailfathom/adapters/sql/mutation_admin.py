@@ -20,7 +20,7 @@ class SqlMutationRecords:
         self._engine = engine
 
     def listing(
-        self, limit: int, states: Sequence[MutationState], account_id: str | None
+        self, limit: int | None, states: Sequence[MutationState], account_id: str | None
     ) -> list[MutationRecord]:
         query = (
             sa.select(mutation_records)

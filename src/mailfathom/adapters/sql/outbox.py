@@ -66,7 +66,7 @@ class SqlOutbox:
                     if promoting is not None:
                         # A draft whose send was written without the mark (by a process that
                         # stopped in between, before both were one transaction) is marked now.
-                        mark_promoted(c, promoting, standing.outgoing_id)
+                        mark_promoted(c, promoting, standing.outgoing_id, new.queued_at)
                     return standing, False
                 for ceiling in ceilings:
                     if self._counted(c, ceiling, new.queued_at) >= ceiling.limit:
@@ -102,7 +102,9 @@ class SqlOutbox:
                         for position, r in enumerate(new.recipients)
                     ],
                 )
-                if promoting is not None and not mark_promoted(c, promoting, new.outgoing_id):
+                if promoting is not None and not mark_promoted(
+                    c, promoting, new.outgoing_id, new.queued_at
+                ):
                     raise DraftMovedOn()
                 return self._load(c, int(seq)), True
         except sa.exc.IntegrityError:
@@ -165,7 +167,9 @@ class SqlOutbox:
         row = c.execute(sa.select(outgoing_emails).where(_O.seq == seq)).one()
         return _record(row, self._recipients(c, seq))
 
-    def listing(self, limit: int, stages: Sequence[Stage] | None = None) -> list[OutboxListing]:
+    def listing(
+        self, limit: int | None, stages: Sequence[Stage] | None = None
+    ) -> list[OutboxListing]:
         query = sa.select(outgoing_emails).order_by(_O.queued_at.desc(), _O.seq.desc())
         if stages:
             query = query.where(_O.stage.in_([s.value for s in stages]))

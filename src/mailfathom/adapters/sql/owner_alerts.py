@@ -1,16 +1,51 @@
-"""Owner alerts on SQLite and PostgreSQL: `OwnerAlerts`."""
+"""Owner alerts on SQLite and PostgreSQL: `OwnerAlerts`.
+
+An alert waits while it is undismissed and its draft is live. The drafts store dismisses it in
+the transaction that takes the draft out of life (`dismiss_with_draft`); the waiting ones are
+still read joined with the live drafts, so an alert a store kept from before that (or any other
+way its draft went) is never counted nor listed."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.schema import owner_alerts
+from mailfathom.adapters.sql.schema import drafts, owner_alerts
 from mailfathom.app.confirmation.ports import OwnerAlert
+from mailfathom.domain.drafts import DraftLife
 
 _A = owner_alerts.c
+_D = drafts.c
+
+
+def _alerted_draft(dialect: str) -> sa.ColumnElement[Any]:
+    """The alert's draft identifier as the drafts table holds one, so the join uses the
+    drafts' unique index: PostgreSQL reads the text as a uuid, SQLite holds its 32 hex
+    digits."""
+    if dialect == "postgresql":
+        return sa.cast(_A.draft_id, sa.Uuid)
+    return sa.func.replace(_A.draft_id, "-", "")
+
+
+def waiting_alerts(dialect: str) -> sa.ColumnElement[bool]:
+    """Undismissed alerts whose draft is live."""
+    live = sa.exists().where(
+        _D.draft_id == _alerted_draft(dialect), _D.life == DraftLife.LIVE.value
+    )
+    return sa.and_(_A.dismissed_at.is_(None), live)
+
+
+def dismiss_with_draft(c: sa.Connection, draft_id: uuid.UUID, at: datetime) -> None:
+    """Dismiss the alert on `draft_id`, within the transaction that takes the draft out of
+    life: nothing is left for the owner to decide."""
+    c.execute(
+        owner_alerts.update()
+        .where(_A.draft_id == str(draft_id), _A.dismissed_at.is_(None))
+        .values(dismissed_at=at)
+    )
 
 
 class SqlOwnerAlerts:
@@ -54,6 +89,23 @@ class SqlOwnerAlerts:
             query = query.where(_A.dismissed_at.is_(None))
         with self._engine.connect() as c:
             return [_alert(row) for row in c.execute(query).mappings()]
+
+    def waiting(self) -> list[OwnerAlert]:
+        query = (
+            sa.select(owner_alerts)
+            .where(waiting_alerts(self._engine.dialect.name))
+            .order_by(_A.raised_at.desc(), _A.alert_key)
+        )
+        with self._engine.connect() as c:
+            return [_alert(row) for row in c.execute(query).mappings()]
+
+    def find_waiting(self, key: str) -> OwnerAlert | None:
+        query = sa.select(owner_alerts).where(
+            _A.alert_key == key, waiting_alerts(self._engine.dialect.name)
+        )
+        with self._engine.connect() as c:
+            row = c.execute(query).mappings().first()
+        return None if row is None else _alert(row)
 
     def dismiss(self, key: str, now: datetime) -> bool:
         with self._engine.begin() as c:

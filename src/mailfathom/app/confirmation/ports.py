@@ -141,6 +141,14 @@ class OwnerAlerts(Protocol):
         """The newest alerts first."""
         ...
 
+    def waiting(self) -> list[OwnerAlert]:
+        """Every alert still waiting, newest first: undismissed, its draft live."""
+        ...
+
+    def find_waiting(self, key: str) -> OwnerAlert | None:
+        """The alert under `key` while it waits (undismissed, its draft live), or None."""
+        ...
+
     def dismiss(self, key: str, now: datetime) -> bool:
         """Mark the alert dismissed; False when no undismissed alert is held under `key`."""
         ...

@@ -11,15 +11,20 @@ import uuid
 from dataclasses import dataclass
 
 from mailfathom.app.flags.administer_mutations import (
-    UNFINISHED,
     MutationAdministration,
     Retry,
     destination_of,
 )
-from mailfathom.domain.mutations import KEYWORD_KINDS, MutationRecord, keywords_of
+from mailfathom.domain.mutations import (
+    KEYWORD_KINDS,
+    OPEN_STATES,
+    MutationRecord,
+    MutationState,
+    keywords_of,
+)
 
 SHOWN = 200
-"""How many records the page lists, newest first."""
+"""How many open records the page lists, newest first, after every dead-lettered one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +43,10 @@ class ConsoleMutations:
         self._administration = administration
 
     def entries(self, limit: int = SHOWN) -> list[ChangeEntry]:
-        records = self._administration.listing(limit, UNFINISHED)
+        """Every dead-lettered record, newest first, then the newest `limit` open ones: a
+        change the owner may retry is never left off however many newer ones wait."""
+        records = self._administration.listing(None, (MutationState.DEAD_LETTERED,))
+        records += self._administration.listing(limit, tuple(OPEN_STATES))
         aliases = self._administration.folder_aliases(records)
         return [_entry(r, aliases) for r in records]
 

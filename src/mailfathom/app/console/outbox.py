@@ -1,5 +1,5 @@
-"""The console's outbox: the newest sends as the owner decides about them, and the owner's
-withdrawal of one that still waits.
+"""The console's outbox: every send still waiting and the newest finished ones, as the owner
+decides about them, and the owner's withdrawal of one that still waits.
 
 It reads and withdraws through the operator's own use case (`mfctl outbox`), so the page
 and the command can never disagree about what a send is or whether it may be withdrawn.
@@ -18,7 +18,10 @@ from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.outgoing import OutgoingRecord, Stage
 
 SHOWN = 200
-"""How many sends the page lists, newest first."""
+"""How many finished sends the page lists, newest first, after every send still waiting."""
+
+WAITING = (Stage.QUEUED, Stage.SENDING)
+FINISHED = (Stage.SENT, Stage.FAILED, Stage.CANCELLED)
 
 
 class SendState(enum.Enum):
@@ -69,8 +72,12 @@ class ConsoleOutbox:
         self._clock = clock
 
     def entries(self, limit: int = SHOWN) -> list[OutboxEntry]:
+        """Every send not yet finished (queued, held, being sent), newest first, then the
+        newest `limit` finished ones: a send the owner may still withdraw is never left off
+        however many newer ones went."""
         now = self._clock()
-        listing = self._administration.listing(limit)
+        listing = self._administration.listing(None, WAITING)
+        listing += self._administration.listing(limit, FINISHED)
         return [OutboxEntry(e.record, send_state(e.record, now)) for e in listing]
 
     def withdraw(self, outgoing_id: str) -> Withdrawal | None:

@@ -6,17 +6,18 @@ click for the answer, so every sending bound (sending on, recipient policy and v
 counts and sizes, the ceilings) is asked exactly as for a person's Send to a client's
 question, and the answer is bound to the message shown: a draft changed after the page
 showed it (an agent's update_draft, an edit in another tab) is refused (59004) and nothing
-is sent. Edit is update_draft, Delete is delete_draft. A draft sent or deleted from here has
-its alert dismissed: there is nothing left to decide.
+is sent. Edit and Delete name the revision shown and the store applies them only to it, so an
+agent's update_draft landing between the check and the write is never overwritten nor given
+up unseen. Edit is update_draft, Delete is delete_draft. A draft sent or deleted, from here or
+by an agent's call, has its alert dismissed in the same store transaction: there is nothing
+left to decide.
 
 The binding is `ConfirmedSending.binding` of the draft as `DraftPromotion.shown` shows it, in
 one language whatever the page's (the wording is no part of the message)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from mailfathom.app.confirmation.confirmed_sending import ConfirmedSending, Settled, alert_key
 from mailfathom.app.confirmation.ports import (
@@ -29,7 +30,12 @@ from mailfathom.app.confirmation.ports import (
 )
 from mailfathom.app.confirmation.question import ShownMessage
 from mailfathom.app.confirmation.wording import Language
-from mailfathom.app.drafting.composition import DraftRequest, draft_identifier, not_held
+from mailfathom.app.drafting.composition import (
+    DraftRequest,
+    DraftRevised,
+    draft_identifier,
+    not_held,
+)
 from mailfathom.app.drafting.delete_draft import DraftDeleted, DraftDeletion
 from mailfathom.app.drafting.ports import DraftStore
 from mailfathom.app.drafting.results import DraftStanding
@@ -46,7 +52,6 @@ OWNER = Caller(ALL_PERMISSIONS, "console:owner", ConfirmationMode.ASK)
 label counts the owner's sends under the ceilings; no admission entry can be named so."""
 
 BINDING_LANGUAGE = Language.EN
-LISTED = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +99,6 @@ class WaitingDrafts:
         editing: DraftEditing,
         deletion: DraftDeletion,
         confirmed: ConfirmedSending,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._alerts = alerts
         self._drafts = drafts
@@ -102,33 +106,34 @@ class WaitingDrafts:
         self._editing = editing
         self._deletion = deletion
         self._confirmed = confirmed
-        self._clock = clock
 
     def listing(self) -> list[WaitingDraft]:
-        """The newest alerts first, each with its draft while the draft is still held (one
-        sent or deleted elsewhere waits for nobody)."""
+        """Every draft waiting, the newest alert first: each is a decision only the owner
+        makes, so none is left off the page however many wait."""
         waiting = []
-        for alert in self._alerts.listing(False, LISTED):
-            found = self.waiting(alert.draft_id, alerts=[alert])
+        for alert in self._alerts.waiting():
+            found = self._shown(alert)
             if found is not None:
                 waiting.append(found)
         return waiting
 
-    def waiting(
-        self, draft_id: object, alerts: Sequence[OwnerAlert] | None = None
-    ) -> WaitingDraft | None:
+    def waiting(self, draft_id: object) -> WaitingDraft | None:
         """The draft as the owner is shown it now, or None when no alert waits on a live
-        draft of that identifier."""
+        draft of that identifier (looked up by its key, whatever else waits)."""
         try:
             identifier = draft_identifier(draft_id)
         except Refusal:
             return None
-        key = alert_key(str(identifier))
-        if alerts is None:
-            alerts = [a for a in self._alerts.listing(False, LISTED) if a.key == key]
-        alert = next((a for a in alerts if a.key == key), None)
+        alert = self._alerts.find_waiting(alert_key(str(identifier)))
+        return None if alert is None else self._shown(alert)
+
+    def _shown(self, alert: OwnerAlert) -> WaitingDraft | None:
+        try:
+            identifier = draft_identifier(alert.draft_id)
+        except Refusal:
+            return None
         draft = self._drafts.find(identifier)
-        if alert is None or draft is None or draft.life is not DraftLife.LIVE:
+        if draft is None or draft.life is not DraftLife.LIVE:
             return None
         shown = self._promotion.shown(draft)
         return WaitingDraft(alert, draft, shown, self._confirmed.binding(shown, BINDING_LANGUAGE))
@@ -147,7 +152,6 @@ class WaitingDrafts:
             raise
         if settled.record is None:
             raise not_held()
-        self._alerts.dismiss(shown.alert.key, self._clock())
         return settled.record
 
     def edit(self, draft_id: object, binding: str, edit: Edit) -> DraftStanding:
@@ -176,16 +180,20 @@ class WaitingDrafts:
             else str(draft.answered_email_id),
             answering=None if draft.answering is None else draft.answering.value,
         )
-        return self._editing.update(OWNER, str(draft.draft_id), request)
+        try:
+            return self._editing.update(OWNER, str(draft.draft_id), request, draft.revision)
+        except DraftRevised:
+            raise DraftChanged from None
 
     def delete(self, draft_id: object, binding: str) -> DraftDeleted:
-        """Give the draft up (delete_draft) and dismiss its alert."""
+        """Give the draft up (delete_draft; its alert is dismissed with it)."""
         shown = self._held(draft_id)
         if shown.binding != binding:
             raise DraftChanged
-        deleted = self._deletion.delete(OWNER, str(shown.draft.draft_id))
-        self._alerts.dismiss(shown.alert.key, self._clock())
-        return deleted
+        try:
+            return self._deletion.delete(OWNER, str(shown.draft.draft_id), shown.draft.revision)
+        except DraftRevised:
+            raise DraftChanged from None
 
     def _held(self, draft_id: object) -> WaitingDraft:
         found = self.waiting(draft_id)

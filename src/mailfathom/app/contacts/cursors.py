@@ -1,4 +1,6 @@
-"""Contact cursors: signed by the deployment, carrying where a walk of the book stopped.
+"""Contact cursors: issued by the deployment, carrying where a walk of the book stopped. The
+position holds a case-folded name, so the deployment seals them (the signer it is given
+encrypts as well as authenticates): a cursor in a link or a log names nobody.
 
 A contact cursor is not bound to the filters: the book is walked in one order whatever
 narrows it, so continuing after changing search or origin is defined. Anything this

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from mailfathom.app.drafting.ports import AttachmentResolving
+from mailfathom.app.drafting.ports import AttachmentResolving, DraftStore
 from mailfathom.app.files.references import AttachmentReference, StoredPartReference
 from mailfathom.app.sending import response_derivation as derive
 from mailfathom.app.sending import rules as sending_rules
@@ -42,11 +42,36 @@ from mailfathom.domain import addresses
 from mailfathom.domain.access import Caller
 from mailfathom.domain.codes import Code
 from mailfathom.domain.config import AccountConfig, DeploymentConfig
-from mailfathom.domain.drafts import Answering, DraftFile, DraftRecipient, normalized_body
+from mailfathom.domain.drafts import (
+    Answering,
+    DraftFile,
+    DraftLife,
+    DraftRecipient,
+    normalized_body,
+)
 from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import AddressField
 
 _NOT_HELD = "No draft this deployment holds is named by that identifier."
+
+
+class DraftRevised(Exception):
+    """The draft is live but no longer at the revision the caller acted on: nothing was
+    done. Only a caller naming a revision (the owner's console) meets it."""
+
+
+def missed(store: DraftStore, draft_id: uuid.UUID, revision: int | None) -> Exception:
+    """Why a conditional write found no draft: `DraftRevised` when a revision was named and
+    the draft is live at another, otherwise not held."""
+    current = store.find(draft_id)
+    if (
+        revision is not None
+        and current is not None
+        and current.life is DraftLife.LIVE
+        and current.revision != revision
+    ):
+        return DraftRevised()
+    return not_held()
 
 
 def not_held() -> Refusal:

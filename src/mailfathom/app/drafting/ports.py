@@ -64,7 +64,8 @@ class CopyWork:
 
 class DraftStore(Protocol):
     """Where drafts are held. A draft is marked sent only by the outbox, in the transaction
-    that writes its send (`OutboxStore.record` with `promoting`)."""
+    that writes its send (`OutboxStore.record` with `promoting`), which dismisses the draft's
+    owner alert too."""
 
     def create(self, new: NewDraft) -> tuple[Draft, bool]:
         """Write a draft at revision one, unless a draft not given up already holds the same
@@ -76,13 +77,20 @@ class DraftStore(Protocol):
         """The draft, whatever its life (live, deleted, sent), or None."""
         ...
 
-    def revise(self, draft_id: uuid.UUID, content: DraftContent) -> Draft | None:
-        """Replace the message of a live draft of the same account and count one revision,
-        in one conditional statement; None when no such live draft is held."""
+    def revise(
+        self, draft_id: uuid.UUID, content: DraftContent, revision: int | None = None
+    ) -> Draft | None:
+        """Replace the message of a live draft of the same account (and still at
+        `revision`, when given) and count one revision, in one conditional statement; None
+        when no such live draft is held."""
         ...
 
-    def mark_deleted(self, draft_id: uuid.UUID) -> Draft | None:
-        """Give up a live draft (and free its retry key); None when it was not live."""
+    def mark_deleted(
+        self, draft_id: uuid.UUID, at: datetime, revision: int | None = None
+    ) -> Draft | None:
+        """Give up a live draft (still at `revision`, when given; and free its retry key)
+        and dismiss its owner alert as of `at`, in one transaction: a draft given up waits
+        for nobody. None when no such live draft was held."""
         ...
 
     def find_sent(self, outgoing_id: uuid.UUID) -> Draft | None:

@@ -14,7 +14,9 @@ from datetime import UTC, datetime
 from mailfathom.app.drafting.composition import (
     DraftComposition,
     DraftRequest,
+    DraftRevised,
     draft_identifier,
+    missed,
     not_held,
 )
 from mailfathom.app.drafting.copies import DraftCopies
@@ -52,7 +54,15 @@ class DraftEditing:
         self._served = frozenset(a.account_id for a in served)
         self._clock = clock
 
-    def update(self, caller: Caller, draft_id: object, request: DraftRequest) -> DraftStanding:
+    def update(
+        self,
+        caller: Caller,
+        draft_id: object,
+        request: DraftRequest,
+        revision: int | None = None,
+    ) -> DraftStanding:
+        """Save `request` as the draft's next revision. With `revision`, only over that
+        revision (else `DraftRevised`, nothing saved): the edit of a person who saw it."""
         require(caller, PERMISSIONS)
         identifier = draft_identifier(draft_id)
         current = self._store.find(identifier)
@@ -62,6 +72,8 @@ class DraftEditing:
             or current.account_id not in self._served
         ):
             raise not_held()
+        if revision not in (None, current.revision):
+            raise DraftRevised
         settled = self._composition.settle(caller, request, ANSWER_PERMISSIONS)
         if settled.account_id != current.account_id:
             raise not_held()
@@ -80,7 +92,8 @@ class DraftEditing:
                 files=settled.files,
                 saved_at=now,
             ),
+            revision,
         )
         if revised is None:
-            raise not_held()
+            raise missed(self._store, identifier, revision)
         return standing(self._copies.file(revised))

@@ -49,7 +49,7 @@ class MutationAdministration:
 
     def listing(
         self,
-        limit: int,
+        limit: int | None,
         states: Sequence[MutationState] | None = None,
         account_id: str | None = None,
     ) -> list[MutationRecord]:

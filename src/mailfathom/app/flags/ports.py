@@ -151,9 +151,10 @@ class MutationRecords(Protocol):
     """The record store as the operator sees it (`mfctl mutations`)."""
 
     def listing(
-        self, limit: int, states: Sequence[MutationState], account_id: str | None
+        self, limit: int | None, states: Sequence[MutationState], account_id: str | None
     ) -> list[MutationRecord]:
-        """The newest records first, of these states (and this account when given)."""
+        """The newest records first, of these states (and this account when given);
+        every one with `limit` None."""
         ...
 
     def find(self, record_id: uuid.UUID) -> MutationRecord | None: ...

@@ -20,8 +20,10 @@ class OutboxAdministration:
         self._outbox = outbox
         self._clock = clock
 
-    def listing(self, limit: int, stages: Sequence[Stage] | None = None) -> list[OutboxListing]:
-        """The newest records first."""
+    def listing(
+        self, limit: int | None, stages: Sequence[Stage] | None = None
+    ) -> list[OutboxListing]:
+        """The newest records first (every one with `limit` None)."""
         return self._outbox.listing(limit, stages)
 
     def find(self, outgoing_id: uuid.UUID) -> OutgoingRecord | None:

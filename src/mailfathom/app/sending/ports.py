@@ -170,8 +170,10 @@ class OutboxStore(Protocol):
         again for `retry_at`, or failed once `max_attempts` attempts have been counted."""
         ...
 
-    def listing(self, limit: int, stages: Sequence[Stage] | None = None) -> list[OutboxListing]:
-        """The newest records first, for an operator."""
+    def listing(
+        self, limit: int | None, stages: Sequence[Stage] | None = None
+    ) -> list[OutboxListing]:
+        """The newest records first, for an operator; every one with `limit` None."""
         ...
 
     def operator_cancel(self, outgoing_id: uuid.UUID, now: datetime) -> OutgoingRecord | None:

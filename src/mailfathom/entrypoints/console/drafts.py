@@ -21,15 +21,13 @@ from starlette.routing import Route
 
 from mailfathom.app.confirmation.confirmed_sending import SENSITIVE_REASON
 from mailfathom.app.confirmation.wording import Language
-from mailfathom.app.console.signing_in import csrf_holds
 from mailfathom.app.console.waiting_drafts import DraftChanged, Edit, WaitingDraft, WaitingDrafts
 from mailfathom.domain import unseen
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Refusal
 from mailfathom.domain.outgoing import AddressField
 from mailfathom.entrypoints.console.drafts_wording import DRAFTS_WORDINGS, DraftsWording
-from mailfathom.entrypoints.console.guards import from_own_origin
-from mailfathom.entrypoints.console.refusals import forbidden
+from mailfathom.entrypoints.console.form_checks import posted_form
 
 if TYPE_CHECKING:
     from mailfathom.entrypoints.console.pages import _Pages
@@ -146,22 +144,16 @@ class DraftPages:
             notice=notice,
         )
 
-    async def _posted(self, request: Request, max_octets: int = 8192) -> FormData | None:
+    async def _posted(self, request: Request, max_octets: int = 8192) -> FormData | Response:
         """The form of a signed-in POST from the console's own origin with its CSRF token;
-        None for any other."""
-        if not from_own_origin(request):
-            return None
-        session = await self._pages.signed_in(request)
-        if session is None:
-            return None
-        form = await request.form(max_files=0, max_fields=10, max_part_size=max_octets)
-        csrf = form.get("csrf")
-        return form if csrf_holds(session, csrf if isinstance(csrf, str) else None) else None
+        otherwise the answer to give (`refusals`), before anything is done."""
+        posted = await posted_form(self._pages, request, max_fields=10, max_part_size=max_octets)
+        return posted if isinstance(posted, Response) else posted[1]
 
     async def send(self, request: Request) -> Response:
         form = await self._posted(request)
-        if form is None:
-            return forbidden(request)
+        if isinstance(form, Response):
+            return form
         draft_id = request.path_params["draft_id"]
         drafts = self._drafts()
         return await self._decided(
@@ -170,8 +162,8 @@ class DraftPages:
 
     async def delete(self, request: Request) -> Response:
         form = await self._posted(request)
-        if form is None:
-            return forbidden(request)
+        if isinstance(form, Response):
+            return form
         draft_id = request.path_params["draft_id"]
         drafts = self._drafts()
         return await self._decided(
@@ -180,8 +172,8 @@ class DraftPages:
 
     async def edit(self, request: Request) -> Response:
         form = await self._posted(request, self._edit_octets)
-        if form is None:
-            return forbidden(request)
+        if isinstance(form, Response):
+            return form
         draft_id = request.path_params["draft_id"]
         edit = Edit(
             to=_addresses(form.get("to")),

@@ -18,15 +18,13 @@ from starlette.routing import Route
 from mailfathom.app.console.mutations import ChangeEntry, ConsoleMutations
 from mailfathom.app.console.outbox import ConsoleOutbox, SendState
 from mailfathom.app.console.ports import ConsoleSession
-from mailfathom.app.console.signing_in import csrf_holds
 from mailfathom.app.flags.administer_mutations import Retried
 from mailfathom.app.sending.administer_outbox import Withdrawn
 from mailfathom.domain.mutations import MutationKind, MutationState
-from mailfathom.entrypoints.console.guards import from_own_origin
 from mailfathom.entrypoints.console.outbox_wording import WORDINGS, OutboxWording
 from mailfathom.entrypoints.console.record_wording import WORDINGS as RECORD_WORDINGS
 from mailfathom.entrypoints.console.record_wording import RecordWording
-from mailfathom.entrypoints.console.refusals import forbidden
+from mailfathom.entrypoints.console.form_checks import posted_form
 from mailfathom.entrypoints.console.wording import ConsoleWording, chosen_language
 
 MAX_FORM_OCTETS = 1024
@@ -61,15 +59,9 @@ def _back(pages: PageMaker, request: Request, path: str, done: str) -> Response:
 
 async def _decided(pages: PageMaker, request: Request) -> ConsoleSession | Response:
     """The signed-in session of a POST from the console's own origin with its CSRF token;
-    otherwise the refusal to answer with, before anything is done."""
-    if not from_own_origin(request):
-        return forbidden(request)
-    form = await request.form(max_files=0, max_fields=4, max_part_size=MAX_FORM_OCTETS)
-    csrf = form.get("csrf")
-    session = await pages.session(request)
-    if session is None or not csrf_holds(session, csrf if isinstance(csrf, str) else None):
-        return forbidden(request)
-    return session
+    otherwise the answer to give (`form_checks`), before anything is done."""
+    posted = await posted_form(pages, request, max_fields=4, max_part_size=MAX_FORM_OCTETS)
+    return posted if isinstance(posted, Response) else posted[0]
 
 
 class OutboxPages:

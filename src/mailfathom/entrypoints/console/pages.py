@@ -70,6 +70,7 @@ from mailfathom.entrypoints.console.refusals import (
     too_large,
     too_large_for,
 )
+from mailfathom.entrypoints.console.form_checks import EXPIRED_QUERY, form_refused, session_ended
 from mailfathom.entrypoints.console.wording import WORDINGS, ConsoleWording, chosen_language
 
 COOKIE = "mf_console"
@@ -170,7 +171,9 @@ class _Pages:
         found = await run_in_threadpool(access.session, token)
         if found is not None and found.signed_in:
             return RedirectResponse("/", status_code=303)
-        return await self._form(request, access, found, token, None, 200)
+        ended = EXPIRED_QUERY in request.query_params
+        notice = self._wording(request)[1].form_expired if ended else None
+        return await self._form(request, access, found, token, notice, 200)
 
     async def _form(
         self,
@@ -207,7 +210,7 @@ class _Pages:
 
     async def login(self, request: Request) -> Response:
         if not from_own_origin(request):
-            return forbidden(request)
+            return form_refused(self, request)
         form = await _bounded_form(request)
         if form is None:
             return too_large(request)
@@ -232,10 +235,13 @@ class _Pages:
     async def _refused(
         self, request: Request, access: ConsoleAccess, token: str | None, refused: Refused
     ) -> Response:
-        if refused.reason is SignInRefused.FORM_EXPIRED:
-            return forbidden(request)
-        wording = self._wording(request)[1]
         found = await run_in_threadpool(access.session, token)
+        if refused.reason is SignInRefused.FORM_EXPIRED:
+            # The form's session gone: a page left open. Still there: its token was wrong.
+            if found is None:
+                return session_ended(self, request)
+            return form_refused(self, request)
+        wording = self._wording(request)[1]
         if refused.reason is SignInRefused.WAIT:
             notice = wording.wait.format(seconds=refused.retry_after_seconds)
             response = await self._form(request, access, found, token, notice, 429)
@@ -279,7 +285,7 @@ class _Pages:
 
     async def logout(self, request: Request) -> Response:
         if not from_own_origin(request):
-            return forbidden(request)
+            return form_refused(self, request)
         form = await _bounded_form(request)
         if form is None:
             return too_large(request)
@@ -287,8 +293,10 @@ class _Pages:
         access = self._use.access()
         token = self._token(request)
         session = await run_in_threadpool(access.signed_in, token)
-        if session is None or not csrf_holds(session, csrf):
-            return forbidden(request)
+        if session is None:
+            return session_ended(self, request)
+        if not csrf_holds(session, csrf):
+            return form_refused(self, request)
         await run_in_threadpool(access.sign_out, token)
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(

@@ -20,6 +20,8 @@ class ConsoleWording:
     # `{seconds}`: how long the client waits before its next try.
     wait: str
     form_expired: str
+    form_refused: str
+    form_refused_text: str
     unset: str
     overview: str
     decisions: str
@@ -57,7 +59,15 @@ WORDINGS: dict[Language, ConsoleWording] = {
         sign_out="Sign out",
         mismatch="That password is not the owner password.",
         wait="Too many wrong passwords. Try again in {seconds} seconds.",
-        form_expired="This form has expired. Load the page again and sign in.",
+        form_expired=(
+            "Your session ended before the form was sent, so nothing was done. Sign in and "
+            "try again."
+        ),
+        form_refused="This form was not accepted",
+        form_refused_text=(
+            "It did not come from this console's own page, or that page is out of date, so "
+            "nothing was done. Load the page again and try again."
+        ),
         unset=(
             "No owner password is set, so nobody can sign in yet. On the server, run "
             "mailfathom console set-password --config <your configuration file> and type "
@@ -97,7 +107,15 @@ WORDINGS: dict[Language, ConsoleWording] = {
         sign_out="Odhlásit",
         mismatch="Toto heslo není heslo vlastníka.",
         wait="Příliš mnoho chybných hesel. Zkuste to znovu za {seconds} s.",
-        form_expired="Platnost formuláře vypršela. Načtěte stránku znovu a přihlaste se.",
+        form_expired=(
+            "Vaše relace skončila dříve, než byl formulář odeslán, takže se nic nestalo. "
+            "Přihlaste se a zkuste to znovu."
+        ),
+        form_refused="Formulář nebyl přijat",
+        form_refused_text=(
+            "Nepřišel z vlastní stránky této konzole nebo je ta stránka zastaralá, takže se "
+            "nic nestalo. Načtěte stránku znovu a zkuste to znovu."
+        ),
         unset=(
             "Heslo vlastníka není nastavené, proto se zatím nikdo nemůže přihlásit. Na "
             "serveru spusťte mailfathom console set-password --config <váš konfigurační "
@@ -137,7 +155,15 @@ WORDINGS: dict[Language, ConsoleWording] = {
         sign_out="Odhlásiť",
         mismatch="Toto heslo nie je heslo vlastníka.",
         wait="Príliš veľa nesprávnych hesiel. Skúste to znova o {seconds} s.",
-        form_expired="Platnosť formulára vypršala. Načítajte stránku znova a prihláste sa.",
+        form_expired=(
+            "Vaša relácia skončila skôr, než bol formulár odoslaný, takže sa nič nestalo. "
+            "Prihláste sa a skúste to znova."
+        ),
+        form_refused="Formulár nebol prijatý",
+        form_refused_text=(
+            "Neprišiel z vlastnej stránky tejto konzoly alebo je tá stránka zastaraná, takže "
+            "sa nič nestalo. Načítajte stránku znova a skúste to znova."
+        ),
         unset=(
             "Heslo vlastníka nie je nastavené, preto sa zatiaľ nikto nemôže prihlásiť. Na "
             "serveri spustite mailfathom console set-password --config <váš konfiguračný "
