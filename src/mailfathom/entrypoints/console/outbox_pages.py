@@ -21,10 +21,10 @@ from mailfathom.app.console.ports import ConsoleSession
 from mailfathom.app.flags.administer_mutations import Retried
 from mailfathom.app.sending.administer_outbox import Withdrawn
 from mailfathom.domain.mutations import MutationKind, MutationState
+from mailfathom.entrypoints.console.form_checks import posted_form
 from mailfathom.entrypoints.console.outbox_wording import WORDINGS, OutboxWording
 from mailfathom.entrypoints.console.record_wording import WORDINGS as RECORD_WORDINGS
 from mailfathom.entrypoints.console.record_wording import RecordWording
-from mailfathom.entrypoints.console.form_checks import posted_form
 from mailfathom.entrypoints.console.wording import ConsoleWording, chosen_language
 
 MAX_FORM_OCTETS = 1024

@@ -47,6 +47,7 @@ from mailfathom.entrypoints.body_bound import BodyBound
 from mailfathom.entrypoints.console.callers_pages import CallerPages
 from mailfathom.entrypoints.console.drafts import EDIT_PATH, DraftPages
 from mailfathom.entrypoints.console.failures import QuietFailures
+from mailfathom.entrypoints.console.form_checks import EXPIRED_QUERY, form_refused, session_ended
 from mailfathom.entrypoints.console.guards import (
     PUBLIC_ORIGIN,
     SecurityHeaders,
@@ -65,12 +66,10 @@ from mailfathom.entrypoints.console.passkey_pages import (
     passkey_hosts,
 )
 from mailfathom.entrypoints.console.refusals import (
-    forbidden,
     routing_refusal,
     too_large,
     too_large_for,
 )
-from mailfathom.entrypoints.console.form_checks import EXPIRED_QUERY, form_refused, session_ended
 from mailfathom.entrypoints.console.wording import WORDINGS, ConsoleWording, chosen_language
 
 COOKIE = "mf_console"
