@@ -217,3 +217,37 @@ def test_an_authenticator_keeping_no_count_signs_in_each_time(console: Console) 
         step = _form(console)
         response = key.get(_options(passkeys, step, Ceremony.SIGN_IN), ORIGIN)
         assert isinstance(passkeys.sign_in(step, response), Visit)
+
+
+def test_both_ceremonies_ask_the_authenticator_to_verify_its_user(console: Console) -> None:
+    passkeys = console.services.console_passkeys()
+    for ceremony, where in (
+        (Ceremony.REGISTER, ("authenticatorSelection",)),
+        (Ceremony.SIGN_IN, ()),
+    ):
+        options = json.loads(_options(passkeys, _form(console), ceremony))
+        for key in where:
+            options = options[key]
+        assert options["userVerification"] == "required"
+
+
+def test_an_enrolment_without_user_verification_is_refused(console: Console) -> None:
+    passkeys = console.services.console_passkeys()
+    step = _form(console)
+    response = SoftAuthenticator(verifying=False).create(
+        _options(passkeys, step, Ceremony.REGISTER), ORIGIN
+    )
+    assert passkeys.enrol(step, response, "", "Passkey") is PasskeyRefused.NOT_ACCEPTED
+    assert passkeys.passkeys() == []
+
+
+def test_a_sign_in_without_user_verification_is_refused(console: Console) -> None:
+    key = SoftAuthenticator()
+    _enrol_first(console, key)
+    key.verifying = False
+    passkeys = console.services.console_passkeys()
+    step = _form(console)
+    response = key.get(_options(passkeys, step, Ceremony.SIGN_IN), ORIGIN)
+    assert passkeys.sign_in(step, response) is PasskeyRefused.NOT_ACCEPTED
+    (kept,) = passkeys.passkeys()
+    assert kept.sign_count == 0
