@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from argon2 import PasswordHasher
@@ -107,7 +108,7 @@ class _Watched(PasswordHasher):
         self.most = 0
         self.go = threading.Event()
 
-    def verify(self, hash: str | bytes, password: str | bytes) -> bool:
+    def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
         with self._lock:
             self._running += 1
             self.most = max(self.most, self._running)
