@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -20,6 +21,8 @@ from browser.chromium import DESKTOP, PHONE, Viewport
 from browser.fixtures import Screenshots
 from browser.owner_console import OwnerConsole, VirtualAuthenticator, owner_console
 from browser.served import Answer, serve
+from console.conftest import Clock
+from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS
 
 Axe = Callable[[Page], list[Violation]]
 
@@ -230,6 +233,31 @@ def test_the_passkey_pages_pass_axe_and_fit_a_phone(
     screenshots.take(page, f"passkey sign-in {locale} {viewport.width}")
     axe(page)
     assert _fits(page, viewport)
+
+
+def test_adding_a_passkey_after_a_while_asks_to_sign_in_again(
+    page: Page, tmp_path: Path, screenshots: Screenshots, axe: Axe
+) -> None:
+    clock = Clock(datetime.now(UTC))
+    with owner_console(tmp_path, password=False, clock=clock) as console:
+        _enrol(page, console)
+        clock.advance(FRESH_SIGN_IN_SECONDS + 1)
+        page.goto(console.named + "/passkeys")
+        assert page.locator("#passkey-form").count() == 0
+        again = page.locator("#passkey-again a")
+        screenshots.take(page, "adding a passkey asks for a new sign-in")
+        axe(page)
+        with page.expect_navigation():
+            again.click()
+        assert page.url == console.named + "/login?again=passkeys"
+        assert page.locator("#notice").is_visible()
+        screenshots.take(page, "the sign-in form asks to sign in again")
+        axe(page)
+        page.locator("#passkey-button").click()
+        page.wait_for_url(console.named + "/")
+        page.goto(console.named + "/passkeys")
+        assert page.locator("#passkey-form").is_visible()
+        assert page.locator("#passkey-again").count() == 0
 
 
 def _sign_out_anywhere(page: Page) -> None:

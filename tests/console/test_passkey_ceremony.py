@@ -12,6 +12,7 @@ import pytest
 from mailfathom.app.console.passkey_ports import Ceremony
 from mailfathom.app.console.passkeys import ConsolePasskeys, Enrolled, PasskeyRefused, Step
 from mailfathom.app.console.signing_in import Visit
+from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS
 from mailfathom.domain.passkeys import CHALLENGE_LIFETIME_SECONDS
 
 from .conftest import PASSWORD, Console
@@ -100,8 +101,8 @@ def test_a_signed_in_owner_adds_a_second_passkey_under_the_same_user_and_removes
     first, second = passkeys.passkeys()
     assert second.label == "[31mPhone"
     assert first.user_handle == second.user_handle
-    assert passkeys.remove(first.credential_id) is True
-    assert passkeys.remove(first.credential_id) is False
+    assert passkeys.remove(first.credential_id, visit.token) is True
+    assert passkeys.remove(first.credential_id, visit.token) is False
     assert [p.credential_id for p in passkeys.passkeys()] == [second.credential_id]
 
 
@@ -251,3 +252,50 @@ def test_a_sign_in_without_user_verification_is_refused(console: Console) -> Non
     assert passkeys.sign_in(step, response) is PasskeyRefused.NOT_ACCEPTED
     (kept,) = passkeys.passkeys()
     assert kept.sign_count == 0
+
+
+def test_adding_a_passkey_needs_a_sign_in_made_lately(console: Console) -> None:
+    key, other = SoftAuthenticator(), SoftAuthenticator()
+    visit = _enrol_first(console, key)
+    passkeys = console.services.console_passkeys()
+    step = Step(visit.token, visit.session.csrf_secret, ORIGIN)
+    options = _options(passkeys, step, Ceremony.REGISTER)
+    console.clock.advance(FRESH_SIGN_IN_SECONDS + 1)
+    assert passkeys.options(step, Ceremony.REGISTER) is PasskeyRefused.SIGN_IN_AGAIN
+    answer = other.create(options, ORIGIN)
+    assert passkeys.enrol(step, answer, "Phone", "Passkey") is PasskeyRefused.SIGN_IN_AGAIN
+    assert len(passkeys.passkeys()) == 1
+
+    again = passkeys.sign_in(step, key.get(_options(passkeys, step, Ceremony.SIGN_IN), ORIGIN))
+    assert isinstance(again, Visit)
+    fresh = Step(again.token, again.session.csrf_secret, ORIGIN)
+    added = passkeys.enrol(
+        fresh,
+        other.create(_options(passkeys, fresh, Ceremony.REGISTER), ORIGIN),
+        "Phone",
+        "Passkey",
+    )
+    assert isinstance(added, Enrolled)
+
+
+def test_removing_a_passkey_ends_every_other_session(console: Console) -> None:
+    key, other = SoftAuthenticator(), SoftAuthenticator()
+    owner = _enrol_first(console, key)
+    passkeys = console.services.console_passkeys()
+    step = Step(owner.token, owner.session.csrf_secret, ORIGIN)
+    options = _options(passkeys, step, Ceremony.REGISTER)
+    assert isinstance(passkeys.enrol(step, other.create(options, ORIGIN), "", "Passkey"), Enrolled)
+    copied = _form(console)
+    signed = passkeys.sign_in(
+        copied, other.get(_options(passkeys, copied, Ceremony.SIGN_IN), ORIGIN)
+    )
+    assert isinstance(signed, Visit)
+    access = console.services.console_access()
+    lingering = access.visit()
+
+    _, second = passkeys.passkeys()
+    assert passkeys.remove(second.credential_id, owner.token) is True
+    assert access.signed_in(signed.token) is None
+    assert access.session(lingering.token) is None
+    assert access.signed_in(owner.token) is not None
+    assert passkeys.remove(second.credential_id, owner.token) is False

@@ -16,6 +16,7 @@ from starlette.testclient import TestClient
 
 import log_audit
 from mailfathom.bootstrap import Services
+from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS
 from mailfathom.domain.unseen import marker
 from mailfathom.entrypoints.console.pages import build_console_app
 from mailfathom.entrypoints.console.serving import console_use_cases
@@ -234,3 +235,37 @@ def test_the_passkeys_page_needs_a_signed_in_owner(services: Services) -> None:
 def test_a_host_header_cannot_choose_the_passkey_name(services: Services) -> None:
     stranger = Browser(services, "http://evil.localhost:8626", LOOPBACK)
     assert stranger.client.get("/login").status_code == 400
+
+
+def test_adding_a_passkey_asks_for_a_sign_in_made_lately(services: Services) -> None:
+    owner = _enrolled(services)
+    csrf = owner.csrf("/passkeys")
+    clock = services.clock
+    assert isinstance(clock, Clock)
+    clock.advance(FRESH_SIGN_IN_SECONDS + 1)
+    page = owner.page("/passkeys")
+    assert page.xpath('//form[@id="passkey-form"]') == []
+    assert page.xpath('//p[@id="passkey-again"]/a/@href') == ["/login?again=passkeys"]
+    assert owner.post("/passkeys/options/register", csrf=csrf).status_code == 403
+    refused = owner.post("/passkeys/register", csrf=csrf, credential="{}")
+    assert refused.headers["location"] == "/login?again=passkeys"
+
+    assert owner.page("/login?again=passkeys").xpath('string(//*[@id="notice"])')
+    assert owner.ceremony("sign-in", "/login?again=passkeys").status_code == 303
+    assert owner.ceremony("register", "/passkeys", label="Phone").status_code == 303
+    assert len(services.console_passkeys().passkeys()) == 2
+
+
+def test_removing_a_passkey_signs_out_every_other_browser(services: Services) -> None:
+    owner = _enrolled(services)
+    copied = Browser(services, NAMED, ("192.0.2.9", 40000))
+    copied.key = owner.key
+    assert copied.ceremony("sign-in").status_code == 303
+    assert copied.signed_in()
+    assert owner.ceremony("register", "/passkeys", label="Phone").status_code == 303
+    page = owner.page("/passkeys")
+    csrf = str(page.xpath('//header//input[@name="csrf"]/@value')[0])
+    first = services.console_passkeys().passkeys()[0].credential_id
+    assert owner.post(f"/passkeys/{first}/remove", csrf=csrf).status_code == 303
+    assert not copied.signed_in()
+    assert owner.signed_in()

@@ -15,6 +15,7 @@ from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.console import SqlConsoleStore
 from mailfathom.adapters.sql.console_passkeys import SqlPasskeyStore
 from mailfathom.app.console.passkey_ports import Ceremony, Passkey
+from mailfathom.app.console.ports import ConsoleSession
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 MINUTE = timedelta(minutes=1)
@@ -40,8 +41,25 @@ def test_passkeys_are_kept_by_credential_id_oldest_first(engine: sa.Engine) -> N
     assert [p.credential_id for p in store.passkeys()] == [long_id, "b"]
     assert store.passkey("b") == _passkey("b", at=T0 + MINUTE)
     assert store.passkey("c") is None
-    assert store.remove_passkey("b") is True
-    assert store.remove_passkey("b") is False
+    assert store.remove_passkey("b", keep="") is True
+    assert store.remove_passkey("b", keep="") is False
+
+
+def _session(token_hash: str, *, signed_in: bool = True) -> ConsoleSession:
+    return ConsoleSession(token_hash, "csrf", signed_in, T0, T0 + 60 * MINUTE)
+
+
+def test_removing_a_passkey_ends_every_session_but_the_one_kept(engine: sa.Engine) -> None:
+    store, sessions = SqlPasskeyStore(engine), SqlConsoleStore(engine)
+    assert store.add_passkey(_passkey("a"), only_if_first=False)
+    for name, signed_in in (("owner", True), ("copied", True), ("form", False)):
+        sessions.open_session(_session(name, signed_in=signed_in), T0)
+    assert store.remove_passkey("missing", keep="owner") is False
+    assert sessions.find_session("copied", T0) is not None
+    assert store.remove_passkey("a", keep="owner") is True
+    assert sessions.find_session("owner", T0) is not None
+    assert sessions.find_session("copied", T0) is None
+    assert sessions.find_session("form", T0) is None
 
 
 def test_a_first_enrolment_needs_an_owner_without_credentials(engine: sa.Engine) -> None:

@@ -11,7 +11,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.schema import console_challenges, console_owner, console_passkeys
+from mailfathom.adapters.sql.schema import (
+    console_challenges,
+    console_owner,
+    console_passkeys,
+    console_sessions,
+)
 from mailfathom.adapters.sql.store_base import SqlTables
 from mailfathom.app.console.passkey_ports import Ceremony, Passkey
 
@@ -80,12 +85,15 @@ class SqlPasskeyStore(SqlTables):
             )
         return moved.rowcount == 1
 
-    def remove_passkey(self, credential_id: str) -> bool:
+    def remove_passkey(self, credential_id: str, *, keep: str) -> bool:
         with self.engine.begin() as c:
             removed = c.execute(
                 sa.delete(console_passkeys).where(_P.credential_id == credential_id)
             )
-        return removed.rowcount == 1
+            if removed.rowcount != 1:
+                return False
+            c.execute(sa.delete(console_sessions).where(console_sessions.c.token_hash != keep))
+        return True
 
     def issue_challenge(
         self, token_hash: str, ceremony: Ceremony, challenge: str, now: datetime, lasts: timedelta

@@ -67,8 +67,9 @@ class PasskeyStore(Protocol):
         when its count is no longer `was` (another sign-in used it meanwhile) or it is gone."""
         ...
 
-    def remove_passkey(self, credential_id: str) -> bool:
-        """False when there was none. Idempotent."""
+    def remove_passkey(self, credential_id: str, *, keep: str) -> bool:
+        """Remove the passkey and, in the same transaction, every console session but the
+        one under the token hash `keep`; False (nothing ended) when there was none."""
         ...
 
     def issue_challenge(

@@ -6,7 +6,9 @@ and given back once; the answer is verified against that challenge, the configur
 the origin the request came from, which must be one configured. So a response captured once,
 a response made for another session, another name or another origin, signs nobody in.
 
-Who may enrol: a signed-in owner, always; before the owner has any credential (no password,
+Who may enrol: an owner who signed in within the last few minutes
+(`domain.console.FRESH_SIGN_IN_SECONDS`; a cookie copied from the owner's browser lasts
+hours and must not add its holder's passkey); before the owner has any credential (no password,
 no passkey), a visitor the console sees on loopback, as `set-password` needs a shell on the
 machine. That first enrolment signs in, like a sign-in does."""
 
@@ -26,7 +28,7 @@ from mailfathom.app.console.passkey_ports import (
     PasskeyStore,
 )
 from mailfathom.app.console.ports import ConsoleSession
-from mailfathom.app.console.signing_in import ConsoleAccess, Visit, csrf_holds
+from mailfathom.app.console.signing_in import ConsoleAccess, Visit, csrf_holds, token_hash
 from mailfathom.domain.passkeys import CHALLENGE_LIFETIME_SECONDS, cleaned_label
 
 
@@ -39,6 +41,8 @@ class PasskeyRefused(enum.Enum):
     NO_CHALLENGE = "no_challenge"
     # The response does not verify, or names no passkey the owner holds.
     NOT_ACCEPTED = "not_accepted"
+    # Signed in, but not lately enough to add a passkey: the owner signs in again first.
+    SIGN_IN_AGAIN = "sign_in_again"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +109,10 @@ class ConsolePasskeys:
         session = self._session(step)
         if isinstance(session, PasskeyRefused):
             return session
-        if ceremony is Ceremony.REGISTER and not self._may_enrol(session, step):
-            return PasskeyRefused.NOT_OFFERED
+        if ceremony is Ceremony.REGISTER:
+            refused = self._enrolment_refused(session, step)
+            if refused is not None:
+                return refused
         challenge = self._new_challenge()
         self._store.issue_challenge(
             session.token_hash,
@@ -136,8 +142,9 @@ class ConsolePasskeys:
         if isinstance(session, PasskeyRefused):
             return session
         first = not session.signed_in
-        if not self._may_enrol(session, step):
-            return PasskeyRefused.NOT_OFFERED
+        refused = self._enrolment_refused(session, step)
+        if refused is not None:
+            return refused
         challenge = self._store.take_challenge(session.token_hash, Ceremony.REGISTER, self._clock())
         if challenge is None:
             return PasskeyRefused.NO_CHALLENGE
@@ -187,9 +194,11 @@ class ConsolePasskeys:
         assert step.token is not None
         return self._access.promote(step.token)
 
-    def remove(self, credential_id: str) -> bool:
-        """Remove one passkey (a signed-in owner's decision; the page checks the session)."""
-        return self._store.remove_passkey(credential_id)
+    def remove(self, credential_id: str, token: str) -> bool:
+        """Remove one passkey (a signed-in owner's decision; the page checks the session)
+        and, with it, end every session but the remover's (`token`): whoever signed in with
+        the passkey, or holds a copy of a cookie, signs in again."""
+        return self._store.remove_passkey(credential_id, keep=token_hash(token))
 
     def _session(self, step: Step) -> ConsoleSession | PasskeyRefused:
         session = self._access.session(step.token)
@@ -199,5 +208,9 @@ class ConsolePasskeys:
             return PasskeyRefused.NOT_OFFERED
         return session
 
-    def _may_enrol(self, session: ConsoleSession, step: Step) -> bool:
-        return session.signed_in or (step.loopback and self.first_enrolment_open())
+    def _enrolment_refused(self, session: ConsoleSession, step: Step) -> PasskeyRefused | None:
+        if session.signed_in:
+            return None if self._access.lately(session) else PasskeyRefused.SIGN_IN_AGAIN
+        if step.loopback and self.first_enrolment_open():
+            return None
+        return PasskeyRefused.NOT_OFFERED

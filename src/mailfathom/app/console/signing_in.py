@@ -36,6 +36,7 @@ from mailfathom.domain.console import (
     SESSION_LIFETIME_SECONDS,
     SIGN_IN_WINDOW_SECONDS,
     password_problem,
+    signed_in_lately,
 )
 from mailfathom.domain.errors import ConfigurationError
 
@@ -131,6 +132,11 @@ class ConsoleAccess:
         last step of every way of signing in, once the owner is known."""
         self._store.end_session(token_hash(token))
         return self._open(signed_in=True, lasts=SESSION_LIFETIME_SECONDS)
+
+    def lately(self, session: ConsoleSession) -> bool:
+        """Whether `session` signed in within the last few minutes (a signed-in session is
+        opened at its sign-in), as adding a sign-in credential needs."""
+        return session.signed_in and signed_in_lately(session.created_at, self._clock())
 
     def sign_out(self, token: str | None) -> None:
         if token:

@@ -21,12 +21,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from mailfathom.app.confirmation.wording import Language
 from mailfathom.app.console.passkey_ports import Ceremony
 from mailfathom.app.console.passkeys import ConsolePasskeys, Enrolled, PasskeyRefused, Step
 from mailfathom.app.console.ports import ConsoleSession
 from mailfathom.app.console.signing_in import Visit, csrf_holds
 from mailfathom.domain import unseen
 from mailfathom.domain.request_bounds import CEREMONY_OCTETS
+from mailfathom.entrypoints.console.again_wording import AGAIN_LINKS
 from mailfathom.entrypoints.console.guards import (
     LOOPBACK_NAMES,
     from_own_origin,
@@ -63,6 +65,8 @@ class PageMaker(Protocol):
 
     async def login_again(self, request: Request, notice: str, status: int) -> Response: ...
 
+    async def lately(self, session: ConsoleSession) -> bool: ...
+
 
 @dataclass(frozen=True, slots=True)
 class PasskeyOffer:
@@ -75,11 +79,12 @@ class PasskeyOffer:
     elsewhere: str | None = None
 
 
+def _language(request: Request) -> Language:
+    return chosen_language(request.query_params.get("lang"), request.headers.get("accept-language"))
+
+
 def words(request: Request) -> PasskeyWording:
-    language = chosen_language(
-        request.query_params.get("lang"), request.headers.get("accept-language")
-    )
-    return PASSKEY_WORDINGS[language]
+    return PASSKEY_WORDINGS[_language(request)]
 
 
 def from_loopback(request: Request) -> bool:
@@ -202,6 +207,8 @@ class PasskeyPages:
             form.get("label", ""),
             p.fallback_label,
         )
+        if outcome is PasskeyRefused.SIGN_IN_AGAIN:
+            return _sign_in_again(self._pages, request, "passkeys")
         if isinstance(outcome, Enrolled):
             if outcome.visit is not None:
                 return self._pages.signed_in_redirect(request, outcome.visit)
@@ -228,6 +235,7 @@ class PasskeyPages:
         held = await run_in_threadpool(uses.passkeys)
         w, p = self._pages.wording(request), words(request)
         offered = uses.offered_at(own_origin(request))
+        lately = await self._pages.lately(session)
         notices = {
             "added": p.added,
             "removed": p.removed,
@@ -244,6 +252,9 @@ class PasskeyPages:
             notice=notices.get(request.query_params.get("done", "")),
             rows=[(k, unseen.marked(k.label)) for k in held],
             offered=offered,
+            lately=lately,
+            again_link=AGAIN_LINKS[_language(request)],
+            again_href=again_href(self._pages.lang_query(request), "passkeys"),
             elsewhere=None if offered else p.elsewhere.format(origin=uses.origins[0]),
         )
 
@@ -255,8 +266,19 @@ class PasskeyPages:
         if form is None or session is None or not csrf_holds(session, form.get("csrf")):
             return _forbidden()
         credential_id = str(request.path_params["credential_id"])
-        removed = await run_in_threadpool(self._passkeys().remove, credential_id)
+        token = self._pages.token(request)
+        assert token is not None
+        removed = await run_in_threadpool(self._passkeys().remove, credential_id, token)
         return self._back(request, "removed" if removed else "not-found")
+
+
+def again_href(lang_query: str, why: str) -> str:
+    """The sign-in form, for a signed-in owner to sign in again before adding `why`."""
+    return f"/login{lang_query}&again={why}" if lang_query else f"/login?again={why}"
+
+
+def _sign_in_again(pages: PageMaker, request: Request, why: str) -> Response:
+    return RedirectResponse(again_href(pages.lang_query(request), why), status_code=303)
 
 
 def _notice(p: PasskeyWording, refused: PasskeyRefused) -> str:
@@ -265,4 +287,5 @@ def _notice(p: PasskeyWording, refused: PasskeyRefused) -> str:
         PasskeyRefused.NOT_OFFERED: p.not_offered,
         PasskeyRefused.NO_CHALLENGE: p.expired,
         PasskeyRefused.NOT_ACCEPTED: p.not_accepted,
+        PasskeyRefused.SIGN_IN_AGAIN: p.expired,
     }[refused]
