@@ -95,6 +95,20 @@ class OwnerConsole:
     def numbered(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def first_passkey_code(self) -> str:
+        """A first-passkey code, as `mailfathom console first-passkey` prints one."""
+        code = self.services.console_passkeys().first_enrolment_code()
+        assert code is not None
+        return code
+
+    def create_first_passkey(self, page: Page) -> None:
+        """On the sign-in page, create the owner's first passkey with a new code."""
+        code = self.first_passkey_code()
+        page.goto(self.named + "/login")
+        page.locator("#passkey-code").fill(code)
+        page.locator("#passkey-button").click()
+        page.wait_for_url(self.named + "/")
+
 
 @contextmanager
 def owner_console(

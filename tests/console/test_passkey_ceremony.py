@@ -13,7 +13,7 @@ from mailfathom.app.console.passkey_ports import Ceremony
 from mailfathom.app.console.passkeys import ConsolePasskeys, Enrolled, PasskeyRefused, Step
 from mailfathom.app.console.signing_in import Visit
 from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS
-from mailfathom.domain.passkeys import CHALLENGE_LIFETIME_SECONDS
+from mailfathom.domain.passkeys import CHALLENGE_LIFETIME_SECONDS, FIRST_PASSKEY_CODE_SECONDS
 
 from .conftest import PASSWORD, Console
 from .soft_authenticator import SoftAuthenticator
@@ -34,9 +34,11 @@ def _options(passkeys: ConsolePasskeys, step: Step, ceremony: Ceremony) -> str:
 
 def _enrol_first(console: Console, key: SoftAuthenticator) -> Visit:
     passkeys = console.services.console_passkeys()
+    code = passkeys.first_enrolment_code()
+    assert code is not None
     step = _form(console)
     response = key.create(_options(passkeys, step, Ceremony.REGISTER), ORIGIN)
-    enrolled = passkeys.enrol(step, response, "Laptop", "Passkey")
+    enrolled = passkeys.enrol(step, response, "Laptop", "Passkey", code)
     assert isinstance(enrolled, Enrolled), enrolled
     assert enrolled.visit is not None
     return enrolled.visit
@@ -70,6 +72,7 @@ def test_the_first_enrolment_is_refused_off_loopback_and_once_a_password_is_set(
     console: Console,
 ) -> None:
     passkeys = console.services.console_passkeys()
+    assert passkeys.first_enrolment_code() is not None
     assert passkeys.options(_form(console, loopback=False), Ceremony.REGISTER) is (
         PasskeyRefused.NOT_OFFERED
     )
@@ -170,10 +173,12 @@ def test_an_answer_made_for_another_origin_or_name_is_refused(
 
 def test_an_enrolment_made_for_another_origin_is_refused(console: Console) -> None:
     passkeys = console.services.console_passkeys()
+    code = passkeys.first_enrolment_code()
+    assert code is not None
     step = _form(console)
     options = _options(passkeys, step, Ceremony.REGISTER)
     response = SoftAuthenticator().create(options, "http://localhost:9999")
-    assert passkeys.enrol(step, response, "", "Passkey") is PasskeyRefused.NOT_ACCEPTED
+    assert passkeys.enrol(step, response, "", "Passkey", code) is PasskeyRefused.NOT_ACCEPTED
     assert passkeys.passkeys() == []
 
 
@@ -222,6 +227,7 @@ def test_an_authenticator_keeping_no_count_signs_in_each_time(console: Console) 
 
 def test_both_ceremonies_ask_the_authenticator_to_verify_its_user(console: Console) -> None:
     passkeys = console.services.console_passkeys()
+    passkeys.first_enrolment_code()
     for ceremony, where in (
         (Ceremony.REGISTER, ("authenticatorSelection",)),
         (Ceremony.SIGN_IN, ()),
@@ -234,12 +240,17 @@ def test_both_ceremonies_ask_the_authenticator_to_verify_its_user(console: Conso
 
 def test_an_enrolment_without_user_verification_is_refused(console: Console) -> None:
     passkeys = console.services.console_passkeys()
+    code = passkeys.first_enrolment_code()
+    assert code is not None
     step = _form(console)
     response = SoftAuthenticator(verifying=False).create(
         _options(passkeys, step, Ceremony.REGISTER), ORIGIN
     )
-    assert passkeys.enrol(step, response, "", "Passkey") is PasskeyRefused.NOT_ACCEPTED
+    assert passkeys.enrol(step, response, "", "Passkey", code) is PasskeyRefused.NOT_ACCEPTED
     assert passkeys.passkeys() == []
+    step = _form(console)
+    response = SoftAuthenticator().create(_options(passkeys, step, Ceremony.REGISTER), ORIGIN)
+    assert isinstance(passkeys.enrol(step, response, "", "Passkey", code), Enrolled)
 
 
 def test_a_sign_in_without_user_verification_is_refused(console: Console) -> None:
@@ -299,3 +310,42 @@ def test_removing_a_passkey_ends_every_other_session(console: Console) -> None:
     assert access.session(lingering.token) is None
     assert access.signed_in(owner.token) is not None
     assert passkeys.remove(second.credential_id, owner.token) is False
+
+
+def test_the_first_enrolment_needs_a_code_given_on_the_machine(console: Console) -> None:
+    passkeys = console.services.console_passkeys()
+    assert passkeys.first_enrolment_open() is False
+    assert passkeys.options(_form(console), Ceremony.REGISTER) is PasskeyRefused.NOT_OFFERED
+    code = passkeys.first_enrolment_code()
+    assert code is not None
+    assert passkeys.first_enrolment_open() is True
+    step = _form(console)
+    options = _options(passkeys, step, Ceremony.REGISTER)
+    response = SoftAuthenticator().create(options, ORIGIN)
+    assert passkeys.enrol(step, response, "", "Passkey", "0" * len(code)) is (
+        PasskeyRefused.NOT_ACCEPTED
+    )
+    assert passkeys.passkeys() == []
+    step = _form(console)
+    response = SoftAuthenticator().create(_options(passkeys, step, Ceremony.REGISTER), ORIGIN)
+    assert isinstance(passkeys.enrol(step, response, "", "Passkey", code), Enrolled)
+    assert passkeys.first_enrolment_code() is None
+
+
+def test_a_first_enrolment_code_lasts_a_quarter_of_an_hour_and_the_newest_counts(
+    console: Console,
+) -> None:
+    passkeys = console.services.console_passkeys()
+    older = passkeys.first_enrolment_code()
+    code = passkeys.first_enrolment_code()
+    assert older is not None
+    assert code is not None
+    assert older != code
+    step = _form(console)
+    response = SoftAuthenticator().create(_options(passkeys, step, Ceremony.REGISTER), ORIGIN)
+    assert passkeys.enrol(step, response, "", "Passkey", older) is PasskeyRefused.NOT_ACCEPTED
+    console.clock.advance(FIRST_PASSKEY_CODE_SECONDS + 1)
+    assert passkeys.first_enrolment_open() is False
+    step = _form(console)
+    assert passkeys.options(step, Ceremony.REGISTER) is PasskeyRefused.NOT_OFFERED
+    assert passkeys.passkeys() == []

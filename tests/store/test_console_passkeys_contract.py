@@ -71,12 +71,13 @@ def test_a_first_enrolment_needs_an_owner_without_credentials(engine: sa.Engine)
 
 def test_of_two_first_enrolments_at_once_one_is_kept(engine: sa.Engine) -> None:
     store = SqlPasskeyStore(engine)
+    store.open_first_enrolment("code", T0 + MINUTE)
     start = threading.Barrier(6)
     kept: list[bool] = []
 
     def enrol(n: int) -> None:
         start.wait()
-        kept.append(store.add_passkey(_passkey(f"k{n}"), only_if_first=True))
+        kept.append(store.add_passkey(_passkey(f"k{n}"), only_if_first=True, first_code="code"))
 
     threads = [threading.Thread(target=enrol, args=(n,)) for n in range(6)]
     for thread in threads:
@@ -138,6 +139,30 @@ def test_of_two_takers_at_once_one_gets_the_challenge(engine: sa.Engine) -> None
     for thread in threads:
         thread.join()
     assert sorted(got, key=str) == [None] * 5 + ["only"]
+
+
+def test_a_first_passkey_needs_the_code_waiting_and_takes_it(engine: sa.Engine) -> None:
+    store = SqlPasskeyStore(engine)
+    assert not store.first_enrolment_waiting(T0)
+    assert not store.add_passkey(_passkey("a"), only_if_first=True, first_code=None)
+    store.open_first_enrolment("old", T0 + 15 * MINUTE)
+    store.open_first_enrolment("new", T0 + 15 * MINUTE)
+    assert store.first_enrolment_waiting(T0)
+    assert not store.first_enrolment_waiting(T0 + 15 * MINUTE)
+    assert not store.add_passkey(_passkey("a"), only_if_first=True, first_code="old")
+    late = _passkey("a", at=T0 + 15 * MINUTE)
+    assert not store.add_passkey(late, only_if_first=True, first_code="new")
+    assert store.add_passkey(_passkey("a"), only_if_first=True, first_code="new")
+    assert not store.first_enrolment_waiting(T0)
+    assert [p.credential_id for p in store.passkeys()] == ["a"]
+
+
+def test_the_first_passkey_code_migration_goes_down_and_up_again(engine: sa.Engine) -> None:
+    SqlPasskeyStore(engine).open_first_enrolment("code", T0 + MINUTE)
+    migrate.downgrade(engine, "0026_console_passkeys")
+    assert "console_first_passkey" not in sa.inspect(engine).get_table_names()
+    migrate.upgrade(engine)
+    assert not SqlPasskeyStore(engine).first_enrolment_waiting(T0)
 
 
 def test_the_migration_goes_down_and_up_again(engine: sa.Engine) -> None:

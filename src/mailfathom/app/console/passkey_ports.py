@@ -56,10 +56,22 @@ class PasskeyStore(Protocol):
 
     def passkey(self, credential_id: str) -> Passkey | None: ...
 
-    def add_passkey(self, passkey: Passkey, *, only_if_first: bool) -> bool:
+    def add_passkey(
+        self, passkey: Passkey, *, only_if_first: bool, first_code: str | None = None
+    ) -> bool:
         """Keep a new passkey; False when its credential id is kept already, or, with
-        `only_if_first`, when the owner has a password or a passkey already (checked in the
-        same transaction, so two first enrolments at once cannot both succeed)."""
+        `only_if_first`, when the owner has a password or a passkey already or the code
+        whose SHA-256 is `first_code` is not the one waiting (unexpired at the passkey's
+        `created_at`). All of it is checked in the same transaction, and a first passkey
+        kept deletes the code: two first enrolments at once cannot both succeed."""
+        ...
+
+    def open_first_enrolment(self, code_sha256: str, expires_at: datetime) -> None:
+        """Keep the SHA-256 of a new first-passkey code, replacing any earlier one."""
+        ...
+
+    def first_enrolment_waiting(self, now: datetime) -> bool:
+        """Whether a first-passkey code is kept and unexpired at `now`."""
         ...
 
     def record_use(self, credential_id: str, was: int, now: int, at: datetime) -> bool:

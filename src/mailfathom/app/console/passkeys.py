@@ -9,13 +9,17 @@ a response made for another session, another name or another origin, signs nobod
 Who may enrol: an owner who signed in within the last few minutes
 (`domain.console.FRESH_SIGN_IN_SECONDS`; a cookie copied from the owner's browser lasts
 hours and must not add its holder's passkey); before the owner has any credential (no password,
-no passkey), a visitor the console sees on loopback, as `set-password` needs a shell on the
-machine. That first enrolment signs in, like a sign-in does."""
+no passkey), a visitor the console sees on loopback who gives the one-time code
+`mailfathom console first-passkey` printed, as `set-password` needs a shell on the machine.
+Loopback alone is not enough: a proxy on the machine that adds no forwarding header makes
+every visitor look local, and a script may forge the `Origin` it would send. That first
+enrolment signs in, like a sign-in does."""
 
 from __future__ import annotations
 
 import base64
 import enum
+import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,7 +33,11 @@ from mailfathom.app.console.passkey_ports import (
 )
 from mailfathom.app.console.ports import ConsoleSession
 from mailfathom.app.console.signing_in import ConsoleAccess, Visit, csrf_holds, token_hash
-from mailfathom.domain.passkeys import CHALLENGE_LIFETIME_SECONDS, cleaned_label
+from mailfathom.domain.passkeys import (
+    CHALLENGE_LIFETIME_SECONDS,
+    FIRST_PASSKEY_CODE_SECONDS,
+    cleaned_label,
+)
 
 
 class PasskeyRefused(enum.Enum):
@@ -62,6 +70,10 @@ class Enrolled:
 
     passkey: Passkey
     visit: Visit | None
+
+
+def _code_hash(code: str) -> str:
+    return hashlib.sha256(code.strip().lower().encode("utf-8")).hexdigest()
 
 
 def _text(raw: bytes) -> str:
@@ -100,8 +112,24 @@ class ConsolePasskeys:
         return self._store.passkeys()
 
     def first_enrolment_open(self) -> bool:
-        """Whether the owner has no credential yet: no password and no passkey."""
+        """Whether the owner's first passkey may be made: no password, no passkey, and a
+        first-passkey code (`first_enrolment_code`) waiting."""
+        return self.nobody_can_sign_in() and self._store.first_enrolment_waiting(self._clock())
+
+    def nobody_can_sign_in(self) -> bool:
+        """Whether the owner has no credential at all: no password and no passkey."""
         return not self._access.password_is_set() and not self._store.passkeys()
+
+    def first_enrolment_code(self) -> str | None:
+        """A new one-time code for making the owner's first passkey, good for
+        `FIRST_PASSKEY_CODE_SECONDS` and replacing any earlier one; None when the owner has
+        a password or a passkey already (they add passkeys signed in)."""
+        if not self.nobody_can_sign_in():
+            return None
+        code = "-".join(secrets.token_hex(3) for _ in range(4))
+        expires_at = self._clock() + timedelta(seconds=FIRST_PASSKEY_CODE_SECONDS)
+        self._store.open_first_enrolment(_code_hash(code), expires_at)
+        return code
 
     def options(self, step: Step, ceremony: Ceremony) -> str | PasskeyRefused:
         """The options (JSON) the browser starts `ceremony` with, its challenge now kept
@@ -135,9 +163,10 @@ class ConsolePasskeys:
         )
 
     def enrol(
-        self, step: Step, response: str, label: str, fallback_label: str
+        self, step: Step, response: str, label: str, fallback_label: str, code: str = ""
     ) -> Enrolled | PasskeyRefused:
-        """Verify the browser's answer to the registration options and keep the passkey."""
+        """Verify the browser's answer to the registration options and keep the passkey;
+        the owner's first passkey needs the first-passkey `code` as well."""
         session = self._session(step)
         if isinstance(session, PasskeyRefused):
             return session
@@ -162,7 +191,8 @@ class ConsolePasskeys:
             label=cleaned_label(label, fallback_label),
             created_at=self._clock(),
         )
-        if not self._store.add_passkey(passkey, only_if_first=first):
+        first_code = _code_hash(code) if first else None
+        if not self._store.add_passkey(passkey, only_if_first=first, first_code=first_code):
             return PasskeyRefused.NOT_ACCEPTED
         assert step.token is not None
         return Enrolled(passkey, self._access.promote(step.token) if first else None)

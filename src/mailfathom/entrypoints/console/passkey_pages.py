@@ -29,6 +29,10 @@ from mailfathom.app.console.signing_in import Visit, csrf_holds
 from mailfathom.domain import unseen
 from mailfathom.domain.request_bounds import CEREMONY_OCTETS
 from mailfathom.entrypoints.console.again_wording import AGAIN_LINKS
+from mailfathom.entrypoints.console.first_passkey_wording import (
+    FIRST_PASSKEY_WORDINGS,
+    FirstPasskeyWording,
+)
 from mailfathom.entrypoints.console.guards import (
     LOOPBACK_NAMES,
     from_own_origin,
@@ -77,6 +81,9 @@ class PasskeyOffer:
     sign_in: bool = False
     enrol_first: bool = False
     elsewhere: str | None = None
+    first: FirstPasskeyWording | None = None
+    # How to make the first passkey possible, while nobody can sign in and no code waits.
+    how_first: str | None = None
 
 
 def _language(request: Request) -> Language:
@@ -113,13 +120,16 @@ async def login_offer(
         return PasskeyOffer(p)
     uses = passkeys()
     held = bool(await run_in_threadpool(uses.passkeys))
-    first = (
-        not held and from_loopback(request) and await run_in_threadpool(uses.first_enrolment_open)
-    )
+    local = not held and from_loopback(request)
+    first = local and await run_in_threadpool(uses.first_enrolment_open)
     if not uses.offered_at(own_origin(request)):
         elsewhere = p.elsewhere.format(origin=uses.origins[0]) if held or first else None
         return PasskeyOffer(p, held, elsewhere=elsewhere)
-    return PasskeyOffer(p, held, sign_in=held, enrol_first=first)
+    f = FIRST_PASSKEY_WORDINGS[_language(request)]
+    unset = local and not first and await run_in_threadpool(uses.nobody_can_sign_in)
+    return PasskeyOffer(
+        p, held, sign_in=held, enrol_first=first, first=f, how_first=f.how if unset else None
+    )
 
 
 def passkey_hosts(passkeys: Callable[[], ConsolePasskeys] | None) -> list[str]:
@@ -206,6 +216,7 @@ class PasskeyPages:
             form.get("credential", ""),
             form.get("label", ""),
             p.fallback_label,
+            form.get("code", ""),
         )
         if outcome is PasskeyRefused.SIGN_IN_AGAIN:
             return _sign_in_again(self._pages, request, "passkeys")
