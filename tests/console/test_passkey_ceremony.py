@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 
 import pytest
+import sqlalchemy as sa
 
+from mailfathom.adapters.sql.schema import console_challenges
 from mailfathom.app.console.passkey_ports import Ceremony
 from mailfathom.app.console.passkeys import ConsolePasskeys, Enrolled, PasskeyRefused, Step
 from mailfathom.app.console.signing_in import Visit
-from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS
+from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS, SIGN_IN_FORMS_KEPT
 from mailfathom.domain.passkeys import CHALLENGE_LIFETIME_SECONDS, FIRST_PASSKEY_CODE_SECONDS
 
 from .conftest import PASSWORD, Console
@@ -349,3 +351,12 @@ def test_a_first_enrolment_code_lasts_a_quarter_of_an_hour_and_the_newest_counts
     step = _form(console)
     assert passkeys.options(step, Ceremony.REGISTER) is PasskeyRefused.NOT_OFFERED
     assert passkeys.passkeys() == []
+
+
+def test_challenges_are_kept_only_for_sessions_still_kept(console: Console) -> None:
+    passkeys = console.services.console_passkeys()
+    for _ in range(SIGN_IN_FORMS_KEPT + 25):
+        _options(passkeys, _form(console), Ceremony.SIGN_IN)
+    with console.services.engine.connect() as c:
+        held = c.execute(sa.select(sa.func.count()).select_from(console_challenges)).scalar_one()
+    assert held <= SIGN_IN_FORMS_KEPT

@@ -99,8 +99,14 @@ def test_a_count_moves_only_from_the_value_seen(engine: sa.Engine) -> None:
     assert (found.sign_count, found.last_used_at) == (5, T0 + MINUTE)
 
 
+def _opened(engine: sa.Engine, *letters: str) -> None:
+    for letter in letters:
+        SqlConsoleStore(engine).open_session(_session(letter * 64, signed_in=False), T0)
+
+
 def test_a_challenge_is_given_back_once_to_its_session_and_ceremony(engine: sa.Engine) -> None:
     store = SqlPasskeyStore(engine)
+    _opened(engine, "s", "t")
     store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "first", T0, MINUTE)
     store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "second", T0, MINUTE)
     store.issue_challenge("s" * 64, Ceremony.REGISTER, "enrol", T0, MINUTE)
@@ -114,6 +120,7 @@ def test_an_expired_challenge_is_not_given_and_is_deleted_at_the_next_issue(
     engine: sa.Engine,
 ) -> None:
     store = SqlPasskeyStore(engine)
+    _opened(engine, "s", "t", "u")
     store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "old", T0, MINUTE)
     store.issue_challenge("u" * 64, Ceremony.SIGN_IN, "stale", T0, MINUTE)
     assert store.take_challenge("s" * 64, Ceremony.SIGN_IN, T0 + MINUTE) is None
@@ -123,8 +130,22 @@ def test_an_expired_challenge_is_not_given_and_is_deleted_at_the_next_issue(
     assert left == ["new"]
 
 
+def test_a_challenge_of_a_session_no_longer_kept_is_deleted_at_the_next_issue(
+    engine: sa.Engine,
+) -> None:
+    store = SqlPasskeyStore(engine)
+    _opened(engine, "s", "t")
+    store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "ended", T0, MINUTE)
+    SqlConsoleStore(engine).end_session("s" * 64)
+    store.issue_challenge("t" * 64, Ceremony.SIGN_IN, "kept", T0, MINUTE)
+    with engine.connect() as c:
+        left = c.execute(sa.text("SELECT challenge FROM console_challenges")).scalars().all()
+    assert left == ["kept"]
+
+
 def test_of_two_takers_at_once_one_gets_the_challenge(engine: sa.Engine) -> None:
     store = SqlPasskeyStore(engine)
+    _opened(engine, "s")
     store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "only", T0, MINUTE)
     start = threading.Barrier(6)
     got: list[str | None] = []

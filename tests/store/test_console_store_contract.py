@@ -72,6 +72,22 @@ def test_ending_a_session_is_idempotent_and_leaves_the_others(engine: sa.Engine)
     assert store.find_session("b" * 64, T0) == _session("b" * 64, signed_in=False)
 
 
+def test_only_the_newest_sign_in_forms_are_kept(engine: sa.Engine) -> None:
+    store = SqlConsoleStore(engine)
+    for signed in ("A" * 64, "B" * 64):
+        store.open_session(_session(signed), T0)
+    forms = [f"{n:064d}" for n in range(6)]
+    for n, form in enumerate(forms):
+        made = dataclasses.replace(
+            _session(form, signed_in=False), created_at=T0 + timedelta(seconds=n)
+        )
+        store.open_session(made, T0, forms_kept=3)
+    kept = [f for f in forms if store.find_session(f, T0) is not None]
+    assert kept == forms[-3:]
+    assert store.find_session("A" * 64, T0) is not None
+    assert store.find_session("B" * 64, T0) is not None
+
+
 def test_a_new_owner_password_ends_every_session(engine: sa.Engine) -> None:
     store = SqlConsoleStore(engine)
     store.set_owner_password("$argon2id$first", T0)

@@ -22,6 +22,10 @@ FRESH_SIGN_IN_SECONDS = 5 * 60
 a session cookie copied from the owner's browser is worth hours, not this, so it cannot
 add an attacker's own credential."""
 
+SIGN_IN_FORMS_KEPT = 500
+"""Sign-in forms (sessions not signed in) kept at most: a visit without a cookie writes
+one, so the newest are kept and older ones are forgotten (their form must be reloaded)."""
+
 SIGN_IN_WINDOW_SECONDS = 15 * 60
 """How long the sign-in form of one visit (its session before signing in) stays usable."""
 

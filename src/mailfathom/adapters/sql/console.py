@@ -69,9 +69,20 @@ class SqlConsoleStore(SqlTables):
             )
             c.execute(sa.delete(console_sessions))
 
-    def open_session(self, session: ConsoleSession, now: datetime) -> None:
+    def open_session(
+        self, session: ConsoleSession, now: datetime, *, forms_kept: int | None = None
+    ) -> None:
         with self.engine.begin() as c:
             c.execute(sa.delete(console_sessions).where(_S.expires_at <= now))
+            if forms_kept is not None:
+                others = sa.and_(_S.signed_in.is_(False), _S.token_hash != session.token_hash)
+                newest = (
+                    sa.select(_S.token_hash)
+                    .where(others)
+                    .order_by(_S.created_at.desc(), _S.token_hash)
+                    .limit(max(forms_kept - 1, 0))
+                )
+                c.execute(sa.delete(console_sessions).where(others, _S.token_hash.not_in(newest)))
             c.execute(
                 sa.insert(console_sessions).values(
                     token_hash=session.token_hash,

@@ -132,6 +132,13 @@ class SqlPasskeyStore(SqlTables):
         expires_at = now + lasts
         with self.engine.begin() as c:
             c.execute(sa.delete(console_challenges).where(_C.expires_at <= now))
+            # A session ended or forgotten (see `open_session`'s `forms_kept`) takes its
+            # challenges with it: they are as many as the sessions kept, at most.
+            c.execute(
+                sa.delete(console_challenges).where(
+                    _C.token_hash.not_in(sa.select(console_sessions.c.token_hash))
+                )
+            )
             c.execute(
                 sa.delete(console_challenges).where(
                     _C.token_hash == token_hash, _C.ceremony == ceremony.value

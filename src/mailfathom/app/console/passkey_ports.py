@@ -88,7 +88,8 @@ class PasskeyStore(Protocol):
         self, token_hash: str, ceremony: Ceremony, challenge: str, now: datetime, lasts: timedelta
     ) -> None:
         """Keep `challenge` as the session's only one for `ceremony` (an earlier one is
-        replaced) until `now + lasts`; every challenge expired at `now` is deleted."""
+        replaced) until `now + lasts`; every challenge expired at `now`, and every one of a
+        session no longer kept, is deleted."""
         ...
 
     def take_challenge(self, token_hash: str, ceremony: Ceremony, now: datetime) -> str | None:

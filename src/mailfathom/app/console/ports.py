@@ -50,9 +50,12 @@ class ConsoleStore(Protocol):
         with the old password signs in again."""
         ...
 
-    def open_session(self, session: ConsoleSession, now: datetime) -> None:
+    def open_session(
+        self, session: ConsoleSession, now: datetime, *, forms_kept: int | None = None
+    ) -> None:
         """Write a new session (its token hash is new); sessions expired at `now` are
-        deleted in the same transaction."""
+        deleted in the same transaction, and, with `forms_kept`, the oldest sessions not
+        signed in beyond that many (the new one counted and kept)."""
         ...
 
     def find_session(self, token_hash: str, now: datetime) -> ConsoleSession | None:

@@ -34,6 +34,7 @@ from mailfathom.domain.console import (
     FREE_FAILURES_OVERALL,
     FREE_FAILURES_PER_CLIENT,
     SESSION_LIFETIME_SECONDS,
+    SIGN_IN_FORMS_KEPT,
     SIGN_IN_WINDOW_SECONDS,
     password_problem,
     signed_in_lately,
@@ -91,7 +92,9 @@ class ConsoleAccess:
         self._store.set_owner_password(self._hashing.hash(password), self._clock())
 
     def visit(self) -> Visit:
-        """A new session for a visitor to the sign-in form."""
+        """A new session for a visitor to the sign-in form. Anyone may ask for one without
+        a cookie, so only the newest `SIGN_IN_FORMS_KEPT` are kept: a loop of visits costs
+        the store no more rows than that."""
         return self._open(signed_in=False, lasts=SIGN_IN_WINDOW_SECONDS)
 
     def session(self, token: str | None) -> ConsoleSession | None:
@@ -152,7 +155,8 @@ class ConsoleAccess:
             created_at=now,
             expires_at=now + timedelta(seconds=lasts),
         )
-        self._store.open_session(session, now)
+        forms_kept = None if signed_in else SIGN_IN_FORMS_KEPT
+        self._store.open_session(session, now, forms_kept=forms_kept)
         return Visit(token, session)
 
 

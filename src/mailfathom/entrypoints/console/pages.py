@@ -158,6 +158,9 @@ class _Pages:
         """The request's signed-in session, or None."""
         return await run_in_threadpool(self._use.access().signed_in, self._token(request))
 
+    async def is_signed_in(self, request: Request) -> bool:
+        return await self.signed_in(request) is not None
+
     async def login_form(self, request: Request) -> Response:
         access = self._use.access()
         token = self._token(request)
@@ -393,7 +396,11 @@ def build_console_app(
         ],
         middleware=[
             Middleware(SecurityHeaders),
-            Middleware(BodyBound, limit=body_limits(EDIT_PATH, edit_octets), refusal=_too_large),
+            Middleware(
+                BodyBound,
+                limit=body_limits(EDIT_PATH, edit_octets, pages.is_signed_in),
+                refusal=_too_large,
+            ),
             Middleware(
                 TrustedHostMiddleware,
                 allowed_hosts=allowed_hosts(listen_host, public_origin)
