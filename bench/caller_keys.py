@@ -76,8 +76,8 @@ def _measure(label: str, url: str, requests: int) -> None:
         entries = [CallerEntry("agent", key_digest(file_key)), CallerEntry("other", None)]
         keys = CallerKeys(SqlApiKeys(engine), entries)
         for _ in range(50):
-            keys.create("agent", new_form_nonce())
-        made = keys.create("agent", new_form_nonce())
+            keys.create("agent", new_form_nonce(), datetime.now(UTC))
+        made = keys.create("agent", new_form_nonce(), datetime.now(UTC))
         assert isinstance(made, NewKey)
         gate = AdmissionGate(lambda *_: None, entries)  # type: ignore[arg-type]
         header = f"Bearer {file_key}"

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from playwright.sync_api import CDPSession, Page
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from log_audit import register
-from mailfathom.bootstrap import Services
+from mailfathom.bootstrap import Services, utc_now
 from mailfathom.domain.config import (
     AccountConfig,
     AccountKind,
@@ -94,10 +95,27 @@ class OwnerConsole:
     def numbered(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def first_passkey_code(self) -> str:
+        """A first-passkey code, as `mailfathom console first-passkey` prints one."""
+        code = self.services.console_passkeys().first_enrolment_code()
+        assert code is not None
+        return code
+
+    def create_first_passkey(self, page: Page) -> None:
+        """On the sign-in page, create the owner's first passkey with a new code."""
+        code = self.first_passkey_code()
+        page.goto(self.named + "/login")
+        page.locator("#passkey-code").fill(code)
+        page.locator("#passkey-button").click()
+        page.wait_for_url(self.named + "/")
+
 
 @contextmanager
-def owner_console(root: Path, *, password: bool) -> Iterator[OwnerConsole]:
-    """A console with no owner credential, or with an owner password set."""
+def owner_console(
+    root: Path, *, password: bool, clock: Callable[[], datetime] = utc_now
+) -> Iterator[OwnerConsole]:
+    """A console with no owner credential, or with an owner password set; its use cases
+    read `clock` (a test may move it to let a sign-in grow old)."""
     port = _free_port()
     account = AccountConfig(
         account_id="work",
@@ -112,7 +130,7 @@ def owner_console(root: Path, *, password: bool) -> Iterator[OwnerConsole]:
     )
     secret = "owner-" + uuid.uuid4().hex
     register(secret)
-    with Services.open(config) as services:
+    with Services.open(config, clock=clock) as services:
         if password:
             services.console_access().set_password(secret)
         recording = Recording(build_console_app(console_use_cases(services), "127.0.0.1"))

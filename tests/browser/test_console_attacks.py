@@ -87,9 +87,7 @@ def test_a_cookie_planted_before_sign_in_is_not_the_session_after_it_and_is_wort
     with owner_console(tmp_path, password=False) as console:
         victim = new_page()
         key = VirtualAuthenticator(victim)
-        victim.goto(console.named + "/login")
-        victim.locator("#passkey-button").click()
-        victim.wait_for_url(console.named + "/")
+        console.create_first_passkey(victim)
         console.services.console_access().set_password(console.password)
         victim.context.clear_cookies()
 
@@ -213,9 +211,7 @@ def test_a_form_of_another_origin_cannot_remove_a_passkey_or_sign_in_with_one(
     with owner_console(tmp_path, password=False) as console:
         page = new_page()
         VirtualAuthenticator(page)
-        page.goto(console.named + "/login")
-        page.locator("#passkey-button").click()
-        page.wait_for_url(console.named + "/")
+        console.create_first_passkey(page)
         (kept,) = console.services.console_passkeys().passkeys()
         session = console.services.console_access().session(_cookie(page))
         assert session is not None

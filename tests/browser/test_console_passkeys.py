@@ -1,13 +1,16 @@
 """Passkeys in Chromium, with the browser's own virtual authenticator (CTAP2, internal
-transport, resident keys, user verification): the owner's first passkey made on the first
-sign-in from loopback signs in, and after signing out signs in again; the same key used for
-another name is refused; an answer the browser gave once is refused when sent again. The
-passkey pages are checked by axe at desktop and phone width, in English, Czech and Slovak."""
+transport, resident keys, user verification): the owner's first passkey, made on the first
+sign-in from loopback with the code `mailfathom console first-passkey` prints, signs in, and
+after signing out signs in again; adding another after a while asks to sign in again; the
+same key used for another name is refused; an answer the browser gave once is refused when
+sent again. The passkey pages are checked by axe at desktop and phone width, in English,
+Czech and Slovak."""
 
 from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -20,6 +23,8 @@ from browser.chromium import DESKTOP, PHONE, Viewport
 from browser.fixtures import Screenshots
 from browser.owner_console import OwnerConsole, VirtualAuthenticator, owner_console
 from browser.served import Answer, serve
+from console.conftest import Clock
+from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS
 
 Axe = Callable[[Page], list[Violation]]
 
@@ -67,9 +72,7 @@ def _signed_in(page: Page, console: OwnerConsole) -> bool:
 
 def _enrol(page: Page, console: OwnerConsole) -> VirtualAuthenticator:
     key = VirtualAuthenticator(page)
-    page.goto(console.named + "/login")
-    page.locator("#passkey-button").click()
-    page.wait_for_url(console.named + "/")
+    console.create_first_passkey(page)
     return key
 
 
@@ -91,10 +94,19 @@ def test_enrol_on_the_first_loopback_sign_in_sign_out_and_sign_in_with_the_passk
 ) -> None:
     key = VirtualAuthenticator(page)
     page.goto(console.named + "/login")
+    assert page.locator("#passkey-form").count() == 0
+    assert "first-passkey" in page.locator("#passkey-first-how").inner_text()
+    screenshots.take(page, "nobody can sign in: the page says how to begin")
+    axe(page)
+    code = console.first_passkey_code()
+    page.goto(console.named + "/login")
     button = page.locator("#passkey-button")
     assert button.inner_text() == "Create the owner's passkey"
     screenshots.take(page, "first sign-in offers the owner's passkey")
     axe(page)
+    button.click()
+    assert page.url == console.named + "/login"
+    page.get_by_label("One-time code").fill(code)
     button.click()
     page.wait_for_url(console.named + "/")
     assert _signed_in(page, console)
@@ -230,6 +242,31 @@ def test_the_passkey_pages_pass_axe_and_fit_a_phone(
     screenshots.take(page, f"passkey sign-in {locale} {viewport.width}")
     axe(page)
     assert _fits(page, viewport)
+
+
+def test_adding_a_passkey_after_a_while_asks_to_sign_in_again(
+    page: Page, tmp_path: Path, screenshots: Screenshots, axe: Axe
+) -> None:
+    clock = Clock(datetime.now(UTC))
+    with owner_console(tmp_path, password=False, clock=clock) as console:
+        _enrol(page, console)
+        clock.advance(FRESH_SIGN_IN_SECONDS + 1)
+        page.goto(console.named + "/passkeys")
+        assert page.locator("#passkey-form").count() == 0
+        again = page.locator("#passkey-again a")
+        screenshots.take(page, "adding a passkey asks for a new sign-in")
+        axe(page)
+        with page.expect_navigation():
+            again.click()
+        assert page.url == console.named + "/login?again=passkeys"
+        assert page.locator("#notice").is_visible()
+        screenshots.take(page, "the sign-in form asks to sign in again")
+        axe(page)
+        page.locator("#passkey-button").click()
+        page.wait_for_url(console.named + "/")
+        page.goto(console.named + "/passkeys")
+        assert page.locator("#passkey-form").is_visible()
+        assert page.locator("#passkey-again").count() == 0
 
 
 def _sign_out_anywhere(page: Page) -> None:

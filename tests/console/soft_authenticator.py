@@ -54,6 +54,8 @@ class Credential:
 @dataclass
 class SoftAuthenticator:
     counting: bool = True
+    # Whether it verifies its user (a PIN, a fingerprint) and says so in the UV flag.
+    verifying: bool = True
     credentials: list[Credential] = field(default_factory=list)
 
     def create(self, options_json: str, origin: str, rp_id: str | None = None) -> str:
@@ -73,7 +75,7 @@ class SoftAuthenticator:
             + credential.credential_id
             + credential.cose()
         )
-        auth_data = _auth_data(rp, UP | UV | AT, 0) + attested
+        auth_data = _auth_data(rp, self._flags() | AT, 0) + attested
         attestation = cbor2.dumps({"fmt": "none", "attStmt": {}, "authData": auth_data})
         return json.dumps(
             {
@@ -90,6 +92,9 @@ class SoftAuthenticator:
             }
         )
 
+    def _flags(self) -> int:
+        return UP | UV if self.verifying else UP
+
     def get(
         self,
         options_json: str,
@@ -102,7 +107,7 @@ class SoftAuthenticator:
         if self.counting:
             chosen.sign_count += 1
         client_data = _client_data("webauthn.get", options["challenge"], origin)
-        auth_data = _auth_data(rp_id or options["rpId"], UP | UV, chosen.sign_count)
+        auth_data = _auth_data(rp_id or options["rpId"], self._flags(), chosen.sign_count)
         signature = chosen.key.sign(
             auth_data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256())
         )

@@ -155,3 +155,19 @@ def test_a_streamed_200_mb_body_is_cut_early(tmp_path: Path) -> None:
                 port, path, STREAMED, {"Origin": f"http://127.0.0.1:{port}"}, chunked=False
             )
             assert declared.status == 413, path
+
+
+def test_the_edit_bound_needs_a_signed_in_session(signed_in: Console) -> None:
+    """Nobody signed in is read a message's worth of body: without a live session an Edit
+    is bounded as any small form is, and the page behind it never runs."""
+    path = f"/drafts/{SOME_ID}/edit"
+    body = b"csrf=x&pad=" + b"a" * 100_000
+    assert signed_in.client.post(path, content=body, headers=FORM).status_code != 413
+    signed_in.client.cookies.clear()
+    assert signed_in.client.post(path, content=body, headers=FORM).status_code == 413
+    forged = {**FORM, "Cookie": "mf_console=not-a-session"}
+    assert signed_in.client.post(path, content=body, headers=forged).status_code == 413
+    small = b"csrf=x"
+    # Read whole and small, it is a form whose session ended: back to the sign-in page.
+    ended = signed_in.client.post(path, content=small, headers=FORM, follow_redirects=False)
+    assert (ended.status_code, ended.headers["location"]) == (303, "/login?expired=1")

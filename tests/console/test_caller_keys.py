@@ -5,7 +5,7 @@ configuration admits nothing, and recorded calls are paged newest first and boun
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,7 @@ from mailfathom.app.console.tool_calls import ToolCalls
 from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.api_keys import console_key_id, is_api_key_shaped, key_digest
 from mailfathom.domain.config import CallerEntry
+from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 READER = CallerEntry(
@@ -50,7 +51,7 @@ def _keys(engine: sa.Engine, *entries: CallerEntry) -> CallerKeys:
 
 
 def _created(keys: CallerKeys, caller: str = "reader") -> NewKey:
-    made = keys.create(caller, new_form_nonce())
+    made = keys.create(caller, new_form_nonce(), NOW)
     assert isinstance(made, NewKey)
     return made
 
@@ -93,10 +94,10 @@ def test_a_revoked_key_admits_nothing_from_the_next_check_on(engine: sa.Engine) 
 def test_one_form_makes_one_key_and_an_unknown_entry_none(engine: sa.Engine) -> None:
     keys = _keys(engine)
     nonce = new_form_nonce()
-    assert isinstance(keys.create("reader", nonce), NewKey)
-    assert keys.create("reader", nonce) is KeyRefused.FORM_USED
-    assert keys.create("reader", "not a nonce") is KeyRefused.FORM_USED
-    assert keys.create("stranger", new_form_nonce()) is KeyRefused.NO_SUCH_CALLER
+    assert isinstance(keys.create("reader", nonce, NOW), NewKey)
+    assert keys.create("reader", nonce, NOW) is KeyRefused.FORM_USED
+    assert keys.create("reader", "not a nonce", NOW) is KeyRefused.FORM_USED
+    assert keys.create("stranger", new_form_nonce(), NOW) is KeyRefused.NO_SUCH_CALLER
     assert len(SqlApiKeys(engine).active()) == 1
 
 
@@ -142,3 +143,12 @@ def test_calls_are_recorded_paged_and_bounded(engine: sa.Engine) -> None:
     assert [c.outcome for c in calls.page(outcome="unknownTool").calls] == ["unknownTool"]
     assert len(calls.page(outcome="anything else").calls) == 30
     assert {c.caller for c in calls.page(caller="other").calls} == {"other"}
+
+
+def test_a_key_is_made_only_for_a_sign_in_made_lately(engine: sa.Engine) -> None:
+    keys = _keys(engine)
+    long_ago = NOW - timedelta(seconds=FRESH_SIGN_IN_SECONDS + 1)
+    assert keys.create("reader", new_form_nonce(), long_ago) is KeyRefused.SIGN_IN_AGAIN
+    assert keys.listing().callers[0].keys == ()
+    lately = NOW - timedelta(seconds=FRESH_SIGN_IN_SECONDS)
+    assert isinstance(keys.create("reader", new_form_nonce(), lately), NewKey)

@@ -21,6 +21,7 @@ from mailfathom.bootstrap import Services
 from mailfathom.domain import unseen
 from mailfathom.domain.access import ConfirmationMode, Permission
 from mailfathom.domain.config import CallerEntry, McpEndpointConfig
+from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS
 from mailfathom.domain.mcp_oauth import OAuthSubject
 from mailfathom.entrypoints.console.pages import build_console_app
 from mailfathom.entrypoints.console.serving import console_use_cases
@@ -222,3 +223,28 @@ def test_a_key_of_an_entry_no_longer_configured_is_listed_apart_and_revocable(
     (csrf,) = row.xpath(".//input[@name='csrf']/@value")
     assert _post(owned, action, {"csrf": csrf}).headers["location"] == "/callers?done=revoked"
     assert _tree(owned, "/callers").xpath("//section[@id='orphaned']") == []
+
+
+def test_a_key_needs_a_sign_in_made_lately_and_signing_in_again_gives_one(
+    owned: Console,
+) -> None:
+    action, fields = _create_form(_tree(owned, "/callers"), "agent")
+    owned.clock.advance(FRESH_SIGN_IN_SECONDS + 1)
+    keys = owned.services.caller_access().keys
+    stale = _post(owned, action, fields)
+    assert (stale.status_code, stale.headers["location"]) == (303, "/login?again=keys")
+    assert keys.listing().callers[1].keys == ()
+
+    form = _tree(owned, "/login?again=keys")
+    (csrf,) = form.xpath('//form[@action="/login"]//input[@name="csrf"]/@value')
+    assert form.get_element_by_id("notice").text_content()
+    again = owned.client.post(
+        "/login",
+        data={"csrf": csrf, "password": PASSWORD},
+        headers={"Origin": ORIGIN},
+        follow_redirects=False,
+    )
+    assert again.status_code == 303
+    action, fields = _create_form(_tree(owned, "/callers"), "agent")
+    assert _post(owned, action, fields).status_code == 200
+    assert len(keys.listing().callers[1].keys) == 1

@@ -8,8 +8,11 @@ from typing import Any
 
 import lxml.html
 import pytest
+import sqlalchemy as sa
 from starlette.testclient import TestClient
 
+from mailfathom.adapters.sql.schema import console_sessions
+from mailfathom.domain.console import SIGN_IN_FORMS_KEPT
 from mailfathom.entrypoints.console.guards import CONTENT_SECURITY_POLICY
 from mailfathom.entrypoints.console.pages import ConsoleUseCases, build_console_app
 
@@ -292,3 +295,15 @@ def test_a_form_larger_than_any_of_the_consoles_is_refused_unread(owned: Console
     )
     assert answer.status_code == 413
     assert not _signed_in(owned)
+
+
+def test_visits_to_the_sign_in_form_keep_a_bounded_number_of_sessions(console: Console) -> None:
+    for _ in range(SIGN_IN_FORMS_KEPT + 25):
+        console.client.cookies.clear()
+        assert console.client.get("/login").status_code == 200
+    with console.services.engine.connect() as c:
+        kept = c.execute(sa.select(sa.func.count()).select_from(console_sessions)).scalar_one()
+    assert kept == SIGN_IN_FORMS_KEPT
+    # The newest form still signs in.
+    console.services.console_access().set_password(PASSWORD)
+    assert console.sign_in().status_code == 303

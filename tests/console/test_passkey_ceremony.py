@@ -8,11 +8,14 @@ from __future__ import annotations
 import json
 
 import pytest
+import sqlalchemy as sa
 
+from mailfathom.adapters.sql.schema import console_challenges
 from mailfathom.app.console.passkey_ports import Ceremony
 from mailfathom.app.console.passkeys import ConsolePasskeys, Enrolled, PasskeyRefused, Step
 from mailfathom.app.console.signing_in import Visit
-from mailfathom.domain.passkeys import CHALLENGE_LIFETIME_SECONDS
+from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS, SIGN_IN_FORMS_KEPT
+from mailfathom.domain.passkeys import CHALLENGE_LIFETIME_SECONDS, FIRST_PASSKEY_CODE_SECONDS
 
 from .conftest import PASSWORD, Console
 from .soft_authenticator import SoftAuthenticator
@@ -33,9 +36,11 @@ def _options(passkeys: ConsolePasskeys, step: Step, ceremony: Ceremony) -> str:
 
 def _enrol_first(console: Console, key: SoftAuthenticator) -> Visit:
     passkeys = console.services.console_passkeys()
+    code = passkeys.first_enrolment_code()
+    assert code is not None
     step = _form(console)
     response = key.create(_options(passkeys, step, Ceremony.REGISTER), ORIGIN)
-    enrolled = passkeys.enrol(step, response, "Laptop", "Passkey")
+    enrolled = passkeys.enrol(step, response, "Laptop", "Passkey", code)
     assert isinstance(enrolled, Enrolled), enrolled
     assert enrolled.visit is not None
     return enrolled.visit
@@ -69,6 +74,7 @@ def test_the_first_enrolment_is_refused_off_loopback_and_once_a_password_is_set(
     console: Console,
 ) -> None:
     passkeys = console.services.console_passkeys()
+    assert passkeys.first_enrolment_code() is not None
     assert passkeys.options(_form(console, loopback=False), Ceremony.REGISTER) is (
         PasskeyRefused.NOT_OFFERED
     )
@@ -100,8 +106,8 @@ def test_a_signed_in_owner_adds_a_second_passkey_under_the_same_user_and_removes
     first, second = passkeys.passkeys()
     assert second.label == "[31mPhone"
     assert first.user_handle == second.user_handle
-    assert passkeys.remove(first.credential_id) is True
-    assert passkeys.remove(first.credential_id) is False
+    assert passkeys.remove(first.credential_id, visit.token) is True
+    assert passkeys.remove(first.credential_id, visit.token) is False
     assert [p.credential_id for p in passkeys.passkeys()] == [second.credential_id]
 
 
@@ -169,10 +175,12 @@ def test_an_answer_made_for_another_origin_or_name_is_refused(
 
 def test_an_enrolment_made_for_another_origin_is_refused(console: Console) -> None:
     passkeys = console.services.console_passkeys()
+    code = passkeys.first_enrolment_code()
+    assert code is not None
     step = _form(console)
     options = _options(passkeys, step, Ceremony.REGISTER)
     response = SoftAuthenticator().create(options, "http://localhost:9999")
-    assert passkeys.enrol(step, response, "", "Passkey") is PasskeyRefused.NOT_ACCEPTED
+    assert passkeys.enrol(step, response, "", "Passkey", code) is PasskeyRefused.NOT_ACCEPTED
     assert passkeys.passkeys() == []
 
 
@@ -217,3 +225,138 @@ def test_an_authenticator_keeping_no_count_signs_in_each_time(console: Console) 
         step = _form(console)
         response = key.get(_options(passkeys, step, Ceremony.SIGN_IN), ORIGIN)
         assert isinstance(passkeys.sign_in(step, response), Visit)
+
+
+def test_both_ceremonies_ask_the_authenticator_to_verify_its_user(console: Console) -> None:
+    passkeys = console.services.console_passkeys()
+    passkeys.first_enrolment_code()
+    for ceremony, where in (
+        (Ceremony.REGISTER, ("authenticatorSelection",)),
+        (Ceremony.SIGN_IN, ()),
+    ):
+        options = json.loads(_options(passkeys, _form(console), ceremony))
+        for key in where:
+            options = options[key]
+        assert options["userVerification"] == "required"
+
+
+def test_an_enrolment_without_user_verification_is_refused(console: Console) -> None:
+    passkeys = console.services.console_passkeys()
+    code = passkeys.first_enrolment_code()
+    assert code is not None
+    step = _form(console)
+    response = SoftAuthenticator(verifying=False).create(
+        _options(passkeys, step, Ceremony.REGISTER), ORIGIN
+    )
+    assert passkeys.enrol(step, response, "", "Passkey", code) is PasskeyRefused.NOT_ACCEPTED
+    assert passkeys.passkeys() == []
+    step = _form(console)
+    response = SoftAuthenticator().create(_options(passkeys, step, Ceremony.REGISTER), ORIGIN)
+    assert isinstance(passkeys.enrol(step, response, "", "Passkey", code), Enrolled)
+
+
+def test_a_sign_in_without_user_verification_is_refused(console: Console) -> None:
+    key = SoftAuthenticator()
+    _enrol_first(console, key)
+    key.verifying = False
+    passkeys = console.services.console_passkeys()
+    step = _form(console)
+    response = key.get(_options(passkeys, step, Ceremony.SIGN_IN), ORIGIN)
+    assert passkeys.sign_in(step, response) is PasskeyRefused.NOT_ACCEPTED
+    (kept,) = passkeys.passkeys()
+    assert kept.sign_count == 0
+
+
+def test_adding_a_passkey_needs_a_sign_in_made_lately(console: Console) -> None:
+    key, other = SoftAuthenticator(), SoftAuthenticator()
+    visit = _enrol_first(console, key)
+    passkeys = console.services.console_passkeys()
+    step = Step(visit.token, visit.session.csrf_secret, ORIGIN)
+    options = _options(passkeys, step, Ceremony.REGISTER)
+    console.clock.advance(FRESH_SIGN_IN_SECONDS + 1)
+    assert passkeys.options(step, Ceremony.REGISTER) is PasskeyRefused.SIGN_IN_AGAIN
+    answer = other.create(options, ORIGIN)
+    assert passkeys.enrol(step, answer, "Phone", "Passkey") is PasskeyRefused.SIGN_IN_AGAIN
+    assert len(passkeys.passkeys()) == 1
+
+    again = passkeys.sign_in(step, key.get(_options(passkeys, step, Ceremony.SIGN_IN), ORIGIN))
+    assert isinstance(again, Visit)
+    fresh = Step(again.token, again.session.csrf_secret, ORIGIN)
+    added = passkeys.enrol(
+        fresh,
+        other.create(_options(passkeys, fresh, Ceremony.REGISTER), ORIGIN),
+        "Phone",
+        "Passkey",
+    )
+    assert isinstance(added, Enrolled)
+
+
+def test_removing_a_passkey_ends_every_other_session(console: Console) -> None:
+    key, other = SoftAuthenticator(), SoftAuthenticator()
+    owner = _enrol_first(console, key)
+    passkeys = console.services.console_passkeys()
+    step = Step(owner.token, owner.session.csrf_secret, ORIGIN)
+    options = _options(passkeys, step, Ceremony.REGISTER)
+    assert isinstance(passkeys.enrol(step, other.create(options, ORIGIN), "", "Passkey"), Enrolled)
+    copied = _form(console)
+    signed = passkeys.sign_in(
+        copied, other.get(_options(passkeys, copied, Ceremony.SIGN_IN), ORIGIN)
+    )
+    assert isinstance(signed, Visit)
+    access = console.services.console_access()
+    lingering = access.visit()
+
+    _, second = passkeys.passkeys()
+    assert passkeys.remove(second.credential_id, owner.token) is True
+    assert access.signed_in(signed.token) is None
+    assert access.session(lingering.token) is None
+    assert access.signed_in(owner.token) is not None
+    assert passkeys.remove(second.credential_id, owner.token) is False
+
+
+def test_the_first_enrolment_needs_a_code_given_on_the_machine(console: Console) -> None:
+    passkeys = console.services.console_passkeys()
+    assert passkeys.first_enrolment_open() is False
+    assert passkeys.options(_form(console), Ceremony.REGISTER) is PasskeyRefused.NOT_OFFERED
+    code = passkeys.first_enrolment_code()
+    assert code is not None
+    assert passkeys.first_enrolment_open() is True
+    step = _form(console)
+    options = _options(passkeys, step, Ceremony.REGISTER)
+    response = SoftAuthenticator().create(options, ORIGIN)
+    assert passkeys.enrol(step, response, "", "Passkey", "0" * len(code)) is (
+        PasskeyRefused.NOT_ACCEPTED
+    )
+    assert passkeys.passkeys() == []
+    step = _form(console)
+    response = SoftAuthenticator().create(_options(passkeys, step, Ceremony.REGISTER), ORIGIN)
+    assert isinstance(passkeys.enrol(step, response, "", "Passkey", code), Enrolled)
+    assert passkeys.first_enrolment_code() is None
+
+
+def test_a_first_enrolment_code_lasts_a_quarter_of_an_hour_and_the_newest_counts(
+    console: Console,
+) -> None:
+    passkeys = console.services.console_passkeys()
+    older = passkeys.first_enrolment_code()
+    code = passkeys.first_enrolment_code()
+    assert older is not None
+    assert code is not None
+    assert older != code
+    step = _form(console)
+    response = SoftAuthenticator().create(_options(passkeys, step, Ceremony.REGISTER), ORIGIN)
+    assert passkeys.enrol(step, response, "", "Passkey", older) is PasskeyRefused.NOT_ACCEPTED
+    console.clock.advance(FIRST_PASSKEY_CODE_SECONDS + 1)
+    assert passkeys.first_enrolment_open() is False
+    step = _form(console)
+    assert passkeys.options(step, Ceremony.REGISTER) is PasskeyRefused.NOT_OFFERED
+    assert passkeys.passkeys() == []
+
+
+def test_challenges_are_kept_only_for_sessions_still_kept(console: Console) -> None:
+    passkeys = console.services.console_passkeys()
+    for _ in range(SIGN_IN_FORMS_KEPT + 25):
+        _options(passkeys, _form(console), Ceremony.SIGN_IN)
+    with console.services.engine.connect() as c:
+        held = c.execute(sa.select(sa.func.count()).select_from(console_challenges)).scalar_one()
+    assert held <= SIGN_IN_FORMS_KEPT

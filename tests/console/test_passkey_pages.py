@@ -16,6 +16,7 @@ from starlette.testclient import TestClient
 
 import log_audit
 from mailfathom.bootstrap import Services
+from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS
 from mailfathom.domain.unseen import marker
 from mailfathom.entrypoints.console.pages import build_console_app
 from mailfathom.entrypoints.console.serving import console_use_cases
@@ -88,9 +89,16 @@ def services(tmp_path: Path) -> Iterator[Services]:
         yield opened
 
 
+def _code(services: Services) -> str:
+    code = services.console_passkeys().first_enrolment_code()
+    assert code is not None
+    return code
+
+
 def _enrolled(services: Services) -> Browser:
     owner = Browser(services, NAMED, LOOPBACK)
-    answer = owner.ceremony("register", label=HOSTILE_LABEL)
+    code = _code(services)
+    answer = owner.ceremony("register", label=HOSTILE_LABEL, code=code)
     assert answer.status_code == 303
     assert answer.headers["location"] == "/"
     assert owner.signed_in()
@@ -100,7 +108,16 @@ def _enrolled(services: Services) -> Browser:
 def test_the_first_passkey_is_offered_on_loopback_at_the_passkey_origin_only(
     services: Services,
 ) -> None:
+    before = Browser(services, NAMED, LOOPBACK).page("/login")
+    assert not before.xpath('//form[@id="passkey-form"]')
+    assert "mailfathom console first-passkey" in before.xpath(
+        'string(//*[@id="passkey-first-how"])'
+    )
+    _code(services)
     here = Browser(services, NAMED, LOOPBACK).page("/login")
+    assert not here.xpath('//*[@id="passkey-first-how"]')
+    assert here.xpath('//input[@id="passkey-code"]/@name') == ["code"]
+    assert here.xpath('//label[@for="passkey-code"]/text()') == ["One-time code"]
     assert here.xpath('//button[@id="passkey-button"]/text()') == ["Create the owner's passkey"]
     assert here.xpath('//form[@id="passkey-form"]/@data-passkey') == ["register"]
     assert here.xpath("//script/@src") == ["/static/passkey.js"]
@@ -152,6 +169,7 @@ def test_a_passkey_cannot_be_used_at_an_origin_not_configured(services: Services
 def test_the_ceremony_refuses_another_origin_a_missing_token_and_a_large_form(
     services: Services,
 ) -> None:
+    _code(services)
     owner = Browser(services, NAMED, LOOPBACK)
     csrf = owner.csrf()
     assert (
@@ -234,3 +252,50 @@ def test_the_passkeys_page_needs_a_signed_in_owner(services: Services) -> None:
 def test_a_host_header_cannot_choose_the_passkey_name(services: Services) -> None:
     stranger = Browser(services, "http://evil.localhost:8626", LOOPBACK)
     assert stranger.client.get("/login").status_code == 400
+
+
+def test_adding_a_passkey_asks_for_a_sign_in_made_lately(services: Services) -> None:
+    owner = _enrolled(services)
+    csrf = owner.csrf("/passkeys")
+    clock = services.clock
+    assert isinstance(clock, Clock)
+    clock.advance(FRESH_SIGN_IN_SECONDS + 1)
+    page = owner.page("/passkeys")
+    assert page.xpath('//form[@id="passkey-form"]') == []
+    assert page.xpath('//p[@id="passkey-again"]/a/@href') == ["/login?again=passkeys"]
+    assert owner.post("/passkeys/options/register", csrf=csrf).status_code == 403
+    refused = owner.post("/passkeys/register", csrf=csrf, credential="{}")
+    assert refused.headers["location"] == "/login?again=passkeys"
+
+    assert owner.page("/login?again=passkeys").xpath('string(//*[@id="notice"])')
+    assert owner.ceremony("sign-in", "/login?again=passkeys").status_code == 303
+    assert owner.ceremony("register", "/passkeys", label="Phone").status_code == 303
+    assert len(services.console_passkeys().passkeys()) == 2
+
+
+def test_removing_a_passkey_signs_out_every_other_browser(services: Services) -> None:
+    owner = _enrolled(services)
+    copied = Browser(services, NAMED, ("192.0.2.9", 40000))
+    copied.key = owner.key
+    assert copied.ceremony("sign-in").status_code == 303
+    assert copied.signed_in()
+    assert owner.ceremony("register", "/passkeys", label="Phone").status_code == 303
+    page = owner.page("/passkeys")
+    csrf = str(page.xpath('//header//input[@name="csrf"]/@value')[0])
+    first = services.console_passkeys().passkeys()[0].credential_id
+    assert owner.post(f"/passkeys/{first}/remove", csrf=csrf).status_code == 303
+    assert not copied.signed_in()
+    assert owner.signed_in()
+
+
+def test_a_forged_local_visit_without_the_code_makes_no_passkey(services: Services) -> None:
+    """A proxy on this machine passing no forwarding header, and a script naming the
+    console's own origin: every check of a local visit holds, but the code does not."""
+    _code(services)
+    forged = Browser(services, NAMED, LOOPBACK)
+    refused = forged.ceremony("register", label="Attacker")
+    assert refused.status_code == 403
+    guessed = forged.ceremony("register", label="Attacker", code="00-00-00-00")
+    assert guessed.status_code == 403
+    assert services.console_passkeys().passkeys() == []
+    assert not forged.signed_in()

@@ -30,6 +30,10 @@ def _client(
     with Services.open(replace(console_config(root), console=console)) as services:
         if password:
             services.console_access().set_password(PASSWORD)
+        else:
+            # A first-passkey code waiting: only where the visitor is seen as local is
+            # the first passkey offered.
+            assert services.console_passkeys().first_enrolment_code() is not None
         app = build_console_app(console_use_cases(services), "127.0.0.1", public_origin=public)
         with TestClient(app, base_url=f"http://{host}", client=LOOPBACK_PEER) as client:
             yield client

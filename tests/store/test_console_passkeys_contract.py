@@ -15,6 +15,7 @@ from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.console import SqlConsoleStore
 from mailfathom.adapters.sql.console_passkeys import SqlPasskeyStore
 from mailfathom.app.console.passkey_ports import Ceremony, Passkey
+from mailfathom.app.console.ports import ConsoleSession
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 MINUTE = timedelta(minutes=1)
@@ -40,8 +41,25 @@ def test_passkeys_are_kept_by_credential_id_oldest_first(engine: sa.Engine) -> N
     assert [p.credential_id for p in store.passkeys()] == [long_id, "b"]
     assert store.passkey("b") == _passkey("b", at=T0 + MINUTE)
     assert store.passkey("c") is None
-    assert store.remove_passkey("b") is True
-    assert store.remove_passkey("b") is False
+    assert store.remove_passkey("b", keep="") is True
+    assert store.remove_passkey("b", keep="") is False
+
+
+def _session(token_hash: str, *, signed_in: bool = True) -> ConsoleSession:
+    return ConsoleSession(token_hash, "csrf", signed_in, T0, T0 + 60 * MINUTE)
+
+
+def test_removing_a_passkey_ends_every_session_but_the_one_kept(engine: sa.Engine) -> None:
+    store, sessions = SqlPasskeyStore(engine), SqlConsoleStore(engine)
+    assert store.add_passkey(_passkey("a"), only_if_first=False)
+    for name, signed_in in (("owner", True), ("copied", True), ("form", False)):
+        sessions.open_session(_session(name, signed_in=signed_in), T0)
+    assert store.remove_passkey("missing", keep="owner") is False
+    assert sessions.find_session("copied", T0) is not None
+    assert store.remove_passkey("a", keep="owner") is True
+    assert sessions.find_session("owner", T0) is not None
+    assert sessions.find_session("copied", T0) is None
+    assert sessions.find_session("form", T0) is None
 
 
 def test_a_first_enrolment_needs_an_owner_without_credentials(engine: sa.Engine) -> None:
@@ -53,12 +71,13 @@ def test_a_first_enrolment_needs_an_owner_without_credentials(engine: sa.Engine)
 
 def test_of_two_first_enrolments_at_once_one_is_kept(engine: sa.Engine) -> None:
     store = SqlPasskeyStore(engine)
+    store.open_first_enrolment("code", T0 + MINUTE)
     start = threading.Barrier(6)
     kept: list[bool] = []
 
     def enrol(n: int) -> None:
         start.wait()
-        kept.append(store.add_passkey(_passkey(f"k{n}"), only_if_first=True))
+        kept.append(store.add_passkey(_passkey(f"k{n}"), only_if_first=True, first_code="code"))
 
     threads = [threading.Thread(target=enrol, args=(n,)) for n in range(6)]
     for thread in threads:
@@ -80,8 +99,14 @@ def test_a_count_moves_only_from_the_value_seen(engine: sa.Engine) -> None:
     assert (found.sign_count, found.last_used_at) == (5, T0 + MINUTE)
 
 
+def _opened(engine: sa.Engine, *letters: str) -> None:
+    for letter in letters:
+        SqlConsoleStore(engine).open_session(_session(letter * 64, signed_in=False), T0)
+
+
 def test_a_challenge_is_given_back_once_to_its_session_and_ceremony(engine: sa.Engine) -> None:
     store = SqlPasskeyStore(engine)
+    _opened(engine, "s", "t")
     store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "first", T0, MINUTE)
     store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "second", T0, MINUTE)
     store.issue_challenge("s" * 64, Ceremony.REGISTER, "enrol", T0, MINUTE)
@@ -95,6 +120,7 @@ def test_an_expired_challenge_is_not_given_and_is_deleted_at_the_next_issue(
     engine: sa.Engine,
 ) -> None:
     store = SqlPasskeyStore(engine)
+    _opened(engine, "s", "t", "u")
     store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "old", T0, MINUTE)
     store.issue_challenge("u" * 64, Ceremony.SIGN_IN, "stale", T0, MINUTE)
     assert store.take_challenge("s" * 64, Ceremony.SIGN_IN, T0 + MINUTE) is None
@@ -104,8 +130,22 @@ def test_an_expired_challenge_is_not_given_and_is_deleted_at_the_next_issue(
     assert left == ["new"]
 
 
+def test_a_challenge_of_a_session_no_longer_kept_is_deleted_at_the_next_issue(
+    engine: sa.Engine,
+) -> None:
+    store = SqlPasskeyStore(engine)
+    _opened(engine, "s", "t")
+    store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "ended", T0, MINUTE)
+    SqlConsoleStore(engine).end_session("s" * 64)
+    store.issue_challenge("t" * 64, Ceremony.SIGN_IN, "kept", T0, MINUTE)
+    with engine.connect() as c:
+        left = c.execute(sa.text("SELECT challenge FROM console_challenges")).scalars().all()
+    assert left == ["kept"]
+
+
 def test_of_two_takers_at_once_one_gets_the_challenge(engine: sa.Engine) -> None:
     store = SqlPasskeyStore(engine)
+    _opened(engine, "s")
     store.issue_challenge("s" * 64, Ceremony.SIGN_IN, "only", T0, MINUTE)
     start = threading.Barrier(6)
     got: list[str | None] = []
@@ -120,6 +160,30 @@ def test_of_two_takers_at_once_one_gets_the_challenge(engine: sa.Engine) -> None
     for thread in threads:
         thread.join()
     assert sorted(got, key=str) == [None] * 5 + ["only"]
+
+
+def test_a_first_passkey_needs_the_code_waiting_and_takes_it(engine: sa.Engine) -> None:
+    store = SqlPasskeyStore(engine)
+    assert not store.first_enrolment_waiting(T0)
+    assert not store.add_passkey(_passkey("a"), only_if_first=True, first_code=None)
+    store.open_first_enrolment("old", T0 + 15 * MINUTE)
+    store.open_first_enrolment("new", T0 + 15 * MINUTE)
+    assert store.first_enrolment_waiting(T0)
+    assert not store.first_enrolment_waiting(T0 + 15 * MINUTE)
+    assert not store.add_passkey(_passkey("a"), only_if_first=True, first_code="old")
+    late = _passkey("a", at=T0 + 15 * MINUTE)
+    assert not store.add_passkey(late, only_if_first=True, first_code="new")
+    assert store.add_passkey(_passkey("a"), only_if_first=True, first_code="new")
+    assert not store.first_enrolment_waiting(T0)
+    assert [p.credential_id for p in store.passkeys()] == ["a"]
+
+
+def test_the_first_passkey_code_migration_goes_down_and_up_again(engine: sa.Engine) -> None:
+    SqlPasskeyStore(engine).open_first_enrolment("code", T0 + MINUTE)
+    migrate.downgrade(engine, "0026_console_passkeys")
+    assert "console_first_passkey" not in sa.inspect(engine).get_table_names()
+    migrate.upgrade(engine)
+    assert not SqlPasskeyStore(engine).first_enrolment_waiting(T0)
 
 
 def test_the_migration_goes_down_and_up_again(engine: sa.Engine) -> None:

@@ -18,7 +18,7 @@ from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.adapters.sql.schema import mutation_records
 from mailfathom.app.confirmation.ports import OwnerAlert
-from mailfathom.app.console.ports import ConsoleSession, OutboxState
+from mailfathom.app.console.ports import ConsoleSession, LoginFailures, OutboxState
 
 from .test_outbox_contract import _new
 
@@ -72,6 +72,22 @@ def test_ending_a_session_is_idempotent_and_leaves_the_others(engine: sa.Engine)
     assert store.find_session("b" * 64, T0) == _session("b" * 64, signed_in=False)
 
 
+def test_only_the_newest_sign_in_forms_are_kept(engine: sa.Engine) -> None:
+    store = SqlConsoleStore(engine)
+    for signed in ("A" * 64, "B" * 64):
+        store.open_session(_session(signed), T0)
+    forms = [f"{n:064d}" for n in range(6)]
+    for n, form in enumerate(forms):
+        made = dataclasses.replace(
+            _session(form, signed_in=False), created_at=T0 + timedelta(seconds=n)
+        )
+        store.open_session(made, T0, forms_kept=3)
+    kept = [f for f in forms if store.find_session(f, T0) is not None]
+    assert kept == forms[-3:]
+    assert store.find_session("A" * 64, T0) is not None
+    assert store.find_session("B" * 64, T0) is not None
+
+
 def test_a_new_owner_password_ends_every_session(engine: sa.Engine) -> None:
     store = SqlConsoleStore(engine)
     store.set_owner_password("$argon2id$first", T0)
@@ -80,36 +96,49 @@ def test_a_new_owner_password_ends_every_session(engine: sa.Engine) -> None:
     assert store.find_session("a" * 64, T0) is None
 
 
-def test_failures_are_counted_per_client_and_forgotten_on_request(engine: sa.Engine) -> None:
+def test_tries_are_counted_per_client_and_forgotten_on_request(engine: sa.Engine) -> None:
     store = SqlConsoleStore(engine)
     assert store.failures("192.0.2.1") is None
-    store.record_failure("192.0.2.1", T0)
-    counted = store.record_failure("192.0.2.1", T0 + timedelta(seconds=5))
-    assert (counted.count, counted.last_failed_at) == (2, T0 + timedelta(seconds=5))
+    assert store.count_try([("192.0.2.1", 2)], T0) == 0
+    assert store.count_try([("192.0.2.1", 2)], T0 + timedelta(seconds=5)) == 0
+    counted = store.failures("192.0.2.1")
+    assert counted == LoginFailures(2, T0 + timedelta(seconds=5))
+    # Two free tries spent: the next is due 30 seconds after the last.
+    assert store.count_try([("192.0.2.1", 2)], T0 + timedelta(seconds=20)) == 15
     assert store.failures("192.0.2.1") == counted
-    assert store.record_failure("192.0.2.2", T0).count == 1
+    assert store.count_try([("192.0.2.1", 2)], T0 + timedelta(seconds=35)) == 0
+    assert store.count_try([("192.0.2.2", 2)], T0) == 0
     store.forget_failures("192.0.2.1")
     assert store.failures("192.0.2.1") is None
     assert store.failures("192.0.2.2") is not None
 
 
-def test_failures_counted_at_once_are_all_counted(engine: sa.Engine) -> None:
+def test_a_bound_not_due_counts_the_try_under_no_bound(engine: sa.Engine) -> None:
+    store = SqlConsoleStore(engine)
+    assert store.count_try([("*", 1)], T0) == 0
+    assert store.count_try([("192.0.2.1", 5), ("*", 1)], T0) == 30
+    assert store.failures("192.0.2.1") is None
+    assert store.failures("*") == LoginFailures(1, T0)
+
+
+def test_tries_at_once_are_counted_only_while_due(engine: sa.Engine) -> None:
     store = SqlConsoleStore(engine)
     start = threading.Barrier(8)
+    answers: list[int] = []
 
-    def count() -> None:
+    def count(client: str, free: int) -> None:
         start.wait()
         for _ in range(5):
-            store.record_failure("*", T0)
+            answers.append(store.count_try([(client, free), ("*", 1000)], T0))
 
-    threads = [threading.Thread(target=count) for _ in range(8)]
+    threads = [threading.Thread(target=count, args=("192.0.2.1", 7)) for _ in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    found = store.failures("*")
-    assert found is not None
-    assert found.count == 40
+    assert answers.count(0) == 7
+    assert store.failures("192.0.2.1") == LoginFailures(7, T0)
+    assert store.failures("*") == LoginFailures(7, T0)
 
 
 def test_the_overview_counts_alerts_sends_by_state_and_mutations(engine: sa.Engine) -> None:

@@ -2,8 +2,10 @@
 verification of what it answers. The library checks the challenge, the origin, the hash of
 the passkey's name, the user's presence, the signature, and that the signature count grew
 (a count that did not grow, where an authenticator keeps one, may be a cloned
-authenticator's, and is refused). What this adds: the user verification asked for is
-`preferred` (a passkey without a PIN or biometric still works); a sign-in's user handle, when
+authenticator's, and is refused). What this adds: user verification is `required`, asked for
+in both ceremonies' options and checked in both answers, since the passkey is the only
+factor of a sign-in: an authenticator that only saw someone touch it (no PIN, no biometric)
+neither enrols nor signs in; a sign-in's user handle, when
 the authenticator returns one, must be the one the passkey was made under; passkeys are
 discoverable (`residentKey: required`), so a sign-in names no credential before the
 authenticator has chosen one. Any refusal is None: why is kept from the visitor."""
@@ -49,7 +51,7 @@ class WebAuthnCeremonies:
             timeout=CEREMONY_TIMEOUT_MILLISECONDS,
             authenticator_selection=AuthenticatorSelectionCriteria(
                 resident_key=ResidentKeyRequirement.REQUIRED,
-                user_verification=UserVerificationRequirement.PREFERRED,
+                user_verification=UserVerificationRequirement.REQUIRED,
             ),
             exclude_credentials=[
                 PublicKeyCredentialDescriptor(id=base64url_to_bytes(known)) for known in existing
@@ -66,6 +68,7 @@ class WebAuthnCeremonies:
                 expected_challenge=challenge,
                 expected_rp_id=rp_id,
                 expected_origin=origin,
+                require_user_verification=True,
             )
         except _REFUSED:
             return None
@@ -80,7 +83,7 @@ class WebAuthnCeremonies:
             rp_id=rp_id,
             challenge=challenge,
             timeout=CEREMONY_TIMEOUT_MILLISECONDS,
-            user_verification=UserVerificationRequirement.PREFERRED,
+            user_verification=UserVerificationRequirement.REQUIRED,
         )
         return options_to_json(options)
 
@@ -105,6 +108,7 @@ class WebAuthnCeremonies:
                 expected_origin=origin,
                 credential_public_key=passkey.public_key,
                 credential_current_sign_count=passkey.sign_count,
+                require_user_verification=True,
             )
         except _REFUSED:
             return None

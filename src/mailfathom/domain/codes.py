@@ -177,6 +177,9 @@ class CommandCode(enum.IntEnum):
     # `mfctl console set-password` read no password, or one the console cannot take (too
     # short, too long, a line break or NUL in it).
     CONSOLE_PASSWORD_NOT_USABLE = 11040
+    # `mfctl console first-passkey` printed no code: the owner has a password or a passkey
+    # already, so further passkeys are added signed in.
+    CONSOLE_FIRST_PASSKEY_CLOSED = 11041
 
 
 class EmbeddingCode(enum.IntEnum):

@@ -6,6 +6,7 @@ Only values and rules live here: the section's settings, and the bounds on signi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from mailfathom.domain.passkeys import DEFAULT_PASSKEY_NAME, default_origins, name_problem
@@ -15,6 +16,15 @@ DEFAULT_CONSOLE_PORT = 8626
 
 SESSION_LIFETIME_SECONDS = 12 * 3600
 """How long a signed-in session lasts, however active: the owner signs in again after it."""
+
+FRESH_SIGN_IN_SECONDS = 5 * 60
+"""How long after signing in the owner may add a sign-in credential (a passkey, an API key):
+a session cookie copied from the owner's browser is worth hours, not this, so it cannot
+add an attacker's own credential."""
+
+SIGN_IN_FORMS_KEPT = 500
+"""Sign-in forms (sessions not signed in) kept at most: a visit without a cookie writes
+one, so the newest are kept and older ones are forgotten (their form must be reloaded)."""
 
 SIGN_IN_WINDOW_SECONDS = 15 * 60
 """How long the sign-in form of one visit (its session before signing in) stays usable."""
@@ -102,6 +112,11 @@ def wait_after(failures: int, free: int) -> int:
         return 0
     doubling = min(failures - free, 16)
     return int(min(FIRST_WAIT_SECONDS * 2**doubling, LONGEST_WAIT_SECONDS))
+
+
+def signed_in_lately(signed_in_at: datetime, now: datetime) -> bool:
+    """Whether a sign-in made at `signed_in_at` is recent enough at `now` to add a credential."""
+    return now - signed_in_at <= timedelta(seconds=FRESH_SIGN_IN_SECONDS)
 
 
 def password_problem(password: str) -> str | None:

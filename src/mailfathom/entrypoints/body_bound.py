@@ -10,20 +10,30 @@ its end."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 # The answer to a request over the bound, made for that request (its language, say).
 Refusal = Callable[[Scope], Response]
+Limit = Callable[[Scope], Awaitable[int]]
+
+
+def fixed_limit(octets: int) -> Limit:
+    """The same bound for every request."""
+
+    async def limit(_scope: Scope) -> int:
+        return octets
+
+    return limit
 
 
 class BodyBound:
-    """`limit(path)` is the most octets a request to `path` may carry; `refusal` the answer
-    to one that carries more."""
+    """`limit(scope)` is the most octets a request may carry (asked before any of its body
+    is read: its path and headers decide); `refusal` the answer to one that carries more."""
 
-    def __init__(self, app: ASGIApp, limit: Callable[[str], int], refusal: Refusal) -> None:
+    def __init__(self, app: ASGIApp, limit: Limit, refusal: Refusal) -> None:
         self.app = app
         self._limit = limit
         self._refusal = refusal
@@ -32,7 +42,7 @@ class BodyBound:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self._limit(str(scope.get("path", "")))
+        limit = await self._limit(scope)
         declared = _declared_length(scope)
         if declared is not None and declared > limit:
             await self._refuse(scope, receive, send)

@@ -1,12 +1,18 @@
 """The console's store on SQLite and PostgreSQL: `ConsoleStore` (owner password, sessions,
-wrong-password counts) and `OverviewReader` (the counts on the overview page).
+sign-in tries counted) and `OverviewReader` (the counts on the overview page).
 
-A failure is counted by one insert that yields to a racing one and one UPDATE adding one:
-two processes counting at once both count, on either database."""
+A try is counted, for each bound, by one insert that yields to a racing one and one UPDATE
+that adds one only where the row's count and last try say a try is due now (the wait of
+`domain.console.wait_after`, written out as one condition per count): the check and the
+count are the same statement, so tries racing through one moment are counted one after
+another, and once a bound is reached the rest find their row no longer due. Both bounds
+are counted in one transaction, always in the order given (the same for every caller, so
+two tries never wait on each other's rows crosswise); a bound not due undoes the whole."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -27,6 +33,7 @@ from mailfathom.app.console.ports import (
     OutboxState,
     OverviewCounts,
 )
+from mailfathom.domain.console import wait_after
 from mailfathom.domain.mutations import OPEN_STATES, MutationState
 from mailfathom.domain.outgoing import Stage
 
@@ -63,9 +70,20 @@ class SqlConsoleStore(SqlTables):
             )
             c.execute(sa.delete(console_sessions))
 
-    def open_session(self, session: ConsoleSession, now: datetime) -> None:
+    def open_session(
+        self, session: ConsoleSession, now: datetime, *, forms_kept: int | None = None
+    ) -> None:
         with self.engine.begin() as c:
             c.execute(sa.delete(console_sessions).where(_S.expires_at <= now))
+            if forms_kept is not None:
+                others = sa.and_(_S.signed_in.is_(False), _S.token_hash != session.token_hash)
+                newest = (
+                    sa.select(_S.token_hash)
+                    .where(others)
+                    .order_by(_S.created_at.desc(), _S.token_hash)
+                    .limit(max(forms_kept - 1, 0))
+                )
+                c.execute(sa.delete(console_sessions).where(others, _S.token_hash.not_in(newest)))
             c.execute(
                 sa.insert(console_sessions).values(
                     token_hash=session.token_hash,
@@ -95,25 +113,53 @@ class SqlConsoleStore(SqlTables):
             ).first()
         return None if row is None else LoginFailures(int(row.failures), row.last_failed_at)
 
-    def record_failure(self, client: str, at: datetime) -> LoginFailures:
+    def count_try(self, bounds: Sequence[tuple[str, int]], at: datetime) -> int:
         first = self._insert(console_login_failures).on_conflict_do_nothing(
             index_elements=["client"]
         )
-        with self.engine.begin() as c:
-            c.execute(first.values(client=client, failures=0, last_failed_at=at))
-            c.execute(
-                sa.update(console_login_failures)
-                .where(_F.client == client)
-                .values(failures=_F.failures + 1, last_failed_at=at)
-            )
-            row = c.execute(
-                sa.select(_F.failures, _F.last_failed_at).where(_F.client == client)
-            ).one()
-        return LoginFailures(int(row.failures), row.last_failed_at)
+        with self.engine.connect() as c, c.begin() as transaction:
+            for client, free in bounds:
+                c.execute(first.values(client=client, failures=0, last_failed_at=at))
+                counted = c.execute(
+                    sa.update(console_login_failures)
+                    .where(_F.client == client, _due(free, at))
+                    .values(failures=_F.failures + 1, last_failed_at=at)
+                )
+                if counted.rowcount != 1:
+                    transaction.rollback()
+                    break
+            else:
+                return 0
+        return max(1, self._wait(bounds, at))
+
+    def _wait(self, bounds: Sequence[tuple[str, int]], at: datetime) -> int:
+        left = 0.0
+        for client, free in bounds:
+            failures = self.failures(client)
+            if failures is not None:
+                due = failures.last_failed_at + timedelta(seconds=wait_after(failures.count, free))
+                left = max(left, (due - at).total_seconds())
+        return int(left) + (1 if left > int(left) else 0)
 
     def forget_failures(self, client: str) -> None:
         with self.engine.begin() as c:
             c.execute(sa.delete(console_login_failures).where(_F.client == client))
+
+
+_LONGEST_DOUBLING = 17
+
+
+def _due(free: int, at: datetime) -> sa.ColumnElement[bool]:
+    """Whether the row's last try was long enough before `at` for one more: the wait
+    `wait_after` gives after the row's count, one term per count it can tell apart."""
+    terms: list[sa.ColumnElement[bool]] = [_F.failures < free]
+    for count in range(free, free + _LONGEST_DOUBLING):
+        since = at - timedelta(seconds=wait_after(count, free))
+        terms.append(sa.and_(_F.failures == count, _F.last_failed_at <= since))
+    beyond = free + _LONGEST_DOUBLING
+    since = at - timedelta(seconds=wait_after(beyond, free))
+    terms.append(sa.and_(_F.failures >= beyond, _F.last_failed_at <= since))
+    return sa.or_(*terms)
 
 
 _STAGES = {

@@ -11,12 +11,19 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.schema import console_challenges, console_owner, console_passkeys
+from mailfathom.adapters.sql.schema import (
+    console_challenges,
+    console_first_passkey,
+    console_owner,
+    console_passkeys,
+    console_sessions,
+)
 from mailfathom.adapters.sql.store_base import SqlTables
 from mailfathom.app.console.passkey_ports import Ceremony, Passkey
 
 _P = console_passkeys.c
 _C = console_challenges.c
+_CODE = console_first_passkey.c
 
 
 def _passkey(row: sa.Row[Any]) -> Passkey:
@@ -46,7 +53,9 @@ class SqlPasskeyStore(SqlTables):
             ).first()
         return None if row is None else _passkey(row)
 
-    def add_passkey(self, passkey: Passkey, *, only_if_first: bool) -> bool:
+    def add_passkey(
+        self, passkey: Passkey, *, only_if_first: bool, first_code: str | None = None
+    ) -> bool:
         with self.engine.begin() as c:
             if c.dialect.name == "postgresql":
                 c.execute(sa.text("LOCK TABLE console_passkeys IN SHARE ROW EXCLUSIVE MODE"))
@@ -55,6 +64,15 @@ class SqlPasskeyStore(SqlTables):
                 owner = c.execute(sa.select(sa.func.count()).select_from(console_owner))
                 if held.scalar_one() or owner.scalar_one():
                     return False
+                code = c.execute(
+                    sa.delete(console_first_passkey).where(
+                        _CODE.code_sha256 == (first_code or ""),
+                        _CODE.expires_at > passkey.created_at,
+                    )
+                )
+                if code.rowcount != 1:
+                    return False
+                c.execute(sa.delete(console_first_passkey))
             added = c.execute(
                 self._insert(console_passkeys)
                 .values(
@@ -71,6 +89,24 @@ class SqlPasskeyStore(SqlTables):
             ).first()
         return added is not None
 
+    def open_first_enrolment(self, code_sha256: str, expires_at: datetime) -> None:
+        with self.engine.begin() as c:
+            c.execute(sa.delete(console_first_passkey))
+            c.execute(
+                sa.insert(console_first_passkey).values(
+                    code_sha256=code_sha256, expires_at=expires_at
+                )
+            )
+
+    def first_enrolment_waiting(self, now: datetime) -> bool:
+        with self.engine.connect() as c:
+            found = c.execute(
+                sa.select(sa.func.count())
+                .select_from(console_first_passkey)
+                .where(_CODE.expires_at > now)
+            ).scalar_one()
+        return bool(found)
+
     def record_use(self, credential_id: str, was: int, now: int, at: datetime) -> bool:
         with self.engine.begin() as c:
             moved = c.execute(
@@ -80,12 +116,15 @@ class SqlPasskeyStore(SqlTables):
             )
         return moved.rowcount == 1
 
-    def remove_passkey(self, credential_id: str) -> bool:
+    def remove_passkey(self, credential_id: str, *, keep: str) -> bool:
         with self.engine.begin() as c:
             removed = c.execute(
                 sa.delete(console_passkeys).where(_P.credential_id == credential_id)
             )
-        return removed.rowcount == 1
+            if removed.rowcount != 1:
+                return False
+            c.execute(sa.delete(console_sessions).where(console_sessions.c.token_hash != keep))
+        return True
 
     def issue_challenge(
         self, token_hash: str, ceremony: Ceremony, challenge: str, now: datetime, lasts: timedelta
@@ -93,6 +132,13 @@ class SqlPasskeyStore(SqlTables):
         expires_at = now + lasts
         with self.engine.begin() as c:
             c.execute(sa.delete(console_challenges).where(_C.expires_at <= now))
+            # A session ended or forgotten (see `open_session`'s `forms_kept`) takes its
+            # challenges with it: they are as many as the sessions kept, at most.
+            c.execute(
+                sa.delete(console_challenges).where(
+                    _C.token_hash.not_in(sa.select(console_sessions.c.token_hash))
+                )
+            )
             c.execute(
                 sa.delete(console_challenges).where(
                     _C.token_hash == token_hash, _C.ceremony == ceremony.value

@@ -618,3 +618,11 @@ console_challenges = sa.Table(
     sa.Column("expires_at", TS, nullable=False),
 )
 sa.Index("ix_console_challenges_expiry", console_challenges.c.expires_at)
+
+# The code the owner's first passkey is made with (see 0027): one row at most.
+console_first_passkey = sa.Table(
+    "console_first_passkey",
+    metadata,
+    sa.Column("code_sha256", sa.String(64), primary_key=True),
+    sa.Column("expires_at", TS, nullable=False),
+)

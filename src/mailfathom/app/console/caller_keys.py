@@ -29,6 +29,7 @@ from mailfathom.domain.api_keys import (
     key_digest,
 )
 from mailfathom.domain.config import CallerEntry
+from mailfathom.domain.console import signed_in_lately
 
 NONCE_HEX = 32
 
@@ -76,6 +77,8 @@ class NewKey:
 class KeyRefused(enum.Enum):
     NO_SUCH_CALLER = "no-such-caller"
     FORM_USED = "form-used"
+    # The owner signed in too long ago to create a key: signing in again comes first.
+    SIGN_IN_AGAIN = "sign-in-again"
 
 
 class Revoked(enum.Enum):
@@ -116,8 +119,12 @@ class CallerKeys:
         orphaned = tuple(k for k in active if k.caller not in self._entries)
         return CallerListing(callers, orphaned, self._published)
 
-    def create(self, caller: str, form_nonce: str) -> NewKey | KeyRefused:
-        """A new key admitting as the entry `caller`, made once per form (`form_nonce`)."""
+    def create(self, caller: str, form_nonce: str, signed_in_at: datetime) -> NewKey | KeyRefused:
+        """A new key admitting as the entry `caller`, made once per form (`form_nonce`), by
+        an owner who signed in at `signed_in_at`: only lately (`signed_in_lately`), since a
+        key is a credential and a copied session cookie must not mint one."""
+        if not signed_in_lately(signed_in_at, self._clock()):
+            return KeyRefused.SIGN_IN_AGAIN
         if caller not in self._entries:
             return KeyRefused.NO_SUCH_CALLER
         if len(form_nonce) != NONCE_HEX or not all(c in "0123456789abcdef" for c in form_nonce):

@@ -56,10 +56,22 @@ class PasskeyStore(Protocol):
 
     def passkey(self, credential_id: str) -> Passkey | None: ...
 
-    def add_passkey(self, passkey: Passkey, *, only_if_first: bool) -> bool:
+    def add_passkey(
+        self, passkey: Passkey, *, only_if_first: bool, first_code: str | None = None
+    ) -> bool:
         """Keep a new passkey; False when its credential id is kept already, or, with
-        `only_if_first`, when the owner has a password or a passkey already (checked in the
-        same transaction, so two first enrolments at once cannot both succeed)."""
+        `only_if_first`, when the owner has a password or a passkey already or the code
+        whose SHA-256 is `first_code` is not the one waiting (unexpired at the passkey's
+        `created_at`). All of it is checked in the same transaction, and a first passkey
+        kept deletes the code: two first enrolments at once cannot both succeed."""
+        ...
+
+    def open_first_enrolment(self, code_sha256: str, expires_at: datetime) -> None:
+        """Keep the SHA-256 of a new first-passkey code, replacing any earlier one."""
+        ...
+
+    def first_enrolment_waiting(self, now: datetime) -> bool:
+        """Whether a first-passkey code is kept and unexpired at `now`."""
         ...
 
     def record_use(self, credential_id: str, was: int, now: int, at: datetime) -> bool:
@@ -67,15 +79,17 @@ class PasskeyStore(Protocol):
         when its count is no longer `was` (another sign-in used it meanwhile) or it is gone."""
         ...
 
-    def remove_passkey(self, credential_id: str) -> bool:
-        """False when there was none. Idempotent."""
+    def remove_passkey(self, credential_id: str, *, keep: str) -> bool:
+        """Remove the passkey and, in the same transaction, every console session but the
+        one under the token hash `keep`; False (nothing ended) when there was none."""
         ...
 
     def issue_challenge(
         self, token_hash: str, ceremony: Ceremony, challenge: str, now: datetime, lasts: timedelta
     ) -> None:
         """Keep `challenge` as the session's only one for `ceremony` (an earlier one is
-        replaced) until `now + lasts`; every challenge expired at `now` is deleted."""
+        replaced) until `now + lasts`; every challenge expired at `now`, and every one of a
+        session no longer kept, is deleted."""
         ...
 
     def take_challenge(self, token_hash: str, ceremony: Ceremony, now: datetime) -> str | None:

@@ -6,14 +6,20 @@ and given back once; the answer is verified against that challenge, the configur
 the origin the request came from, which must be one configured. So a response captured once,
 a response made for another session, another name or another origin, signs nobody in.
 
-Who may enrol: a signed-in owner, always; before the owner has any credential (no password,
-no passkey), a visitor the console sees on loopback, as `set-password` needs a shell on the
-machine. That first enrolment signs in, like a sign-in does."""
+Who may enrol: an owner who signed in within the last few minutes
+(`domain.console.FRESH_SIGN_IN_SECONDS`; a cookie copied from the owner's browser lasts
+hours and must not add its holder's passkey); before the owner has any credential (no password,
+no passkey), a visitor the console sees on loopback who gives the one-time code
+`mailfathom console first-passkey` printed, as `set-password` needs a shell on the machine.
+Loopback alone is not enough: a proxy on the machine that adds no forwarding header makes
+every visitor look local, and a script may forge the `Origin` it would send. That first
+enrolment signs in, like a sign-in does."""
 
 from __future__ import annotations
 
 import base64
 import enum
+import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,8 +32,12 @@ from mailfathom.app.console.passkey_ports import (
     PasskeyStore,
 )
 from mailfathom.app.console.ports import ConsoleSession
-from mailfathom.app.console.signing_in import ConsoleAccess, Visit, csrf_holds
-from mailfathom.domain.passkeys import CHALLENGE_LIFETIME_SECONDS, cleaned_label
+from mailfathom.app.console.signing_in import ConsoleAccess, Visit, csrf_holds, token_hash
+from mailfathom.domain.passkeys import (
+    CHALLENGE_LIFETIME_SECONDS,
+    FIRST_PASSKEY_CODE_SECONDS,
+    cleaned_label,
+)
 
 
 class PasskeyRefused(enum.Enum):
@@ -39,6 +49,8 @@ class PasskeyRefused(enum.Enum):
     NO_CHALLENGE = "no_challenge"
     # The response does not verify, or names no passkey the owner holds.
     NOT_ACCEPTED = "not_accepted"
+    # Signed in, but not lately enough to add a passkey: the owner signs in again first.
+    SIGN_IN_AGAIN = "sign_in_again"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +70,10 @@ class Enrolled:
 
     passkey: Passkey
     visit: Visit | None
+
+
+def _code_hash(code: str) -> str:
+    return hashlib.sha256(code.strip().lower().encode("utf-8")).hexdigest()
 
 
 def _text(raw: bytes) -> str:
@@ -96,8 +112,24 @@ class ConsolePasskeys:
         return self._store.passkeys()
 
     def first_enrolment_open(self) -> bool:
-        """Whether the owner has no credential yet: no password and no passkey."""
+        """Whether the owner's first passkey may be made: no password, no passkey, and a
+        first-passkey code (`first_enrolment_code`) waiting."""
+        return self.nobody_can_sign_in() and self._store.first_enrolment_waiting(self._clock())
+
+    def nobody_can_sign_in(self) -> bool:
+        """Whether the owner has no credential at all: no password and no passkey."""
         return not self._access.password_is_set() and not self._store.passkeys()
+
+    def first_enrolment_code(self) -> str | None:
+        """A new one-time code for making the owner's first passkey, good for
+        `FIRST_PASSKEY_CODE_SECONDS` and replacing any earlier one; None when the owner has
+        a password or a passkey already (they add passkeys signed in)."""
+        if not self.nobody_can_sign_in():
+            return None
+        code = "-".join(secrets.token_hex(3) for _ in range(4))
+        expires_at = self._clock() + timedelta(seconds=FIRST_PASSKEY_CODE_SECONDS)
+        self._store.open_first_enrolment(_code_hash(code), expires_at)
+        return code
 
     def options(self, step: Step, ceremony: Ceremony) -> str | PasskeyRefused:
         """The options (JSON) the browser starts `ceremony` with, its challenge now kept
@@ -105,8 +137,10 @@ class ConsolePasskeys:
         session = self._session(step)
         if isinstance(session, PasskeyRefused):
             return session
-        if ceremony is Ceremony.REGISTER and not self._may_enrol(session, step):
-            return PasskeyRefused.NOT_OFFERED
+        if ceremony is Ceremony.REGISTER:
+            refused = self._enrolment_refused(session, step)
+            if refused is not None:
+                return refused
         challenge = self._new_challenge()
         self._store.issue_challenge(
             session.token_hash,
@@ -129,15 +163,17 @@ class ConsolePasskeys:
         )
 
     def enrol(
-        self, step: Step, response: str, label: str, fallback_label: str
+        self, step: Step, response: str, label: str, fallback_label: str, code: str = ""
     ) -> Enrolled | PasskeyRefused:
-        """Verify the browser's answer to the registration options and keep the passkey."""
+        """Verify the browser's answer to the registration options and keep the passkey;
+        the owner's first passkey needs the first-passkey `code` as well."""
         session = self._session(step)
         if isinstance(session, PasskeyRefused):
             return session
         first = not session.signed_in
-        if not self._may_enrol(session, step):
-            return PasskeyRefused.NOT_OFFERED
+        refused = self._enrolment_refused(session, step)
+        if refused is not None:
+            return refused
         challenge = self._store.take_challenge(session.token_hash, Ceremony.REGISTER, self._clock())
         if challenge is None:
             return PasskeyRefused.NO_CHALLENGE
@@ -155,7 +191,8 @@ class ConsolePasskeys:
             label=cleaned_label(label, fallback_label),
             created_at=self._clock(),
         )
-        if not self._store.add_passkey(passkey, only_if_first=first):
+        first_code = _code_hash(code) if first else None
+        if not self._store.add_passkey(passkey, only_if_first=first, first_code=first_code):
             return PasskeyRefused.NOT_ACCEPTED
         assert step.token is not None
         return Enrolled(passkey, self._access.promote(step.token) if first else None)
@@ -187,9 +224,11 @@ class ConsolePasskeys:
         assert step.token is not None
         return self._access.promote(step.token)
 
-    def remove(self, credential_id: str) -> bool:
-        """Remove one passkey (a signed-in owner's decision; the page checks the session)."""
-        return self._store.remove_passkey(credential_id)
+    def remove(self, credential_id: str, token: str) -> bool:
+        """Remove one passkey (a signed-in owner's decision; the page checks the session)
+        and, with it, end every session but the remover's (`token`): whoever signed in with
+        the passkey, or holds a copy of a cookie, signs in again."""
+        return self._store.remove_passkey(credential_id, keep=token_hash(token))
 
     def _session(self, step: Step) -> ConsoleSession | PasskeyRefused:
         session = self._access.session(step.token)
@@ -199,5 +238,9 @@ class ConsolePasskeys:
             return PasskeyRefused.NOT_OFFERED
         return session
 
-    def _may_enrol(self, session: ConsoleSession, step: Step) -> bool:
-        return session.signed_in or (step.loopback and self.first_enrolment_open())
+    def _enrolment_refused(self, session: ConsoleSession, step: Step) -> PasskeyRefused | None:
+        if session.signed_in:
+            return None if self._access.lately(session) else PasskeyRefused.SIGN_IN_AGAIN
+        if step.loopback and self.first_enrolment_open():
+            return None
+        return PasskeyRefused.NOT_OFFERED

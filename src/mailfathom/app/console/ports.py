@@ -7,6 +7,7 @@ without the session's cookie."""
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -26,7 +27,8 @@ class ConsoleSession:
 
 @dataclass(frozen=True, slots=True)
 class LoginFailures:
-    """Wrong passwords given in a row by one client (or by all, under `EVERY_CLIENT`)."""
+    """Sign-in tries counted in a row for one client (or for all, under `EVERY_CLIENT`):
+    every try is counted before its password is checked, and a right one forgets them."""
 
     count: int
     last_failed_at: datetime
@@ -48,9 +50,12 @@ class ConsoleStore(Protocol):
         with the old password signs in again."""
         ...
 
-    def open_session(self, session: ConsoleSession, now: datetime) -> None:
+    def open_session(
+        self, session: ConsoleSession, now: datetime, *, forms_kept: int | None = None
+    ) -> None:
         """Write a new session (its token hash is new); sessions expired at `now` are
-        deleted in the same transaction."""
+        deleted in the same transaction, and, with `forms_kept`, the oldest sessions not
+        signed in beyond that many (the new one counted and kept)."""
         ...
 
     def find_session(self, token_hash: str, now: datetime) -> ConsoleSession | None:
@@ -63,9 +68,13 @@ class ConsoleStore(Protocol):
 
     def failures(self, client: str) -> LoginFailures | None: ...
 
-    def record_failure(self, client: str, at: datetime) -> LoginFailures:
-        """Count one more wrong password for `client`, atomically (two processes counting
-        at once both count), and answer the count it reached."""
+    def count_try(self, bounds: Sequence[tuple[str, int]], at: datetime) -> int:
+        """Count one sign-in try under every `(client, free)` bound, if each is due at
+        `at` (`domain.console.wait_after` after its count, `free` tries costing nothing),
+        and answer 0; or count none and answer the seconds until every bound is due. The
+        check and the count are one atomic step per bound, and all bounds one transaction:
+        tries racing through one moment, in threads or processes, are counted one after
+        another, so no more get through than would one at a time."""
         ...
 
     def forget_failures(self, client: str) -> None: ...

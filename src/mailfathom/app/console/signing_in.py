@@ -5,9 +5,12 @@ secret its form carries; signing in ends that session and opens a new one under 
 token, so a token planted before sign-in (session fixation) is worth nothing after it.
 Only the SHA-256 of a token reaches the store.
 
-Wrong passwords are bounded per client address and for all clients together
+Tries are bounded per client address and for all clients together
 (`domain.console.wait_after`): past the free ones, every try waits, right password or not,
 so waiting is the only way through and a guesser learns nothing from a try made too soon.
+A try is counted before its password is hashed, in one step with the check that it is due
+(`ConsoleStore.count_try`), and a right password forgets the count: requests sent all at
+once get no more tries than requests sent one by one.
 """
 
 from __future__ import annotations
@@ -31,9 +34,10 @@ from mailfathom.domain.console import (
     FREE_FAILURES_OVERALL,
     FREE_FAILURES_PER_CLIENT,
     SESSION_LIFETIME_SECONDS,
+    SIGN_IN_FORMS_KEPT,
     SIGN_IN_WINDOW_SECONDS,
     password_problem,
-    wait_after,
+    signed_in_lately,
 )
 from mailfathom.domain.errors import ConfigurationError
 
@@ -88,7 +92,9 @@ class ConsoleAccess:
         self._store.set_owner_password(self._hashing.hash(password), self._clock())
 
     def visit(self) -> Visit:
-        """A new session for a visitor to the sign-in form."""
+        """A new session for a visitor to the sign-in form. Anyone may ask for one without
+        a cookie, so only the newest `SIGN_IN_FORMS_KEPT` are kept: a loop of visits costs
+        the store no more rows than that."""
         return self._open(signed_in=False, lasts=SIGN_IN_WINDOW_SECONDS)
 
     def session(self, token: str | None) -> ConsoleSession | None:
@@ -106,20 +112,18 @@ class ConsoleAccess:
         self, token: str | None, csrf: str | None, password: str, client: str
     ) -> Visit | Refused:
         """A new signed-in session, the form's session ended; or why not. `client` is the
-        address the request came from (its failures are counted under it)."""
+        address the request came from (its tries are counted under it)."""
         form = self.session(token)
         if form is None or not csrf_holds(form, csrf):
             return Refused(SignInRefused.FORM_EXPIRED)
-        wait = self._wait(client)
-        if wait > 0:
-            return Refused(SignInRefused.WAIT, wait)
         stored = self._store.owner_password_hash()
         if stored is None:
             return Refused(SignInRefused.UNSET)
+        bounds = ((client, FREE_FAILURES_PER_CLIENT), (EVERY_CLIENT, FREE_FAILURES_OVERALL))
+        wait = self._store.count_try(bounds, self._clock())
+        if wait > 0:
+            return Refused(SignInRefused.WAIT, wait)
         if len(password) > 4096 or not self._hashing.verify(stored, password):
-            now = self._clock()
-            self._store.record_failure(client, now)
-            self._store.record_failure(EVERY_CLIENT, now)
             return Refused(SignInRefused.MISMATCH)
         self._store.forget_failures(client)
         self._store.forget_failures(EVERY_CLIENT)
@@ -132,24 +136,14 @@ class ConsoleAccess:
         self._store.end_session(token_hash(token))
         return self._open(signed_in=True, lasts=SESSION_LIFETIME_SECONDS)
 
+    def lately(self, session: ConsoleSession) -> bool:
+        """Whether `session` signed in within the last few minutes (a signed-in session is
+        opened at its sign-in), as adding a sign-in credential needs."""
+        return session.signed_in and signed_in_lately(session.created_at, self._clock())
+
     def sign_out(self, token: str | None) -> None:
         if token:
             self._store.end_session(token_hash(token))
-
-    def _wait(self, client: str) -> int:
-        """Seconds left before `client` may try again (0: it may now)."""
-        now = self._clock()
-        left = 0.0
-        for who, free in (
-            (client, FREE_FAILURES_PER_CLIENT),
-            (EVERY_CLIENT, FREE_FAILURES_OVERALL),
-        ):
-            failures = self._store.failures(who)
-            if failures is None:
-                continue
-            until = failures.last_failed_at + timedelta(seconds=wait_after(failures.count, free))
-            left = max(left, (until - now).total_seconds())
-        return int(left) + (1 if left > int(left) else 0)
 
     def _open(self, *, signed_in: bool, lasts: int) -> Visit:
         now = self._clock()
@@ -161,7 +155,8 @@ class ConsoleAccess:
             created_at=now,
             expires_at=now + timedelta(seconds=lasts),
         )
-        self._store.open_session(session, now)
+        forms_kept = None if signed_in else SIGN_IN_FORMS_KEPT
+        self._store.open_session(session, now, forms_kept=forms_kept)
         return Visit(token, session)
 
 

@@ -1,4 +1,6 @@
-"""`mailfathom console set-password`: the owner password of the web console.
+"""`mailfathom console set-password`: the owner password of the web console;
+`mailfathom console first-passkey`: a one-time code for creating the owner's first passkey
+instead (printed, never stored: only its SHA-256 is).
 
 The password is read from standard input, never from an argument (which other users of the
 machine can read in the process list) and never echoed: at a terminal it is asked for twice
@@ -18,6 +20,7 @@ import typer
 from mailfathom.bootstrap import Services
 from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.errors import ConfigurationError, MailFathomError
+from mailfathom.domain.passkeys import FIRST_PASSKEY_CODE_SECONDS
 from mailfathom.entrypoints.cli.loading import load
 from mailfathom.entrypoints.cli.terminal import answers, say_error
 
@@ -63,6 +66,32 @@ def set_password(config: ConfigOption = None) -> None:
         raise typer.Exit(code=2) from None
     answers.print(
         "The owner password is set; every console session has ended.",
+        markup=False,
+        highlight=False,
+    )
+
+
+@console_app.command("first-passkey")
+def first_passkey(config: ConfigOption = None) -> None:
+    """Print a one-time code for creating the owner's first passkey on the console's sign-in
+    page from this machine (instead of a password), good for 15 minutes."""
+    try:
+        deployment = load(config)
+        with Services.open(deployment) as services:
+            code = services.console_passkeys().first_enrolment_code()
+        if code is None:
+            raise ConfigurationError(
+                "The owner has a password or a passkey already: add passkeys on the "
+                "console's Passkeys page, signed in.",
+                code=int(CommandCode.CONSOLE_FIRST_PASSKEY_CLOSED),
+            )
+    except MailFathomError as error:
+        say_error(str(error))
+        raise typer.Exit(code=2) from None
+    minutes = FIRST_PASSKEY_CODE_SECONDS // 60
+    answers.print(
+        f"One-time code: {code}\nOpen the console's sign-in page on this machine within "
+        f"{minutes} minutes, enter the code and create the owner's passkey.",
         markup=False,
         highlight=False,
     )

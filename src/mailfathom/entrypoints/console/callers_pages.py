@@ -30,6 +30,7 @@ from mailfathom.domain import unseen
 from mailfathom.domain.access import ConfirmationMode
 from mailfathom.entrypoints.console.callers_wording import WORDINGS, CallersWording
 from mailfathom.entrypoints.console.outbox_pages import PageMaker, _back, _decided
+from mailfathom.entrypoints.console.passkey_pages import again_href as _again_href
 from mailfathom.entrypoints.console.wording import chosen_language
 
 
@@ -111,8 +112,15 @@ class CallerPages:
         nonce = form.get("once")
         caller = str(request.path_params["caller"])
         made = await run_in_threadpool(
-            self._access().keys.create, caller, nonce if isinstance(nonce, str) else ""
+            self._access().keys.create,
+            caller,
+            nonce if isinstance(nonce, str) else "",
+            decided.created_at,
         )
+        if made is KeyRefused.SIGN_IN_AGAIN:
+            return RedirectResponse(
+                _again_href(self._pages.lang_query(request), "keys"), status_code=303
+            )
         if not isinstance(made, NewKey):
             return _back(self._pages, request, "/callers", made.value)
         w, c = self._pages.wording(request), _words(request)

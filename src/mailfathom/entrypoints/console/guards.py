@@ -13,7 +13,7 @@ CSRF token (checked by the routes, which know the session)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from starlette.datastructures import MutableHeaders
@@ -105,13 +105,19 @@ def from_own_origin(request: Request) -> bool:
     return f"{parts.scheme}://{parts.netloc}".lower() == own
 
 
-def body_limits(edit_path: re.Pattern[str], edit_octets: int) -> Callable[[str], int]:
+def body_limits(
+    edit_path: re.Pattern[str],
+    edit_octets: int,
+    signed_in: Callable[[Request], Awaitable[bool]],
+) -> Callable[[Scope], Awaitable[int]]:
     """The most a request body to a path of the console may carry: a whole message for the
-    drafts' Edit form, a passkey's answer for the ceremonies, a small form elsewhere."""
+    drafts' Edit form of a signed-in owner (`signed_in`, asked only there: nobody else is
+    read that much), a passkey's answer for the ceremonies, a small form elsewhere."""
 
-    def limit(path: str) -> int:
+    async def limit(scope: Scope) -> int:
+        path = str(scope.get("path", ""))
         if edit_path.fullmatch(path):
-            return edit_octets
+            return edit_octets if await signed_in(Request(scope)) else FORM_OCTETS
         if path.startswith("/passkeys/"):
             return CEREMONY_OCTETS
         return FORM_OCTETS

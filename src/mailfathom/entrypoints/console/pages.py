@@ -44,6 +44,7 @@ from mailfathom.domain.console import SESSION_LIFETIME_SECONDS, SIGN_IN_WINDOW_S
 from mailfathom.domain.delivery_config import MailDeliveryConfig
 from mailfathom.domain.request_bounds import FORM_OCTETS, edit_form_octets
 from mailfathom.entrypoints.body_bound import BodyBound
+from mailfathom.entrypoints.console.again_wording import AGAIN_NOTICES
 from mailfathom.entrypoints.console.callers_pages import CallerPages
 from mailfathom.entrypoints.console.drafts import EDIT_PATH, DraftPages
 from mailfathom.entrypoints.console.failures import QuietFailures
@@ -164,12 +165,22 @@ class _Pages:
         """The request's signed-in session, or None."""
         return await run_in_threadpool(self._use.access().signed_in, self._token(request))
 
+    async def is_signed_in(self, request: Request) -> bool:
+        return await self.signed_in(request) is not None
+
     async def login_form(self, request: Request) -> Response:
         access = self._use.access()
         token = self._token(request)
         found = await run_in_threadpool(access.session, token)
+        again = AGAIN_NOTICES[Language(self._wording(request)[0])].get(
+            request.query_params.get("again", "")
+        )
         if found is not None and found.signed_in:
-            return RedirectResponse("/", status_code=303)
+            if again is None:
+                return RedirectResponse("/", status_code=303)
+            # A signed-in owner signing in again (before adding a credential): the form
+            # carries the session's own CSRF token, and signing in replaces the session.
+            return await self._form(request, access, found, token, again, 200)
         ended = EXPIRED_QUERY in request.query_params
         notice = self._wording(request)[1].form_expired if ended else None
         return await self._form(request, access, found, token, notice, 200)
@@ -316,6 +327,10 @@ class _Pages:
         _set_cookie(response, request, visit, SESSION_LIFETIME_SECONDS)
         return response
 
+    async def lately(self, session: ConsoleSession) -> bool:
+        """Whether `session` signed in lately enough to add a sign-in credential."""
+        return self._use.access().lately(session)
+
     async def login_again(self, request: Request, notice: str, status: int) -> Response:
         """The sign-in form again, with `notice`."""
         access = self._use.access()
@@ -389,7 +404,11 @@ def build_console_app(
         middleware=[
             Middleware(SecurityHeaders),
             Middleware(QuietFailures),
-            Middleware(BodyBound, limit=body_limits(EDIT_PATH, edit_octets), refusal=too_large_for),
+            Middleware(
+                BodyBound,
+                limit=body_limits(EDIT_PATH, edit_octets, pages.is_signed_in),
+                refusal=too_large_for,
+            ),
             Middleware(
                 TrustedHostMiddleware,
                 allowed_hosts=allowed_hosts(listen_host, public_origin)

@@ -21,12 +21,18 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from mailfathom.app.confirmation.wording import Language
 from mailfathom.app.console.passkey_ports import Ceremony
 from mailfathom.app.console.passkeys import ConsolePasskeys, Enrolled, PasskeyRefused, Step
 from mailfathom.app.console.ports import ConsoleSession
 from mailfathom.app.console.signing_in import Visit, csrf_holds
 from mailfathom.domain import unseen
 from mailfathom.domain.request_bounds import CEREMONY_OCTETS
+from mailfathom.entrypoints.console.again_wording import AGAIN_LINKS
+from mailfathom.entrypoints.console.first_passkey_wording import (
+    FIRST_PASSKEY_WORDINGS,
+    FirstPasskeyWording,
+)
 from mailfathom.entrypoints.console.guards import (
     LOOPBACK_NAMES,
     from_own_origin,
@@ -64,6 +70,8 @@ class PageMaker(Protocol):
 
     async def login_again(self, request: Request, notice: str, status: int) -> Response: ...
 
+    async def lately(self, session: ConsoleSession) -> bool: ...
+
 
 @dataclass(frozen=True, slots=True)
 class PasskeyOffer:
@@ -74,13 +82,17 @@ class PasskeyOffer:
     sign_in: bool = False
     enrol_first: bool = False
     elsewhere: str | None = None
+    first: FirstPasskeyWording | None = None
+    # How to make the first passkey possible, while nobody can sign in and no code waits.
+    how_first: str | None = None
+
+
+def _language(request: Request) -> Language:
+    return chosen_language(request.query_params.get("lang"), request.headers.get("accept-language"))
 
 
 def words(request: Request) -> PasskeyWording:
-    language = chosen_language(
-        request.query_params.get("lang"), request.headers.get("accept-language")
-    )
-    return PASSKEY_WORDINGS[language]
+    return PASSKEY_WORDINGS[_language(request)]
 
 
 def from_loopback(request: Request) -> bool:
@@ -109,13 +121,16 @@ async def login_offer(
         return PasskeyOffer(p)
     uses = passkeys()
     held = bool(await run_in_threadpool(uses.passkeys))
-    first = (
-        not held and from_loopback(request) and await run_in_threadpool(uses.first_enrolment_open)
-    )
+    local = not held and from_loopback(request)
+    first = local and await run_in_threadpool(uses.first_enrolment_open)
     if not uses.offered_at(own_origin(request)):
         elsewhere = p.elsewhere.format(origin=uses.origins[0]) if held or first else None
         return PasskeyOffer(p, held, elsewhere=elsewhere)
-    return PasskeyOffer(p, held, sign_in=held, enrol_first=first)
+    f = FIRST_PASSKEY_WORDINGS[_language(request)]
+    unset = local and not first and await run_in_threadpool(uses.nobody_can_sign_in)
+    return PasskeyOffer(
+        p, held, sign_in=held, enrol_first=first, first=f, how_first=f.how if unset else None
+    )
 
 
 def passkey_hosts(passkeys: Callable[[], ConsolePasskeys] | None) -> list[str]:
@@ -194,7 +209,10 @@ class PasskeyPages:
             form.get("credential", ""),
             form.get("label", ""),
             p.fallback_label,
+            form.get("code", ""),
         )
+        if outcome is PasskeyRefused.SIGN_IN_AGAIN:
+            return _sign_in_again(self._pages, request, "passkeys")
         if isinstance(outcome, Enrolled):
             if outcome.visit is not None:
                 return self._pages.signed_in_redirect(request, outcome.visit)
@@ -221,6 +239,7 @@ class PasskeyPages:
         held = await run_in_threadpool(uses.passkeys)
         w, p = self._pages.wording(request), words(request)
         offered = uses.offered_at(own_origin(request))
+        lately = await self._pages.lately(session)
         notices = {
             "added": p.added,
             "removed": p.removed,
@@ -237,6 +256,9 @@ class PasskeyPages:
             notice=notices.get(request.query_params.get("done", "")),
             rows=[(k, unseen.marked(k.label)) for k in held],
             offered=offered,
+            lately=lately,
+            again_link=AGAIN_LINKS[_language(request)],
+            again_href=again_href(self._pages.lang_query(request), "passkeys"),
             elsewhere=None if offered else p.elsewhere.format(origin=uses.origins[0]),
         )
 
@@ -248,8 +270,19 @@ class PasskeyPages:
         if form is None or session is None or not csrf_holds(session, form.get("csrf")):
             return forbidden(request)
         credential_id = str(request.path_params["credential_id"])
-        removed = await run_in_threadpool(self._passkeys().remove, credential_id)
+        token = self._pages.token(request)
+        assert token is not None
+        removed = await run_in_threadpool(self._passkeys().remove, credential_id, token)
         return self._back(request, "removed" if removed else "not-found")
+
+
+def again_href(lang_query: str, why: str) -> str:
+    """The sign-in form, for a signed-in owner to sign in again before adding `why`."""
+    return f"/login{lang_query}&again={why}" if lang_query else f"/login?again={why}"
+
+
+def _sign_in_again(pages: PageMaker, request: Request, why: str) -> Response:
+    return RedirectResponse(again_href(pages.lang_query(request), why), status_code=303)
 
 
 def _notice(p: PasskeyWording, refused: PasskeyRefused) -> str:
@@ -258,4 +291,5 @@ def _notice(p: PasskeyWording, refused: PasskeyRefused) -> str:
         PasskeyRefused.NOT_OFFERED: p.not_offered,
         PasskeyRefused.NO_CHALLENGE: p.expired,
         PasskeyRefused.NOT_ACCEPTED: p.not_accepted,
+        PasskeyRefused.SIGN_IN_AGAIN: p.expired,
     }[refused]

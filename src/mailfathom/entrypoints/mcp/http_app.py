@@ -58,7 +58,7 @@ from mailfathom.domain.config import CallerEntry, McpEndpointConfig
 from mailfathom.domain.delivery_config import MailDeliveryConfig
 from mailfathom.domain.mcp_oauth import McpOAuthConfig
 from mailfathom.domain.request_bounds import tool_request_octets
-from mailfathom.entrypoints.body_bound import BodyBound
+from mailfathom.entrypoints.body_bound import BodyBound, fixed_limit
 from mailfathom.entrypoints.mcp.challenges import (
     credential_required,
     insufficient_scope,
@@ -362,7 +362,7 @@ def build_http_app(
         routes.insert(0, download_route(download))
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(
-        BodyBound, limit=lambda _path: max_body_octets, refusal=lambda _scope: too_large()
+        BodyBound, limit=fixed_limit(max_body_octets), refusal=lambda _scope: too_large()
     )
     app.add_middleware(
         SessionGate,
