@@ -19,6 +19,7 @@ docs/operations.md.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator, Sequence
 
 import sqlalchemy as sa
@@ -54,12 +55,29 @@ def scrub(engine: sa.Engine, tables: Sequence[str]) -> None:
         c.exec_driver_sql(f"VACUUM (FULL) {quoted}")
 
 
+# How long an erasure waits for the log to be cut while something else holds it.
+TRUNCATE_PATIENCE_SECONDS = 30.0
+_TRUNCATE_RETRY_SECONDS = 0.05
+
+
 def _truncate_log(engine: sa.Engine) -> None:
     """Copy every page of the write-ahead log into the database and cut the log to nothing.
     A reader still on an earlier snapshot keeps the checkpoint from finishing; SQLite waits
-    for it within the connection's busy timeout, and a log left whole after that is reported
-    (no content in the line) and cut by the next erasure or by the checkpointer's own
-    TRUNCATE when the engine closes."""
+    for it within the connection's busy timeout. Another checkpoint running at that moment
+    (the engine's own checkpointer, woken by any commit) makes SQLite answer busy at once
+    without waiting, leaving the erased rows' earlier pages in the database file: so a busy
+    answer is asked again until the log is cut or the patience runs out. A log left whole
+    after that is reported (no content in the line) and cut by the next erasure or by the
+    checkpointer's own TRUNCATE when the engine closes."""
+    deadline = time.monotonic() + TRUNCATE_PATIENCE_SECONDS
+    while _checkpoint_busy(engine):
+        if time.monotonic() >= deadline:
+            log.warning("store.log_not_truncated_after_erasure")
+            return
+        time.sleep(_TRUNCATE_RETRY_SECONDS)
+
+
+def _checkpoint_busy(engine: sa.Engine) -> bool:
     connection = engine.raw_connection()
     try:
         cursor = connection.cursor()
@@ -68,5 +86,4 @@ def _truncate_log(engine: sa.Engine) -> None:
         cursor.close()
     finally:
         connection.close()
-    if answer is not None and answer[0]:
-        log.warning("store.log_not_truncated_after_erasure")
+    return answer is not None and bool(answer[0])
