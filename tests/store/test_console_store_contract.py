@@ -12,8 +12,10 @@ from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 
+from drafting.test_draft_store_contract import _new as new_draft
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.console import SqlConsoleOverview, SqlConsoleStore
+from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.adapters.sql.schema import mutation_records
@@ -151,8 +153,11 @@ def test_the_overview_counts_alerts_sends_by_state_and_mutations(engine: sa.Engi
     )
     assert set(empty.outbox.values()) == {0}
 
+    # Only an alert whose draft is still live is waiting.
+    live, _ = SqlDraftStore(engine).create(new_draft())
     alerts = SqlOwnerAlerts(engine)
-    alerts.raise_alert(OwnerAlert("k1", "acct", "d1", "confirmation_unavailable", T0))
+    alerts.raise_alert(OwnerAlert("k1", "acct", str(live.draft_id), "confirmation_unavailable", T0))
+    alerts.raise_alert(OwnerAlert("k3", "acct", str(uuid.uuid4()), "confirmation_unavailable", T0))
     alerts.raise_alert(OwnerAlert("k2", "acct", "d2", "confirmation_unavailable", T0))
     alerts.dismiss("k2", T0)
 
