@@ -946,6 +946,11 @@ class Services:
             failures=FailureRecord(SqlSyncFailures(self.engine), self.clock),
         )
 
+    def sync_failures(self) -> SqlSyncFailures:
+        """The code each account's and folder's last failed pass stopped on, kept until a
+        pass succeeds (`mfctl accounts`, the console's health page)."""
+        return SqlSyncFailures(self.engine)
+
     def account_health(self) -> list[AccountHealth]:
         """The accounts held back until a person acts (`mfctl accounts`). A refused grant
         is about the account's grant: one the configuration no longer gives a grant is not

@@ -29,6 +29,9 @@ class FailingServer:
         self.commands = 0
         self._permanent = (creatable, permanent)
 
+    def holds_folder(self, remote_name: str) -> bool:
+        return True
+
     def permanent_keywords(self, remote_name: str) -> tuple[bool, frozenset[str]]:
         return self._permanent
 

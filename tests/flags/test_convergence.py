@@ -198,6 +198,30 @@ def test_a_message_gone_from_the_server_dead_letters_its_record(
         assert _states(services, recorded) == [("dead-lettered", int(MutationFailure.MESSAGE_GONE))]
 
 
+def test_a_message_whose_folder_was_deleted_on_the_server_dead_letters_at_once(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
+) -> None:
+    """The message went with its folder: the record says so on the first pass, rather than
+    after every attempt was spent on a folder that cannot be opened."""
+    remote.conn.create("Projects")
+    remote.conn.append("Projects", "", None, sample("Gone with its folder"))
+    folders = (
+        FolderMapping("INBOX", "INBOX", FolderRole.INBOX),
+        FolderMapping("Projects", "Projects"),
+    )
+    account = imap_account_config(imap_account, folders)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        (stored,) = held_rows(services, account.account_id)
+        recorded = services.flags().record(
+            AGENT, FlagChangeRequest(str(stored.stored_email_id), flagged=True)
+        )
+        remote.conn.delete("Projects")
+        sync.run_once(account)
+        assert _states(services, recorded) == [("dead-lettered", int(MutationFailure.MESSAGE_GONE))]
+
+
 def test_a_new_record_wakes_a_continuous_run_waiting_in_idle(
     tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
 ) -> None:

@@ -313,3 +313,20 @@ def test_a_flag_change_carried_after_a_move_is_issued_where_the_email_went(
         assert found.state.value == "completed"
         (uid,) = remote.flags("Archive")
         assert "\\Flagged" in remote.flags("Archive")[uid]
+
+
+def test_a_move_to_a_folder_deleted_on_the_server_dead_letters_at_once(
+    tmp_path: Path, imap_account: ImapAccount, remote: Mailbox
+) -> None:
+    """No attempt can succeed while the destination is gone: the record says so on the
+    first pass, rather than after every attempt was spent on it."""
+    _fill(remote, "Nowhere to go")
+    account = imap_account_config(imap_account, FOLDERS)
+    with open_services(tmp_path, account) as services:
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        outcome = _organize(services, "archive", list(_ids(services, account).values()))
+        remote.conn.delete("Archive")
+        sync.run_once(account)
+        assert _states(services, outcome) == [("dead-lettered", int(MutationFailure.FOLDER_GONE))]
+        assert list(remote.subjects("INBOX").values()) == ["Nowhere to go"]

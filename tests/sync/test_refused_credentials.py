@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 import structlog
 
+from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.sql.sync_failures import SqlSyncFailures
+from mailfathom.bootstrap import Services
 from mailfathom.domain.account_health import HealthState
 from mailfathom.domain.config import SecretRef, SyncMode
-from servers.dovecot import ImapAccount
+from servers.dovecot import DovecotServer, ImapAccount
 from waiting import wait_for
 
 from .helpers import RemoteMailbox, imap_account_config, open_services, sample, stored_rows
@@ -128,3 +130,63 @@ Role = "Inbox"
     listed = mfctl("accounts")
     assert listed.returncode == 0, listed.stdout + listed.stderr
     assert "refused" not in listed.stdout
+
+
+def test_a_folder_gone_from_the_server_is_shown_by_mfctl_accounts(
+    tmp_path: Path, imap_account: ImapAccount, dovecot: DovecotServer
+) -> None:
+    """The code a folder's last pass stopped on is shown beside it, and cleared by a pass
+    that finds the folder again."""
+    dovecot.create_folder(imap_account.username, "Projects")
+    password_file = tmp_path / "imap.password"
+    password_file.write_text(imap_account.password + "\n", "utf-8")
+    config = tmp_path / "mailfathom.toml"
+    config.write_text(
+        f"""
+[Store]
+DataDir = "{tmp_path / "data"}"
+
+[[Accounts]]
+Id = "mail"
+Kind = "imap"
+[Accounts.Imap]
+Host = "{imap_account.host}"
+Port = {imap_account.port}
+Username = "{imap_account.username}"
+Tls = "none"
+Secret = {{ File = "{password_file}" }}
+[[Accounts.Folders]]
+Remote = "INBOX"
+Role = "Inbox"
+[[Accounts.Folders]]
+Remote = "Projects"
+""",
+        "utf-8",
+    )
+
+    def mfctl(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "mailfathom", *args, "--config", str(config)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
+    def projects_row() -> str:
+        listed = mfctl("accounts")
+        (row,) = [line for line in listed.stdout.splitlines() if "Projects" in line]
+        return row
+
+    assert mfctl("sync").returncode == 0
+    assert "31006" not in projects_row()
+    dovecot.doveadm("mailbox", "delete", "-u", imap_account.username, "Projects")
+    # `mfctl sync` refuses to start while a mapped folder is missing; a continuous run's
+    # pass (as `serve` makes) records the folder's code.
+    with Services.open(load_config(config)) as services:
+        (account,) = services.config.accounts
+        services.account_synchronizer().run_once(account)
+    assert "31006" in projects_row()
+    dovecot.create_folder(imap_account.username, "Projects")
+    assert mfctl("sync").returncode == 0
+    assert "31006" not in projects_row()

@@ -41,6 +41,9 @@ class ImapFlagWriter:
         )
         self._selected = remote_name
 
+    def holds_folder(self, remote_name: str) -> bool:
+        return remote_name in self._session.list_folders()
+
     def permanent_keywords(self, remote_name: str) -> tuple[bool, frozenset[str]]:
         self._open(remote_name)
         return self._permanent

@@ -51,6 +51,9 @@ class ImapMoveWriter:
     def destination(self, remote_name: str) -> tuple[int, int]:
         return self._session.folder_next(remote_name)
 
+    def holds_folder(self, remote_name: str) -> bool:
+        return remote_name in self._session.list_folders()
+
     def present(self, remote_name: str, uids: Sequence[int], uidvalidity: int) -> set[int]:
         info = self._session.select_for_writing(remote_name)
         self._selected = remote_name

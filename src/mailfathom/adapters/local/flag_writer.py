@@ -20,6 +20,9 @@ class MaildirFlagWriter:
     def __init__(self, session: LocalSession) -> None:
         self._session = session
 
+    def holds_folder(self, remote_name: str) -> bool:
+        return remote_name in self._session.list_folders()
+
     def permanent_keywords(self, remote_name: str) -> tuple[bool, frozenset[str]]:
         return False, frozenset()
 

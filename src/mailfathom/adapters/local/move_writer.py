@@ -27,6 +27,9 @@ class MaildirMoveWriter:
         uidvalidity, _ = folder.scan()
         return uidvalidity, folder.uid_next()
 
+    def holds_folder(self, remote_name: str) -> bool:
+        return remote_name in self._session.list_folders()
+
     def present(self, remote_name: str, uids: Sequence[int], uidvalidity: int) -> set[int]:
         current, files = self._session.maildir(remote_name).scan()
         if current != uidvalidity:

@@ -38,6 +38,15 @@ _SEEN = "\\Seen"
 _FLAGGED = "\\Flagged"
 
 
+def _folder_gone(writer: FlagWriter, remote_name: str) -> bool:
+    """Whether the server no longer lists the folder; one that cannot be asked is not taken
+    to have deleted it."""
+    try:
+        return not writer.holds_folder(remote_name)
+    except SyncError:
+        return False
+
+
 class MutationConvergence:
     def __init__(
         self, ledger: MutationLedger, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
@@ -99,9 +108,14 @@ class MutationConvergence:
             if outcome[2]:
                 self._ledger.advance(folder_id, outcome[2])
         except SyncError:
+            log.warning("flags.change_not_issued", account=account_id, change=kind.value)
+            if _folder_gone(writer, remote_name):
+                # The messages went with their folder, deleted on the server since the
+                # local copy read it: no later attempt can succeed.
+                self._end(ids, MutationFailure.MESSAGE_GONE)
+                return len(ids)
             spent = [m.record_id for m in members if m.attempts + 1 >= MAX_ATTEMPTS]
             self._end(spent, MutationFailure.ATTEMPTS_SPENT)
-            log.warning("flags.change_not_issued", account=account_id, change=kind.value)
             return len(spent)
         # A message changed after the local copy saw it that now holds the asked value lost
         # nothing of what anybody did: it completes (a killed run's own command is one).

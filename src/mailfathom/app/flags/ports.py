@@ -117,6 +117,10 @@ class StoreOutcome:
 class FlagWriter(Protocol):
     """The flag command of a session with the folder `remote_name` opened for writing."""
 
+    def holds_folder(self, remote_name: str) -> bool:
+        """Whether the mailbox lists a folder of this name."""
+        ...
+
     def permanent_keywords(self, remote_name: str) -> tuple[bool, frozenset[str]]:
         """(whether new keywords may be created, the keywords kept permanently), lower case,
         from the folder's PERMANENTFLAGS."""

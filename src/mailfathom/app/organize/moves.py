@@ -152,12 +152,26 @@ class MoveConvergence:
                     writer.remove_originals(source, originals)
         except SyncError:
             log.warning("organize.move_not_issued", account=account_id)
+            if self._destination_gone(writer, destination):
+                self._end(members, MutationFailure.FOLDER_GONE)
+                return len(members)
             return self._spent(members)
         self._complete([m for m in members if m.record_id in placed])
         self._end(unconfirmed, MutationFailure.MOVE_NOT_CONFIRMED)
         self._end(gone, MutationFailure.MESSAGE_GONE)
         self._ledger.forget([m.stored_email_id for m in gone])
         return len(members)
+
+    @staticmethod
+    def _destination_gone(writer: MoveWriter, destination: str) -> bool:
+        """Whether a failed attempt failed because the server no longer has the destination
+        (deleted there since it was mapped): no later attempt can succeed, so the record ends
+        now rather than after every attempt was spent. A server that cannot be asked is not
+        taken to have deleted it."""
+        try:
+            return not writer.holds_folder(destination)
+        except SyncError:
+            return False
 
     def _found_earlier(
         self, writer: MoveWriter, destination: str, members: Sequence[OpenMove]

@@ -118,6 +118,10 @@ class MoveWriter(Protocol):
         """(UIDVALIDITY, UIDNEXT) of the folder."""
         ...
 
+    def holds_folder(self, remote_name: str) -> bool:
+        """Whether the mailbox lists a folder of this name."""
+        ...
+
     def present(self, remote_name: str, uids: Sequence[int], uidvalidity: int) -> set[int]:
         """Open the folder for writing; the UIDs of `uids` it still holds, none when its
         UIDVALIDITY is no longer `uidvalidity` (the UIDs then name other messages)."""

@@ -45,6 +45,7 @@ from mailfathom.entrypoints.cli.reverify import reverify_with_progress
 from mailfathom.entrypoints.cli.terminal import (
     answers,
     errors,
+    print_uncut,
     say_error,
     set_quiet,
     status,
@@ -237,15 +238,24 @@ def list_accounts(config: ConfigOption = None) -> None:
         with Services.open(deployment) as services:
             overview = services.maintenance().overview
             held = {h.account_id: h for h in services.account_health()}
+            failed = {(f.account_id, f.folder_id): f for f in services.sync_failures().failures()}
             table = Table(
-                "account", "health", "folder", "role", "tools", "messages", "last progress"
+                "account",
+                "health",
+                "folder",
+                "role",
+                "tools",
+                "messages",
+                "last progress",
+                "failure",
             )
             for acc in deployment.accounts:
                 health = _health_text(held.get(acc.account_id))
                 if not acc.folders:
-                    table.add_row(acc.account_id, health, "(no folders mapped)", "", "", "", "")
+                    table.add_row(acc.account_id, health, "(no folders mapped)", "", "", "", "", "")
                 for line in overview.folders(acc):
                     mapping, when = line.mapping, line.last_committed_at
+                    failure = failed.get((acc.account_id, line.folder_id))
                     table.add_row(
                         acc.account_id,
                         health,
@@ -254,8 +264,9 @@ def list_accounts(config: ConfigOption = None) -> None:
                         "visible" if mapping.visible_to_tools else "withheld",
                         str(line.messages),
                         when.isoformat(timespec="seconds") if when else "never",
+                        str(failure.code) if failure is not None else "",
                     )
-            answers.print(table)
+            print_uncut(table)
             waiting = [a.account_id for a in deployment.accounts if a.account_id in held]
             for account_id in waiting:
                 answers.print(f"{account_id}: {_health_line(held[account_id])}")

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.table import Table
 
 answers = Console()
 status = Console()
@@ -25,3 +26,16 @@ def set_quiet(quiet: bool) -> None:
 
 def say_error(text: str) -> None:
     errors.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+# The width a table printed for a script is laid out in: wide enough that no cell is cut.
+UNCUT_WIDTH = 400
+
+
+def print_uncut(table: Table) -> None:
+    """A table on the answers stream; read by a script (not a terminal), it is laid out
+    without cutting any cell to an 80-column page."""
+    if answers.is_terminal:
+        answers.print(table)
+        return
+    Console(file=answers.file, width=UNCUT_WIDTH, no_color=True).print(table)

@@ -47,7 +47,7 @@ from mailfathom.entrypoints.body_bound import BodyBound
 from mailfathom.entrypoints.console.again_wording import AGAIN_NOTICES
 from mailfathom.entrypoints.console.callers_pages import CallerPages
 from mailfathom.entrypoints.console.drafts import EDIT_PATH, DraftPages
-from mailfathom.entrypoints.console.failures import QuietFailures
+from mailfathom.entrypoints.console.failures import failed_answer
 from mailfathom.entrypoints.console.form_checks import EXPIRED_QUERY, form_refused, session_ended
 from mailfathom.entrypoints.console.guards import (
     PUBLIC_ORIGIN,
@@ -72,6 +72,7 @@ from mailfathom.entrypoints.console.refusals import (
     too_large_for,
 )
 from mailfathom.entrypoints.console.wording import WORDINGS, ConsoleWording, chosen_language
+from mailfathom.entrypoints.quiet_failures import QuietFailures
 
 COOKIE = "mf_console"
 SECURE_COOKIE = "__Host-mf_console"
@@ -403,7 +404,7 @@ def build_console_app(
         ],
         middleware=[
             Middleware(SecurityHeaders),
-            Middleware(QuietFailures),
+            Middleware(QuietFailures, answer=failed_answer, event="console.request_failed"),
             Middleware(
                 BodyBound,
                 limit=body_limits(EDIT_PATH, edit_octets, pages.is_signed_in),

@@ -75,3 +75,8 @@ def too_large() -> Response:
 def not_checked() -> Response:
     description = "The credential could not be checked at the moment"
     return _answer(503, "temporarily_unavailable", description, None)
+
+
+def failed() -> Response:
+    description = "The request could not be answered; the server log records why by code"
+    return _answer(500, "server_error", description, None)

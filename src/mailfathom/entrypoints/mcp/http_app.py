@@ -61,6 +61,7 @@ from mailfathom.domain.request_bounds import tool_request_octets
 from mailfathom.entrypoints.body_bound import BodyBound, fixed_limit
 from mailfathom.entrypoints.mcp.challenges import (
     credential_required,
+    failed,
     insufficient_scope,
     invalid_token,
     not_admitted,
@@ -78,6 +79,7 @@ from mailfathom.entrypoints.mcp.oauth.authorization_server import (
 from mailfathom.entrypoints.mcp.sdk_logs import withhold_refused_values
 from mailfathom.entrypoints.mcp.server import CALLER_STATE_KEY, MailFathomMcp
 from mailfathom.entrypoints.mcp.sessions import SessionGate
+from mailfathom.entrypoints.quiet_failures import QuietFailures
 
 log = structlog.get_logger("mailfathom.mcp")
 
@@ -372,4 +374,5 @@ def build_http_app(
         idle_seconds=config.session_idle_seconds,
     )
     app.add_middleware(AdmissionGate, entries=entries, tokens=tokens, console_keys=keys)
+    app.add_middleware(QuietFailures, answer=lambda _scope: failed(), event="mcp.request_failed")
     return app
