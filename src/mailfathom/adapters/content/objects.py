@@ -114,6 +114,7 @@ class ObjectContentStore:
                 Bucket=self._config.bucket,
                 Key=name,
                 Body=octets,
+                ChecksumAlgorithm="SHA256",
                 ChecksumSHA256=checksum,
                 ContentType="application/octet-stream",
             )
