@@ -22,9 +22,11 @@ from servers.fixtures import oauth_dovecot as oauth_dovecot
 from servers.fixtures import oauth_imap_account as oauth_imap_account
 from servers.fixtures import oauth_server as oauth_server
 from servers.fixtures import oauth_smtp as oauth_smtp
+from servers.fixtures import object_store as object_store
 from servers.fixtures import postgres_server as postgres_server
 from servers.fixtures import postgres_url as postgres_url
 from servers.fixtures import provider as provider
+from servers.fixtures import s3_server as s3_server
 
 # The browser fixtures (`browser`, `page`, `new_page`, `screenshots`, `axe`) and the hooks that
 # keep a failed test's screenshot and list every screenshot at the end.

@@ -34,7 +34,7 @@ from mailfathom.adapters.config.toml_writer import InlineTable as InlineTable
 from mailfathom.adapters.config.toml_writer import create_config_file as create_config_file
 from mailfathom.adapters.config.toml_writer import refuse_existing as refuse_existing
 from mailfathom.adapters.console_password import Argon2Passwords
-from mailfathom.adapters.content.packs import PackContentStore
+from mailfathom.adapters.content.places import HeldContent, content_place
 from mailfathom.adapters.cursor_signing import HmacCursorSigner, SealedCursorSigner
 from mailfathom.adapters.download_links import SealedLinks, links_of
 from mailfathom.adapters.draft_folders import DraftFolderCopies
@@ -309,7 +309,7 @@ class Services:
     config: DeploymentConfig
     engine: sa.Engine
     store: SqlSyncStore
-    content: PackContentStore
+    content: HeldContent
     connectors: _ConnectorByKind
     preparer: MimeMessagePreparer
     content_repair: SqlContentRepairStore
@@ -386,7 +386,8 @@ class Services:
                         SqlFolderCreations(engine).created_folders,
                         clock,
                     )
-                content = PackContentStore(config.store.content_dir)
+                place = content_place(config.store)
+                content = place.open()
             except BaseException:
                 engine.dispose()
                 raise
@@ -400,7 +401,7 @@ class Services:
                 ImapConnector(health=grant_health), LocalConnector(config.store.data_dir)
             ),
             grant_health=grant_health,
-            preparer=MimeMessagePreparer(config.store.content_dir, workers=default_workers()),
+            preparer=MimeMessagePreparer(place, workers=default_workers()),
             content_repair=SqlContentRepairStore(engine),
             conversations=SqlConversationStore(engine),
             overview=SqlStoreOverview(engine),

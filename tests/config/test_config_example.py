@@ -6,6 +6,7 @@ from pathlib import Path
 
 from mailfathom.adapters.config import load_config
 from mailfathom.domain.config import AccountKind, SecretRef, SyncMode, TlsMode
+from mailfathom.domain.content_storage import ContentStoreKind
 from mailfathom.domain.embedding_profiles import EndpointProfile, PackageModel, PackageProfile
 from mailfathom.domain.folders import FolderRole
 from mailfathom.domain.oauth import ConnectionAuth, OAuthProvider
@@ -19,6 +20,7 @@ def test_the_example_configuration_loads() -> None:
 
     assert config.store.data_dir == path.resolve().parent / "data"
     assert config.store.database_url is None
+    assert config.store.content_store is ContentStoreKind.PACKS
     assert [account.account_id for account in config.accounts] == [
         "work",
         "personal",

@@ -50,41 +50,6 @@ def test_a_batch_is_one_pack_not_a_file_per_message(tmp_path: Path) -> None:
     assert not [p for p in tmp_path.rglob("*") if p.is_file() and p.parent == tmp_path / "00"]
 
 
-def test_damaged_or_missing_content_is_reported_not_served(tmp_path: Path) -> None:
-    store = PackContentStore(tmp_path)
-    key = store.put(b"original")
-    _damage(store, key)
-    with pytest.raises(ContentMissingError) as raised:
-        store.get(key)
-    assert raised.value.code == 55001
-    store.discard(key)
-    with pytest.raises(ContentMissingError):
-        store.get(key)
-    with pytest.raises(ContentMissingError):
-        store.get("not-a-key")
-
-
-def test_a_lost_pack_is_missing_content_and_put_stores_it_again(tmp_path: Path) -> None:
-    store = PackContentStore(tmp_path)
-    key = store.put(b"message")
-    store.close()
-    for pack in _packs(tmp_path):
-        pack.unlink()
-    fresh = PackContentStore(tmp_path)
-    with pytest.raises(ContentMissingError):
-        fresh.get(key)
-    assert fresh.put(b"message") == key
-    assert fresh.get(key) == b"message"
-
-
-def test_a_damaged_copy_is_replaced_when_stored_again(tmp_path: Path) -> None:
-    store = PackContentStore(tmp_path)
-    key = store.put(b"abcdef")
-    _damage(store, key)
-    assert store.put(b"abcdef") == key
-    assert store.get(key) == b"abcdef"
-
-
 def test_copies_written_one_file_per_message_are_still_read(tmp_path: Path) -> None:
     raw = b"Subject: older layout\r\n\r\nbody\r\n"
     key = hashlib.sha256(raw).hexdigest()

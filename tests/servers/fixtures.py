@@ -14,11 +14,14 @@ import pytest
 
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.engine import create_store_engine
+from mailfathom.domain.connections import SecretRef
+from mailfathom.domain.content_storage import ObjectStoreConfig
 
 from .dovecot import DovecotServer, ImapAccount
 from .model_provider import ModelProvider
 from .oauth import OAuthServer
 from .postgres import PostgresServer
+from .s3 import ACCESS_KEY, REGION, SECRET_KEY, S3Server
 from .smtp import SmtpServer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +41,8 @@ FIXTURE_MARKERS = {
     "oauth_smtp": "process",
     "model_provider": "process",
     "provider": "process",
+    "s3_server": "process",
+    "object_store": "process",
 }
 
 
@@ -176,6 +181,33 @@ def add_fixture_markers(items: list[pytest.Item]) -> None:
         names = getattr(item, "fixturenames", ())
         for marker in sorted({FIXTURE_MARKERS[n] for n in names if n in FIXTURE_MARKERS}):
             item.add_marker(marker)
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[S3Server]:
+    """One S3-compatible object store for the whole session, on 127.0.0.1."""
+    server = S3Server().start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def object_store(s3_server: S3Server, monkeypatch: pytest.MonkeyPatch) -> ObjectStoreConfig:
+    """`[Store.ObjectStore]` for a new, empty bucket on the session's object store, its keys
+    read from environment variables as a deployment's would be."""
+    monkeypatch.setenv("MF_TEST_S3_ACCESS_KEY", ACCESS_KEY)
+    monkeypatch.setenv("MF_TEST_S3_SECRET_KEY", SECRET_KEY)
+    return ObjectStoreConfig(
+        bucket=s3_server.new_bucket(),
+        endpoint=s3_server.endpoint,
+        region=REGION,
+        prefix="mailfathom/",
+        access_key_secret=SecretRef(env="MF_TEST_S3_ACCESS_KEY"),
+        secret_key_secret=SecretRef(env="MF_TEST_S3_SECRET_KEY"),
+        concurrency=4,
+    )
 
 
 @pytest.fixture(scope="session")

@@ -187,8 +187,15 @@ def held_rows(services: Services, account_id: str) -> list[sa.Row[Any]]:
         )
 
 
-def damage_content(content: PackContentStore, key: str | None) -> None:
+def packs(services: Services) -> PackContentStore:
+    """The deployment's content store, which a test that reaches into packs needs them to be."""
+    assert isinstance(services.content, PackContentStore)
+    return services.content
+
+
+def damage_content(content: object, key: str | None) -> None:
     """Overwrite the first octet of a stored message, as a failing disk would."""
+    assert isinstance(content, PackContentStore)
     assert key is not None
     location = content.locate(key)
     assert location is not None

@@ -29,6 +29,7 @@ from .helpers import (
     deployment,
     imap_account_config,
     open_services,
+    packs,
     sample,
     stored_rows,
 )
@@ -289,7 +290,7 @@ def test_a_damaged_body_text_is_refused_then_repaired_into_the_database(
         sync = services.account_synchronizer()
         sync.run_once(account)
         victim = next(r for r in stored_rows(services, account.account_id) if r.uid == uids[1])
-        location = services.content.locate(victim.content_key)
+        location = packs(services).locate(victim.content_key)
         assert location is not None
         with location.path.open("r+b") as pack:  # inside the text, after the MIME
             pack.seek(location.offset + location.length + 20)
@@ -320,7 +321,7 @@ def test_verification_files_repair_requests_for_every_unreadable_copy(
         services.account_synchronizer().run_once(account)
         rows = stored_rows(services, account.account_id)
         damage_content(services.content, rows[0].content_key)
-        location = services.content.locate(rows[1].content_key)
+        location = packs(services).locate(rows[1].content_key)
         assert location is not None
         with location.path.open("r+b") as pack:  # the bodies kept after the MIME
             pack.seek(location.offset + location.length + 20)

@@ -22,7 +22,8 @@ from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from mailfathom.adapters.content.packs import PackContentStore, PendingEntry
+from mailfathom.adapters.content.packs import PendingEntry
+from mailfathom.adapters.content.places import ContentPlace, HeldContent, PackPlace
 from mailfathom.adapters.content.texts import encode_text
 from mailfathom.adapters.mime import normalize_headers, normalize_message
 from mailfathom.app.sync.types import PreparedMessage
@@ -41,32 +42,34 @@ POOL_THRESHOLD = 24
 WORKER_NICENESS = 10
 
 
-_WORKER_STORES: dict[str, PackContentStore] = {}
+_WORKER_STORES: dict[ContentPlace, HeldContent] = {}
 
 
-def _worker_store(root: str) -> PackContentStore:
-    store = _WORKER_STORES.get(root)
+def _worker_store(place: ContentPlace) -> HeldContent:
+    store = _WORKER_STORES.get(place)
     if store is None:
-        store = _WORKER_STORES[root] = PackContentStore(Path(root))
+        store = _WORKER_STORES[place] = place.open()
     return store
 
 
-def _prepare_chunk(root: str, items: Sequence[tuple[bytes, bool]]) -> list[PreparedMessage]:
+def _prepare_chunk(
+    place: ContentPlace, items: Sequence[tuple[bytes, bool]]
+) -> list[PreparedMessage]:
     """Normalize a chunk and store its whole messages with their text, durably, in one
     append."""
     whole, texts = _normalized(items)
-    keys = _worker_store(root).write_many([raw for raw, _ in whole], [t for t, _ in texts])
+    keys = _worker_store(place).write_many([raw for raw, _ in whole], [t for t, _ in texts])
     return _results(items, whole, texts, keys)
 
 
 def _prepare_part(
-    root: str, items: Sequence[tuple[bytes, bool]]
+    place: ContentPlace, items: Sequence[tuple[bytes, bool]]
 ) -> tuple[list[PreparedMessage], list[PendingEntry]]:
     """In a worker: what `_prepare_chunk` does, except that the append is neither flushed
     nor indexed here. The starting process does both once for every part of a batch (see
     `MimeMessagePreparer._make_durable`), so a worker never waits for the disk."""
     whole, texts = _normalized(items)
-    keys, pending = _worker_store(root).append_pending(
+    keys, pending = _worker_store(place).append_pending(
         [raw for raw, _ in whole], [t for t, _ in texts]
     )
     return _results(items, whole, texts, keys), pending
@@ -101,13 +104,14 @@ def _results(
 
 
 class MimeMessagePreparer:
-    def __init__(self, content_root: Path, workers: int = 0) -> None:
-        """`workers` processes prepare large batches; 0 keeps everything in process."""
-        self._root = str(content_root)
+    def __init__(self, content: Path | ContentPlace, workers: int = 0) -> None:
+        """Content goes to `content` (a directory of packs, or a place); `workers` processes
+        prepare large batches, and 0 keeps everything in process."""
+        self._place = PackPlace(content) if isinstance(content, Path) else content
         self._workers = workers
         self._pool: ProcessPoolExecutor | None = None
         # In this process, for the batches the workers prepare: flushing and indexing.
-        self._content: PackContentStore | None = None
+        self._content: HeldContent | None = None
         self._flushing: ThreadPoolExecutor | None = None
 
     def message(self, raw: bytes) -> NormalizedMessage:
@@ -126,12 +130,12 @@ class MimeMessagePreparer:
         """Begin preparing (raw, headers_only) pairs; the future yields them in order."""
         if self._workers <= 0 or len(items) < POOL_THRESHOLD:
             done: Future[list[PreparedMessage]] = Future()
-            done.set_result(_prepare_chunk(self._root, items))
+            done.set_result(_prepare_chunk(self._place, items))
             return done
         pool = self._ensure_pool()
         size = max(1, -(-len(items) // (self._workers * 2)))
         parts = [
-            pool.submit(_prepare_part, self._root, items[i : i + size])
+            pool.submit(_prepare_part, self._place, items[i : i + size])
             for i in range(0, len(items), size)
         ]
         combined: Future[list[PreparedMessage]] = Future()
@@ -187,7 +191,7 @@ class MimeMessagePreparer:
                 for _ in range(self._workers):
                     pool.submit(_started)
             self._pool = pool
-            self._content = PackContentStore(Path(self._root))
+            self._content = self._place.open()
             self._flushing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="content-flush")
         return self._pool
 

@@ -242,3 +242,13 @@ class StoreCode(enum.IntEnum):
     # The store's database cannot be opened: the server does not answer or refuses the
     # connection, or the embedded database file cannot be opened.
     DATABASE_NOT_OPENED = 21003
+    # The object store message content is kept in (`[Store] ContentStore = "s3"`) gave no
+    # answer in time, refused the connection, or answered with a server error: the content
+    # is neither written nor reported missing, and the work is tried again later.
+    OBJECT_STORE_UNREACHABLE = 21004
+    # The object store refused the request: its credentials (403), a bucket that does not
+    # exist, or a request it does not take.
+    OBJECT_STORE_REFUSED = 21005
+    # `ContentStore = "s3"` is configured and the S3 client is not installed (the `s3`
+    # extra: `pip install "mailfathom[s3]"`).
+    OBJECT_STORE_CLIENT_NOT_INSTALLED = 21006

@@ -15,6 +15,7 @@ from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.answering import AnsweringConfig
 from mailfathom.domain.connections import SecretRef, TlsMode
 from mailfathom.domain.console import ConsoleConfig
+from mailfathom.domain.content_storage import ContentStoreKind, ObjectStoreConfig
 from mailfathom.domain.delivery_config import AccountDelivery, MailDeliveryConfig
 from mailfathom.domain.download_links import DownloadsConfig
 from mailfathom.domain.embedding_profiles import EmbeddingsConfig
@@ -115,12 +116,15 @@ class StoreConfig:
     """Where state lives. `database_url` None means the embedded SQLite file under `data_dir`.
 
     `database_url` never carries a password; when the database needs one,
-    `database_password_secret` says where to read it.
+    `database_password_secret` says where to read it. Message content goes to packs under
+    `content_dir`, or to `object_store` when `content_store` says S3.
     """
 
     data_dir: Path
     database_url: str | None = None
     database_password_secret: SecretRef | None = None
+    content_store: ContentStoreKind = ContentStoreKind.PACKS
+    object_store: ObjectStoreConfig | None = None
 
     @property
     def content_dir(self) -> Path:

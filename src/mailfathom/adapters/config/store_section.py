@@ -5,12 +5,22 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from urllib.parse import parse_qsl, urlsplit
 
+from mailfathom.adapters.config.object_store_section import parse_object_store
 from mailfathom.adapters.config.toml_tables import Problems, Table
-from mailfathom.adapters.config.values import HOME_UNKNOWN, config_path, expand_home, parse_secret
+from mailfathom.adapters.config.values import (
+    HOME_UNKNOWN,
+    config_path,
+    expand_home,
+    parse_enum,
+    parse_secret,
+)
 from mailfathom.domain import text_rules
 from mailfathom.domain.config import SecretRef, StoreConfig
+from mailfathom.domain.content_storage import ContentStoreKind, ObjectStoreConfig
 
-_STORE_KEYS = frozenset({"DataDir", "DatabaseUrl", "DatabasePasswordSecret"})
+_STORE_KEYS = frozenset(
+    {"DataDir", "DatabaseUrl", "DatabasePasswordSecret", "ContentStore", "ObjectStore"}
+)
 _DATABASE_REFERENCE_HINT = 'give it with DatabasePasswordSecret = { Env = "VARIABLE" } instead'
 _DRIVERLESS_POSTGRES = "postgresql"
 _POSTGRES_SCHEME = "postgresql+psycopg"
@@ -41,9 +51,31 @@ def parse_store(table: Table | None, base_dir: Path, problems: Problems) -> Stor
     ):
         problems.add(table.at("DatabasePasswordSecret"), "applies only to a PostgreSQL DatabaseUrl")
 
+    kind, objects = _content_store(table, base_dir)
     if data_dir is None:
         return None
-    return StoreConfig(data_dir=data_dir, database_url=url, database_password_secret=secret)
+    return StoreConfig(
+        data_dir=data_dir,
+        database_url=url,
+        database_password_secret=secret,
+        content_store=kind,
+        object_store=objects,
+    )
+
+
+def _content_store(
+    table: Table, base_dir: Path
+) -> tuple[ContentStoreKind, ObjectStoreConfig | None]:
+    kind = parse_enum(table, "ContentStore", ContentStoreKind) or ContentStoreKind.PACKS
+    objects_table = table.table("ObjectStore")
+    if kind is ContentStoreKind.PACKS:
+        if objects_table is not None:
+            table.problems.add(table.at("ObjectStore"), 'applies only with ContentStore = "s3"')
+        return kind, None
+    if objects_table is None:
+        table.problems.add(table.at("ObjectStore"), 'is required with ContentStore = "s3"')
+        return kind, None
+    return kind, parse_object_store(objects_table, base_dir)
 
 
 def _parse_database_url(problems: Problems, path: str, text: str, base_dir: Path) -> str | None:

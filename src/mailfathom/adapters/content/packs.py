@@ -40,7 +40,7 @@ from mailfathom.adapters.content.texts import decode_text, is_text_record
 from mailfathom.adapters.sqlite_wal import use_write_ahead_log
 from mailfathom.domain.errors import ContentMissingError
 
-_KEY = re.compile(r"^[0-9a-f]{64}$")
+CONTENT_KEY = re.compile(r"^[0-9a-f]{64}$")
 MARKER = b"MFC1"
 HEADER = struct.Struct(">4s32sQ")
 # A pack is closed and a new one begun once it would grow past this.
@@ -70,7 +70,7 @@ _Entry = tuple[str, str, int, int, int | None]
 PendingEntry = _Entry
 
 
-def _keyed(
+def keyed_records(
     raws: Sequence[bytes], texts: Sequence[bytes | None] | None
 ) -> tuple[list[str], dict[str, _Record]]:
     """The key of every message, in order, and one record per distinct key."""
@@ -140,7 +140,7 @@ class PackContentStore:
         holds for each message its encoded text record (see `texts.encode_text`) or None, and
         the records go in the same append. With a durable store the octets and their index
         rows are on disk when this returns."""
-        keys, records = _keyed(raws, texts)
+        keys, records = keyed_records(raws, texts)
         with self._lock:
             new = self._not_held(records)
             if new:
@@ -156,7 +156,7 @@ class PackContentStore:
         This lets several processes append while one other flushes each pack once for all
         of them. Until the entries are committed, the octets are unused space, as after an
         interrupted append."""
-        keys, records = _keyed(raws, texts)
+        keys, records = keyed_records(raws, texts)
         with self._lock:
             new = self._not_held(records)
             return keys, self._write_records(new, flush=False) if new else []
@@ -287,7 +287,7 @@ class PackContentStore:
         return Location(self._packs / row[0], int(row[1]), int(row[2]))
 
     def get(self, key: str) -> bytes:
-        if not _KEY.match(key):
+        if not CONTENT_KEY.match(key):
             raise ContentMissingError("The stored content of this email is missing.")
         raw: bytes | None = None
         for _ in range(2):  # a pack compacted between lookup and read: look up again
@@ -312,7 +312,7 @@ class PackContentStore:
         """(plain, html) of the message stored under content key `key`, as `write_many` was
         given it (html None unless `with_html`); `ContentMissingError` when that record is
         absent or damaged."""
-        if not _KEY.match(key):
+        if not CONTENT_KEY.match(key):
             raise ContentMissingError("The stored text of this email is missing.")
         for _ in range(2):  # a pack compacted between lookup and read: look up again
             with self._lock:
@@ -332,7 +332,7 @@ class PackContentStore:
         raise ContentMissingError("The stored text of this email is missing.")
 
     def exists(self, key: str) -> bool:
-        if not _KEY.match(key):
+        if not CONTENT_KEY.match(key):
             return False
         return self.locate(key) is not None or self._legacy_path(key).is_file()
 
@@ -364,7 +364,7 @@ class PackContentStore:
     # -- removing ------------------------------------------------------------------------
 
     def discard(self, key: str) -> None:
-        if not _KEY.match(key):
+        if not CONTENT_KEY.match(key):
             return
         with self._lock:
             self._forget([key])
@@ -481,7 +481,7 @@ class PackContentStore:
         total = int(packed)
         for directory in self._root.glob("[0-9a-f][0-9a-f]"):
             for path in directory.iterdir():
-                if _KEY.match(path.name):
+                if CONTENT_KEY.match(path.name):
                     try:
                         total += path.stat().st_size
                     except OSError:
