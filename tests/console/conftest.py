@@ -28,7 +28,9 @@ from mailfathom.entrypoints.console.serving import console_use_cases
 
 ORIGIN = "http://127.0.0.1:8626"
 PASSWORD = "correct horse battery staple"
-HOSTILE_NAME = "<script>alert('owned')</script> & Co"
+HOSTILE_NAME = "<script>alert('owned')</script> &\u200b Co"
+# The name as a page shows it: every character that renders as nothing written out.
+HOSTILE_NAME_SHOWN = "<script>alert('owned')</script> &⟦U+200B ZERO WIDTH SPACE⟧ Co"
 
 
 @dataclass

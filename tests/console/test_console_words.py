@@ -43,7 +43,15 @@ from mailfathom.entrypoints.console.record_wording import WORDINGS as RECORD_WOR
 from mailfathom.entrypoints.console.serving import console_use_cases
 from sync.helpers import stored_rows
 
-from .conftest import HOSTILE_NAME, ORIGIN, PASSWORD, Clock, Console, console_config
+from .conftest import (
+    HOSTILE_NAME,
+    HOSTILE_NAME_SHOWN,
+    ORIGIN,
+    PASSWORD,
+    Clock,
+    Console,
+    console_config,
+)
 from .english_left import READ_ATTRIBUTES, english_left
 from .test_caller_pages import ENTRIES, HIDDEN_SUBJECT
 from .test_drafts_page import FRIEND
@@ -53,7 +61,7 @@ from .test_passkey_pages import HOSTILE_LABEL, LOOPBACK, NAMED, Browser, _enroll
 AGENT = Caller(ALL_PERMISSIONS, "agent")
 ADDRESSES = ("ann@example.net", "bob@example.net", "eve@example.net")
 # The data the pages show as it is, in every language.
-DATA = {"home", HOSTILE_NAME, "INBOX", "agent", *ADDRESSES}
+DATA = {"home", HOSTILE_NAME, HOSTILE_NAME_SHOWN, "INBOX", "agent", *ADDRESSES}
 
 
 @pytest.fixture

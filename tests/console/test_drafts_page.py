@@ -152,6 +152,11 @@ def test_a_kept_draft_is_shown_as_it_will_be_sent_and_send_queues_it(owner: Owne
     (body,) = section.xpath('.//pre[@class="body"]')
     assert body.text_content() == "Line one⟦U+200B ZERO WIDTH SPACE⟧.\nLine two.\n"
     assert section.xpath('.//*[contains(@class, "unseen-note")]')
+    # The edit form holds the text as it is (a field written out would be saved so), and
+    # says that it holds characters that render as nothing.
+    form = owner.page(f"/drafts/{draft_id}/edit")
+    assert form.xpath('//textarea[@id="body"]')[0].text_content() == "Line one\u200b.\nLine two.\n"
+    assert form.xpath('//*[contains(@class, "unseen-note")]')
     after = owner.post(f"/drafts/{draft_id}/send", **form_fields(page, f"/drafts/{draft_id}/send"))
     assert after.xpath('//*[@id="notice"]')
     assert after.xpath(f'//section[@id="draft-{draft_id}"]') == []

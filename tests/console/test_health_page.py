@@ -29,7 +29,15 @@ from mailfathom.entrypoints.console.health_pages import shown_time
 from mailfathom.entrypoints.console.pages import build_console_app
 from mailfathom.entrypoints.console.serving import console_use_cases
 
-from .conftest import HOSTILE_NAME, ORIGIN, PASSWORD, Clock, Console, console_config
+from .conftest import (
+    HOSTILE_NAME,
+    HOSTILE_NAME_SHOWN,
+    ORIGIN,
+    PASSWORD,
+    Clock,
+    Console,
+    console_config,
+)
 
 HELD: list[AccountHealth] = []
 
@@ -93,7 +101,11 @@ def test_a_synchronized_folder_is_shown_fresh_and_ages(owned: Console) -> None:
     (state,) = tree.xpath('//section[@id="account-home"]')
     assert state.get("data-state") == "healthy"
     # The display name is text, never markup.
-    assert tree.xpath('//section[@id="account-home"]/h2')[0].text_content().startswith(HOSTILE_NAME)
+    assert (
+        tree.xpath('//section[@id="account-home"]/h2')[0]
+        .text_content()
+        .startswith(HOSTILE_NAME_SHOWN)
+    )
     assert tree.xpath("//script") == []
     owned.clock.advance(5 * 60)
     assert _cell(_tree(owned), "progress") == f"{passed} (5 min ago)"

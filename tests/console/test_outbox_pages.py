@@ -18,6 +18,7 @@ import log_audit
 from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.app.flags.set_mail_flags import FlagChangeRequest
+from mailfathom.app.organize.organize_email import OrganizeRequest
 from mailfathom.app.sending.ports import NewOutgoing
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
@@ -187,3 +188,36 @@ def test_a_dead_lettered_change_shows_its_reason_and_is_retried_by_its_form(
     assert (row.get("data-state"), row.xpath(".//form")) == ("pending", [])
     again = _post(owned, action, csrf)
     assert again.headers["location"] == "/mutations?done=not-dead-lettered"
+
+
+def test_a_folder_alias_with_hidden_characters_is_shown_with_them_written_out(
+    owned: Console,
+) -> None:
+    """An agent may name a folder it creates with a character that renders as nothing, so
+    that it reads like another: the change's folder and destination show every character."""
+    services = owned.services
+    account = services.config.accounts[0]
+    services.deliver_sample_mail("home", 1)
+    services.account_synchronizer().run_once(account)
+    lookalike = "Arc\u200bhive"
+    organizer = services.organizer()
+    organizer.organize(
+        AGENT, OrganizeRequest("createFolder", account="home", name=lookalike, request_id="f1")
+    )
+    services.account_synchronizer().run_once(account)
+    email = next(iter(stored_rows(services, "home"))).stored_email_id
+    moved = organizer.organize(
+        AGENT, OrganizeRequest("move", stored_email_ids=[str(email)], folder=lookalike)
+    )
+    (change,) = moved.changed
+    store = SqlMutationStore(services.engine)
+    store.begin([change.record.record_id], owned.clock())
+    store.settle(
+        [change.record.record_id],
+        MutationState.DEAD_LETTERED,
+        int(MutationFailure.ATTEMPTS_SPENT),
+        owned.clock(),
+    )
+    page = owned.client.get("/mutations").text
+    assert lookalike not in page
+    assert "Arc⟦U+200B ZERO WIDTH SPACE⟧hive" in page

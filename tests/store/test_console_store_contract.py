@@ -160,6 +160,8 @@ def test_the_overview_counts_alerts_sends_by_state_and_mutations(engine: sa.Engi
     alerts.raise_alert(OwnerAlert("k3", "acct", str(uuid.uuid4()), "confirmation_unavailable", T0))
     alerts.raise_alert(OwnerAlert("k2", "acct", "d2", "confirmation_unavailable", T0))
     alerts.dismiss("k2", T0)
+    # An identifier no draft can have names no live draft, and breaks no count.
+    alerts.raise_alert(OwnerAlert("k4", "acct", "not-a-draft", "confirmation_unavailable", T0))
 
     outbox = SqlOutbox(engine)
     outbox.record(_new("due"), [])

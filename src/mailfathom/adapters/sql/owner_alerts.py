@@ -17,6 +17,8 @@ from mailfathom.adapters.sql.schema import drafts, owner_alerts
 from mailfathom.app.confirmation.ports import OwnerAlert
 from mailfathom.domain.drafts import DraftLife
 
+# The texts PostgreSQL reads as a uuid: 32 hex digits, hyphenated or not, braces aside.
+_UUID_TEXT = r"^[0-9a-f]{8}-?([0-9a-f]{4}-?){3}[0-9a-f]{12}$"
 _A = owner_alerts.c
 _D = drafts.c
 
@@ -24,9 +26,13 @@ _D = drafts.c
 def _alerted_draft(dialect: str) -> sa.ColumnElement[Any]:
     """The alert's draft identifier as the drafts table holds one, so the join uses the
     drafts' unique index: PostgreSQL reads the text as a uuid, SQLite holds its 32 hex
-    digits."""
+    digits. Text that is no uuid (the column takes any) names no draft: PostgreSQL would
+    refuse to read it as one, so it is not read as one."""
     if dialect == "postgresql":
-        return sa.cast(_A.draft_id, sa.Uuid)
+        return sa.case(
+            (_A.draft_id.regexp_match(_UUID_TEXT, flags="i"), sa.cast(_A.draft_id, sa.Uuid)),
+            else_=sa.null(),
+        )
     return sa.func.replace(_A.draft_id, "-", "")
 
 

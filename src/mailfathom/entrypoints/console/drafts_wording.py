@@ -12,6 +12,8 @@ class DraftsWording:
     none_waiting: str
     intro: str
     unseen_note: str
+    # The edit form keeps such characters as they are: written out, they would be saved so.
+    edit_unseen_note: str
     sender: str
     to: str
     cc: str
@@ -52,6 +54,10 @@ DRAFTS_WORDINGS: dict[Language, DraftsWording] = {
         unseen_note=(
             "This message holds characters that show as nothing; each is written out as ⟦U+…⟧."
         ),
+        edit_unseen_note=(
+            "This message holds characters that show as nothing. The fields below keep them "
+            "as they are; the drafts page writes each out as ⟦U+…⟧."
+        ),
         sender="From",
         to="To",
         cc="Cc",
@@ -89,6 +95,10 @@ DRAFTS_WORDINGS: dict[Language, DraftsWording] = {
             "tak, jak bude odeslána, jako prostý text."
         ),
         unseen_note="Zpráva obsahuje neviditelné znaky; každý je vypsán jako ⟦U+…⟧.",
+        edit_unseen_note=(
+            "Zpráva obsahuje neviditelné znaky. Pole níže je ponechávají tak, jak jsou; "
+            "stránka konceptů každý vypíše jako ⟦U+…⟧."
+        ),
         sender="Od",
         to="Komu",
         cc="Kopie",
@@ -126,6 +136,10 @@ DRAFTS_WORDINGS: dict[Language, DraftsWording] = {
             "presne tak, ako bude odoslaná, ako obyčajný text."
         ),
         unseen_note="Správa obsahuje neviditeľné znaky; každý je vypísaný ako ⟦U+…⟧.",
+        edit_unseen_note=(
+            "Správa obsahuje neviditeľné znaky. Polia nižšie ich ponechávajú tak, ako sú; "
+            "stránka konceptov každý vypíše ako ⟦U+…⟧."
+        ),
         sender="Od",
         to="Komu",
         cc="Kópia",

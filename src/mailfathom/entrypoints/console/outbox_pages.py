@@ -20,6 +20,7 @@ from mailfathom.app.console.outbox import ConsoleOutbox, SendState
 from mailfathom.app.console.ports import ConsoleSession
 from mailfathom.app.flags.administer_mutations import Retried
 from mailfathom.app.sending.administer_outbox import Withdrawn
+from mailfathom.domain import unseen
 from mailfathom.domain.mutations import MutationKind, MutationState
 from mailfathom.entrypoints.console.form_checks import posted_form
 from mailfathom.entrypoints.console.outbox_wording import WORDINGS, OutboxWording
@@ -173,5 +174,6 @@ def _value(entry: ChangeEntry, d: OutboxWording) -> str:
     if entry.keywords is not None:
         return d.keywords.format(n=entry.keywords)
     if entry.record.kind is MutationKind.MOVE:
-        return d.move_to.format(folder=entry.destination or d.folder_gone)
+        gone = entry.destination is None
+        return d.move_to.format(folder=d.folder_gone if gone else unseen.marked(entry.destination))
     return d.on if entry.record.value == "true" else d.off

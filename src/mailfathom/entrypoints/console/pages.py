@@ -39,6 +39,7 @@ from mailfathom.app.console.signing_in import (
 )
 from mailfathom.app.console.sync_health import SyncHealth
 from mailfathom.app.console.waiting_drafts import WaitingDrafts
+from mailfathom.domain import unseen
 from mailfathom.domain.account_health import HealthState
 from mailfathom.domain.console import SESSION_LIFETIME_SECONDS, SIGN_IN_WINDOW_SECONDS
 from mailfathom.domain.delivery_config import MailDeliveryConfig
@@ -125,6 +126,9 @@ class _Pages:
             autoescape=True,
             auto_reload=False,
         )
+        # Text a caller or a server chose, shown with every character that renders as
+        # nothing written out (`{{ value | marked }}`).
+        self._templates.filters["marked"] = unseen.marked
 
     def _wording(self, request: Request) -> tuple[str, ConsoleWording, str]:
         query = request.query_params.get("lang")
