@@ -242,3 +242,6 @@ class StoreCode(enum.IntEnum):
     # The store's database cannot be opened: the server does not answer or refuses the
     # connection, or the embedded database file cannot be opened.
     DATABASE_NOT_OPENED = 21003
+    # Store.Partitions cannot be applied: SQLite, a number out of range, a database
+    # partitioned in another number, or one already holding mail (docs/scaling.md).
+    PARTITIONING_REFUSED = 21004

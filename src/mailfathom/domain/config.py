@@ -121,6 +121,8 @@ class StoreConfig:
     data_dir: Path
     database_url: str | None = None
     database_password_secret: SecretRef | None = None
+    # PostgreSQL: hash partitions per large table, applied to a new database (0: none).
+    partitions: int = 0
 
     @property
     def content_dir(self) -> Path:

@@ -10,7 +10,9 @@ from mailfathom.adapters.config.values import HOME_UNKNOWN, config_path, expand_
 from mailfathom.domain import text_rules
 from mailfathom.domain.config import SecretRef, StoreConfig
 
-_STORE_KEYS = frozenset({"DataDir", "DatabaseUrl", "DatabasePasswordSecret"})
+_STORE_KEYS = frozenset({"DataDir", "DatabaseUrl", "DatabasePasswordSecret", "Partitions"})
+# As partitioning.MAX_PARTITIONS: the domain cannot import the adapter.
+_MAX_PARTITIONS = 1024
 _DATABASE_REFERENCE_HINT = 'give it with DatabasePasswordSecret = { Env = "VARIABLE" } instead'
 _DRIVERLESS_POSTGRES = "postgresql"
 _POSTGRES_SCHEME = "postgresql+psycopg"
@@ -41,9 +43,20 @@ def parse_store(table: Table | None, base_dir: Path, problems: Problems) -> Stor
     ):
         problems.add(table.at("DatabasePasswordSecret"), "applies only to a PostgreSQL DatabaseUrl")
 
+    partitions = table.integer("Partitions") or 0
+    if not 0 <= partitions <= _MAX_PARTITIONS:
+        problems.add(table.at("Partitions"), f"must be an integer from 0 to {_MAX_PARTITIONS}")
+    elif partitions and (url is None or url.startswith(_SQLITE_SCHEME)):
+        problems.add(table.at("Partitions"), "applies only to a PostgreSQL DatabaseUrl")
+
     if data_dir is None:
         return None
-    return StoreConfig(data_dir=data_dir, database_url=url, database_password_secret=secret)
+    return StoreConfig(
+        data_dir=data_dir,
+        database_url=url,
+        database_password_secret=secret,
+        partitions=partitions,
+    )
 
 
 def _parse_database_url(problems: Problems, path: str, text: str, base_dir: Path) -> str | None:
