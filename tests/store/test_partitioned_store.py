@@ -55,7 +55,8 @@ def test_mail_of_many_accounts_spreads_over_the_partitions_and_each_child_follow
         for n in range(12):
             _store_mail(engine, f"account-{n}", range(1, 4))
         spread = _partition_rows(engine, "messages")
-        assert len(spread) > 1 and sum(spread.values()) == 36
+        assert len(spread) > 1
+        assert sum(spread.values()) == 36
         for child in (participants, keywords, message_bodies):
             with engine.connect() as c:
                 apart = c.execute(

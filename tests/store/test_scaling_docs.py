@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import sqlalchemy as sa
+
 from mailfathom.adapters.sql.distribution import (
     AWAITING_ACCOUNT_COLUMN,
     DISTRIBUTION_COLUMN,
@@ -47,7 +49,10 @@ def test_the_docs_mark_the_partitioned_tables_and_list_the_rest() -> None:
 
 def test_every_key_of_a_partitioned_table_holds_the_partition_column() -> None:
     for table in partitioned_tables():
-        keys = [table.primary_key, *(c for c in table.constraints if c.name and "uq_" in c.name)]
+        keys: list[sa.ColumnCollectionConstraint] = [
+            table.primary_key,
+            *(c for c in table.constraints if isinstance(c, sa.UniqueConstraint)),
+        ]
         for key in keys:
             assert DISTRIBUTION_COLUMN in key.columns, (table.name, key.name)
         for foreign in table.foreign_key_constraints:

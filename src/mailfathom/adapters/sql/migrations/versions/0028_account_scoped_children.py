@@ -99,10 +99,10 @@ def _alter(table: str, *, scoped: bool) -> None:
         op.alter_column(table, "account_id", nullable=False)
     for fk in inspector.get_foreign_keys(table):
         if fk["referred_table"] == "messages":
-            op.drop_constraint(fk["name"], table, type_="foreignkey")
+            op.drop_constraint(str(fk["name"]), table, type_="foreignkey")
     pk = inspector.get_pk_constraint(table)
     if before != after:
-        op.drop_constraint(pk["name"], table, type_="primary")
+        op.drop_constraint(str(pk["name"]), table, type_="primary")
         op.create_primary_key(f"pk_{table}", table, list(after if scoped else before))
     old_index, new_index = _SEQ_INDEXES.get(table, (None, None))
     if old_index and new_index:
