@@ -37,6 +37,7 @@ from mailfathom.app.organize.ports import OrganizeStore
 from mailfathom.app.sending.ports import OutboxStore
 from mailfathom.app.shared.stored_mail_ports import FolderDirectory
 
+from .account_scope import account_scope_checked
 from .held_mail import Creations, HeldMail, Mutations, SqlHeldMail
 
 SQL_BACKENDS = [
@@ -164,3 +165,11 @@ def _goes_down_partitioned(item: pytest.Item) -> bool:
         return False
     function = getattr(item, "function", None)
     return function is not None and "downgrade(" in inspect.getsource(function)
+
+
+@pytest.fixture(autouse=True)
+def _account_scoped() -> Iterator[None]:
+    """Every store test runs under the account-scope check (account_scope.py)."""
+    with account_scope_checked() as watch:
+        yield
+    assert watch.found == [], "statements not scoped to one account:\n" + "\n".join(watch.found)
