@@ -49,7 +49,7 @@ def test_the_docs_mark_the_partitioned_tables_and_list_the_rest() -> None:
 
 def test_every_key_of_a_partitioned_table_holds_the_partition_column() -> None:
     for table in partitioned_tables():
-        keys: list[sa.ColumnCollectionConstraint] = [
+        keys: list[sa.PrimaryKeyConstraint | sa.UniqueConstraint] = [
             table.primary_key,
             *(c for c in table.constraints if isinstance(c, sa.UniqueConstraint)),
         ]
