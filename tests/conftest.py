@@ -23,6 +23,8 @@ from servers.fixtures import oauth_imap_account as oauth_imap_account
 from servers.fixtures import oauth_server as oauth_server
 from servers.fixtures import oauth_smtp as oauth_smtp
 from servers.fixtures import object_store as object_store
+from servers.fixtures import partitioned_postgres_template as partitioned_postgres_template
+from servers.fixtures import partitioned_postgres_url as partitioned_postgres_url
 from servers.fixtures import postgres_server as postgres_server
 from servers.fixtures import postgres_url as postgres_url
 from servers.fixtures import provider as provider

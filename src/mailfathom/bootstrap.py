@@ -79,7 +79,7 @@ from mailfathom.adapters.sensitive.scanner import DetectorScanner
 from mailfathom.adapters.sent_folders import SentFolderCopies
 from mailfathom.adapters.smtp.probe import check_submission as check_submission
 from mailfathom.adapters.smtp.submission import SmtpTransports
-from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql import migrate, partitioning
 from mailfathom.adapters.sql.account_health import SqlAccountHealth
 from mailfathom.adapters.sql.answering import SqlAnsweringLedger, SqlChatHealth
 from mailfathom.adapters.sql.caller_keys import SqlApiKeys, SqlToolCalls
@@ -378,6 +378,8 @@ class Services:
             try:
                 if migrate_schema:
                     migrate.upgrade(engine)
+                    if config.store.partitions:
+                        partitioning.partition(engine, config.store.partitions)
                     keep_peers_in_step(SqlContactBook(engine), config, clock)
                     settle_folders(
                         SqlSyncStore(engine),

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mailfathom.adapters.sql import migrate
+from mailfathom.adapters.sql import migrate, partitioning
 from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.domain.connections import SecretRef
 from mailfathom.domain.content_storage import ObjectStoreConfig
@@ -34,6 +34,7 @@ FIXTURE_MARKERS = {
     "postgres_server": "postgres",
     "postgres_url": "postgres",
     "migrated_postgres_url": "postgres",
+    "partitioned_postgres_url": "postgres",
     "corpora": "corpus",
     "oauth_server": "process",
     "oauth_dovecot": "dovecot",
@@ -151,6 +152,36 @@ def migrated_postgres_url(
     instead of running every migration again. Dropped after the test."""
     name = f"t_{uuid.uuid4().hex[:16]}"
     url = postgres_server.create_database(name, template=migrated_postgres_template)
+    yield url
+    postgres_server.drop_database(name)
+
+
+PARTITIONS = 4
+"""How many hash partitions the partitioned store of the tests has."""
+
+
+@pytest.fixture(scope="session")
+def partitioned_postgres_template(postgres_server: PostgresServer) -> str:
+    """Like `migrated_postgres_template`, with the large tables partitioned by account
+    (`partitioning.partition`, `PARTITIONS` partitions)."""
+    name = f"template_{uuid.uuid4().hex[:16]}"
+    engine = create_store_engine(postgres_server.create_database(name))
+    try:
+        migrate.upgrade(engine)
+        partitioning.partition(engine, PARTITIONS)
+    finally:
+        engine.dispose()
+    return name
+
+
+@pytest.fixture
+def partitioned_postgres_url(
+    postgres_server: PostgresServer, partitioned_postgres_template: str
+) -> Iterator[str]:
+    """A new database at the newest schema, its message tables partitioned by account,
+    holding no mail. Dropped after the test."""
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    url = postgres_server.create_database(name, template=partitioned_postgres_template)
     yield url
     postgres_server.drop_database(name)
 

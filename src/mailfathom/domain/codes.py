@@ -252,3 +252,6 @@ class StoreCode(enum.IntEnum):
     # `ContentStore = "s3"` is configured and the S3 client is not installed (the `s3`
     # extra: `pip install "mailfathom[s3]"`).
     OBJECT_STORE_CLIENT_NOT_INSTALLED = 21006
+    # Store.Partitions cannot be applied: SQLite, a number out of range, a database
+    # partitioned in another number, or one already holding mail (docs/scaling.md).
+    PARTITIONING_REFUSED = 21007

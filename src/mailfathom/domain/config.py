@@ -125,6 +125,8 @@ class StoreConfig:
     database_password_secret: SecretRef | None = None
     content_store: ContentStoreKind = ContentStoreKind.PACKS
     object_store: ObjectStoreConfig | None = None
+    # PostgreSQL: hash partitions per large table, applied to a new database (0: none).
+    partitions: int = 0
 
     @property
     def content_dir(self) -> Path:

@@ -19,8 +19,17 @@ from mailfathom.domain.config import SecretRef, StoreConfig
 from mailfathom.domain.content_storage import ContentStoreKind, ObjectStoreConfig
 
 _STORE_KEYS = frozenset(
-    {"DataDir", "DatabaseUrl", "DatabasePasswordSecret", "ContentStore", "ObjectStore"}
+    {
+        "DataDir",
+        "DatabaseUrl",
+        "DatabasePasswordSecret",
+        "ContentStore",
+        "ObjectStore",
+        "Partitions",
+    }
 )
+# As partitioning.MAX_PARTITIONS: the domain cannot import the adapter.
+_MAX_PARTITIONS = 1024
 _DATABASE_REFERENCE_HINT = 'give it with DatabasePasswordSecret = { Env = "VARIABLE" } instead'
 _DRIVERLESS_POSTGRES = "postgresql"
 _POSTGRES_SCHEME = "postgresql+psycopg"
@@ -51,6 +60,12 @@ def parse_store(table: Table | None, base_dir: Path, problems: Problems) -> Stor
     ):
         problems.add(table.at("DatabasePasswordSecret"), "applies only to a PostgreSQL DatabaseUrl")
 
+    partitions = table.integer("Partitions") or 0
+    if not 0 <= partitions <= _MAX_PARTITIONS:
+        problems.add(table.at("Partitions"), f"must be an integer from 0 to {_MAX_PARTITIONS}")
+    elif partitions and (url is None or url.startswith(_SQLITE_SCHEME)):
+        problems.add(table.at("Partitions"), "applies only to a PostgreSQL DatabaseUrl")
+
     kind, objects = _content_store(table, base_dir)
     if data_dir is None:
         return None
@@ -60,6 +75,7 @@ def parse_store(table: Table | None, base_dir: Path, problems: Problems) -> Stor
         database_password_secret=secret,
         content_store=kind,
         object_store=objects,
+        partitions=partitions,
     )
 
 

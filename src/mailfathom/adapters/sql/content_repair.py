@@ -6,7 +6,7 @@ import uuid
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.schema import message_bodies, messages
+from mailfathom.adapters.sql.schema import message_bodies, messages, same_message
 from mailfathom.adapters.sql.store_base import SqlTables
 from mailfathom.domain.content_state import ContentState
 
@@ -29,7 +29,7 @@ class SqlContentRepairStore(SqlTables):
         database holds them (messages repaired, or stored by earlier versions)."""
         query = (
             sa.select(messages.c.seq, messages.c.content_key, message_bodies.c.seq.is_(None))
-            .select_from(messages.outerjoin(message_bodies, message_bodies.c.seq == messages.c.seq))
+            .select_from(messages.outerjoin(message_bodies, same_message(message_bodies, messages)))
             .where(
                 messages.c.content_state == ContentState.STORED.value,
                 messages.c.content_key.is_not(None),

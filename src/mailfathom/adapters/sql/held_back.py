@@ -83,14 +83,21 @@ class SqlHeldBackContent(SqlTables):
                     **derived_values(normalized),
                 )
             )
-            for table in (participants, message_identifiers, parts, message_bodies):
-                c.execute(table.delete().where(table.c.seq == seq))
-            c.execute(repair_requests.delete().where(repair_requests.c.seq == seq))
+            for table in (
+                participants,
+                message_identifiers,
+                parts,
+                message_bodies,
+                repair_requests,
+            ):
+                c.execute(
+                    table.delete().where(table.c.account_id == account_id, table.c.seq == seq)
+                )
             children = ChildRows()
             add_child_rows(children, seq, account_id, normalized)
             for table_name, columns, values in children.tables():
                 bulk.insert_rows(c, table_name, columns, values)
-            search_index.replace_document(c, index_document(seq, normalized))
+            search_index.replace_document(c, index_document(account_id, seq, normalized))
             threads.place_new_messages(c, account_id, [seq])
             if verdict is not None or authorship is not None:
                 replace_trust(c, [trust_tuple(seq, verdict, authorship)])

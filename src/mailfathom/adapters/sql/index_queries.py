@@ -14,7 +14,7 @@ from sqlalchemy.dialects.postgresql import TSQUERY
 from sqlalchemy.sql.selectable import NamedFromClause
 
 from mailfathom.adapters.sql.rows import text_value
-from mailfathom.adapters.sql.schema import message_search, messages
+from mailfathom.adapters.sql.schema import message_search, messages, same_message
 
 # Weights of the FTS5 columns (subject, participants, body), as PostgreSQL weighs A, B, C.
 BM25 = "bm25(message_fts, 10.0, 5.0, 1.0)"
@@ -28,7 +28,7 @@ def index_matching(
     if dialect == "postgresql":
         index: sa.TableClause = message_search
         found = sa.exists().where(
-            message_search.c.seq == rows.c.seq,
+            same_message(message_search, rows),
             message_search.c.document.bool_op("@@")(tsquery(words)),
         )
     else:

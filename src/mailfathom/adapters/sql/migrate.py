@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
-NEWEST_REVISION = "0027_console_first_passkey"
+NEWEST_REVISION = "0028_account_scoped_children"
 """The newest migration under `migrations/versions`; a test holds it to Alembic's own head."""
 
 
@@ -39,7 +39,7 @@ SCHEMA_LOCK_KEY = 0x6D61696C66617468
 
 
 @contextmanager
-def _migrating(engine: sa.Engine) -> Iterator[sa.Connection]:
+def migrating(engine: sa.Engine) -> Iterator[sa.Connection]:
     """A transaction that no other process migrating the same database runs beside.
 
     PostgreSQL: a transaction-scoped advisory lock, taken first, held until the commit.
@@ -60,7 +60,7 @@ def upgrade(engine: sa.Engine, revision: str = "head") -> bool:
         return False
     from alembic import command
 
-    with _migrating(engine) as connection:
+    with migrating(engine) as connection:
         before = _recorded_revision(connection)
         command.upgrade(_alembic_config(connection), revision)
         return _recorded_revision(connection) != before
@@ -69,7 +69,7 @@ def upgrade(engine: sa.Engine, revision: str = "head") -> bool:
 def downgrade(engine: sa.Engine, revision: str) -> None:
     from alembic import command
 
-    with _migrating(engine) as connection:
+    with migrating(engine) as connection:
         command.downgrade(_alembic_config(connection), revision)
 
 

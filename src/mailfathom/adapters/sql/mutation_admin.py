@@ -60,7 +60,10 @@ class SqlMutationRecords:
             if revived:
                 # A move shows nothing locally; `show_locally` knows it.
                 show_locally(
-                    c, record.stored_email_id, RequestedMutation(record.kind, record.value)
+                    c,
+                    str(row.account_id),
+                    record.stored_email_id,
+                    RequestedMutation(record.kind, record.value),
                 )
         return record
 

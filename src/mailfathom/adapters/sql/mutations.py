@@ -223,32 +223,36 @@ def record_one(
         "updated_at": now,
     }
     c.execute(mutation_records.insert().values(**values))
-    show_locally(c, target.stored_email_id, mutation)
+    show_locally(c, target.account_id, target.stored_email_id, mutation)
     return record_of(values)
 
 
-def show_locally(c: sa.Connection, stored_email_id: uuid.UUID, mutation: RequestedMutation) -> None:
+def show_locally(
+    c: sa.Connection, account_id: str, stored_email_id: uuid.UUID, mutation: RequestedMutation
+) -> None:
     """The local copy shows the asked value at once; synchronization later reads back what
     the server holds. A message no longer stored has nothing to show, nor has a move: the
     row follows the message only once the server holds it in its new folder."""
     if mutation.kind is MutationKind.MOVE:
         return
     seq = c.execute(
-        sa.select(_M.seq).where(_M.stored_email_id == stored_email_id)
+        sa.select(_M.seq).where(_M.account_id == account_id, _M.stored_email_id == stored_email_id)
     ).scalar_one_or_none()
     if seq is None:
         return
     kind = mutation.kind
+    mine = messages.update().where(_M.account_id == account_id, _M.seq == seq)
+    held_words = (keywords.c.account_id == account_id, keywords.c.seq == seq)
     if kind is MutationKind.SET_SEEN:
-        c.execute(messages.update().where(_M.seq == seq).values(seen=mutation.value == "true"))
+        c.execute(mine.values(seen=mutation.value == "true"))
         return
     if kind is MutationKind.SET_FLAGGED:
-        c.execute(messages.update().where(_M.seq == seq).values(flagged=mutation.value == "true"))
+        c.execute(mine.values(flagged=mutation.value == "true"))
         return
     named = keywords_of(mutation.value)
     held = {
         k: k.casefold()
-        for k in c.execute(sa.select(keywords.c.keyword).where(keywords.c.seq == seq)).scalars()
+        for k in c.execute(sa.select(keywords.c.keyword).where(*held_words)).scalars()
     }
     if kind is MutationKind.REMOVE_KEYWORDS or kind is MutationKind.SET_KEYWORDS:
         drop = [
@@ -257,10 +261,14 @@ def show_locally(c: sa.Connection, stored_email_id: uuid.UUID, mutation: Request
             if (folded in named) == (kind is MutationKind.REMOVE_KEYWORDS)
         ]
         if drop:
-            c.execute(keywords.delete().where(keywords.c.seq == seq, keywords.c.keyword.in_(drop)))
+            c.execute(keywords.delete().where(*held_words, keywords.c.keyword.in_(drop)))
     if kind is MutationKind.ADD_KEYWORDS or kind is MutationKind.SET_KEYWORDS:
         present = set(held.values())
-        added = [{"seq": seq, "keyword": k} for k in sorted(named) if k not in present]
+        added = [
+            {"account_id": account_id, "seq": seq, "keyword": k}
+            for k in sorted(named)
+            if k not in present
+        ]
         if added:
             c.execute(keywords.insert(), added)
 

@@ -50,6 +50,7 @@ def embeddable() -> list[sa.ColumnElement[bool]]:
 def _not_read(generation_id: int) -> sa.ColumnElement[bool]:
     return ~sa.exists().where(
         embedded_messages.c.generation_id == generation_id,
+        embedded_messages.c.account_id == messages.c.account_id,
         embedded_messages.c.seq == messages.c.seq,
     )
 
@@ -119,16 +120,21 @@ class SqlPassageStore(SqlTables):
         recorded meanwhile keeps its row (ON CONFLICT DO NOTHING): only the messages this
         call notes read get vectors."""
         with self.engine.begin() as c:
-            present: set[int] = set()
+            present: dict[int, str] = {}
             for chunk in chunks([seq for seq, _ in embedded]):
                 held = (
-                    sa.select(messages.c.seq)
+                    sa.select(messages.c.seq, messages.c.account_id)
                     .where(messages.c.seq.in_(chunk), _not_read(generation_id))
                     .with_for_update(read=True, key_share=True)
                 )
-                present.update(int(seq) for seq in c.execute(held).scalars())
+                present.update((int(seq), str(account)) for seq, account in c.execute(held))
             marks = [
-                {"generation_id": generation_id, "seq": seq, "passages": len(vectors)}
+                {
+                    "generation_id": generation_id,
+                    "account_id": present[seq],
+                    "seq": seq,
+                    "passages": len(vectors),
+                }
                 for seq, vectors in embedded
                 if seq in present
             ]
@@ -137,12 +143,12 @@ class SqlPassageStore(SqlTables):
                 statement = (
                     self._insert(embedded_messages)
                     .values(marks)
-                    .on_conflict_do_nothing(index_elements=["generation_id", "seq"])
+                    .on_conflict_do_nothing(index_elements=["generation_id", "account_id", "seq"])
                     .returning(embedded_messages.c.seq)
                 )
                 noted = {int(seq) for seq in c.execute(statement).scalars()}
             rows = [
-                (generation_id, seq, position, *encode(vector))
+                (generation_id, present[seq], seq, position, *encode(vector))
                 for seq, vectors in embedded
                 if seq in noted
                 for position, vector in enumerate(vectors)
@@ -150,7 +156,7 @@ class SqlPassageStore(SqlTables):
             bulk.insert_rows(
                 c,
                 "passage_vectors",
-                ("generation_id", "seq", "position", "scale", "vector"),
+                ("generation_id", "account_id", "seq", "position", "scale", "vector"),
                 rows,
             )
             c.execute(

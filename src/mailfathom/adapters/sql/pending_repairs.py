@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.schema import messages, repair_requests, trust_positions
+from mailfathom.adapters.sql.schema import messages, repair_requests, same_message, trust_positions
 
 
 class SqlPendingRepairs:
@@ -19,7 +19,7 @@ class SqlPendingRepairs:
             rows = c.execute(
                 sa.select(messages.c.folder_id, sa.func.count())
                 .select_from(
-                    repair_requests.join(messages, messages.c.seq == repair_requests.c.seq)
+                    repair_requests.join(messages, same_message(repair_requests, messages))
                 )
                 .group_by(messages.c.folder_id)
             ).all()

@@ -25,7 +25,7 @@ from sqlalchemy.sql.selectable import NamedFromClause
 from mailfathom.adapters.sql.engine import SQLITE_FOLD_FUNCTION
 from mailfathom.adapters.sql.index_queries import index_matching, searchable
 from mailfathom.adapters.sql.rows import text_value
-from mailfathom.adapters.sql.schema import keywords, messages, participants
+from mailfathom.adapters.sql.schema import keywords, messages, participants, same_message
 from mailfathom.app.shared.stored_mail import SummaryFilter
 
 # address_key is cut to this length when written (see rows.py), so a lookup is cut alike.
@@ -73,7 +73,7 @@ def _carries_keyword(rows: NamedFromClause, keyword: str) -> sa.ColumnElement[bo
     return (
         sa.exists()
         .where(
-            keywords.c.seq == rows.c.seq,
+            same_message(keywords, rows),
             sa.or_(keywords.c.keyword == keyword, sa.func.lower(keywords.c.keyword) == keyword),
         )
         .correlate_except(keywords)
@@ -109,7 +109,7 @@ def _named_as(rows: NamedFromClause, address: str, per_row: bool) -> sa.ColumnEl
     return (
         sa.exists()
         .where(
-            participants.c.seq == rows.c.seq,
+            same_message(participants, rows),
             participants.c.address_key == address_key(address),
             participants.c.role.in_(_RECIPIENT_ROLES),
         )

@@ -36,7 +36,7 @@ from mailfathom.adapters.sql.index_queries import (
     index_matching,
     tsquery,
 )
-from mailfathom.adapters.sql.schema import message_search, messages
+from mailfathom.adapters.sql.schema import message_search, messages, same_message
 
 # The first window keeps this many matches (at least), and each widening multiplies it by
 # _GROWTH; past _WIDEST the statement over every match is cheaper than another window.
@@ -223,7 +223,7 @@ def postgresql_matches(
     rank: Any = sa.func.ts_rank(message_search.c.document, query, type_=sa.Float).label("rank")
     statement = (
         sa.select(messages.c.seq, rank)
-        .join(message_search, message_search.c.seq == messages.c.seq)
+        .join(message_search, same_message(message_search, messages))
         .where(message_search.c.document.bool_op("@@")(query), *where)
         .order_by(rank.desc(), *_NEWEST)
         .limit(limit)

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.reading_rows import chunks, named_folder
-from mailfathom.adapters.sql.schema import message_bodies, messages
+from mailfathom.adapters.sql.schema import message_bodies, messages, same_message
 from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
 from mailfathom.domain.content_state import ContentState
 from mailfathom.domain.errors import ContentMissingError
@@ -46,7 +46,7 @@ _TEXTS = {
         message_bodies.c.plain_text,
         message_bodies.c.html if with_html else sa.null().label("html"),
     )
-    .select_from(messages.outerjoin(message_bodies, message_bodies.c.seq == messages.c.seq))
+    .select_from(messages.outerjoin(message_bodies, same_message(message_bodies, messages)))
     .where(messages.c.seq.in_(_SEQS))
     for with_html in (False, True)
 }

@@ -145,9 +145,18 @@ def lookup_identifier(identifier: str) -> str:
     return "sha256:" + hashlib.sha256(encoded).hexdigest()
 
 
-PARTICIPANT_COLUMNS = ("seq", "position", "role", "address", "address_key", "display_name")
-IDENTIFIER_COLUMNS = ("seq", "account_id", "identifier")
+PARTICIPANT_COLUMNS = (
+    "account_id",
+    "seq",
+    "position",
+    "role",
+    "address",
+    "address_key",
+    "display_name",
+)
+IDENTIFIER_COLUMNS = ("account_id", "seq", "identifier")
 PART_COLUMNS = (
+    "account_id",
     "seq",
     "position",
     "kind",
@@ -158,8 +167,8 @@ PART_COLUMNS = (
     "part_path",
     "content_id",
 )
-BODY_COLUMNS = ("seq", "plain_text", "html")
-KEYWORD_COLUMNS = ("seq", "keyword")
+BODY_COLUMNS = ("account_id", "seq", "plain_text", "html")
+KEYWORD_COLUMNS = ("account_id", "seq", "keyword")
 
 
 @dataclass(slots=True)
@@ -192,6 +201,7 @@ def add_child_rows(
         identifiers.add(lookup_identifier(n.message_id[:_MAX_ID]))
     rows.participants.extend(
         (
+            account_id,
             seq,
             position,
             p.role.value,
@@ -201,9 +211,10 @@ def add_child_rows(
         )
         for position, p in enumerate(n.participants)
     )
-    rows.identifiers.extend((seq, account_id, i) for i in sorted(identifiers))
+    rows.identifiers.extend((account_id, seq, i) for i in sorted(identifiers))
     rows.parts.extend(
         (
+            account_id,
             seq,
             position,
             p.kind.value,
@@ -219,6 +230,7 @@ def add_child_rows(
     if not n.headers_only and not text_stored:
         rows.bodies.append(
             (
+                account_id,
                 seq,
                 text_value(n.plain_text),
                 text_value(n.html) if n.html is not None else None,
@@ -226,12 +238,14 @@ def add_child_rows(
         )
 
 
-def keyword_tuples(seq: int, flags: RemoteFlags) -> list[tuple[Any, ...]]:
-    return [(seq, k[:255]) for k in sorted(flags.keywords)]
+def keyword_tuples(account_id: str, seq: int, flags: RemoteFlags) -> list[tuple[Any, ...]]:
+    return [(account_id, seq, k[:255]) for k in sorted(flags.keywords)]
 
 
-def keyword_rows(seq: int, flags: RemoteFlags) -> list[dict[str, Any]]:
-    return [{"seq": seq, "keyword": k[:255]} for k in sorted(flags.keywords)]
+def keyword_rows(account_id: str, seq: int, flags: RemoteFlags) -> list[dict[str, Any]]:
+    return [
+        {"account_id": account_id, "seq": seq, "keyword": k[:255]} for k in sorted(flags.keywords)
+    ]
 
 
 def _address_words(address: str) -> str:
@@ -243,7 +257,7 @@ def _address_words(address: str) -> str:
 
 
 def index_document(
-    seq: int, n: NormalizedMessage, stored_text: bytes | None = None
+    account_id: str, seq: int, n: NormalizedMessage, stored_text: bytes | None = None
 ) -> IndexDocument:
     """What the lexical index holds of a message; `stored_text` is its plain body in UTF-8
     when `n` does not carry it (see `PreparedMessage.stored_text`)."""
@@ -251,6 +265,7 @@ def index_document(
         f"{p.display_name or ''} {_address_words(p.address)}".strip() for p in n.participants
     )
     return IndexDocument(
+        account_id=account_id,
         seq=seq,
         subject=text_value((n.subject or "")[:MAX_SUBJECT]),
         participants=text_value(people),

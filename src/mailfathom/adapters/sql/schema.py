@@ -84,6 +84,8 @@ messages = sa.Table(
     sa.UniqueConstraint("folder_id", "uidvalidity", "uid", name="uq_messages_folder_uid"),
 )
 sa.Index("ix_messages_account_received", messages.c.account_id, messages.c.received_at)
+# What the children's foreign keys refer to: a message by its account and `seq` (see 0028).
+sa.Index("uq_messages_account_seq", messages.c.account_id, messages.c.seq, unique=True)
 sa.Index("ix_messages_thread", messages.c.thread_id, messages.c.thread_position)
 sa.Index("ix_messages_content_state", messages.c.content_state)
 sa.Index(
@@ -124,34 +126,61 @@ sa.Index(
     postgresql_where=sa.text("flagged = true"),
 )
 
+
+def _account_column() -> sa.Column[str]:
+    return sa.Column("account_id", sa.String(64), nullable=False)
+
+
+def _of_message(table: str) -> sa.ForeignKeyConstraint:
+    """A child's foreign key to its message: the account and `seq` (see 0028)."""
+    return sa.ForeignKeyConstraint(
+        ["account_id", "seq"],
+        ["messages.account_id", "messages.seq"],
+        ondelete="CASCADE",
+        name=f"fk_{table}_message",
+    )
+
+
+def same_message(child: sa.FromClause, parent: sa.FromClause) -> sa.ColumnElement[bool]:
+    """`child`'s row belongs to `parent`'s message: the account and `seq` both, so a query
+    joining them names the account on each side (see docs/scaling.md)."""
+    return sa.and_(child.c.account_id == parent.c.account_id, child.c.seq == parent.c.seq)
+
+
 message_bodies = sa.Table(
     "message_bodies",
     metadata,
-    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), primary_key=True),
+    _account_column(),
+    sa.Column("seq", BIGINT, nullable=False),
     sa.Column("plain_text", sa.Text, nullable=False),
     sa.Column("html", sa.Text),
+    sa.PrimaryKeyConstraint("account_id", "seq", name="pk_message_bodies"),
+    _of_message("message_bodies"),
 )
 
 participants = sa.Table(
     "participants",
     metadata,
-    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), nullable=False),
+    _account_column(),
+    sa.Column("seq", BIGINT, nullable=False),
     sa.Column("position", sa.Integer, nullable=False),
     sa.Column("role", sa.String(16), nullable=False),
     sa.Column("address", sa.String(998), nullable=False),
     sa.Column("address_key", sa.String(998), nullable=False),
     sa.Column("display_name", sa.Text),
-    sa.PrimaryKeyConstraint("seq", "position", name="pk_participants"),
+    sa.PrimaryKeyConstraint("account_id", "seq", "position", name="pk_participants"),
+    _of_message("participants"),
 )
 sa.Index("ix_participants_address", participants.c.address_key, participants.c.role)
 
 message_identifiers = sa.Table(
     "message_identifiers",
     metadata,
-    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), nullable=False),
-    sa.Column("account_id", sa.String(64), nullable=False),
+    _account_column(),
+    sa.Column("seq", BIGINT, nullable=False),
     sa.Column("identifier", sa.String(998), nullable=False),
-    sa.PrimaryKeyConstraint("seq", "identifier", name="pk_message_identifiers"),
+    sa.PrimaryKeyConstraint("account_id", "seq", "identifier", name="pk_message_identifiers"),
+    _of_message("message_identifiers"),
 )
 sa.Index(
     "ix_message_identifiers_lookup",
@@ -162,7 +191,8 @@ sa.Index(
 parts = sa.Table(
     "parts",
     metadata,
-    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), nullable=False),
+    _account_column(),
+    sa.Column("seq", BIGINT, nullable=False),
     sa.Column("position", sa.Integer, nullable=False),
     sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("file_name", sa.String(200)),
@@ -171,24 +201,30 @@ parts = sa.Table(
     sa.Column("size_octets", sa.BigInteger, nullable=False),
     sa.Column("part_path", sa.String(255), nullable=False),
     sa.Column("content_id", sa.String(998)),
-    sa.PrimaryKeyConstraint("seq", "position", name="pk_parts"),
+    sa.PrimaryKeyConstraint("account_id", "seq", "position", name="pk_parts"),
+    _of_message("parts"),
 )
 
 keywords = sa.Table(
     "keywords",
     metadata,
-    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), nullable=False),
+    _account_column(),
+    sa.Column("seq", BIGINT, nullable=False),
     sa.Column("keyword", sa.String(255), nullable=False),
-    sa.PrimaryKeyConstraint("seq", "keyword", name="pk_keywords"),
+    sa.PrimaryKeyConstraint("account_id", "seq", "keyword", name="pk_keywords"),
+    _of_message("keywords"),
 )
 sa.Index("ix_keywords_keyword", keywords.c.keyword)
 
 repair_requests = sa.Table(
     "repair_requests",
     metadata,
-    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), primary_key=True),
+    _account_column(),
+    sa.Column("seq", BIGINT, nullable=False),
     sa.Column("reason", sa.String(32), nullable=False),
     sa.Column("requested_at", TS, nullable=False),
+    sa.PrimaryKeyConstraint("account_id", "seq", name="pk_repair_requests"),
+    _of_message("repair_requests"),
 )
 
 # PostgreSQL only: the lexical index. SQLite keeps it in the FTS5 table `message_fts`,
@@ -196,8 +232,11 @@ repair_requests = sa.Table(
 message_search = sa.Table(
     "message_search",
     metadata,
-    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), primary_key=True),
+    _account_column(),
+    sa.Column("seq", BIGINT, nullable=False),
     sa.Column("document", TSVECTOR, nullable=False),
+    sa.PrimaryKeyConstraint("account_id", "seq", name="pk_message_search"),
+    _of_message("message_search"),
 )
 sa.Index("ix_message_search_document", message_search.c.document, postgresql_using="gin")
 
@@ -425,7 +464,8 @@ sa.Index("ix_contact_addresses_contact", contact_addresses.c.contact_id)
 message_trust = sa.Table(
     "message_trust",
     metadata,
-    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), primary_key=True),
+    _account_column(),
+    sa.Column("seq", BIGINT, nullable=False),
     sa.Column("author_authentication", sa.String(16)),
     sa.Column("verdict_source", sa.String(24)),
     sa.Column("authenticated_domain", sa.Text),
@@ -437,6 +477,8 @@ message_trust = sa.Table(
     # Signal names, strongest first, joined by commas.
     sa.Column("signals", sa.Text),
     sa.Column("profile_revision", sa.String(64)),
+    sa.PrimaryKeyConstraint("account_id", "seq", name="pk_message_trust"),
+    _of_message("message_trust"),
 )
 
 # How far `mfctl mailbox reverify` has come through an account's messages (by `seq`).
@@ -483,11 +525,13 @@ embedded_messages = sa.Table(
         sa.ForeignKey("embedding_generations.generation_id", ondelete="CASCADE"),
         nullable=False,
     ),
-    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), nullable=False),
+    _account_column(),
+    sa.Column("seq", BIGINT, nullable=False),
     sa.Column("passages", sa.Integer, nullable=False),
-    sa.PrimaryKeyConstraint("generation_id", "seq", name="pk_embedded_messages"),
+    sa.PrimaryKeyConstraint("generation_id", "account_id", "seq", name="pk_embedded_messages"),
+    _of_message("embedded_messages"),
 )
-sa.Index("ix_embedded_messages_seq", embedded_messages.c.seq)
+sa.Index("ix_embedded_messages_message", embedded_messages.c.account_id, embedded_messages.c.seq)
 
 # One row per passage: int8 components and the scale that brings them back to unit length.
 passage_vectors = sa.Table(
@@ -500,15 +544,17 @@ passage_vectors = sa.Table(
         sa.ForeignKey("embedding_generations.generation_id", ondelete="CASCADE"),
         nullable=False,
     ),
-    sa.Column("seq", BIGINT, sa.ForeignKey("messages.seq", ondelete="CASCADE"), nullable=False),
+    _account_column(),
+    sa.Column("seq", BIGINT, nullable=False),
     sa.Column("position", sa.Integer, nullable=False),
     sa.Column("scale", sa.Float, nullable=False),
     sa.Column("vector", sa.LargeBinary, nullable=False),
+    _of_message("passage_vectors"),
 )
 sa.Index(
     "ix_passage_vectors_generation", passage_vectors.c.generation_id, passage_vectors.c.vector_id
 )
-sa.Index("ix_passage_vectors_seq", passage_vectors.c.seq)
+sa.Index("ix_passage_vectors_message", passage_vectors.c.account_id, passage_vectors.c.seq)
 
 # What each caller spent answering questions, per period (see 0022).
 answering_budget = sa.Table(

@@ -19,6 +19,7 @@ INDEXED_BODY_CHARACTERS = 200_000
 
 @dataclass(frozen=True, slots=True)
 class IndexDocument:
+    account_id: str
     seq: int
     subject: str
     participants: str
@@ -27,11 +28,11 @@ class IndexDocument:
 
 
 _PG_INSERT = (
-    "INSERT INTO message_search (seq, document) VALUES (%s, "
+    "INSERT INTO message_search (account_id, seq, document) VALUES (%s, %s, "
     "setweight(to_tsvector('simple', %s), 'A') || "
     "setweight(to_tsvector('simple', %s), 'B') || "
     "setweight(to_tsvector('simple', %s), 'C')) "
-    "ON CONFLICT (seq) DO NOTHING"
+    "ON CONFLICT (account_id, seq) DO NOTHING"
 )
 _SQLITE_INSERT = "INSERT INTO message_fts (rowid, subject, participants, body) VALUES (?, ?, ?, ?)"
 
@@ -40,11 +41,25 @@ def index_documents(connection: sa.Connection, documents: Sequence[IndexDocument
     if not documents:
         return
     postgresql = connection.dialect.name == "postgresql"
+    if postgresql:
+        connection.exec_driver_sql(
+            _PG_INSERT,
+            [
+                (
+                    d.account_id,
+                    d.seq,
+                    d.subject,
+                    d.participants,
+                    _indexed_body(d.body, as_text=True),
+                )
+                for d in documents
+            ],
+        )
+        return
     rows = [
-        (d.seq, d.subject, d.participants, _indexed_body(d.body, as_text=postgresql))
-        for d in documents
+        (d.seq, d.subject, d.participants, _indexed_body(d.body, as_text=False)) for d in documents
     ]
-    connection.exec_driver_sql(_PG_INSERT if postgresql else _SQLITE_INSERT, rows)
+    connection.exec_driver_sql(_SQLITE_INSERT, rows)
 
 
 def _indexed_body(body: str | bytes, *, as_text: bool) -> str | bytes:
@@ -69,7 +84,8 @@ def unindex(connection: sa.Connection, seqs: Sequence[int]) -> None:
 def replace_document(connection: sa.Connection, document: IndexDocument) -> None:
     if connection.dialect.name == "postgresql":
         connection.execute(
-            sa.text("DELETE FROM message_search WHERE seq = :seq"), {"seq": document.seq}
+            sa.text("DELETE FROM message_search WHERE account_id = :account AND seq = :seq"),
+            {"account": document.account_id, "seq": document.seq},
         )
     else:
         unindex(connection, [document.seq])

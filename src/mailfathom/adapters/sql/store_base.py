@@ -8,7 +8,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from mailfathom.adapters.sql.schema import repair_requests
+from mailfathom.adapters.sql.schema import messages, repair_requests
 from mailfathom.app.sync.types import FolderRecord
 from mailfathom.domain.config import FolderMapping
 
@@ -60,6 +60,16 @@ class SqlTables:
     def _record_repair_request(self, seq: int, reason: str) -> None:
         """Record that a row's content must be fetched again; a second request for the same
         row changes nothing."""
-        statement = self._insert(repair_requests).on_conflict_do_nothing(index_elements=["seq"])
+        of_message = sa.select(
+            messages.c.account_id,
+            messages.c.seq,
+            sa.literal(reason, sa.String(32)),
+            sa.literal(now(), repair_requests.c.requested_at.type),
+        ).where(messages.c.seq == seq)
+        statement = (
+            self._insert(repair_requests)
+            .from_select(["account_id", "seq", "reason", "requested_at"], of_message)
+            .on_conflict_do_nothing(index_elements=["account_id", "seq"])
+        )
         with self.engine.begin() as c:
-            c.execute(statement.values(seq=seq, reason=reason, requested_at=now()))
+            c.execute(statement)

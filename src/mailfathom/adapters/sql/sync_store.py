@@ -22,7 +22,13 @@ from mailfathom.adapters.sql.rows import (
     keyword_tuples,
     message_row,
 )
-from mailfathom.adapters.sql.schema import folders, keywords, messages, mutation_records
+from mailfathom.adapters.sql.schema import (
+    folders,
+    keywords,
+    messages,
+    mutation_records,
+    same_message,
+)
 from mailfathom.adapters.sql.store_base import CHUNK
 from mailfathom.adapters.sql.trust_rows import insert_trust, trust_tuple
 from mailfathom.app.sync.types import FlagChange, FolderRecord, NewMessage
@@ -65,7 +71,7 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
             words: dict[int, set[str]] = {}
             for seq, keyword in c.execute(
                 sa.select(keywords.c.seq, keywords.c.keyword)
-                .join(messages, messages.c.seq == keywords.c.seq)
+                .join(messages, same_message(keywords, messages))
                 .where(messages.c.folder_id == folder_id, messages.c.uidvalidity == uidvalidity)
             ):
                 words.setdefault(seq, set()).add(keyword)
@@ -122,11 +128,11 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
                     item.normalized,
                     text_stored=stored is not None,
                 )
-                children.keywords.extend(keyword_tuples(seq, item.flags))
-                documents.append(index_document(seq, item.normalized, stored))
+                children.keywords.extend(keyword_tuples(folder.account_id, seq, item.flags))
+                documents.append(index_document(folder.account_id, seq, item.normalized, stored))
             for table_name, columns, values in children.tables():
                 bulk.insert_rows(c, table_name, columns, values)
-            insert_trust(c, trust)
+            insert_trust(c, folder.account_id, trust)
             search_index.index_documents(c, documents)
             threads.place_new_messages(c, folder.account_id, [seq for seq, _ in inserted])
             c.execute(
@@ -157,7 +163,7 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
             "messages",
             MESSAGE_COLUMNS,
             values,
-            suffix=" ON CONFLICT (folder_id, uidvalidity, uid) DO NOTHING",
+            suffix=" ON CONFLICT DO NOTHING",
         )
         # Identifiers compared as the driver holds them, as they were just written.
         ours = {row[0]: row[4] for row in values}
@@ -185,15 +191,15 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
         with self.engine.begin() as c:
             for chunk_start in range(0, len(changes), CHUNK):
                 chunk = changes[chunk_start : chunk_start + CHUNK]
-                seq_by_uid = dict(
-                    c.execute(
-                        sa.select(messages.c.uid, messages.c.seq).where(
-                            messages.c.folder_id == folder_id,
-                            messages.c.uidvalidity == uidvalidity,
-                            messages.c.uid.in_([ch.uid for ch in chunk]),
-                        )
-                    ).all()
-                )
+                found = c.execute(
+                    sa.select(messages.c.uid, messages.c.seq, messages.c.account_id).where(
+                        messages.c.folder_id == folder_id,
+                        messages.c.uidvalidity == uidvalidity,
+                        messages.c.uid.in_([ch.uid for ch in chunk]),
+                    )
+                ).all()
+                seq_by_uid = {int(r.uid): int(r.seq) for r in found}
+                account_id = str(found[0].account_id) if found else ""
                 present = [ch for ch in chunk if ch.uid in seq_by_uid]
                 if not present:
                     continue
@@ -216,9 +222,15 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
                     ],
                 )
                 seqs = [seq_by_uid[ch.uid] for ch in present]
-                c.execute(keywords.delete().where(keywords.c.seq.in_(seqs)))
+                c.execute(
+                    keywords.delete().where(
+                        keywords.c.account_id == account_id, keywords.c.seq.in_(seqs)
+                    )
+                )
                 words = [
-                    row for ch in present for row in keyword_rows(seq_by_uid[ch.uid], ch.flags)
+                    row
+                    for ch in present
+                    for row in keyword_rows(account_id, seq_by_uid[ch.uid], ch.flags)
                 ]
                 if words:
                     c.execute(keywords.insert(), words)

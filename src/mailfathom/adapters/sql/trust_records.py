@@ -7,7 +7,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.schema import message_trust, messages, trust_positions
+from mailfathom.adapters.sql.schema import message_trust, messages, same_message, trust_positions
 from mailfathom.adapters.sql.trust_rows import replace_trust, trust_tuple
 from mailfathom.app.sync.reverify import StoredForTrust, TrustRecord
 
@@ -72,7 +72,7 @@ class SqlTrustRecords:
             rows = c.execute(
                 sa.select(messages.c.seq, messages.c.content_key)
                 .select_from(
-                    messages.outerjoin(message_trust, message_trust.c.seq == messages.c.seq)
+                    messages.outerjoin(message_trust, same_message(message_trust, messages))
                 )
                 .where(
                     messages.c.account_id == account_id,

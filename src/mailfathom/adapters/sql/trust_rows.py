@@ -82,8 +82,16 @@ def trust_tuple(
     return (seq, *sender, *text)
 
 
-def insert_trust(connection: sa.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
-    bulk.insert_rows(connection, "message_trust", TRUST_COLUMNS, rows)
+def insert_trust(
+    connection: sa.Connection, account_id: str, rows: Sequence[tuple[Any, ...]]
+) -> None:
+    """Rows of `trust_tuple` of the messages of one account."""
+    bulk.insert_rows(
+        connection,
+        "message_trust",
+        ("account_id", *TRUST_COLUMNS),
+        [(account_id, *row) for row in rows],
+    )
 
 
 def replace_trust(connection: sa.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -97,11 +105,14 @@ def replace_trust(connection: sa.Connection, rows: Sequence[tuple[Any, ...]]) ->
         return
     seqs = [row[0] for row in rows]
     # Locked (PostgreSQL) so that a message found here is not removed before its row is in.
-    present = set(
-        connection.execute(
-            sa.select(messages.c.seq).where(messages.c.seq.in_(seqs)).with_for_update()
-        ).scalars()
-    )
+    present: dict[int, str] = {
+        int(seq): account_id
+        for seq, account_id in connection.execute(
+            sa.select(messages.c.seq, messages.c.account_id)
+            .where(messages.c.seq.in_(seqs))
+            .with_for_update()
+        )
+    }
     stored = {
         row[0]: tuple(row)
         for row in connection.execute(
@@ -111,9 +122,12 @@ def replace_trust(connection: sa.Connection, rows: Sequence[tuple[Any, ...]]) ->
         )
     }
     connection.execute(message_trust.delete().where(message_trust.c.seq.in_(seqs)))
-    insert_trust(
-        connection, [_kept_halves(row, stored.get(row[0])) for row in rows if row[0] in present]
-    )
+    kept = [
+        (present[row[0]], *_kept_halves(row, stored.get(row[0])))
+        for row in rows
+        if row[0] in present
+    ]
+    bulk.insert_rows(connection, "message_trust", ("account_id", *TRUST_COLUMNS), kept)
 
 
 def _kept_halves(row: tuple[Any, ...], stored: tuple[Any, ...] | None) -> tuple[Any, ...]:

@@ -174,6 +174,7 @@ def _value(entry: ChangeEntry, d: OutboxWording) -> str:
     if entry.keywords is not None:
         return d.keywords.format(n=entry.keywords)
     if entry.record.kind is MutationKind.MOVE:
-        gone = entry.destination is None
-        return d.move_to.format(folder=d.folder_gone if gone else unseen.marked(entry.destination))
+        destination = entry.destination
+        shown = d.folder_gone if destination is None else unseen.marked(destination)
+        return d.move_to.format(folder=shown)
     return d.on if entry.record.value == "true" else d.off

@@ -1,0 +1,70 @@
+"""Which tables hold one account's rows, and how they spread when one database is not enough.
+
+Every table of `schema.metadata` is in exactly one of the groups below (a test holds them to
+the schema; docs/scaling.md lists them with the reasons):
+
+- `PER_ACCOUNT`: rows that belong to one account and carry its `account_id`, the column a
+  partitioned or distributed layout splits them by;
+- `AWAITING_ACCOUNT_COLUMN`: rows of one account reached only through their parent's key
+  (a draft's or a send's children), to carry `account_id` before their parents can spread;
+- `SHARED`: rows of the deployment as a whole (the console, the contact book, the embedding
+  spaces, what callers spent), never split by account.
+
+`PARTITIONED_TABLES` are the large per-account tables: the messages and everything keyed by a
+message's `seq`, which `partitioning.py` lays out as `PARTITION BY HASH (account_id)`.
+"""
+
+from __future__ import annotations
+
+DISTRIBUTION_COLUMN = "account_id"
+
+PARTITIONED_TABLES = (
+    "messages",
+    "message_bodies",
+    "participants",
+    "message_identifiers",
+    "parts",
+    "keywords",
+    "repair_requests",
+    "message_search",
+    "message_trust",
+    "embedded_messages",
+    "passage_vectors",
+)
+
+PER_ACCOUNT = (
+    "accounts",
+    "folders",
+    *PARTITIONED_TABLES,
+    "outgoing_emails",
+    "drafts",
+    "owner_alerts",
+    "mutation_records",
+    "folder_creations",
+    "trust_positions",
+    "account_health",
+    "sync_failures",
+)
+
+AWAITING_ACCOUNT_COLUMN = (
+    "outgoing_recipients",
+    "draft_recipients",
+    "draft_files",
+    "draft_copies",
+)
+
+SHARED = (
+    "contacts",
+    "contact_addresses",
+    "embedding_generations",
+    "answering_budget",
+    "provider_health",
+    "console_owner",
+    "console_sessions",
+    "console_login_failures",
+    "console_api_keys",
+    "console_tool_calls",
+    "console_passkeys",
+    "console_challenges",
+    "console_first_passkey",
+)

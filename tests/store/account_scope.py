@@ -1,0 +1,215 @@
+"""Every statement the adapters send about a per-account table names the account.
+
+A `before_cursor_execute` listener reads each statement the adapters issue (frames under
+`src/mailfathom`; the tests' own inspection queries and the migrations are not adapters) and
+fails it when it touches a table of `SCOPED_TABLES` without an account predicate:
+
+- an INSERT lists `account_id` among its columns;
+- any other statement compares some `account_id` with a value (`= ?`, `IN (...)`), and
+  names `account_id` of every scoped table (or alias) it reads, so a child joined by `seq`
+  alone, which a partitioned layout could not prune, fails.
+
+What a statement may skip is listed in `CROSS_ACCOUNT_SCANS`, by the function that issues
+it, each with the reason it has to look at every account.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+
+from mailfathom.adapters.sql.distribution import PARTITIONED_TABLES
+
+SCOPED_TABLES = frozenset(PARTITIONED_TABLES)
+
+SOURCE = str(Path(__file__).resolve().parents[2] / "src" / "mailfathom") + "/"
+MIGRATIONS = SOURCE + "adapters/sql/migrations/"
+
+CROSS_ACCOUNT_SCANS: dict[str, str] = {
+    # module:function -> why it looks at every account.
+    "adapters.sql.partitioning:partition": "lays the tables out for every account at once, "
+    "and applies only while no account holds a row",
+}
+
+# Statements not yet scoped, by issuer: what is left of the sweep (docs/scaling.md). Most read
+# by `seq` after an account-scoped page query, or serve a port that passes a `seq` without
+# its account. Remove an entry once its statements name the account; never add one.
+NOT_YET_SCOPED: frozenset[str] = frozenset(
+    {
+        "adapters.sql.reading_search:_occurrences",
+        "adapters.sql.reading_search:all_common",
+        "adapters.sql.reading_search:postgresql_matches",
+        "adapters.sql.contact_withholding:_names",
+        "adapters.sql.contact_withholding:forget_withheld",
+        "adapters.sql.folder_rows:stored_participants",
+        "adapters.sql.held_back:awaiting_headroom",
+        "adapters.sql.held_back:fill_content",
+        "adapters.sql.held_back:holds_back",
+        "adapters.sql.message_copies:one_per_message",
+        "adapters.sql.message_copies:other_folders",
+        "adapters.sql.mutations:show_locally",
+        "adapters.sql.mutations:target",
+        "adapters.sql.organizing:targets",
+        "adapters.sql.passage_store:_behind",
+        "adapters.sql.passage_store:fill_state",
+        "adapters.sql.passage_store:finish",
+        "adapters.sql.passage_store:is_filled",
+        "adapters.sql.passage_store:record",
+        "adapters.sql.passage_store:unembedded",
+        "adapters.sql.pending_repairs:repairs_by_folder",
+        "adapters.sql.reading:<listcomp>",
+        "adapters.sql.reading:_timeline",
+        "adapters.sql.reading_filters:_common_recipient",
+        "adapters.sql.reading_filters:_wide_sent_range",
+        "adapters.sql.reading_rows:_by_seq",
+        "adapters.sql.reading_rows:load_identified",
+        "adapters.sql.reading_search:sqlite_matches",
+        "adapters.sql.reading_texts:indexed_texts_in",
+        "adapters.sql.reading_texts:load_texts",
+        "adapters.sql.reading_threads:conversation_members",
+        "adapters.sql.store_base:_record_repair_request",
+        "adapters.sql.sync_store:_delete_rows",
+        "adapters.sql.sync_store:_insert_messages",
+        "adapters.sql.sync_store:apply_flag_changes",
+        "adapters.sql.sync_store:drop_stale",
+        "adapters.sql.sync_store:rekey",
+        "adapters.sql.sync_store:remove_uids",
+        "adapters.sql.sync_store:stale_identities",
+        "adapters.sql.sync_store:stored_flags",
+        "adapters.sql.sync_store:stored_uids",
+        "adapters.sql.threads:_column_values",
+        "adapters.sql.threads:rethread",
+        "adapters.sql.trust_rows:load_trust",
+        "adapters.sql.vector_reading:_extend",
+        "adapters.sql.vector_reading:_newer",
+        "adapters.sql.vector_reading:_passing",
+        "adapters.sql.vector_reading:matrix",
+        "adapters.sql.vector_reading:start_nearest",
+    }
+)
+
+_TABLE = re.compile(
+    r"\b(?:FROM|JOIN|INTO|UPDATE)\s+(?P<table>\w+)(?:\s+(?:AS\s+)?(?P<alias>\w+))?",
+    re.IGNORECASE,
+)
+_NOT_ALIAS = frozenset(
+    {
+        "where",
+        "on",
+        "join",
+        "left",
+        "right",
+        "inner",
+        "outer",
+        "full",
+        "cross",
+        "group",
+        "order",
+        "limit",
+        "set",
+        "values",
+        "returning",
+        "union",
+        "using",
+        "natural",
+        "select",
+        "default",
+        "offset",
+        "for",
+        "having",
+        "window",
+        "except",
+        "intersect",
+    }
+)
+_BOUND = re.compile(
+    r"\baccount_id\s*(?:=\s*(?:\?|%s|%\(\w+\)s|:\w+|'[^']*')|IN\s*\()",
+    re.IGNORECASE,
+)
+_INSERT = re.compile(r"^\s*INSERT\s+INTO\s+(\w+)\s*\(([^)]*)\)", re.IGNORECASE)
+
+
+def unscoped(statement: str) -> str | None:
+    """Why `statement` is not scoped to one account, or None when it is."""
+    named = [
+        (m["table"], (m["alias"] or m["table"]))
+        for m in _TABLE.finditer(statement)
+        if m["table"] in SCOPED_TABLES
+    ]
+    if not named:
+        return None
+    insert = _INSERT.match(statement)
+    if insert and insert[1] in SCOPED_TABLES:
+        columns = {c.strip().strip('"') for c in insert[2].split(",")}
+        if "account_id" not in columns:
+            return f"INSERT INTO {insert[1]} without account_id"
+        named = [n for n in named if n[0] != insert[1]]
+        if not named:
+            return None
+    if not _BOUND.search(statement):
+        return "no account_id compared with a value"
+    for table, alias in named:
+        if alias.lower() in _NOT_ALIAS:
+            alias = table
+        qualified = re.search(rf"\b{re.escape(alias)}\.account_id\b", statement)
+        if not qualified and len({t for t, _ in named}) > 1:
+            return f"{table} read without its account_id"
+        if not qualified and not re.search(r"\baccount_id\b", statement):
+            return f"{table} read without its account_id"
+    return None
+
+
+def _issuer(frame: FrameType | None) -> tuple[str, str] | None:
+    """(module path, function) of the innermost frame under src/mailfathom, or None when a
+    test or a migration issued the statement."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename.startswith(SOURCE):
+            if filename.startswith(MIGRATIONS):
+                return None
+            module = filename[len(SOURCE) :].removesuffix(".py").replace("/", ".")
+            return module, frame.f_code.co_name
+        if "/tests/" in filename and "/site-packages/" not in filename:
+            return None
+        frame = frame.f_back
+    return None
+
+
+@dataclass
+class ScopeWatch:
+    """The statements seen that were not scoped, by their issuer."""
+
+    found: list[str] = field(default_factory=list)
+
+    def listen(self, _conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        issuer = _issuer(sys._getframe(1))
+        if issuer is None:
+            return
+        name = f"{issuer[0]}:{issuer[1]}"
+        if name in CROSS_ACCOUNT_SCANS:
+            return
+        if name in NOT_YET_SCOPED:
+            return
+        reason = unscoped(statement)
+        if reason is not None:
+            self.found.append(f"{name}: {reason}: {' '.join(statement.split())[:300]}")
+
+
+@contextmanager
+def account_scope_checked() -> Iterator[ScopeWatch]:
+    """Watches every engine's statements while the block runs."""
+    watch = ScopeWatch()
+    event.listen(sa.Engine, "before_cursor_execute", watch.listen)
+    try:
+        yield watch
+    finally:
+        event.remove(sa.Engine, "before_cursor_execute", watch.listen)
