@@ -56,7 +56,8 @@ def test_a_claim_takes_free_leases_up_to_the_limit_each_under_a_new_fence(
     leases: SqlWorkLeases,
 ) -> None:
     first = leases.claim("w1", ACCOUNT, SUBJECTS, T0, T0 + LEASE, limit=2)
-    assert len(first) == 2 and all(lease.fence == 1 for lease in first)
+    assert len(first) == 2
+    assert all(lease.fence == 1 for lease in first)
     rest = leases.claim("w2", ACCOUNT, SUBJECTS, T0, T0 + LEASE, limit=5)
     assert [lease.subject for lease in rest] == sorted(set(SUBJECTS) - {x.subject for x in first})
     assert leases.claim("w3", ACCOUNT, SUBJECTS, T0, T0 + LEASE, limit=5) == []
