@@ -50,6 +50,7 @@ from mailfathom.entrypoints.cli.terminal import (
     status,
     status_err,
 )
+from mailfathom.entrypoints.cli.worker_command import worker as worker_command
 from mailfathom.entrypoints.workers.delivery import run_delivery
 from mailfathom.entrypoints.workers.synchronization import start_sync_threads
 
@@ -69,6 +70,7 @@ app.add_typer(account_app, name="account")
 app.add_typer(console_app, name="console")
 app.command("init")(init_command)
 app.command("answering")(answering_command)
+app.command("worker")(worker_command)
 
 
 def _show_version(asked: bool) -> None:
