@@ -7,6 +7,7 @@ leases expire, and every message is stored once, none lost."""
 from __future__ import annotations
 
 import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -106,3 +107,32 @@ def test_three_workers_over_nine_accounts_hold_three_each(
         "three accounts each",
         timeout=60,
     )
+
+
+def test_a_continuous_sync_on_postgresql_shares_the_accounts_with_a_worker(
+    tmp_path: Path,
+    dovecot: DovecotServer,
+    engine: sa.Engine,
+    migrated_postgres_url: str,
+    processes: list[subprocess.Popen[bytes]],
+) -> None:
+    accounts = _accounts(dovecot, 2, "beside")
+    _fill(dovecot, accounts, 2, "beside")
+    config = write_config(tmp_path, migrated_postgres_url, accounts)
+    processes.append(
+        subprocess.Popen(
+            [sys.executable, "-m", "mailfathom", "sync", "--config", str(config), "--continuous"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    )
+    processes.append(start_worker(config, "w1"))
+    wait_for(
+        lambda: sorted(shares(engine).values()) == [1, 1] and None not in shares(engine),
+        "one account each",
+    )
+    assert shares(engine)["w1"] == 1
+    wait_for(lambda: sum(_stored(engine).values()) >= 4, "every message stored")
+    assert set(_stored(engine).values()) == {1}

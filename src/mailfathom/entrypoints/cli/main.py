@@ -221,7 +221,7 @@ def sync(
             for signum in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(signum, lambda *_: stop.set())
             workers = start_sync_threads(services, accounts, stop)
-            status.print(f"Synchronizing {len(workers)} account(s); stop with Ctrl-C.")
+            status.print(f"Synchronizing {len(accounts)} account(s); stop with Ctrl-C.")
             while any(w.is_alive() for w in workers) and not stop.is_set():
                 stop.wait(1.0)
             stop.set()
