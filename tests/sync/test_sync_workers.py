@@ -10,13 +10,14 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.engine import create_store_engine
-from mailfathom.adapters.sql.schema import messages
+from mailfathom.adapters.sql.schema import messages, work_leases
 from servers.dovecot import DovecotServer, ImapAccount
 from sync.helpers import sample
 from sync.workers import holders, kill, shares, start_worker, stop, write_config
@@ -136,3 +137,34 @@ def test_a_continuous_sync_on_postgresql_shares_the_accounts_with_a_worker(
     assert shares(engine)["w1"] == 1
     wait_for(lambda: sum(_stored(engine).values()) >= 4, "every message stored")
     assert set(_stored(engine).values()) == {1}
+
+
+def test_a_worker_whose_lease_was_taken_over_ends_its_idle_sessions(
+    tmp_path: Path,
+    dovecot: DovecotServer,
+    engine: sa.Engine,
+    migrated_postgres_url: str,
+    processes: list[subprocess.Popen[bytes]],
+) -> None:
+    (account,) = _accounts(dovecot, 1, "idle")
+    config = write_config(tmp_path, migrated_postgres_url, [account])
+    processes.append(start_worker(config, "w1"))
+    wait_for(lambda: holders(engine) == {"a0": "w1"}, "the worker holds the account")
+    wait_for(lambda: dovecot._session_pids(account.username), "the worker waits in IDLE")
+    with engine.begin() as c:
+        c.execute(
+            sa.update(work_leases)
+            .where(work_leases.c.subject == "a0")
+            .values(
+                holder="elsewhere",
+                fence=work_leases.c.fence + 1,
+                expires_at=datetime.now(UTC) + timedelta(hours=1),
+            )
+        )
+    wait_for(
+        lambda: not dovecot._session_pids(account.username),
+        "the worker ended its sessions of the account",
+        timeout=30,
+    )
+    assert processes[0].poll() is None, "the worker itself runs on"
+    assert holders(engine) == {"a0": "elsewhere"}
