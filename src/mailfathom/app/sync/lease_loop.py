@@ -119,10 +119,10 @@ class LeaseLoop:
                     if time.monotonic() - last_round >= self._lease.total_seconds():
                         # Nothing was renewed for a lease period: another worker may hold
                         # these now, so their work stops (its writes would be refused).
-                        self._drop(list(self._held), release=False)
+                        self._drop(list(self._held), release=False, patience=self._every)
                 stop.wait(self._every)
         finally:
-            self._drop(list(self._held), release=True)
+            self._drop(list(self._held), release=True, patience=self._lease.total_seconds())
             if self._work.fair:
                 try:
                     self._leases.depart(self.worker)
@@ -145,7 +145,9 @@ class LeaseLoop:
         total = len(self._work.subjects)
         share = -(-total // max(live, 1)) if self._work.fair else total
         if len(self._held) > share:
-            self._drop(sorted(self._held)[share:], release=True)
+            # Waiting is bounded by a round, so the leases kept are renewed in time; a run
+            # still ending after that can no longer write once its lease is given up.
+            self._drop(sorted(self._held)[share:], release=True, patience=self._every)
         elif len(self._held) < share:
             free = [s for s in self._work.subjects if s not in self._held]
             claimed = self._leases.claim(
@@ -175,16 +177,16 @@ class LeaseLoop:
             except Exception as error:
                 log.error("leases.work_failed", subject=lease.subject, error=type(error).__name__)
 
-    def _drop(self, subjects: list[str], *, release: bool) -> None:
-        """Stop the work of `subjects` (waiting up to one lease period in all), then give
-        the leases up when `release`."""
+    def _drop(self, subjects: list[str], *, release: bool, patience: float) -> None:
+        """Stop the work of `subjects` (waiting up to `patience` seconds in all for it to
+        end), then give the leases up when `release`."""
         with self._lock:
             dropped = [self._held.pop(s) for s in subjects if s in self._held]
         if not dropped:
             return
         for held in dropped:
             held.stop.set()
-        deadline = time.monotonic() + self._lease.total_seconds()
+        deadline = time.monotonic() + patience
         for held in dropped:
             held.thread.join(max(0.0, deadline - time.monotonic()))
         if release:
