@@ -140,9 +140,9 @@ def _start_loops(
             lease_seconds=services.config.sync.lease_seconds,
             clock=services.clock,
         )
-        thread = threading.Thread(
-            target=loop.run, args=(stop,), daemon=True, name=f"leases-{work.kind.value}"
-        )
+        # The embedding loop keeps the name the unleased embedding thread has.
+        name = EMBEDDING_LEASE if work.kind is LeaseKind.DEPLOYMENT else "account-leases"
+        thread = threading.Thread(target=loop.run, args=(stop,), daemon=True, name=name)
         thread.start()
         threads.append(thread)
     return threads
