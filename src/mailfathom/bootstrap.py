@@ -91,6 +91,7 @@ from mailfathom.adapters.sql.content_repair import SqlContentRepairStore
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
+from mailfathom.adapters.sql.fencing import StoreFencing
 from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
 from mailfathom.adapters.sql.moves import SqlMoveLedger
 from mailfathom.adapters.sql.mutation_admin import SqlMutationRecords
@@ -107,6 +108,7 @@ from mailfathom.adapters.sql.sync_failures import SqlSyncFailures
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.sql.trust_records import SqlTrustRecords
 from mailfathom.adapters.sql.vector_reading import VectorCache
+from mailfathom.adapters.sql.work_leases import SqlWorkLeases
 from mailfathom.adapters.vcard import VCardFormat
 from mailfathom.app.answering.administer_answering import AnsweringAdministration
 from mailfathom.app.answering.ask_mail import AnsweringPorts, MailboxQuestionReader
@@ -184,7 +186,7 @@ from mailfathom.app.sync.folder_visibility import settle_folders
 from mailfathom.app.sync.pass_activity import PassActivity
 from mailfathom.app.sync.ports import ChangeWatch, MailboxSession
 from mailfathom.app.sync.reverify import StoredMailReverification
-from mailfathom.app.sync.synchronize_account import AccountSynchronizer
+from mailfathom.app.sync.synchronize_account import IDLE_SLICE, AccountSynchronizer
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimits
 from mailfathom.app.sync.trust_backfill import TrustBackfill
 from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
@@ -925,9 +927,18 @@ class Services:
             draft_copies=self.draft_copies(),
         )
 
-    def account_synchronizer(self) -> AccountSynchronizer:
+    def work_leases(self) -> SqlWorkLeases:
+        """Leases on accounts and on the deployment's single workers (`lease_loop`)."""
+        return SqlWorkLeases(self.engine)
+
+    def fencing(self) -> StoreFencing:
+        """Fencing of the writes made under a lease, on this process's store engine."""
+        return StoreFencing(self.engine)
+
+    def account_synchronizer(self, idle_slice: float = IDLE_SLICE) -> AccountSynchronizer:
         """Synchronizes accounts; the process that asks for one synchronizes mail, so its
-        collector is settled for that here."""
+        collector is settled for that here. `idle_slice`: how soon a push run sees that it
+        is to stop."""
         _settle_collector()
         return AccountSynchronizer(
             self.store,
@@ -947,6 +958,7 @@ class Services:
             login_secrets=LoginSecretsOfAccounts(),
             activity=self.pass_activity,
             failures=FailureRecord(SqlSyncFailures(self.engine), self.clock),
+            idle_slice=idle_slice,
         )
 
     def sync_failures(self) -> SqlSyncFailures:

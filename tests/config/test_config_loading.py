@@ -902,6 +902,14 @@ def test_sync_settings_are_read() -> None:
     assert (sync.enabled, sync.batch_messages, sync.batch_octets) == (False, 50, 2 * 1024**2)
 
 
+def test_sync_lease_seconds_is_read_and_bounded() -> None:
+    assert parse({}).sync.lease_seconds == 30.0
+    assert parse({"Sync": {"LeaseSeconds": 1.5}}).sync.lease_seconds == 1.5
+    for wrong in (0.5, 3601):
+        problem = single_problem({"Sync": {"LeaseSeconds": wrong}})
+        assert problem == "Sync.LeaseSeconds: must be from 1 to 3600"
+
+
 def test_sync_batch_messages_must_be_positive() -> None:
     problem = single_problem({"Sync": {"BatchMessages": 0}})
     assert problem == "Sync.BatchMessages: must be greater than zero"

@@ -142,6 +142,9 @@ class SyncConfig:
     enabled: bool = True
     batch_messages: int = 500
     batch_octets: int = 4 * 1024 * 1024
+    # How long a worker's claim on an account lasts without renewal (renewed every third of
+    # it): a worker killed without giving its accounts up leaves them to others after this.
+    lease_seconds: float = 30.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,6 +119,14 @@ class ConsentRequired(MailServerAuthError):
     code = 31003
 
 
+class LeaseLost(MailFathomError):
+    """This worker no longer holds the lease of the work it was doing (another worker claimed
+    it after it expired, or it was given up): the write that found out was not made, and the
+    work stops. Not a failure of the account: nothing is recorded against it."""
+
+    code = 31007
+
+
 class TokenEndpointUnreachable(SyncError):
     """An OAuth token endpoint could not be reached, or answered with something that is not a
     token response (a server error, a page, a body too large): asking again later may work."""

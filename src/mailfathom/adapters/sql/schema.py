@@ -672,3 +672,24 @@ console_first_passkey = sa.Table(
     sa.Column("code_sha256", sa.String(64), primary_key=True),
     sa.Column("expires_at", TS, nullable=False),
 )
+
+# Who does a piece of background work: an account's synchronization ("account", its id) or
+# work of the whole deployment ("deployment", e.g. "embedding"). Every claim adds one to
+# `fence`; a write of the work checks `holder` and `fence` (see adapters/sql/fencing.py).
+work_leases = sa.Table(
+    "work_leases",
+    metadata,
+    sa.Column("kind", sa.String(16), primary_key=True),
+    sa.Column("subject", sa.String(64), primary_key=True),
+    sa.Column("holder", sa.String(128)),
+    sa.Column("fence", sa.BigInteger, nullable=False),
+    sa.Column("expires_at", TS),
+)
+
+# The workers alive, each until its last heartbeat's `seen_until`: how many share the accounts.
+lease_workers = sa.Table(
+    "lease_workers",
+    metadata,
+    sa.Column("worker_id", sa.String(128), primary_key=True),
+    sa.Column("seen_until", TS, nullable=False),
+)

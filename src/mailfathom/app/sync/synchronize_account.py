@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from mailfathom.app.shared.context_threads import context_thread
 from mailfathom.app.sync.change_waits import recorded_since, wait_for_changes
 from mailfathom.app.sync.failure_record import FailureRecord
 from mailfathom.app.sync.folder_visibility import mapped_folders
@@ -28,6 +29,7 @@ from mailfathom.app.sync.types import FolderRecord, SyncReport
 from mailfathom.domain.config import AccountConfig, FolderMapping, SyncMode
 from mailfathom.domain.errors import (
     ConsentRequired,
+    LeaseLost,
     MailServerAuthError,
     SecretUnavailable,
     SyncError,
@@ -63,8 +65,12 @@ class AccountSynchronizer:
         login_secrets: LoginSecrets | None = None,
         activity: PassActivity | None = None,
         failures: FailureRecord | None = None,
+        idle_slice: float = IDLE_SLICE,
     ) -> None:
         self._store = store
+        # How long one IDLE waits before looking whether the run is to stop (a run whose
+        # lease is lost stops within one slice).
+        self._idle_slice = idle_slice
         # Where the code a pass stopped on is written down, and cleared by one that succeeds.
         self._failures = failures
         # Held while a pass runs, so that the embedding worker yields to it.
@@ -163,7 +169,7 @@ class AccountSynchronizer:
             finally:
                 session.close()
         except Exception as error:
-            if self._failures is not None and error not in blamed:
+            if self._failures is not None and error not in blamed and _recordable(error):
                 self._failures.account_failed(account.account_id, error)
             raise
 
@@ -194,7 +200,7 @@ class AccountSynchronizer:
             try:
                 report = synchronizer.run(session, record, progress, earlier_new=new_so_far)
             except Exception as error:
-                if failures is not None and blamed is not None:
+                if failures is not None and blamed is not None and _recordable(error):
                     blamed.append(error)
                     failures.folder_failed(
                         account.account_id, record.folder_id, failure_code(error)
@@ -234,38 +240,47 @@ class AccountSynchronizer:
                     watched.add(record.folder_id)
                     self._watcher(account, record, stop).start()
 
+        carrier: threading.Thread | None = None
         if self._owner_changes is not None and records:
-            threading.Thread(
-                target=self._carry_changes,
-                args=(account, self._owner_changes, stop, watch_new_folders if push else None),
-                daemon=True,
+            carrier = context_thread(
+                self._carry_changes,
+                account,
+                self._owner_changes,
+                stop,
+                watch_new_folders if push else None,
                 name=f"changes-{account.account_id}",
-            ).start()
+            )
+            carrier.start()
         if push:
             workers = [self._watcher(account, r, stop) for r in records]
             for worker in workers:
                 worker.start()
             for worker in workers:
                 worker.join()
-            return
-        self._poll(account, stop)
+        else:
+            self._poll(account, stop)
+        # The run ends once nothing of it still writes (a worker giving up the account's
+        # lease waits for this before another may claim it).
+        if carrier is not None:
+            carrier.join()
 
     def _opened(self, account: AccountConfig) -> MailboxSession:
         """A session of the account; a failure to open one is the account's, kept as such."""
         try:
             return self._connector.open(account)
         except Exception as error:
-            if self._failures is not None:
+            if self._failures is not None and _recordable(error):
                 self._failures.account_failed(account.account_id, error)
             raise
 
     def _watcher(
         self, account: AccountConfig, record: FolderRecord, stop: threading.Event
     ) -> threading.Thread:
-        return threading.Thread(
-            target=self._watch_folder,
-            args=(account, record, stop),
-            daemon=True,
+        return context_thread(
+            self._watch_folder,
+            account,
+            record,
+            stop,
             name=f"sync-{account.account_id}-{record.folder_id}",
         )
 
@@ -278,6 +293,8 @@ class AccountSynchronizer:
                 self.run_once(account)
                 backoff = 5.0
                 self._wait_for_next_poll(account, stop, watch, mark)
+            except LeaseLost:
+                return
             except ConsentRequired:
                 if not self._await_consent(account, stop):
                     return
@@ -324,6 +341,8 @@ class AccountSynchronizer:
                 if not self._await_new_secret(account, stop):
                     return
                 continue
+            except LeaseLost:
+                return
             except Exception as error:  # the folder is watched again after the back-off
                 if not isinstance(error, SyncError):
                     log_unexpected(error, account.account_id, backoff)
@@ -349,9 +368,11 @@ class AccountSynchronizer:
                     # Short IDLE slices keep `stop` responsive; a change ends the slice early.
                     waited = 0.0
                     while not stop.is_set() and waited < IDLE_SECONDS:
-                        if session.wait_for_change(min(IDLE_SLICE, IDLE_SECONDS - waited)):
+                        if session.wait_for_change(min(self._idle_slice, IDLE_SECONDS - waited)):
                             break
-                        waited += IDLE_SLICE
+                        waited += self._idle_slice
+            except LeaseLost:
+                return
             except Exception as error:  # a continuous run must outlive one bad pass
                 if self._failures is not None:
                     code = failure_code(error)
@@ -399,6 +420,8 @@ class AccountSynchronizer:
                         after_carry()
                 backoff = 5.0
                 watch = recorded_since(changes, account.account_id)
+            except LeaseLost:
+                return
             except ConsentRequired:
                 if not self._await_consent(account, stop):
                     return
@@ -413,3 +436,9 @@ class AccountSynchronizer:
                 wait = backoff
                 backoff = min(backoff * 2, 600.0)
             wait_for_changes(wake, stop, wait, watch)
+
+
+def _recordable(error: BaseException) -> bool:
+    """Whether a failure is the account's to keep: a lost lease is the worker's, and the
+    write that would record it is refused too."""
+    return not isinstance(error, LeaseLost)

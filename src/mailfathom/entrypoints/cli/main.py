@@ -51,6 +51,7 @@ from mailfathom.entrypoints.cli.terminal import (
     status,
     status_err,
 )
+from mailfathom.entrypoints.cli.worker_command import worker as worker_command
 from mailfathom.entrypoints.workers.delivery import run_delivery
 from mailfathom.entrypoints.workers.synchronization import start_sync_threads
 
@@ -70,6 +71,7 @@ app.add_typer(account_app, name="account")
 app.add_typer(console_app, name="console")
 app.command("init")(init_command)
 app.command("answering")(answering_command)
+app.command("worker")(worker_command)
 
 
 def _show_version(asked: bool) -> None:
@@ -220,7 +222,7 @@ def sync(
             for signum in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(signum, lambda *_: stop.set())
             workers = start_sync_threads(services, accounts, stop)
-            status.print(f"Synchronizing {len(workers)} account(s); stop with Ctrl-C.")
+            status.print(f"Synchronizing {len(accounts)} account(s); stop with Ctrl-C.")
             while any(w.is_alive() for w in workers) and not stop.is_set():
                 stop.wait(1.0)
             stop.set()

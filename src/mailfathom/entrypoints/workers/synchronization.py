@@ -1,19 +1,53 @@
 """Synchronization workers: one thread per account, push or polling as configured, one per
 account reading what its passes stored without sender verdicts or authorship readings, and,
-while an embedding profile is active, one for the deployment embedding what they stored."""
+while an embedding profile is active, one for the deployment embedding what they stored.
+
+On PostgreSQL, where several processes may share the store, the accounts are not all taken:
+a lease loop claims this process's share of them and runs the same work for each account it
+holds, under the lease's fence (`start_leased_sync`); the embedding worker runs only while
+this process holds the deployment's embedding lease. On SQLite one process does it all.
+"""
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
+import uuid
 from collections.abc import Sequence
 
+from mailfathom.app.shared.context_threads import context_thread
+from mailfathom.app.sync.lease_loop import ROUNDS_PER_LEASE, LeaseLoop, LeaseWork
+from mailfathom.app.sync.lease_ports import LeaseKind
+from mailfathom.app.sync.synchronize_account import IDLE_SLICE
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import AccountConfig
 
+EMBEDDING_LEASE = "embedding"
+
+
+def shares_store(services: Services) -> bool:
+    """Whether other processes may work on this store (PostgreSQL): work is then leased."""
+    return services.engine.dialect.name == "postgresql"
+
+
+def worker_id(given: str | None = None) -> str:
+    """This process's name in the lease rows: `given`, or the host, process id and a few
+    random characters (a restarted process is a new worker)."""
+    if given:
+        return given
+    return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+
 
 def start_sync_threads(
-    services: Services, accounts: Sequence[AccountConfig], stop: threading.Event
+    services: Services,
+    accounts: Sequence[AccountConfig],
+    stop: threading.Event,
+    *,
+    worker: str | None = None,
 ) -> list[threading.Thread]:
+    if shares_store(services):
+        return start_leased_sync(services, accounts, stop, worker_id(worker))
     synchronizer = services.account_synchronizer()
     workers = [
         threading.Thread(
@@ -41,6 +75,81 @@ def start_sync_threads(
                 target=embedding.run_forever, args=(stop,), daemon=True, name="embedding"
             )
         )
-    for worker in workers:
-        worker.start()
+    for worker_thread in workers:
+        worker_thread.start()
     return workers
+
+
+def start_leased_sync(
+    services: Services,
+    accounts: Sequence[AccountConfig],
+    stop: threading.Event,
+    worker: str,
+    *,
+    embedding: bool = True,
+) -> list[threading.Thread]:
+    """Claim this worker's share of `accounts` and synchronize those (and, when `embedding`
+    and a profile is active, embed while holding the deployment's embedding lease)."""
+    lease_seconds = services.config.sync.lease_seconds
+    synchronizer = services.account_synchronizer(
+        idle_slice=min(IDLE_SLICE, lease_seconds / ROUNDS_PER_LEASE)
+    )
+    backfill = services.trust_backfill()
+    by_id = {a.account_id: a for a in accounts}
+
+    def run_account(subject: str, held: threading.Event) -> None:
+        account = by_id[subject]
+        parts = [
+            context_thread(synchronizer.run_forever, account, held, name=f"account-{subject}"),
+            context_thread(backfill.run_forever, account, held, name=f"trust-{subject}"),
+        ]
+        for part in parts:
+            part.start()
+        for part in parts:
+            part.join()
+
+    loops = [LeaseWork(LeaseKind.ACCOUNT, list(by_id), run_account, fair=True)] if by_id else []
+    if embedding:
+        loops += embedding_lease_work(services)
+    return _start_loops(services, loops, stop, worker)
+
+
+def embedding_lease_work(services: Services) -> list[LeaseWork]:
+    """The deployment's embedding worker as leased work (none without an active profile):
+    one process at a time embeds, so no passage is embedded twice."""
+    backfill = services.embedding_backfill()
+    if backfill is None:
+        return []
+
+    def run_embedding(_subject: str, held: threading.Event) -> None:
+        backfill.run_forever(held)
+
+    return [LeaseWork(LeaseKind.DEPLOYMENT, [EMBEDDING_LEASE], run_embedding, fair=False)]
+
+
+def _start_loops(
+    services: Services, works: Sequence[LeaseWork], stop: threading.Event, worker: str
+) -> list[threading.Thread]:
+    threads = []
+    for work in works:
+        loop = LeaseLoop(
+            services.work_leases(),
+            services.fencing(),
+            work,
+            worker=worker,
+            lease_seconds=services.config.sync.lease_seconds,
+            clock=services.clock,
+        )
+        # The embedding loop keeps the name the unleased embedding thread has.
+        name = EMBEDDING_LEASE if work.kind is LeaseKind.DEPLOYMENT else "account-leases"
+        thread = threading.Thread(target=loop.run, args=(stop,), daemon=True, name=name)
+        thread.start()
+        threads.append(thread)
+    return threads
+
+
+def start_leased_embedding(
+    services: Services, stop: threading.Event, worker: str
+) -> list[threading.Thread]:
+    """The embedding role alone: embed while holding the deployment's embedding lease."""
+    return _start_loops(services, embedding_lease_work(services), stop, worker)

@@ -1,0 +1,204 @@
+"""Holding leases on background work and running the work of each lease held.
+
+`LeaseLoop` is one worker's side of the sharing: every `lease_seconds / 3` it says it is alive,
+renews what it holds, stops the work of a lease found taken over, and evens out its share. For
+accounts (`fair`), a worker's share is M/N rounded up, where M is the number of accounts and N
+the number of workers alive by their heartbeats: a worker above it gives accounts up (their
+work stopped first), one below claims free or expired ones. A deployment's single worker (the
+embedding worker) is one subject that whichever worker claims first holds.
+
+The work of each lease runs in a thread under the lease's fence (`Fencing.fenced`), so a write
+it makes after losing the lease is refused; losing the lease (a renewal refused, or a write
+refused) sets the work's own stop event, which every loop of the work watches. A worker
+killed without giving up its leases leaves them to expire: another worker claims them at its
+next round after that, so a takeover follows within about one lease period and a third.
+
+What a mail server is told cannot be fenced: a holder may issue a command and die before it
+records the outcome, and the next holder carries the same record again. Each owner change is
+written so that carrying it twice does what carrying it once does:
+
+- Flags: STORE +FLAGS / -FLAGS (a Maildir rename) sets a state, not a toggle; issued twice it
+  leaves the message as once, and the record completes when the next holder issues it again.
+- Moves (`MoveConvergence`): before MOVE (or COPY + STORE \\Deleted + UID EXPUNGE) the
+  source UID and the destination's UIDVALIDITY and UIDNEXT are written on the record, a
+  fenced write. A holder that died after the command left that note: the next holder looks
+  for the message among the destination's UIDs from the noted UIDNEXT by Message-ID, finds
+  the copy, re-points the stored row at it and takes out an original that is still there,
+  instead of copying again. A holder that lost its lease before noting cannot note (the write
+  is refused) and so never sends the command.
+- Folder creations (`FolderCreationConvergence`): the server name is noted before CREATE; a
+  next holder finding that name on the server knows it for this record's own folder and
+  completes the record instead of refusing a name already taken.
+- Drafts-folder copies (`DraftFolderUpkeep`): the folder's UIDVALIDITY and UIDNEXT are noted
+  before each APPEND; a copy whose answer never arrived is found by its Message-ID from that
+  UID on rather than appended again.
+
+A holder that is alive but stalled past its lease (not killed) is stopped by its first write
+after the takeover; a command it was sending at that very moment can still reach the server
+once, and the records above then find it done.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import structlog
+
+from mailfathom.app.shared.context_threads import context_thread
+from mailfathom.app.sync.lease_ports import Fencing, Lease, LeaseKind, WorkLeases
+
+log = structlog.get_logger("mailfathom.leases")
+
+# How much of the lease period passes between two rounds of renewal.
+ROUNDS_PER_LEASE = 3
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseWork:
+    """What a loop holds leases on (`subjects`), and `run`, called in a thread of its own with
+    the subject and a stop event for each lease claimed."""
+
+    kind: LeaseKind
+    subjects: Sequence[str]
+    run: Callable[[str, threading.Event], None]
+    fair: bool
+
+
+@dataclass(slots=True)
+class _Held:
+    lease: Lease
+    stop: threading.Event
+    thread: threading.Thread
+
+
+class LeaseLoop:
+    def __init__(
+        self,
+        leases: WorkLeases,
+        fencing: Fencing,
+        work: LeaseWork,
+        *,
+        worker: str,
+        lease_seconds: float,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._leases = leases
+        self._fencing = fencing
+        self._work = work
+        self.worker = worker
+        self._lease = timedelta(seconds=lease_seconds)
+        self._every = lease_seconds / ROUNDS_PER_LEASE
+        self._clock = clock
+        self._held: dict[str, _Held] = {}
+        self._lock = threading.Lock()
+
+    def held(self) -> list[str]:
+        with self._lock:
+            return sorted(self._held)
+
+    def run(self, stop: threading.Event) -> None:
+        """Hold leases and run their work until `stop` is set, then stop the work and give
+        the leases up."""
+        kind = self._work.kind
+        subjects = list(self._work.subjects)
+        last_round = time.monotonic()
+        try:
+            self._leases.offer(kind, subjects)
+            while not stop.is_set():
+                try:
+                    self._round()
+                    last_round = time.monotonic()
+                except Exception as error:
+                    log.warning(
+                        "leases.round_failed", worker=self.worker, error=type(error).__name__
+                    )
+                    if time.monotonic() - last_round >= self._lease.total_seconds():
+                        # Nothing was renewed for a lease period: another worker may hold
+                        # these now, so their work stops (its writes would be refused).
+                        self._drop(list(self._held), release=False, patience=self._every)
+                stop.wait(self._every)
+        finally:
+            self._drop(list(self._held), release=True, patience=self._lease.total_seconds())
+            if self._work.fair:
+                try:
+                    self._leases.depart(self.worker)
+                except Exception as error:
+                    log.warning("leases.depart_failed", error=type(error).__name__)
+
+    def _round(self) -> None:
+        now = self._clock()
+        until = now + self._lease
+        live = self._leases.beat(self.worker, now, until) if self._work.fair else 1
+        if self._held:
+            kept = self._leases.renew(
+                self.worker, [h.lease for h in self._held.values()], now, until
+            )
+            for subject in [s for s in self._held if s not in kept]:
+                log.warning("leases.lost", kind=self._work.kind.value, subject=subject)
+                with self._lock:
+                    lost = self._held.pop(subject)
+                lost.stop.set()
+        total = len(self._work.subjects)
+        share = -(-total // max(live, 1)) if self._work.fair else total
+        if len(self._held) > share:
+            # Waiting is bounded by a round, so the leases kept are renewed in time; a run
+            # still ending after that can no longer write once its lease is given up.
+            self._drop(sorted(self._held)[share:], release=True, patience=self._every)
+        elif len(self._held) < share:
+            free = [s for s in self._work.subjects if s not in self._held]
+            claimed = self._leases.claim(
+                self.worker, self._work.kind, free, now, until, share - len(self._held)
+            )
+            for lease in claimed:
+                log.info(
+                    "leases.claimed",
+                    kind=lease.kind.value,
+                    subject=lease.subject,
+                    fence=lease.fence,
+                    worker=self.worker,
+                )
+                self._start(lease)
+
+    def _start(self, lease: Lease) -> None:
+        stop = threading.Event()
+        thread = context_thread(self._fenced_run, lease, stop, name=f"lease-{lease.subject}")
+        with self._lock:
+            self._held[lease.subject] = _Held(lease, stop, thread)
+        thread.start()
+
+    def _fenced_run(self, lease: Lease, stop: threading.Event) -> None:
+        with self._fencing.fenced(self.worker, lease, stop.set):
+            try:
+                self._work.run(lease.subject, stop)
+            except Exception as error:
+                log.error("leases.work_failed", subject=lease.subject, error=type(error).__name__)
+
+    def _drop(self, subjects: list[str], *, release: bool, patience: float) -> None:
+        """Stop the work of `subjects` (waiting up to `patience` seconds in all for it to
+        end), then give the leases up when `release`."""
+        with self._lock:
+            dropped = [self._held.pop(s) for s in subjects if s in self._held]
+        if not dropped:
+            return
+        for held in dropped:
+            held.stop.set()
+        deadline = time.monotonic() + patience
+        for held in dropped:
+            held.thread.join(max(0.0, deadline - time.monotonic()))
+        if release:
+            try:
+                self._leases.release(self.worker, [h.lease for h in dropped])
+            except Exception as error:
+                log.warning("leases.release_failed", error=type(error).__name__)
+                return
+        for held in dropped:
+            log.info(
+                "leases.released" if release else "leases.abandoned",
+                kind=held.lease.kind.value,
+                subject=held.lease.subject,
+                worker=self.worker,
+            )

@@ -1,0 +1,100 @@
+"""Two `mailfathom worker --role delivery` processes over one PostgreSQL outbox: every queued
+send is transmitted once, by one of them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from log_audit import register_all
+from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.app.sending.send_email import SendRequest
+from mailfathom.bootstrap import Services
+from mailfathom.domain.outgoing import Stage
+from servers.smtp import SmtpServer
+from waiting import wait_for
+
+from .helpers import AGENT, SMTP_PASSWORD, SMTP_USER, sending_config
+
+SENDS = 8
+
+
+@pytest.fixture
+def smtp() -> Iterator[SmtpServer]:
+    server = SmtpServer({SMTP_USER: SMTP_PASSWORD}).start()
+    yield server
+    server.close()
+
+
+def test_two_delivery_workers_transmit_each_send_once(
+    tmp_path: Path, smtp: SmtpServer, migrated_postgres_url: str
+) -> None:
+    config_path = sending_config(
+        tmp_path,
+        smtp,
+        deployment=f'DatabaseUrl = "{migrated_postgres_url}"',
+        mail_delivery="LeaseSeconds = 5\nRetryBaseSeconds = 0.05",
+    )
+    os.environ["MAILFATHOM_TEST_SMTP_SECRET"] = SMTP_PASSWORD
+    env = {**os.environ, "SSL_CERT_FILE": str(smtp.ca_path)}
+    subjects = [f"Worker round message {i:02d}" for i in range(SENDS)]
+    register_all(subjects)
+    config = load_config(config_path)
+    with Services.open(config) as services:
+        ids = [
+            services.sending()
+            .send.send(
+                AGENT,
+                SendRequest(
+                    account="work",
+                    to=["ann@example.net"],
+                    subject=subject,
+                    plain_text_body="Numbered so that each message can be counted.\n",
+                    idempotency_key=subject,
+                ),
+            )
+            .outgoing_id
+            for subject in subjects
+        ]
+        smtp.set_rules(data_delay=0.2)
+        workers = [
+            subprocess.Popen(
+                [
+                    *(sys.executable, "-m", "mailfathom", "worker", "--config", str(config_path)),
+                    *("--role", "delivery", "--id", name),
+                ],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+            for name in ("d1", "d2")
+        ]
+        try:
+            wait_for(
+                lambda: all(
+                    (r := services.outbox().find(i)) is not None and r.stage is Stage.SENT
+                    for i in ids
+                ),
+                "every send transmitted",
+                timeout=120,
+            )
+        finally:
+            for worker in workers:
+                os.killpg(worker.pid, signal.SIGTERM)
+            codes = [worker.wait(timeout=30) for worker in workers]
+    assert codes == [0, 0]
+    received: Counter[str] = Counter()
+    for message in smtp.received():
+        for subject in subjects:
+            if subject.encode() in message.content:
+                received[subject] += 1
+    assert received == Counter(dict.fromkeys(subjects, 1))

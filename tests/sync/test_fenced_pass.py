@@ -1,0 +1,69 @@
+"""A synchronization pass whose worker lost the account's lease mid-way (stalled past its lease
+while another worker claimed the account) has its next write refused: the batches committed
+before the takeover stay, nothing after it is written, and the run stops without recording a
+failure against the account. Real Dovecot, real PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.schema import sync_failures
+from mailfathom.app.sync.lease_ports import LeaseKind
+from mailfathom.bootstrap import Services
+from mailfathom.domain.config import SyncConfig
+from mailfathom.domain.errors import LeaseLost
+from servers.dovecot import DovecotServer, ImapAccount
+from sync.helpers import deployment, imap_account_config, sample, stored_rows
+
+LEASE = timedelta(seconds=30)
+
+
+def test_a_pass_that_lost_its_lease_mid_way_writes_nothing_after_the_takeover(
+    tmp_path: Path, dovecot: DovecotServer, imap_account: ImapAccount, migrated_postgres_url: str
+) -> None:
+    for n in range(6):
+        dovecot.save_message(imap_account.username, sample(f"Fenced {n}"))
+    account = imap_account_config(imap_account)
+    config = replace(
+        deployment(tmp_path, account, migrated_postgres_url),
+        sync=SyncConfig(batch_messages=2),
+    )
+    with Services.open(config) as services:
+        leases = services.work_leases()
+        leases.offer(LeaseKind.ACCOUNT, [account.account_id])
+        now = datetime.now(UTC)
+        (held,) = leases.claim("w1", LeaseKind.ACCOUNT, [account.account_id], now, now + LEASE, 1)
+        stored_at_takeover: list[int] = []
+
+        def stall_past_the_lease(_alias: str, stored: int, _total: int) -> None:
+            if stored and not stored_at_takeover:
+                later = now + 2 * LEASE
+                taken = leases.claim(
+                    "w2", LeaseKind.ACCOUNT, [account.account_id], later, later + LEASE, 1
+                )
+                assert [lease.fence for lease in taken] == [held.fence + 1]
+                stored_at_takeover.append(len(stored_rows(services, account.account_id)))
+
+        lost = threading.Event()
+        synchronizer = services.account_synchronizer()
+        with (
+            services.fencing().fenced("w1", held, lost.set),
+            pytest.raises(LeaseLost),
+        ):
+            synchronizer.run_once(account, progress=stall_past_the_lease)
+        assert lost.is_set()
+        assert stored_at_takeover == [2]
+        assert len(stored_rows(services, account.account_id)) == 2
+        with services.engine.connect() as c:
+            assert c.execute(sa.select(sa.func.count()).select_from(sync_failures)).scalar() == 0
+        # The new holder's pass stores the rest, each message once.
+        with services.fencing().fenced("w2", replace(held, fence=held.fence + 1), lost.set):
+            synchronizer.run_once(account)
+        subjects = sorted(r.subject for r in stored_rows(services, account.account_id))
+        assert subjects == [f"Fenced {n}" for n in range(6)]

@@ -1,0 +1,113 @@
+"""`mailfathom worker` processes over accounts of the test Dovecot and one PostgreSQL store:
+the configuration they share, starting them, and stopping or killing them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.schema import work_leases
+from servers.dovecot import ImapAccount
+
+LEASE_SECONDS = 1.5
+
+
+def secret_env(index: int) -> str:
+    return f"MF_WORKERS_TEST_SECRET_{index}"
+
+
+def write_config(
+    root: Path, database_url: str, accounts: list[ImapAccount], *, archive: bool = False
+) -> Path:
+    """A deployment over `accounts` (ids a0, a1, ...), synchronized by push, with short
+    leases; each account's password is read from its own environment variable."""
+    parts = [
+        f'[Store]\nDataDir = "{root / "data"}"\nDatabaseUrl = "{database_url}"\n',
+        f"[Sync]\nLeaseSeconds = {LEASE_SECONDS}\n",
+    ]
+    for index, account in enumerate(accounts):
+        os.environ[secret_env(index)] = account.password
+        parts.append(
+            f"""[[Accounts]]
+Id = "a{index}"
+Kind = "imap"
+SyncMode = "push"
+PollIntervalSeconds = 3600
+
+[Accounts.Imap]
+Host = "{account.host}"
+Port = {account.port}
+Username = "{account.username}"
+Tls = "none"
+Secret = {{ Env = "{secret_env(index)}" }}
+
+[[Accounts.Folders]]
+Remote = "INBOX"
+Role = "Inbox"
+"""
+        )
+        if archive:
+            parts.append('[[Accounts.Folders]]\nRemote = "Archive"\nRole = "Archive"\n')
+    path = root / "mailfathom.toml"
+    path.write_text("\n".join(parts), "utf-8")
+    return path
+
+
+def start_worker(config: Path, name: str, *roles: str) -> subprocess.Popen[bytes]:
+    arguments = [arg for role in roles or ("sync",) for arg in ("--role", role)]
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mailfathom",
+            "worker",
+            "--config",
+            str(config),
+            "--id",
+            name,
+            *arguments,
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def kill(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL: the worker gives nothing up."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def stop(process: subprocess.Popen[bytes], timeout: float = 30.0) -> int:
+    """SIGTERM, then SIGKILL if it does not end within `timeout`; answers the exit status."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill(process)
+    return process.returncode
+
+
+def holders(engine: sa.Engine) -> dict[str, str | None]:
+    """Each account's lease holder, as the store has it."""
+    with engine.connect() as c:
+        rows = c.execute(
+            sa.select(work_leases.c.subject, work_leases.c.holder).where(
+                work_leases.c.kind == "account"
+            )
+        )
+        return {str(row.subject): row.holder for row in rows}
+
+
+def shares(engine: sa.Engine) -> Counter[str | None]:
+    return Counter(holders(engine).values())
