@@ -67,4 +67,6 @@ SHARED = (
     "console_passkeys",
     "console_challenges",
     "console_first_passkey",
+    "work_leases",
+    "lease_workers",
 )
