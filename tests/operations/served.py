@@ -25,7 +25,7 @@ DEADLINE = 60.0
 T = TypeVar("T")
 
 
-def config_text(data: Path, mcp_port: int, ops_port: int, *, store: str = "", more: str = "") -> str:
+def config_text(data: Path, mcp_port: int, ops_port: int, *, store: str = "") -> str:
     digest = hashlib.sha256(METRICS_KEY.encode()).hexdigest()
     return f"""
 [Store]
@@ -43,7 +43,6 @@ Credential = "none"
 
 [Operations]
 Listen = "127.0.0.1:{ops_port}"
-{more}
 """
 
 
