@@ -98,7 +98,8 @@ def test_a_serving_process_publishes_its_synchronization_without_mail_in_any_lab
             )
             return text if refused >= 1 else None
 
-        text = wait_for(synchronized, "the process published no synchronization")
+        text = wait_for(synchronized, "the refused pass was not counted")
+        assert text is not None
         assert _value(text, "mailfathom_sync_passes_total", account="work") >= 1
         assert _value(text, "mailfathom_sync_pass_seconds_count") >= 1
         assert _value(text, "mailfathom_process_role", role="serve") == 1
