@@ -100,16 +100,17 @@ class WorkMetrics:
             self.outcomes.labels(outcome).inc(count)
 
 
-def publish_process(registry: CollectorRegistry, role: str) -> WorkMetrics:
-    """Register the process's own metrics in `registry` (its role, and prometheus' process
+def publish_process(registry: CollectorRegistry, *roles: str) -> WorkMetrics:
+    """Register the process's own metrics in `registry` (its roles, and prometheus' process
     and platform collectors) and the counters of its work, which it returns."""
     info = Gauge(
         "mailfathom_process_role",
-        "1 for the role this process runs as (serve, or a worker's role).",
+        "1 for each role this process runs (serve, or a worker's roles).",
         ["role"],
         registry=registry,
     )
-    info.labels(role).set(1)
+    for role in roles:
+        info.labels(role).set(1)
     ProcessCollector(registry=registry)
     PlatformCollector(registry=registry)
     return WorkMetrics(registry)
