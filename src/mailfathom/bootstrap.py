@@ -103,6 +103,7 @@ from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.pending_repairs import SqlPendingRepairs
+from mailfathom.adapters.sql.readiness import schema_current, store_answers
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.sync_failures import SqlSyncFailures
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
@@ -191,6 +192,7 @@ from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, SyncLimit
 from mailfathom.app.sync.trust_backfill import TrustBackfill
 from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
 from mailfathom.app.sync.trust_step import TrustPorts
+from mailfathom.app.sync.work_meter import Unmetered, WorkMeter
 from mailfathom.domain.account_health import AccountHealth, HealthState
 from mailfathom.domain.authorship_assessor import build_authorship_assessor
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig, RemoteImages
@@ -342,6 +344,9 @@ class Services:
     # The synchronization passes running in this process, which the embedding worker
     # yields to.
     pass_activity: PassActivity = field(default_factory=PassActivity)
+    # What this process's metrics count of its passes and embedding (set by the command
+    # that publishes them, before the workers start).
+    work_meter: WorkMeter = field(default_factory=Unmetered)
     _placement_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # When the chat endpoint last refused, shared by every listing and question of this
     # process; and the endpoint's client, made on first use and closed with the services.
@@ -639,7 +644,7 @@ class Services:
         embedding = self.embedding()
         if embedding is None:
             return None
-        return EmbeddingBackfill(embedding, activity=self.pass_activity)
+        return EmbeddingBackfill(embedding, activity=self.pass_activity, meter=self.work_meter)
 
     def reverification(self) -> StoredMailReverification:
         """Verifying and assessing stored mail again (`mfctl mailbox reverify`)."""
@@ -959,12 +964,23 @@ class Services:
             activity=self.pass_activity,
             failures=FailureRecord(SqlSyncFailures(self.engine), self.clock),
             idle_slice=idle_slice,
+            meter=self.work_meter,
         )
 
     def sync_failures(self) -> SqlSyncFailures:
         """The code each account's and folder's last failed pass stopped on, kept until a
         pass succeeds (`mfctl accounts`, the console's health page)."""
         return SqlSyncFailures(self.engine)
+
+    def readiness_checks(self) -> dict[str, Callable[[], bool]]:
+        """What must hold for this process to be given work, by name: the database answers,
+        its schema is this version's, and the content store can be written (each blocking;
+        False or an error means not ready)."""
+        return {
+            "store": lambda: store_answers(self.engine),
+            "schema": lambda: schema_current(self.engine),
+            "content": self.content.reachable,
+        }
 
     def account_health(self) -> list[AccountHealth]:
         """The accounts held back until a person acts (`mfctl accounts`). A refused grant

@@ -220,3 +220,13 @@ def test_a_deployment_on_packs_never_imports_the_s3_client(tmp_path: Path) -> No
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
     )
     assert ran.stdout.strip() == "[]"
+
+
+def test_readiness_asks_the_bucket(object_store: ObjectStoreConfig) -> None:
+    """A process is ready only while its bucket answers; one that does not exist is refused
+    by code, which the readiness check counts as not ready."""
+    assert ObjectContentStore(object_store).reachable() is True
+    missing = ObjectContentStore(replace(object_store, bucket="no-such-bucket-here"))
+    with pytest.raises(StoreError) as refused:
+        missing.reachable()
+    assert refused.value.code == 21005

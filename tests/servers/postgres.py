@@ -189,6 +189,14 @@ class PostgresServer:
             shutil.rmtree(self._root, ignore_errors=True)
             self._root = None
 
+    def halt(self) -> None:
+        """Stop the server and keep its data and port, as an outage would (`resume`)."""
+        self._kill()
+
+    def resume(self) -> None:
+        """Start a halted server again, on the same port, with its data."""
+        self._launch_and_wait()
+
     def __enter__(self) -> PostgresServer:
         return self.start()
 

@@ -22,6 +22,7 @@ from mailfathom.domain.embedding_profiles import EmbeddingsConfig
 from mailfathom.domain.folders import FolderRole
 from mailfathom.domain.mcp_oauth import McpOAuthConfig, OAuthSubject
 from mailfathom.domain.oauth import ConnectionAuth, OAuthCredential
+from mailfathom.domain.operations import OperationsConfig
 from mailfathom.domain.sensitive_content import SensitiveContentConfig
 
 __all__ = ["SecretRef", "TlsMode"]
@@ -204,6 +205,7 @@ class DeploymentConfig:
     answering: AnsweringConfig = field(default_factory=AnsweringConfig)
     embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
     console: ConsoleConfig = field(default_factory=ConsoleConfig)
+    operations: OperationsConfig = field(default_factory=OperationsConfig)
 
     def account(self, account_id: str) -> AccountConfig | None:
         for account in self.accounts:

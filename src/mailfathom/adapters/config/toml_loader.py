@@ -28,6 +28,7 @@ from mailfathom.adapters.config.delivery_section import parse_deployment, parse_
 from mailfathom.adapters.config.downloads_section import parse_downloads
 from mailfathom.adapters.config.embeddings_section import parse_embeddings
 from mailfathom.adapters.config.mcp_section import parse_mcp_endpoint
+from mailfathom.adapters.config.operations_section import parse_operations
 from mailfathom.adapters.config.sender_trust_section import parse_sender_trust
 from mailfathom.adapters.config.sender_verification_section import parse_sender_verification
 from mailfathom.adapters.config.sensitive_section import parse_sensitive_content
@@ -50,6 +51,7 @@ _TOP_KEYS = frozenset(
         "MailDelivery",
         "Downloads",
         "Console",
+        "Operations",
         "MachineAuthorship",
         "SenderVerification",
         "SenderTrust",
@@ -145,6 +147,7 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     answering = parse_answering(root.table("Answering"), base_dir)
     embeddings = parse_embeddings(root.table("Embeddings"), base_dir)
     console = parse_console(root.table("Console"))
+    operations = parse_operations(root.table("Operations"))
 
     if problems.items:
         raise ConfigurationProblems(problems.items, source=source, suggestions=problems.suggestions)
@@ -166,4 +169,5 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
         answering=answering,
         embeddings=embeddings,
         console=console,
+        operations=operations,
     )

@@ -179,6 +179,19 @@ class ObjectContentStore:
             return False
         return True
 
+    def reachable(self) -> bool:
+        """Whether the bucket answers now (a readiness check): True, or the coded error of
+        a store that cannot be reached or refuses."""
+        try:
+            with store_failures("reach the object store"):
+                self._client().head_bucket(Bucket=self._config.bucket)
+        except ObjectAbsent:
+            raise StoreError(
+                "The object store has no bucket of the configured name.",
+                code=StoreCode.OBJECT_STORE_REFUSED,
+            ) from None
+        return True
+
     # -- removing ------------------------------------------------------------------------
 
     def discard(self, key: str) -> None:

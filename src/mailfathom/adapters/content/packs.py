@@ -248,6 +248,14 @@ class PackContentStore:
             os.close(self._current.fd)
             self._current = None
 
+    def reachable(self) -> bool:
+        """Whether this store can be written to and read from now: its packs directory
+        can be entered and written, and its index answers (a readiness check)."""
+        if not os.access(self._packs, os.R_OK | os.W_OK | os.X_OK):
+            return False
+        with self._lock:
+            return self._index.execute("SELECT count(*) FROM sqlite_master").fetchone() is not None
+
     def close(self) -> None:
         with self._lock:
             self._close_pack()

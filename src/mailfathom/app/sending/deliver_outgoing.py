@@ -55,13 +55,16 @@ class TransportDirectory(Protocol):
 @dataclass(frozen=True, slots=True)
 class PassReport:
     """What a pass did. `due_in`: seconds from the end of the pass until the earliest send
-    still queued becomes due (0 when one already is), None when nothing is queued."""
+    still queued becomes due (0 when one already is), None when nothing is queued.
+    `lease_lost`: claimed sends whose outcome this worker could not write down, because its
+    lease had run out (another worker takes them over) or the store refused."""
 
     claimed: int
     sent: int
     failed: int
     retried: int
     due_in: float | None = None
+    lease_lost: int = 0
 
 
 class DeliveryPass:
@@ -89,16 +92,18 @@ class DeliveryPass:
         now = self._clock()
         self._outbox.recover(now, now, self._config.max_attempts)
         claimed = self._outbox.claim(self.worker, now, self._config.lease_seconds, limit)
-        sent = failed = retried = 0
+        sent = failed = retried = lost = 0
         for send in claimed:
             result = self._settle(send)
             try:
                 finished = self._outbox.finish(send.seq, self.worker, result, self._clock())
             except Exception as failure:  # the lease runs out and `recover` takes the send
                 log.error("delivery.finish_failed", error_type=type(failure).__name__)
+                lost += 1
                 continue
             if not finished:
                 log.warning("delivery.lease_lost", attempt=send.attempt_count)
+                lost += 1
                 continue
             log.info(
                 "delivery.attempt",
@@ -111,7 +116,7 @@ class DeliveryPass:
             sent += result.stage is Stage.SENT
             failed += result.stage is Stage.FAILED
             retried += result.stage is Stage.QUEUED
-        return PassReport(len(claimed), sent, failed, retried, self._due_in())
+        return PassReport(len(claimed), sent, failed, retried, self._due_in(), lost)
 
     def _due_in(self) -> float | None:
         due = self._outbox.next_due()

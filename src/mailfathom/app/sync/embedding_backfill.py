@@ -28,6 +28,7 @@ from mailfathom.app.shared.embedding_ports import EmbeddingUnavailable
 from mailfathom.app.sync.embedding import StoredMailEmbedding
 from mailfathom.app.sync.embedding_ports import Generation
 from mailfathom.app.sync.pass_activity import PassActivity
+from mailfathom.app.sync.work_meter import Unmetered, WorkMeter
 from mailfathom.domain.embedding import failure_code
 
 log = structlog.get_logger("mailfathom.embedding")
@@ -51,8 +52,10 @@ class EmbeddingBackfill:
         longest_pause: float = LONGEST_PAUSE,
         clock: Callable[[], float] = time.monotonic,
         activity: PassActivity | None = None,
+        meter: WorkMeter | None = None,
     ) -> None:
         self._embedding = embedding
+        self._meter = meter if meter is not None else Unmetered()
         # Synchronization passes of this process: no batch starts while one runs.
         self._activity = activity if activity is not None else PassActivity()
         self._duty = duty
@@ -79,6 +82,7 @@ class EmbeddingBackfill:
                     generation = self._embedding.generation()
                     after = generation.after_seq
                 step = self._embedding.step(generation, after)
+                self._meter.passages_embedded(step.passages)
                 if step.after_seq == after and from_start:
                     self._finished(generation)
             except EmbeddingUnavailable as failure:

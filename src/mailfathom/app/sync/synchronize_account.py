@@ -26,6 +26,7 @@ from mailfathom.app.sync.ports import (
 )
 from mailfathom.app.sync.synchronize_folder import FolderSynchronizer, ProgressCallback
 from mailfathom.app.sync.types import FolderRecord, SyncReport
+from mailfathom.app.sync.work_meter import Unmetered, WorkMeter
 from mailfathom.domain.config import AccountConfig, FolderMapping, SyncMode
 from mailfathom.domain.errors import (
     ConsentRequired,
@@ -66,11 +67,14 @@ class AccountSynchronizer:
         activity: PassActivity | None = None,
         failures: FailureRecord | None = None,
         idle_slice: float = IDLE_SLICE,
+        meter: WorkMeter | None = None,
     ) -> None:
         self._store = store
         # How long one IDLE waits before looking whether the run is to stop (a run whose
         # lease is lost stops within one slice).
         self._idle_slice = idle_slice
+        # What the process's metrics count of each pass.
+        self._meter = meter if meter is not None else Unmetered()
         # Where the code a pass stopped on is written down, and cleared by one that succeeds.
         self._failures = failures
         # Held while a pass runs, so that the embedding worker yields to it.
@@ -159,19 +163,25 @@ class AccountSynchronizer:
         if self._upkeep is not None:
             self._upkeep(account)
         blamed: list[BaseException] = []
+        started = time.monotonic()
         try:
             session = self._connector.open(account)
             try:
                 if self._owner_changes is not None:
                     self._owner_changes.carry(account, session)
                 with self._activity.running():
-                    return self._pass(session, account, records, on_folder, progress, blamed)
+                    report = self._pass(session, account, records, on_folder, progress, blamed)
             finally:
                 session.close()
         except Exception as error:
+            if _recordable(error):
+                self._meter.pass_failed(account.account_id, failure_code(error))
             if self._failures is not None and error not in blamed and _recordable(error):
                 self._failures.account_failed(account.account_id, error)
             raise
+        stored = sum(r.stored for r in report.folders)
+        self._meter.pass_ended(account.account_id, stored, time.monotonic() - started)
+        return report
 
     def _pass(
         self,
@@ -269,6 +279,8 @@ class AccountSynchronizer:
         try:
             return self._connector.open(account)
         except Exception as error:
+            if _recordable(error):
+                self._meter.pass_failed(account.account_id, failure_code(error))
             if self._failures is not None and _recordable(error):
                 self._failures.account_failed(account.account_id, error)
             raise
@@ -353,8 +365,11 @@ class AccountSynchronizer:
                 while not stop.is_set():
                     if self._upkeep is not None and record.role == FolderRole.DRAFTS.value:
                         self._upkeep(account)
+                    started = time.monotonic()
                     with self._activity.running():
                         report = synchronizer.run(session, self._store.folder(record.folder_id))
+                    elapsed = time.monotonic() - started
+                    self._meter.pass_ended(account.account_id, report.stored, elapsed)
                     if self._failures is not None:
                         self._failures.passed(account.account_id, [record.folder_id])
                     backoff = 5.0
@@ -374,6 +389,7 @@ class AccountSynchronizer:
             except LeaseLost:
                 return
             except Exception as error:  # a continuous run must outlive one bad pass
+                self._meter.pass_failed(account.account_id, failure_code(error))
                 if self._failures is not None:
                     code = failure_code(error)
                     self._failures.folder_failed(account.account_id, record.folder_id, code)

@@ -39,6 +39,7 @@ from mailfathom.entrypoints.cli.importing import import_into_local
 from mailfathom.entrypoints.cli.init_command import init as init_command
 from mailfathom.entrypoints.cli.loading import load, selected_accounts
 from mailfathom.entrypoints.cli.mutations import mutations_app
+from mailfathom.entrypoints.cli.operations_option import OpsListenOption, with_ops_listen
 from mailfathom.entrypoints.cli.outbox import outbox_app
 from mailfathom.entrypoints.cli.progress import sync_with_progress
 from mailfathom.entrypoints.cli.reverify import reverify_with_progress
@@ -390,11 +391,12 @@ def serve(
             "when another process runs `deliver`.",
         ),
     ] = True,
+    ops_listen: OpsListenOption = None,
 ) -> None:
     """Serve the MCP tools over Streamable HTTP (McpEndpoint.Listen), or over stdio, while
     synchronizing the accounts and delivering queued sends."""
     try:
-        deployment = load(config)
+        deployment = with_ops_listen(load(config), ops_listen)
         plan = serving.prepare(deployment, stdio=stdio, sync=sync, deliver=deliver)
         with Services.open(deployment) as services:
             require_folders(services, plan.accounts)

@@ -70,17 +70,30 @@ def run(
     # The MCP stack is imported only by the commands that serve it.
     from mailfathom.entrypoints.console.serving import open_console
     from mailfathom.entrypoints.mcp.run import open_http, open_stdio
+    from mailfathom.entrypoints.ops_http import operations_of
+    from mailfathom.entrypoints.work_metrics import publish_process
 
     serving = open_stdio(services) if stdio else open_http(services, port=port)
+    registry = serving.server.telemetry.registry
+    metrics = publish_process(registry, "serve")
     try:
         web = None if stdio else open_console(services)
     except BaseException:
         serving.close()
         raise
     try:
+        operations = operations_of(services, registry)
+    except BaseException:
+        serving.close()
+        if web is not None:
+            web.close()
+        raise
+    try:
         _announce(console, plan, serving, _console_line(services, stdio, web))
+        if operations is not None:
+            console.print(f"Operations: at {operations.where}", markup=False, highlight=False)
         with _terminate_as_interrupt():
-            work = start_background(services, plan)
+            work = start_background(services, plan, metrics)
             log.info(
                 "serve.started",
                 transport="stdio" if stdio else "http",
@@ -98,6 +111,8 @@ def run(
         serving.close()
         if web is not None:
             web.close()
+        if operations is not None:
+            operations.close()
 
 
 def start_line(serving: Serving) -> str:

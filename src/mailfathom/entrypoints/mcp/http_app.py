@@ -24,7 +24,8 @@ authorization servers and the scopes; without, the resource is the request's ori
 authorization server is named: the credential is an API key given by the operator.
 
 Attachment download links are served beside it at `/downloads/`, admitted by the link alone
-(`download_route`).
+(`download_route`), and `/livez` and `/readyz` for a supervisor or a load balancer, without a
+key (`health`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ import structlog
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -59,6 +60,7 @@ from mailfathom.domain.delivery_config import MailDeliveryConfig
 from mailfathom.domain.mcp_oauth import McpOAuthConfig
 from mailfathom.domain.request_bounds import tool_request_octets
 from mailfathom.entrypoints.body_bound import BodyBound, fixed_limit
+from mailfathom.entrypoints.health import Readiness, health_routes
 from mailfathom.entrypoints.mcp.challenges import (
     credential_required,
     failed,
@@ -266,6 +268,12 @@ def transport_security(host: str) -> TransportSecuritySettings | None:
 
 def metrics_route(server: MailFathomMcp, digest: str, host: str) -> Route:
     """`/metrics` for a scraper presenting the bearer key whose SHA-256 is `digest`."""
+    return registry_route(server.telemetry.registry, digest, host)
+
+
+def registry_route(registry: CollectorRegistry, digest: str, host: str) -> Route:
+    """`/metrics` of `registry` for a scraper presenting the bearer key whose SHA-256 is
+    `digest`, past the Host and Origin rule of a listener on `host`."""
     security = TransportSecurityMiddleware(transport_security(host))
 
     async def metrics(request: Request) -> Response:
@@ -276,9 +284,7 @@ def metrics_route(server: MailFathomMcp, digest: str, host: str) -> Route:
         if presented is None:
             return credential_required()
         if hmac.compare_digest(presented, digest):
-            return Response(
-                generate_latest(server.telemetry.registry), media_type=CONTENT_TYPE_LATEST
-            )
+            return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
         return invalid_token()
 
     return Route("/metrics", metrics)
@@ -331,11 +337,13 @@ def build_http_app(
     download: AttachmentDownload | None = None,
     keys: ConsoleKeys | None = None,
     max_body_octets: int = DEFAULT_BODY_OCTETS,
+    readiness: Readiness | None = None,
 ) -> Starlette:
     """The served app. `/metrics` exists only when the configuration names its key,
-    download links are served where `download` is given (see `download_route`), and keys
-    created in the console admit where `keys` is given. A request body over
-    `max_body_octets` is refused unread, once its caller is admitted (`body_bound`)."""
+    download links are served where `download` is given (see `download_route`), keys
+    created in the console admit where `keys` is given, and `/livez` and `/readyz` are
+    served where `readiness` is given (`health`). A request body over `max_body_octets` is
+    refused unread, once its caller is admitted (`body_bound`)."""
     entries = list(config.callers)
     mcp_app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -362,6 +370,8 @@ def build_http_app(
         routes.insert(0, metrics_route(server, config.metrics_api_key_sha256, config.host))
     if download is not None:
         routes.insert(0, download_route(download))
+    if readiness is not None:
+        routes[:0] = health_routes(readiness, transport_security(config.host))
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(
         BodyBound, limit=fixed_limit(max_body_octets), refusal=lambda _scope: too_large()

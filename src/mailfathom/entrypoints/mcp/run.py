@@ -24,6 +24,7 @@ from mailfathom.bootstrap import Services
 from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.errors import ConfigurationError
 from mailfathom.domain.request_bounds import tool_request_octets
+from mailfathom.entrypoints.health import Readiness
 from mailfathom.entrypoints.mcp.assemble import build_server
 from mailfathom.entrypoints.mcp.http_app import build_http_app
 from mailfathom.entrypoints.mcp.server import MailFathomMcp
@@ -65,6 +66,7 @@ class Serving:
                 max_body_octets=tool_request_octets(
                     self.services.config.mail_delivery.max_body_characters
                 ),
+                readiness=Readiness(self.services.readiness_checks()),
             ),
             config.host,
             self.listener,

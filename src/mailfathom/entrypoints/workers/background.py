@@ -22,6 +22,7 @@ from mailfathom.bootstrap import (
     secrets_to_synchronize,
 )
 from mailfathom.domain.config import AccountConfig, DeploymentConfig
+from mailfathom.entrypoints.work_metrics import WorkMetrics
 from mailfathom.entrypoints.workers.delivery import run_delivery, sending_configured
 from mailfathom.entrypoints.workers.synchronization import start_sync_threads
 
@@ -90,13 +91,22 @@ class BackgroundWork:
             log.warning("serve.workers_abandoned", workers=still)
 
 
-def start_background(services: Services, plan: BackgroundPlan) -> BackgroundWork:
+def start_background(
+    services: Services, plan: BackgroundPlan, metrics: WorkMetrics | None = None
+) -> BackgroundWork:
+    """Start the planned work; where `metrics` is given, what it does is counted there."""
     work = BackgroundWork(plan)
+    if metrics is not None:
+        services.work_meter = metrics
     if plan.accounts:
         work.threads += start_sync_threads(services, plan.accounts, work.stop)
     if plan.delivering:
         thread = threading.Thread(
-            target=run_delivery, args=(services, work.stop), daemon=True, name="delivery"
+            target=run_delivery,
+            args=(services, work.stop),
+            kwargs={"delivered": metrics.delivered if metrics is not None else None},
+            daemon=True,
+            name="delivery",
         )
         thread.start()
         work.threads.append(thread)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import structlog
 
+from mailfathom.app.sending.deliver_outgoing import PassReport
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import DeploymentConfig
 
@@ -37,7 +38,10 @@ def run_delivery(
     *,
     interval: float = 5.0,
     tls_context: Callable[[], ssl.SSLContext] = ssl.create_default_context,
+    delivered: Callable[[PassReport], None] | None = None,
 ) -> None:
+    """Run passes until `stop` is set; each pass's report goes to `delivered` (the process's
+    metrics) where given."""
     delivery = services.delivery_pass(tls_context=tls_context)
     log.info("delivery.started", worker=delivery.worker)
     while not stop.is_set():
@@ -47,6 +51,8 @@ def run_delivery(
             log.error("delivery.pass_failed", error_type=type(failure).__name__)
             stop.wait(interval)
             continue
+        if delivered is not None:
+            delivered(report)
         if report.claimed == 0:
             stop.wait(idle_wait(interval, report.due_in))
 
