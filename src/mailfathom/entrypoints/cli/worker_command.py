@@ -18,7 +18,7 @@ import enum
 import signal
 import threading
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import structlog
 import typer
@@ -31,6 +31,7 @@ from mailfathom.bootstrap import (
 )
 from mailfathom.domain.errors import ConfigurationError, MailFathomError
 from mailfathom.entrypoints.cli.loading import load
+from mailfathom.entrypoints.cli.operations_option import OpsListenOption, with_ops_listen
 from mailfathom.entrypoints.cli.terminal import say_error, status_err
 from mailfathom.entrypoints.workers.delivery import run_delivery, sending_configured
 from mailfathom.entrypoints.workers.synchronization import (
@@ -38,6 +39,9 @@ from mailfathom.entrypoints.workers.synchronization import (
     start_leased_sync,
     worker_id,
 )
+
+if TYPE_CHECKING:
+    from mailfathom.entrypoints.work_metrics import WorkMetrics
 
 log = structlog.get_logger("mailfathom.worker")
 STOP_SECONDS = 60.0
@@ -64,10 +68,11 @@ def worker(
             "--id", help="This worker's name in the lease rows (default: host-pid-random)."
         ),
     ] = None,
+    ops_listen: OpsListenOption = None,
 ) -> None:
     """Run background work (synchronization, delivery, embedding) until stopped."""
     try:
-        deployment = load(config)
+        deployment = with_ops_listen(load(config), ops_listen)
         roles = set(role)
         if Role.SYNC in roles:
             if not deployment.sync.enabled:
@@ -85,6 +90,27 @@ def worker(
 
 
 def _run(services: Services, roles: set[Role], name: str) -> None:
+    """The roles' work, with the process's liveness, readiness and metrics on the
+    operations listener where one is configured (`[Operations] Listen`, `--ops-listen`)."""
+    from prometheus_client import CollectorRegistry
+
+    from mailfathom.entrypoints.ops_http import operations_of
+    from mailfathom.entrypoints.work_metrics import publish_process
+
+    registry = CollectorRegistry()
+    metrics = publish_process(registry, *sorted(r.value for r in roles))
+    services.work_meter = metrics
+    operations = operations_of(services, registry)
+    if operations is not None:
+        status_err.print(f"Operations: at {operations.where}", markup=False, highlight=False)
+    try:
+        _work(services, roles, name, metrics)
+    finally:
+        if operations is not None:
+            operations.close()
+
+
+def _work(services: Services, roles: set[Role], name: str, metrics: WorkMetrics) -> None:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
@@ -100,7 +126,11 @@ def _run(services: Services, roles: set[Role], name: str) -> None:
         threads += started
     if Role.DELIVERY in roles:
         delivering = threading.Thread(
-            target=run_delivery, args=(services, stop), daemon=True, name="delivery"
+            target=run_delivery,
+            args=(services, stop),
+            kwargs={"delivered": metrics.delivered},
+            daemon=True,
+            name="delivery",
         )
         delivering.start()
         threads.append(delivering)
