@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
-NEWEST_REVISION = "0027_console_first_passkey"
+NEWEST_REVISION = "0028_mcp_replicas"
 """The newest migration under `migrations/versions`; a test holds it to Alembic's own head."""
 
 
