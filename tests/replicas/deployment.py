@@ -33,6 +33,7 @@ from sync.helpers import RemoteMailbox
 
 KEYS = {name: f"key-{name}-" + uuid.uuid4().hex for name in ("asks", "plain", "bounded")}
 SESSIONS_PER_CALLER = 2
+QUESTIONS_WAITING = 2
 SUBJECTS = [f"Quarterly note {n} from the garden club" for n in range(5)]
 SECRET_ENV = "MF_REPLICAS_TEST_STATE_SECRET"
 IMAP_ENV = "MF_REPLICAS_TEST_IMAP_SECRET"
@@ -122,6 +123,7 @@ Replicas = true
 StateSecret = {{ Env = "{SECRET_ENV}" }}
 SessionsPerCaller = {SESSIONS_PER_CALLER}
 ConfirmationTimeoutSeconds = 60
+QuestionsWaitingPerCaller = {QUESTIONS_WAITING}
 {callers}"""
 
 

@@ -24,15 +24,23 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
 from confirmation.asking import Person, choosing
+from confirmation.asking_served import HeldPerson, until
 from log_audit import register_all
-from mcp_tests.client import structured
+from mcp_tests.client import code, structured
 from sending.helpers import SMTP_PASSWORD, SMTP_USER
 from servers.dovecot import DovecotServer
 from servers.postgres import PostgresServer
 from servers.smtp import SmtpServer
 from waiting import wait_for
 
-from .deployment import KEYS, SESSIONS_PER_CALLER, SUBJECTS, Replicated, serve_replicas
+from .deployment import (
+    KEYS,
+    QUESTIONS_WAITING,
+    SESSIONS_PER_CALLER,
+    SUBJECTS,
+    Replicated,
+    serve_replicas,
+)
 
 MODES = ["2026-07-28", "legacy"]
 HANDSHAKE = "2025-11-25"
@@ -165,6 +173,58 @@ def test_a_send_asked_on_one_replica_is_answered_through_the_other_and_sent_once
     wait_for(lambda: len(delivered()) >= 2, "both sends reached the SMTP server")
     time.sleep(2)
     assert len(delivered()) == 2
+
+
+def test_questions_waiting_are_bounded_per_caller_over_both_replicas(
+    replicated: Replicated,
+) -> None:
+    person = HeldPerson()
+    waiting: list[CallToolResult] = []
+    refused: list[CallToolResult] = []
+    subject = f"Seating plan {uuid.uuid4().hex[:8]}"
+    register_all([subject])
+
+    def arguments() -> dict[str, Any]:
+        return {
+            "account": "work",
+            "to": ["guest@example.net"],
+            "subject": subject,
+            "plainTextBody": "The long table goes by the window.\n",
+            "idempotencyKey": uuid.uuid4().hex,
+        }
+
+    async def run() -> None:
+        headers = {"Authorization": f"Bearer {KEYS['asks']}"}
+        timeout = httpx2.Timeout(30, read=None)
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
+            Client(
+                streamable_http_client(replicated.url, http_client=http),
+                mode="legacy",
+                elicitation_callback=person,
+            ) as client,
+            anyio.create_task_group() as group,
+        ):
+
+            async def send(into: list[CallToolResult]) -> None:
+                into.append(await client.call_tool("send_email", arguments()))
+
+            for _ in range(QUESTIONS_WAITING):
+                group.start_soon(send, waiting)
+            await until(lambda: len(person.asked) == QUESTIONS_WAITING, "every question was put")
+            since = _logged(replicated)
+            with anyio.fail_after(30):
+                for _ in range(2):
+                    await send(refused)
+            assert _upstreams(replicated, since) == set(replicated.replica_ports)
+            person.release()
+
+    since = _logged(replicated)
+    anyio.run(run)
+    assert [code(r) for r in refused] == [59006, 59006]
+    assert [structured(r)["status"] for r in waiting] == ["cancelled"] * QUESTIONS_WAITING
+    assert len(person.asked) == QUESTIONS_WAITING
+    assert _upstreams(replicated, since) == set(replicated.replica_ports)
 
 
 def _headers(key: str, session_id: str | None = None) -> dict[str, str]:
