@@ -16,6 +16,11 @@ The SDK keeps each session of the handshake generation (`initialize`, then
 Whether the session exists and is the caller's was decided by the gate before
 (`sessions.SharedSessionBook`); the SDK's own check of the token principal still applies,
 against the principal the session was opened with.
+
+The SDK offers no hook for any of this, so the subclass reaches into its manager (the tables
+of transports and owners, its task group and lifespan state) and, to hand an answer over,
+into a transport's read stream, as `mcp` 2.3 (the locked version) has them; the replica
+tests (`tests/replicas/`) break on an upgrade that moves them.
 """
 
 from __future__ import annotations
