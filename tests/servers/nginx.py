@@ -45,6 +45,7 @@ http {{
     access_log {root}/access.log upstream;
     upstream replicas {{
 {servers}
+        keepalive 32;
     }}
     server {{
         listen {LOOPBACK}:{port};
