@@ -198,12 +198,12 @@ def main() -> None:
     print(f"{'generation':16} {'setup':9} {'calls/s':>8} {'p50 ms':>8} {'p95 ms':>8}  ratio to one")
     for generation, setups in runs.items():
         base = setups["one"]
-        for setup, figures in setups.items():
-            rate = sum(f["calls_per_s"] for f in figures) / len(figures)
-            p50 = sum(f["p50_ms"] for f in figures) / len(figures)
-            p95 = sum(f["p95_ms"] for f in figures) / len(figures)
+        for setup, measured in setups.items():
+            rate = sum(f["calls_per_s"] for f in measured) / len(measured)
+            p50 = sum(f["p50_ms"] for f in measured) / len(measured)
+            p95 = sum(f["p95_ms"] for f in measured) / len(measured)
             ratios = [
-                f["calls_per_s"] / b["calls_per_s"] for f, b in zip(figures, base, strict=True)
+                f["calls_per_s"] / b["calls_per_s"] for f, b in zip(measured, base, strict=True)
             ]
             print(
                 f"{generation:16} {setup:9} {rate:8.1f} {p50:8.1f} {p95:8.1f}  "
