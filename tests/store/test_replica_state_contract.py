@@ -1,15 +1,20 @@
 """What replicas of the MCP endpoint rely on from the store, on SQLite and PostgreSQL: a
 caller's bound on sessions and questions counted over every replica's places, idle places
 falling out of the count, a session described once opened and found by its id, and an
-answer handed only to the replicas waiting on a question in its session."""
+answer handed only to the replicas waiting on a question in its session; on PostgreSQL,
+a replica clearing old rows passes those another one holds instead of waiting on them."""
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.adapters.sql.replicas import SqlSharedQuestions, SqlSharedSessions
+from mailfathom.adapters.sql.schema import mcp_sessions
+from waiting import wait_for
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 IDLE = timedelta(seconds=300)
@@ -71,3 +76,29 @@ def test_an_answer_goes_only_to_the_replicas_waiting_in_its_session(engine: sa.E
     assert questions.collect("B") == []
     assert questions.collect("A") == [("s1", '{"id":2}')]
     assert questions.collect("A") == []
+
+
+def test_clearing_passes_rows_another_transaction_holds(migrated_postgres_url: str) -> None:
+    engine = create_store_engine(migrated_postgres_url)
+    try:
+        sessions = SqlSharedSessions(engine)
+        assert sessions.reserve("old", "agent", T0, T0 - IDLE, 4)
+        later = T0 + 2 * IDLE
+        taken: list[bool] = []
+        with engine.connect() as holder, holder.begin():
+            holder.execute(
+                sa.select(mcp_sessions).where(mcp_sessions.c.reservation == "old").with_for_update()
+            )
+            other = threading.Thread(
+                target=lambda: taken.append(
+                    sessions.reserve("new", "other", later, later - IDLE, 4)
+                )
+            )
+            other.start()
+            wait_for(lambda: taken, "a place was taken beside a row another replica holds")
+        other.join()
+        with engine.connect() as c:
+            left = set(c.execute(sa.select(mcp_sessions.c.reservation)).scalars())
+        assert left == {"old", "new"}
+    finally:
+        engine.dispose()

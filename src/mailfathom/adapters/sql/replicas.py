@@ -2,7 +2,9 @@
 
 A bound is counted and the place taken in one transaction; on PostgreSQL that transaction
 first takes an advisory lock named after the caller entry, so replicas opening for the same
-caller queue there while other callers pass (SQLite serializes every writer anyway)."""
+caller queue there while other callers pass (SQLite serializes every writer anyway). Rows
+past their life are deleted by whichever transaction comes by, skipping rows another one
+holds, so two replicas clearing at once never wait on each other."""
 
 from __future__ import annotations
 
@@ -21,6 +23,13 @@ _Q = mcp_questions_waiting.c
 _A = mcp_answers.c
 
 
+def _delete_unheld(table: sa.Table, key: sa.ColumnElement[Any], *where: Any) -> sa.Delete:
+    """Delete the rows `where` selects, but none another transaction holds (PostgreSQL;
+    SQLite has one writer at a time)."""
+    held = sa.select(key).where(*where).with_for_update(skip_locked=True)
+    return sa.delete(table).where(key.in_(held.scalar_subquery()))
+
+
 def _lock_caller(c: sa.Connection, space: str, caller: str) -> None:
     if c.dialect.name == "postgresql":
         c.execute(
@@ -35,7 +44,7 @@ class SqlSharedSessions(SqlTables):
     ) -> bool:
         with self.engine.begin() as c:
             _lock_caller(c, "sessions", caller)
-            c.execute(sa.delete(mcp_sessions).where(_S.last_used <= live_since))
+            c.execute(_delete_unheld(mcp_sessions, _S.reservation, _S.last_used <= live_since))
             held = c.execute(
                 sa.select(sa.func.count()).select_from(mcp_sessions).where(_S.caller == caller)
             ).scalar_one()
@@ -131,7 +140,9 @@ class SqlSharedQuestions(SqlTables):
     ) -> bool:
         with self.engine.begin() as c:
             _lock_caller(c, "questions", caller)
-            c.execute(sa.delete(mcp_questions_waiting).where(_Q.asked_at <= live_since))
+            c.execute(
+                _delete_unheld(mcp_questions_waiting, _Q.question_id, _Q.asked_at <= live_since)
+            )
             if self._waiting(c, caller, live_since) >= most:
                 return False
             c.execute(
@@ -164,7 +175,7 @@ class SqlSharedQuestions(SqlTables):
 
     def route(self, session_id: str, body: str, at: datetime, live_since: datetime) -> int:
         with self.engine.begin() as c:
-            c.execute(sa.delete(mcp_answers).where(_A.arrived_at <= live_since))
+            c.execute(_delete_unheld(mcp_answers, _A.answer_id, _A.arrived_at <= live_since))
             replicas = (
                 c.execute(
                     sa.select(_Q.replica)
@@ -185,8 +196,8 @@ class SqlSharedQuestions(SqlTables):
     def collect(self, replica: str) -> list[tuple[str, str]]:
         with self.engine.begin() as c:
             rows = c.execute(
-                sa.delete(mcp_answers)
-                .where(_A.replica == replica)
-                .returning(_A.answer_id, _A.session_id, _A.body)
+                _delete_unheld(mcp_answers, _A.answer_id, _A.replica == replica).returning(
+                    _A.answer_id, _A.session_id, _A.body
+                )
             ).all()
         return [(r.session_id, r.body) for r in sorted(rows, key=lambda r: r.answer_id)]
