@@ -252,17 +252,24 @@ class SessionGate:
         if not await self._book.enter(owner, session_id):
             await _error("Session not found", 404)(scope, receive, send)
             return
-        status: int | None = None
+        left = False
 
         async def watch(message: Message) -> None:
-            nonlocal status
+            nonlocal left
             if message["type"] == "http.response.start":
                 status = message["status"]
+                ended = status == 404 or (scope["method"] == "DELETE" and status < 400)
+                if ended:
+                    # Before the answer leaves: the client's next request, on any replica,
+                    # already finds the session gone.
+                    left = True
+                    with anyio.CancelScope(shield=True):
+                        await self._book.leave(session_id, closed=True)
             await send(message)
 
         try:
             await self._app(scope, receive, watch)
         finally:
-            closed = scope["method"] == "DELETE" and status is not None and status < 400
-            with anyio.CancelScope(shield=True):
-                await self._book.leave(session_id, closed=status == 404 or closed)
+            if not left:
+                with anyio.CancelScope(shield=True):
+                    await self._book.leave(session_id, closed=False)
