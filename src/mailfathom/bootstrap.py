@@ -35,7 +35,7 @@ from mailfathom.adapters.config.toml_writer import create_config_file as create_
 from mailfathom.adapters.config.toml_writer import refuse_existing as refuse_existing
 from mailfathom.adapters.console_password import Argon2Passwords
 from mailfathom.adapters.content.places import HeldContent, content_place
-from mailfathom.adapters.cursor_signing import HmacCursorSigner, SealedCursorSigner
+from mailfathom.adapters.cursor_signing import HmacCursorSigner, SealedCursorSigner, key_from_file
 from mailfathom.adapters.download_links import SealedLinks, links_of
 from mailfathom.adapters.draft_folders import DraftFolderCopies
 from mailfathom.adapters.embedding import OpenEmbedder, open_active_embedder
@@ -105,11 +105,13 @@ from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.pending_repairs import SqlPendingRepairs
 from mailfathom.adapters.sql.readiness import schema_current, store_answers
 from mailfathom.adapters.sql.reading import SqlMailboxReader
+from mailfathom.adapters.sql.replicas import SqlSharedQuestions, SqlSharedSessions
 from mailfathom.adapters.sql.sync_failures import SqlSyncFailures
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.sql.trust_records import SqlTrustRecords
 from mailfathom.adapters.sql.vector_reading import VectorCache
 from mailfathom.adapters.sql.work_leases import SqlWorkLeases
+from mailfathom.adapters.state_keys import CURSORS, REQUEST_STATE, derived_key
 from mailfathom.adapters.vcard import VCardFormat
 from mailfathom.app.answering.administer_answering import AnsweringAdministration
 from mailfathom.app.answering.ask_mail import AnsweringPorts, MailboxQuestionReader
@@ -475,7 +477,25 @@ class Services:
         return ContentScreen(DetectorScanner() if config.enabled else None, config)
 
     def _signer(self) -> HmacCursorSigner:
-        return HmacCursorSigner.from_key_file(self.config.store.data_dir / "cursor.key")
+        return HmacCursorSigner(self._cursor_key())
+
+    def _cursor_key(self) -> bytes:
+        """Under the state secret where one is configured (replicas on several machines
+        open each other's cursors), else the key file in this machine's data directory."""
+        if self.config.mcp.state_secret is None:
+            return key_from_file(self.config.store.data_dir / "cursor.key")
+        return derived_key(read_secret(self.config.mcp.state_secret), CURSORS)
+
+    def replica_stores(self) -> tuple[SqlSharedSessions, SqlSharedQuestions]:
+        """What replicas of the MCP endpoint share: sessions, and questions in flight."""
+        return SqlSharedSessions(self.engine), SqlSharedQuestions(self.engine)
+
+    def request_state_key(self) -> bytes | None:
+        """What the MCP endpoint seals a question's request state under, where the state
+        secret is configured; None leaves it to a key made per process."""
+        if self.config.mcp.state_secret is None:
+            return None
+        return derived_key(read_secret(self.config.mcp.state_secret), REQUEST_STATE)
 
     def vouching(self) -> BookVouching:
         """What vouches for a recipient beyond the deployment's own addresses."""
@@ -495,7 +515,7 @@ class Services:
         return ContactUseCases(
             listing=ContactListing(
                 book,
-                SealedCursorSigner.from_key_file(self.config.store.data_dir / "cursor.key"),
+                SealedCursorSigner(self._cursor_key()),
                 screen,
             ),
             lookup=ContactLookup(book, screen),

@@ -24,7 +24,8 @@ _NONCE_BYTES = 12
 _SEALING_LABEL = b"mailfathom sealed cursor"
 
 
-def _key_from_file(path: Path) -> bytes:
+def key_from_file(path: Path) -> bytes:
+    """The key kept in `path`, made there on first use."""
     try:
         return path.read_bytes()
     except FileNotFoundError:
@@ -61,7 +62,7 @@ class HmacCursorSigner:
 
     @classmethod
     def from_key_file(cls, path: Path) -> HmacCursorSigner:
-        return cls(_key_from_file(path))
+        return cls(key_from_file(path))
 
     def _tag(self, payload: bytes) -> bytes:
         return hmac.new(self._key, payload, hashlib.sha256).digest()[:_TAG_BYTES]
@@ -90,7 +91,7 @@ class SealedCursorSigner:
 
     @classmethod
     def from_key_file(cls, path: Path) -> SealedCursorSigner:
-        return cls(_key_from_file(path))
+        return cls(key_from_file(path))
 
     def sign(self, payload: bytes) -> str:
         nonce = secrets.token_bytes(_NONCE_BYTES)

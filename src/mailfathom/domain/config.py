@@ -252,7 +252,11 @@ class McpEndpointConfig:
     is `metrics_api_key_sha256`, and not at all without one. A person asked to confirm a send
     has `confirmation_timeout_seconds` to answer, and one caller entry may keep
     `questions_waiting_per_caller` such questions waiting within calls held open. `oauth`
-    makes the endpoint an OAuth 2.1 resource server beside its API keys."""
+    makes the endpoint an OAuth 2.1 resource server beside its API keys. `replicas` says this
+    process is one of several serving the same endpoint behind a load balancer: sessions,
+    questions in flight and their bounds are then kept in the store, and whatever a client
+    carries sealed is sealed under keys derived from `state_secret`, which every replica
+    reads (`replicas` requires it)."""
 
     enabled: bool = False
     host: str = "127.0.0.1"
@@ -265,3 +269,5 @@ class McpEndpointConfig:
     confirmation_timeout_seconds: float = DEFAULT_CONFIRMATION_TIMEOUT_SECONDS
     questions_waiting_per_caller: int = DEFAULT_QUESTIONS_WAITING_PER_CALLER
     oauth: McpOAuthConfig | None = None
+    replicas: bool = False
+    state_secret: SecretRef | None = None

@@ -5,6 +5,11 @@ a caller is admitted: `Credential = "apiKey"` with the SHA-256 of the key (never
 `Credential = "oauth"` with the subject of the access tokens it admits (the authorization
 servers are named in `[McpEndpoint.OAuth]`, `mcp_oauth_section`), or `Credential = "none"`,
 which is accepted only when the endpoint listens on loopback.
+
+`Replicas = true` says several processes serve the endpoint behind one load balancer. They
+share what a client carries sealed only through `StateSecret`, a secret reference every
+replica reads, and what they hold between requests only through PostgreSQL: without either,
+the configuration is refused.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from urllib.parse import urlsplit
 
 from mailfathom.adapters.config.mcp_oauth_section import parse_mcp_oauth, parse_oauth_subject
 from mailfathom.adapters.config.toml_tables import Problems, Table, is_loopback
-from mailfathom.adapters.config.values import bounded_integer, parse_listen
+from mailfathom.adapters.config.values import bounded_integer, parse_listen, parse_secret
 from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
 from mailfathom.domain.config import (
     DEFAULT_CONFIRMATION_TIMEOUT_SECONDS,
@@ -43,6 +48,8 @@ _KEYS = frozenset(
         "ConfirmationTimeoutSeconds",
         "QuestionsWaitingPerCaller",
         "OAuth",
+        "Replicas",
+        "StateSecret",
     }
 )
 _MAX_SESSIONS_PER_CALLER = 1000
@@ -72,8 +79,10 @@ _ACCEPTED_PERMISSIONS = ", ".join(p.value for p in Permission)
 
 
 def parse_mcp_endpoint(
-    table: Table | None, problems: Problems, base_dir: Path
+    table: Table | None, problems: Problems, base_dir: Path, *, on_postgresql: bool = False
 ) -> McpEndpointConfig:
+    """The endpoint as configured; `on_postgresql` says whether `[Store]` names a
+    PostgreSQL database, which replicas need."""
     if table is None:
         return McpEndpointConfig()
     table.refuse_unknown(_KEYS)
@@ -99,6 +108,23 @@ def parse_mcp_endpoint(
             table.at("Callers"),
             "an enabled endpoint needs at least one entry stating how callers are admitted",
         )
+    replicas = table.boolean("Replicas", False)
+    state_secret = (
+        parse_secret(table, "StateSecret", base_dir) if table.has("StateSecret") else None
+    )
+    if replicas and not table.has("StateSecret"):
+        problems.add(
+            table.at("Replicas"),
+            "several replicas need a StateSecret every one of them reads: a cursor, a "
+            "confirmation or a download link sealed by one replica is otherwise refused by "
+            "the next",
+        )
+    if replicas and not on_postgresql:
+        problems.add(
+            table.at("Replicas"),
+            "replicas share their sessions and questions through the store, so [Store] "
+            "needs a DatabaseUrl naming PostgreSQL",
+        )
     return McpEndpointConfig(
         enabled=enabled,
         host=host,
@@ -111,6 +137,8 @@ def parse_mcp_endpoint(
         confirmation_timeout_seconds=_parse_confirmation_timeout(table),
         questions_waiting_per_caller=_parse_questions_waiting(table),
         oauth=oauth,
+        replicas=replicas,
+        state_secret=state_secret,
     )
 
 

@@ -136,7 +136,12 @@ def _parse(data: Mapping[str, object], *, base_dir: Path, source: str | None) ->
     account_tables = root.tables("Accounts")
     accounts = [parse_account(table, base_dir) for table in account_tables]
     check_account_names(account_tables, problems)
-    mcp = parse_mcp_endpoint(root.table("McpEndpoint"), problems, base_dir)
+    mcp = parse_mcp_endpoint(
+        root.table("McpEndpoint"),
+        problems,
+        base_dir,
+        on_postgresql=store is not None and (store.database_url or "").startswith("postgresql"),
+    )
     read_only, authserv_id = parse_deployment(root.table("Deployment"))
     mail_delivery = parse_mail_delivery(root.table("MailDelivery"))
     downloads = parse_downloads(root.table("Downloads"), base_dir)

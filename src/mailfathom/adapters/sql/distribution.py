@@ -69,4 +69,7 @@ SHARED = (
     "console_first_passkey",
     "work_leases",
     "lease_workers",
+    "mcp_sessions",
+    "mcp_questions_waiting",
+    "mcp_answers",
 )

@@ -693,3 +693,40 @@ lease_workers = sa.Table(
     sa.Column("worker_id", sa.String(128), primary_key=True),
     sa.Column("seen_until", TS, nullable=False),
 )
+
+# What replicas of the MCP endpoint share between requests (see 0030).
+mcp_sessions = sa.Table(
+    "mcp_sessions",
+    metadata,
+    sa.Column("reservation", sa.String(32), primary_key=True),
+    sa.Column("session_id", sa.String(64), nullable=True, unique=True),
+    sa.Column("caller", sa.String(64), nullable=False),
+    sa.Column("principal", sa.Text(), nullable=True),
+    sa.Column("protocol_version", sa.String(32), nullable=True),
+    sa.Column("client_params", sa.Text(), nullable=True),
+    sa.Column("last_used", TS, nullable=False),
+    sa.Index("ix_mcp_sessions_caller", "caller", "last_used"),
+)
+
+mcp_questions_waiting = sa.Table(
+    "mcp_questions_waiting",
+    metadata,
+    sa.Column("question_id", sa.String(32), primary_key=True),
+    sa.Column("caller", sa.String(64), nullable=False),
+    sa.Column("session_id", sa.String(64), nullable=False),
+    sa.Column("replica", sa.String(32), nullable=False),
+    sa.Column("asked_at", TS, nullable=False),
+    sa.Index("ix_mcp_questions_waiting_caller", "caller"),
+    sa.Index("ix_mcp_questions_waiting_session", "session_id"),
+)
+
+mcp_answers = sa.Table(
+    "mcp_answers",
+    metadata,
+    sa.Column("answer_id", sa.Integer(), primary_key=True, autoincrement=True),
+    sa.Column("replica", sa.String(32), nullable=False),
+    sa.Column("session_id", sa.String(64), nullable=False),
+    sa.Column("body", sa.Text(), nullable=False),
+    sa.Column("arrived_at", TS, nullable=False),
+    sa.Index("ix_mcp_answers_replica", "replica", "answer_id"),
+)

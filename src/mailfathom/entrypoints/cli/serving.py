@@ -50,6 +50,8 @@ def prepare(config: DeploymentConfig, *, stdio: bool, sync: bool, deliver: bool)
     oauth = config.mcp.oauth
     if not stdio and oauth is not None and oauth.introspection_client_secret is not None:
         read_secret(oauth.introspection_client_secret)
+    if config.mcp.state_secret is not None:
+        read_secret(config.mcp.state_secret)
     chat = config.answering.endpoint
     if chat is not None and chat.api_key is not None:
         read_secret(chat.api_key)

@@ -29,6 +29,7 @@ from mailfathom.entrypoints.mcp.call_journal import CallJournal
 from mailfathom.entrypoints.mcp.confirmation import Questions
 from mailfathom.entrypoints.mcp.http_app import caller_of
 from mailfathom.entrypoints.mcp.registry import ToolRegistry
+from mailfathom.entrypoints.mcp.replica_state import Replicas
 from mailfathom.entrypoints.mcp.server import EndpointPolicy, MailFathomMcp
 from mailfathom.entrypoints.mcp.telemetry import ToolTelemetry
 from mailfathom.entrypoints.mcp.tools.answering import register_answering_tools
@@ -72,18 +73,28 @@ class ToolBundles:
         )
 
 
-def build_server(services: Services) -> MailFathomMcp:
+def build_server(services: Services, replicas: Replicas | None = None) -> MailFathomMcp:
     """The server for this deployment. Over stdio the caller is the operator's open entry
     (`Credential = "none"`) when there is one, and otherwise served every permission: whoever
     can start the process can read the store it opens. That caller is still asked before mail
     leaves: the process is started by an agent's client, and being able to start it is no
     person's yes to a message."""
     config = services.config.mcp
-    return build_server_from(ToolBundles.of(services), config, stdio_caller(config))
+    return build_server_from(
+        ToolBundles.of(services),
+        config,
+        stdio_caller(config),
+        services.request_state_key(),
+        replicas,
+    )
 
 
 def build_server_from(
-    bundles: ToolBundles, config: McpEndpointConfig, caller: Caller
+    bundles: ToolBundles,
+    config: McpEndpointConfig,
+    caller: Caller,
+    request_state_key: bytes | None = None,
+    replicas: Replicas | None = None,
 ) -> MailFathomMcp:
     """A server whose tools call `bundles`, published as `config` says. `caller` is whom a
     session without an HTTP request is served as (stdio, or a client in the same process);
@@ -91,7 +102,7 @@ def build_server_from(
     timeout = config.confirmation_timeout_seconds
     registry = ToolRegistry()
     register_reading_tools(registry, bundles.reading)
-    questions = Questions(timeout, config.questions_waiting_per_caller)
+    questions = Questions(timeout, config.questions_waiting_per_caller, replicas)
     register_sending_tools(registry, bundles.sending, questions)
     register_drafting_tools(registry, bundles.drafting, questions)
     register_flag_tools(registry, bundles.flags)
@@ -107,7 +118,7 @@ def build_server_from(
     telemetry = ToolTelemetry(frozenset(registry.specs), journal)
     if bundles.alert_signal is not None:
         bundles.alert_signal.listen(telemetry.owner_alert_raised)
-    return MailFathomMcp(registry, policy, telemetry, timeout)
+    return MailFathomMcp(registry, policy, telemetry, timeout, request_state_key)
 
 
 def stdio_caller(config: McpEndpointConfig) -> Caller:

@@ -14,7 +14,8 @@ person decides.
 
 A question waiting within a call holds the call open, so one caller entry may keep at most
 `McpEndpoint.QuestionsWaitingPerCaller` of them waiting; a call past that is refused (59006)
-before anything is asked or written. With the newer generation the server holds nothing while
+before anything is asked or written. Replicas count the questions of every replica, in the
+store (`replica_state`). With the newer generation the server holds nothing while
 the person decides, and the bound does not apply.
 
 A client that declared no form elicitation is never asked: it gets `UNAVAILABLE`. Input
@@ -27,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -63,6 +64,8 @@ from mailfathom.entrypoints.mcp.registry import (
     error_result,
     log_undiagnosed,
 )
+from mailfathom.entrypoints.mcp.replica_state import Replicas
+from mailfathom.entrypoints.mcp.sessions import SESSION_HEADER
 
 log = structlog.get_logger("mailfathom.confirmation")
 
@@ -100,28 +103,38 @@ def _chosen(result: ElicitResult, binding: str) -> Answer:
 class Questions:
     """The questions this endpoint puts to people: how long a person has to answer one
     (`timeout`, seconds), and how many one caller entry may keep waiting within calls held
-    open (`per_caller`). The count is kept on the event loop, which alone changes it."""
+    open (`per_caller`). One process keeps the count on the event loop, which alone changes
+    it; replicas keep it in the store (`replicas`)."""
 
     def __init__(
         self,
         timeout: float = DEFAULT_CONFIRMATION_TIMEOUT_SECONDS,
         per_caller: int = DEFAULT_QUESTIONS_WAITING_PER_CALLER,
+        replicas: Replicas | None = None,
     ) -> None:
         self.timeout = timeout
         self.per_caller = per_caller
+        self._replicas = replicas
         self._waiting: dict[str, int] = {}
 
-    def waiting(self, caller: str) -> int:
+    async def waiting(self, caller: str) -> int:
+        if self._replicas is not None:
+            return await self._replicas.questions_waiting(caller)
         return self._waiting.get(caller, 0)
 
-    @contextlib.contextmanager
-    def held(self, caller: str) -> Iterator[bool]:
-        """Hold a place for one more question of `caller` while the block runs; the block is
-        given False, and holds nothing, when the caller has no place left."""
-        if self.waiting(caller) >= self.per_caller:
+    @contextlib.asynccontextmanager
+    async def held(self, caller: str, session_id: str | None) -> AsyncIterator[bool]:
+        """Hold a place for one more question of `caller`, put in `session_id`, while the
+        block runs; the block is given False, and holds nothing, when the caller has no
+        place left."""
+        if self._replicas is not None:
+            async with self._replicas.question_held(caller, session_id, self.per_caller) as held:
+                yield held
+            return
+        if self._waiting.get(caller, 0) >= self.per_caller:
             yield False
             return
-        self._waiting[caller] = self.waiting(caller) + 1
+        self._waiting[caller] = self._waiting.get(caller, 0) + 1
         try:
             yield True
         finally:
@@ -182,12 +195,13 @@ class ElicitedConfirmation:
         already keeps as many questions waiting as it may."""
         caller = current_caller.get()
         label = caller.label if caller is not None else ""
-        with self._questions.held(label) as placed:
+        session_id = (self._ctx.headers or {}).get(SESSION_HEADER)
+        async with self._questions.held(label, session_id) as placed:
             if not placed:
                 log.warning(
                     "confirmation.waiting_bound_reached",
                     caller=label,
-                    waiting=self._questions.waiting(label),
+                    waiting=await self._questions.waiting(label),
                 )
                 return False
             self._answer = await self._ask_now(question)

@@ -78,9 +78,11 @@ from mailfathom.entrypoints.mcp.oauth.authorization_server import (
     AuthorizationServerClient,
     AuthorizationServerUnavailable,
 )
+from mailfathom.entrypoints.mcp.replica_manager import replica_mcp_app
+from mailfathom.entrypoints.mcp.replica_state import Replicas
 from mailfathom.entrypoints.mcp.sdk_logs import withhold_refused_values
 from mailfathom.entrypoints.mcp.server import CALLER_STATE_KEY, MailFathomMcp
-from mailfathom.entrypoints.mcp.sessions import SessionGate
+from mailfathom.entrypoints.mcp.sessions import SessionGate, SharedSessionBook
 from mailfathom.entrypoints.quiet_failures import QuietFailures
 
 log = structlog.get_logger("mailfathom.mcp")
@@ -338,12 +340,15 @@ def build_http_app(
     keys: ConsoleKeys | None = None,
     max_body_octets: int = DEFAULT_BODY_OCTETS,
     readiness: Readiness | None = None,
+    replicas: Replicas | None = None,
 ) -> Starlette:
     """The served app. `/metrics` exists only when the configuration names its key,
     download links are served where `download` is given (see `download_route`), keys
     created in the console admit where `keys` is given, and `/livez` and `/readyz` are
     served where `readiness` is given (`health`). A request body over `max_body_octets` is
-    refused unread, once its caller is admitted (`body_bound`)."""
+    refused unread, once its caller is admitted (`body_bound`). With `replicas`, sessions
+    and questions in flight are shared with the other replicas through the store
+    (`replica_state`, `replica_manager`)."""
     entries = list(config.callers)
     mcp_app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -353,6 +358,8 @@ def build_http_app(
         # The gate bounds each caller entry below this; the SDK's own limit is a backstop.
         max_sessions=2 * config.sessions_per_caller * max(1, len(entries)),
     )
+    if replicas is not None:
+        mcp_app = replica_mcp_app(server, replicas, MCP_PATH)
     withhold_refused_values()
     authorization_servers = AuthorizationServerClient()
     tokens = token_admission(config, authorization_servers, server.published_permissions())
@@ -382,6 +389,7 @@ def build_http_app(
         caller_key=CALLER_STATE_KEY,
         per_caller=config.sessions_per_caller,
         idle_seconds=config.session_idle_seconds,
+        book=SharedSessionBook(replicas) if replicas is not None else None,
     )
     app.add_middleware(AdmissionGate, entries=entries, tokens=tokens, console_keys=keys)
     app.add_middleware(QuietFailures, answer=lambda _scope: failed(), event="mcp.request_failed")

@@ -27,6 +27,7 @@ from mailfathom.domain.request_bounds import tool_request_octets
 from mailfathom.entrypoints.health import Readiness
 from mailfathom.entrypoints.mcp.assemble import build_server
 from mailfathom.entrypoints.mcp.http_app import build_http_app
+from mailfathom.entrypoints.mcp.replica_state import Replicas
 from mailfathom.entrypoints.mcp.server import MailFathomMcp
 
 
@@ -39,6 +40,7 @@ class Serving:
     server: MailFathomMcp
     where: str
     listener: socket.socket | None = None
+    replicas: Replicas | None = None
 
     @property
     def transport(self) -> str:
@@ -67,6 +69,7 @@ class Serving:
                     self.services.config.mail_delivery.max_body_characters
                 ),
                 readiness=Readiness(self.services.readiness_checks()),
+                replicas=self.replicas,
             ),
             config.host,
             self.listener,
@@ -173,11 +176,24 @@ def open_http(services: Services, *, port: int | None = None) -> Serving:
             "McpEndpoint.Enabled is false: the endpoint is off until the configuration "
             "enables it and states how callers are admitted."
         )
-    server = build_server(services)
+    replicas = shared_state(services) if config.replicas else None
+    server = build_server(services, replicas)
     listener = bind(config.host, port if port is not None else config.port)
     bound = listener.getsockname()[1]
     host = f"[{config.host}]" if ":" in config.host else config.host
-    return Serving(services, server, f"http://{host}:{bound}/mcp", listener)
+    return Serving(services, server, f"http://{host}:{bound}/mcp", listener, replicas)
+
+
+def shared_state(services: Services) -> Replicas:
+    """What this process shares with the other replicas of the endpoint (`replica_state`)."""
+    config = services.config.mcp
+    sessions, questions = services.replica_stores()
+    return Replicas(
+        sessions,
+        questions,
+        idle_seconds=config.session_idle_seconds,
+        question_seconds=config.confirmation_timeout_seconds,
+    )
 
 
 def open_stdio(services: Services) -> Serving:

@@ -91,6 +91,7 @@ class MailFathomMcp(MCPServer):
         policy: EndpointPolicy,
         telemetry: ToolTelemetry,
         confirmation_timeout: float = DEFAULT_CONFIRMATION_TIMEOUT_SECONDS,
+        request_state_key: bytes | None = None,
     ) -> None:
         super().__init__(
             name="mailfathom",
@@ -106,8 +107,10 @@ class MailFathomMcp(MCPServer):
             # A question put to a person travels in the request state of a call made twice;
             # the state outlives the time the person has to answer, so a late answer is
             # refused as late (59002) rather than as a state the SDK no longer reads.
-            request_state_security=RequestStateSecurity.ephemeral(
-                ttl=max(_REQUEST_STATE_SECONDS, confirmation_timeout + 60), audience="mailfathom"
+            # Replicas share the key (`request_state_key`), so a person's answer may reach
+            # any of them; one process alone may keep a key of its own.
+            request_state_security=_request_state_security(
+                request_state_key, max(_REQUEST_STATE_SECONDS, confirmation_timeout + 60)
             ),
         )
         self.registry = registry
@@ -258,6 +261,12 @@ class MailFathomMcp(MCPServer):
         )
         self.telemetry.record(name, outcome, code, _since(started), label)
         return result
+
+
+def _request_state_security(key: bytes | None, ttl: float) -> RequestStateSecurity:
+    if key is None:
+        return RequestStateSecurity.ephemeral(ttl=ttl, audience="mailfathom")
+    return RequestStateSecurity(keys=[key], ttl=ttl, audience="mailfathom")
 
 
 def _refused_arguments(name: str, tool: Tool, error: ToolError) -> CallToolResult:

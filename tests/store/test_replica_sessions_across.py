@@ -1,0 +1,89 @@
+"""Two replicas' views of one store (`Replicas`, on SQLite and PostgreSQL): a session in use
+on one replica (a call held open past the idle period) is alive for the other, an idle one
+expires for both and frees its caller's place, and a closed one is gone for both."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import anyio
+import sqlalchemy as sa
+
+from mailfathom.adapters.sql.replicas import SqlSharedQuestions, SqlSharedSessions
+from mailfathom.entrypoints.mcp.replica_state import Replicas
+
+T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+IDLE = 0.6
+PARAMS = (
+    '{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}'
+)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+def _replica(engine: sa.Engine, clock: Clock) -> Replicas:
+    return Replicas(
+        SqlSharedSessions(engine),
+        SqlSharedQuestions(engine),
+        idle_seconds=IDLE,
+        question_seconds=60,
+        clock=clock,
+    )
+
+
+def _pair(engine: sa.Engine, clock: Clock) -> tuple[Replicas, Replicas]:
+    return _replica(engine, clock), _replica(engine, clock)
+
+
+def test_a_session_in_use_on_one_replica_stays_alive_for_the_other(engine: sa.Engine) -> None:
+    clock = Clock()
+    a, b = _pair(engine, clock)
+
+    async def run() -> None:
+        reservation = await a.reserve("agent", 1)
+        assert reservation is not None
+        await a.describe(reservation, "s1", None, "2025-11-25", PARAMS)
+        await a.enter("s1")
+        clock.advance(10 * IDLE)
+        assert await b.find("s1") is None
+        async with anyio.create_task_group() as group:
+            group.start_soon(a.keep_alive)
+            with anyio.fail_after(30):
+                while await b.find("s1") is None:
+                    await anyio.sleep(0.05)
+            group.cancel_scope.cancel()
+        assert await b.reserve("agent", 1) is None
+        await a.leave("s1", closed=False)
+        clock.advance(IDLE)
+        assert await b.find("s1") is None
+        assert await b.reserve("agent", 1) is not None
+
+    anyio.run(run)
+
+
+def test_a_session_closed_on_one_replica_is_gone_for_the_other(engine: sa.Engine) -> None:
+    clock = Clock()
+    a, b = _pair(engine, clock)
+
+    async def run() -> None:
+        reservation = await a.reserve("agent", 1)
+        assert reservation is not None
+        await a.describe(reservation, "s1", None, "2025-11-25", PARAMS)
+        found = await b.find("s1")
+        assert found is not None
+        assert (found.caller, found.client_params) == ("agent", PARAMS)
+        await b.enter("s1")
+        await b.leave("s1", closed=True)
+        assert await a.find("s1") is None
+        assert await a.reserve("agent", 1) is not None
+
+    anyio.run(run)
