@@ -180,6 +180,11 @@ class CommandCode(enum.IntEnum):
     # `mfctl console first-passkey` printed no code: the owner has a password or a passkey
     # already, so further passkeys are added signed in.
     CONSOLE_FIRST_PASSKEY_CLOSED = 11041
+    # `serve` was asked for more than one process on SQLite, whose one writer the processes
+    # would queue behind and whose file each would hold open: one process serves it.
+    PROCESSES_NEED_POSTGRESQL = 11042
+    # `serve --stdio` was asked for more than one process: a desktop client speaks to one.
+    PROCESSES_OVER_STDIO = 11043
 
 
 class EmbeddingCode(enum.IntEnum):

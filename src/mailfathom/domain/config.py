@@ -205,6 +205,7 @@ class DeploymentConfig:
 
 DEFAULT_MCP_PORT = 8625
 DEFAULT_SESSIONS_PER_CALLER = 16
+MAX_SERVE_PROCESSES = 64
 DEFAULT_SESSION_IDLE_SECONDS = 300.0
 DEFAULT_CONFIRMATION_TIMEOUT_SECONDS = 300.0
 DEFAULT_QUESTIONS_WAITING_PER_CALLER = 8
@@ -236,12 +237,13 @@ class CallerEntry:
 @dataclass(frozen=True, slots=True)
 class McpEndpointConfig:
     """The MCP endpoint. Each caller entry may hold `sessions_per_caller` open sessions of the
-    handshake protocol generation at once; a session with no request in flight for
-    `session_idle_seconds` is closed. `/metrics` is served only to a bearer key whose SHA-256
-    is `metrics_api_key_sha256`, and not at all without one. A person asked to confirm a send
-    has `confirmation_timeout_seconds` to answer, and one caller entry may keep
-    `questions_waiting_per_caller` such questions waiting within calls held open. `oauth`
-    makes the endpoint an OAuth 2.1 resource server beside its API keys."""
+        handshake protocol generation at once; a session with no request in flight for
+        `session_idle_seconds` is closed. `/metrics` is served only to a bearer key whose SHA-256
+        is `metrics_api_key_sha256`, and not at all without one. A person asked to confirm a send
+        has `confirmation_timeout_seconds` to answer, and one caller entry may keep
+        `questions_waiting_per_caller` such questions waiting within calls held open. `oauth`
+        makes the endpoint an OAuth 2.1 resource server beside its API keys. `serve` answers over
+    HTTP in `processes` processes sharing one listening socket (more than one needs PostgreSQL)."""
 
     enabled: bool = False
     host: str = "127.0.0.1"
@@ -254,3 +256,4 @@ class McpEndpointConfig:
     confirmation_timeout_seconds: float = DEFAULT_CONFIRMATION_TIMEOUT_SECONDS
     questions_waiting_per_caller: int = DEFAULT_QUESTIONS_WAITING_PER_CALLER
     oauth: McpOAuthConfig | None = None
+    processes: int = 1

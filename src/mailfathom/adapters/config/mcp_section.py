@@ -25,6 +25,7 @@ from mailfathom.domain.config import (
     DEFAULT_QUESTIONS_WAITING_PER_CALLER,
     DEFAULT_SESSION_IDLE_SECONDS,
     DEFAULT_SESSIONS_PER_CALLER,
+    MAX_SERVE_PROCESSES,
     CallerEntry,
     McpEndpointConfig,
 )
@@ -43,6 +44,7 @@ _KEYS = frozenset(
         "ConfirmationTimeoutSeconds",
         "QuestionsWaitingPerCaller",
         "OAuth",
+        "Processes",
     }
 )
 _MAX_SESSIONS_PER_CALLER = 1000
@@ -111,6 +113,7 @@ def parse_mcp_endpoint(
         confirmation_timeout_seconds=_parse_confirmation_timeout(table),
         questions_waiting_per_caller=_parse_questions_waiting(table),
         oauth=oauth,
+        processes=bounded_integer(table, "Processes", 1, 1, MAX_SERVE_PROCESSES),
     )
 
 

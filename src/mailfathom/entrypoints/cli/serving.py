@@ -21,6 +21,7 @@ import structlog
 from rich.console import Console
 
 from mailfathom.bootstrap import Services, read_secret, require_secrets
+from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.config import DeploymentConfig
 from mailfathom.domain.errors import ConfigurationError
 from mailfathom.entrypoints.workers.background import (
@@ -36,10 +37,26 @@ if TYPE_CHECKING:
 log = structlog.get_logger("mailfathom.serve")
 
 
-def prepare(config: DeploymentConfig, *, stdio: bool, sync: bool, deliver: bool) -> BackgroundPlan:
+def prepare(
+    config: DeploymentConfig, *, stdio: bool, sync: bool, deliver: bool, processes: int = 1
+) -> BackgroundPlan:
     """What serving will run; raises `ConfigurationError` for anything that would only fail
     once started (over HTTP, the secret the endpoint introspects tokens with included; over
-    either transport, the key of the chat endpoint questions are answered with)."""
+    either transport, the key of the chat endpoint questions are answered with), and for
+    more than one process where one is all that can serve."""
+    if processes > 1 and stdio:
+        raise ConfigurationError(
+            "serve --stdio speaks to one client in one process: --processes (or "
+            "McpEndpoint.Processes) must be 1.",
+            code=int(CommandCode.PROCESSES_OVER_STDIO),
+        )
+    url = config.store.database_url
+    if processes > 1 and (url is None or url.startswith("sqlite")):
+        raise ConfigurationError(
+            "Serving in more than one process needs PostgreSQL (Store.DatabaseUrl): SQLite "
+            "has one writer. Serve in one process, or move the store to PostgreSQL.",
+            code=int(CommandCode.PROCESSES_NEED_POSTGRESQL),
+        )
     if not stdio and not config.mcp.enabled:
         raise ConfigurationError(
             "McpEndpoint.Enabled is false: serving over HTTP needs the endpoint enabled, with "
@@ -78,26 +95,34 @@ def run(
         serving.close()
         raise
     try:
-        _announce(console, plan, serving, _console_line(services, stdio, web))
-        with _terminate_as_interrupt():
-            work = start_background(services, plan)
-            log.info(
-                "serve.started",
-                transport="stdio" if stdio else "http",
-                synchronizing=plan.synchronizing,
-                delivering=plan.delivering,
-            )
-            try:
-                serving.run([web.server()] if web is not None else [])
-            except KeyboardInterrupt:
-                pass
-            finally:
-                work.close()
-                log.info("serve.stopped")
+        announce(console, plan, serving, console_line(services, stdio, web))
+        serve_prepared(services, plan, serving, web)
     finally:
         serving.close()
         if web is not None:
             web.close()
+
+
+def serve_prepared(
+    services: Services, plan: BackgroundPlan, serving: Serving, web: ConsoleServing | None
+) -> None:
+    """Run the background work of `plan` and serve `serving` (and the console) on their
+    bound listeners until interrupted, then stop the work."""
+    with _terminate_as_interrupt():
+        work = start_background(services, plan)
+        log.info(
+            "serve.started",
+            transport="stdio" if serving.listener is None else "http",
+            synchronizing=plan.synchronizing,
+            delivering=plan.delivering,
+        )
+        try:
+            serving.run([web.server()] if web is not None else [])
+        except KeyboardInterrupt:
+            pass
+        finally:
+            work.close()
+            log.info("serve.stopped")
 
 
 def start_line(serving: Serving) -> str:
@@ -113,7 +138,7 @@ def start_line(serving: Serving) -> str:
     )
 
 
-def _console_line(services: Services, stdio: bool, web: ConsoleServing | None) -> str:
+def console_line(services: Services, stdio: bool, web: ConsoleServing | None) -> str:
     if web is not None:
         return f"Console: at {web.where}"
     if services.config.console.enabled and stdio:
@@ -121,10 +146,17 @@ def _console_line(services: Services, stdio: bool, web: ConsoleServing | None) -
     return "Console: off (Console.Enabled is false)"
 
 
-def _announce(console: Console, plan: BackgroundPlan, serving: Serving, web: str) -> None:
+def announce(
+    console: Console, plan: BackgroundPlan, serving: Serving, web: str, processes: int = 1
+) -> None:
     modes = ", ".join(f"{a.account_id} ({a.sync_mode.value})" for a in plan.accounts)
     lines = [
         start_line(serving),
+        *(
+            [f"Processes: {processes} answering calls, the first also running what follows"]
+            if processes > 1
+            else []
+        ),
         f"Synchronizing: {modes}" if modes else f"Synchronizing: off ({plan.sync_off_reason})",
         "Delivering queued sends: on"
         if plan.delivering
