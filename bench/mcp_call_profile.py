@@ -84,8 +84,7 @@ def main() -> None:
     profiles: list[cProfile.Profile] = []
 
     def start_in_thread(*_: Any) -> None:
-        threading.setprofile(None)
-        sys.setprofile(None)
+        # Called once in each new thread: enabling the profile replaces this hook there.
         profile = cProfile.Profile()
         profiles.append(profile)
         profile.enable()

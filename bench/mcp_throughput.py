@@ -24,7 +24,8 @@ content), and every raw answer of the load is checked to be a success.
 Printed: calls/s, p50, p95, p99 per N and the ratio of calls/s to one process; the figures
 are written as JSON to bench/results/ (which git ignores). With --profile, the same calls
 are then made in one process under cProfile (`mcp_call_profile.py`), profile kept beside
-the figures. With --work-dir and --database-url the deployment is kept and reused.
+the figures. With --work-dir and --database-url the deployment is kept and reused; --code DIR serves
+another copy of src/ (an earlier commit's, `git archive`d) on the same deployment.
 """
 
 from __future__ import annotations
@@ -115,7 +116,14 @@ def build(work: Path, database_url: str, accounts: int, messages: int, seed: int
     if out.returncode != 0:
         raise RuntimeError(f"the synchronization failed:\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
     log(f"synchronized in {time.perf_counter() - started:.1f} s")
-    return {"config": config, "port": port, "key": key, "accounts": names, "corpus": corpus}
+    return {
+        "config": config,
+        "port": port,
+        "key": key,
+        "accounts": names,
+        "corpus": corpus,
+        "database_url": database_url,
+    }
 
 
 # --------------------------------------------------------------------------- the calls
@@ -238,6 +246,7 @@ async def one_client(
     stop_at: float,
     times: list[float],
     failures: list[str],
+    made: list[int],
 ) -> None:
     import h11
 
@@ -276,6 +285,7 @@ async def one_client(
                     break
             elapsed = time.perf_counter() - now
             connection.start_next_cycle()
+            made.append(1)
             if now < warm_until:
                 continue
             times.append(elapsed)
@@ -290,13 +300,14 @@ async def load(port: int, key: str, calls: list[dict[str, Any]], clients: int, w
     bodies = [(c["name"], request_body(c, n)) for n, c in enumerate(calls)]
     times: list[float] = []
     failures: list[str] = []
+    made: list[int] = []
     begun = time.perf_counter()
     warm_until = begun + warm
     stop_at = warm_until + seconds
     cpu = os.times()
     await asyncio.gather(
         *(
-            one_client(port, key, bodies, i * 7, warm_until, stop_at, times, failures)
+            one_client(port, key, bodies, i * 7, warm_until, stop_at, times, failures, made)
             for i in range(clients)
         )
     )
@@ -304,6 +315,7 @@ async def load(port: int, key: str, calls: list[dict[str, Any]], clients: int, w
     return {
         "times": times,
         "failures": failures,
+        "calls_made": len(made),
         "seconds": seconds,
         "load_cpu_s": spent.user + spent.system - cpu.user - cpu.system,
     }
@@ -360,6 +372,7 @@ def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, 
             )
         )  # fmt: skip
         server_cpu = _cpu_of_tree(process.pid)
+        transactions = _transactions(setup["database_url"])
         out = subprocess.run(
             [sys.executable, str(Path(__file__).resolve()), "--child-load", str(spec)],
             capture_output=True,
@@ -369,6 +382,7 @@ def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, 
         if out.returncode != 0:
             raise RuntimeError(f"the load failed:\n{out.stderr[-3000:]}")
         server_cpu = _cpu_of_tree(process.pid) - server_cpu
+        transactions = _transactions(setup["database_url"]) - transactions
     finally:
         support.stop_process(process)
     found = json.loads(out.stdout.strip().splitlines()[-1])
@@ -384,6 +398,8 @@ def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, 
         "p99_ms": support.percentile(times, 0.99) * 1000,
         "load_cpu_s": found["load_cpu_s"],
         "server_cpu_s": server_cpu,
+        # Over the warm-up and the measured seconds alike, so a ratio to the calls of both.
+        "transactions_per_call": transactions / max(1, found["calls_made"]),
     }
 
 
@@ -432,6 +448,23 @@ def raw_answers(port: int, key: str, calls: list[dict[str, Any]]) -> list[Any]:
     return found
 
 
+def _transactions(url: str) -> int:
+    """Transactions committed and rolled back in the benchmark's database so far."""
+    import psycopg
+    import sqlalchemy as sa
+
+    parsed = sa.make_url(url)
+    conninfo = (
+        f"host={parsed.host} port={parsed.port} user={parsed.username} dbname={parsed.database}"
+    )
+    with psycopg.connect(conninfo, autocommit=True) as connection:
+        row = connection.execute(
+            "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = %s",
+            (parsed.database,),
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
 def _cpu_of_tree(pid: int) -> float:
     """User and system seconds of `pid` and its children so far (from /proc)."""
     total = 0.0
@@ -460,13 +493,14 @@ def report(results: dict[str, Any]) -> None:
         f"{results['messages']} messages in {results['accounts']} accounts, PostgreSQL"
     )
     print(f"{'processes':>9} {'calls/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} "
-          f"{'ratio':>6} {'server cpu s':>12} {'load cpu s':>10}")  # fmt: skip
+          f"{'ratio':>6} {'server cpu s':>12} {'load cpu s':>10} {'xact/call':>9}")  # fmt: skip
     for run in runs:
         print(
             f"{run['processes']:>9} {run['calls_per_s']:>9.1f} {run['p50_ms']:>8.1f} "
             f"{run['p95_ms']:>8.1f} {run['p99_ms']:>8.1f} "
             f"{run['calls_per_s'] / base if base else 0:>6.2f} "
-            f"{run['server_cpu_s']:>12.1f} {run['load_cpu_s']:>10.1f}"
+            f"{run['server_cpu_s']:>12.1f} {run['load_cpu_s']:>10.1f} "
+            f"{run['transactions_per_call']:>9.2f}"
         )
     print(
         f"target at the most processes: {TARGET_CALLS_PER_S:.0f} calls/s with p95 under "
@@ -486,6 +520,7 @@ def main() -> None:
     parser.add_argument("--database-url")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--work-dir", help="keep the deployment here (with --database-url)")
+    parser.add_argument("--code", help="serve this copy of src/ (default: the work tree's)")
     parser.add_argument("--child-load")
     args = parser.parse_args()
     if args.child_load:
@@ -516,7 +551,11 @@ def main() -> None:
         url = args.database_url
         if (work / "code").exists():
             shutil.rmtree(work / "code")
-        results["code"] = support.snapshot_code(work)
+        if args.code is not None:
+            shutil.copytree(Path(args.code), work / "code" / "src")
+            results["code"] = {"snapshot": args.code, "source": "--code"}
+        else:
+            results["code"] = support.snapshot_code(work)
         try:
             if kept.exists():
                 setup = json.loads(kept.read_text())
