@@ -10,7 +10,7 @@ from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from mailfathom.entrypoints.mcp.arguments import with_literal_text
+from mailfathom.entrypoints.mcp.arguments import LiteralTextArguments, with_literal_text
 from mailfathom.entrypoints.mcp.own_results import ModelResult
 from mailfathom.entrypoints.mcp.registry import _success
 
@@ -29,7 +29,7 @@ async def tool() -> Annotated[CallToolResult, Answer]:
     raise NotImplementedError
 
 
-def _metadata():  # type: ignore[no-untyped-def]
+def _metadata() -> LiteralTextArguments:
     return with_literal_text(func_metadata(tool))
 
 
