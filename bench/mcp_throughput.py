@@ -400,6 +400,7 @@ def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, 
         "server_cpu_s": server_cpu,
         # Over the warm-up and the measured seconds alike, so a ratio to the calls of both.
         "transactions_per_call": transactions / max(1, found["calls_made"]),
+        "server_cpu_ms_per_call": server_cpu * 1000 / max(1, found["calls_made"]),
     }
 
 
@@ -493,14 +494,15 @@ def report(results: dict[str, Any]) -> None:
         f"{results['messages']} messages in {results['accounts']} accounts, PostgreSQL"
     )
     print(f"{'processes':>9} {'calls/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} "
-          f"{'ratio':>6} {'server cpu s':>12} {'load cpu s':>10} {'xact/call':>9}")  # fmt: skip
+          f"{'ratio':>6} {'server cpu s':>12} {'load cpu s':>10} {'xact/call':>9} "
+          f"{'cpu ms/call':>11}")  # fmt: skip
     for run in runs:
         print(
             f"{run['processes']:>9} {run['calls_per_s']:>9.1f} {run['p50_ms']:>8.1f} "
             f"{run['p95_ms']:>8.1f} {run['p99_ms']:>8.1f} "
             f"{run['calls_per_s'] / base if base else 0:>6.2f} "
             f"{run['server_cpu_s']:>12.1f} {run['load_cpu_s']:>10.1f} "
-            f"{run['transactions_per_call']:>9.2f}"
+            f"{run['transactions_per_call']:>9.2f} {run['server_cpu_ms_per_call']:>11.2f}"
         )
     print(
         f"target at the most processes: {TARGET_CALLS_PER_S:.0f} calls/s with p95 under "
