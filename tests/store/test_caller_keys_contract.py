@@ -68,8 +68,8 @@ def test_a_form_makes_one_key(engine: sa.Engine) -> None:
 def test_calls_are_read_newest_first_filtered_and_paged(engine: sa.Engine) -> None:
     log = SqlToolCalls(engine)
     for n in range(5):
-        log.append(_call(n, caller="a" if n % 2 else "b"), keep=100)
-    log.append(_call(5, outcome="refused"), keep=100)
+        log.append([_call(n, caller="a" if n % 2 else "b")], keep=100)
+    log.append([_call(5, outcome="refused")], keep=100)
     newest = log.newest(3)
     assert [c.at for c in newest] == [T0 + timedelta(seconds=n) for n in (5, 4, 3)]
     assert newest[0] == ToolCallRecord(
@@ -92,8 +92,18 @@ def test_calls_are_read_newest_first_filtered_and_paged(engine: sa.Engine) -> No
 def test_writing_keeps_only_the_newest_calls(engine: sa.Engine) -> None:
     log = SqlToolCalls(engine)
     for n in range(7):
-        log.append(_call(n), keep=3)
+        log.append([_call(n)], keep=3)
     assert [c.at.second for c in log.newest(100)] == [6, 5, 4]
+
+
+def test_calls_written_together_are_kept_in_their_order_and_bounded(engine: sa.Engine) -> None:
+    log = SqlToolCalls(engine)
+    log.append([_call(n) for n in range(3)], keep=100)
+    log.append([_call(n) for n in (9, 7, 8)], keep=5)
+    kept = log.newest(100)
+    assert [c.at.second for c in kept] == [8, 7, 9, 2, 1]
+    ids = [c.call_id or 0 for c in kept]
+    assert ids == sorted(ids, reverse=True)
 
 
 def test_the_migration_goes_down_and_up_again(engine: sa.Engine) -> None:

@@ -180,6 +180,14 @@ class CommandCode(enum.IntEnum):
     # `mfctl console first-passkey` printed no code: the owner has a password or a passkey
     # already, so further passkeys are added signed in.
     CONSOLE_FIRST_PASSKEY_CLOSED = 11041
+    # `serve` was asked for more than one process on SQLite, whose one writer the processes
+    # would queue behind and whose file each would hold open: one process serves it.
+    PROCESSES_NEED_POSTGRESQL = 11042
+    # `serve --stdio` was asked for more than one process: a desktop client speaks to one.
+    PROCESSES_OVER_STDIO = 11043
+    # More than one serving process without McpEndpoint.Replicas: sessions and questions
+    # waiting for a person would live in one process only.
+    PROCESSES_NEED_REPLICAS = 11044
 
 
 class EmbeddingCode(enum.IntEnum):

@@ -216,6 +216,7 @@ class DeploymentConfig:
 
 DEFAULT_MCP_PORT = 8625
 DEFAULT_SESSIONS_PER_CALLER = 16
+MAX_SERVE_PROCESSES = 64
 DEFAULT_SESSION_IDLE_SECONDS = 300.0
 DEFAULT_CONFIRMATION_TIMEOUT_SECONDS = 300.0
 DEFAULT_QUESTIONS_WAITING_PER_CALLER = 8
@@ -256,7 +257,8 @@ class McpEndpointConfig:
     process is one of several serving the same endpoint behind a load balancer: sessions,
     questions in flight and their bounds are then kept in the store, and whatever a client
     carries sealed is sealed under keys derived from `state_secret`, which every replica
-    reads (`replicas` requires it)."""
+    reads (`replicas` requires it). `serve` answers over HTTP in `processes` processes
+    sharing one listening socket (more than one needs PostgreSQL)."""
 
     enabled: bool = False
     host: str = "127.0.0.1"
@@ -271,3 +273,4 @@ class McpEndpointConfig:
     oauth: McpOAuthConfig | None = None
     replicas: bool = False
     state_secret: SecretRef | None = None
+    processes: int = 1

@@ -25,6 +25,7 @@ import logging
 import os
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -110,7 +111,8 @@ def configure(*, json: bool | None = None, level: str | None = None, quiet: bool
     `json` forces JSON lines on standard error (tests configure the process they run in with
     it); `quiet` makes ERROR the level when none is asked for. Raises `ConfigurationError`
     (11007) for a level name that is not known."""
-    global _sink
+    global _sink, _settings
+    _settings = LogSettings(json, level, quiet)
     asked = level_asked(level)
     threshold = parse_level(asked) if asked else (logging.ERROR if quiet else logging.INFO)
     on_terminal = json is not True and sys.stderr.isatty()
@@ -143,6 +145,26 @@ def configure(*, json: bool | None = None, level: str | None = None, quiet: bool
     root = logging.getLogger()
     root.handlers = [handler]
     root.setLevel(max(logging.WARNING, threshold))
+
+
+@dataclass(frozen=True, slots=True)
+class LogSettings:
+    """What `configure` was given, so that a process this one starts (`serve --processes`)
+    logs the same way."""
+
+    json: bool | None = None
+    level: str | None = None
+    quiet: bool = False
+
+    def apply(self) -> None:
+        configure(json=self.json, level=self.level, quiet=self.quiet)
+
+
+_settings = LogSettings()
+
+
+def settled() -> LogSettings:
+    return _settings
 
 
 def use_data_dir(data_dir: Path, announce: Console) -> None:

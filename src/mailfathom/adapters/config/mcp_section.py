@@ -30,6 +30,7 @@ from mailfathom.domain.config import (
     DEFAULT_QUESTIONS_WAITING_PER_CALLER,
     DEFAULT_SESSION_IDLE_SECONDS,
     DEFAULT_SESSIONS_PER_CALLER,
+    MAX_SERVE_PROCESSES,
     CallerEntry,
     McpEndpointConfig,
 )
@@ -50,6 +51,7 @@ _KEYS = frozenset(
         "OAuth",
         "Replicas",
         "StateSecret",
+        "Processes",
     }
 )
 _MAX_SESSIONS_PER_CALLER = 1000
@@ -139,6 +141,7 @@ def parse_mcp_endpoint(
         oauth=oauth,
         replicas=replicas,
         state_secret=state_secret,
+        processes=bounded_integer(table, "Processes", 1, 1, MAX_SERVE_PROCESSES),
     )
 
 

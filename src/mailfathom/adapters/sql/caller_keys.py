@@ -7,6 +7,7 @@ transaction, by the call identifiers the database hands out in order."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -85,21 +86,31 @@ def _call(row: sa.Row[Any]) -> ToolCallRecord:
 
 
 class SqlToolCalls(SqlTables):
-    def append(self, call: ToolCallRecord, keep: int) -> None:
+    def append(self, calls: Sequence[ToolCallRecord], keep: int) -> None:
+        if not calls:
+            return
         with self.engine.begin() as c:
-            kept = c.execute(
-                sa.insert(console_tool_calls)
-                .values(
-                    called_at=call.at,
-                    tool=call.tool,
-                    caller=call.caller,
-                    outcome=call.outcome,
-                    code=call.code,
-                    duration_us=call.duration_us,
+            kept = (
+                c.execute(
+                    sa.insert(console_tool_calls).returning(
+                        _C.call_id, sort_by_parameter_order=True
+                    ),
+                    [
+                        {
+                            "called_at": call.at,
+                            "tool": call.tool,
+                            "caller": call.caller,
+                            "outcome": call.outcome,
+                            "code": call.code,
+                            "duration_us": call.duration_us,
+                        }
+                        for call in calls
+                    ],
                 )
-                .returning(_C.call_id)
-            ).scalar_one()
-            c.execute(sa.delete(console_tool_calls).where(_C.call_id <= kept - keep))
+                .scalars()
+                .all()
+            )
+            c.execute(sa.delete(console_tool_calls).where(_C.call_id <= max(kept) - keep))
 
     def newest(
         self,

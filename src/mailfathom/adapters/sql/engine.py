@@ -57,8 +57,19 @@ def create_store_engine(url: str, *, read_only: bool = False) -> sa.Engine:
     if url.startswith("sqlite"):
         return _sqlite_engine(url, read_only=read_only)
     return sa.create_engine(
-        url, pool_pre_ping=True, pool_size=5, max_overflow=5, hide_parameters=True
+        url,
+        pool_pre_ping=True,
+        pool_size=POSTGRESQL_CONNECTIONS,
+        max_overflow=0,
+        hide_parameters=True,
     )
+
+
+# The most connections one engine holds to PostgreSQL, all of them kept once opened. A
+# connection opened past a smaller kept pool (an overflow) was closed again when it came back,
+# so under steady load most calls paid for a new server process and its login: at 30
+# concurrent calls, more connections were opened than calls answered.
+POSTGRESQL_CONNECTIONS = 10
 
 
 # The checkpointer copies the log into the database at most once per interval while commits

@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.schema import keywords, messages, participants, parts
-from mailfathom.adapters.sql.trust_rows import load_trust
+from mailfathom.adapters.sql.schema import keywords, message_trust, messages, participants, parts
+from mailfathom.adapters.sql.trust_rows import TRUST_COLUMNS, reading_of, verdict_of
 from mailfathom.app.shared.stored_mail import (
     ParticipantRow,
     PartRow,
@@ -54,14 +54,20 @@ DETAIL_COLUMNS = (messages.c.in_reply_to, messages.c.references_header, messages
 _SEQS: sa.BindParameter[Any] = sa.bindparam("seqs", expanding=True)
 _IDS: sa.BindParameter[Any] = sa.bindparam("ids", expanding=True)
 _FOLDERS: sa.BindParameter[Any] = sa.bindparam("folders", expanding=True)
+# A message's sender verdict and authorship reading come with its row: at most one
+# `message_trust` row per message, so the outer join never multiplies a row.
+_WITH_TRUST = messages.outerjoin(message_trust, message_trust.c.seq == messages.c.seq)
+_TRUST = tuple(message_trust.c[name] for name in TRUST_COLUMNS if name != "seq")
 _ROWS_BY_SEQ = {
-    details: sa.select(*SUMMARY_COLUMNS, *(DETAIL_COLUMNS if details else ())).where(
-        messages.c.seq.in_(_SEQS)
-    )
+    details: sa.select(*SUMMARY_COLUMNS, *(DETAIL_COLUMNS if details else ()), *_TRUST)
+    .select_from(_WITH_TRUST)
+    .where(messages.c.seq.in_(_SEQS))
     for details in (False, True)
 }
-_ROWS_BY_ID = sa.select(*SUMMARY_COLUMNS, *DETAIL_COLUMNS).where(
-    messages.c.stored_email_id.in_(_IDS), messages.c.folder_id.in_(_FOLDERS)
+_ROWS_BY_ID = (
+    sa.select(*SUMMARY_COLUMNS, *DETAIL_COLUMNS, *_TRUST)
+    .select_from(_WITH_TRUST)
+    .where(messages.c.stored_email_id.in_(_IDS), messages.c.folder_id.in_(_FOLDERS))
 )
 _PEOPLE = sa.select(
     participants.c.seq, participants.c.role, participants.c.address, participants.c.display_name
@@ -181,16 +187,11 @@ def _assemble(
     seqs = [r.seq for r in rows]
     people = _people(connection, _ALL_PEOPLE if details else _LISTED_PEOPLE, seqs)
     words = load_keywords(connection, seqs)
-    trust = load_trust(connection, chunks(seqs))
     loaded: dict[int, Loaded] = {}
     for r in rows:
         mine = people.get(r.seq, [])
         summary = summary_row(
-            r,
-            aliases[r.folder_id],
-            mine,
-            words.get(r.seq, ()),
-            trust.get(r.seq, (NOT_YET_VERIFIED, NOT_ASSESSED)),
+            r, aliases[r.folder_id], mine, words.get(r.seq, ()), (verdict_of(r), reading_of(r))
         )
         loaded[r.seq] = Loaded(summary, r, tuple(mine))
     return loaded

@@ -7,6 +7,7 @@ the code and the duration, and never an argument or a result."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -68,9 +69,10 @@ class ToolCallRecord:
 class ToolCallLog(Protocol):
     """Synchronous; every method is one transaction."""
 
-    def append(self, call: ToolCallRecord, keep: int) -> None:
-        """Keep the call, and delete every call but the newest `keep` in the same
-        transaction, so the log never holds more than `keep` calls for long."""
+    def append(self, calls: Sequence[ToolCallRecord], keep: int) -> None:
+        """Keep the calls, the later of two given later in `calls` being kept later, and
+        delete every call but the newest `keep` in the same transaction, so the log never
+        holds more than `keep` calls for long."""
         ...
 
     def newest(

@@ -7,7 +7,7 @@ never the call's."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -40,20 +40,29 @@ class ToolCalls:
     def record(
         self, tool: str, caller: str | None, outcome: str, code: int | None, seconds: float
     ) -> None:
-        """Keep one answered call. `tool` is the name as the endpoint's telemetry counts it
-        (a name it does not publish is already its placeholder)."""
+        """Keep one answered call (see `made`)."""
+        self.keep([self.made(tool, caller, outcome, code, seconds)])
+
+    def made(
+        self, tool: str, caller: str | None, outcome: str, code: int | None, seconds: float
+    ) -> ToolCallRecord:
+        """The record of a call answered now, which took `seconds`. `tool` is the name as
+        the endpoint's telemetry counts it (a name it does not publish is already its
+        placeholder)."""
         now = self._clock()
-        self._log.append(
-            ToolCallRecord(
-                at=now - timedelta(seconds=seconds),
-                tool=tool,
-                caller=caller,
-                outcome=outcome,
-                code=code,
-                duration_us=max(0, round(seconds * 1_000_000)),
-            ),
-            self._keep,
+        return ToolCallRecord(
+            at=now - timedelta(seconds=seconds),
+            tool=tool,
+            caller=caller,
+            outcome=outcome,
+            code=code,
+            duration_us=max(0, round(seconds * 1_000_000)),
         )
+
+    def keep(self, calls: Sequence[ToolCallRecord]) -> None:
+        """Keep answered calls in one write, in the order given; of more than the log
+        keeps, only the newest are written."""
+        self._log.append(calls[-self._keep :], self._keep)
 
     def page(
         self,

@@ -13,13 +13,19 @@ from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.cli.terminal import status_err
 
 
-def load(path: Path | None) -> DeploymentConfig:
-    """The deployment's configuration; on a terminal, log lines go to its data directory
-    from here on (see `logs.use_data_dir`)."""
+def config_file(path: Path | None) -> Path:
+    """The configuration file a command reads: `path`, else $MAILFATHOM_CONFIG, else
+    mailfathom.toml in the working directory."""
     if path is None:
         env = os.environ.get("MAILFATHOM_CONFIG")
         path = Path(env) if env else Path("mailfathom.toml")
-    path = path.expanduser()  # a quoted `~` (or one after --config=) reaches here unexpanded
+    return path.expanduser()  # a quoted `~` (or one after --config=) reaches here unexpanded
+
+
+def load(path: Path | None) -> DeploymentConfig:
+    """The deployment's configuration; on a terminal, log lines go to its data directory
+    from here on (see `logs.use_data_dir`)."""
+    path = config_file(path)
     if not path.is_file():
         raise ConfigurationError(
             "No configuration file was found: pass --config or set MAILFATHOM_CONFIG."

@@ -24,6 +24,7 @@ from mailfathom.domain.account_health import (
     consent_message,
     refused_message,
 )
+from mailfathom.domain.config import MAX_SERVE_PROCESSES
 from mailfathom.domain.errors import ConsentRequired, MailFathomError, MailServerAuthError
 from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.cli import demo as demo_command
@@ -37,12 +38,13 @@ from mailfathom.entrypoints.cli.embedding import embed_with_progress
 from mailfathom.entrypoints.cli.folder_check import FoldersNotOnServer, require_folders, show_absent
 from mailfathom.entrypoints.cli.importing import import_into_local
 from mailfathom.entrypoints.cli.init_command import init as init_command
-from mailfathom.entrypoints.cli.loading import load, selected_accounts
+from mailfathom.entrypoints.cli.loading import config_file, load, selected_accounts
 from mailfathom.entrypoints.cli.mutations import mutations_app
 from mailfathom.entrypoints.cli.operations_option import OpsListenOption, with_ops_listen
 from mailfathom.entrypoints.cli.outbox import outbox_app
 from mailfathom.entrypoints.cli.progress import sync_with_progress
 from mailfathom.entrypoints.cli.reverify import reverify_with_progress
+from mailfathom.entrypoints.cli.serving_processes import run_processes
 from mailfathom.entrypoints.cli.terminal import (
     answers,
     errors,
@@ -392,15 +394,31 @@ def serve(
         ),
     ] = True,
     ops_listen: OpsListenOption = None,
+    processes: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=MAX_SERVE_PROCESSES,
+            help="Answer calls in this many processes on the one address (PostgreSQL only) "
+            "instead of McpEndpoint.Processes.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the MCP tools over Streamable HTTP (McpEndpoint.Listen), or over stdio, while
     synchronizing the accounts and delivering queued sends."""
     try:
         deployment = with_ops_listen(load(config), ops_listen)
-        plan = serving.prepare(deployment, stdio=stdio, sync=sync, deliver=deliver)
+        count = processes if processes is not None else deployment.mcp.processes
+        plan = serving.prepare(deployment, stdio=stdio, sync=sync, deliver=deliver, processes=count)
         with Services.open(deployment) as services:
             require_folders(services, plan.accounts)
-            serving.run(services, plan, status_err, stdio=stdio, port=port)
+            if count > 1:
+                run_processes(
+                    services, plan, status_err,
+                    config_path=config_file(config).resolve(), processes=count, port=port,
+                )  # fmt: skip
+            else:
+                serving.run(services, plan, status_err, stdio=stdio, port=port)
     except MailFathomError as error:
         _fail(error)
 

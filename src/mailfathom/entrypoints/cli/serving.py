@@ -21,6 +21,7 @@ import structlog
 from rich.console import Console
 
 from mailfathom.bootstrap import Services, read_secret, require_secrets
+from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.config import DeploymentConfig
 from mailfathom.domain.errors import ConfigurationError
 from mailfathom.entrypoints.workers.background import (
@@ -36,10 +37,32 @@ if TYPE_CHECKING:
 log = structlog.get_logger("mailfathom.serve")
 
 
-def prepare(config: DeploymentConfig, *, stdio: bool, sync: bool, deliver: bool) -> BackgroundPlan:
+def prepare(
+    config: DeploymentConfig, *, stdio: bool, sync: bool, deliver: bool, processes: int = 1
+) -> BackgroundPlan:
     """What serving will run; raises `ConfigurationError` for anything that would only fail
     once started (over HTTP, the secret the endpoint introspects tokens with included; over
-    either transport, the key of the chat endpoint questions are answered with)."""
+    either transport, the key of the chat endpoint questions are answered with), and for
+    more than one process where one is all that can serve."""
+    if processes > 1 and stdio:
+        raise ConfigurationError(
+            "serve --stdio speaks to one client in one process: --processes (or "
+            "McpEndpoint.Processes) must be 1.",
+            code=int(CommandCode.PROCESSES_OVER_STDIO),
+        )
+    url = config.store.database_url
+    if processes > 1 and (url is None or url.startswith("sqlite")):
+        raise ConfigurationError(
+            "Serving in more than one process needs PostgreSQL (Store.DatabaseUrl): SQLite "
+            "has one writer. Serve in one process, or move the store to PostgreSQL.",
+            code=int(CommandCode.PROCESSES_NEED_POSTGRESQL),
+        )
+    if processes > 1 and not config.mcp.replicas:
+        raise ConfigurationError(
+            "Serving in more than one process keeps sessions and questions waiting for a "
+            "person in the store, which McpEndpoint.Replicas = true (with StateSecret) turns on.",
+            code=int(CommandCode.PROCESSES_NEED_REPLICAS),
+        )
     if not stdio and not config.mcp.enabled:
         raise ConfigurationError(
             "McpEndpoint.Enabled is false: serving over HTTP needs the endpoint enabled, with "
@@ -72,33 +95,50 @@ def run(
     # The MCP stack is imported only by the commands that serve it.
     from mailfathom.entrypoints.console.serving import open_console
     from mailfathom.entrypoints.mcp.run import open_http, open_stdio
-    from mailfathom.entrypoints.ops_http import operations_of
-    from mailfathom.entrypoints.work_metrics import publish_process
 
     serving = open_stdio(services) if stdio else open_http(services, port=port)
-    registry = serving.server.telemetry.registry
-    metrics = publish_process(registry, "serve")
     try:
         web = None if stdio else open_console(services)
     except BaseException:
         serving.close()
         raise
     try:
-        operations = operations_of(services, registry)
-    except BaseException:
+        announce(console, plan, serving, console_line(services, stdio, web))
+        serve_prepared(services, plan, serving, web, console=console)
+    finally:
         serving.close()
         if web is not None:
             web.close()
-        raise
+
+
+def serve_prepared(
+    services: Services,
+    plan: BackgroundPlan,
+    serving: Serving,
+    web: ConsoleServing | None,
+    *,
+    index: int = 0,
+    console: Console | None = None,
+) -> None:
+    """Run the background work of `plan` and serve `serving` (and the console) on their
+    bound listeners until interrupted, then stop the work. The process's metrics go to the
+    endpoint's registry, and its operations listener (`[Operations] Listen`, on its port
+    plus `index`, the process's number among those serving together) serves them with the
+    process's liveness and readiness."""
+    from mailfathom.entrypoints.ops_http import operations_of
+    from mailfathom.entrypoints.work_metrics import publish_process
+
+    registry = serving.server.telemetry.registry
+    metrics = publish_process(registry, "serve")
+    operations = operations_of(services, registry, index=index)
     try:
-        _announce(console, plan, serving, _console_line(services, stdio, web))
-        if operations is not None:
+        if operations is not None and console is not None:
             console.print(f"Operations: at {operations.where}", markup=False, highlight=False)
         with _terminate_as_interrupt():
             work = start_background(services, plan, metrics)
             log.info(
                 "serve.started",
-                transport="stdio" if stdio else "http",
+                transport="stdio" if serving.listener is None else "http",
                 synchronizing=plan.synchronizing,
                 delivering=plan.delivering,
             )
@@ -110,9 +150,6 @@ def run(
                 work.close()
                 log.info("serve.stopped")
     finally:
-        serving.close()
-        if web is not None:
-            web.close()
         if operations is not None:
             operations.close()
 
@@ -130,7 +167,7 @@ def start_line(serving: Serving) -> str:
     )
 
 
-def _console_line(services: Services, stdio: bool, web: ConsoleServing | None) -> str:
+def console_line(services: Services, stdio: bool, web: ConsoleServing | None) -> str:
     if web is not None:
         return f"Console: at {web.where}"
     if services.config.console.enabled and stdio:
@@ -138,10 +175,17 @@ def _console_line(services: Services, stdio: bool, web: ConsoleServing | None) -
     return "Console: off (Console.Enabled is false)"
 
 
-def _announce(console: Console, plan: BackgroundPlan, serving: Serving, web: str) -> None:
+def announce(
+    console: Console, plan: BackgroundPlan, serving: Serving, web: str, processes: int = 1
+) -> None:
     modes = ", ".join(f"{a.account_id} ({a.sync_mode.value})" for a in plan.accounts)
     lines = [
         start_line(serving),
+        *(
+            [f"Processes: {processes} answering calls, the first also running what follows"]
+            if processes > 1
+            else []
+        ),
         f"Synchronizing: {modes}" if modes else f"Synchronizing: off ({plan.sync_off_reason})",
         "Delivering queued sends: on"
         if plan.delivering

@@ -37,12 +37,15 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from mailfathom.entrypoints.mcp.own_results import OwnResults
+
 # Longer text is no JSON spelling of a boolean or an integer any bound admits.
 _SCALAR_TEXT_LIMIT = 32
 
 
-class LiteralTextArguments(FuncMetadata):
-    """A tool's argument handling with text arguments left as sent."""
+class LiteralTextArguments(OwnResults):
+    """A tool's argument handling with text arguments left as sent (and its own results
+    passed on as `OwnResults` says)."""
 
     _textual: frozenset[str] = PrivateAttr(default=frozenset())
 

@@ -1,51 +1,79 @@
 """Keeping each answered tool call for the console's recent-calls page, without ever holding
 up or failing the call.
 
-The write is handed to a worker thread of the event loop's default executor and not awaited:
-a slow or locked store delays the record, never the answer, and a cancelled call is still
-recorded. A write that fails is logged by its code and the failure's type alone (a
-database's message can quote the values it was handed). With no running event loop the
-write happens in place, under the same rule."""
+The record is made when the call is answered and handed to a worker thread of the event
+loop's default executor, which is not awaited: a slow or locked store delays the record,
+never the answer, and a cancelled call is still recorded. One write is in flight at a time;
+the records of calls answered meanwhile wait for it and are then kept together in the next
+write, so under load the journal costs one transaction per batch rather than one per call.
+What waits is bounded by what the log keeps (the newest records win). A write that fails is
+logged by its code and the failure's type alone (a database's message can quote the values
+it was handed), and its records are dropped. With no running event loop the write happens
+in place, under the same rule."""
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import threading
 
 import structlog
 
-from mailfathom.app.console.tool_calls import ToolCalls
+from mailfathom.app.console.access_ports import ToolCallRecord
+from mailfathom.app.console.tool_calls import KEPT, ToolCalls
 from mailfathom.domain.codes import Code
 
 log = structlog.get_logger("mailfathom.mcp")
 
 
 class CallJournal:
-    def __init__(self, calls: ToolCalls) -> None:
+    def __init__(self, calls: ToolCalls, waiting_at_most: int = KEPT) -> None:
         self._calls = calls
+        self._most = waiting_at_most
+        self._lock = threading.Lock()
+        self._waiting: list[ToolCallRecord] = []
+        self._writing = False
 
     def __call__(
         self, tool: str, caller: str | None, outcome: str, code: int | None, seconds: float
     ) -> None:
+        record = self._calls.made(tool, caller, outcome, code, seconds)
+        with self._lock:
+            self._waiting.append(record)
+            if len(self._waiting) > self._most:
+                del self._waiting[: -self._most]
+            if self._writing:
+                return
+            self._writing = True
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            self._write(tool, caller, outcome, code, seconds)
+            self._write()
             return
-        pending = loop.run_in_executor(None, self._write, tool, caller, outcome, code, seconds)
+        try:
+            pending = loop.run_in_executor(None, self._write)
+        except RuntimeError:  # the loop's executor is shut down: the process is stopping
+            with self._lock:
+                self._writing = False
+            return
         pending.add_done_callback(_settled)
 
-    def _write(
-        self, tool: str, caller: str | None, outcome: str, code: int | None, seconds: float
-    ) -> None:
-        try:
-            self._calls.record(tool, caller, outcome, code, seconds)
-        except Exception as error:
-            log.error(
-                "tool.call_not_recorded",
-                code=int(Code.UNDIAGNOSED),
-                error_type=type(error).__name__,
-            )
+    def _write(self) -> None:
+        """Keep what waits, batch after batch, until nothing does."""
+        while True:
+            with self._lock:
+                batch, self._waiting = self._waiting, []
+                if not batch:
+                    self._writing = False
+                    return
+            try:
+                self._calls.keep(batch)
+            except Exception as error:
+                log.error(
+                    "tool.call_not_recorded",
+                    code=int(Code.UNDIAGNOSED),
+                    error_type=type(error).__name__,
+                )
 
 
 def _settled(done: asyncio.Future[None] | concurrent.futures.Future[None]) -> None:

@@ -24,6 +24,7 @@ from mailfathom.app.confirmation.ports import QuestionOutstanding
 from mailfathom.domain.access import Caller, Permission, ToolCategory
 from mailfathom.domain.codes import Code
 from mailfathom.domain.errors import Category, MailFathomError
+from mailfathom.entrypoints.mcp.own_results import ModelResult
 from mailfathom.entrypoints.mcp.result_text import compact_text
 
 log = structlog.get_logger("mailfathom.mcp")
@@ -82,10 +83,7 @@ def error_result(code: int, message: str) -> CallToolResult:
 
 def _success(model: BaseModel) -> CallToolResult:
     structured = model.model_dump(mode="json")
-    return CallToolResult(
-        content=[TextContent(type="text", text=compact_text(model, structured))],
-        structured_content=structured,
-    )
+    return ModelResult.of(model, compact_text(model, structured), structured)
 
 
 class ToolRegistry:

@@ -1,0 +1,611 @@
+"""MCP throughput benchmark: the reading tools at 1, 2 and 4 `serve` processes on PostgreSQL.
+
+    uv run python bench/mcp_throughput.py [--processes 1,2,4] [--clients 30] [--seconds 20]
+        [--messages 3000] [--accounts 3] [--database-url URL] [--profile]
+
+A deployment on PostgreSQL (a private server started as tests/servers does, or the database
+`--database-url` names, which must be empty) holds generated mail (see `mailgen.py`) in a few
+local accounts, stored by one `mailfathom sync`. Then, in the same run and on that one store,
+`mailfathom serve --processes N` is started for each N and put under the same load:
+
+  - C clients, each one keep-alive HTTP/1.1 connection posting one call after the other
+    (a closed loop), for T seconds after a warm-up of W seconds that is not counted;
+  - every call a JSON-RPC `tools/call` of the single-exchange protocol generation (no
+    session, each request on its own), with the caller's API key as a bearer credential;
+  - a fixed mix of the reading tools with arguments taken from the store (the same
+    sequence for every N): list_accounts, list_emails (first pages, a folder, a sender, a
+    next page by cursor), get_email_content (one and three ids, a thread), search_emails.
+
+The load runs in a process of its own on asyncio with h11, so that it costs little beside
+the servers on a small machine. Before each load, a sample of the same calls is made with
+the official MCP client and its answers compared with the raw ones (same structured
+content), and every raw answer of the load is checked to be a success.
+
+Printed: calls/s, p50, p95, p99 per N and the ratio of calls/s to one process; the figures
+are written as JSON to bench/results/ (which git ignores). With --profile, the same calls
+are then made in one process under cProfile (`mcp_call_profile.py`), profile kept beside
+the figures. With --work-dir and --database-url the deployment is kept and reused; --code DIR serves
+another copy of src/ (an earlier commit's, `git archive`d) on the same deployment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+import random
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH_DIR))
+
+import read_latency_support as support  # noqa: E402
+from machine import environment, log  # noqa: E402
+
+REPO = BENCH_DIR.parent
+RESULTS_DIR = BENCH_DIR / "results"
+PROTOCOL = "2026-07-28"
+TARGET_CALLS_PER_S = 300.0
+TARGET_P95_MS = 100.0
+FOLDER_ROLES = support.FOLDER_ROLES
+
+
+# --------------------------------------------------------------------------- the deployment
+
+
+def config_text(data_dir: Path, database_url: str, accounts: list[str], port: int, key: str) -> str:
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    folders = "".join(
+        f'\n[[Accounts.Folders]]\nRemote = "{name}"\nAlias = "{name}"\nRole = "{role}"\n'
+        for name, role in FOLDER_ROLES.items()
+    )
+    blocks = "".join(
+        f'\n[[Accounts]]\nId = "{account}"\nDisplayName = "Mailbox {account}"\n'
+        f'Kind = "local"\nAddresses = ["{account}@example.org"]\n{folders}'
+        for account in accounts
+    )
+    return f"""\
+[Store]
+DataDir = "{data_dir}"
+DatabaseUrl = "{database_url}"
+{blocks}
+[McpEndpoint]
+Enabled = true
+Listen = "127.0.0.1:{port}"
+# Every count of processes (one included, for a like-for-like baseline) shares sessions and
+# sealing keys through the store, as several processes must.
+Replicas = true
+StateSecret = {{ Env = "{STATE_SECRET_ENV}" }}
+
+[[McpEndpoint.Callers]]
+Name = "agents"
+Credential = "apiKey"
+ApiKeySha256 = "{digest}"
+Permissions = ["mailfathom.mail.read"]
+"""
+
+
+def build(work: Path, database_url: str, accounts: int, messages: int, seed: int) -> dict[str, Any]:
+    data = work / "data"
+    names = [f"box{i}" for i in range(accounts)]
+    key = secrets.token_hex(16)
+    port = support.free_port()
+    config = work / "mailfathom.toml"
+    config.write_text(config_text(data, database_url, names, port, key), "utf-8")
+    corpus = []
+    for index, name in enumerate(names):
+        share = messages // accounts + (1 if index < messages % accounts else 0)
+        corpus.append(support.write_maildir(data / "local" / name, share, seed + index))
+    log(f"wrote {sum(c['messages'] for c in corpus)} messages in {accounts} accounts")
+    started = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-m", "mailfathom", "-q", "sync", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=str(work),
+        env=code_env(work),
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"the synchronization failed:\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
+    log(f"synchronized in {time.perf_counter() - started:.1f} s")
+    return {
+        "config": config,
+        "port": port,
+        "key": key,
+        "accounts": names,
+        "corpus": corpus,
+        "database_url": database_url,
+    }
+
+
+# --------------------------------------------------------------------------- the calls
+
+
+def official_calls(url: str, key: str, calls: list[dict[str, Any]]) -> list[Any]:
+    """The structured content of each call, made with the official MCP client."""
+    import anyio
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def run() -> list[Any]:
+        headers = {"Authorization": f"Bearer {key}"}
+        found = []
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=60) as http,
+            Client(streamable_http_client(url, http_client=http), mode=PROTOCOL) as client,
+        ):
+            for call in calls:
+                result = await client.call_tool(call["name"], call["arguments"])
+                if result.is_error:
+                    raise RuntimeError(f"{call['name']} failed: {result.content}")
+                found.append(result.structured_content)
+        return found
+
+    return anyio.run(run)
+
+
+def workload(url: str, key: str, accounts: list[str], seed: int) -> list[dict[str, Any]]:
+    """The calls of the mix, with arguments read from the store through the tools."""
+    rng = random.Random(seed)
+    first = official_calls(
+        url,
+        key,
+        [
+            {"name": "list_emails", "arguments": {"accounts": [a], "pageSize": 100}}
+            for a in accounts
+        ],
+    )
+    summaries = [e for page in first for e in page["emails"]]
+    ids = [e["storedEmailId"] for e in summaries]
+    threads = sorted({e["threadId"] for e in summaries if e.get("threadId")})
+    senders = sorted({e["senderAddress"] for e in summaries if e.get("senderAddress")})
+    cursors = [page["nextCursor"] for page in first if page.get("nextCursor")]
+    words = ["review", "budget", "migration", "customer", "invoice", "Hopper", "offsite"]
+    calls: list[dict[str, Any]] = []
+    for _ in range(200):
+        kind = rng.choices(
+            ["accounts", "list", "list-folder", "list-sender", "list-next", "get1", "get3",
+             "thread", "search"],
+            weights=[5, 15, 10, 5, 5, 20, 10, 10, 20],
+        )[0]  # fmt: skip
+        if kind == "accounts":
+            calls.append({"name": "list_accounts", "arguments": {}})
+        elif kind == "list":
+            calls.append({"name": "list_emails", "arguments": {"pageSize": 25}})
+        elif kind == "list-folder":
+            folder = rng.choice(["INBOX", "Archive", "Sent"])
+            args = {"accounts": [rng.choice(accounts)], "folders": [folder], "pageSize": 25}
+            calls.append({"name": "list_emails", "arguments": args})
+        elif kind == "list-sender":
+            args = {"senderAddress": rng.choice(senders), "pageSize": 10}
+            calls.append({"name": "list_emails", "arguments": args})
+        elif kind == "list-next" and cursors:
+            args = {"accounts": [accounts[0]], "pageSize": 100, "cursor": cursors[0]}
+            calls.append({"name": "list_emails", "arguments": args})
+        elif kind == "get1":
+            args = {"storedEmailIds": [rng.choice(ids)]}
+            calls.append({"name": "get_email_content", "arguments": args})
+        elif kind == "get3":
+            args = {"storedEmailIds": rng.sample(ids, 3)}
+            calls.append({"name": "get_email_content", "arguments": args})
+        elif kind == "thread" and threads:
+            args = {"threadId": rng.choice(threads)}
+            calls.append({"name": "get_email_content", "arguments": args})
+        elif kind == "search":
+            query = " ".join(rng.sample(words, rng.choice([1, 1, 2])))
+            calls.append({"name": "search_emails", "arguments": {"queryText": query}})
+    return calls
+
+
+def first_calls(setup: dict[str, Any], seed: int) -> list[dict[str, Any]]:
+    """The mix, read from the store through one `serve` of the deployment."""
+    first = subprocess.Popen(
+        [sys.executable, "-m", "mailfathom", "serve", "--config", str(setup["config"])],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=code_env(setup["config"].parent),
+    )
+    try:
+        support.wait_for_port(setup["port"], first)
+        url = f"http://127.0.0.1:{setup['port']}/mcp"
+        return workload(url, setup["key"], setup["accounts"], seed)
+    finally:
+        support.stop_process(first)
+
+
+def request_body(call: dict[str, Any], number: int) -> bytes:
+    """A `tools/call` of the single-exchange generation, as the official client sends it."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": PROTOCOL,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp-throughput", "version": "1"},
+    }
+    params = {"name": call["name"], "arguments": call["arguments"], "_meta": meta}
+    body = {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": params}
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+# --------------------------------------------------------------------------- the load
+
+
+async def one_client(
+    port: int,
+    key: str,
+    bodies: list[tuple[str, bytes]],
+    start: int,
+    warm_until: float,
+    stop_at: float,
+    times: list[float],
+    failures: list[str],
+    made: list[int],
+) -> None:
+    import h11
+
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    connection = h11.Connection(h11.CLIENT)
+    headers = [
+        ("Host", f"127.0.0.1:{port}"),
+        ("Authorization", f"Bearer {key}"),
+        ("Accept", "application/json, text/event-stream"),
+        ("Content-Type", "application/json"),
+        ("Mcp-Protocol-Version", PROTOCOL),
+    ]
+    index = start
+    try:
+        while (now := time.perf_counter()) < stop_at:
+            name, body = bodies[index % len(bodies)]
+            index += 1
+            request = h11.Request(
+                method="POST",
+                target="/mcp",
+                headers=[*headers, ("Mcp-Method", "tools/call"), ("Mcp-Name", name),
+                         ("Content-Length", str(len(body)))],
+            )  # fmt: skip
+            writer.write(connection.send(request) + connection.send(h11.Data(data=body)))
+            writer.write(connection.send(h11.EndOfMessage()))
+            status, answer = 0, bytearray()
+            while True:
+                event = connection.next_event()
+                if event is h11.NEED_DATA:
+                    connection.receive_data(await reader.read(65536))
+                elif isinstance(event, h11.Response):
+                    status = event.status_code
+                elif isinstance(event, h11.Data):
+                    answer += event.data
+                elif isinstance(event, h11.EndOfMessage):
+                    break
+            elapsed = time.perf_counter() - now
+            connection.start_next_cycle()
+            made.append(1)
+            if now < warm_until:
+                continue
+            times.append(elapsed)
+            if status != 200 or b'"isError":true' in answer or b'"error":' in answer[:200]:
+                failures.append(f"{name}: HTTP {status}")
+    finally:
+        writer.close()
+
+
+async def load(port: int, key: str, calls: list[dict[str, Any]], clients: int, warm: float,
+               seconds: float) -> dict[str, Any]:  # fmt: skip
+    bodies = [(c["name"], request_body(c, n)) for n, c in enumerate(calls)]
+    times: list[float] = []
+    failures: list[str] = []
+    made: list[int] = []
+    begun = time.perf_counter()
+    warm_until = begun + warm
+    stop_at = warm_until + seconds
+    cpu = os.times()
+    await asyncio.gather(
+        *(
+            one_client(port, key, bodies, i * 7, warm_until, stop_at, times, failures, made)
+            for i in range(clients)
+        )
+    )
+    spent = os.times()
+    return {
+        "times": times,
+        "failures": failures,
+        "calls_made": len(made),
+        "seconds": seconds,
+        "load_cpu_s": spent.user + spent.system - cpu.user - cpu.system,
+    }
+
+
+def child_load(spec_path: str) -> None:
+    spec = json.loads(Path(spec_path).read_text())
+    found = asyncio.run(
+        load(spec["port"], spec["key"], spec["calls"], spec["clients"], spec["warm"],
+             spec["seconds"])
+    )  # fmt: skip
+    print(json.dumps(found))
+
+
+# --------------------------------------------------------------------------- one run
+
+
+def code_env(work: Path) -> dict[str, str]:
+    """The environment every process of the run is started in: the copy of src/ taken at
+    the start (see `read_latency_support.snapshot_code`) comes first on the path."""
+    return {**os.environ, "PYTHONPATH": str(work / "code" / "src")}
+
+
+STATE_SECRET_ENV = "MAILFATHOM_BENCH_STATE_SECRET"
+STATE_SECRET = secrets.token_hex(32)
+
+
+def serve(config: Path, port: int, processes: int, log_path: Path) -> Any:
+    command = [sys.executable, "-m", "mailfathom", "serve", "--config", str(config)]
+    command += ["--port", str(port)]
+    if processes != 1:
+        command += ["--processes", str(processes)]
+    with log_path.open("ab") as out:
+        env = {**code_env(config.parent), STATE_SECRET_ENV: STATE_SECRET}
+        return subprocess.Popen(command, stdout=out, stderr=out, cwd=str(config.parent), env=env)
+
+
+def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, args: Any,
+            work: Path) -> dict[str, Any]:  # fmt: skip
+    port = setup["port"]
+    process = serve(setup["config"], port, processes, work / "serve.log")
+    try:
+        support.wait_for_port(port, process)
+        url = f"http://127.0.0.1:{port}/mcp"
+        sample = calls[:12]
+        official = official_calls(url, setup["key"], sample)
+        raw = raw_answers(port, setup["key"], sample)
+        for call, theirs, ours in zip(sample, official, raw, strict=True):
+            if _comparable(theirs) != _comparable(ours):
+                where = _differences(_comparable(theirs), _comparable(ours))
+                raise RuntimeError(f"a raw answer of {call['name']} differs at {where[:5]}")
+        spec = work / "load.json"
+        spec.write_text(
+            json.dumps(
+                {"port": port, "key": setup["key"], "calls": calls, "clients": args.clients,
+                 "warm": args.warm, "seconds": args.seconds}
+            )
+        )  # fmt: skip
+        server_cpu = _cpu_of_tree(process.pid)
+        transactions = _transactions(setup["database_url"])
+        out = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--child-load", str(spec)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if out.returncode != 0:
+            raise RuntimeError(f"the load failed:\n{out.stderr[-3000:]}")
+        server_cpu = _cpu_of_tree(process.pid) - server_cpu
+        transactions = _transactions(setup["database_url"]) - transactions
+    finally:
+        support.stop_process(process)
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    times = found["times"]
+    if found["failures"]:
+        raise RuntimeError(f"{len(found['failures'])} calls failed: {found['failures'][:5]}")
+    return {
+        "processes": processes,
+        "calls": len(times),
+        "calls_per_s": len(times) / found["seconds"],
+        "p50_ms": support.percentile(times, 0.50) * 1000,
+        "p95_ms": support.percentile(times, 0.95) * 1000,
+        "p99_ms": support.percentile(times, 0.99) * 1000,
+        "load_cpu_s": found["load_cpu_s"],
+        "server_cpu_s": server_cpu,
+        # Over the warm-up and the measured seconds alike, so a ratio to the calls of both.
+        "transactions_per_call": transactions / max(1, found["calls_made"]),
+        "server_cpu_ms_per_call": server_cpu * 1000 / max(1, found["calls_made"]),
+    }
+
+
+VOLATILE = frozenset({"nextCursor", "lastCommittedAt"})
+
+
+def _comparable(found: Any) -> Any:
+    """An answer without what differs from one call to the next: cursors are sealed afresh
+    (a random nonce) every time, and a folder's last commit moves with every polling pass."""
+    if isinstance(found, dict):
+        return {k: _comparable(v) for k, v in found.items() if k not in VOLATILE}
+    if isinstance(found, list):
+        return [_comparable(v) for v in found]
+    return found
+
+
+def _differences(a: Any, b: Any, path: str = "") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b))
+                for d in _differences(a.get(k), b.get(k), f"{path}.{k}")]  # fmt: skip
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True))
+                for d in _differences(x, y, f"{path}[{i}]")]  # fmt: skip
+    return [] if a == b else [path]
+
+
+def raw_answers(port: int, key: str, calls: list[dict[str, Any]]) -> list[Any]:
+    import httpx2
+
+    found = []
+    headers = {
+        "Authorization": f"Bearer {key}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Mcp-Protocol-Version": PROTOCOL,
+    }
+    with httpx2.Client(timeout=60) as http:
+        for number, call in enumerate(calls):
+            sent = {**headers, "Mcp-Method": "tools/call", "Mcp-Name": call["name"]}
+            answer = http.post(
+                f"http://127.0.0.1:{port}/mcp", content=request_body(call, number), headers=sent
+            )
+            if answer.status_code != 200:
+                raise RuntimeError(f"HTTP {answer.status_code}: {answer.text[:500]}")
+            found.append(answer.json()["result"]["structuredContent"])
+    return found
+
+
+def _transactions(url: str) -> int:
+    """Transactions committed and rolled back in the benchmark's database so far."""
+    import psycopg
+    import sqlalchemy as sa
+
+    parsed = sa.make_url(url)
+    conninfo = (
+        f"host={parsed.host} port={parsed.port} user={parsed.username} dbname={parsed.database}"
+    )
+    with psycopg.connect(conninfo, autocommit=True) as connection:
+        row = connection.execute(
+            "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = %s",
+            (parsed.database,),
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _cpu_of_tree(pid: int) -> float:
+    """User and system seconds of `pid` and its children so far (from /proc)."""
+    total = 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    pids = [pid]
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    if children.exists():
+        pids += [int(p) for p in children.read_text().split()]
+    for one in pids:
+        try:
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def report(results: dict[str, Any]) -> None:
+    runs = results["runs"]
+    base = runs[0]["calls_per_s"] if runs else 0.0
+    print(
+        f"\nMCP reading tools, {results['clients']} clients, {results['seconds']:.0f} s each, "
+        f"{results['messages']} messages in {results['accounts']} accounts, PostgreSQL"
+    )
+    print(f"{'processes':>9} {'calls/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} "
+          f"{'ratio':>6} {'server cpu s':>12} {'load cpu s':>10} {'xact/call':>9} "
+          f"{'cpu ms/call':>11}")  # fmt: skip
+    for run in runs:
+        print(
+            f"{run['processes']:>9} {run['calls_per_s']:>9.1f} {run['p50_ms']:>8.1f} "
+            f"{run['p95_ms']:>8.1f} {run['p99_ms']:>8.1f} "
+            f"{run['calls_per_s'] / base if base else 0:>6.2f} "
+            f"{run['server_cpu_s']:>12.1f} {run['load_cpu_s']:>10.1f} "
+            f"{run['transactions_per_call']:>9.2f} {run['server_cpu_ms_per_call']:>11.2f}"
+        )
+    print(
+        f"target at the most processes: {TARGET_CALLS_PER_S:.0f} calls/s with p95 under "
+        f"{TARGET_P95_MS:.0f} ms"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--processes", default="1,2,4")
+    parser.add_argument("--clients", type=int, default=30)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--warm", type=float, default=3.0)
+    parser.add_argument("--messages", type=int, default=3000)
+    parser.add_argument("--accounts", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--database-url")
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--work-dir", help="keep the deployment here (with --database-url)")
+    parser.add_argument("--code", help="serve this copy of src/ (default: the work tree's)")
+    parser.add_argument("--child-load")
+    args = parser.parse_args()
+    if args.child_load:
+        child_load(args.child_load)
+        return
+    counts = [int(n) for n in args.processes.split(",")]
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    RESULTS_DIR.mkdir(exist_ok=True)
+    results: dict[str, Any] = {
+        "benchmark": "mcp_throughput",
+        "started_at": stamp,
+        "command": " ".join(sys.argv),
+        "machine": environment({"postgres": ["postgres", "--version"]}),
+        "clients": args.clients,
+        "seconds": args.seconds,
+        "messages": args.messages,
+        "accounts": args.accounts,
+        "runs": [],
+    }
+    server = None
+    with contextlib.ExitStack() as stack:
+        if args.work_dir is not None:
+            work = Path(args.work_dir)
+            work.mkdir(parents=True, exist_ok=True)
+        else:
+            work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mcp-throughput-")))
+        kept = work / "setup.json"
+        url = args.database_url
+        if (work / "code").exists():
+            shutil.rmtree(work / "code")
+        if args.code is not None:
+            shutil.copytree(Path(args.code), work / "code" / "src")
+            results["code"] = {"snapshot": args.code, "source": "--code"}
+        else:
+            results["code"] = support.snapshot_code(work)
+        try:
+            if kept.exists():
+                setup = json.loads(kept.read_text())
+                setup["config"] = Path(setup["config"])
+                calls = setup["calls"]
+                log(f"reusing the deployment in {work}")
+            else:
+                if url is None:
+                    sys.path.insert(0, str(REPO / "tests"))
+                    from servers.postgres import PostgresServer
+
+                    server = PostgresServer().start()
+                    url = server.create_database("throughput")
+                setup = build(work, url, args.accounts, args.messages, args.seed)
+                calls = first_calls(setup, args.seed)
+                if args.work_dir is not None and args.database_url is not None:
+                    kept.write_text(json.dumps({**setup, "config": str(setup["config"]),
+                                                "calls": calls}))  # fmt: skip
+            for count in counts:
+                log(f"{count} process(es): {args.clients} clients for {args.seconds:.0f} s")
+                run = measure(setup, calls, count, args, work)
+                log(f"  {run['calls_per_s']:.1f} calls/s, p95 {run['p95_ms']:.1f} ms")
+                results["runs"].append(run)
+            if args.profile:
+                prefix = RESULTS_DIR / f"mcp_throughput-{stamp}-profile"
+                log(f"profiling the calls in one process into {prefix}.txt")
+                (work / "calls.json").write_text(json.dumps(calls))
+                subprocess.run(
+                    [sys.executable, str(BENCH_DIR / "mcp_call_profile.py"),
+                     str(setup["config"]), str(work / "calls.json"), setup["key"], str(prefix)],
+                    check=True, stdout=subprocess.DEVNULL, env=code_env(work),
+                )  # fmt: skip
+                results["profile"] = f"{prefix}.txt"
+        finally:
+            if server is not None:
+                server.stop()
+    path = RESULTS_DIR / f"mcp_throughput-{stamp}.json"
+    path.write_text(json.dumps(results, indent=2))
+    report(results)
+    print(f"\nwritten to {path}")
+
+
+if __name__ == "__main__":
+    main()

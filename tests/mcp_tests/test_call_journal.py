@@ -1,0 +1,72 @@
+"""The journal of answered calls: the calls answered while a write is in flight wait for it
+and are kept together, in the order they were answered, by the next write."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from mailfathom.app.console.access_ports import ToolCallRecord
+from mailfathom.app.console.tool_calls import ToolCalls
+from mailfathom.entrypoints.mcp.call_journal import CallJournal
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+class HeldLog:
+    """A log whose first write waits until `release` is set."""
+
+    def __init__(self, writes_wanted: int = 2) -> None:
+        self.wanted = writes_wanted
+        self.writes: list[list[str]] = []
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.done = threading.Event()
+
+    def append(self, calls: Sequence[ToolCallRecord], keep: int) -> None:
+        if not self.writes:
+            self.entered.set()
+            assert self.release.wait(30)
+        self.writes.append([c.tool for c in calls])
+        if len(self.writes) >= self.wanted:
+            self.done.set()
+
+    def newest(self, *_: object, **__: object) -> list[ToolCallRecord]:
+        return []
+
+    def callers(self) -> list[str]:
+        return []
+
+
+def test_calls_answered_during_a_write_are_kept_together_in_order() -> None:
+    log = HeldLog()
+    journal = CallJournal(ToolCalls(log, clock=lambda: NOW))
+
+    async def answer() -> None:
+        journal("t0", "agent", "success", None, 0.001)
+        assert await asyncio.to_thread(log.entered.wait, 30)
+        for n in range(1, 6):
+            journal(f"t{n}", "agent", "success", None, 0.001)
+        log.release.set()
+        assert await asyncio.to_thread(log.done.wait, 30)
+
+    asyncio.run(answer())
+    assert log.writes == [["t0"], ["t1", "t2", "t3", "t4", "t5"]]
+
+
+def test_what_waits_is_bounded_by_the_newest() -> None:
+    log = HeldLog()
+    journal = CallJournal(ToolCalls(log, clock=lambda: NOW), waiting_at_most=3)
+
+    async def answer() -> None:
+        journal("t0", "agent", "success", None, 0.001)
+        assert await asyncio.to_thread(log.entered.wait, 30)
+        for n in range(1, 9):
+            journal(f"t{n}", "agent", "success", None, 0.001)
+        log.release.set()
+        assert await asyncio.to_thread(log.done.wait, 30)
+
+    asyncio.run(answer())
+    assert log.writes == [["t0"], ["t6", "t7", "t8"]]
