@@ -141,7 +141,7 @@ def judge(
     verdict = Verdict()
     _mail(verdict, server, store, delivered)
     _mutations(verdict, engine, server, intents)
-    _sends(verdict, engine, intents, list(received))
+    _sends(verdict, engine, intents, received)
     return verdict
 
 
@@ -230,12 +230,11 @@ def _mutations(verdict: Verdict, engine: sa.Engine, server: Folders, intents: In
     verdict.figures["mutations_dead_lettered"] = states.get("dead-lettered", 0)
 
 
-def _sends(verdict: Verdict, engine: sa.Engine, intents: Intents, received: list[bytes]) -> None:
-    heard: Counter[str] = Counter()
-    for content in received:
-        found = re.search(rb"^Subject: (Fleet note number \d+ from \w+)\r?$", content, re.M)
-        if found:
-            heard[found.group(1).decode()] += 1
+def _sends(
+    verdict: Verdict, engine: sa.Engine, intents: Intents, received: Iterable[bytes]
+) -> None:
+    """The outbox is read before the capture server's spool: a send that ends between the
+    two readings is then counted unfinished rather than sent and never heard."""
     ids = [uuid.UUID(outgoing) for _account, outgoing in intents.sent.values()]
     with engine.connect() as c:
         rows = c.execute(
@@ -246,6 +245,11 @@ def _sends(verdict: Verdict, engine: sa.Engine, intents: Intents, received: list
             ).where(outgoing_emails.c.outgoing_id.in_(ids))
         ).all()
     records = {str(r.outgoing_id): (r.stage, r.failure_code) for r in rows}
+    heard: Counter[str] = Counter()
+    for content in received:
+        found = re.search(rb"^Subject: (Fleet note number \d+ from \w+)\r?$", content, re.M)
+        if found:
+            heard[found.group(1).decode()] += 1
     twice: list[str] = []
     never: list[str] = []
     unknown: list[str] = []
