@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from collections.abc import Callable
@@ -58,7 +59,7 @@ def curve(
                 url, free_port(), secrets.token_urlsafe(8), 10.0, push=False, poll_seconds=3600
             )
             config = write_config(root, accounts, smtp, settings)
-            fleet = Fleet(config, {}, root / "logs")
+            fleet = Fleet(config, os.environ, root / "logs")
             started = time.monotonic()
             fleet.start("sync", count)
             first = None
@@ -66,7 +67,7 @@ def curve(
                 while (stored := _stored(engine)) < expected:
                     if first is None and stored:
                         first = time.monotonic() - started
-                    if time.monotonic() - started > TIMEOUT:
+                    if not fleet.running() or time.monotonic() - started > TIMEOUT:
                         raise RuntimeError(f"{count} workers stored {stored} of {expected}")
                     time.sleep(0.25)
                 seconds = time.monotonic() - started
