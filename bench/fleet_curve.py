@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -52,6 +53,7 @@ def curve(
     try:
         for count in counts:
             root = work / f"workers-{count}"
+            shutil.copytree(work / "secrets", root / "secrets")
             url = postgres.create_database(f"curve_{count}_{len(rows)}")
             engine = create_store_engine(url)
             migrate.upgrade(engine)
