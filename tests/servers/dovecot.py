@@ -99,6 +99,7 @@ class DovecotServer:
         imap_capability: str | None = None,
         oauth: OAuthServer | None = None,
         special_use: Mapping[str, str] | None = None,
+        process_limit: int | None = None,
     ) -> None:
         """`imap_capability`, when given, is the whole CAPABILITY list the server announces
         after login (Dovecot's `imap_capability` setting), for a server without an
@@ -110,11 +111,15 @@ class DovecotServer:
         `oauth2` passdb): the bearer token is introspected (RFC 7662) at that authorization
         server with its introspection client, and the login succeeds when the answer is
         `active` and its `username` is the login name. Password logins keep working beside
-        them: each passdb serves only its own mechanisms."""
+        them: each passdb serves only its own mechanisms.
+
+        `process_limit` raises Dovecot's default of 100 processes per service (one IMAP
+        session is one process), for a server holding hundreds of sessions at once."""
         self.startup_timeout = startup_timeout
         self.imap_capability = imap_capability
         self.oauth = oauth
         self.special_use = dict(special_use or {})
+        self.process_limit = process_limit
         self.dovecot_path = _binary("dovecot")
         self.doveconf_path = _binary("doveconf")
         self.doveadm_path = _binary("doveadm")
@@ -385,6 +390,14 @@ class DovecotServer:
             # Changes made by other processes reach IDLE clients promptly even
             # where inotify is unavailable.
             "mailbox_idle_check_interval = 1 secs",
+            *(
+                [
+                    f"default_process_limit = {self.process_limit}",
+                    f"default_client_limit = {4 * self.process_limit}",
+                ]
+                if self.process_limit
+                else []
+            ),
             "",
             "namespace inbox {",
             "  inbox = yes",

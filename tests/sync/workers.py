@@ -3,12 +3,15 @@ the configuration they share, starting them, and stopping or killing them."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
+from typing import IO
 
 import sqlalchemy as sa
 
@@ -59,8 +62,28 @@ Role = "Inbox"
     return path
 
 
-def start_worker(config: Path, name: str, *roles: str) -> subprocess.Popen[bytes]:
+def start_worker(
+    config: Path,
+    name: str,
+    *roles: str,
+    env: Mapping[str, str] | None = None,
+    log: Path | None = None,
+) -> subprocess.Popen[bytes]:
+    """A worker of `roles` (default sync) in a session of its own; `log` keeps what it writes
+    on stderr (its log lines), else nothing is kept."""
     arguments = [arg for role in roles or ("sync",) for arg in ("--role", role)]
+    with contextlib.ExitStack() as files:
+        stderr = files.enter_context(log.open("ab")) if log is not None else subprocess.DEVNULL
+        return _popen(config, name, arguments, env, stderr)
+
+
+def _popen(
+    config: Path,
+    name: str,
+    arguments: list[str],
+    env: Mapping[str, str] | None,
+    stderr: int | IO[bytes],
+) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [
             sys.executable,
@@ -73,9 +96,10 @@ def start_worker(config: Path, name: str, *roles: str) -> subprocess.Popen[bytes
             name,
             *arguments,
         ],
+        env=None if env is None else dict(env),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
         start_new_session=True,
     )
 
