@@ -73,3 +73,20 @@ def test_a_path_is_the_workers_own_only_in_a_worker(monkeypatch: pytest.MonkeyPa
     assert per_worker(Path("/a/chromium.log")) == Path("/a/chromium.log")
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw3")
     assert per_worker(Path("/a/chromium.log")) == Path("/a/chromium-gw3.log")
+
+
+def test_screenshots_are_listed_from_the_reports_a_worker_sends_back() -> None:
+    from browser import fixtures
+
+    properties = [(fixtures.SCREENSHOT, "/a/01-at-failure.png"), ("other", "/b")]
+    call = pytest.TestReport("t", ("t.py", 0, "t"), {}, "failed", None, "call")
+    teardown = pytest.TestReport(
+        "t", ("t.py", 0, "t"), {}, "passed", None, "teardown", user_properties=properties
+    )
+    before = len(fixtures.TAKEN)
+    try:
+        fixtures.pytest_runtest_logreport(call)
+        fixtures.pytest_runtest_logreport(teardown)
+        assert fixtures.TAKEN[before:] == [Path("/a/01-at-failure.png")]
+    finally:
+        del fixtures.TAKEN[before:]

@@ -131,7 +131,9 @@ def pytest_runtest_makereport(
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Lists the screenshots a test took, from its last report, wherever it ran."""
     if report.when == "teardown":
-        TAKEN.extend(Path(value) for name, value in report.user_properties if name == SCREENSHOT)
+        TAKEN.extend(
+            Path(str(value)) for name, value in report.user_properties if name == SCREENSHOT
+        )
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
