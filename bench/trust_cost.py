@@ -248,7 +248,7 @@ _WORKER_VERIFIER: Any = None
 
 def _install_verifier(config: Any) -> None:
     global _WORKER_VERIFIER
-    from mailfathom.adapters.authentication import build_sender_verifier
+    from mailfathom.adapters.authentication.engine import build_sender_verifier
 
     _WORKER_VERIFIER = build_sender_verifier(config)
 

@@ -52,7 +52,7 @@ def main() -> int:
     import dkim.canonicalization as canonicalization
     import dkim.crypto as crypto
 
-    from mailfathom.adapters.authentication import build_sender_verifier
+    from mailfathom.adapters.authentication.engine import build_sender_verifier
     from mailfathom.domain.config import SenderVerificationConfig
     from servers.dns import DnsServer
 

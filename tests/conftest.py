@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterator
 
 import pytest
 
 import log_audit
 from browser.markers import add_browser_markers
+from parallel import own_log_copy
 from processes import ProcessGuard, mark_process_tests
 from servers.fixtures import add_fixture_markers
 from servers.fixtures import corpora as corpora
@@ -37,11 +36,11 @@ pytest_plugins = ["browser.fixtures"]
 
 def pytest_configure(config: pytest.Config) -> None:
     """Copy every log line of this run, in-process and from started processes, to one file,
-    and fail a test that starts a process without saying so (tests/processes.py)."""
-    if "MAILFATHOM_LOG_COPY" not in os.environ:
-        handle, path = tempfile.mkstemp(prefix="mailfathom-test-logs-", suffix=".log")
-        os.close(handle)
-        os.environ["MAILFATHOM_LOG_COPY"] = path
+    and fail a test that starts a process without saying so (tests/processes.py).
+
+    Each xdist worker copies to a file of its own: the audit answers for the lines of the
+    tests it ran, never for those of another worker's."""
+    own_log_copy()
     from mailfathom.entrypoints import logs
 
     logs.configure(json=True)

@@ -12,14 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
 from mailfathom.adapters.answering_lookup import SearchLookup
-from mailfathom.adapters.authentication import build_sender_verifier
-from mailfathom.adapters.authentication.deployment_results import unvouched
-from mailfathom.adapters.chat.openai_chat import OpenAiCompatibleChat
+from mailfathom.adapters.authentication.on_first_use import sender_verifier
 from mailfathom.adapters.config.secrets import LoginSecretsOfAccounts
 from mailfathom.adapters.config.secrets import NeededSecret as NeededSecret
 from mailfathom.adapters.config.secrets import read_secret as read_secret
@@ -69,13 +67,11 @@ from mailfathom.adapters.oauth.grant_files import trial_secret_file as trial_sec
 from mailfathom.adapters.oauth.grant_files import write_over_secret_file as write_over_secret_file
 from mailfathom.adapters.oauth.grant_health import GrantHealth
 from mailfathom.adapters.oauth.tokens import ConsentOfAccounts, process_tokens
-from mailfathom.adapters.passkeys import WebAuthnCeremonies
 
 # Re-exported: the secrets a command reads before it starts its workers; the entrypoints
 # take them from here, never from the adapters.
 from mailfathom.adapters.patterns.re2_patterns import Re2PatternCompiler
 from mailfathom.adapters.preparer import MimeMessagePreparer, default_workers
-from mailfathom.adapters.sensitive.scanner import DetectorScanner
 from mailfathom.adapters.sent_folders import SentFolderCopies
 from mailfathom.adapters.smtp.probe import check_submission as check_submission
 from mailfathom.adapters.smtp.submission import SmtpTransports
@@ -101,18 +97,14 @@ from mailfathom.adapters.sql.organizing import SqlOrganizeStore
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.overview import SqlStoreOverview
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
-from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.pending_repairs import SqlPendingRepairs
 from mailfathom.adapters.sql.readiness import schema_current, store_answers
-from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.replicas import SqlSharedQuestions, SqlSharedSessions
 from mailfathom.adapters.sql.sync_failures import SqlSyncFailures
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.sql.trust_records import SqlTrustRecords
-from mailfathom.adapters.sql.vector_reading import VectorCache
 from mailfathom.adapters.sql.work_leases import SqlWorkLeases
 from mailfathom.adapters.state_keys import CURSORS, REQUEST_STATE, derived_key
-from mailfathom.adapters.vcard import VCardFormat
 from mailfathom.app.answering.administer_answering import AnsweringAdministration
 from mailfathom.app.answering.ask_mail import AnsweringPorts, MailboxQuestionReader
 from mailfathom.app.answering.availability import Availability, ChatRefusals
@@ -200,6 +192,14 @@ from mailfathom.domain.authorship_assessor import build_authorship_assessor
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig, RemoteImages
 from mailfathom.domain.contacts import ContactWriter
 from mailfathom.domain.sender_trust import SenderTrustPolicy
+
+if TYPE_CHECKING:
+    # Imported where they are made: a command loads only the libraries it uses (webauthn,
+    # detect_secrets, numpy, vobject, dkim, the chat client), which keeps every start short.
+    from mailfathom.adapters.chat.openai_chat import OpenAiCompatibleChat
+    from mailfathom.adapters.sql.passage_store import SqlPassageStore
+    from mailfathom.adapters.sql.reading import SqlMailboxReader
+    from mailfathom.adapters.sql.vector_reading import VectorCache
 
 
 def utc_now() -> datetime:
@@ -337,8 +337,10 @@ class Services:
     grant_health: GrantHealth | None = None
     # The active embedding profile's provider; none: mail is not embedded, and search is lexical.
     embedder: OpenEmbedder | None = None
-    # Each generation's passage vectors as this process holds them, shared by every reader.
-    vectors: VectorCache = field(default_factory=VectorCache)
+    # Each generation's passage vectors as this process holds them, shared by every reader:
+    # made by the first (`_reader`), so that a command reading no mail never loads numpy.
+    vectors: VectorCache | None = None
+    _vectors_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # Where queries are placed in the embedder's space, and what that says of search: made on
     # first use from `embedder` (see `query_placement`), shared by every search, listing and
     # the embedding worker of this process.
@@ -417,7 +419,7 @@ class Services:
             conversations=SqlConversationStore(engine),
             overview=SqlStoreOverview(engine),
             clock=clock,
-            sender_verifier=build_sender_verifier(config.sender_verification),
+            sender_verifier=sender_verifier(config.sender_verification),
             authorship_assessor=build_authorship_assessor(config.machine_authorship),
             embedder=embedder,
         )
@@ -466,6 +468,12 @@ class Services:
 
     def _reader(self) -> SqlMailboxReader:
         """A reader on the read-only engine."""
+        from mailfathom.adapters.sql.reading import SqlMailboxReader
+        from mailfathom.adapters.sql.vector_reading import VectorCache
+
+        with self._vectors_lock:
+            if self.vectors is None:
+                self.vectors = VectorCache()
         return SqlMailboxReader(
             self._reading_engine(), texts=self.content.get_text, vectors=self.vectors
         )
@@ -473,6 +481,8 @@ class Services:
     def screen(self) -> ContentScreen:
         """The sensitive-content screen `[SensitiveContent]` asks for (passing everything
         through when it is off)."""
+        from mailfathom.adapters.sensitive.scanner import DetectorScanner
+
         config = self.config.sensitive_content
         return ContentScreen(DetectorScanner() if config.enabled else None, config)
 
@@ -527,6 +537,8 @@ class Services:
 
     def contact_exchange(self, writer: ContactWriter = ContactWriter.CALLER) -> ContactExchange:
         """The book carried out to and in from other address books, as vCard."""
+        from mailfathom.adapters.vcard import VCardFormat
+
         book = SqlContactBook(self.engine)
         cards = VCardFormat()
         return ContactExchange(
@@ -609,6 +621,8 @@ class Services:
         if endpoint is None:
             return None
         if self.chat_model is None:
+            from mailfathom.adapters.chat.openai_chat import OpenAiCompatibleChat
+
             key = None if endpoint.api_key is None else read_secret(endpoint.api_key)
             self.chat_model = OpenAiCompatibleChat(endpoint, key)
         return self.chat_model
@@ -626,12 +640,16 @@ class Services:
 
     def passage_store(self) -> SqlPassageStore:
         """Stored passage vectors, their generations and how far each is filled."""
+        from mailfathom.adapters.sql.passage_store import SqlPassageStore
+
         return SqlPassageStore(self.engine, texts=self.content.get_text)
 
     def fill_states(self) -> FillStates:
         """How far each generation is filled, as the search path reads it: on the read-only
         engine, as the search's own reads are (SQLite's writer engine begins by taking the
         write lock, which would hold each search behind a synchronization's batch)."""
+        from mailfathom.adapters.sql.passage_store import SqlPassageStore
+
         return SqlPassageStore(self._reading_engine(), texts=self.content.get_text)
 
     def query_placement(self) -> QueryPlacement:
@@ -850,6 +868,8 @@ class Services:
     def console_passkeys(self) -> ConsolePasskeys:
         """The owner's passkeys: enrolment, sign-in, list and removal, for the configured
         name and origins."""
+        from mailfathom.adapters.passkeys import WebAuthnCeremonies
+
         config = self.config.console
         return ConsolePasskeys(
             SqlPasskeyStore(self.engine),
@@ -923,6 +943,8 @@ class Services:
 
     def deliver_sample_mail(self, account_id: str, messages: int) -> None:
         """Fill a local account's folders with generated sample mail (the demo)."""
+        from mailfathom.adapters.authentication.deployment_results import unvouched
+
         for sample in generate_mailbox(messages):
             folder = self.connectors.local.folder(account_id, sample.folder)
             raw = unvouched(sample.raw, self.config.authserv_id)
@@ -931,6 +953,8 @@ class Services:
     def import_mail(self, account_id: str, folder: str, source: Path) -> ImportCount:
         """File existing mail (a Maildir, .eml files or an mbox) into a local account's
         folder, each message once, keeping its bytes and its arrival time."""
+        from mailfathom.adapters.authentication.deployment_results import unvouched
+
         target = self.connectors.local.folder(account_id, folder)
         return import_source(target, source, lambda raw: unvouched(raw, self.config.authserv_id))
 

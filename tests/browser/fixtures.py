@@ -21,6 +21,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from browser import axe_core
 from browser.chromium import DESKTOP, Chromium, Viewport, new_context, started
+from parallel import per_worker
 
 TESTS = Path(__file__).resolve().parent.parent
 TAKEN: list[Path] = []
@@ -32,9 +33,13 @@ def artifacts() -> Path:
     return (Path(configured) if configured else TESTS / ".artifacts") / "browser"
 
 
+SCREENSHOT = "browser screenshot"
+
+
 @dataclass
 class Screenshots:
     directory: Path
+    test: pytest.Item
     taken: list[Path] = field(default_factory=list)
 
     def take(self, page: Page, name: str) -> Path:
@@ -43,15 +48,17 @@ class Screenshots:
         path = self.directory / f"{len(self.taken) + 1:02d}-{slug}.png"
         page.screenshot(path=path, full_page=True)
         self.taken.append(path)
-        TAKEN.append(path)
+        # Carried by the test's reports, which xdist brings back from the worker that ran it.
+        self.test.user_properties.append((SCREENSHOT, str(path)))
         return path
 
 
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Chromium]:
-    """One Chromium for the run (its output goes to `chromium.log` beside the screenshots)."""
+    """One Chromium for the run, or for each xdist worker (its output goes to `chromium.log`,
+    `chromium-gw0.log`, ... beside the screenshots)."""
     artifacts().mkdir(parents=True, exist_ok=True)
-    with started(artifacts() / "chromium.log") as running:
+    with started(per_worker(artifacts() / "chromium.log")) as running:
         yield running
 
 
@@ -72,7 +79,7 @@ def screenshots(request: pytest.FixtureRequest) -> Screenshots:
     directory = artifacts() / name
     shutil.rmtree(directory, ignore_errors=True)
     directory.mkdir(parents=True)
-    return Screenshots(directory)
+    return Screenshots(directory, request.node)
 
 
 @pytest.fixture
@@ -119,6 +126,14 @@ def pytest_runtest_makereport(
     report = yield
     item.stash.setdefault(OUTCOME, {})[report.when] = report
     return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Lists the screenshots a test took, from its last report, wherever it ran."""
+    if report.when == "teardown":
+        TAKEN.extend(
+            Path(str(value)) for name, value in report.user_properties if name == SCREENSHOT
+        )
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -16,7 +16,9 @@ from log_audit import register_all
 MISSING = f"MF_TEST_UNSET_{uuid.uuid4().hex[:8].upper()}"
 PRESENT = f"MF_TEST_SET_{uuid.uuid4().hex[:8].upper()}"
 PRESENT_VALUE = "present-secret-" + uuid.uuid4().hex
-START_DEADLINE = 30.0
+# Only a bound for a command that started instead of refusing (it would run on); a refusing
+# command exits within a few seconds, but on a loaded machine its start alone took over 30.
+START_DEADLINE = 120.0
 
 
 def _config(root: Path, *, smtp_env: str, imap_env: str, feed_sends: bool = False) -> Path:

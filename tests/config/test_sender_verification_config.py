@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from config.test_config_loading import imap_account, parse, problems_of
-from mailfathom.adapters.authentication import build_sender_verifier
+from mailfathom.adapters.authentication.engine import build_sender_verifier
 from mailfathom.domain.config import SenderVerificationConfig
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from authentication.mail import mail, results
-from mailfathom.adapters.authentication import build_sender_verifier
 from mailfathom.adapters.authentication.deployment_results import unvouched
+from mailfathom.adapters.authentication.engine import build_sender_verifier
 from mailfathom.adapters.authentication.header_block import header_fields, values_of
 from mailfathom.adapters.config.toml_loader import parse_config
 from mailfathom.adapters.local.maildir import LocalConnector
