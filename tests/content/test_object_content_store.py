@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
@@ -23,6 +24,9 @@ from mailfathom.domain.content_storage import ObjectStoreConfig
 from mailfathom.domain.errors import ContentMissingError, StoreError
 from servers._common import LOOPBACK, free_port
 from servers.s3 import SECRET_KEY, S3Server
+
+if TYPE_CHECKING:
+    from mypy_boto3_s3 import S3Client
 
 
 def _names(server: S3Server, config: ObjectStoreConfig) -> list[str]:
@@ -220,3 +224,41 @@ def test_a_deployment_on_packs_never_imports_the_s3_client(tmp_path: Path) -> No
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
     )
     assert ran.stdout.strip() == "[]"
+
+
+class _SlowClient:
+    """Stands in for the S3 client where a test needs an upload to stay in flight: each
+    upload waits until `release` is set."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.entered = threading.Event()
+        self.stored: list[str] = []
+        self.closed = False
+
+    def put_object(self, **request: object) -> None:
+        self.entered.set()
+        self.release.wait(timeout=60)
+        self.stored.append(str(request["Key"]))
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_closing_the_store_with_uploads_in_flight_waits_for_them_and_returns(
+    object_store: ObjectStoreConfig,
+) -> None:
+    client = _SlowClient()
+    store = ObjectContentStore(replace(object_store, concurrency=1), cast("S3Client", client))
+    writing = threading.Thread(target=store.write_many, args=([b"one", b"two", b"three"],))
+    writing.start()
+    assert client.entered.wait(timeout=30)
+    closing = threading.Thread(target=store.close)
+    closing.start()
+    client.release.set()
+    closing.join(timeout=30)
+    writing.join(timeout=30)
+    assert not closing.is_alive()
+    assert not writing.is_alive()
+    assert len(client.stored) == 3
+    assert client.closed

@@ -220,10 +220,13 @@ class ObjectContentStore:
         return total
 
     def close(self) -> None:
+        """Wait for the uploads in flight, then close the client. Neither wait is made under
+        `_lock`: an upload still queued takes it to reach the client."""
         with self._lock:
-            if self._uploads is not None:
-                self._uploads.shutdown(wait=True)
-                self._uploads = None
-            if self._made is not None:
-                self._made.close()
-                self._made = None
+            uploads, self._uploads = self._uploads, None
+        if uploads is not None:
+            uploads.shutdown(wait=True)
+        with self._lock:
+            made, self._made = self._made, None
+        if made is not None:
+            made.close()
