@@ -262,3 +262,23 @@ def test_closing_the_store_with_uploads_in_flight_waits_for_them_and_returns(
     assert not writing.is_alive()
     assert len(client.stored) == 3
     assert client.closed
+
+
+def test_a_text_record_stored_under_another_messages_name_reads_as_damaged(
+    s3_server: S3Server, object_store: ObjectStoreConfig
+) -> None:
+    store = ObjectContentStore(object_store)
+    first, second = store.write_many(
+        [b"Subject: first\r\n\r\none", b"Subject: second\r\n\r\ntwo"],
+        [encode_text("one", None)[0], encode_text("two", None)[0]],
+    )
+    admin = s3_server.admin_client()
+    admin.copy_object(
+        Bucket=object_store.bucket,
+        Key=store.object_name(second, text=True),
+        CopySource={"Bucket": object_store.bucket, "Key": store.object_name(first, text=True)},
+    )
+    assert store.get_text(first) == ("one", None)
+    with pytest.raises(ContentMissingError):
+        store.get_text(second)
+    store.close()

@@ -2,9 +2,11 @@
 SHA-256 of the MIME octets: the content store every machine of a deployment can share.
 
 Each message is two objects under the configured prefix: `mime/<key>` (the octets) and
-`text/<key>` (the text record of `texts`, when there is one). The bodies stay beside the MIME
-as they do in the packs, so the database holds no more than it does with packs and a
-repaired message is fetched and checked the same way.
+`text/<key>` (the key's 32 octets, then the text record of `texts`, when there is one). The
+bodies stay beside the MIME as they do in the packs, so the database holds no more than it
+does with packs and a repaired message is fetched and checked the same way. A text record
+checks itself only by a CRC-32 of its payload, which an intact record stored under another
+message's name passes: the key it opens with is what ties it to its name.
 
 - Writing is idempotent: a key names exactly one content, so storing it again puts the same
   octets under the same name, whoever does it, and replaces a damaged copy. Every upload
@@ -12,9 +14,9 @@ repaired message is fetched and checked the same way.
   lands whole or not at all, so a writer killed midway leaves nothing to sweep. A batch is
   uploaded by a bounded number of concurrent requests, and durable when `write_many`
   returns.
-- Every read is checked (the MIME against its key, the text record against its CRC-32): an
-  object that is absent or damaged is `ContentMissingError`, which the reader turns into a
-  repair request, exactly as a missing record in a pack.
+- Every read is checked (the MIME against its key, the text against the key it opens with
+  and its CRC-32): an object that is absent or damaged is `ContentMissingError`, which the
+  reader turns into a repair request, exactly as a missing record in a pack.
 - A store that cannot be reached, or refuses, is a coded `StoreError` (21004, 21005) after a
   bounded number of timed attempts, never a hang and never a repair request: the content
   may be intact.
@@ -48,6 +50,9 @@ _TEXT = "text/"
 _MISSING = "The stored content of this email is missing."
 _DAMAGED = "The stored content of this email is damaged."
 _TEXT_MISSING = "The stored text of this email is missing."
+_TEXT_DAMAGED = "The stored text of this email is damaged."
+# A text object opens with the SHA-256 it is stored under, as octets.
+_KEY_OCTETS = 32
 
 
 class ObjectContentStore:
@@ -93,7 +98,7 @@ class ObjectContentStore:
         for key, (raw, text) in records.items():
             uploads.append((self.object_name(key), raw))
             if text is not None:
-                uploads.append((self.object_name(key, text=True), text))
+                uploads.append((self.object_name(key, text=True), bytes.fromhex(key) + text))
         self._each(self._upload, uploads)
         return keys
 
@@ -155,10 +160,12 @@ class ObjectContentStore:
     def get_text(self, key: str, *, with_html: bool = True) -> tuple[str, str | None]:
         if not CONTENT_KEY.match(key):
             raise ContentMissingError(_TEXT_MISSING)
-        record = self._download(self.object_name(key, text=True))
-        if record is None:
+        stored = self._download(self.object_name(key, text=True))
+        if stored is None:
             raise ContentMissingError(_TEXT_MISSING)
-        return decode_text(record, with_html=with_html)
+        if stored[:_KEY_OCTETS] != bytes.fromhex(key):
+            raise ContentMissingError(_TEXT_DAMAGED)
+        return decode_text(stored[_KEY_OCTETS:], with_html=with_html)
 
     def _download(self, name: str) -> bytes | None:
         """The object's octets, or None when the store holds none under `name`."""
