@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import http.server
 import socket
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import pytest
 
@@ -282,3 +284,66 @@ def test_a_text_record_stored_under_another_messages_name_reads_as_damaged(
     with pytest.raises(ContentMissingError):
         store.get_text(second)
     store.close()
+
+
+class _CutShort(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with `content`, cutting the body short (and the connection) on the
+    first `cut` of them, as a store or a network failing midway through a read does."""
+
+    content: ClassVar[bytes] = b""
+    cut: ClassVar[int] = 0
+    served: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self.served.append(self.path)
+        whole = len(self.served) > self.cut
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(len(self.content)))
+        self.end_headers()
+        self.wfile.write(self.content if whole else self.content[: len(self.content) // 2])
+        self.wfile.flush()
+        self.close_connection = True
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def _cutting_server(content: bytes, cut: int) -> Iterator[str]:
+    _CutShort.content, _CutShort.cut, _CutShort.served = content, cut, []
+    server = http.server.ThreadingHTTPServer((LOOPBACK, 0), _CutShort)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://{LOOPBACK}:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()
+
+
+@pytest.mark.parametrize("cut", [1, 2])
+def test_a_read_cut_short_is_tried_again(object_store: ObjectStoreConfig, cut: int) -> None:
+    raw = b"Subject: cut\r\n\r\n" + b"body " * 4000
+    key = hashlib.sha256(raw).hexdigest()
+    with _cutting_server(raw, cut) as endpoint:
+        store = ObjectContentStore(replace(object_store, endpoint=endpoint, timeout_seconds=2))
+        assert store.get(key) == raw
+        assert len(_CutShort.served) == cut + 1
+        store.close()
+
+
+def test_a_read_cut_short_every_time_is_unreachable_after_the_attempts_it_names(
+    object_store: ObjectStoreConfig,
+) -> None:
+    raw = b"Subject: cut\r\n\r\n" + b"body " * 4000
+    key = hashlib.sha256(raw).hexdigest()
+    with _cutting_server(raw, 100) as endpoint:
+        store = ObjectContentStore(replace(object_store, endpoint=endpoint, timeout_seconds=2))
+        with pytest.raises(StoreError) as reading:
+            store.get(key)
+        _assert_told_by_code(reading.value, 21004, key)
+        assert "after 3 attempts" in str(reading.value)
+        assert len(_CutShort.served) == 3
+        store.close()

@@ -35,7 +35,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from mailfathom.adapters.content.packs import CONTENT_KEY, PendingEntry, keyed_records
-from mailfathom.adapters.content.s3_client import ObjectAbsent, make_client, store_failures
+from mailfathom.adapters.content.s3_client import (
+    ObjectAbsent,
+    make_client,
+    read_object,
+    store_failures,
+)
 from mailfathom.adapters.content.texts import decode_text
 from mailfathom.domain.codes import StoreCode
 from mailfathom.domain.content_storage import ObjectStoreConfig
@@ -170,9 +175,9 @@ class ObjectContentStore:
     def _download(self, name: str) -> bytes | None:
         """The object's octets, or None when the store holds none under `name`."""
         try:
-            with store_failures("read a message's content"):
-                answer = self._client().get_object(Bucket=self._config.bucket, Key=name)
-                return answer["Body"].read()
+            return read_object(
+                self._client(), self._config.bucket, name, "read a message's content"
+            )
         except ObjectAbsent:
             return None
 
