@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, ClassVar, cast
 import pytest
 
 from mailfathom.adapters.content.objects import ObjectContentStore
+from mailfathom.adapters.content.s3_client import make_client
 from mailfathom.adapters.content.texts import encode_text
 from mailfathom.domain.content_storage import ObjectStoreConfig
 from mailfathom.domain.errors import ContentMissingError, StoreError
@@ -346,4 +348,63 @@ def test_a_read_cut_short_every_time_is_unreachable_after_the_attempts_it_names(
         _assert_told_by_code(reading.value, 21004, key)
         assert "after 3 attempts" in str(reading.value)
         assert len(_CutShort.served) == 3
+        store.close()
+
+
+class _InFlight:
+    """Counts the requests in flight at once through any number of clients."""
+
+    def __init__(self) -> None:
+        self.now = 0
+        self.most = 0
+        self._lock = threading.Lock()
+
+    def client(self, real: S3Client) -> S3Client:
+        counter = self
+
+        class Counting:
+            def __getattr__(self, name: str) -> object:
+                method = getattr(real, name)
+                if name not in ("put_object", "get_object", "head_object", "delete_objects"):
+                    return method
+
+                def counted(**request: object) -> object:
+                    with counter._lock:
+                        counter.now += 1
+                        counter.most = max(counter.most, counter.now)
+                    try:
+                        answer = method(**request)
+                        time.sleep(0.01)
+                        return answer
+                    finally:
+                        with counter._lock:
+                            counter.now -= 1
+
+                return counted
+
+        return cast("S3Client", Counting())
+
+
+def test_every_store_of_a_process_shares_one_bound_for_reads_and_writes(
+    object_store: ObjectStoreConfig,
+) -> None:
+    config = replace(object_store, concurrency=2)
+    seed = ObjectContentStore(config)
+    keys = seed.write_many([f"stored {n}".encode() for n in range(12)])
+    seed.close()
+    counter = _InFlight()
+    stores = [ObjectContentStore(config, counter.client(make_client(config))) for _ in range(3)]
+    batches = [[f"batch {s} {n}".encode() for n in range(12)] for s in range(2)]
+    work = [
+        threading.Thread(target=stores[0].write_many, args=(batches[0],)),
+        threading.Thread(target=stores[1].write_many, args=(batches[1],)),
+        *(threading.Thread(target=lambda k=k: stores[2].get(k)) for k in keys),
+    ]
+    for thread in work:
+        thread.start()
+    for thread in work:
+        thread.join()
+    assert 1 < counter.most <= 2
+    assert [stores[2].get(k) for k in keys] == [f"stored {n}".encode() for n in range(12)]
+    for store in stores:
         store.close()

@@ -60,12 +60,29 @@ _TEXT_DAMAGED = "The stored text of this email is damaged."
 _KEY_OCTETS = 32
 
 
+# One bound per store configuration in a process, whatever number of `ObjectContentStore`s
+# it opens on it (the services' and the preparer's): `Concurrency` is a process's bound.
+_GATES: dict[ObjectStoreConfig, threading.BoundedSemaphore] = {}
+_GATES_LOCK = threading.Lock()
+
+
+def _gate(config: ObjectStoreConfig) -> threading.BoundedSemaphore:
+    with _GATES_LOCK:
+        gate = _GATES.get(config)
+        if gate is None:
+            gate = _GATES[config] = threading.BoundedSemaphore(config.concurrency)
+        return gate
+
+
 class ObjectContentStore:
     """Content in `config.bucket` under `config.prefix`. The client is made on first use
-    (see `s3_client`), or given (tests speak to the store through a second one)."""
+    (see `s3_client`), or given (tests speak to the store through a second one). Every
+    request (read, upload, look-up, delete, listing) waits for one of the process's
+    `concurrency` places for this configuration."""
 
     def __init__(self, config: ObjectStoreConfig, client: S3Client | None = None) -> None:
         self._config = config
+        self._gate = _gate(config)
         self._made: S3Client | None = client
         self._lock = threading.Lock()
         self._uploads: ThreadPoolExecutor | None = None
@@ -119,7 +136,7 @@ class ObjectContentStore:
     def _upload(self, item: tuple[str, bytes]) -> None:
         name, octets = item
         checksum = base64.b64encode(hashlib.sha256(octets).digest()).decode("ascii")
-        with store_failures("store a message's content"):
+        with self._gate, store_failures("store a message's content"):
             self._client().put_object(
                 Bucket=self._config.bucket,
                 Key=name,
@@ -175,9 +192,10 @@ class ObjectContentStore:
     def _download(self, name: str) -> bytes | None:
         """The object's octets, or None when the store holds none under `name`."""
         try:
-            return read_object(
-                self._client(), self._config.bucket, name, "read a message's content"
-            )
+            with self._gate:
+                return read_object(
+                    self._client(), self._config.bucket, name, "read a message's content"
+                )
         except ObjectAbsent:
             return None
 
@@ -185,7 +203,7 @@ class ObjectContentStore:
         if not CONTENT_KEY.match(key):
             return False
         try:
-            with store_failures("look a message's content up"):
+            with self._gate, store_failures("look a message's content up"):
                 self._client().head_object(Bucket=self._config.bucket, Key=self.object_name(key))
         except ObjectAbsent:
             return False
@@ -202,7 +220,7 @@ class ObjectContentStore:
             {"Key": self.object_name(key)},
             {"Key": self.object_name(key, text=True)},
         ]
-        with store_failures("delete a message's content"):
+        with self._gate, store_failures("delete a message's content"):
             answer = self._client().delete_objects(
                 Bucket=self._config.bucket, Delete={"Objects": names, "Quiet": True}
             )
@@ -223,7 +241,7 @@ class ObjectContentStore:
     def used_octets(self) -> int:
         """The size of every MIME and text object (one listing request per thousand)."""
         total = 0
-        with store_failures("list the stored content"):
+        with self._gate, store_failures("list the stored content"):
             pages = self._client().get_paginator("list_objects_v2")
             for kind in (_MIME, _TEXT):
                 prefix = f"{self._config.prefix}{kind}"
