@@ -89,6 +89,7 @@ from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
 from mailfathom.adapters.sql.fencing import StoreFencing
 from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
+from mailfathom.adapters.sql.lease_recheck import SqlLeaseRecheck
 from mailfathom.adapters.sql.moves import SqlMoveLedger
 from mailfathom.adapters.sql.mutation_admin import SqlMutationRecords
 from mailfathom.adapters.sql.mutations import SqlMutationStore
@@ -442,6 +443,7 @@ class Services:
             own_addresses=account.own_addresses(),
             withheld=SqlContactBook(self.engine),
             trust=self.trust_ports(account),
+            recheck=SqlLeaseRecheck(self.engine),
         )
 
     def trust_ports(self, account: AccountConfig) -> TrustPorts:

@@ -93,7 +93,7 @@ class ObjectStorage:
         self._flip(self.name(key), 0)
 
     def damage_text(self, key: str) -> None:
-        self._flip(self.name(key, text=True), 20)
+        self._flip(self.name(key, text=True), 32 + 20)
 
     def _flip(self, name: str, at: int) -> None:
         admin = self.server.admin_client()

@@ -7,22 +7,30 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import http.server
 import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import pytest
 
 from mailfathom.adapters.content.objects import ObjectContentStore
+from mailfathom.adapters.content.s3_client import make_client
 from mailfathom.adapters.content.texts import encode_text
 from mailfathom.domain.content_storage import ObjectStoreConfig
 from mailfathom.domain.errors import ContentMissingError, StoreError
 from servers._common import LOOPBACK, free_port
 from servers.s3 import SECRET_KEY, S3Server
+
+if TYPE_CHECKING:
+    from mypy_boto3_s3 import S3Client
 
 
 def _names(server: S3Server, config: ObjectStoreConfig) -> list[str]:
@@ -230,3 +238,183 @@ def test_readiness_asks_the_bucket(object_store: ObjectStoreConfig) -> None:
     with pytest.raises(StoreError) as refused:
         missing.reachable()
     assert refused.value.code == 21005
+
+
+class _SlowClient:
+    """Stands in for the S3 client where a test needs an upload to stay in flight: each
+    upload waits until `release` is set."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.entered = threading.Event()
+        self.stored: list[str] = []
+        self.closed = False
+
+    def put_object(self, **request: object) -> None:
+        self.entered.set()
+        self.release.wait(timeout=60)
+        self.stored.append(str(request["Key"]))
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_closing_the_store_with_uploads_in_flight_waits_for_them_and_returns(
+    object_store: ObjectStoreConfig,
+) -> None:
+    client = _SlowClient()
+    store = ObjectContentStore(replace(object_store, concurrency=1), cast("S3Client", client))
+    writing = threading.Thread(target=store.write_many, args=([b"one", b"two", b"three"],))
+    writing.start()
+    assert client.entered.wait(timeout=30)
+    closing = threading.Thread(target=store.close)
+    closing.start()
+    client.release.set()
+    closing.join(timeout=30)
+    writing.join(timeout=30)
+    assert not closing.is_alive()
+    assert not writing.is_alive()
+    assert len(client.stored) == 3
+    assert client.closed
+
+
+def test_a_text_record_stored_under_another_messages_name_reads_as_damaged(
+    s3_server: S3Server, object_store: ObjectStoreConfig
+) -> None:
+    store = ObjectContentStore(object_store)
+    first, second = store.write_many(
+        [b"Subject: first\r\n\r\none", b"Subject: second\r\n\r\ntwo"],
+        [encode_text("one", None)[0], encode_text("two", None)[0]],
+    )
+    admin = s3_server.admin_client()
+    admin.copy_object(
+        Bucket=object_store.bucket,
+        Key=store.object_name(second, text=True),
+        CopySource={"Bucket": object_store.bucket, "Key": store.object_name(first, text=True)},
+    )
+    assert store.get_text(first) == ("one", None)
+    with pytest.raises(ContentMissingError):
+        store.get_text(second)
+    store.close()
+
+
+class _CutShort(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with `content`, cutting the body short (and the connection) on the
+    first `cut` of them, as a store or a network failing midway through a read does."""
+
+    content: ClassVar[bytes] = b""
+    cut: ClassVar[int] = 0
+    served: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self.served.append(self.path)
+        whole = len(self.served) > self.cut
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(len(self.content)))
+        self.end_headers()
+        self.wfile.write(self.content if whole else self.content[: len(self.content) // 2])
+        self.wfile.flush()
+        self.close_connection = True
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def _cutting_server(content: bytes, cut: int) -> Iterator[str]:
+    _CutShort.content, _CutShort.cut, _CutShort.served = content, cut, []
+    server = http.server.ThreadingHTTPServer((LOOPBACK, 0), _CutShort)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://{LOOPBACK}:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()
+
+
+@pytest.mark.parametrize("cut", [1, 2])
+def test_a_read_cut_short_is_tried_again(object_store: ObjectStoreConfig, cut: int) -> None:
+    raw = b"Subject: cut\r\n\r\n" + b"body " * 4000
+    key = hashlib.sha256(raw).hexdigest()
+    with _cutting_server(raw, cut) as endpoint:
+        store = ObjectContentStore(replace(object_store, endpoint=endpoint, timeout_seconds=2))
+        assert store.get(key) == raw
+        assert len(_CutShort.served) == cut + 1
+        store.close()
+
+
+def test_a_read_cut_short_every_time_is_unreachable_after_the_attempts_it_names(
+    object_store: ObjectStoreConfig,
+) -> None:
+    raw = b"Subject: cut\r\n\r\n" + b"body " * 4000
+    key = hashlib.sha256(raw).hexdigest()
+    with _cutting_server(raw, 100) as endpoint:
+        store = ObjectContentStore(replace(object_store, endpoint=endpoint, timeout_seconds=2))
+        with pytest.raises(StoreError) as reading:
+            store.get(key)
+        _assert_told_by_code(reading.value, 21004, key)
+        assert "after 3 attempts" in str(reading.value)
+        assert len(_CutShort.served) == 3
+        store.close()
+
+
+class _InFlight:
+    """Counts the requests in flight at once through any number of clients."""
+
+    def __init__(self) -> None:
+        self.now = 0
+        self.most = 0
+        self._lock = threading.Lock()
+
+    def client(self, real: S3Client) -> S3Client:
+        counter = self
+
+        class Counting:
+            def __getattr__(self, name: str) -> object:
+                method = getattr(real, name)
+                if name not in ("put_object", "get_object", "head_object", "delete_objects"):
+                    return method
+
+                def counted(**request: object) -> object:
+                    with counter._lock:
+                        counter.now += 1
+                        counter.most = max(counter.most, counter.now)
+                    try:
+                        answer = method(**request)
+                        time.sleep(0.01)
+                        return answer
+                    finally:
+                        with counter._lock:
+                            counter.now -= 1
+
+                return counted
+
+        return cast("S3Client", Counting())
+
+
+def test_every_store_of_a_process_shares_one_bound_for_reads_and_writes(
+    object_store: ObjectStoreConfig,
+) -> None:
+    config = replace(object_store, concurrency=2)
+    seed = ObjectContentStore(config)
+    keys = seed.write_many([f"stored {n}".encode() for n in range(12)])
+    seed.close()
+    counter = _InFlight()
+    stores = [ObjectContentStore(config, counter.client(make_client(config))) for _ in range(3)]
+    batches = [[f"batch {s} {n}".encode() for n in range(12)] for s in range(2)]
+    work = [
+        threading.Thread(target=stores[0].write_many, args=(batches[0],)),
+        threading.Thread(target=stores[1].write_many, args=(batches[1],)),
+        *(threading.Thread(target=lambda k=k: stores[2].get(k)) for k in keys),
+    ]
+    for thread in work:
+        thread.start()
+    for thread in work:
+        thread.join()
+    assert 1 < counter.most <= 2
+    assert [stores[2].get(k) for k in keys] == [f"stored {n}".encode() for n in range(12)]
+    for store in stores:
+        store.close()

@@ -36,6 +36,8 @@ MIGRATIONS = SOURCE + "adapters/sql/migrations/"
 
 CROSS_ACCOUNT_SCANS: dict[str, str] = {
     # module:function -> why it looks at every account.
+    "adapters.sql.sync_store:_still_named": "content is kept once per content, whichever "
+    "accounts hold it: a key is free only when no account's row names it",
     "adapters.sql.partitioning:partition": "lays the tables out for every account at once, "
     "and applies only while no account holds a row",
 }
@@ -52,7 +54,6 @@ NOT_YET_SCOPED: frozenset[str] = frozenset(
         "adapters.sql.contact_withholding:forget_withheld",
         "adapters.sql.folder_rows:stored_participants",
         "adapters.sql.held_back:awaiting_headroom",
-        "adapters.sql.held_back:fill_content",
         "adapters.sql.held_back:holds_back",
         "adapters.sql.message_copies:one_per_message",
         "adapters.sql.message_copies:other_folders",
@@ -77,17 +78,9 @@ NOT_YET_SCOPED: frozenset[str] = frozenset(
         "adapters.sql.reading_texts:load_texts",
         "adapters.sql.reading_threads:conversation_members",
         "adapters.sql.store_base:_record_repair_request",
-        "adapters.sql.sync_store:_delete_rows",
-        "adapters.sql.sync_store:_insert_messages",
-        "adapters.sql.sync_store:apply_flag_changes",
-        "adapters.sql.sync_store:drop_stale",
-        "adapters.sql.sync_store:rekey",
-        "adapters.sql.sync_store:remove_uids",
         "adapters.sql.sync_store:stale_identities",
         "adapters.sql.sync_store:stored_flags",
         "adapters.sql.sync_store:stored_uids",
-        "adapters.sql.threads:_column_values",
-        "adapters.sql.threads:rethread",
         "adapters.sql.trust_rows:load_trust",
         "adapters.sql.vector_reading:_extend",
         "adapters.sql.vector_reading:_newer",

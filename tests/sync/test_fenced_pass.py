@@ -6,14 +6,17 @@ failure against the account. Real Dovecot, real PostgreSQL."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.schema import sync_failures
+from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.sync.lease_ports import LeaseKind
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import SyncConfig
@@ -67,3 +70,52 @@ def test_a_pass_that_lost_its_lease_mid_way_writes_nothing_after_the_takeover(
             synchronizer.run_once(account)
         subjects = sorted(r.subject for r in stored_rows(services, account.account_id))
         assert subjects == [f"Fenced {n}" for n in range(6)]
+
+
+class _TakenOverAfterRemoving:
+    """The store, with the account's lease taken over by another worker right after a pass
+    commits the removal of expunged messages (and before it deletes their content)."""
+
+    def __init__(self, store: SqlSyncStore, take_over: Callable[[], None]) -> None:
+        self._store = store
+        self._take_over = take_over
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def remove_uids(self, folder_id: int, uidvalidity: int, uids: Iterable[int]) -> list[str]:
+        keys = self._store.remove_uids(folder_id, uidvalidity, uids)
+        self._take_over()
+        return keys
+
+
+def test_a_worker_that_lost_its_lease_does_not_delete_content_the_new_holder_may_need(
+    tmp_path: Path, dovecot: DovecotServer, imap_account: ImapAccount, migrated_postgres_url: str
+) -> None:
+    for n in range(2):
+        dovecot.save_message(imap_account.username, sample(f"Kept {n}"))
+    account = imap_account_config(imap_account)
+    config = deployment(tmp_path, account, migrated_postgres_url)
+    with Services.open(config) as services:
+        leases = services.work_leases()
+        leases.offer(LeaseKind.ACCOUNT, [account.account_id])
+        now = datetime.now(UTC)
+        (held,) = leases.claim("w1", LeaseKind.ACCOUNT, [account.account_id], now, now + LEASE, 1)
+        lost = threading.Event()
+        with services.fencing().fenced("w1", held, lost.set):
+            services.account_synchronizer().run_once(account)
+        (first, _) = stored_rows(services, account.account_id)
+        dovecot.doveadm(
+            "expunge", "-u", imap_account.username, "mailbox", "INBOX", "uid", str(first.uid)
+        )
+
+        def take_over() -> None:
+            later = now + 2 * LEASE
+            leases.claim("w2", LeaseKind.ACCOUNT, [account.account_id], later, later + LEASE, 1)
+
+        services.store = cast("SqlSyncStore", _TakenOverAfterRemoving(services.store, take_over))
+        with services.fencing().fenced("w1", held, lost.set), pytest.raises(LeaseLost):
+            services.account_synchronizer().run_once(account)
+        assert lost.is_set()
+        assert len(stored_rows(services, account.account_id)) == 1
+        assert services.content.exists(first.content_key)

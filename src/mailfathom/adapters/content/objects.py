@@ -2,9 +2,11 @@
 SHA-256 of the MIME octets: the content store every machine of a deployment can share.
 
 Each message is two objects under the configured prefix: `mime/<key>` (the octets) and
-`text/<key>` (the text record of `texts`, when there is one). The bodies stay beside the MIME
-as they do in the packs, so the database holds no more than it does with packs and a
-repaired message is fetched and checked the same way.
+`text/<key>` (the key's 32 octets, then the text record of `texts`, when there is one). The
+bodies stay beside the MIME as they do in the packs, so the database holds no more than it
+does with packs and a repaired message is fetched and checked the same way. A text record
+checks itself only by a CRC-32 of its payload, which an intact record stored under another
+message's name passes: the key it opens with is what ties it to its name.
 
 - Writing is idempotent: a key names exactly one content, so storing it again puts the same
   octets under the same name, whoever does it, and replaces a damaged copy. Every upload
@@ -12,9 +14,9 @@ repaired message is fetched and checked the same way.
   lands whole or not at all, so a writer killed midway leaves nothing to sweep. A batch is
   uploaded by a bounded number of concurrent requests, and durable when `write_many`
   returns.
-- Every read is checked (the MIME against its key, the text record against its CRC-32): an
-  object that is absent or damaged is `ContentMissingError`, which the reader turns into a
-  repair request, exactly as a missing record in a pack.
+- Every read is checked (the MIME against its key, the text against the key it opens with
+  and its CRC-32): an object that is absent or damaged is `ContentMissingError`, which the
+  reader turns into a repair request, exactly as a missing record in a pack.
 - A store that cannot be reached, or refuses, is a coded `StoreError` (21004, 21005) after a
   bounded number of timed attempts, never a hang and never a repair request: the content
   may be intact.
@@ -33,7 +35,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from mailfathom.adapters.content.packs import CONTENT_KEY, PendingEntry, keyed_records
-from mailfathom.adapters.content.s3_client import ObjectAbsent, make_client, store_failures
+from mailfathom.adapters.content.s3_client import (
+    ObjectAbsent,
+    make_client,
+    read_object,
+    store_failures,
+)
 from mailfathom.adapters.content.texts import decode_text
 from mailfathom.domain.codes import StoreCode
 from mailfathom.domain.content_storage import ObjectStoreConfig
@@ -48,14 +55,34 @@ _TEXT = "text/"
 _MISSING = "The stored content of this email is missing."
 _DAMAGED = "The stored content of this email is damaged."
 _TEXT_MISSING = "The stored text of this email is missing."
+_TEXT_DAMAGED = "The stored text of this email is damaged."
+# A text object opens with the SHA-256 it is stored under, as octets.
+_KEY_OCTETS = 32
+
+
+# One bound per store configuration in a process, whatever number of `ObjectContentStore`s
+# it opens on it (the services' and the preparer's): `Concurrency` is a process's bound.
+_GATES: dict[ObjectStoreConfig, threading.BoundedSemaphore] = {}
+_GATES_LOCK = threading.Lock()
+
+
+def _gate(config: ObjectStoreConfig) -> threading.BoundedSemaphore:
+    with _GATES_LOCK:
+        gate = _GATES.get(config)
+        if gate is None:
+            gate = _GATES[config] = threading.BoundedSemaphore(config.concurrency)
+        return gate
 
 
 class ObjectContentStore:
     """Content in `config.bucket` under `config.prefix`. The client is made on first use
-    (see `s3_client`), or given (tests speak to the store through a second one)."""
+    (see `s3_client`), or given (tests speak to the store through a second one). Every
+    request (read, upload, look-up, delete, listing) waits for one of the process's
+    `concurrency` places for this configuration."""
 
     def __init__(self, config: ObjectStoreConfig, client: S3Client | None = None) -> None:
         self._config = config
+        self._gate = _gate(config)
         self._made: S3Client | None = client
         self._lock = threading.Lock()
         self._uploads: ThreadPoolExecutor | None = None
@@ -93,7 +120,7 @@ class ObjectContentStore:
         for key, (raw, text) in records.items():
             uploads.append((self.object_name(key), raw))
             if text is not None:
-                uploads.append((self.object_name(key, text=True), text))
+                uploads.append((self.object_name(key, text=True), bytes.fromhex(key) + text))
         self._each(self._upload, uploads)
         return keys
 
@@ -109,7 +136,7 @@ class ObjectContentStore:
     def _upload(self, item: tuple[str, bytes]) -> None:
         name, octets = item
         checksum = base64.b64encode(hashlib.sha256(octets).digest()).decode("ascii")
-        with store_failures("store a message's content"):
+        with self._gate, store_failures("store a message's content"):
             self._client().put_object(
                 Bucket=self._config.bucket,
                 Key=name,
@@ -155,17 +182,20 @@ class ObjectContentStore:
     def get_text(self, key: str, *, with_html: bool = True) -> tuple[str, str | None]:
         if not CONTENT_KEY.match(key):
             raise ContentMissingError(_TEXT_MISSING)
-        record = self._download(self.object_name(key, text=True))
-        if record is None:
+        stored = self._download(self.object_name(key, text=True))
+        if stored is None:
             raise ContentMissingError(_TEXT_MISSING)
-        return decode_text(record, with_html=with_html)
+        if stored[:_KEY_OCTETS] != bytes.fromhex(key):
+            raise ContentMissingError(_TEXT_DAMAGED)
+        return decode_text(stored[_KEY_OCTETS:], with_html=with_html)
 
     def _download(self, name: str) -> bytes | None:
         """The object's octets, or None when the store holds none under `name`."""
         try:
-            with store_failures("read a message's content"):
-                answer = self._client().get_object(Bucket=self._config.bucket, Key=name)
-                return answer["Body"].read()
+            with self._gate:
+                return read_object(
+                    self._client(), self._config.bucket, name, "read a message's content"
+                )
         except ObjectAbsent:
             return None
 
@@ -173,7 +203,7 @@ class ObjectContentStore:
         if not CONTENT_KEY.match(key):
             return False
         try:
-            with store_failures("look a message's content up"):
+            with self._gate, store_failures("look a message's content up"):
                 self._client().head_object(Bucket=self._config.bucket, Key=self.object_name(key))
         except ObjectAbsent:
             return False
@@ -183,7 +213,7 @@ class ObjectContentStore:
         """Whether the bucket answers now (a readiness check): True, or the coded error of
         a store that cannot be reached or refuses."""
         try:
-            with store_failures("reach the object store"):
+            with self._gate, store_failures("reach the object store"):
                 self._client().head_bucket(Bucket=self._config.bucket)
         except ObjectAbsent:
             raise StoreError(
@@ -203,7 +233,7 @@ class ObjectContentStore:
             {"Key": self.object_name(key)},
             {"Key": self.object_name(key, text=True)},
         ]
-        with store_failures("delete a message's content"):
+        with self._gate, store_failures("delete a message's content"):
             answer = self._client().delete_objects(
                 Bucket=self._config.bucket, Delete={"Objects": names, "Quiet": True}
             )
@@ -224,7 +254,7 @@ class ObjectContentStore:
     def used_octets(self) -> int:
         """The size of every MIME and text object (one listing request per thousand)."""
         total = 0
-        with store_failures("list the stored content"):
+        with self._gate, store_failures("list the stored content"):
             pages = self._client().get_paginator("list_objects_v2")
             for kind in (_MIME, _TEXT):
                 prefix = f"{self._config.prefix}{kind}"
@@ -233,10 +263,13 @@ class ObjectContentStore:
         return total
 
     def close(self) -> None:
+        """Wait for the uploads in flight, then close the client. Neither wait is made under
+        `_lock`: an upload still queued takes it to reach the client."""
         with self._lock:
-            if self._uploads is not None:
-                self._uploads.shutdown(wait=True)
-                self._uploads = None
-            if self._made is not None:
-                self._made.close()
-                self._made = None
+            uploads, self._uploads = self._uploads, None
+        if uploads is not None:
+            uploads.shutdown(wait=True)
+        with self._lock:
+            made, self._made = self._made, None
+        if made is not None:
+            made.close()

@@ -105,6 +105,24 @@ def store_failures(operation: str) -> Iterator[None]:
         raise _unreachable(operation, type(error).__name__) from None
 
 
+def read_object(client: S3Client, bucket: str, name: str, operation: str) -> bytes:
+    """The octets of the object `name`, or `ObjectAbsent`. The client tries a request again
+    only until its answer begins: an answer whose body breaks off midway (the connection
+    lost, a read timing out) is asked for again here, up to `ATTEMPTS` reads in all."""
+    from botocore.exceptions import BotoCoreError
+
+    with store_failures(operation):
+        for attempt in range(1, ATTEMPTS + 1):
+            body = client.get_object(Bucket=bucket, Key=name)["Body"]
+            try:
+                return body.read()
+            except BotoCoreError:
+                body.close()
+                if attempt == ATTEMPTS:
+                    raise
+    raise AssertionError("every attempt either returns or raises")
+
+
 def _unreachable(operation: str, how: str) -> StoreError:
     return StoreError(
         f"The object store could not {operation} after {ATTEMPTS} attempts ({how}).",

@@ -19,8 +19,10 @@ fence's `on_lost`, which stops the account's run at once.
 
 Only the store's engine is fenced. The content packs a pass writes beside it are addressed by
 the SHA-256 of what they hold: bytes a former holder appends are either the same bytes the new
-holder stores, or bytes no row names. Helper threads of a pass (IMAP fetches, sender checks)
-make no store writes.
+holder stores, or bytes no row names. Deleting content is not harmless that way (the new
+holder may have just named the same content from a row), so a pass rechecks its lease before
+it deletes any (`app.sync.lease_recheck`). Helper threads of a pass (IMAP fetches, sender
+checks) make no store writes.
 
 The context is a `contextvars` value: threads the work starts must run in a copy of it
 (`mailfathom.app.shared.context_threads`), as the synchronization's threads do.

@@ -14,7 +14,7 @@ from mailfathom.adapters.sql.schema import (
     parts,
     repair_requests,
 )
-from mailfathom.adapters.sql.store_base import SqlTables
+from mailfathom.adapters.sql.store_base import SqlTables, account_of
 from mailfathom.adapters.sql.trust_rows import replace_trust, trust_tuple
 from mailfathom.domain.authorship import AuthorshipReading
 from mailfathom.domain.content_state import ContentState
@@ -64,19 +64,20 @@ class SqlHeldBackContent(SqlTables):
     ) -> None:
         """Complete a row whose content was held back, re-deriving it from the full MIME."""
         with self.engine.begin() as c:
-            row = c.execute(
-                sa.select(messages.c.seq, messages.c.account_id).where(
+            account_id = account_of(c, folder_id)
+            seq = c.execute(
+                sa.select(messages.c.seq).where(
+                    messages.c.account_id == account_id,
                     messages.c.folder_id == folder_id,
                     messages.c.uidvalidity == uidvalidity,
                     messages.c.uid == uid,
                 )
-            ).first()
-            if row is None:
+            ).scalar()
+            if seq is None:
                 return
-            seq, account_id = row
             c.execute(
                 messages.update()
-                .where(messages.c.seq == seq)
+                .where(messages.c.account_id == account_id, messages.c.seq == seq)
                 .values(
                     content_state=ContentState.STORED.value,
                     content_key=content_key,

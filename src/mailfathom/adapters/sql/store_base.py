@@ -8,7 +8,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from mailfathom.adapters.sql.schema import messages, repair_requests
+from mailfathom.adapters.sql.schema import folders, messages, repair_requests
 from mailfathom.app.sync.types import FolderRecord
 from mailfathom.domain.config import FolderMapping
 
@@ -43,6 +43,13 @@ def folder_values(mapping: FolderMapping) -> dict[str, Any]:
         "role": mapping.role.value if mapping.role else None,
         "visible_to_tools": mapping.visible_to_tools,
     }
+
+
+def account_of(c: sa.Connection, folder_id: int) -> str:
+    """The account a folder belongs to, which every statement on its messages names (so that
+    a partitioned or distributed store reads one account's part)."""
+    found = c.execute(sa.select(folders.c.account_id).where(folders.c.folder_id == folder_id))
+    return str(found.scalar_one())
 
 
 class SqlTables:

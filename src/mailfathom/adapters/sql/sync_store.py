@@ -29,7 +29,7 @@ from mailfathom.adapters.sql.schema import (
     mutation_records,
     same_message,
 )
-from mailfathom.adapters.sql.store_base import CHUNK
+from mailfathom.adapters.sql.store_base import CHUNK, account_of
 from mailfathom.adapters.sql.trust_rows import insert_trust, trust_tuple
 from mailfathom.app.sync.types import FlagChange, FolderRecord, NewMessage
 from mailfathom.domain.content_state import RemoteFlags
@@ -112,7 +112,9 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
         ]
         by_uid = {item.uid: item for item in items}
         with self.engine.begin() as c:
-            inserted = self._insert_messages(c, folder.folder_id, uidvalidity, rows)
+            inserted = self._insert_messages(
+                c, folder.account_id, folder.folder_id, uidvalidity, rows
+            )
             children = ChildRows()
             documents = []
             trust = []
@@ -145,6 +147,7 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
     def _insert_messages(
         self,
         c: sa.Connection,
+        account_id: str,
         folder_id: int,
         uidvalidity: int,
         rows: Sequence[tuple[Any, ...]],
@@ -169,9 +172,10 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
         ours = {row[0]: row[4] for row in values}
         mark = bulk.placeholder(c)
         found = c.exec_driver_sql(
-            f"SELECT seq, uid, stored_email_id FROM messages WHERE folder_id = {mark} "
-            f"AND uidvalidity = {mark} AND uid IN ({', '.join([mark] * len(ours))})",
-            (folder_id, uidvalidity, *ours.values()),
+            f"SELECT seq, uid, stored_email_id FROM messages WHERE account_id = {mark} "
+            f"AND folder_id = {mark} AND uidvalidity = {mark} "
+            f"AND uid IN ({', '.join([mark] * len(ours))})",
+            (account_id, folder_id, uidvalidity, *ours.values()),
         )
         return sorted(
             ((int(seq), int(uid)) for seq, uid, email_id in found if email_id in ours),
@@ -189,22 +193,24 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
             return 0
         updated = 0
         with self.engine.begin() as c:
+            account_id = account_of(c, folder_id)
             for chunk_start in range(0, len(changes), CHUNK):
                 chunk = changes[chunk_start : chunk_start + CHUNK]
                 found = c.execute(
-                    sa.select(messages.c.uid, messages.c.seq, messages.c.account_id).where(
+                    sa.select(messages.c.uid, messages.c.seq).where(
+                        messages.c.account_id == account_id,
                         messages.c.folder_id == folder_id,
                         messages.c.uidvalidity == uidvalidity,
                         messages.c.uid.in_([ch.uid for ch in chunk]),
                     )
                 ).all()
                 seq_by_uid = {int(r.uid): int(r.seq) for r in found}
-                account_id = str(found[0].account_id) if found else ""
                 present = [ch for ch in chunk if ch.uid in seq_by_uid]
                 if not present:
                     continue
                 c.execute(
                     messages.update()
+                    .where(messages.c.account_id == account_id)
                     .where(messages.c.seq == sa.bindparam("b_seq"))
                     .values(
                         modseq=sa.bindparam("b_modseq"),
@@ -248,10 +254,12 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
             return []
         seqs: list[int] = []
         with self.engine.connect() as c:
+            account_id = account_of(c, folder_id)
             for start in range(0, len(wanted), CHUNK):
                 seqs.extend(
                     c.execute(
                         sa.select(messages.c.seq).where(
+                            messages.c.account_id == account_id,
                             messages.c.folder_id == folder_id,
                             messages.c.uidvalidity == uidvalidity,
                             messages.c.uid.in_(wanted[start : start + CHUNK]),
@@ -259,46 +267,40 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
                         )
                     ).scalars()
                 )
-        return self._delete_rows(seqs)
+        return self._delete_rows(account_id, seqs)
 
-    def _delete_rows(self, seqs: Sequence[int]) -> list[str]:
-        """Delete message rows, re-place what remains of their conversations, and return the
-        content keys no remaining row refers to."""
+    def _delete_rows(self, account_id: str, seqs: Sequence[int]) -> list[str]:
+        """Delete an account's message rows, re-place what remains of their conversations,
+        and return the content keys no remaining row refers to."""
         if not seqs:
             return []
         keys: set[str] = set()
-        affected: dict[str, set[Any]] = {}
+        thread_ids: set[Any] = set()
+        of_account = messages.c.account_id == account_id
         with self.engine.begin() as c:
             for start in range(0, len(seqs), CHUNK):
                 chunk = list(seqs[start : start + CHUNK])
-                for key, account_id, thread_id in c.execute(
-                    sa.select(
-                        messages.c.content_key, messages.c.account_id, messages.c.thread_id
-                    ).where(messages.c.seq.in_(chunk))
+                for key, thread_id in c.execute(
+                    sa.select(messages.c.content_key, messages.c.thread_id).where(
+                        of_account, messages.c.seq.in_(chunk)
+                    )
                 ):
                     if key:
                         keys.add(key)
                     if thread_id is not None:
-                        affected.setdefault(account_id, set()).add(thread_id)
+                        thread_ids.add(thread_id)
                 search_index.unindex(c, chunk)
-                c.execute(messages.delete().where(messages.c.seq.in_(chunk)))
-            for thread_ids in affected.values():
+                c.execute(messages.delete().where(of_account, messages.c.seq.in_(chunk)))
+            if thread_ids:
                 remaining = list(
                     c.execute(
-                        sa.select(messages.c.seq).where(messages.c.thread_id.in_(thread_ids))
-                    ).scalars()
-                )
-                threads.rethread(c, remaining)
-            still_used: set[str] = set()
-            key_list = sorted(keys)
-            for start in range(0, len(key_list), CHUNK):
-                still_used.update(
-                    c.execute(
-                        sa.select(messages.c.content_key).where(
-                            messages.c.content_key.in_(key_list[start : start + CHUNK])
+                        sa.select(messages.c.seq).where(
+                            of_account, messages.c.thread_id.in_(thread_ids)
                         )
                     ).scalars()
                 )
+                threads.rethread(c, account_id, remaining)
+            still_used = _still_named(c, sorted(keys))
         return sorted(keys - still_used)
 
     def stale_identities(
@@ -318,8 +320,10 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
         if not pairs:
             return 0
         with self.engine.begin() as c:
+            account_id = account_of(c, folder_id)
             c.execute(
                 messages.update()
+                .where(messages.c.account_id == account_id)
                 .where(messages.c.seq == sa.bindparam("b_seq"))
                 .where(messages.c.folder_id == folder_id)
                 .values(uidvalidity=uidvalidity, uid=sa.bindparam("b_uid")),
@@ -329,14 +333,33 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
 
     def drop_stale(self, folder_id: int, uidvalidity: int) -> list[str]:
         with self.engine.connect() as c:
+            account_id = account_of(c, folder_id)
             seqs = list(
                 c.execute(
                     sa.select(messages.c.seq).where(
-                        messages.c.folder_id == folder_id, messages.c.uidvalidity != uidvalidity
+                        messages.c.account_id == account_id,
+                        messages.c.folder_id == folder_id,
+                        messages.c.uidvalidity != uidvalidity,
                     )
                 ).scalars()
             )
-        return self._delete_rows(seqs)
+        return self._delete_rows(account_id, seqs)
+
+
+def _still_named(c: sa.Connection, keys: Sequence[str]) -> set[str]:
+    """Which of `keys` a message row of any account still names. Content is kept once per
+    content, whichever accounts hold it, so a key is free only when no account's row names
+    it: this is the one look-up of a deletion that spans accounts."""
+    named: set[str] = set()
+    for start in range(0, len(keys), CHUNK):
+        named.update(
+            c.execute(
+                sa.select(messages.c.content_key).where(
+                    messages.c.content_key.in_(keys[start : start + CHUNK])
+                )
+            ).scalars()
+        )
+    return named
 
 
 def _moving_from(folder_id: int) -> sa.Select[Any]:

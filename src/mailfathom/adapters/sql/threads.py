@@ -47,7 +47,10 @@ def place_new_messages(connection: sa.Connection, account_id: str, seqs: Sequenc
     if not seqs:
         return
     identifiers = _column_values(
-        connection, "SELECT identifier FROM message_identifiers WHERE seq IN ({})", seqs
+        connection,
+        "SELECT identifier FROM message_identifiers WHERE account_id = {mark} AND seq IN ({})",
+        seqs,
+        (account_id,),
     )
     touching: set[int] = set(seqs)
     touching.update(
@@ -59,18 +62,22 @@ def place_new_messages(connection: sa.Connection, account_id: str, seqs: Sequenc
         )
     )
     thread_ids = _column_values(
-        connection, "SELECT thread_id FROM messages WHERE seq IN ({})", sorted(touching)
+        connection,
+        "SELECT thread_id FROM messages WHERE account_id = {mark} AND seq IN ({})",
+        sorted(touching),
+        (account_id,),
     )
     thread_ids.discard(None)
     members = set(touching)
     members.update(
         _column_values(
             connection,
-            "SELECT seq FROM messages WHERE thread_id IN ({})",
+            "SELECT seq FROM messages WHERE account_id = {mark} AND thread_id IN ({})",
             sorted(thread_ids),
+            (account_id,),
         )
     )
-    rethread(connection, sorted(members))
+    rethread(connection, account_id, sorted(members))
 
 
 def _column_values(
@@ -95,8 +102,9 @@ _PLACEMENT_COLUMNS = (
 )
 
 
-def rethread(connection: sa.Connection, seqs: Sequence[int]) -> None:
-    """Assemble the conversations of exactly these messages and write their placement.
+def rethread(connection: sa.Connection, account_id: str, seqs: Sequence[int]) -> None:
+    """Assemble the conversations of exactly these messages of `account_id` and write their
+    placement.
 
     Rows are read and written with the driver's own values (a conversation identifier is
     compared as the driver holds it), converting only what the assembler needs: this runs
@@ -110,8 +118,8 @@ def rethread(connection: sa.Connection, seqs: Sequence[int]) -> None:
         rows.extend(
             connection.exec_driver_sql(
                 f"SELECT {_PLACEMENT_COLUMNS} FROM messages "
-                f"WHERE seq IN ({', '.join([mark] * len(chunk))})",
-                tuple(chunk),
+                f"WHERE account_id = {mark} AND seq IN ({', '.join([mark] * len(chunk))})",
+                (account_id, *chunk),
             ).all()
         )
     if not rows:
@@ -157,11 +165,11 @@ def rethread(connection: sa.Connection, seqs: Sequence[int]) -> None:
             parent = by_key[placement.parent_key][0] if placement.parent_key else None
             if (row[6], row[7], row[8]) == (thread_id, parent, placement.position):
                 continue  # already placed so: a member of a conversation new mail joined
-            updates.append((thread_id, parent, placement.position, row[0]))
+            updates.append((thread_id, parent, placement.position, account_id, row[0]))
     if updates:
         connection.exec_driver_sql(
             f"UPDATE messages SET thread_id = {mark}, thread_parent_seq = {mark}, "
-            f"thread_position = {mark} WHERE seq = {mark}",
+            f"thread_position = {mark} WHERE account_id = {mark} AND seq = {mark}",
             updates,
         )
 
@@ -173,5 +181,5 @@ def rederive_account(connection: sa.Connection, account_id: str) -> int:
             sa.select(messages.c.seq).where(messages.c.account_id == account_id)
         ).scalars()
     )
-    rethread(connection, seqs)
+    rethread(connection, account_id, seqs)
     return len(seqs)

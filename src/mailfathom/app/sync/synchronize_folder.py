@@ -23,6 +23,7 @@ import structlog
 from mailfathom.app.shared.stored_mail_ports import ContentStore
 from mailfathom.app.sync.contact_collection import collect_batch, support_may_have_moved
 from mailfathom.app.sync.held_back import HeldBackSources, fetch_held_back
+from mailfathom.app.sync.lease_recheck import LeaseRecheck
 from mailfathom.app.sync.ports import (
     ContactCollector,
     MailboxSession,
@@ -75,6 +76,7 @@ class FolderSynchronizer:
         own_addresses: frozenset[str] = frozenset(),
         withheld: WithheldContacts | None = None,
         trust: TrustPorts | None = None,
+        recheck: LeaseRecheck | None = None,
     ) -> None:
         self._store = store
         self._content = content
@@ -94,6 +96,8 @@ class FolderSynchronizer:
         # (None, or neither wired: nothing is recorded and it reads as never verified).
         self._trust = trust if trust is not None and trust.wired else None
         self._trust_step: TrustStep | None = None
+        # Asked before content is deleted, which the store's fence does not cover.
+        self._recheck = recheck
 
     def run(
         self,
@@ -428,6 +432,8 @@ class FolderSynchronizer:
         )
 
     def _discard(self, keys: Sequence[str]) -> None:
+        if keys and self._recheck is not None:
+            self._recheck.recheck()
         for key in keys:
             self._content.discard(key)
 

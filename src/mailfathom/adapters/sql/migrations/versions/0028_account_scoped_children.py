@@ -9,7 +9,9 @@ index `uq_messages_account_seq`. A query can then name the account on every tabl
 and the same keys hold when these tables are partitioned or distributed by `account_id`
 (see docs/scaling.md), where a key without the partition column cannot exist.
 
-SQLite rebuilds each table (it cannot change a key in place); PostgreSQL alters them. Going
+SQLite rebuilds each table (it cannot change a key in place); PostgreSQL alters them, in one
+transaction that locks each child exclusively until it ends and leaves it about twice its
+size until vacuumed (what that means for an upgrade: docs/scaling.md). Going
 below this revision drops the column and restores the keys by `seq`; it is refused on a
 database whose tables are partitioned by account (`account_id` is their partition key).
 """
