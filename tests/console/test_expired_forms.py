@@ -11,16 +11,23 @@ import pytest
 
 from console.conftest import ORIGIN, Console
 
+
+# Identifiers nobody holds, the same in every process collecting the tests (parallel
+# workers must collect the same test ids).
+def _nobody(kind: str) -> uuid.UUID:
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"https://mailfathom.invalid/{kind}")
+
+
 FORMS = [
-    f"/drafts/{uuid.uuid4()}/send",
-    f"/drafts/{uuid.uuid4()}/edit",
-    f"/drafts/{uuid.uuid4()}/delete",
-    f"/outbox/{uuid.uuid4()}/cancel",
-    f"/mutations/{uuid.uuid4()}/retry",
+    f"/drafts/{_nobody('drafts-send')}/send",
+    f"/drafts/{_nobody('drafts-edit')}/edit",
+    f"/drafts/{_nobody('drafts-delete')}/delete",
+    f"/outbox/{_nobody('outbox-cancel')}/cancel",
+    f"/mutations/{_nobody('mutations-retry')}/retry",
     "/callers/agent/keys",
-    f"/keys/{uuid.uuid4()}/revoke",
-    f"/contacts/{uuid.uuid4()}/promote",
-    f"/contacts/{uuid.uuid4()}/erase",
+    f"/keys/{_nobody('keys-revoke')}/revoke",
+    f"/contacts/{_nobody('contacts-promote')}/promote",
+    f"/contacts/{_nobody('contacts-erase')}/erase",
     "/logout",
 ]
 EXPIRED = {
