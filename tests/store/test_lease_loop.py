@@ -5,7 +5,9 @@ worker whose lease is taken over stops that work at its next renewal."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -13,7 +15,7 @@ from mailfathom.adapters.sql.fencing import StoreFencing
 from mailfathom.adapters.sql.schema import work_leases
 from mailfathom.adapters.sql.work_leases import SqlWorkLeases
 from mailfathom.app.sync.lease_loop import LeaseLoop, LeaseWork
-from mailfathom.app.sync.lease_ports import LeaseKind
+from mailfathom.app.sync.lease_ports import Lease, LeaseKind
 from waiting import wait_for
 
 LEASE_SECONDS = 1.0
@@ -41,9 +43,35 @@ class Work:
         return LeaseWork(LeaseKind.DEPLOYMENT, ["embedding"], run, fair=False)
 
 
-def _loop(engine: sa.Engine, work: LeaseWork, worker: str) -> LeaseLoop:
+class Unreachable(ConnectionError):
+    pass
+
+
+class FlakyLeases:
+    """The store's leases, unreachable while `down` is set (every call then fails)."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self._leases = SqlWorkLeases(engine)
+        self.down = threading.Event()
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method: Callable[..., Any] = getattr(self._leases, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if self.down.is_set():
+                raise Unreachable
+            return method(*args, **kwargs)
+
+        return call
+
+
+def _accounts(subjects: Sequence[str]) -> LeaseWork:
+    return LeaseWork(LeaseKind.ACCOUNT, subjects, lambda _s, stop: stop.wait(), fair=True)
+
+
+def _loop(engine: sa.Engine, work: LeaseWork, worker: str, leases: Any = None) -> LeaseLoop:
     return LeaseLoop(
-        SqlWorkLeases(engine),
+        leases or SqlWorkLeases(engine),
         StoreFencing(engine),
         work,
         worker=worker,
@@ -100,6 +128,27 @@ def test_a_worker_whose_lease_was_taken_over_stops_the_work(engine: sa.Engine) -
             )
         wait_for(lambda: work.running == [], "the work stopped at the refused renewal")
         assert SqlWorkLeases(engine).holders(LeaseKind.DEPLOYMENT) == {"embedding": "intruder"}
+    finally:
+        stop.set()
+        thread.join(10)
+
+
+def test_a_worker_takes_its_share_back_after_the_store_was_unreachable_for_a_lease_period(
+    engine: sa.Engine,
+) -> None:
+    subjects = ["a1", "a2", "a3"]
+    leases = FlakyLeases(engine)
+    loop = _loop(engine, _accounts(subjects), "w1", leases)
+    stop, thread = _start(loop)
+    try:
+        wait_for(lambda: loop.held() == subjects, "the lone worker holds every account")
+        leases.down.set()
+        wait_for(lambda: loop.held() == [], "the work stopped once nothing was renewed")
+        threading.Event().wait(LEASE_SECONDS)  # the leases, still in its name, expire
+        leases.down.clear()
+        wait_for(lambda: loop.held() == subjects, "the worker took its accounts back")
+        holders = SqlWorkLeases(engine).holders(LeaseKind.ACCOUNT)
+        assert holders == dict.fromkeys(subjects, "w1")
     finally:
         stop.set()
         thread.join(10)

@@ -92,12 +92,19 @@ def test_a_released_lease_is_free_at_once_and_the_next_claim_fences_higher(
     assert again.fence == held.fence + 1
 
 
-def test_a_worker_does_not_claim_a_lease_it_holds_again(leases: SqlWorkLeases) -> None:
+def test_a_worker_takes_back_its_own_expired_lease_under_a_new_fence(
+    leases: SqlWorkLeases,
+) -> None:
+    """After an outage, a failed release or a restart under the same name, the rows still
+    name the worker: once expired they are claimable like any other, by it too."""
     (held,) = leases.claim("w1", ACCOUNT, ["a3"], T0, T0 + LEASE, limit=1)
+    assert leases.claim("w1", ACCOUNT, ["a3"], T0 + LEASE / 2, T0 + LEASE, limit=1) == []
     expired = T0 + 2 * LEASE
-    assert leases.claim("w1", ACCOUNT, ["a3"], expired, expired + LEASE, limit=1) == []
-    # Expired but not taken over: its holder's renewal still counts.
-    assert leases.renew("w1", [held], expired, expired + LEASE) == {"a3"}
+    (again,) = leases.claim("w1", ACCOUNT, ["a3"], expired, expired + LEASE, limit=1)
+    assert again == Lease(ACCOUNT, "a3", held.fence + 1)
+    # The work begun under the former claim is fenced off: it may not go on beside the new.
+    assert leases.renew("w1", [held], expired, expired + LEASE) == set()
+    assert leases.renew("w1", [again], expired, expired + LEASE) == {"a3"}
 
 
 def test_racing_claims_give_each_lease_to_one_worker(engine: sa.Engine) -> None:

@@ -79,7 +79,6 @@ class SqlWorkLeases:
             query = (
                 sa.select(_L.subject)
                 .where(_L.kind == kind.value, _L.subject.in_(subjects), _free(now))
-                .where(sa.or_(_L.holder.is_(None), _L.holder != worker))
                 .order_by(_L.expires_at.nulls_first(), _L.subject)
                 .limit(limit)
             )

@@ -43,8 +43,9 @@ class WorkLeases(Protocol):
         until: datetime,
         limit: int,
     ) -> list[Lease]:
-        """Claim up to `limit` of `subjects` whose lease is free or expired at `now` and that
-        `worker` does not hold, until `until`, each under a new fence."""
+        """Claim up to `limit` of `subjects` whose lease is free or expired at `now`, until
+        `until`, each under a new fence. An expired lease still in `worker`'s own name is
+        taken back like any other: the work begun under its former fence is then fenced off."""
 
     def renew(
         self, worker: str, leases: Sequence[Lease], now: datetime, until: datetime
