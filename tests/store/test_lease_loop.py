@@ -152,3 +152,21 @@ def test_a_worker_takes_its_share_back_after_the_store_was_unreachable_for_a_lea
     finally:
         stop.set()
         thread.join(10)
+
+
+def test_a_loop_started_while_the_store_is_unreachable_claims_once_it_answers(
+    engine: sa.Engine,
+) -> None:
+    subjects = ["a1", "a2"]
+    leases = FlakyLeases(engine)
+    leases.down.set()
+    loop = _loop(engine, _accounts(subjects), "w1", leases)
+    stop, thread = _start(loop)
+    try:
+        threading.Event().wait(LEASE_SECONDS)  # several rounds fail, the first among them
+        assert thread.is_alive(), "the loop gave up"
+        leases.down.clear()
+        wait_for(lambda: loop.held() == subjects, "the worker claimed once the store answered")
+    finally:
+        stop.set()
+        thread.join(10)

@@ -94,6 +94,7 @@ class LeaseLoop:
         self._every = lease_seconds / ROUNDS_PER_LEASE
         self._clock = clock
         self._held: dict[str, _Held] = {}
+        self._offered = False
         self._lock = threading.Lock()
 
     def held(self) -> list[str]:
@@ -103,11 +104,8 @@ class LeaseLoop:
     def run(self, stop: threading.Event) -> None:
         """Hold leases and run their work until `stop` is set, then stop the work and give
         the leases up."""
-        kind = self._work.kind
-        subjects = list(self._work.subjects)
         last_round = time.monotonic()
         try:
-            self._leases.offer(kind, subjects)
             while not stop.is_set():
                 try:
                     self._round()
@@ -130,6 +128,10 @@ class LeaseLoop:
                     log.warning("leases.depart_failed", error=type(error).__name__)
 
     def _round(self) -> None:
+        if not self._offered:
+            # Inside the round, so a store still unreachable at start is asked again.
+            self._leases.offer(self._work.kind, list(self._work.subjects))
+            self._offered = True
         now = self._clock()
         until = now + self._lease
         live = self._leases.beat(self.worker, now, until) if self._work.fair else 1

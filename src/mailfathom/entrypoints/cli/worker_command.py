@@ -78,13 +78,18 @@ def worker(
                 raise ConfigurationError("No account may send: there is nothing to deliver.")
             require_secrets(secrets_to_deliver(deployment))
         with Services.open(deployment) as services:
-            _run(services, roles, worker_id(given_id))
+            asked_to_stop = _run(services, roles, worker_id(given_id))
     except MailFathomError as error:
         say_error(str(error))
         raise typer.Exit(code=2) from None
+    if not asked_to_stop:
+        # Work that ended by itself is a failure, so a supervisor restarts the worker.
+        say_error("The worker's work ended without being asked to stop.")
+        raise typer.Exit(code=1)
 
 
-def _run(services: Services, roles: set[Role], name: str) -> None:
+def _run(services: Services, roles: set[Role], name: str) -> bool:
+    """Run the roles until stopped; answers whether the stop was asked for (a signal)."""
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
@@ -111,7 +116,9 @@ def _run(services: Services, roles: set[Role], name: str) -> None:
     status_err.print(f"Worker {name}: {', '.join(chosen)}; stop with Ctrl-C.", markup=False)
     while not stop.is_set() and any(t.is_alive() for t in threads):
         stop.wait(1.0)
+    asked = stop.is_set()
     stop.set()
     for thread in threads:
         thread.join(timeout=STOP_SECONDS)
-    log.info("worker.stopped", worker=name)
+    log.info("worker.stopped", worker=name, asked=asked)
+    return asked
