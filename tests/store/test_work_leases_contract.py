@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.adapters.sql.fencing import StoreFencing
-from mailfathom.adapters.sql.schema import accounts
+from mailfathom.adapters.sql.schema import accounts, work_leases
 from mailfathom.adapters.sql.work_leases import SqlWorkLeases
 from mailfathom.app.sync.lease_ports import Lease, LeaseKind
 from mailfathom.domain.errors import LeaseLost
@@ -30,6 +32,22 @@ def leases(engine: sa.Engine) -> SqlWorkLeases:
     store = SqlWorkLeases(engine)
     store.offer(ACCOUNT, SUBJECTS)
     return store
+
+
+@pytest.fixture
+def postgres_engine(migrated_postgres_url: str) -> Iterator[sa.Engine]:
+    """PostgreSQL alone: what is checked there is how its row locks meet."""
+    created = create_store_engine(migrated_postgres_url)
+    yield created
+    created.dispose()
+
+
+def _expiry(engine: sa.Engine, subject: str) -> datetime | None:
+    with engine.connect() as c:
+        expires: datetime | None = c.execute(
+            sa.select(work_leases.c.expires_at).where(work_leases.c.subject == subject)
+        ).scalar_one()
+        return expires
 
 
 def _write_account(engine: sa.Engine, account_id: str) -> None:
@@ -207,3 +225,29 @@ def test_a_takeover_comes_after_the_old_holders_open_write_and_fences_the_next(
         with pytest.raises(LeaseLost):
             _write_account(engine, "a2")
     assert _stored_accounts(engine) == {"a1"}
+
+
+def test_renewal_goes_on_beside_the_holders_own_open_write(postgres_engine: sa.Engine) -> None:
+    """A fenced write holds its lease row FOR SHARE until it commits: renewal neither waits
+    for it nor lets it hold up the renewal of the worker's other leases, and counts the
+    lease under that write as kept (the write proves the fence still stands)."""
+    engine = postgres_engine
+    leases = SqlWorkLeases(engine)
+    leases.offer(ACCOUNT, SUBJECTS)
+    held = leases.claim("w1", ACCOUNT, ["a1", "a2"], T0, T0 + LEASE, limit=2)
+    by_subject = {lease.subject: lease for lease in held}
+    renewed: list[set[str]] = []
+    later = T0 + LEASE / 2
+    with StoreFencing(engine).fenced("w1", by_subject["a1"], lambda: None), engine.begin() as c:
+        c.execute(
+            sa.insert(accounts).values(account_id="a1", display_name="x", kind="imap", created_at=T0)
+        )
+        renewing = threading.Thread(
+            target=lambda: renewed.append(leases.renew("w1", held, later, later + LEASE)),
+            daemon=True,
+        )
+        renewing.start()
+        renewing.join(10)
+        assert not renewing.is_alive(), "renewal waited behind the open write"
+    assert renewed == [{"a1", "a2"}]
+    assert _expiry(engine, "a2") == later + LEASE

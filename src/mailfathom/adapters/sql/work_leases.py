@@ -5,7 +5,9 @@ SKIP LOCKED` (two workers claiming at once take different rows, and a row a fenc
 holds `FOR SHARE` is skipped until that write commits), then taken with a conditional UPDATE
 that adds one to the fence. SQLite has one writer at a time (every write transaction begins
 IMMEDIATE), so the conditional UPDATE alone decides. Renewal and release name the fence they
-were claimed under, so a worker whose lease was taken over changes nothing.
+were claimed under, so a worker whose lease was taken over changes nothing; each lease is
+renewed in a short transaction of its own that skips a row locked by the holder's own open
+write instead of waiting for it, so one long write delays no renewal.
 
 Expiry is read against the worker's own clock: the machines sharing the store keep their
 clocks within a small part of the lease period of each other.
@@ -99,18 +101,35 @@ class SqlWorkLeases:
     def renew(
         self, worker: str, leases: Sequence[Lease], now: datetime, until: datetime
     ) -> set[str]:
-        kept: set[str] = set()
+        return {lease.subject for lease in leases if self._renew(worker, lease, until)}
+
+    def _renew(self, worker: str, lease: Lease, until: datetime) -> bool:
+        """One lease in one short transaction, so a lease whose row is locked holds up no
+        other. On PostgreSQL a row the holder's own fenced write holds FOR SHARE is skipped,
+        not waited for; it counts as kept while the row still names this holder and fence
+        (the write's commit comes first, and the next round renews it)."""
         with self._engine.begin() as c:
-            for lease in leases:
-                if c.execute(
-                    sa.update(work_leases).where(*_held(worker, lease)).values(expires_at=until)
-                ).rowcount:
-                    kept.add(lease.subject)
-        return kept
+            mine = sa.select(_L.fence).where(*_held(worker, lease))
+            if c.dialect.name != "postgresql":
+                return bool(
+                    c.execute(
+                        sa.update(work_leases).where(*_held(worker, lease)).values(expires_at=until)
+                    ).rowcount
+                )
+            if c.execute(_locked(mine)).first() is None:
+                return c.execute(mine).first() is not None
+            c.execute(sa.update(work_leases).where(*_held(worker, lease)).values(expires_at=until))
+            return True
 
     def release(self, worker: str, leases: Sequence[Lease]) -> None:
-        with self._engine.begin() as c:
-            for lease in leases:
+        """Each lease in a transaction of its own; on PostgreSQL a row still locked by a
+        write of the stopped work is left to expire rather than waited for."""
+        for lease in leases:
+            with self._engine.begin() as c:
+                if c.dialect.name == "postgresql":
+                    locked = sa.select(_L.fence).where(*_held(worker, lease))
+                    if c.execute(_locked(locked)).first() is None:
+                        continue
                 c.execute(
                     sa.update(work_leases)
                     .where(*_held(worker, lease))
@@ -125,6 +144,11 @@ class SqlWorkLeases:
         with self._engine.connect() as c:
             rows = c.execute(sa.select(_L.subject, _L.holder).where(_L.kind == kind.value))
             return {str(row.subject): row.holder for row in rows}
+
+
+def _locked(query: sa.Select[tuple[int]]) -> sa.Select[tuple[int]]:
+    """`FOR NO KEY UPDATE SKIP LOCKED`: the lock an UPDATE of the row takes, without waiting."""
+    return query.with_for_update(key_share=True, skip_locked=True)
 
 
 def _held(worker: str, lease: Lease) -> tuple[sa.ColumnElement[bool], ...]:
