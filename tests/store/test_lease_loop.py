@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from mailfathom.adapters.sql.fencing import StoreFencing
 from mailfathom.adapters.sql.schema import work_leases
 from mailfathom.adapters.sql.work_leases import SqlWorkLeases
-from mailfathom.app.sync.lease_loop import LeaseLoop, LeaseWork
+from mailfathom.app.sync.lease_loop import LeaseLoop, LeaseWork, fair_share
 from mailfathom.app.sync.lease_ports import Lease, LeaseKind
 from waiting import wait_for
 
@@ -170,3 +170,31 @@ def test_a_loop_started_while_the_store_is_unreachable_claims_once_it_answers(
     finally:
         stop.set()
         thread.join(10)
+
+
+def test_four_workers_over_nine_accounts_each_hold_two_or_three(engine: sa.Engine) -> None:
+    subjects = [f"a{i}" for i in range(9)]
+    loops = [_loop(engine, _accounts(subjects), f"w{i}") for i in range(4)]
+    started = [_start(loop) for loop in loops]
+    try:
+        wait_for(
+            lambda: sorted(len(loop.held()) for loop in loops) == [2, 2, 2, 3],
+            "the accounts spread two or three to a worker",
+        )
+        held = [subject for loop in loops for subject in loop.held()]
+        assert sorted(held) == subjects
+    finally:
+        for stop, _thread in started:
+            stop.set()
+        for _stop, thread in started:
+            thread.join(10)
+
+
+def test_fair_shares_add_up_to_the_subjects_and_differ_by_one_at_most() -> None:
+    for total in range(12):
+        for count in range(1, 6):
+            live = [f"w{i}" for i in range(count)]
+            shares = [fair_share(total, live, worker) for worker in live]
+            assert sum(shares) == total
+            assert max(shares) - min(shares) <= 1
+    assert fair_share(4, ["w1", "w2"], "w3") == 1  # not yet seen among the live: counted

@@ -148,11 +148,11 @@ def test_racing_claims_give_each_lease_to_one_worker(engine: sa.Engine) -> None:
 
 
 def test_workers_count_one_another_by_heartbeat_until_they_depart(leases: SqlWorkLeases) -> None:
-    assert leases.beat("w1", T0, T0 + LEASE) == 1
-    assert leases.beat("w2", T0, T0 + LEASE) == 2
-    assert leases.beat("w1", T0 + LEASE, T0 + 2 * LEASE) == 1  # w2 was not seen since
+    assert leases.beat("w2", T0, T0 + LEASE) == ["w2"]
+    assert leases.beat("w1", T0, T0 + LEASE) == ["w1", "w2"]
+    assert leases.beat("w1", T0 + LEASE, T0 + 2 * LEASE) == ["w1"]  # w2 was not seen since
     leases.depart("w1")
-    assert leases.beat("w3", T0, T0 + LEASE) == 2
+    assert leases.beat("w3", T0, T0 + LEASE) == ["w2", "w3"]
 
 
 def test_writes_under_the_holders_fence_go_through(

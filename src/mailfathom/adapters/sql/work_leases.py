@@ -53,7 +53,7 @@ class SqlWorkLeases:
             insert = dialect.insert(work_leases)
             c.execute(insert.on_conflict_do_nothing(), rows)
 
-    def beat(self, worker: str, now: datetime, until: datetime) -> int:
+    def beat(self, worker: str, now: datetime, until: datetime) -> list[str]:
         with self._engine.begin() as c:
             updated = c.execute(
                 sa.update(lease_workers).where(_W.worker_id == worker).values(seen_until=until)
@@ -62,9 +62,9 @@ class SqlWorkLeases:
                 c.execute(sa.insert(lease_workers).values(worker_id=worker, seen_until=until))
             c.execute(sa.delete(lease_workers).where(_W.seen_until < now - _FORGET_AFTER))
             live = c.execute(
-                sa.select(sa.func.count()).select_from(lease_workers).where(_W.seen_until > now)
-            ).scalar_one()
-            return int(live)
+                sa.select(_W.worker_id).where(_W.seen_until > now).order_by(_W.worker_id)
+            ).scalars()
+            return [str(name) for name in live]
 
     def claim(
         self,

@@ -30,9 +30,9 @@ class WorkLeases(Protocol):
     def offer(self, kind: LeaseKind, subjects: Sequence[str]) -> None:
         """Make sure every subject has a lease row (free until claimed)."""
 
-    def beat(self, worker: str, now: datetime, until: datetime) -> int:
-        """Say this worker is alive until `until`; answers how many workers are (itself
-        included) at `now`."""
+    def beat(self, worker: str, now: datetime, until: datetime) -> list[str]:
+        """Say this worker is alive until `until`; answers the workers alive at `now`
+        (itself included), sorted by name."""
 
     def claim(
         self,
