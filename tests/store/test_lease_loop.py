@@ -76,7 +76,6 @@ def _loop(engine: sa.Engine, work: LeaseWork, worker: str, leases: Any = None) -
         work,
         worker=worker,
         lease_seconds=LEASE_SECONDS,
-        clock=lambda: datetime.now(UTC),
     )
 
 
@@ -198,3 +197,32 @@ def test_fair_shares_add_up_to_the_subjects_and_differ_by_one_at_most() -> None:
             assert sum(shares) == total
             assert max(shares) - min(shares) <= 1
     assert fair_share(4, ["w1", "w2"], "w3") == 1  # not yet seen among the live: counted
+
+
+def test_workers_whose_clocks_disagree_keep_their_leases(postgres_engine: sa.Engine) -> None:
+    """One machine's clock two lease periods ahead: expiry and liveness are read against
+    the store's clock, so neither worker sees the other dead or its leases expired."""
+    subjects = ["a1", "a2", "a3"]
+    ahead = timedelta(seconds=2 * LEASE_SECONDS)
+    loops = [
+        LeaseLoop(
+            SqlWorkLeases(postgres_engine, clock=lambda skew=skew: datetime.now(UTC) + skew),
+            StoreFencing(postgres_engine),
+            _accounts(subjects),
+            worker=worker,
+            lease_seconds=LEASE_SECONDS,
+        )
+        for worker, skew in (("w1", timedelta(0)), ("w2", ahead))
+    ]
+    started = [_start(loop) for loop in loops]
+    try:
+        wait_for(lambda: sorted(len(loop.held()) for loop in loops) == [1, 2], "shared out")
+        shared = SqlWorkLeases(postgres_engine).holders(LeaseKind.ACCOUNT)
+        for _ in range(3 * 3):  # three lease periods, a third at a time
+            threading.Event().wait(LEASE_SECONDS / 3)
+            assert SqlWorkLeases(postgres_engine).holders(LeaseKind.ACCOUNT) == shared
+    finally:
+        for stop, _thread in started:
+            stop.set()
+        for _stop, thread in started:
+            thread.join(10)

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.adapters.sql.fencing import StoreFencing
 from mailfathom.adapters.sql.schema import accounts, work_leases
 from mailfathom.adapters.sql.work_leases import SqlWorkLeases
@@ -32,14 +30,6 @@ def leases(engine: sa.Engine) -> SqlWorkLeases:
     store = SqlWorkLeases(engine)
     store.offer(ACCOUNT, SUBJECTS)
     return store
-
-
-@pytest.fixture
-def postgres_engine(migrated_postgres_url: str) -> Iterator[sa.Engine]:
-    """PostgreSQL alone: what is checked there is how its row locks meet."""
-    created = create_store_engine(migrated_postgres_url)
-    yield created
-    created.dispose()
 
 
 def _expiry(engine: sa.Engine, subject: str) -> datetime | None:
@@ -251,3 +241,15 @@ def test_renewal_goes_on_beside_the_holders_own_open_write(postgres_engine: sa.E
         assert not renewing.is_alive(), "renewal waited behind the open write"
     assert renewed == [{"a1", "a2"}]
     assert _expiry(engine, "a2") == later + LEASE
+
+
+def test_the_lease_clock_is_the_stores_where_several_machines_share_it(
+    engine: sa.Engine,
+) -> None:
+    """SQLite is one machine's, so its clock is the one given; PostgreSQL's clock is the one
+    every worker reads, whatever its own machine's says."""
+    leases = SqlWorkLeases(engine, clock=lambda: T0)
+    if engine.dialect.name == "sqlite":
+        assert leases.now() == T0
+    else:
+        assert abs(leases.now() - datetime.now(UTC)) < LEASE

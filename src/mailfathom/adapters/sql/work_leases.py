@@ -9,14 +9,15 @@ were claimed under, so a worker whose lease was taken over changes nothing; each
 renewed in a short transaction of its own that skips a row locked by the holder's own open
 write instead of waiting for it, so one long write delays no renewal.
 
-Expiry is read against the worker's own clock: the machines sharing the store keep their
-clocks within a small part of the lease period of each other.
+Expiry and liveness are read against one clock every worker shares (`now`): PostgreSQL's, so
+a machine whose clock runs ahead neither sees the others dead nor their leases expired; on
+SQLite, one machine's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime, timedelta
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -35,8 +36,19 @@ def _free(now: datetime) -> sa.ColumnElement[bool]:
 
 
 class SqlWorkLeases:
-    def __init__(self, engine: sa.Engine) -> None:
+    def __init__(
+        self, engine: sa.Engine, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    ) -> None:
+        """`clock`: this machine's, read on SQLite only (where one machine shares the store)."""
         self._engine = engine
+        self._clock = clock
+
+    def now(self) -> datetime:
+        if self._engine.dialect.name != "postgresql":
+            return self._clock()
+        with self._engine.connect() as c:
+            stamp: datetime = c.execute(sa.select(sa.func.now())).scalar_one()
+        return stamp.astimezone(UTC)
 
     def offer(self, kind: LeaseKind, subjects: Sequence[str]) -> None:
         with self._engine.begin() as c:

@@ -44,7 +44,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import structlog
 
@@ -84,7 +84,6 @@ class LeaseLoop:
         *,
         worker: str,
         lease_seconds: float,
-        clock: Callable[[], datetime],
     ) -> None:
         self._leases = leases
         self._fencing = fencing
@@ -92,7 +91,6 @@ class LeaseLoop:
         self.worker = worker
         self._lease = timedelta(seconds=lease_seconds)
         self._every = lease_seconds / ROUNDS_PER_LEASE
-        self._clock = clock
         self._held: dict[str, _Held] = {}
         self._offered = False
         self._lock = threading.Lock()
@@ -132,7 +130,7 @@ class LeaseLoop:
             # Inside the round, so a store still unreachable at start is asked again.
             self._leases.offer(self._work.kind, list(self._work.subjects))
             self._offered = True
-        now = self._clock()
+        now = self._leases.now()
         until = now + self._lease
         live = self._leases.beat(self.worker, now, until) if self._work.fair else [self.worker]
         if self._held:

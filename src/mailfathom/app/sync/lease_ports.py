@@ -27,6 +27,10 @@ class Lease:
 
 
 class WorkLeases(Protocol):
+    def now(self) -> datetime:
+        """The clock every worker sharing the store reads: expiries and heartbeats are set
+        from it and compared with it, so machines whose own clocks disagree agree on it."""
+
     def offer(self, kind: LeaseKind, subjects: Sequence[str]) -> None:
         """Make sure every subject has a lease row (free until claimed)."""
 

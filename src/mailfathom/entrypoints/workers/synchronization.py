@@ -138,7 +138,6 @@ def _start_loops(
             work,
             worker=worker,
             lease_seconds=services.config.sync.lease_seconds,
-            clock=services.clock,
         )
         # The embedding loop keeps the name the unleased embedding thread has.
         name = EMBEDDING_LEASE if work.kind is LeaseKind.DEPLOYMENT else "account-leases"
