@@ -230,7 +230,9 @@ def test_renewal_goes_on_beside_the_holders_own_open_write(postgres_engine: sa.E
     later = T0 + LEASE / 2
     with StoreFencing(engine).fenced("w1", by_subject["a1"], lambda: None), engine.begin() as c:
         c.execute(
-            sa.insert(accounts).values(account_id="a1", display_name="x", kind="imap", created_at=T0)
+            sa.insert(accounts).values(
+                account_id="a1", display_name="x", kind="imap", created_at=T0
+            )
         )
         renewing = threading.Thread(
             target=lambda: renewed.append(leases.renew("w1", held, later, later + LEASE)),

@@ -4,8 +4,9 @@
 renews what it holds, stops the work of a lease found taken over, and evens out its share. For
 accounts (`fair`), with M accounts and N workers alive by their heartbeats, the workers sorted
 by name take M // N each and the first M mod N of them one more (`fair_share`): a worker above
-its share gives accounts up (their work stopped first), one below claims free or expired ones. A deployment's single worker (the
-embedding worker) is one subject that whichever worker claims first holds.
+its share gives accounts up (their work stopped first), one below claims free or expired ones.
+A deployment's single worker (the embedding worker) is one subject that whichever worker
+claims first holds.
 
 The work of each lease runs in a thread under the lease's fence (`Fencing.fenced`), so a write
 it makes after losing the lease is refused; losing the lease (a renewal refused, or a write
