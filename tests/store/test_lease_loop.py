@@ -9,13 +9,16 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.fencing import StoreFencing
 from mailfathom.adapters.sql.schema import work_leases
 from mailfathom.adapters.sql.work_leases import SqlWorkLeases
+from mailfathom.app.sync.lease_hold import holding
 from mailfathom.app.sync.lease_loop import LeaseLoop, LeaseWork, fair_share
-from mailfathom.app.sync.lease_ports import Lease, LeaseKind
+from mailfathom.app.sync.lease_ports import LeaseKind
+from mailfathom.domain.errors import LeaseHeld
 from waiting import wait_for
 
 LEASE_SECONDS = 1.0
@@ -86,6 +89,19 @@ def _start(loop: LeaseLoop) -> tuple[threading.Event, threading.Thread]:
     return stop, thread
 
 
+def _take_over(engine: sa.Engine, subject: str) -> None:
+    with engine.begin() as c:
+        c.execute(
+            sa.update(work_leases)
+            .where(work_leases.c.subject == subject)
+            .values(
+                holder="intruder",
+                fence=work_leases.c.fence + 1,
+                expires_at=datetime.now(UTC) + timedelta(hours=1),
+            )
+        )
+
+
 def test_the_deployments_single_work_runs_in_one_worker_and_moves_when_it_stops(
     engine: sa.Engine,
 ) -> None:
@@ -115,16 +131,7 @@ def test_a_worker_whose_lease_was_taken_over_stops_the_work(engine: sa.Engine) -
     stop, thread = _start(_loop(engine, work.for_worker("w1"), "w1"))
     try:
         wait_for(lambda: work.running == ["w1"], "the worker runs the work")
-        with engine.begin() as c:
-            c.execute(
-                sa.update(work_leases)
-                .where(work_leases.c.subject == "embedding")
-                .values(
-                    holder="intruder",
-                    fence=work_leases.c.fence + 1,
-                    expires_at=datetime.now(UTC) + timedelta(hours=1),
-                )
-            )
+        _take_over(engine, "embedding")
         wait_for(lambda: work.running == [], "the work stopped at the refused renewal")
         assert SqlWorkLeases(engine).holders(LeaseKind.DEPLOYMENT) == {"embedding": "intruder"}
     finally:
@@ -226,3 +233,35 @@ def test_workers_whose_clocks_disagree_keep_their_leases(postgres_engine: sa.Eng
             stop.set()
         for _stop, thread in started:
             thread.join(10)
+
+
+def test_work_done_once_holds_its_lease_throughout_and_hears_of_a_takeover(
+    engine: sa.Engine,
+) -> None:
+    leases = SqlWorkLeases(engine)
+    hold = holding(
+        leases,
+        StoreFencing(engine),
+        LeaseKind.ACCOUNT,
+        "a1",
+        worker="once",
+        lease_seconds=LEASE_SECONDS,
+    )
+    with hold as lost:
+        threading.Event().wait(2 * LEASE_SECONDS)  # renewed past its first expiry
+        assert leases.holders(LeaseKind.ACCOUNT) == {"a1": "once"}
+        with (
+            pytest.raises(LeaseHeld),
+            holding(
+                leases,
+                StoreFencing(engine),
+                LeaseKind.ACCOUNT,
+                "a1",
+                worker="again",
+                lease_seconds=LEASE_SECONDS,
+            ),
+        ):
+            pass
+        _take_over(engine, "a1")
+        wait_for(lost.is_set, "the holder heard its lease was taken over")
+    assert leases.holders(LeaseKind.ACCOUNT) == {"a1": "intruder"}

@@ -34,6 +34,7 @@ from mailfathom.entrypoints.cli.loading import load
 from mailfathom.entrypoints.cli.terminal import say_error, status_err
 from mailfathom.entrypoints.workers.delivery import run_delivery, sending_configured
 from mailfathom.entrypoints.workers.synchronization import (
+    shares_store,
     start_leased_embedding,
     start_leased_sync,
     worker_id,
@@ -90,6 +91,12 @@ def worker(
 
 def _run(services: Services, roles: set[Role], name: str) -> bool:
     """Run the roles until stopped; answers whether the stop was asked for (a signal)."""
+    if roles & {Role.SYNC, Role.EMBEDDING} and not shares_store(services):
+        # On SQLite, serve and sync --continuous do this work without leases.
+        raise ConfigurationError(
+            "The sync and embedding roles share a PostgreSQL store; on SQLite, `serve` or "
+            "`sync --continuous` synchronizes and embeds."
+        )
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

@@ -15,8 +15,10 @@ import socket
 import threading
 import uuid
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 
 from mailfathom.app.shared.context_threads import context_thread
+from mailfathom.app.sync.lease_hold import holding
 from mailfathom.app.sync.lease_loop import ROUNDS_PER_LEASE, LeaseLoop, LeaseWork
 from mailfathom.app.sync.lease_ports import LeaseKind
 from mailfathom.app.sync.synchronize_account import IDLE_SLICE
@@ -78,6 +80,21 @@ def start_sync_threads(
     for worker_thread in workers:
         worker_thread.start()
     return workers
+
+
+def holding_account(
+    services: Services, account: AccountConfig
+) -> AbstractContextManager[threading.Event]:
+    """The account's lease for a pass run once (`sync`, `import`): refused with `LeaseHeld`
+    while a worker holds it, so a pass and a worker never carry the same changes at once."""
+    return holding(
+        services.work_leases(),
+        services.fencing(),
+        LeaseKind.ACCOUNT,
+        account.account_id,
+        worker=worker_id(),
+        lease_seconds=services.config.sync.lease_seconds,
+    )
 
 
 def start_leased_sync(
