@@ -210,3 +210,17 @@ def test_a_worker_that_would_synchronize_refuses_a_sqlite_store(tmp_path: Path, 
     )
     assert refused.returncode == 2
     assert b"PostgreSQL" in refused.stderr
+
+
+@pytest.mark.parametrize("name", ["w" * 129, "w\x07one"])
+def test_a_worker_name_the_lease_rows_cannot_hold_is_refused(tmp_path: Path, name: str) -> None:
+    """The lease rows hold a name of up to 128 characters: a longer one would make every
+    heartbeat and claim fail, so the worker would run holding nothing."""
+    account = ImapAccount("127.0.0.1", 1, "nobody", "pw")
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'store.sqlite3'}", [account])
+    command = [sys.executable, "-m", "mailfathom", "worker", "--config", str(config)]
+    refused = subprocess.run(
+        [*command, "--role", "sync", "--id", name], capture_output=True, timeout=120, check=False
+    )
+    assert refused.returncode == 2
+    assert b"11042" in refused.stderr

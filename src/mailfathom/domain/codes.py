@@ -180,6 +180,10 @@ class CommandCode(enum.IntEnum):
     # `mfctl console first-passkey` printed no code: the owner has a password or a passkey
     # already, so further passkeys are added signed in.
     CONSOLE_FIRST_PASSKEY_CLOSED = 11041
+    # `mailfathom worker --id` names the worker in the lease rows, which hold up to 128
+    # characters and no control character; a longer name or one with a control character
+    # is refused before anything starts.
+    WORKER_ID_NOT_USABLE = 11042
 
 
 class EmbeddingCode(enum.IntEnum):

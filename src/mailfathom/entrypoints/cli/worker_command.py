@@ -68,6 +68,7 @@ def worker(
 ) -> None:
     """Run background work (synchronization, delivery, embedding) until stopped."""
     try:
+        name = worker_id(given_id)
         deployment = load(config)
         roles = set(role)
         if Role.SYNC in roles:
@@ -79,7 +80,7 @@ def worker(
                 raise ConfigurationError("No account may send: there is nothing to deliver.")
             require_secrets(secrets_to_deliver(deployment))
         with Services.open(deployment) as services:
-            asked_to_stop = _run(services, roles, worker_id(given_id))
+            asked_to_stop = _run(services, roles, name)
     except MailFathomError as error:
         say_error(str(error))
         raise typer.Exit(code=2) from None

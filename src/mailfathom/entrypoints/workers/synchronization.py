@@ -23,7 +23,9 @@ from mailfathom.app.sync.lease_loop import ROUNDS_PER_LEASE, LeaseLoop, LeaseWor
 from mailfathom.app.sync.lease_ports import LeaseKind
 from mailfathom.app.sync.synchronize_account import IDLE_SLICE
 from mailfathom.bootstrap import Services
+from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.config import AccountConfig
+from mailfathom.domain.errors import ConfigurationError
 
 EMBEDDING_LEASE = "embedding"
 
@@ -33,12 +35,23 @@ def shares_store(services: Services) -> bool:
     return services.engine.dialect.name == "postgresql"
 
 
+# The lease rows' `holder` and `worker_id` columns hold this many characters.
+WORKER_ID_LIMIT = 128
+
+
 def worker_id(given: str | None = None) -> str:
     """This process's name in the lease rows: `given`, or the host, process id and a few
-    random characters (a restarted process is a new worker)."""
-    if given:
+    random characters (a restarted process is a new worker). A given name the rows cannot
+    hold is refused (11042): every heartbeat and claim under it would fail."""
+    if given is not None:
+        if not 0 < len(given) <= WORKER_ID_LIMIT or not given.isprintable():
+            raise ConfigurationError(
+                f"--id takes 1 to {WORKER_ID_LIMIT} printable characters.",
+                code=int(CommandCode.WORKER_ID_NOT_USABLE),
+            )
         return given
-    return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    host = socket.gethostname()[: WORKER_ID_LIMIT - 32]
+    return f"{host}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
 
 def start_sync_threads(
