@@ -68,8 +68,12 @@ class FlakyLeases:
         return call
 
 
+def _until_stopped(_subject: str, stop: threading.Event) -> None:
+    stop.wait()
+
+
 def _accounts(subjects: Sequence[str]) -> LeaseWork:
-    return LeaseWork(LeaseKind.ACCOUNT, subjects, lambda _s, stop: stop.wait(), fair=True)
+    return LeaseWork(LeaseKind.ACCOUNT, subjects, _until_stopped, fair=True)
 
 
 def _loop(engine: sa.Engine, work: LeaseWork, worker: str, leases: Any = None) -> LeaseLoop:
@@ -211,9 +215,13 @@ def test_workers_whose_clocks_disagree_keep_their_leases(postgres_engine: sa.Eng
     the store's clock, so neither worker sees the other dead or its leases expired."""
     subjects = ["a1", "a2", "a3"]
     ahead = timedelta(seconds=2 * LEASE_SECONDS)
+
+    def clock(skew: timedelta) -> Callable[[], datetime]:
+        return lambda: datetime.now(UTC) + skew
+
     loops = [
         LeaseLoop(
-            SqlWorkLeases(postgres_engine, clock=lambda skew=skew: datetime.now(UTC) + skew),
+            SqlWorkLeases(postgres_engine, clock=clock(skew)),
             StoreFencing(postgres_engine),
             _accounts(subjects),
             worker=worker,
