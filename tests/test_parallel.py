@@ -53,6 +53,10 @@ def test_files_stay_whole_and_each_worker_logs_to_a_file_of_its_own(
     monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parent))
     monkeypatch.setenv("PROBE_RECORDS", str(records))
     monkeypatch.setenv("MAILFATHOM_LOG_COPY", str(shared))
+    # Run from a worker of the suite's own parallel run, the inner run's controller would
+    # otherwise take itself for that worker.
+    for variable in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(variable, raising=False)
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_one=PROBE, test_two=PROBE, test_three=PROBE)
     run = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile")
