@@ -12,20 +12,20 @@ from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
 from mailfathom.bootstrap import Services
 from mailfathom.domain.errors import MailFathomError
 from mailfathom.entrypoints.cli.loading import load
+from mailfathom.entrypoints.cli.terminal import answers, errors
 
 T = TypeVar("T")
 alerts_app = typer.Typer(
     help="Drafts waiting for their owner: list and dismiss the alerts.", no_args_is_help=True
 )
-console = Console()
-err_console = Console(stderr=True)
+console = answers
+err_console = errors
 
 ConfigOption = Annotated[
     Path | None,
