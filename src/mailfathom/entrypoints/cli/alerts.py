@@ -15,9 +15,7 @@ import typer
 from rich.table import Table
 
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
-from mailfathom.bootstrap import Services
-from mailfathom.domain.errors import MailFathomError
-from mailfathom.entrypoints.cli.loading import load
+from mailfathom.entrypoints.cli.deployment import ConfigOption, with_services
 from mailfathom.entrypoints.cli.terminal import answers, errors
 
 T = TypeVar("T")
@@ -27,19 +25,9 @@ alerts_app = typer.Typer(
 console = answers
 err_console = errors
 
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option("--config", "-c", help="Configuration file (default: $MAILFATHOM_CONFIG)."),
-]
-
 
 def _with_alerts(config: Path | None, work: Callable[[OwnerAlertAdministration], T]) -> T:
-    try:
-        with Services.open(load(config)) as services:
-            return work(services.alerts())
-    except MailFathomError as error:
-        err_console.print(str(error))
-        raise typer.Exit(code=2) from None
+    return with_services(config, lambda services: work(services.alerts()))
 
 
 @alerts_app.command("list")
