@@ -202,7 +202,7 @@ def run(path: Path, flags: Flags, prompting: bool) -> None:
             _tell(path, answers, access, key)
     except BaseException:
         if access is not None and not written:
-            access.discard()
+            access.discard(_say)
         raise
 
 
