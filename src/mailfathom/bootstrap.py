@@ -66,6 +66,7 @@ from mailfathom.adapters.oauth.grant_files import create_secret_file as create_s
 from mailfathom.adapters.oauth.grant_files import trial_secret_file as trial_secret_file
 from mailfathom.adapters.oauth.grant_files import write_over_secret_file as write_over_secret_file
 from mailfathom.adapters.oauth.grant_health import GrantHealth
+from mailfathom.adapters.oauth.revocation import revoke_refresh_token as revoke_refresh_token
 from mailfathom.adapters.oauth.tokens import ConsentOfAccounts, process_tokens
 
 # Re-exported: the secrets a command reads before it starts its workers; the entrypoints

@@ -208,6 +208,15 @@ def test_the_pages_speak_czech_and_slovak(owned: Console) -> None:
     ]
 
 
+def test_durations_are_written_with_each_language_s_decimal_mark(owned: Console) -> None:
+    owned.services.caller_access().calls.record("list_accounts", "agent", "success", None, 0.0125)
+    shown = {
+        lang: _tree(owned, f"/calls?lang={lang}").xpath("//td[@class='duration']/text()")
+        for lang in ("en", "cs", "sk")
+    }
+    assert shown == {"en": ["12.5 ms"], "cs": ["12,5\u00a0ms"], "sk": ["12,5\u00a0ms"]}
+
+
 def test_a_key_of_an_entry_no_longer_configured_is_listed_apart_and_revocable(
     owned: Console,
 ) -> None:

@@ -43,9 +43,12 @@ def test_a_revoked_grant_is_granted_again_and_the_account_is_released(
     assert "mail: needs consent (31003) since" in held.stdout
 
     run = CommandRun(tmp_path, ["account", "consent", "--config", str(config), "--account", "mail"])
+    revoked = oauth_server.counts().get("revocation", 0)
     oauth_server.approve_device(run.user_code(), oauth_imap_account.username)
     done = run.finish()
     assert done.returncode == 0, done.stdout + done.stderr
+    # The grant kept is never withdrawn.
+    assert oauth_server.counts().get("revocation", 0) == revoked
     second = token_file.read_text("utf-8").strip()
     register_all([first, second])
     assert second != first
@@ -121,9 +124,13 @@ def test_a_grant_for_another_person_leaves_the_working_one_in_place(
     register_all([working.strip()])
 
     run = CommandRun(tmp_path, ["account", "consent", "--config", str(config), "--account", "mail"])
+    revoked = oauth_server.counts().get("revocation", 0)
     oauth_server.approve_device(run.user_code(), f"someone-else-{oauth_imap_account.username}")
     done = run.finish()
     _coded(done, 31002)
+    # The other person's grant is withdrawn at the provider rather than left working.
+    assert oauth_server.counts().get("revocation", 0) == revoked + 1
+    assert "The access just granted was withdrawn at the provider." in done.stdout
     assert token_file.read_text("utf-8") == working
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
     assert sorted(p.name for p in token_file.parent.iterdir()) == [token_file.name]

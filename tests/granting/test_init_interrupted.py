@@ -20,6 +20,7 @@ from servers.oauth import OAuthServer
 from .init_runs import CommandRun, Finished, generic_flags, init_by_device, init_run
 
 INIT_INTERRUPTED = "Interrupted; nothing was written."
+WITHDRAWN = "The access just granted was withdrawn at the provider."
 CHECKING = re.compile(r"^(Checking the IMAP server)")
 
 
@@ -87,9 +88,18 @@ def test_after_the_grant_while_the_servers_are_checked(
     oauth_server.approve_device(run.user_code(), oauth_imap_account.username)
     run.printed(CHECKING, "the IMAP check began")
     assert (root / "secrets" / "mail.refresh").exists()
+    revoked = _revocations(oauth_server)
     run.interrupt()
-    _interrupted(run.finish(), INIT_INTERRUPTED)
+    done = run.finish()
+    _interrupted(done, INIT_INTERRUPTED)
     _nothing_written(root)
+    # The grant init threw away is not left working at the provider.
+    assert _revocations(oauth_server) == revoked + 1
+    assert WITHDRAWN in done.stdout
+
+
+def _revocations(server: OAuthServer) -> int:
+    return server.counts().get("revocation", 0)
 
 
 def test_at_a_prompt(tmp_path: Path) -> None:

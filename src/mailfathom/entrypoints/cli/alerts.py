@@ -12,34 +12,22 @@ from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from mailfathom.app.confirmation.administer_alerts import OwnerAlertAdministration
-from mailfathom.bootstrap import Services
-from mailfathom.domain.errors import MailFathomError
-from mailfathom.entrypoints.cli.loading import load
+from mailfathom.entrypoints.cli.deployment import ConfigOption, with_services
+from mailfathom.entrypoints.cli.terminal import answers, errors
 
 T = TypeVar("T")
 alerts_app = typer.Typer(
     help="Drafts waiting for their owner: list and dismiss the alerts.", no_args_is_help=True
 )
-console = Console()
-err_console = Console(stderr=True)
-
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option("--config", "-c", help="Configuration file (default: $MAILFATHOM_CONFIG)."),
-]
+console = answers
+err_console = errors
 
 
 def _with_alerts(config: Path | None, work: Callable[[OwnerAlertAdministration], T]) -> T:
-    try:
-        with Services.open(load(config)) as services:
-            return work(services.alerts())
-    except MailFathomError as error:
-        err_console.print(str(error))
-        raise typer.Exit(code=2) from None
+    return with_services(config, lambda services: work(services.alerts()))
 
 
 @alerts_app.command("list")

@@ -3,31 +3,17 @@ what each caller spent in the current period. It reaches no endpoint and shows n
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
-
-import typer
 from rich.table import Table
 
-from mailfathom.bootstrap import Services
-from mailfathom.domain.errors import MailFathomError
-from mailfathom.entrypoints.cli.loading import load
-from mailfathom.entrypoints.cli.terminal import answers, say_error
-
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option("--config", "-c", help="Configuration file (default: $MAILFATHOM_CONFIG)."),
-]
+from mailfathom.entrypoints.cli.deployment import ConfigOption, with_services
+from mailfathom.entrypoints.cli.terminal import answers
 
 
 def answering(config: ConfigOption = None) -> None:
     """Show the chat endpoint's model and health, and this period's spending per caller."""
-    try:
-        with Services.open(load(config)) as services:
-            overview = services.answering_administration().overview()
-    except MailFathomError as error:
-        say_error(str(error))
-        raise typer.Exit(code=2) from None
+    overview = with_services(
+        config, lambda services: services.answering_administration().overview()
+    )
     if overview.model is None:
         answers.print(
             "chat endpoint: none declared ([Answering] Url); no question is answered",

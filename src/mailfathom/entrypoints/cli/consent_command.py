@@ -28,6 +28,7 @@ from mailfathom.bootstrap import (
     check_secret_place,
     grant_user,
     read_secret,
+    revoke_refresh_token,
     trial_secret_file,
     try_grant,
     write_over_secret_file,
@@ -47,6 +48,7 @@ from mailfathom.entrypoints.cli.granting import (
     default_refresh_token_file,
     obtain_grant,
 )
+from mailfathom.entrypoints.cli.init_oauth import say_withdrawn
 from mailfathom.entrypoints.cli.init_oauth_answers import flow_named
 from mailfathom.entrypoints.cli.interrupts import handled, held, interrupted
 from mailfathom.entrypoints.cli.loading import load, selected_accounts
@@ -94,12 +96,21 @@ def grant_again(
     check_secret_place(target, new=False)
     grant = obtain_grant(plan, chosen, _say, interactive=interactive)
     _say("Checking the login with the new grant before it replaces the old ...")
-    with trial_secret_file(target, grant.refresh_token) as trial:
-        _try(account, SecretRef(file=trial, origin=oauth.refresh_token.origin))
-        with held(then_raise=False):
-            write_over_secret_file(target, read_secret(SecretRef(file=trial)))
-            if in_file is not None:
-                _release(deployment, account.account_id)
+    kept = False
+    try:
+        with trial_secret_file(target, grant.refresh_token) as trial:
+            _try(account, SecretRef(file=trial, origin=oauth.refresh_token.origin))
+            with held(then_raise=False):
+                write_over_secret_file(target, read_secret(SecretRef(file=trial)))
+                kept = True
+                if in_file is not None:
+                    _release(deployment, account.account_id)
+    except BaseException:
+        if not kept:
+            # Withdrawn rather than left working at the provider.
+            withdrawn = revoke_refresh_token(oauth.revocation_endpoint, client, grant.refresh_token)
+            say_withdrawn(withdrawn, _say)
+        raise
     _tell(account, target)
 
 

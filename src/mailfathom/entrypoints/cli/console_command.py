@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import getpass
 import sys
-from pathlib import Path
-from typing import Annotated
 
 import typer
 
@@ -21,6 +19,7 @@ from mailfathom.bootstrap import Services
 from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.errors import ConfigurationError, MailFathomError
 from mailfathom.domain.passkeys import FIRST_PASSKEY_CODE_SECONDS
+from mailfathom.entrypoints.cli.deployment import ConfigOption
 from mailfathom.entrypoints.cli.loading import load
 from mailfathom.entrypoints.cli.terminal import answers, say_error
 
@@ -28,11 +27,6 @@ console_app = typer.Typer(
     help="The owner's web console (served by `serve` while [Console] is enabled).",
     no_args_is_help=True,
 )
-
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option("--config", "-c", help="Configuration file (default: $MAILFATHOM_CONFIG)."),
-]
 
 
 def _not_usable(reason: str) -> ConfigurationError:

@@ -19,7 +19,6 @@ that cannot be opened, 1 for a well-formed request the book's state turns down.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -38,7 +37,7 @@ from mailfathom.entrypoints.cli.contact_output import (
     print_table,
     published,
 )
-from mailfathom.entrypoints.cli.loading import load
+from mailfathom.entrypoints.cli.deployment import ConfigOption, with_services
 from mailfathom.entrypoints.cli.terminal import answers, say_error
 
 T = TypeVar("T")
@@ -55,10 +54,6 @@ contact_app = typer.Typer(
     no_args_is_help=True,
 )
 
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option("--config", "-c", help="Configuration file (default: $MAILFATHOM_CONFIG)."),
-]
 JsonOption = Annotated[bool, typer.Option("--json", help="One JSON document, for scripts.")]
 NameOption = Annotated[str | None, typer.Option("--name", help="The person's name.")]
 AddressOption = Annotated[
@@ -85,16 +80,6 @@ _STATES = {
 def refuse(line: str, code: int = 1) -> typer.Exit:
     say_error(line)
     return typer.Exit(code=code)
-
-
-def with_services(config: Path | None, work: Callable[[Services], T]) -> T:
-    """Run `work` on the deployment; a refusal of the book's rules, a configuration or a
-    store failure ends the command with its coded line and exit status 2."""
-    try:
-        with Services.open(load(config)) as services:
-            return work(services)
-    except MailFathomError as error:
-        raise refuse(str(error), code=2) from None
 
 
 def _written(outcome: ContactWrite, as_json: bool) -> None:

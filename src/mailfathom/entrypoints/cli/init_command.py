@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.prompt import Confirm, Prompt
+from rich.text import Text
 
 from mailfathom.bootstrap import (
     check_submission,
@@ -51,9 +51,10 @@ from mailfathom.entrypoints.cli.init_oauth import (
 from mailfathom.entrypoints.cli.init_oauth_answers import OAuthFlags
 from mailfathom.entrypoints.cli.init_questions import AnswerNotUsable, is_loopback
 from mailfathom.entrypoints.cli.interrupts import handled, held, interrupted
+from mailfathom.entrypoints.cli.terminal import answers, errors
 
-console = Console()
-err_console = Console(stderr=True)
+console = answers
+err_console = errors
 INTERRUPTED = "Interrupted; nothing was written."
 
 
@@ -63,9 +64,11 @@ def _say(text: str) -> None:
 
 def _ask(question: str, default: str | None, choices: Sequence[str] | None) -> str:
     if default is None:
-        return Prompt.ask(question, console=console, choices=list(choices) if choices else None)
+        return Prompt.ask(
+            Text(question), console=console, choices=list(choices) if choices else None
+        )
     return Prompt.ask(
-        question,
+        Text(question),
         console=console,
         default=default,
         choices=list(choices) if choices else None,
@@ -199,7 +202,7 @@ def run(path: Path, flags: Flags, prompting: bool) -> None:
             _tell(path, answers, access, key)
     except BaseException:
         if access is not None and not written:
-            access.discard()
+            access.discard(_say)
         raise
 
 

@@ -26,6 +26,7 @@ from mailfathom.bootstrap import (
     create_secret_file,
     discover,
     read_secret,
+    revoke_refresh_token,
 )
 from mailfathom.domain.config import SecretRef
 from mailfathom.domain.oauth import OAuthCredential, OAuthProvider
@@ -52,6 +53,7 @@ class GrantedAccess:
     credential: OAuthCredential
     token_file: Path
     block: dict[str, object]
+    client: OAuthClient
     refresh_token: str = field(repr=False)
     # The directories writing the file made, deepest first, and whether it was written.
     made: tuple[Path, ...] = ()
@@ -65,9 +67,15 @@ class GrantedAccess:
             create_secret_file(self.token_file, self.refresh_token)
             self.kept = True
 
-    def discard(self) -> None:
-        """Remove what `keep` wrote: the file, and the directories it made that nothing
-        else was put in since."""
+    def discard(self, say: Say) -> None:
+        """Withdraw the grant at the provider, and remove what `keep` wrote: the file, and
+        the directories it made that nothing else was put in since."""
+        say_withdrawn(
+            revoke_refresh_token(
+                self.credential.revocation_endpoint, self.client, self.refresh_token
+            ),
+            say,
+        )
         if not self.kept:
             return
         with contextlib.suppress(FileNotFoundError):
@@ -77,6 +85,18 @@ class GrantedAccess:
                 directory.rmdir()
             except OSError:
                 return
+
+
+def say_withdrawn(withdrawn: bool, say: Say) -> None:
+    """Tell whether a grant thrown away was withdrawn at the provider."""
+    if withdrawn:
+        say("The access just granted was withdrawn at the provider.")
+    else:
+        say(
+            "The access just granted could not be withdrawn at the provider (it offers no "
+            "revocation endpoint, or did not answer); it can be removed in the account's "
+            "security settings there."
+        )
 
 
 def _missing_directories(directory: Path) -> list[Path]:
@@ -169,7 +189,7 @@ def grant_access(
     grant = obtain_grant(plan, flow, say, interactive=interactive)
     credential = _credential(oauth, plan, revocation, token_file)
     block = _block(oauth, credential, token_file)
-    return GrantedAccess(credential, token_file, block, grant.refresh_token)
+    return GrantedAccess(credential, token_file, block, plan.client, grant.refresh_token)
 
 
 def say_where_the_token_is(access: GrantedAccess, oauth: OAuthAnswers, say: Say) -> None:

@@ -34,6 +34,7 @@ from mailfathom.entrypoints.cli.answering import answering as answering_command
 from mailfathom.entrypoints.cli.consent_command import account_app
 from mailfathom.entrypoints.cli.console_command import console_app
 from mailfathom.entrypoints.cli.contacts import contact_app
+from mailfathom.entrypoints.cli.deployment import ConfigOption
 from mailfathom.entrypoints.cli.embedding import embed_with_progress
 from mailfathom.entrypoints.cli.folder_check import FoldersNotOnServer, require_folders, show_absent
 from mailfathom.entrypoints.cli.importing import import_into_local
@@ -117,10 +118,6 @@ def _setup(
         _fail(error)
 
 
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option("--config", "-c", help="Configuration file (default: $MAILFATHOM_CONFIG)."),
-]
 AccountOption = Annotated[
     list[str] | None, typer.Option("--account", "-a", help="Limit to this account (repeatable).")
 ]

@@ -22,15 +22,13 @@ from mailfathom.app.flags.administer_mutations import (
     destination_of,
 )
 from mailfathom.app.flags.explanations import explain
-from mailfathom.bootstrap import Services
-from mailfathom.domain.errors import MailFathomError
 from mailfathom.domain.mutations import (
     KEYWORD_KINDS,
     MutationRecord,
     MutationState,
     keywords_of,
 )
-from mailfathom.entrypoints.cli.loading import load
+from mailfathom.entrypoints.cli.deployment import ConfigOption, identifier, with_services
 from mailfathom.entrypoints.cli.terminal import answers, say_error
 
 T = TypeVar("T")
@@ -42,29 +40,13 @@ mutations_app = typer.Typer(
 _ROW = "{:<36}  {:<16}  {:<15}  {:<13}  {:>8}  {:<4}  {}"
 _GONE = "(folder no longer held)"
 
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option("--config", "-c", help="Configuration file (default: $MAILFATHOM_CONFIG)."),
-]
-
 
 def _identifier(text: str) -> uuid.UUID:
-    try:
-        return uuid.UUID(text)
-    except ValueError:
-        say_error("Not a change record identifier.")
-        raise typer.Exit(code=2) from None
+    return identifier(text, "Not a change record identifier.")
 
 
 def _with_records(config: Path | None, work: Callable[[MutationAdministration], T]) -> T:
-    """Run `work` on the deployment's records; a configuration or store failure ends the
-    command with its message and exit code 2."""
-    try:
-        with Services.open(load(config)) as services:
-            return work(services.mutations())
-    except MailFathomError as error:
-        say_error(str(error))
-        raise typer.Exit(code=2) from None
+    return with_services(config, lambda services: work(services.mutations()))
 
 
 def _with_aliases(

@@ -16,38 +16,20 @@ from rich.table import Column, Table
 
 from mailfathom.app.sending.administer_outbox import OutboxAdministration, Withdrawn
 from mailfathom.app.sending.explanations import explain
-from mailfathom.bootstrap import Services
-from mailfathom.domain.errors import MailFathomError
 from mailfathom.domain.outgoing import OutgoingRecord, Stage
-from mailfathom.entrypoints.cli.loading import load
+from mailfathom.entrypoints.cli.deployment import ConfigOption, identifier, with_services
 from mailfathom.entrypoints.cli.terminal import answers, say_error
 
 T = TypeVar("T")
 outbox_app = typer.Typer(help="Queued sends: list, show and cancel them.", no_args_is_help=True)
 
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option("--config", "-c", help="Configuration file (default: $MAILFATHOM_CONFIG)."),
-]
-
 
 def _identifier(text: str) -> uuid.UUID:
-    try:
-        return uuid.UUID(text)
-    except ValueError:
-        say_error("Not an outgoing email identifier.")
-        raise typer.Exit(code=2) from None
+    return identifier(text, "Not an outgoing email identifier.")
 
 
 def _with_outbox(config: Path | None, work: Callable[[OutboxAdministration], T]) -> T:
-    """Run `work` on the deployment's outbox; a configuration or store failure ends the
-    command with its message and exit code 2."""
-    try:
-        with Services.open(load(config)) as services:
-            return work(services.outbox())
-    except MailFathomError as error:
-        say_error(str(error))
-        raise typer.Exit(code=2) from None
+    return with_services(config, lambda services: work(services.outbox()))
 
 
 def _show(record: OutgoingRecord) -> None:

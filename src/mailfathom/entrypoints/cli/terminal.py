@@ -6,6 +6,11 @@
 - `status_err`: the same kind of line on standard error (where `serve --stdio` and the log
   file's path speak, so standard output stays the protocol's); silenced by `--quiet`.
 - `errors`: why a command failed, on standard error; never silenced.
+
+None of them reads rich's markup or highlights: what they print holds names and texts from
+mail servers, mail and configuration, and `[/]` or `[link=...]` there must stay text (a
+closing tag with nothing to close would end the command with a traceback; a link would put
+an address the operator never wrote on the terminal).
 """
 
 from __future__ import annotations
@@ -13,10 +18,10 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-answers = Console()
-status = Console()
-status_err = Console(stderr=True)
-errors = Console(stderr=True)
+answers = Console(markup=False, highlight=False)
+status = Console(markup=False, highlight=False)
+status_err = Console(stderr=True, markup=False, highlight=False)
+errors = Console(stderr=True, markup=False, highlight=False)
 
 
 def set_quiet(quiet: bool) -> None:
@@ -38,4 +43,6 @@ def print_uncut(table: Table) -> None:
     if answers.is_terminal:
         answers.print(table)
         return
-    Console(file=answers.file, width=UNCUT_WIDTH, no_color=True).print(table)
+    Console(
+        file=answers.file, width=UNCUT_WIDTH, no_color=True, markup=False, highlight=False
+    ).print(table)

@@ -65,10 +65,18 @@ class CallersWording:
     any_caller: str
     any_outcome: str
     apply: str
-    # `{ms}`: milliseconds.
+    # `{ms}`: milliseconds, written by `took`.
     milliseconds: str
+    # What separates a number's whole part from its fraction in this language.
+    decimal_mark: str
     # Each outcome the endpoint records, by its recorded name.
     outcomes: dict[str, str]
+
+    def took(self, microseconds: float) -> str:
+        """A call's duration in milliseconds to a tenth, as this language writes numbers."""
+        return self.milliseconds.format(
+            ms=f"{microseconds / 1000:.1f}".replace(".", self.decimal_mark)
+        )
 
 
 WORDINGS: dict[Language, CallersWording] = {
@@ -143,6 +151,7 @@ WORDINGS: dict[Language, CallersWording] = {
         any_outcome="Any outcome",
         apply="Show",
         milliseconds="{ms} ms",
+        decimal_mark=".",
         outcomes={
             "success": "Answered",
             "refused": "Refused",
@@ -222,7 +231,8 @@ WORDINGS: dict[Language, CallersWording] = {
         any_caller="Kterýkoli volající",
         any_outcome="Jakýkoli výsledek",
         apply="Zobrazit",
-        milliseconds="{ms} ms",
+        milliseconds="{ms}\u00a0ms",
+        decimal_mark=",",
         outcomes={
             "success": "Zodpovězeno",
             "refused": "Odmítnuto",
@@ -302,7 +312,8 @@ WORDINGS: dict[Language, CallersWording] = {
         any_caller="Ktorýkoľvek volajúci",
         any_outcome="Akýkoľvek výsledok",
         apply="Zobraziť",
-        milliseconds="{ms} ms",
+        milliseconds="{ms}\u00a0ms",
+        decimal_mark=",",
         outcomes={
             "success": "Zodpovedané",
             "refused": "Odmietnuté",
