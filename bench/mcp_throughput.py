@@ -127,6 +127,8 @@ def build(work: Path, database_url: str, accounts: int, messages: int, seed: int
         "accounts": names,
         "corpus": corpus,
         "database_url": database_url,
+        # Kept with the deployment: the mix's cursors are sealed under it.
+        "state_secret": secrets.token_hex(32),
     }
 
 
@@ -216,7 +218,7 @@ def first_calls(setup: dict[str, Any], seed: int) -> list[dict[str, Any]]:
         [sys.executable, "-m", "mailfathom", "serve", "--config", str(setup["config"])],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env=code_env(setup["config"].parent),
+        env={**code_env(setup["config"].parent), STATE_SECRET_ENV: setup["state_secret"]},
     )
     try:
         support.wait_for_port(setup["port"], first)
@@ -344,23 +346,22 @@ def code_env(work: Path) -> dict[str, str]:
 
 
 STATE_SECRET_ENV = "MAILFATHOM_BENCH_STATE_SECRET"
-STATE_SECRET = secrets.token_hex(32)
 
 
-def serve(config: Path, port: int, processes: int, log_path: Path) -> Any:
+def serve(config: Path, port: int, processes: int, log_path: Path, secret: str) -> Any:
     command = [sys.executable, "-m", "mailfathom", "serve", "--config", str(config)]
     command += ["--port", str(port)]
     if processes != 1:
         command += ["--processes", str(processes)]
     with log_path.open("ab") as out:
-        env = {**code_env(config.parent), STATE_SECRET_ENV: STATE_SECRET}
+        env = {**code_env(config.parent), STATE_SECRET_ENV: secret}
         return subprocess.Popen(command, stdout=out, stderr=out, cwd=str(config.parent), env=env)
 
 
 def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, args: Any,
             work: Path) -> dict[str, Any]:  # fmt: skip
     port = setup["port"]
-    process = serve(setup["config"], port, processes, work / "serve.log")
+    process = serve(setup["config"], port, processes, work / "serve.log", setup["state_secret"])
     try:
         support.wait_for_port(port, process)
         url = f"http://127.0.0.1:{port}/mcp"
@@ -595,7 +596,8 @@ def main() -> None:
                 subprocess.run(
                     [sys.executable, str(BENCH_DIR / "mcp_call_profile.py"),
                      str(setup["config"]), str(work / "calls.json"), setup["key"], str(prefix)],
-                    check=True, stdout=subprocess.DEVNULL, env=code_env(work),
+                    check=True, stdout=subprocess.DEVNULL,
+                    env={**code_env(work), STATE_SECRET_ENV: setup["state_secret"]},
                 )  # fmt: skip
                 results["profile"] = f"{prefix}.txt"
         finally:
