@@ -75,7 +75,35 @@ _PEOPLE = sa.select(
 _ALL_PEOPLE = _PEOPLE.where(participants.c.seq.in_(_SEQS))
 _LISTED_PEOPLE = _ALL_PEOPLE.where(participants.c.role.in_(("from", "to")))
 _SENDERS = _ALL_PEOPLE.where(participants.c.role == "from")
-_KEYWORDS = sa.select(keywords.c.seq, keywords.c.keyword).where(keywords.c.seq.in_(_SEQS))
+
+
+def _people_and_keywords(people: sa.Select[Any]) -> sa.CompoundSelect:
+    """`people`'s rows and the keywords of the same messages in one statement (one round
+    trip), told apart by `kind`: 0 a participant, in header order, 1 a keyword."""
+    persons = people.with_only_columns(
+        participants.c.seq,
+        sa.literal_column("0").label("kind"),
+        participants.c.position,
+        participants.c.role,
+        participants.c.address,
+        participants.c.display_name,
+    ).order_by(None)
+    words = sa.select(
+        keywords.c.seq,
+        sa.literal_column("1"),
+        sa.literal_column("0"),
+        sa.null(),
+        keywords.c.keyword,
+        sa.null(),
+    ).where(keywords.c.seq.in_(_SEQS))
+    both = sa.union_all(persons, words)
+    return both.order_by(*(both.selected_columns[n] for n in ("seq", "kind", "position")))
+
+
+_PEOPLE_AND_KEYWORDS = {
+    details: _people_and_keywords(_ALL_PEOPLE if details else _LISTED_PEOPLE)
+    for details in (False, True)
+}
 _PARTS = (
     sa.select(
         parts.c.seq,
@@ -98,15 +126,6 @@ def _by_seq(
         yield from connection.execute(statement, {"seqs": list(chunk)})
 
 
-def _people(
-    connection: sa.Connection, statement: sa.Select[Any], seqs: Sequence[int]
-) -> dict[int, list[ParticipantRow]]:
-    found: dict[int, list[ParticipantRow]] = {}
-    for seq, role, address, name in _by_seq(connection, statement, seqs):
-        found.setdefault(seq, []).append(ParticipantRow(role, address, name))
-    return found
-
-
 def load_senders(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, str]:
     """The first From address of each of `seqs` that has one."""
     found: dict[int, str] = {}
@@ -118,13 +137,6 @@ def load_senders(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, st
 def sender(people: Sequence[ParticipantRow]) -> ParticipantRow | None:
     """The first From mailbox: the one a listing shows as the sender."""
     return next((p for p in people if p.role == "from"), None)
-
-
-def load_keywords(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, tuple[str, ...]]:
-    found: dict[int, set[str]] = {}
-    for seq, keyword in _by_seq(connection, _KEYWORDS, seqs):
-        found.setdefault(seq, set()).add(keyword.lower())
-    return {seq: tuple(sorted(words)) for seq, words in found.items()}
 
 
 def summary_row(
@@ -184,9 +196,17 @@ class Loaded:
 def _assemble(
     connection: sa.Connection, rows: list[sa.Row[Any]], aliases: dict[int, str], details: bool
 ) -> dict[int, Loaded]:
-    seqs = [r.seq for r in rows]
-    people = _people(connection, _ALL_PEOPLE if details else _LISTED_PEOPLE, seqs)
-    words = load_keywords(connection, seqs)
+    people: dict[int, list[ParticipantRow]] = {}
+    found: dict[int, set[str]] = {}
+    statement = _PEOPLE_AND_KEYWORDS[details]
+    for seq, kind, _position, role, value, name in _by_seq(
+        connection, statement, [r.seq for r in rows]
+    ):
+        if kind:
+            found.setdefault(seq, set()).add(value.lower())
+        else:
+            people.setdefault(seq, []).append(ParticipantRow(role, value, name))
+    words = {seq: tuple(sorted(kept)) for seq, kept in found.items()}
     loaded: dict[int, Loaded] = {}
     for r in rows:
         mine = people.get(r.seq, [])
