@@ -493,7 +493,7 @@ class SqlReadView(MailboxReadView):
         loaded = load_identified(self._c, wanted, scope)
         seqs = list(loaded)
         bodies = load_texts(self._c, seqs, self._texts, with_html=with_html)
-        files = load_parts(self._c, seqs)
+        files = load_parts(self._c, seqs, (one.summary.account_id for one in loaded.values()))
         result: dict[uuid.UUID, EmailRow] = {}
         for seq, one in loaded.items():
             text = bodies.get(seq, _NO_TEXT)

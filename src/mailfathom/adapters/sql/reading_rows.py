@@ -65,8 +65,16 @@ def _listed(array: bool, column: sa.ColumnElement[Any], name: str) -> sa.ColumnE
 
 
 # A message's sender verdict and authorship reading come with its row: at most one
-# `message_trust` row per message, so the outer join never multiplies a row.
-_WITH_TRUST = messages.outerjoin(message_trust, message_trust.c.seq == messages.c.seq)
+# `message_trust` row per message, so the outer join never multiplies a row. The children of
+# a message are keyed by `(account_id, seq)` (revision 0028): every statement reading them
+# names the accounts too, or no index could serve it and it would read the whole table.
+_WITH_TRUST = messages.outerjoin(
+    message_trust,
+    sa.and_(
+        message_trust.c.account_id == messages.c.account_id,
+        message_trust.c.seq == messages.c.seq,
+    ),
+)
 _TRUST = tuple(message_trust.c[name] for name in TRUST_COLUMNS if name != "seq")
 
 
@@ -111,9 +119,15 @@ class _Statements:
             participants.c.address,
             participants.c.display_name,
         ).order_by(participants.c.seq, participants.c.position)
-        all_people = people.where(_listed(array, participants.c.seq, "seqs"))
+        all_people = people.where(
+            _listed(array, participants.c.account_id, "accounts"),
+            _listed(array, participants.c.seq, "seqs"),
+        )
         listed_people = all_people.where(participants.c.role.in_(("from", "to")))
-        words_of = _listed(array, keywords.c.seq, "seqs")
+        words_of = sa.and_(
+            _listed(array, keywords.c.account_id, "accounts"),
+            _listed(array, keywords.c.seq, "seqs"),
+        )
         return cls(
             rows_by_seq={
                 details: sa.select(*SUMMARY_COLUMNS, *(DETAIL_COLUMNS if details else ()), *_TRUST)
@@ -141,7 +155,10 @@ class _Statements:
                 parts.c.size_octets,
                 parts.c.part_path,
             )
-            .where(_listed(array, parts.c.seq, "seqs"))
+            .where(
+                _listed(array, parts.c.account_id, "accounts"),
+                _listed(array, parts.c.seq, "seqs"),
+            )
             .order_by(parts.c.seq, parts.c.position),
         )
 
@@ -157,16 +174,22 @@ def _by_seq(
     connection: sa.Connection,
     statement: Callable[[_Statements], sa.Executable],
     seqs: Sequence[int],
+    accounts: Iterable[str] | None = None,
 ) -> Iterable[Any]:
+    """The rows of `statement` for `seqs`, whose messages lie in `accounts` (which a
+    statement reading a message's children needs)."""
     chosen = statement(_statements(connection))
+    bound: dict[str, Any] = {} if accounts is None else {"accounts": sorted(set(accounts))}
     for chunk in chunks(seqs):
-        yield from connection.execute(chosen, {"seqs": list(chunk)})
+        yield from connection.execute(chosen, {**bound, "seqs": list(chunk)})
 
 
-def load_senders(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, str]:
-    """The first From address of each of `seqs` that has one."""
+def load_senders(
+    connection: sa.Connection, seqs: Sequence[int], accounts: Iterable[str]
+) -> dict[int, str]:
+    """The first From address of each of `seqs` (messages of `accounts`) that has one."""
     found: dict[int, str] = {}
-    for seq, _role, address, _name in _by_seq(connection, lambda s: s.senders, seqs):
+    for seq, _role, address, _name in _by_seq(connection, lambda s: s.senders, seqs, accounts):
         found.setdefault(seq, address)
     return found
 
@@ -236,7 +259,10 @@ def _assemble(
     people: dict[int, list[ParticipantRow]] = {}
     found: dict[int, set[str]] = {}
     for seq, kind, _position, role, value, name in _by_seq(
-        connection, lambda s: s.people_and_keywords[details], [r.seq for r in rows]
+        connection,
+        lambda s: s.people_and_keywords[details],
+        [r.seq for r in rows],
+        (r.account_id for r in rows),
     ):
         if kind:
             found.setdefault(seq, set()).add(value.lower())
@@ -278,9 +304,12 @@ def load_identified(
     return _assemble(connection, rows, aliases, True)
 
 
-def load_parts(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, list[PartRow]]:
+def load_parts(
+    connection: sa.Connection, seqs: Sequence[int], accounts: Iterable[str]
+) -> dict[int, list[PartRow]]:
+    """The parts of each of `seqs` (messages of `accounts`), in their order."""
     found: dict[int, list[PartRow]] = {}
-    for r in _by_seq(connection, lambda s: s.parts, seqs):
+    for r in _by_seq(connection, lambda s: s.parts, seqs, accounts):
         found.setdefault(r.seq, []).append(
             PartRow(
                 r.kind,
