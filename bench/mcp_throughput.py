@@ -490,9 +490,10 @@ _OWN_READINGS = "%pg_stat_%"
 
 
 def _statements(url: str) -> int | None:
-    """Statements the benchmark's database has run so far, every kind counted (`BEGIN`,
-    `ROLLBACK` and the pool's ping included), from `pg_stat_statements`; None where the
-    server does not load it."""
+    """Statements the benchmark's database has run so far, from `pg_stat_statements`
+    (`BEGIN` and `ROLLBACK` among them; not a pool's ping, an empty statement the view does
+    not keep, which counts as a transaction instead); None where the server does not load
+    it."""
     import psycopg
 
     try:
