@@ -78,7 +78,9 @@ _WITH_TRUST = messages.outerjoin(
 _TRUST = tuple(message_trust.c[name] for name in TRUST_COLUMNS if name != "seq")
 
 
-def _people_and_keywords(people: sa.Select[Any], words_of: Any) -> sa.CompoundSelect:
+def _people_and_keywords(
+    people: sa.Select[Any], words_of: sa.ColumnElement[bool]
+) -> sa.CompoundSelect[Any]:
     """`people`'s rows and the keywords of the same messages in one statement (one round
     trip), told apart by `kind`: 0 a participant, in header order, 1 a keyword."""
     persons = people.with_only_columns(
@@ -107,7 +109,7 @@ class _Statements:
 
     rows_by_seq: dict[bool, sa.Select[Any]]
     rows_by_id: sa.Select[Any]
-    people_and_keywords: dict[bool, sa.CompoundSelect]
+    people_and_keywords: dict[bool, sa.CompoundSelect[Any]]
     senders: sa.Select[Any]
     parts: sa.Select[Any]
 
