@@ -21,6 +21,7 @@ import pytest
 
 from mcp_tests.client import call, structured
 from mcp_tests.deployment import _free_port, _wait_for_port
+from servers._common import terminate
 from servers.postgres import PostgresServer
 
 KEY = "key-folders-" + uuid.uuid4().hex
@@ -67,17 +68,14 @@ def _sync(config: Path) -> None:
 def _served(config: Path, port: int, log: Path) -> Iterator[str]:
     argv = [sys.executable, "-m", "mailfathom", "serve", "--config", str(config)]
     with log.open("wb") as out:
-        process = subprocess.Popen(argv, env=dict(os.environ), stdout=out, stderr=out)
+        process = subprocess.Popen(
+            argv, env=dict(os.environ), stdout=out, stderr=out, start_new_session=True
+        )
     try:
         _wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        terminate(process, grace=30)
 
 
 def _aliases(url: str) -> list[str]:
