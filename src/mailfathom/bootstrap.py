@@ -199,6 +199,7 @@ if TYPE_CHECKING:
     # Imported where they are made: a command loads only the libraries it uses (webauthn,
     # detect_secrets, numpy, vobject, dkim, the chat client), which keeps every start short.
     from mailfathom.adapters.chat.openai_chat import OpenAiCompatibleChat
+    from mailfathom.adapters.sql.folder_catalog import FolderCatalog
     from mailfathom.adapters.sql.passage_store import SqlPassageStore
     from mailfathom.adapters.sql.reading import SqlMailboxReader
     from mailfathom.adapters.sql.vector_reading import VectorCache
@@ -342,6 +343,7 @@ class Services:
     # Each generation's passage vectors as this process holds them, shared by every reader:
     # made by the first (`_reader`), so that a command reading no mail never loads numpy.
     vectors: VectorCache | None = None
+    folder_catalog: FolderCatalog | None = None
     _vectors_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # Where queries are placed in the embedder's space, and what that says of search: made on
     # first use from `embedder` (see `query_placement`), shared by every search, listing and
@@ -470,15 +472,21 @@ class Services:
         return self.read_engine
 
     def _reader(self) -> SqlMailboxReader:
-        """A reader on the read-only engine."""
+        """A reader on the read-only engine, sharing the process's vectors and folders."""
+        from mailfathom.adapters.sql.folder_catalog import FolderCatalog
         from mailfathom.adapters.sql.reading import SqlMailboxReader
         from mailfathom.adapters.sql.vector_reading import VectorCache
 
         with self._vectors_lock:
             if self.vectors is None:
                 self.vectors = VectorCache()
+            if self.folder_catalog is None:
+                self.folder_catalog = FolderCatalog()
         return SqlMailboxReader(
-            self._reading_engine(), texts=self.content.get_text, vectors=self.vectors
+            self._reading_engine(),
+            texts=self.content.get_text,
+            vectors=self.vectors,
+            catalog=self.folder_catalog,
         )
 
     def screen(self) -> ContentScreen:
@@ -650,10 +658,13 @@ class Services:
     def fill_states(self) -> FillStates:
         """How far each generation is filled, as the search path reads it: on the read-only
         engine, as the search's own reads are (SQLite's writer engine begins by taking the
-        write lock, which would hold each search behind a synchronization's batch)."""
+        write lock, which would hold each search behind a synchronization's batch). Not on
+        PostgreSQL, whose read-only engine leaves finding a lost connection to the reader's
+        snapshot (`create_store_engine`)."""
         from mailfathom.adapters.sql.passage_store import SqlPassageStore
 
-        return SqlPassageStore(self._reading_engine(), texts=self.content.get_text)
+        engine = self.engine if self.engine.dialect.name == "postgresql" else None
+        return SqlPassageStore(engine or self._reading_engine(), texts=self.content.get_text)
 
     def query_placement(self) -> QueryPlacement:
         """This process's `QueryPlacement`, made on first use from the active embedder."""

@@ -51,14 +51,17 @@ def create_store_engine(url: str, *, read_only: bool = False) -> sa.Engine:
 
     A read-only engine serves the reading tools: on SQLite its transactions begin deferred
     and its connections refuse writes, so a read never takes the write lock a synchronization
-    pass needs (and never waits for one). On PostgreSQL every transaction is a snapshot already,
-    and the same settings serve both. A failed statement's error never carries the values it
-    was given (mail, addresses), so nothing that logs an error can log them."""
+    pass needs (and never waits for one). On PostgreSQL every transaction is a snapshot already;
+    there the read-only engine does not ping a connection before handing it out (a round trip
+    per call): its one user, `SqlMailboxReader.snapshot`, begins again on a new connection
+    when its first statement finds the connection lost. A failed statement's error never
+    carries the values it was given (mail, addresses), so nothing that logs an error can log
+    them."""
     if url.startswith("sqlite"):
         return _sqlite_engine(url, read_only=read_only)
     return sa.create_engine(
         url,
-        pool_pre_ping=True,
+        pool_pre_ping=not read_only,
         pool_size=POSTGRESQL_CONNECTIONS,
         max_overflow=0,
         hide_parameters=True,

@@ -43,6 +43,16 @@ folders = sa.Table(
     sa.UniqueConstraint("account_id", "remote_name", name="uq_folders_account_remote"),
 )
 
+# One counter per account, moved by triggers on `folders` (migration 0031) in the transaction
+# of every change the read side would show: what a reading process compares before it uses
+# the visible folders it keeps (`folder_catalog`).
+folder_versions = sa.Table(
+    "folder_versions",
+    metadata,
+    sa.Column("account_id", sa.String(64), primary_key=True),
+    sa.Column("version", sa.BigInteger, nullable=False),
+)
+
 messages = sa.Table(
     "messages",
     metadata,
