@@ -173,3 +173,11 @@ def _account_scoped() -> Iterator[None]:
     with account_scope_checked() as watch:
         yield
     assert watch.found == [], "statements not scoped to one account:\n" + "\n".join(watch.found)
+
+
+@pytest.fixture
+def postgres_engine(migrated_postgres_url: str) -> Iterator[sa.Engine]:
+    """PostgreSQL alone, for what only it can show (row locks meeting, machines' clocks)."""
+    created = create_store_engine(migrated_postgres_url)
+    yield created
+    created.dispose()

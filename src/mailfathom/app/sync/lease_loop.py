@@ -2,10 +2,11 @@
 
 `LeaseLoop` is one worker's side of the sharing: every `lease_seconds / 3` it says it is alive,
 renews what it holds, stops the work of a lease found taken over, and evens out its share. For
-accounts (`fair`), a worker's share is M/N rounded up, where M is the number of accounts and N
-the number of workers alive by their heartbeats: a worker above it gives accounts up (their
-work stopped first), one below claims free or expired ones. A deployment's single worker (the
-embedding worker) is one subject that whichever worker claims first holds.
+accounts (`fair`), with M accounts and N workers alive by their heartbeats, the workers sorted
+by name take M // N each and the first M mod N of them one more (`fair_share`): a worker above
+its share gives accounts up (their work stopped first), one below claims free or expired ones.
+A deployment's single worker (the embedding worker) is one subject that whichever worker
+claims first holds.
 
 The work of each lease runs in a thread under the lease's fence (`Fencing.fenced`), so a write
 it makes after losing the lease is refused; losing the lease (a renewal refused, or a write
@@ -44,7 +45,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import structlog
 
@@ -84,7 +85,6 @@ class LeaseLoop:
         *,
         worker: str,
         lease_seconds: float,
-        clock: Callable[[], datetime],
     ) -> None:
         self._leases = leases
         self._fencing = fencing
@@ -92,8 +92,8 @@ class LeaseLoop:
         self.worker = worker
         self._lease = timedelta(seconds=lease_seconds)
         self._every = lease_seconds / ROUNDS_PER_LEASE
-        self._clock = clock
         self._held: dict[str, _Held] = {}
+        self._offered = False
         self._lock = threading.Lock()
 
     def held(self) -> list[str]:
@@ -103,11 +103,8 @@ class LeaseLoop:
     def run(self, stop: threading.Event) -> None:
         """Hold leases and run their work until `stop` is set, then stop the work and give
         the leases up."""
-        kind = self._work.kind
-        subjects = list(self._work.subjects)
         last_round = time.monotonic()
         try:
-            self._leases.offer(kind, subjects)
             while not stop.is_set():
                 try:
                     self._round()
@@ -130,9 +127,13 @@ class LeaseLoop:
                     log.warning("leases.depart_failed", error=type(error).__name__)
 
     def _round(self) -> None:
-        now = self._clock()
+        if not self._offered:
+            # Inside the round, so a store still unreachable at start is asked again.
+            self._leases.offer(self._work.kind, list(self._work.subjects))
+            self._offered = True
+        now = self._leases.now()
         until = now + self._lease
-        live = self._leases.beat(self.worker, now, until) if self._work.fair else 1
+        live = self._leases.beat(self.worker, now, until) if self._work.fair else [self.worker]
         if self._held:
             kept = self._leases.renew(
                 self.worker, [h.lease for h in self._held.values()], now, until
@@ -142,8 +143,7 @@ class LeaseLoop:
                 with self._lock:
                     lost = self._held.pop(subject)
                 lost.stop.set()
-        total = len(self._work.subjects)
-        share = -(-total // max(live, 1)) if self._work.fair else total
+        share = fair_share(len(self._work.subjects), live, self.worker)
         if len(self._held) > share:
             # Waiting is bounded by a round, so the leases kept are renewed in time; a run
             # still ending after that can no longer write once its lease is given up.
@@ -202,3 +202,12 @@ class LeaseLoop:
                 subject=held.lease.subject,
                 worker=self.worker,
             )
+
+
+def fair_share(total: int, live: Sequence[str], worker: str) -> int:
+    """`worker`'s share of `total` subjects among the `live` workers: M // N each, and one
+    more for the first M mod N of them by name, so the shares add up to M exactly and no
+    worker is left idle while another holds two more than it."""
+    workers = sorted({*live, worker})
+    base, extra = divmod(total, len(workers))
+    return base + (1 if workers.index(worker) < extra else 0)

@@ -420,6 +420,19 @@ class AccountSynchronizer:
         noticed by reading the store's open records every `LEDGER_SLICE` seconds."""
         wake = threading.Event()
         changes.listen(account.account_id, wake.set)
+        try:
+            self._carry_until_stopped(account, changes, stop, wake, after_carry)
+        finally:
+            changes.unlisten(account.account_id, wake.set)
+
+    def _carry_until_stopped(
+        self,
+        account: AccountConfig,
+        changes: OwnerChanges,
+        stop: threading.Event,
+        wake: threading.Event,
+        after_carry: Callable[[], None] | None,
+    ) -> None:
         backoff = 5.0
         while not stop.is_set():
             wake.clear()
