@@ -980,7 +980,9 @@ class Services:
 
     def work_leases(self) -> SqlWorkLeases:
         """Leases on accounts and on the deployment's single workers (`lease_loop`)."""
-        return SqlWorkLeases(self.engine, self.clock)
+        from mailfathom.adapters.processes import this_machine
+
+        return SqlWorkLeases(self.engine, self.clock, machine=this_machine())
 
     def fencing(self) -> StoreFencing:
         """Fencing of the writes made under a lease, on this process's store engine."""

@@ -684,6 +684,9 @@ work_leases = sa.Table(
     sa.Column("holder", sa.String(128)),
     sa.Column("fence", sa.BigInteger, nullable=False),
     sa.Column("expires_at", TS),
+    # The holder's process (`adapters.processes`, 0031): on its machine, a lease it holds is
+    # taken at once once the process is gone.
+    sa.Column("holder_process", sa.String(64)),
 )
 
 # The workers alive, each until its last heartbeat's `seen_until`: how many share the accounts.
@@ -692,6 +695,7 @@ lease_workers = sa.Table(
     metadata,
     sa.Column("worker_id", sa.String(128), primary_key=True),
     sa.Column("seen_until", TS, nullable=False),
+    sa.Column("process", sa.String(64)),
 )
 
 # What replicas of the MCP endpoint share between requests (see 0030).

@@ -12,16 +12,24 @@ write instead of waiting for it, so one long write delays no renewal.
 Expiry and liveness are read against one clock every worker shares (`now`): PostgreSQL's, so
 a machine whose clock runs ahead neither sees the others dead nor their leases expired; on
 SQLite, one machine's.
+
+Each claim and heartbeat also names the process behind it (`adapters.processes`). A claimant
+takes at once, under a new fence, a lease whose holder is a process of its own machine that is
+provably gone (killed, crashed, its id reused since), and a heartbeat forgets such a worker:
+a restarted `sync` or worker does not wait out its dead predecessor. A holder on another
+machine is judged by its lease's expiry alone.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
+from mailfathom.adapters.processes import MachineProcesses
 from mailfathom.adapters.sql.schema import lease_workers, work_leases
 from mailfathom.app.sync.lease_ports import Lease, LeaseKind
 
@@ -37,11 +45,23 @@ def _free(now: datetime) -> sa.ColumnElement[bool]:
 
 class SqlWorkLeases:
     def __init__(
-        self, engine: sa.Engine, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self,
+        engine: sa.Engine,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        *,
+        machine: MachineProcesses | None = None,
+        process: str | None = None,
     ) -> None:
-        """`clock`: this machine's, read on SQLite only (where one machine shares the store)."""
+        """`clock`: this machine's, read on SQLite only (where one machine shares the store).
+        `machine`: this machine's processes, whose leases are taken once their holder is gone
+        (None: by expiry alone); `process`: how the rows name the claiming process (by
+        default this one)."""
         self._engine = engine
         self._clock = clock
+        self._machine = machine
+        self._process = process
+        if process is None and machine is not None:
+            self._process = machine.identity(os.getpid())
 
     def now(self) -> datetime:
         if self._engine.dialect.name != "postgresql":
@@ -67,12 +87,16 @@ class SqlWorkLeases:
 
     def beat(self, worker: str, now: datetime, until: datetime) -> list[str]:
         with self._engine.begin() as c:
+            seen = {"seen_until": until, "process": self._process}
             updated = c.execute(
-                sa.update(lease_workers).where(_W.worker_id == worker).values(seen_until=until)
+                sa.update(lease_workers).where(_W.worker_id == worker).values(**seen)
             ).rowcount
             if updated == 0:
-                c.execute(sa.insert(lease_workers).values(worker_id=worker, seen_until=until))
+                c.execute(sa.insert(lease_workers).values(worker_id=worker, **seen))
             c.execute(sa.delete(lease_workers).where(_W.seen_until < now - _FORGET_AFTER))
+            gone = self._gone(c, sa.select(_W.process).where(_W.seen_until > now))
+            if gone:
+                c.execute(sa.delete(lease_workers).where(_W.process.in_(gone)))
             live = c.execute(
                 sa.select(_W.worker_id).where(_W.seen_until > now).order_by(_W.worker_id)
             ).scalars()
@@ -90,9 +114,12 @@ class SqlWorkLeases:
         if limit <= 0 or not subjects:
             return []
         with self._engine.begin() as c:
+            ours = (_L.kind == kind.value, _L.subject.in_(subjects))
+            gone = self._gone(c, sa.select(_L.holder_process).where(*ours, ~_free(now)))
+            takeable = sa.or_(_free(now), _L.holder_process.in_(gone)) if gone else _free(now)
             query = (
                 sa.select(_L.subject)
-                .where(_L.kind == kind.value, _L.subject.in_(subjects), _free(now))
+                .where(*ours, takeable)
                 .order_by(_L.expires_at.nulls_first(), _L.subject)
                 .limit(limit)
             )
@@ -102,8 +129,13 @@ class SqlWorkLeases:
             for subject in c.execute(query).scalars().all():
                 fence = c.execute(
                     sa.update(work_leases)
-                    .where(_L.kind == kind.value, _L.subject == subject, _free(now))
-                    .values(holder=worker, fence=_L.fence + 1, expires_at=until)
+                    .where(_L.kind == kind.value, _L.subject == subject, takeable)
+                    .values(
+                        holder=worker,
+                        holder_process=self._process,
+                        fence=_L.fence + 1,
+                        expires_at=until,
+                    )
                     .returning(_L.fence)
                 ).scalar_one_or_none()
                 if fence is not None:
@@ -145,7 +177,7 @@ class SqlWorkLeases:
                 c.execute(
                     sa.update(work_leases)
                     .where(*_held(worker, lease))
-                    .values(holder=None, expires_at=None)
+                    .values(holder=None, holder_process=None, expires_at=None)
                 )
 
     def depart(self, worker: str) -> None:
@@ -156,6 +188,14 @@ class SqlWorkLeases:
         with self._engine.connect() as c:
             rows = c.execute(sa.select(_L.subject, _L.holder).where(_L.kind == kind.value))
             return {str(row.subject): row.holder for row in rows}
+
+    def _gone(self, c: sa.Connection, named: sa.Select[tuple[str | None]]) -> list[str]:
+        """The processes `named` selects that are of this machine and provably gone."""
+        machine = self._machine
+        if machine is None:
+            return []
+        found = c.execute(named.distinct()).scalars()
+        return [p for p in found if p is not None and machine.mine(p) and machine.gone(p)]
 
 
 def _locked(query: sa.Select[tuple[int]]) -> sa.Select[tuple[int]]:
