@@ -156,7 +156,10 @@ class AccountSynchronizer:
         account: AccountConfig,
         on_folder: Callable[[SyncReport], None] | None = None,
         progress: ProgressCallback | None = None,
+        stop: threading.Event | None = None,
     ) -> AccountReport:
+        """One pass over the account; once `stop` is set it ends at the next batch boundary
+        (`PassStopped`)."""
         records = self.prepare(account)
         if not records:
             return AccountReport(account.account_id, (), ())
@@ -170,7 +173,9 @@ class AccountSynchronizer:
                 if self._owner_changes is not None:
                     self._owner_changes.carry(account, session)
                 with self._activity.running():
-                    report = self._pass(session, account, records, on_folder, progress, blamed)
+                    report = self._pass(
+                        session, account, records, on_folder, progress, blamed, stop
+                    )
             finally:
                 session.close()
         except Exception as error:
@@ -191,6 +196,7 @@ class AccountSynchronizer:
         on_folder: Callable[[SyncReport], None] | None,
         progress: ProgressCallback | None = None,
         blamed: list[BaseException] | None = None,
+        stop: threading.Event | None = None,
     ) -> AccountReport:
         existing = set(session.list_folders())
         synchronizer = self._folder_synchronizer(account)
@@ -208,7 +214,9 @@ class AccountSynchronizer:
                 continue
             # The records were read when this pass began, and only this pass moves them on.
             try:
-                report = synchronizer.run(session, record, progress, earlier_new=new_so_far)
+                report = synchronizer.run(
+                    session, record, progress, earlier_new=new_so_far, stop=stop
+                )
             except Exception as error:
                 if failures is not None and blamed is not None and _recordable(error):
                     blamed.append(error)
@@ -302,7 +310,7 @@ class AccountSynchronizer:
         while not stop.is_set():
             try:
                 mark = watch.mark() if watch is not None else None
-                self.run_once(account)
+                self.run_once(account, stop=stop)
                 backoff = 5.0
                 self._wait_for_next_poll(account, stop, watch, mark)
             except LeaseLost:
@@ -367,7 +375,9 @@ class AccountSynchronizer:
                         self._upkeep(account)
                     started = time.monotonic()
                     with self._activity.running():
-                        report = synchronizer.run(session, self._store.folder(record.folder_id))
+                        report = synchronizer.run(
+                            session, self._store.folder(record.folder_id), stop=stop
+                        )
                     elapsed = time.monotonic() - started
                     self._meter.pass_ended(account.account_id, report.stored, elapsed)
                     if self._failures is not None:
