@@ -967,13 +967,15 @@ class Services:
     ) -> DeliveryPass:
         """The delivery pass: queued sends to peer mailboxes and submission servers."""
         peers = LocalPeerMailboxes(self.config, LocalConnector(self.config.store.data_dir))
+        # Leases and due times on the store's clock, which every worker shares.
+        outbox = SqlOutbox(self.engine, self.clock)
         return DeliveryPass(
-            SqlOutbox(self.engine),
+            outbox,
             SmtpTransports(self.config, tls_context, health=self.grant_health),
             peers,
             SentFolderCopies(self.config, peers, self.connectors.imap),
             self.config.mail_delivery,
-            clock=self.clock,
+            clock=outbox.now,
             worker=worker,
             draft_copies=self.draft_copies(),
         )

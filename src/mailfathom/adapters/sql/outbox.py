@@ -3,14 +3,15 @@
 Every change of stage is one conditional UPDATE whose WHERE clause states the facts the change
 depends on (the stage, the lease, who holds it), and whoever's statement changed no row lost
 the race. That is what keeps a claim and a cancellation from both succeeding, and a worker
-that lost its lease from writing over what happened since.
+that lost its lease from writing over what happened since. Lease times are set and compared
+on the store's clock (`now`), so workers whose machines' clocks disagree agree on expiry.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
-from datetime import datetime, timedelta
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -45,8 +46,22 @@ _OUTBOX_LOCK = 0x6D66_6F62
 
 
 class SqlOutbox:
-    def __init__(self, engine: sa.Engine) -> None:
+    def __init__(
+        self, engine: sa.Engine, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    ) -> None:
+        """`clock`: this machine's, read by `now` on SQLite only."""
         self._engine = engine
+        self._clock = clock
+
+    def now(self) -> datetime:
+        """The clock every delivery worker sharing the store reads, so that a lease one sets
+        is judged expired by another at the same instant whatever their machines' clocks
+        say: PostgreSQL's; on SQLite (one machine), this machine's."""
+        if self._engine.dialect.name != "postgresql":
+            return self._clock()
+        with self._engine.connect() as c:
+            stamp: datetime = c.execute(sa.select(sa.func.now())).scalar_one()
+        return stamp.astimezone(UTC)
 
     # -- writing a send ------------------------------------------------------------------
 
