@@ -968,7 +968,9 @@ class Services:
         """The delivery pass: queued sends to peer mailboxes and submission servers."""
         peers = LocalPeerMailboxes(self.config, LocalConnector(self.config.store.data_dir))
         # Leases and due times on the store's clock, which every worker shares.
-        outbox = SqlOutbox(self.engine, self.clock)
+        from mailfathom.adapters.processes import this_machine
+
+        outbox = SqlOutbox(self.engine, self.clock, machine=this_machine())
         return DeliveryPass(
             outbox,
             SmtpTransports(self.config, tls_context, health=self.grant_health),

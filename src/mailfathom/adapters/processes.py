@@ -19,6 +19,7 @@ import functools
 import hashlib
 import os
 import socket
+from collections.abc import Iterable
 from pathlib import Path
 
 _PROC = Path("/proc")
@@ -42,6 +43,10 @@ class MachineProcesses:
     def mine(self, identity: str) -> bool:
         """Whether `identity` names a process of this machine."""
         return identity.startswith(f"{self.machine}/")
+
+    def gone_among(self, identities: Iterable[str | None]) -> list[str]:
+        """The distinct `identities` that name gone processes of this machine."""
+        return [p for p in dict.fromkeys(identities) if p is not None and self.gone(p)]
 
     def gone(self, identity: str) -> bool:
         """Whether the process `identity` names has provably ended: it is of this machine and

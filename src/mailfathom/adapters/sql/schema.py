@@ -258,6 +258,8 @@ outgoing_emails = sa.Table(
     sa.Column("attempt_count", sa.Integer, nullable=False),
     sa.Column("lease_owner", sa.String(64)),
     sa.Column("lease_expires_at", TS),
+    # The claiming process (`adapters.processes`, 0031): recovered at once once it is gone.
+    sa.Column("lease_process", sa.String(64)),
     sa.Column("transmission_started_at", TS),
     sa.Column("failure_code", sa.Integer),
     sa.Column("finished_at", TS),

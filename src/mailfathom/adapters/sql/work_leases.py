@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -189,13 +190,12 @@ class SqlWorkLeases:
             rows = c.execute(sa.select(_L.subject, _L.holder).where(_L.kind == kind.value))
             return {str(row.subject): row.holder for row in rows}
 
-    def _gone(self, c: sa.Connection, named: sa.Select[tuple[str | None]]) -> list[str]:
+    def _gone(self, c: sa.Connection, named: sa.Select[Any]) -> list[str]:
         """The processes `named` selects that are of this machine and provably gone."""
-        machine = self._machine
-        if machine is None:
+        if self._machine is None:
             return []
-        found = c.execute(named.distinct()).scalars()
-        return [p for p in found if p is not None and machine.mine(p) and machine.gone(p)]
+        found: list[str | None] = list(c.execute(named.distinct()).scalars())
+        return self._machine.gone_among(found)
 
 
 def _locked(query: sa.Select[tuple[int]]) -> sa.Select[tuple[int]]:
