@@ -255,3 +255,27 @@ def test_the_lease_clock_is_the_stores_where_several_machines_share_it(
         assert leases.now() == T0
     else:
         assert abs(leases.now() - datetime.now(UTC)) < LEASE
+
+
+def test_renewing_many_leases_costs_a_few_statements_however_many(engine: sa.Engine) -> None:
+    """A round renews every lease a worker holds: under load, one transaction per lease kept
+    the round (and the heartbeat after it) late enough for leases to be lost."""
+    leases = SqlWorkLeases(engine)
+    subjects = [f"m{i:03d}" for i in range(120)]
+    leases.offer(ACCOUNT, subjects)
+    held = leases.claim("w1", ACCOUNT, subjects, T0, T0 + LEASE, limit=len(subjects))
+    taken = leases.claim("w2", ACCOUNT, subjects, T0 + 2 * LEASE, T0 + 3 * LEASE, limit=1)
+    statements: list[str] = []
+
+    def count(*args: object) -> None:
+        statements.append(str(args[2]))
+
+    sa.event.listen(engine, "before_cursor_execute", count)
+    try:
+        later = T0 + LEASE / 2
+        kept = leases.renew("w1", held, later, later + LEASE)
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", count)
+    assert kept == set(subjects) - {lease.subject for lease in taken}
+    assert len(statements) <= 4, statements
+    assert _expiry(engine, "m119" if taken[0].subject != "m119" else "m000") == T0 + LEASE * 1.5

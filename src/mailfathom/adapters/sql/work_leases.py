@@ -5,9 +5,10 @@ SKIP LOCKED` (two workers claiming at once take different rows, and a row a fenc
 holds `FOR SHARE` is skipped until that write commits), then taken with a conditional UPDATE
 that adds one to the fence. SQLite has one writer at a time (every write transaction begins
 IMMEDIATE), so the conditional UPDATE alone decides. Renewal and release name the fence they
-were claimed under, so a worker whose lease was taken over changes nothing; each lease is
-renewed in a short transaction of its own that skips a row locked by the holder's own open
-write instead of waiting for it, so one long write delays no renewal.
+were claimed under, so a worker whose lease was taken over changes nothing; a worker's
+leases are renewed in one short transaction that skips a row locked by the holder's own open write
+instead of waiting for it, so one long write delays no renewal, and however many leases a
+worker holds the round costs a few statements.
 
 Expiry and liveness are read against one clock every worker shares (`now`): PostgreSQL's, so
 a machine whose clock runs ahead neither sees the others dead nor their leases expired; on
@@ -25,7 +26,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -35,6 +36,7 @@ from mailfathom.adapters.sql.schema import lease_workers, work_leases
 from mailfathom.app.sync.lease_ports import Lease, LeaseKind
 
 _L = work_leases.c
+_Row = TypeVar("_Row", bound=tuple[Any, ...])
 _W = lease_workers.c
 # A worker not seen for this long is forgotten (a heartbeat table does not grow forever).
 _FORGET_AFTER = timedelta(hours=1)
@@ -146,25 +148,27 @@ class SqlWorkLeases:
     def renew(
         self, worker: str, leases: Sequence[Lease], now: datetime, until: datetime
     ) -> set[str]:
-        return {lease.subject for lease in leases if self._renew(worker, lease, until)}
-
-    def _renew(self, worker: str, lease: Lease, until: datetime) -> bool:
-        """One lease in one short transaction, so a lease whose row is locked holds up no
-        other. On PostgreSQL a row the holder's own fenced write holds FOR SHARE is skipped,
-        not waited for; it counts as kept while the row still names this holder and fence
-        (the write's commit comes first, and the next round renews it)."""
+        """Every lease in one short transaction that never waits, so renewal costs a few
+        statements however many leases a worker holds. On PostgreSQL the rows are locked
+        `FOR NO KEY UPDATE SKIP LOCKED`: a row the holder's own fenced write holds FOR SHARE
+        is skipped, not waited for, and counts as kept while it still names this holder and
+        fence (the write's commit comes first, and the next round renews it)."""
+        if not leases:
+            return set()
         with self._engine.begin() as c:
-            mine = sa.select(_L.fence).where(*_held(worker, lease))
-            if c.dialect.name != "postgresql":
-                return bool(
-                    c.execute(
-                        sa.update(work_leases).where(*_held(worker, lease)).values(expires_at=until)
-                    ).rowcount
+            mine = sa.select(_L.subject).where(_L.holder == worker, _claims(leases))
+            if c.dialect.name == "postgresql":
+                locked = set(c.execute(_locked(mine)).scalars())
+                kept = locked | set(c.execute(mine.where(_L.subject.not_in(locked))).scalars())
+            else:
+                locked = kept = set(c.execute(mine).scalars())
+            if locked:
+                c.execute(
+                    sa.update(work_leases)
+                    .where(_L.holder == worker, _claims(leases), _L.subject.in_(locked))
+                    .values(expires_at=until)
                 )
-            if c.execute(_locked(mine)).first() is None:
-                return c.execute(mine).first() is not None
-            c.execute(sa.update(work_leases).where(*_held(worker, lease)).values(expires_at=until))
-            return True
+            return {str(subject) for subject in kept}
 
     def release(self, worker: str, leases: Sequence[Lease]) -> None:
         """Each lease in a transaction of its own; on PostgreSQL a row still locked by a
@@ -198,7 +202,14 @@ class SqlWorkLeases:
         return self._machine.gone_among(found)
 
 
-def _locked(query: sa.Select[tuple[int]]) -> sa.Select[tuple[int]]:
+def _claims(leases: Sequence[Lease]) -> sa.ColumnElement[bool]:
+    """The rows of `leases` as claimed: each kind and subject under its fence."""
+    return sa.tuple_(_L.kind, _L.subject, _L.fence).in_(
+        [(lease.kind.value, lease.subject, lease.fence) for lease in leases]
+    )
+
+
+def _locked(query: sa.Select[_Row]) -> sa.Select[_Row]:
     """`FOR NO KEY UPDATE SKIP LOCKED`: the lock an UPDATE of the row takes, without waiting."""
     return query.with_for_update(key_share=True, skip_locked=True)
 
