@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import structlog
 
 from mailfathom.app.shared.context_threads import context_thread
-from mailfathom.app.sync.change_waits import recorded_since, wait_for_changes
+from mailfathom.app.sync.change_carrying import carry_changes
+from mailfathom.app.sync.credential_waits import CredentialWaits
 from mailfathom.app.sync.failure_record import FailureRecord
 from mailfathom.app.sync.folder_visibility import mapped_folders
 from mailfathom.app.sync.pass_activity import PassActivity
@@ -32,7 +33,6 @@ from mailfathom.domain.errors import (
     ConsentRequired,
     LeaseLost,
     MailServerAuthError,
-    SecretUnavailable,
     SyncError,
 )
 from mailfathom.domain.folders import FolderRole
@@ -43,7 +43,6 @@ log = structlog.get_logger("mailfathom.sync")
 IDLE_SECONDS = 25 * 60  # RFC 2177 section 3: re-issue IDLE at least every 29 minutes
 IDLE_SLICE = 10.0  # how long one IDLE waits before checking whether to stop
 WATCH_SLICE = 0.2  # how often a watched mailbox without IDLE is looked at between polls
-CONSENT_SLICE = 5.0  # how often an account waiting for consent reads its refresh token
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,61 +89,8 @@ class AccountSynchronizer:
         # Folders a caller had created on the account's server (organize_email), kept with
         # the configured ones.
         self._created_folders = created_folders
-        # How a run waiting for a person's new grant learns that one was written (without
-        # asking the provider). The connector's logins write the account's health down.
-        self._consent = consent
-        # How a run whose login the server refused learns that the secret was replaced
-        # (reading it locally, never asking the server again with the refused one).
-        self._login_secrets = login_secrets
-
-    def _await_consent(self, account: AccountConfig, stop: threading.Event) -> bool:
-        """Wait, reading only the local refresh token, until a new one is written (True:
-        the run resumes) or the run stops (False). Without a way to tell, the run ends as
-        it does for refused credentials."""
-        log.error("account.consent_required", account=account.account_id, error_code=31003)
-        if self._consent is None:
-            return False
-        interval = min(CONSENT_SLICE, account.poll_interval_seconds)
-        while not stop.is_set():
-            if not self._consent.consent_pending(account):
-                log.info("account.consent_renewed", account=account.account_id)
-                return True
-            stop.wait(interval)
-        return False
-
-    def _await_new_secret(self, account: AccountConfig, stop: threading.Event) -> bool:
-        """Wait, reading only the local secrets, until the ones the server refused are
-        replaced (True: the run resumes) or the run stops (False). Asking the server again
-        with a refused password cannot succeed and may have the mailbox locked out. Without
-        a way to tell, the run ends: the account's health says why."""
-        log.error("account.credentials_refused", account=account.account_id, error_code=31002)
-        if self._login_secrets is None:
-            return False
-        secrets = self._login_secrets
-        try:
-            refused: str | None = secrets.fingerprint(account)
-        except SecretUnavailable:
-            refused = None  # whatever can be read later is another secret
-        interval = min(CONSENT_SLICE, account.poll_interval_seconds)
-        said: str | None = None
-        while not stop.wait(interval):
-            try:
-                now = secrets.fingerprint(account)
-            except SecretUnavailable as error:
-                if error.origin != said:
-                    said = error.origin
-                    log.error(
-                        "account.secret_not_readable",
-                        account=account.account_id,
-                        key=error.origin,
-                        error_code=error.code,
-                    )
-                continue
-            said = None
-            if now != refused:
-                log.info("account.credentials_replaced", account=account.account_id)
-                return True
-        return False
+        # How a run whose login needs a person or an operator waits for them.
+        self._waits = CredentialWaits(consent, login_secrets)
 
     def prepare(self, account: AccountConfig) -> list[FolderRecord]:
         self._store.ensure_account(account)
@@ -261,7 +207,9 @@ class AccountSynchronizer:
         carrier: threading.Thread | None = None
         if self._owner_changes is not None and records:
             carrier = context_thread(
-                self._carry_changes,
+                carry_changes,
+                self._opened,
+                self._waits,
                 account,
                 self._owner_changes,
                 stop,
@@ -316,10 +264,10 @@ class AccountSynchronizer:
             except LeaseLost:
                 return
             except ConsentRequired:
-                if not self._await_consent(account, stop):
+                if not self._waits.await_consent(account, stop):
                     return
             except MailServerAuthError:
-                if not self._await_new_secret(account, stop):
+                if not self._waits.await_new_secret(account, stop):
                     return
             except Exception as error:  # a continuous run must outlive one bad pass
                 if isinstance(error, SyncError):
@@ -354,11 +302,11 @@ class AccountSynchronizer:
             try:
                 session = self._opened(account)
             except ConsentRequired:
-                if not self._await_consent(account, stop):
+                if not self._waits.await_consent(account, stop):
                     return
                 continue
             except MailServerAuthError:
-                if not self._await_new_secret(account, stop):
+                if not self._waits.await_new_secret(account, stop):
                     return
                 continue
             except LeaseLost:
@@ -415,66 +363,6 @@ class AccountSynchronizer:
                 backoff = min(backoff * 2, 600.0)
             finally:
                 session.close()
-
-    def _carry_changes(
-        self,
-        account: AccountConfig,
-        changes: OwnerChanges,
-        stop: threading.Event,
-        after_carry: Callable[[], None] | None = None,
-    ) -> None:
-        """Carry recorded changes as soon as one is written and otherwise once per polling
-        interval, over a short session of its own: a folder waiting in IDLE hears of the
-        change from the server and reads it back. A recorder in this process wakes the run
-        at once; one in another process (`serve --no-sync` beside `sync --continuous`) is
-        noticed by reading the store's open records every `LEDGER_SLICE` seconds."""
-        wake = threading.Event()
-        changes.listen(account.account_id, wake.set)
-        try:
-            self._carry_until_stopped(account, changes, stop, wake, after_carry)
-        finally:
-            changes.unlisten(account.account_id, wake.set)
-
-    def _carry_until_stopped(
-        self,
-        account: AccountConfig,
-        changes: OwnerChanges,
-        stop: threading.Event,
-        wake: threading.Event,
-        after_carry: Callable[[], None] | None,
-    ) -> None:
-        backoff = 5.0
-        while not stop.is_set():
-            wake.clear()
-            wait = float(account.poll_interval_seconds)
-            watch: Callable[[], bool] | None = None
-            try:
-                if changes.waiting(account.account_id):
-                    session = self._opened(account)
-                    try:
-                        changes.carry(account, session)
-                    finally:
-                        session.close()
-                    if after_carry is not None:
-                        after_carry()
-                backoff = 5.0
-                watch = recorded_since(changes, account.account_id)
-            except LeaseLost:
-                return
-            except ConsentRequired:
-                if not self._await_consent(account, stop):
-                    return
-                continue
-            except MailServerAuthError:
-                if not self._await_new_secret(account, stop):
-                    return
-                continue
-            except Exception as error:  # the changes are carried again after the back-off
-                if not isinstance(error, SyncError):
-                    log_unexpected(error, account.account_id, backoff)
-                wait = backoff
-                backoff = min(backoff * 2, 600.0)
-            wait_for_changes(wake, stop, wait, watch)
 
 
 def _recordable(error: BaseException) -> bool:
