@@ -4,6 +4,8 @@ the in-memory fakes of the ports (`backend`), so a fake passes what the adapters
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,6 +16,7 @@ import sqlalchemy as sa
 
 from fakes.answering import MemoryChatHealth, MemoryLedger
 from fakes.store import MemoryStore
+from mailfathom.adapters.processes import MachineProcesses, this_machine
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.answering import SqlAnsweringLedger, SqlChatHealth
 from mailfathom.adapters.sql.contacts import SqlContactBook
@@ -181,3 +184,20 @@ def postgres_engine(migrated_postgres_url: str) -> Iterator[sa.Engine]:
     created = create_store_engine(migrated_postgres_url)
     yield created
     created.dispose()
+
+
+@pytest.fixture
+def machine() -> MachineProcesses:
+    """This machine's processes, as lease rows name them."""
+    found = this_machine()
+    assert found is not None, "this machine's /proc tells processes apart"
+    return found
+
+
+@pytest.fixture
+def stand_in() -> Iterator[subprocess.Popen[bytes]]:
+    """A process of this machine that stands for the holder of a lease or a send."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    yield process
+    process.kill()
+    process.wait()

@@ -8,35 +8,18 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
 
-from mailfathom.adapters.processes import MachineProcesses, this_machine, this_process
+from mailfathom.adapters.processes import MachineProcesses, this_process
 from mailfathom.adapters.sql.work_leases import SqlWorkLeases
 from mailfathom.app.sync.lease_ports import Lease, LeaseKind
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 LEASE = timedelta(seconds=30)
 ACCOUNT = LeaseKind.ACCOUNT
-
-
-@pytest.fixture
-def machine() -> MachineProcesses:
-    found = this_machine()
-    assert found is not None, "this machine's /proc tells processes apart"
-    return found
-
-
-@pytest.fixture
-def child() -> Iterator[subprocess.Popen[bytes]]:
-    """A process of this machine that stands for a lease holder."""
-    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
-    yield process
-    process.kill()
-    process.wait()
 
 
 def _holder(
@@ -52,19 +35,19 @@ def _holder(
 def test_a_lease_whose_holder_process_is_gone_is_taken_at_once_under_a_higher_fence(
     engine: sa.Engine,
     machine: MachineProcesses,
-    child: subprocess.Popen[bytes],
+    stand_in: subprocess.Popen[bytes],
     reaped: bool,
 ) -> None:
-    identity = machine.identity(child.pid)
+    identity = machine.identity(stand_in.pid)
     assert identity is not None
     holder, lease = _holder(engine, machine, identity)
     claimant = SqlWorkLeases(engine, machine=machine)
     assert claimant.claim("next", ACCOUNT, ["a1"], T0, T0 + LEASE, limit=1) == []
-    child.kill()
+    stand_in.kill()
     if reaped:
-        child.wait()
+        stand_in.wait()
     else:  # ended, left unreaped by its parent
-        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)
+        os.waitid(os.P_PID, stand_in.pid, os.WEXITED | os.WNOWAIT)
     early = T0 + LEASE / 10
     taken = claimant.claim("next", ACCOUNT, ["a1"], early, early + LEASE, limit=1)
     assert taken == [Lease(ACCOUNT, "a1", lease.fence + 1)]
@@ -85,19 +68,19 @@ def test_a_live_holder_of_this_machine_keeps_its_lease_until_it_expires(
 
 
 def test_a_process_id_now_naming_another_process_does_not_pass_for_the_holder(
-    engine: sa.Engine, machine: MachineProcesses, child: subprocess.Popen[bytes]
+    engine: sa.Engine, machine: MachineProcesses, stand_in: subprocess.Popen[bytes]
 ) -> None:
     """The holder's id reused by a process that started at another moment: the holder is
     gone, though a process with its id runs."""
-    identity = machine.identity(child.pid)
+    identity = machine.identity(stand_in.pid)
     assert identity is not None
     started = int(identity.rsplit("/", 1)[1])
-    earlier = f"{machine.machine}/{child.pid}/{started - 1}"
+    earlier = f"{machine.machine}/{stand_in.pid}/{started - 1}"
     _, lease = _holder(engine, machine, earlier)
     claimant = SqlWorkLeases(engine, machine=machine)
     (taken,) = claimant.claim("next", ACCOUNT, ["a1"], T0, T0 + LEASE, limit=1)
     assert taken.fence == lease.fence + 1
-    assert child.poll() is None, "the process now holding the id was left alone"
+    assert stand_in.poll() is None, "the process now holding the id was left alone"
 
 
 def test_a_holder_on_another_machine_is_judged_by_its_lease_expiry_alone(
@@ -114,16 +97,16 @@ def test_a_holder_on_another_machine_is_judged_by_its_lease_expiry_alone(
 
 
 def test_a_gone_worker_of_this_machine_is_no_longer_counted_alive(
-    engine: sa.Engine, machine: MachineProcesses, child: subprocess.Popen[bytes]
+    engine: sa.Engine, machine: MachineProcesses, stand_in: subprocess.Popen[bytes]
 ) -> None:
     """Its share goes to the workers left at their next heartbeat, not a lease period later."""
-    identity = machine.identity(child.pid)
+    identity = machine.identity(stand_in.pid)
     assert identity is not None
     SqlWorkLeases(engine, machine=machine, process=identity).beat("killed", T0, T0 + LEASE)
     leases = SqlWorkLeases(engine, machine=machine)
     assert leases.beat("next", T0, T0 + LEASE) == ["killed", "next"]
-    child.kill()
-    child.wait()
+    stand_in.kill()
+    stand_in.wait()
     assert leases.beat("next", T0, T0 + LEASE) == ["next"]
 
 

@@ -67,7 +67,7 @@ class Tally:
 def _loop(engine: sa.Engine, tally: Tally, worker: str) -> LeaseLoop:
     work = LeaseWork(LeaseKind.ACCOUNT, SUBJECTS, tally.work, fair=True)
     return LeaseLoop(
-        Watched(engine, tally),  # type: ignore[arg-type]
+        Watched(engine, tally),
         StoreFencing(engine),
         work,
         worker=worker,

@@ -5,67 +5,34 @@ transmission began, failed with an unknown outcome when one had. A live claimant
 from __future__ import annotations
 
 import subprocess
-import sys
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
 
-from mailfathom.adapters.processes import MachineProcesses, this_machine
+from mailfathom.adapters.processes import MachineProcesses
 from mailfathom.adapters.sql.outbox import SqlOutbox
-from mailfathom.app.sending.ports import NewOutgoing
 from mailfathom.domain.codes import DeliveryCode
-from mailfathom.domain.outgoing import AddressField, OutgoingKind, Recipient, Stage
+from mailfathom.domain.outgoing import Stage
+from store.test_outbox_contract import _new
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 LEASE_SECONDS = 300
 
 
-@pytest.fixture
-def machine() -> MachineProcesses:
-    found = this_machine()
-    assert found is not None
-    return found
-
-
-@pytest.fixture
-def child() -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
-    yield process
-    process.kill()
-    process.wait()
-
-
 def _queued(outbox: SqlOutbox) -> uuid.UUID:
-    record, _ = outbox.record(
-        NewOutgoing(
-            outgoing_id=uuid.uuid4(),
-            account_id="acct",
-            idempotency_key="k",
-            caller="agent",
-            kind=OutgoingKind.NEW,
-            queued_at=T0,
-            not_before=T0,
-            message_id="<m@example.org>",
-            envelope_from="me@example.org",
-            mime=b"Subject: x\r\n\r\nbody\r\n",
-            recipients=(Recipient(AddressField.TO, "a@example.net"),),
-        ),
-        [],
-    )
-    return record.outgoing_id
+    return outbox.record(_new(), [])[0].outgoing_id
 
 
 @pytest.mark.parametrize("transmitted", [False, True], ids=["queued-again", "outcome-unknown"])
 def test_a_send_claimed_by_a_gone_process_of_this_machine_is_recovered_at_once(
     engine: sa.Engine,
     machine: MachineProcesses,
-    child: subprocess.Popen[bytes],
+    stand_in: subprocess.Popen[bytes],
     transmitted: bool,
 ) -> None:
-    claimant = SqlOutbox(engine, machine=machine, process=machine.identity(child.pid))
+    claimant = SqlOutbox(engine, machine=machine, process=machine.identity(stand_in.pid))
     sent = _queued(claimant)
     (claimed,) = claimant.claim("killed", T0, LEASE_SECONDS, 1)
     if transmitted:
@@ -73,8 +40,8 @@ def test_a_send_claimed_by_a_gone_process_of_this_machine_is_recovered_at_once(
     next_pass = SqlOutbox(engine, machine=machine)
     soon = T0 + timedelta(seconds=1)
     assert next_pass.recover(soon, soon, 5) == 0, "a live claimant keeps its send"
-    child.kill()
-    child.wait()
+    stand_in.kill()
+    stand_in.wait()
     assert next_pass.recover(soon, soon, 5) == 1
     after = next_pass.find(sent)
     assert after is not None

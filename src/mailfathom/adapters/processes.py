@@ -40,6 +40,10 @@ class MachineProcesses:
         started = _started(pid)
         return None if started is None else f"{self.machine}/{pid}/{started}"
 
+    def own(self) -> str | None:
+        """How lease rows name the calling process."""
+        return self.identity(os.getpid())
+
     def mine(self, identity: str) -> bool:
         """Whether `identity` names a process of this machine."""
         return identity.startswith(f"{self.machine}/")
@@ -78,7 +82,7 @@ def this_machine() -> MachineProcesses | None:
 def this_process() -> str | None:
     """How lease rows name the calling process (None where processes cannot be told apart)."""
     machine = this_machine()
-    return None if machine is None else machine.identity(os.getpid())
+    return None if machine is None else machine.own()
 
 
 def _started(pid: int) -> int | None:

@@ -11,7 +11,6 @@ machine that is provably gone is recovered at once, as if its lease had expired.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
@@ -22,6 +21,7 @@ import sqlalchemy as sa
 from mailfathom.adapters.processes import MachineProcesses
 from mailfathom.adapters.sql.drafts import mark_promoted
 from mailfathom.adapters.sql.schema import outgoing_emails, outgoing_recipients
+from mailfathom.adapters.sql.store_clock import store_now
 from mailfathom.app.sending.ports import (
     AttemptResult,
     CeilingLimit,
@@ -65,19 +65,11 @@ class SqlOutbox:
         self._engine = engine
         self._clock = clock
         self._machine = machine
-        self._process = process
-        if process is None and machine is not None:
-            self._process = machine.identity(os.getpid())
+        self._process = process if process is not None or machine is None else machine.own()
 
     def now(self) -> datetime:
-        """The clock every delivery worker sharing the store reads, so that a lease one sets
-        is judged expired by another at the same instant whatever their machines' clocks
-        say: PostgreSQL's; on SQLite (one machine), this machine's."""
-        if self._engine.dialect.name != "postgresql":
-            return self._clock()
-        with self._engine.connect() as c:
-            stamp: datetime = c.execute(sa.select(sa.func.now())).scalar_one()
-        return stamp.astimezone(UTC)
+        """The clock every delivery worker sharing the store reads (`store_now`)."""
+        return store_now(self._engine, self._clock)
 
     # -- writing a send ------------------------------------------------------------------
 

@@ -23,7 +23,6 @@ machine is judged by its lease's expiry alone.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -33,6 +32,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from mailfathom.adapters.processes import MachineProcesses
 from mailfathom.adapters.sql.schema import lease_workers, work_leases
+from mailfathom.adapters.sql.store_clock import store_now
 from mailfathom.app.sync.lease_ports import Lease, LeaseKind
 
 _L = work_leases.c
@@ -62,16 +62,10 @@ class SqlWorkLeases:
         self._engine = engine
         self._clock = clock
         self._machine = machine
-        self._process = process
-        if process is None and machine is not None:
-            self._process = machine.identity(os.getpid())
+        self._process = process if process is not None or machine is None else machine.own()
 
     def now(self) -> datetime:
-        if self._engine.dialect.name != "postgresql":
-            return self._clock()
-        with self._engine.connect() as c:
-            stamp: datetime = c.execute(sa.select(sa.func.now())).scalar_one()
-        return stamp.astimezone(UTC)
+        return store_now(self._engine, self._clock)
 
     def offer(self, kind: LeaseKind, subjects: Sequence[str]) -> None:
         with self._engine.begin() as c:
