@@ -268,6 +268,8 @@ outgoing_emails = sa.Table(
     sa.Column("attempt_count", sa.Integer, nullable=False),
     sa.Column("lease_owner", sa.String(64)),
     sa.Column("lease_expires_at", TS),
+    # The claiming process (`adapters.processes`, 0031): recovered at once once it is gone.
+    sa.Column("lease_process", sa.String(64)),
     sa.Column("transmission_started_at", TS),
     sa.Column("failure_code", sa.Integer),
     sa.Column("finished_at", TS),
@@ -694,6 +696,9 @@ work_leases = sa.Table(
     sa.Column("holder", sa.String(128)),
     sa.Column("fence", sa.BigInteger, nullable=False),
     sa.Column("expires_at", TS),
+    # The holder's process (`adapters.processes`, 0031): on its machine, a lease it holds is
+    # taken at once once the process is gone.
+    sa.Column("holder_process", sa.String(64)),
 )
 
 # The workers alive, each until its last heartbeat's `seen_until`: how many share the accounts.
@@ -702,6 +707,7 @@ lease_workers = sa.Table(
     metadata,
     sa.Column("worker_id", sa.String(128), primary_key=True),
     sa.Column("seen_until", TS, nullable=False),
+    sa.Column("process", sa.String(64)),
 )
 
 # What replicas of the MCP endpoint share between requests (see 0030).

@@ -284,6 +284,10 @@ class OwnerChanges(Protocol):
         """Have `wake` called whenever a change of the account is recorded."""
         ...
 
+    def unlisten(self, account_id: str, wake: Callable[[], None]) -> None:
+        """Stop calling `wake` (the run that listened ended)."""
+        ...
+
 
 class ContactCollector(Protocol):
     """The contact book as synchronization feeds it: the people a committed batch of mail
