@@ -8,7 +8,8 @@ Used by `mcp_throughput.py --profile` on its deployment and its mix of calls. Th
 loop's thread and in each worker thread the tools run in. Printed and written: the
 functions by own time and by cumulative time, and the share of the calls' wall time spent
 in each of a few families (the SDK's dispatch and validation, our use cases, the database
-driver, pydantic, JSON).
+driver, pydantic, JSON), and the statements our code sent per call (counted by a SQLAlchemy
+listener: the pool's ping and the driver's own `BEGIN` are not among them).
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ sys.path.insert(0, str(BENCH_DIR))
 from mcp_throughput import PROTOCOL, request_body  # noqa: E402
 
 
-async def drive(app: Any, key: str, calls: list[dict[str, Any]], count: int, clients: int) -> float:
+async def drive(
+    app: Any, key: str, calls: list[dict[str, Any]], count: int, clients: int, sent: list[int]
+) -> float:
+    """Wall seconds of all calls but the first; `sent` counts the statements from then."""
     import httpx2
 
     headers = {
@@ -58,6 +62,7 @@ async def drive(app: Any, key: str, calls: list[dict[str, Any]], count: int, cli
                     return
 
         await client(1)  # one call first: what is made once is not in the figures
+        sent[0] = 0
         started = time.perf_counter()
         await asyncio.gather(*(client() for _ in range(clients)))
         return time.perf_counter() - started
@@ -73,12 +78,20 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=10)
     args = parser.parse_args()
 
+    import sqlalchemy as sa
+
     from mailfathom.adapters.config.toml_loader import load_config
     from mailfathom.bootstrap import Services
     from mailfathom.domain.request_bounds import tool_request_octets
     from mailfathom.entrypoints.mcp.assemble import build_server
     from mailfathom.entrypoints.mcp.http_app import build_http_app
 
+    statements = [0]
+
+    def count(*_: Any) -> None:
+        statements[0] += 1
+
+    sa.event.listen(sa.Engine, "before_cursor_execute", count)
     config = load_config(Path(args.config))
     calls = json.loads(Path(args.calls).read_text())
     profiles: list[cProfile.Profile] = []
@@ -101,7 +114,7 @@ def main() -> None:
         main_profile = cProfile.Profile()
         threading.setprofile(start_in_thread)
         main_profile.enable()
-        wall = asyncio.run(drive(app, args.key, calls, args.calls_made, args.clients))
+        wall = asyncio.run(drive(app, args.key, calls, args.calls_made, args.clients, statements))
         main_profile.disable()
         threading.setprofile(None)
         for profile in profiles:
@@ -115,6 +128,8 @@ def main() -> None:
     rate = args.calls_made / wall
     print(f"{args.calls_made} calls in {wall:.2f} s: {rate:.1f} calls/s", file=text)
     print(f"({per_call:.2f} ms of one profiled process per call)", file=text)
+    timed = max(1, args.calls_made - 1)
+    print(f"{statements[0] / timed:.2f} statements per call", file=text)
     stats.sort_stats("tottime").print_stats(45)
     stats.sort_stats("cumulative").print_stats(90)
     Path(args.out + ".txt").write_text(text.getvalue())

@@ -21,8 +21,11 @@ the servers on a small machine. Before each load, a sample of the same calls is 
 the official MCP client and its answers compared with the raw ones (same structured
 content), and every raw answer of the load is checked to be a success.
 
-Printed: calls/s, p50, p95, p99 per N and the ratio of calls/s to one process; the figures
-are written as JSON to bench/results/ (which git ignores). With --profile, the same calls
+Printed: calls/s, p50, p95, p99 per N and the ratio of calls/s to one process, the
+servers' CPU per call (user and system time of the serving processes, from /proc) and the
+database's transactions and statements per call (`pg_stat_statements`, which the private
+server loads; "-" on a server that does not); the figures are written as JSON to
+bench/results/ (which git ignores). With --profile, the same calls
 are then made in one process under cProfile (`mcp_call_profile.py`), profile kept beside
 the figures. With --work-dir and --database-url the deployment is kept and reused; --code DIR serves
 another copy of src/ (an earlier commit's, `git archive`d) on the same deployment.
@@ -127,6 +130,8 @@ def build(work: Path, database_url: str, accounts: int, messages: int, seed: int
         "accounts": names,
         "corpus": corpus,
         "database_url": database_url,
+        # Kept with the deployment: the mix's cursors are sealed under it.
+        "state_secret": secrets.token_hex(32),
     }
 
 
@@ -216,7 +221,7 @@ def first_calls(setup: dict[str, Any], seed: int) -> list[dict[str, Any]]:
         [sys.executable, "-m", "mailfathom", "serve", "--config", str(setup["config"])],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env=code_env(setup["config"].parent),
+        env={**code_env(setup["config"].parent), STATE_SECRET_ENV: setup["state_secret"]},
     )
     try:
         support.wait_for_port(setup["port"], first)
@@ -344,23 +349,22 @@ def code_env(work: Path) -> dict[str, str]:
 
 
 STATE_SECRET_ENV = "MAILFATHOM_BENCH_STATE_SECRET"
-STATE_SECRET = secrets.token_hex(32)
 
 
-def serve(config: Path, port: int, processes: int, log_path: Path) -> Any:
+def serve(config: Path, port: int, processes: int, log_path: Path, secret: str) -> Any:
     command = [sys.executable, "-m", "mailfathom", "serve", "--config", str(config)]
     command += ["--port", str(port)]
     if processes != 1:
         command += ["--processes", str(processes)]
     with log_path.open("ab") as out:
-        env = {**code_env(config.parent), STATE_SECRET_ENV: STATE_SECRET}
+        env = {**code_env(config.parent), STATE_SECRET_ENV: secret}
         return subprocess.Popen(command, stdout=out, stderr=out, cwd=str(config.parent), env=env)
 
 
 def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, args: Any,
             work: Path) -> dict[str, Any]:  # fmt: skip
     port = setup["port"]
-    process = serve(setup["config"], port, processes, work / "serve.log")
+    process = serve(setup["config"], port, processes, work / "serve.log", setup["state_secret"])
     try:
         support.wait_for_port(port, process)
         url = f"http://127.0.0.1:{port}/mcp"
@@ -380,6 +384,7 @@ def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, 
         )  # fmt: skip
         server_cpu = _cpu_of_tree(process.pid)
         transactions = _transactions(setup["database_url"])
+        statements = _statements(setup["database_url"])
         out = subprocess.run(
             [sys.executable, str(Path(__file__).resolve()), "--child-load", str(spec)],
             capture_output=True,
@@ -390,6 +395,8 @@ def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, 
             raise RuntimeError(f"the load failed:\n{out.stderr[-3000:]}")
         server_cpu = _cpu_of_tree(process.pid) - server_cpu
         transactions = _transactions(setup["database_url"]) - transactions
+        after = _statements(setup["database_url"])
+        statements = None if after is None or statements is None else after - statements
     finally:
         support.stop_process(process)
     found = json.loads(out.stdout.strip().splitlines()[-1])
@@ -407,6 +414,9 @@ def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, 
         "server_cpu_s": server_cpu,
         # Over the warm-up and the measured seconds alike, so a ratio to the calls of both.
         "transactions_per_call": transactions / max(1, found["calls_made"]),
+        "statements_per_call": (
+            None if statements is None else statements / max(1, found["calls_made"])
+        ),
         "server_cpu_ms_per_call": server_cpu * 1000 / max(1, found["calls_made"]),
     }
 
@@ -456,21 +466,59 @@ def raw_answers(port: int, key: str, calls: list[dict[str, Any]]) -> list[Any]:
     return found
 
 
-def _transactions(url: str) -> int:
-    """Transactions committed and rolled back in the benchmark's database so far."""
-    import psycopg
+def _conninfo(url: str) -> str:
     import sqlalchemy as sa
 
     parsed = sa.make_url(url)
-    conninfo = (
-        f"host={parsed.host} port={parsed.port} user={parsed.username} dbname={parsed.database}"
-    )
-    with psycopg.connect(conninfo, autocommit=True) as connection:
+    return f"host={parsed.host} port={parsed.port} user={parsed.username} dbname={parsed.database}"
+
+
+def _transactions(url: str) -> int:
+    """Transactions committed and rolled back in the benchmark's database so far."""
+    import psycopg
+
+    with psycopg.connect(_conninfo(url), autocommit=True) as connection:
         row = connection.execute(
-            "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = %s",
-            (parsed.database,),
+            "SELECT xact_commit + xact_rollback FROM pg_stat_database"
+            " WHERE datname = current_database()"
         ).fetchone()
     return int(row[0]) if row else 0
+
+
+# The benchmark's own readings of the statistics views, left out of the statements counted.
+_OWN_READINGS = "%pg_stat_%"
+
+
+def _statements(url: str) -> int | None:
+    """Statements the benchmark's database has run so far, from `pg_stat_statements`
+    (`BEGIN` and `ROLLBACK` among them; not a pool's ping, an empty statement the view does
+    not keep, which counts as a transaction instead); None where the server does not load
+    it."""
+    import psycopg
+
+    try:
+        with psycopg.connect(_conninfo(url), autocommit=True) as connection:
+            connection.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            row = connection.execute(
+                "SELECT coalesce(sum(s.calls), 0) FROM pg_stat_statements s"
+                " JOIN pg_database d ON d.oid = s.dbid"
+                " WHERE d.datname = current_database() AND s.query NOT LIKE %s",
+                (_OWN_READINGS,),
+            ).fetchone()
+    except psycopg.Error:
+        return None
+    return int(row[0]) if row else 0
+
+
+def count_statements(server: Any) -> None:
+    """Have the benchmark's own PostgreSQL count statements (`pg_stat_statements` is
+    loaded at start only, hence the restart)."""
+    import psycopg
+
+    with psycopg.connect(server.conninfo(), autocommit=True) as connection:
+        connection.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+    server.halt()
+    server.resume()
 
 
 def _cpu_of_tree(pid: int) -> float:
@@ -502,19 +550,24 @@ def report(results: dict[str, Any]) -> None:
     )
     print(f"{'processes':>9} {'calls/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} "
           f"{'ratio':>6} {'server cpu s':>12} {'load cpu s':>10} {'xact/call':>9} "
-          f"{'cpu ms/call':>11}")  # fmt: skip
+          f"{'cpu ms/call':>11} {'stmt/call':>9}")  # fmt: skip
     for run in runs:
         print(
             f"{run['processes']:>9} {run['calls_per_s']:>9.1f} {run['p50_ms']:>8.1f} "
             f"{run['p95_ms']:>8.1f} {run['p99_ms']:>8.1f} "
             f"{run['calls_per_s'] / base if base else 0:>6.2f} "
             f"{run['server_cpu_s']:>12.1f} {run['load_cpu_s']:>10.1f} "
-            f"{run['transactions_per_call']:>9.2f} {run['server_cpu_ms_per_call']:>11.2f}"
+            f"{run['transactions_per_call']:>9.2f} {run['server_cpu_ms_per_call']:>11.2f} "
+            f"{_or_dash(run.get('statements_per_call')):>9}"
         )
     print(
         f"target at the most processes: {TARGET_CALLS_PER_S:.0f} calls/s with p95 under "
         f"{TARGET_P95_MS:.0f} ms"
     )
+
+
+def _or_dash(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
 
 
 def main() -> None:
@@ -577,6 +630,7 @@ def main() -> None:
                     from servers.postgres import PostgresServer
 
                     server = PostgresServer().start()
+                    count_statements(server)
                     url = server.create_database("throughput")
                 setup = build(work, url, args.accounts, args.messages, args.seed)
                 calls = first_calls(setup, args.seed)
@@ -595,7 +649,8 @@ def main() -> None:
                 subprocess.run(
                     [sys.executable, str(BENCH_DIR / "mcp_call_profile.py"),
                      str(setup["config"]), str(work / "calls.json"), setup["key"], str(prefix)],
-                    check=True, stdout=subprocess.DEVNULL, env=code_env(work),
+                    check=True, stdout=subprocess.DEVNULL,
+                    env={**code_env(work), STATE_SECRET_ENV: setup["state_secret"]},
                 )  # fmt: skip
                 results["profile"] = f"{prefix}.txt"
         finally:

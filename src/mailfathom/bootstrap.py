@@ -199,6 +199,7 @@ if TYPE_CHECKING:
     # Imported where they are made: a command loads only the libraries it uses (webauthn,
     # detect_secrets, numpy, vobject, dkim, the chat client), which keeps every start short.
     from mailfathom.adapters.chat.openai_chat import OpenAiCompatibleChat
+    from mailfathom.adapters.sql.folder_catalog import FolderCatalog
     from mailfathom.adapters.sql.passage_store import SqlPassageStore
     from mailfathom.adapters.sql.reading import SqlMailboxReader
     from mailfathom.adapters.sql.vector_reading import VectorCache
@@ -288,6 +289,9 @@ def load_deployment(path: Path) -> DeploymentConfig:
 # Allocations between collections of the youngest generation (the interpreter's default is
 # 700). See `_settle_collector`.
 COLLECTOR_THRESHOLD = 10_000
+# The lease rounds' connections per process on PostgreSQL: one per lease loop (accounts,
+# embedding), one for a pass run once, one to spare.
+LEASE_CONNECTIONS = 4
 _collector_lock = threading.Lock()
 _collector_settled = False
 
@@ -325,6 +329,8 @@ class Services:
     overview: SqlStoreOverview
     clock: Callable[[], datetime] = field(default=utc_now)
     read_engine: sa.Engine | None = None
+    # The lease rounds' own connections on PostgreSQL (see `work_leases`), made on first use.
+    lease_engine: sa.Engine | None = None
     mutation_signal: MutationSignal = field(default_factory=MutationSignal)
     # Told of each owner alert recorded in this process (the MCP endpoint counts them).
     alert_signal: AlertSignal = field(default_factory=AlertSignal)
@@ -342,7 +348,9 @@ class Services:
     # Each generation's passage vectors as this process holds them, shared by every reader:
     # made by the first (`_reader`), so that a command reading no mail never loads numpy.
     vectors: VectorCache | None = None
+    folder_catalog: FolderCatalog | None = None
     _vectors_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _leases_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # Where queries are placed in the embedder's space, and what that says of search: made on
     # first use from `embedder` (see `query_placement`), shared by every search, listing and
     # the embedding worker of this process.
@@ -470,15 +478,21 @@ class Services:
         return self.read_engine
 
     def _reader(self) -> SqlMailboxReader:
-        """A reader on the read-only engine."""
+        """A reader on the read-only engine, sharing the process's vectors and folders."""
+        from mailfathom.adapters.sql.folder_catalog import FolderCatalog
         from mailfathom.adapters.sql.reading import SqlMailboxReader
         from mailfathom.adapters.sql.vector_reading import VectorCache
 
         with self._vectors_lock:
             if self.vectors is None:
                 self.vectors = VectorCache()
+            if self.folder_catalog is None:
+                self.folder_catalog = FolderCatalog()
         return SqlMailboxReader(
-            self._reading_engine(), texts=self.content.get_text, vectors=self.vectors
+            self._reading_engine(),
+            texts=self.content.get_text,
+            vectors=self.vectors,
+            catalog=self.folder_catalog,
         )
 
     def screen(self) -> ContentScreen:
@@ -650,10 +664,13 @@ class Services:
     def fill_states(self) -> FillStates:
         """How far each generation is filled, as the search path reads it: on the read-only
         engine, as the search's own reads are (SQLite's writer engine begins by taking the
-        write lock, which would hold each search behind a synchronization's batch)."""
+        write lock, which would hold each search behind a synchronization's batch). Not on
+        PostgreSQL, whose read-only engine leaves finding a lost connection to the reader's
+        snapshot (`create_store_engine`)."""
         from mailfathom.adapters.sql.passage_store import SqlPassageStore
 
-        return SqlPassageStore(self._reading_engine(), texts=self.content.get_text)
+        engine = self.engine if self.engine.dialect.name == "postgresql" else None
+        return SqlPassageStore(engine or self._reading_engine(), texts=self.content.get_text)
 
     def query_placement(self) -> QueryPlacement:
         """This process's `QueryPlacement`, made on first use from the active embedder."""
@@ -968,20 +985,38 @@ class Services:
     ) -> DeliveryPass:
         """The delivery pass: queued sends to peer mailboxes and submission servers."""
         peers = LocalPeerMailboxes(self.config, LocalConnector(self.config.store.data_dir))
+        # Leases and due times on the store's clock, which every worker shares.
+        from mailfathom.adapters.processes import this_machine
+
+        outbox = SqlOutbox(self.engine, self.clock, machine=this_machine())
         return DeliveryPass(
-            SqlOutbox(self.engine),
+            outbox,
             SmtpTransports(self.config, tls_context, health=self.grant_health),
             peers,
             SentFolderCopies(self.config, peers, self.connectors.imap),
             self.config.mail_delivery,
-            clock=self.clock,
+            clock=outbox.now,
             worker=worker,
             draft_copies=self.draft_copies(),
         )
 
     def work_leases(self) -> SqlWorkLeases:
         """Leases on accounts and on the deployment's single workers (`lease_loop`)."""
-        return SqlWorkLeases(self.engine)
+        from mailfathom.adapters.processes import this_machine
+
+        return SqlWorkLeases(self._leasing_engine(), self.clock, machine=this_machine())
+
+    def _leasing_engine(self) -> sa.Engine:
+        """On PostgreSQL, a few connections of the leases' own: the runs of the accounts a
+        worker holds may each hold one of the store engine's, and a renewal or heartbeat
+        waiting for one of those would come late enough for the leases to be lost."""
+        if self.engine.dialect.name != "postgresql":
+            return self.engine
+        with self._leases_lock:
+            if self.lease_engine is None:
+                url = store_url(self.config.store)
+                self.lease_engine = create_store_engine(url, connections=LEASE_CONNECTIONS)
+            return self.lease_engine
 
     def fencing(self) -> StoreFencing:
         """Fencing of the writes made under a lease, on this process's store engine."""
@@ -1050,6 +1085,8 @@ class Services:
         self.content.close()
         if self.read_engine is not None:
             self.read_engine.dispose()
+        if self.lease_engine is not None:
+            self.lease_engine.dispose()
         self.engine.dispose()
 
     def __enter__(self) -> Services:

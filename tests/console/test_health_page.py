@@ -153,7 +153,7 @@ def test_waiting_repairs_and_an_unfinished_reverification_show_their_commands(
             ).scalars()
         )
     assert seqs
-    owned.services.content_repair.request_repair(seqs[0], "content-unreadable")
+    owned.services.content_repair.request_repair("home", seqs[0], "content-unreadable")
     SqlTrustRecords(owned.services.engine).record("home", [], seqs[0], owned.clock())
     tree = _tree(owned)
     assert _cell(tree, "repairs") == "1 message(s) to fetch again"

@@ -171,7 +171,7 @@ def test_missing_content_is_55001_with_a_repair_request(opened: Opened) -> None:
     token = _token(attachment)
     found = services.content_repair.content_key_of(email_id)
     assert found is not None
-    seq, key = found
+    _account, seq, key = found
     assert key is not None
     services.content.discard(key)
     assert _refused(services, token) == Code.CONTENT_UNAVAILABLE

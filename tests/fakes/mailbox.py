@@ -106,13 +106,13 @@ class EmptyMailbox:
     def snapshot(self) -> AbstractContextManager[MailboxReadView]:
         return nullcontext(self)
 
-    def content_key_of(self, stored_email_id: uuid.UUID) -> tuple[int, str | None] | None:
+    def content_key_of(self, stored_email_id: uuid.UUID) -> tuple[str, int, str | None] | None:
         return None
 
-    def content_references(self, account_id: str | None = None) -> list[tuple[int, str, bool]]:
+    def content_references(self, account_id: str | None = None) -> list[tuple[str, int, str, bool]]:
         return []
 
-    def request_repair(self, seq: int, reason: str) -> None:
+    def request_repair(self, account_id: str, seq: int, reason: str) -> None:
         """No row answers to `seq`: a use case that asks has read a row from elsewhere."""
         raise LookupError("no message is held to repair")
 

@@ -24,9 +24,14 @@ Role = "Inbox"
 
 
 @pytest.mark.process
-def test_a_worker_serves_its_health_and_its_metrics(tmp_path: Path) -> None:
+def test_a_worker_serves_its_health_and_its_metrics(
+    tmp_path: Path, migrated_postgres_url: str
+) -> None:
+    """Workers share a PostgreSQL store (a synchronizing one refuses SQLite)."""
+    store = f'DatabaseUrl = "{migrated_postgres_url}"'
+    text = config_text(tmp_path / "data", _free_port(), _free_port(), store=store)
     config = tmp_path / "mailfathom.toml"
-    config.write_text(config_text(tmp_path / "data", _free_port(), _free_port()) + ACCOUNT)
+    config.write_text(text + ACCOUNT)
     ops_port = _free_port()
     argv = [sys.executable, "-m", "mailfathom", "worker", "--role", "sync", "--config", str(config)]
     argv += ["--ops-listen", f"127.0.0.1:{ops_port}"]

@@ -30,7 +30,7 @@ MAILS = [
     ("Invoice", "Your invoice number 2041 is attached.\n"),
     ("Bus", "The bus leaves at nine from the depot.\n"),
     ("Ferry again", "Reminder: the ferry leaves at nine tomorrow.\n"),
-    ("Nothing", "Unrelated words only.\n"),
+    ("Unrelated note", "Unrelated words only.\n"),
     ("Ferry in the subject only", "Nothing here either.\n"),
     ("Strasse", "Treffpunkt: Hauptstraße 5.\n"),
 ]

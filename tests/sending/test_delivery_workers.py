@@ -7,14 +7,20 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import uuid
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.adapters.sql.schema import outgoing_emails
+from mailfathom.app.sending.deliver_outgoing import PassReport
 from mailfathom.app.sending.send_email import SendRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.outgoing import Stage
@@ -98,3 +104,60 @@ def test_two_delivery_workers_transmit_each_send_once(
             if subject.encode() in message.content:
                 received[subject] += 1
     assert received == Counter(dict.fromkeys(subjects, 1))
+
+
+def test_a_pass_whose_clock_runs_ahead_leaves_another_passs_live_claim_alone(
+    tmp_path: Path, smtp: SmtpServer, migrated_postgres_url: str
+) -> None:
+    """Lease expiry is read on the store's clock: a machine whose clock is a day ahead does
+    not take a send another worker is transmitting for one whose lease ran out."""
+    config_path = sending_config(
+        tmp_path,
+        smtp,
+        deployment=f'DatabaseUrl = "{migrated_postgres_url}"',
+        mail_delivery="LeaseSeconds = 30\nRetryBaseSeconds = 0.05",
+    )
+    os.environ["MAILFATHOM_TEST_SMTP_SECRET"] = SMTP_PASSWORD
+    subject = "Sent while another clock runs ahead"
+    register_all([subject])
+    config = load_config(config_path)
+    ahead = datetime.now(UTC) + timedelta(days=1)
+    with (
+        Services.open(config) as services,
+        Services.open(config, migrate_schema=False, clock=lambda: ahead) as skewed,
+    ):
+        request = SendRequest(
+            account="work",
+            to=["ann@example.net"],
+            subject=subject,
+            plain_text_body="Sent once.\n",
+            idempotency_key=subject,
+        )
+        sent = services.sending().send.send(AGENT, request).outgoing_id
+        smtp.set_rules(data_delay=3.0)
+        tls = smtp.client_context
+        first = services.delivery_pass(worker="here", tls_context=tls)
+        reports: list[PassReport] = []
+        transmitting = threading.Thread(target=lambda: reports.append(first.run_once()))
+        transmitting.start()
+        try:
+            wait_for(lambda: _began(services, sent), "the first pass began transmitting")
+            other = skewed.delivery_pass(worker="ahead", tls_context=tls).run_once()
+        finally:
+            transmitting.join(60)
+        assert other.claimed == 0
+        assert [(r.claimed, r.lease_lost) for r in reports] == [(1, 0)]
+        found = services.outbox().find(sent)
+        assert found is not None
+        assert found.stage is Stage.SENT
+    assert sum(subject.encode() in m.content for m in smtp.received()) == 1
+
+
+def _began(services: Services, outgoing_id: uuid.UUID) -> bool:
+    with services.engine.connect() as c:
+        began = c.execute(
+            sa.select(outgoing_emails.c.transmission_started_at).where(
+                outgoing_emails.c.outgoing_id == outgoing_id
+            )
+        ).scalar_one()
+    return began is not None

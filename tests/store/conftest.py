@@ -4,6 +4,8 @@ the in-memory fakes of the ports (`backend`), so a fake passes what the adapters
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,6 +16,7 @@ import sqlalchemy as sa
 
 from fakes.answering import MemoryChatHealth, MemoryLedger
 from fakes.store import MemoryStore
+from mailfathom.adapters.processes import MachineProcesses, this_machine
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.answering import SqlAnsweringLedger, SqlChatHealth
 from mailfathom.adapters.sql.contacts import SqlContactBook
@@ -173,3 +176,28 @@ def _account_scoped() -> Iterator[None]:
     with account_scope_checked() as watch:
         yield
     assert watch.found == [], "statements not scoped to one account:\n" + "\n".join(watch.found)
+
+
+@pytest.fixture
+def postgres_engine(migrated_postgres_url: str) -> Iterator[sa.Engine]:
+    """PostgreSQL alone, for what only it can show (row locks meeting, machines' clocks)."""
+    created = create_store_engine(migrated_postgres_url)
+    yield created
+    created.dispose()
+
+
+@pytest.fixture
+def machine() -> MachineProcesses:
+    """This machine's processes, as lease rows name them."""
+    found = this_machine()
+    assert found is not None, "this machine's /proc tells processes apart"
+    return found
+
+
+@pytest.fixture
+def stand_in() -> Iterator[subprocess.Popen[bytes]]:
+    """A process of this machine that stands for the holder of a lease or a send."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    yield process
+    process.kill()
+    process.wait()

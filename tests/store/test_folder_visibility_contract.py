@@ -92,8 +92,14 @@ def test_stored_participants_come_a_batch_at_a_time_in_stored_order(store: SqlSy
     assert all(isinstance(p, Participant) for p in flat)
 
 
-def _mail(store: SqlSyncStore, folder_mapping: FolderMapping, uid: int, sender: str) -> None:
-    (folder,) = store.ensure_folders("acct", [folder_mapping])
+def _mail(
+    store: SqlSyncStore,
+    folder_mapping: FolderMapping,
+    uid: int,
+    sender: str,
+    account_id: str = "acct",
+) -> None:
+    (folder,) = store.ensure_folders(account_id, [folder_mapping])
     name, _, address = sender.rpartition(" ")
     message = normalized(f"S{uid}", message_id=f"{uid}-{folder.alias}@x", sender=address)
     message = dataclasses.replace(
@@ -153,3 +159,20 @@ def test_the_book_forgets_what_only_withheld_mail_supports(
     store.settle("acct", [INBOX, PRIVATE, JUNK, dataclasses.replace(SENT, visible_to_tools=False)])
     assert book.forget_withheld() == 1
     assert book.find_by_address("recipient@x.test") is None
+
+
+def test_mail_of_any_account_keeps_what_it_supports(store: SqlSyncStore, engine: sa.Engine) -> None:
+    """The book is the deployment's: visible mail of one account keeps an address that only
+    withheld mail of another names, and gives it the name first stored."""
+    _account(store)
+    _account(store, "other")
+    book = SqlContactBook(engine)
+    _mail(store, PRIVATE, 1, "Secret both@x.test")
+    _mail(store, INBOX, 2, "Shown both@x.test", account_id="other")
+    _mail(store, INBOX, 3, "Later both@x.test")
+    _mail(store, PRIVATE, 4, "Alone alone@x.test", account_id="other")
+    book.collect([SeenPerson("both@x.test", "Secret"), SeenPerson("alone@x.test", "Alone")], NOW)
+
+    assert book.forget_withheld() == 2
+    held = {c.preferred_address: c.display_name for c in book.page(None, None, None, 50)}
+    assert held == {"both@x.test": "Shown"}

@@ -41,7 +41,7 @@ def _seqs(engine: sa.Engine) -> dict[int, int]:
 def _stored(engine: sa.Engine) -> dict[int, tuple[object, object]]:
     by_uid = {seq: uid for uid, seq in _seqs(engine).items()}
     with engine.connect() as c:
-        found = load_trust(c, [list(by_uid)])
+        found = load_trust(c, "acct", [list(by_uid)])
     return {by_uid[seq]: value for seq, value in found.items()}
 
 

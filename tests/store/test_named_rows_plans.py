@@ -22,7 +22,9 @@ from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
 from mailfathom.adapters.sql.message_copies import other_folders
 from mailfathom.adapters.sql.reading import SqlMailboxReader
+from mailfathom.adapters.sql.reading_rows import named_folder
 from mailfathom.adapters.sql.reading_texts import indexed_texts_in
+from mailfathom.adapters.sql.schema import messages
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.sql.vector_reading import _passing
 from mailfathom.app.shared.stored_mail import SummaryFilter
@@ -30,6 +32,7 @@ from mailfathom.app.shared.stored_mail import SummaryFilter
 from .reading_builders import add_folder
 
 NAMED = list(range(1, 61))
+_ROW_KEYS = ("INTEGER PRIMARY KEY", "uq_messages_account_seq (account_id=? AND seq=?")
 FOLDERS: list[int] = []
 
 
@@ -68,9 +71,11 @@ def _plans(engine: sa.Engine, read: Any) -> list[list[str]]:
 
 
 def _by_named_rows(plans: list[list[str]]) -> None:
+    """Each plan starts from the named rows' key: `seq`, or `(account_id, seq)` when the
+    statement names their account."""
     assert plans
     for plan in plans:
-        assert "INTEGER PRIMARY KEY" in plan[0], plan
+        assert any(key in plan[0] for key in _ROW_KEYS), plan
         assert not any("(folder_id=?)" in line for line in plan), plan
 
 
@@ -82,7 +87,11 @@ def test_other_folders_reads_the_named_rows(engine: sa.Engine) -> None:
 
 def test_texts_and_nearest_check_read_the_named_rows(engine: sa.Engine) -> None:
     _by_named_rows(_plans(engine, lambda c: indexed_texts_in(c, NAMED, FOLDERS, None)))
-    _by_named_rows(_plans(engine, lambda c: _passing(c, NAMED, FOLDERS, ())))
+    in_scope = [
+        messages.c.account_id.in_(["acct"]),
+        named_folder(messages.c.folder_id).in_(FOLDERS),
+    ]
+    _by_named_rows(_plans(engine, lambda c: _passing(c, NAMED, in_scope, ())))
 
 
 def test_summaries_of_reads_the_named_rows(engine: sa.Engine) -> None:

@@ -36,16 +36,19 @@ def test_repair_requests_are_counted_per_folder(engine: sa.Engine) -> None:
     batch = [new_message(uid, normalized(f"S{uid}", message_id=f"m{uid}@x")) for uid in (1, 2, 3)]
     store.add_messages(inbox, VALIDITY, batch, NOW)
     store.add_messages(junk, VALIDITY, [new_message(9, normalized("J", message_id="j@x"))], NOW)
-    assert repairs.repairs_by_folder() == {}
+    assert repairs.repairs_by_folder("acct") == {}
     first, second, _ = _seqs(engine, inbox.folder_id)
-    store.request_repair(first, "content-unreadable")
-    store.request_repair(second, "content-unreadable")
-    store.request_repair(second, "content-unreadable")
+    store.request_repair("elsewhere", first, "content-unreadable")
+    assert repairs.repairs_by_folder("acct") == {}, "a request names the message's own account"
+    store.request_repair("acct", first, "content-unreadable")
+    store.request_repair("acct", second, "content-unreadable")
+    store.request_repair("acct", second, "content-unreadable")
     (junked,) = _seqs(engine, junk.folder_id)
-    store.request_repair(junked, "content-unreadable")
-    assert repairs.repairs_by_folder() == {inbox.folder_id: 2, junk.folder_id: 1}
+    store.request_repair("acct", junked, "content-unreadable")
+    assert repairs.repairs_by_folder("acct") == {inbox.folder_id: 2, junk.folder_id: 1}
+    assert repairs.repairs_by_folder("elsewhere") == {}
     store.fill_content(inbox.folder_id, VALIDITY, 1, normalized("S1", message_id="m1@x"), "ab" * 32)
-    assert repairs.repairs_by_folder() == {inbox.folder_id: 1, junk.folder_id: 1}
+    assert repairs.repairs_by_folder("acct") == {inbox.folder_id: 1, junk.folder_id: 1}
 
 
 def test_an_unfinished_reverification_is_seen_until_it_ends(engine: sa.Engine) -> None:

@@ -191,7 +191,7 @@ def test_held_back_work_is_seen_in_one_question(store: SqlSyncStore) -> None:
     assert store.holds_back(other.folder_id, VALIDITY) is False
     store.add_messages(other, VALIDITY, [new_message(7, normalized("S7", message_id="m7@x"))], NOW)
     (seq,) = [r.seq for r in _rows(store) if r.folder_id == other.folder_id]
-    store.request_repair(seq, "damaged")
+    store.request_repair("acct", seq, "damaged")
     assert store.holds_back(other.folder_id, VALIDITY) is True
     store.fill_content(other.folder_id, VALIDITY, 7, normalized("S7", message_id="m7@x"), "ab" * 32)
     assert store.holds_back(other.folder_id, VALIDITY) is False

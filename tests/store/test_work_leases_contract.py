@@ -14,7 +14,7 @@ import pytest
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.fencing import StoreFencing
-from mailfathom.adapters.sql.schema import accounts
+from mailfathom.adapters.sql.schema import accounts, work_leases
 from mailfathom.adapters.sql.work_leases import SqlWorkLeases
 from mailfathom.app.sync.lease_ports import Lease, LeaseKind
 from mailfathom.domain.errors import LeaseLost
@@ -30,6 +30,14 @@ def leases(engine: sa.Engine) -> SqlWorkLeases:
     store = SqlWorkLeases(engine)
     store.offer(ACCOUNT, SUBJECTS)
     return store
+
+
+def _expiry(engine: sa.Engine, subject: str) -> datetime | None:
+    with engine.connect() as c:
+        expires: datetime | None = c.execute(
+            sa.select(work_leases.c.expires_at).where(work_leases.c.subject == subject)
+        ).scalar_one()
+        return expires
 
 
 def _write_account(engine: sa.Engine, account_id: str) -> None:
@@ -92,12 +100,19 @@ def test_a_released_lease_is_free_at_once_and_the_next_claim_fences_higher(
     assert again.fence == held.fence + 1
 
 
-def test_a_worker_does_not_claim_a_lease_it_holds_again(leases: SqlWorkLeases) -> None:
+def test_a_worker_takes_back_its_own_expired_lease_under_a_new_fence(
+    leases: SqlWorkLeases,
+) -> None:
+    """After an outage, a failed release or a restart under the same name, the rows still
+    name the worker: once expired they are claimable like any other, by it too."""
     (held,) = leases.claim("w1", ACCOUNT, ["a3"], T0, T0 + LEASE, limit=1)
+    assert leases.claim("w1", ACCOUNT, ["a3"], T0 + LEASE / 2, T0 + LEASE, limit=1) == []
     expired = T0 + 2 * LEASE
-    assert leases.claim("w1", ACCOUNT, ["a3"], expired, expired + LEASE, limit=1) == []
-    # Expired but not taken over: its holder's renewal still counts.
-    assert leases.renew("w1", [held], expired, expired + LEASE) == {"a3"}
+    (again,) = leases.claim("w1", ACCOUNT, ["a3"], expired, expired + LEASE, limit=1)
+    assert again == Lease(ACCOUNT, "a3", held.fence + 1)
+    # The work begun under the former claim is fenced off: it may not go on beside the new.
+    assert leases.renew("w1", [held], expired, expired + LEASE) == set()
+    assert leases.renew("w1", [again], expired, expired + LEASE) == {"a3"}
 
 
 def test_racing_claims_give_each_lease_to_one_worker(engine: sa.Engine) -> None:
@@ -123,11 +138,11 @@ def test_racing_claims_give_each_lease_to_one_worker(engine: sa.Engine) -> None:
 
 
 def test_workers_count_one_another_by_heartbeat_until_they_depart(leases: SqlWorkLeases) -> None:
-    assert leases.beat("w1", T0, T0 + LEASE) == 1
-    assert leases.beat("w2", T0, T0 + LEASE) == 2
-    assert leases.beat("w1", T0 + LEASE, T0 + 2 * LEASE) == 1  # w2 was not seen since
+    assert leases.beat("w2", T0, T0 + LEASE) == ["w2"]
+    assert leases.beat("w1", T0, T0 + LEASE) == ["w1", "w2"]
+    assert leases.beat("w1", T0 + LEASE, T0 + 2 * LEASE) == ["w1"]  # w2 was not seen since
     leases.depart("w1")
-    assert leases.beat("w3", T0, T0 + LEASE) == 2
+    assert leases.beat("w3", T0, T0 + LEASE) == ["w2", "w3"]
 
 
 def test_writes_under_the_holders_fence_go_through(
@@ -200,3 +215,67 @@ def test_a_takeover_comes_after_the_old_holders_open_write_and_fences_the_next(
         with pytest.raises(LeaseLost):
             _write_account(engine, "a2")
     assert _stored_accounts(engine) == {"a1"}
+
+
+def test_renewal_goes_on_beside_the_holders_own_open_write(postgres_engine: sa.Engine) -> None:
+    """A fenced write holds its lease row FOR SHARE until it commits: renewal neither waits
+    for it nor lets it hold up the renewal of the worker's other leases, and counts the
+    lease under that write as kept (the write proves the fence still stands)."""
+    engine = postgres_engine
+    leases = SqlWorkLeases(engine)
+    leases.offer(ACCOUNT, SUBJECTS)
+    held = leases.claim("w1", ACCOUNT, ["a1", "a2"], T0, T0 + LEASE, limit=2)
+    by_subject = {lease.subject: lease for lease in held}
+    renewed: list[set[str]] = []
+    later = T0 + LEASE / 2
+    with StoreFencing(engine).fenced("w1", by_subject["a1"], lambda: None), engine.begin() as c:
+        c.execute(
+            sa.insert(accounts).values(
+                account_id="a1", display_name="x", kind="imap", created_at=T0
+            )
+        )
+        renewing = threading.Thread(
+            target=lambda: renewed.append(leases.renew("w1", held, later, later + LEASE)),
+            daemon=True,
+        )
+        renewing.start()
+        renewing.join(10)
+        assert not renewing.is_alive(), "renewal waited behind the open write"
+    assert renewed == [{"a1", "a2"}]
+    assert _expiry(engine, "a2") == later + LEASE
+
+
+def test_the_lease_clock_is_the_stores_where_several_machines_share_it(
+    engine: sa.Engine,
+) -> None:
+    """SQLite is one machine's, so its clock is the one given; PostgreSQL's clock is the one
+    every worker reads, whatever its own machine's says."""
+    leases = SqlWorkLeases(engine, clock=lambda: T0)
+    if engine.dialect.name == "sqlite":
+        assert leases.now() == T0
+    else:
+        assert abs(leases.now() - datetime.now(UTC)) < LEASE
+
+
+def test_renewing_many_leases_costs_a_few_statements_however_many(engine: sa.Engine) -> None:
+    """A round renews every lease a worker holds: under load, one transaction per lease kept
+    the round (and the heartbeat after it) late enough for leases to be lost."""
+    leases = SqlWorkLeases(engine)
+    subjects = [f"m{i:03d}" for i in range(120)]
+    leases.offer(ACCOUNT, subjects)
+    held = leases.claim("w1", ACCOUNT, subjects, T0, T0 + LEASE, limit=len(subjects))
+    taken = leases.claim("w2", ACCOUNT, subjects, T0 + 2 * LEASE, T0 + 3 * LEASE, limit=1)
+    statements: list[str] = []
+
+    def count(*args: object) -> None:
+        statements.append(str(args[2]))
+
+    sa.event.listen(engine, "before_cursor_execute", count)
+    try:
+        later = T0 + LEASE / 2
+        kept = leases.renew("w1", held, later, later + LEASE)
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", count)
+    assert kept == set(subjects) - {lease.subject for lease in taken}
+    assert len(statements) <= 4, statements
+    assert _expiry(engine, "m119" if taken[0].subject != "m119" else "m000") == T0 + LEASE * 1.5

@@ -20,7 +20,9 @@ from imapclient.response_parser import parse_fetch_response
 from log_audit import register
 from mailfathom.adapters.content.packs import PackContentStore
 from mailfathom.adapters.sql.schema import folders, messages
+from mailfathom.adapters.sql.trust_rows import load_trust
 from mailfathom.bootstrap import Services
+from mailfathom.domain.authorship import AuthorshipReading
 from mailfathom.domain.config import (
     AccountConfig,
     AccountKind,
@@ -33,6 +35,7 @@ from mailfathom.domain.config import (
     TlsMode,
 )
 from mailfathom.domain.folders import FolderRole
+from mailfathom.domain.sender_verdict import SenderVerdict
 from servers.dovecot import ImapAccount
 
 
@@ -204,3 +207,17 @@ def damage_content(content: object, key: str | None) -> None:
         first = pack.read(1)
         pack.seek(location.offset)
         pack.write(b"Y" if first != b"Y" else b"Z")
+
+
+def trust_by_subject(services: Services) -> dict[str, tuple[SenderVerdict, AuthorshipReading]]:
+    """The stored verdict and reading of each message that has them, by its subject."""
+    with services.engine.connect() as c:
+        rows = c.execute(sa.select(messages.c.account_id, messages.c.seq, messages.c.subject))
+        by_account: dict[str, dict[int, str]] = {}
+        for account_id, seq, subject in rows:
+            by_account.setdefault(account_id, {})[seq] = subject
+        return {
+            subjects[seq]: value
+            for account_id, subjects in by_account.items()
+            for seq, value in load_trust(c, account_id, [list(subjects)]).items()
+        }

@@ -20,7 +20,7 @@ from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.sync.lease_ports import LeaseKind
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import SyncConfig
-from mailfathom.domain.errors import LeaseLost
+from mailfathom.domain.errors import LeaseLost, PassStopped
 from servers.dovecot import DovecotServer, ImapAccount
 from sync.helpers import deployment, imap_account_config, sample, stored_rows
 
@@ -119,3 +119,35 @@ def test_a_worker_that_lost_its_lease_does_not_delete_content_the_new_holder_may
         assert lost.is_set()
         assert len(stored_rows(services, account.account_id)) == 1
         assert services.content.exists(first.content_key)
+
+
+def test_a_pass_told_to_stop_ends_at_its_next_batch_boundary_keeping_what_it_fetched(
+    tmp_path: Path, dovecot: DovecotServer, imap_account: ImapAccount, migrated_postgres_url: str
+) -> None:
+    """A worker giving an account up sets the run's stop event: the pass commits the batches
+    it already fetched and fetches no more, rather than going on until a write is refused."""
+    for n in range(20):
+        dovecot.save_message(imap_account.username, sample(f"Stopped {n:02d}"))
+    account = imap_account_config(imap_account)
+    config = replace(
+        deployment(tmp_path, account, migrated_postgres_url),
+        sync=SyncConfig(batch_messages=2),
+    )
+    with Services.open(config) as services:
+        stop = threading.Event()
+
+        def give_up(_alias: str, stored: int, _total: int) -> None:
+            if stored:
+                stop.set()
+
+        synchronizer = services.account_synchronizer()
+        with pytest.raises(PassStopped):
+            synchronizer.run_once(account, progress=give_up, stop=stop)
+        stored = len(stored_rows(services, account.account_id))
+        assert 2 <= stored < 20
+        assert stored % 2 == 0, "whole batches were committed"
+        with services.engine.connect() as c:
+            assert c.execute(sa.select(sa.func.count()).select_from(sync_failures)).scalar() == 0
+        synchronizer.run_once(account)
+        subjects = sorted(r.subject for r in stored_rows(services, account.account_id))
+        assert subjects == [f"Stopped {n:02d}" for n in range(20)]

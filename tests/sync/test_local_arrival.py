@@ -80,3 +80,27 @@ def test_mail_delivered_to_a_local_folder_is_synchronized_before_the_next_poll(
             stop.set()
             worker.join(timeout=30)
         assert not worker.is_alive()
+
+
+def test_a_run_that_ended_leaves_no_listener_behind(tmp_path: Path) -> None:
+    """A worker claims, gives up and claims an account again many times over its life: each
+    run stops listening for recorded changes when it ends, so listeners do not pile up."""
+    account = AccountConfig(
+        account_id="desk",
+        display_name="Desk",
+        kind=AccountKind.LOCAL,
+        folders=(FolderMapping("INBOX", "INBOX", FolderRole.INBOX),),
+        poll_interval_seconds=3600,
+    )
+    config = DeploymentConfig(store=StoreConfig(data_dir=tmp_path / "data"), accounts=(account,))
+    with Services.open(config) as services:
+        synchronizer = services.account_synchronizer()
+        for _ in range(3):
+            stop = threading.Event()
+            run = threading.Thread(target=synchronizer.run_forever, args=(account, stop))
+            run.start()
+            wait_for(lambda: services.mutation_signal.listening("desk") == 1, "the run listens")
+            stop.set()
+            run.join(timeout=30)
+            assert not run.is_alive()
+            assert services.mutation_signal.listening("desk") == 0

@@ -101,7 +101,7 @@ def test_an_interrupted_reverification_resumes_after_the_last_batch_it_recorded(
         assert progress[-1] == (11, 11)
         assert records.position(account.account_id) is None
         with services.engine.connect() as c:
-            stored = load_trust(c, [seqs])
+            stored = load_trust(c, account.account_id, [seqs])
         assert set(stored) == set(seqs) - {seqs[-1]}
         for verdict, reading in stored.values():
             assert verdict.author_authentication is AuthorAuthentication.AUTHENTICATED
@@ -124,7 +124,7 @@ def test_a_complete_run_starts_over_and_replaces_what_was_stored(
         assert second.resumed_after == 0
         (seq,) = _seqs(services)
         with services.engine.connect() as c:
-            ((verdict, reading),) = load_trust(c, [[seq]]).values()
+            ((verdict, reading),) = load_trust(c, account.account_id, [[seq]]).values()
         assert verdict.author_authentication is AuthorAuthentication.FAILED
         assert reading.state is AuthorshipState.UNLIKELY
         assert "1 message(s) verified and assessed again" in console.export_text()
@@ -161,7 +161,7 @@ def test_a_reading_whose_port_is_switched_off_keeps_what_was_stored(
         services.account_synchronizer().run_once(account)
         (seq,) = _seqs(services)
         with services.engine.connect() as c:
-            synchronized = load_trust(c, [[seq]])[seq]
+            synchronized = load_trust(c, account.account_id, [[seq]])[seq]
         assert synchronized[0].author_authentication is AuthorAuthentication.AUTHENTICATED
         assert synchronized[1].state is AuthorshipState.LIKELY
 
@@ -171,4 +171,4 @@ def test_a_reading_whose_port_is_switched_off_keeps_what_was_stored(
 
         assert report.reverified == 1
         with services.engine.connect() as c:
-            assert load_trust(c, [[seq]])[seq] == synchronized
+            assert load_trust(c, account.account_id, [[seq]])[seq] == synchronized

@@ -168,3 +168,59 @@ def test_a_worker_whose_lease_was_taken_over_ends_its_idle_sessions(
     )
     assert processes[0].poll() is None, "the worker itself runs on"
     assert holders(engine) == {"a0": "elsewhere"}
+
+
+def test_a_one_off_pass_is_refused_while_a_worker_holds_the_account(
+    tmp_path: Path,
+    dovecot: DovecotServer,
+    engine: sa.Engine,
+    migrated_postgres_url: str,
+    processes: list[subprocess.Popen[bytes]],
+) -> None:
+    """Two carriers of one account's owner changes at once could both copy a move; a pass
+    run by hand therefore takes the account's lease, and is refused while a worker has it."""
+    accounts = _accounts(dovecot, 1, "once")
+    _fill(dovecot, accounts, 1, "once")
+    config = write_config(tmp_path, migrated_postgres_url, accounts)
+    worker = start_worker(config, "w1")
+    processes.append(worker)
+    wait_for(lambda: holders(engine) == {"a0": "w1"}, "the worker holds the account")
+    command = [sys.executable, "-m", "mailfathom", "sync", "--config", str(config)]
+    refused = subprocess.run(command, capture_output=True, timeout=120, check=False)
+    assert refused.returncode == 2
+    assert b"31008" in refused.stderr
+    assert holders(engine) == {"a0": "w1"}
+
+    assert stop(worker) == 0
+    done = subprocess.run(command, capture_output=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert holders(engine) == {"a0": None}, "the pass gave the lease up"
+    assert sum(_stored(engine).values()) == 1
+
+
+@pytest.mark.parametrize("role", ["sync", "embedding"])
+def test_a_worker_that_would_synchronize_refuses_a_sqlite_store(tmp_path: Path, role: str) -> None:
+    """On SQLite `serve` and `sync --continuous` synchronize without leases: a worker beside
+    them would carry the same owner changes a second time."""
+    account = ImapAccount("127.0.0.1", 1, "nobody", "pw")
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'store.sqlite3'}", [account])
+    command = [sys.executable, "-m", "mailfathom", "worker", "--config", str(config)]
+    refused = subprocess.run(
+        [*command, "--role", role], capture_output=True, timeout=120, check=False
+    )
+    assert refused.returncode == 2
+    assert b"PostgreSQL" in refused.stderr
+
+
+@pytest.mark.parametrize("name", ["w" * 129, "w\x07one"])
+def test_a_worker_name_the_lease_rows_cannot_hold_is_refused(tmp_path: Path, name: str) -> None:
+    """The lease rows hold a name of up to 128 characters: a longer one would make every
+    heartbeat and claim fail, so the worker would run holding nothing."""
+    account = ImapAccount("127.0.0.1", 1, "nobody", "pw")
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'store.sqlite3'}", [account])
+    command = [sys.executable, "-m", "mailfathom", "worker", "--config", str(config)]
+    refused = subprocess.run(
+        [*command, "--role", "sync", "--id", name], capture_output=True, timeout=120, check=False
+    )
+    assert refused.returncode == 2
+    assert b"11045" in refused.stderr

@@ -10,8 +10,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from fakes.trust import FakeAssessor, FakeVerifier
-from mailfathom.adapters.sql.schema import message_trust, messages
-from mailfathom.adapters.sql.trust_rows import load_trust
+from mailfathom.adapters.sql.schema import message_trust
 from mailfathom.app.sync.trust_backfill import TrustBackfill
 from mailfathom.app.sync.trust_step import TrustPorts
 from mailfathom.bootstrap import Services
@@ -22,7 +21,13 @@ from mailfathom.domain.sender_verdict import AuthorAuthentication
 from servers.dovecot import ImapAccount
 from waiting import wait_for
 
-from .helpers import RemoteMailbox, imap_account_config, open_services, sample
+from .helpers import (
+    RemoteMailbox,
+    imap_account_config,
+    open_services,
+    sample,
+    trust_by_subject,
+)
 
 
 def _with_no_inline_share(services: Services) -> None:
@@ -36,10 +41,7 @@ def _with_no_inline_share(services: Services) -> None:
 
 
 def _rows(services: Services) -> dict[str, tuple[object, object]]:
-    with services.engine.connect() as c:
-        subjects = dict(c.execute(sa.select(messages.c.seq, messages.c.subject)).all())
-        found = load_trust(c, [list(subjects)])
-    return {subjects[seq]: value for seq, value in found.items()}
+    return dict(trust_by_subject(services))
 
 
 def _row_count(services: Services) -> int:

@@ -10,14 +10,19 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from fakes.trust import PROFILE, BrokenVerifier, FakeAssessor, FakeVerifier
-from mailfathom.adapters.sql.schema import message_trust, messages
-from mailfathom.adapters.sql.trust_rows import load_trust
+from mailfathom.adapters.sql.schema import message_trust
 from mailfathom.bootstrap import Services
 from mailfathom.domain.authorship import NOT_ASSESSED, AuthorshipReading, AuthorshipState
 from mailfathom.domain.sender_verdict import AuthorAuthentication, SenderVerdict, VerdictSource
 from servers.dovecot import ImapAccount
 
-from .helpers import RemoteMailbox, imap_account_config, open_services, sample
+from .helpers import (
+    RemoteMailbox,
+    imap_account_config,
+    open_services,
+    sample,
+    trust_by_subject,
+)
 
 
 def _marked(subject: str, verdict: str, body: str = "Hello there.\n") -> bytes:
@@ -26,10 +31,7 @@ def _marked(subject: str, verdict: str, body: str = "Hello there.\n") -> bytes:
 
 
 def _by_subject(services: Services) -> dict[str, tuple[SenderVerdict, AuthorshipReading]]:
-    with services.engine.connect() as c:
-        seqs = dict(c.execute(sa.select(messages.c.seq, messages.c.subject)).all())
-        found = load_trust(c, [list(seqs)])
-    return {seqs[seq]: value for seq, value in found.items()}
+    return trust_by_subject(services)
 
 
 def _trust_rows(services: Services) -> int:

@@ -69,3 +69,6 @@ class FlagChangeCarrier:
 
     def listen(self, account_id: str, wake: Callable[[], None]) -> None:
         self._signal.listen(account_id, wake)
+
+    def unlisten(self, account_id: str, wake: Callable[[], None]) -> None:
+        self._signal.unlisten(account_id, wake)

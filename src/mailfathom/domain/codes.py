@@ -188,6 +188,10 @@ class CommandCode(enum.IntEnum):
     # More than one serving process without McpEndpoint.Replicas: sessions and questions
     # waiting for a person would live in one process only.
     PROCESSES_NEED_REPLICAS = 11044
+    # `mailfathom worker --id` names the worker in the lease rows, which hold up to 128
+    # characters and no control character; a longer name or one with a control character
+    # is refused before anything starts.
+    WORKER_ID_NOT_USABLE = 11045
 
 
 class EmbeddingCode(enum.IntEnum):

@@ -127,6 +127,20 @@ class LeaseLost(MailFathomError):
     code = 31007
 
 
+class PassStopped(LeaseLost):
+    """A pass was told to stop (its lease given up, or its worker stopping) and ended at a
+    batch boundary, the batches already fetched committed. Handled as a lease lost: the run
+    ends and nothing is recorded against the account."""
+
+
+class LeaseHeld(MailFathomError):
+    """Work done once (a pass run by hand) needs a lease another worker holds: two carriers
+    of an account's owner changes at once could each send the same command. Nothing was done;
+    run it again once that worker stopped, or let the worker do the work."""
+
+    code = 31008
+
+
 class TokenEndpointUnreachable(SyncError):
     """An OAuth token endpoint could not be reached, or answered with something that is not a
     token response (a server error, a page, a body too large): asking again later may work."""

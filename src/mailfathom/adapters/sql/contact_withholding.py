@@ -25,6 +25,7 @@ from mailfathom.adapters.sql.schema import (
     folders,
     messages,
     participants,
+    same_message,
 )
 from mailfathom.domain.contact_collection import kept_name
 from mailfathom.domain.contacts import ContactOrigin, name_key
@@ -39,14 +40,15 @@ _CHUNK = 500
 _RECIPIENTS = [HeaderRole.TO.value, HeaderRole.CC.value, HeaderRole.BCC.value]
 
 
-def _contributing(*where: sa.ColumnElement[bool]) -> sa.Select[Any]:
-    """(address key, name as written, seq) of every participant that mail of the folders
-    `where` picks contributes to the book."""
+def _contributing(account_id: str, *where: sa.ColumnElement[bool]) -> sa.Select[Any]:
+    """(address key, name as written, seq) of every participant that the account's mail of
+    the folders `where` picks contributes to the book."""
     return (
         sa.select(_P.address_key, _P.display_name, _P.seq)
-        .join(messages, messages.c.seq == _P.seq)
+        .join(messages, same_message(participants, messages))
         .join(folders, _F.folder_id == messages.c.folder_id)
         .where(
+            messages.c.account_id == account_id,
             *where,
             sa.or_(_F.role.is_(None), _F.role != FolderRole.JUNK.value),
             sa.or_(
@@ -60,30 +62,42 @@ def _contributing(*where: sa.ColumnElement[bool]) -> sa.Select[Any]:
 def forget_withheld(c: sa.Connection) -> int:
     """See `WithheldContacts.forget_withheld`. Runs in the caller's transaction; answers
     how many records changed. The withheld folders are read first, so the mail read is
-    theirs alone (none, on a deployment that withholds nothing)."""
-    withheld_ids = list(
-        c.execute(sa.select(_F.folder_id).where(_F.visible_to_tools.is_(False))).scalars()
-    )
+    theirs alone (none, on a deployment that withholds nothing). The book is the
+    deployment's, so mail of every account counts; it is read an account at a time."""
+    withheld_ids: dict[str, list[int]] = {}
+    accounts: set[str] = set()
+    for folder_id, account_id, visible in c.execute(
+        sa.select(_F.folder_id, _F.account_id, _F.visible_to_tools)
+    ):
+        accounts.add(account_id)
+        if visible is False:
+            withheld_ids.setdefault(account_id, []).append(folder_id)
     if not withheld_ids:
         return 0
-    in_withheld = messages.c.folder_id.in_(withheld_ids)
-    withheld = _contributing(in_withheld).subquery()
-    candidates = list(
-        c.execute(
+    hidden = _names(
+        c,
+        [_contributing(a, messages.c.folder_id.in_(ids)) for a, ids in withheld_ids.items()],
+    )
+    keys = sorted(hidden)
+    candidates = [
+        row
+        for start in range(0, len(keys), _CHUNK)
+        for row in c.execute(
             sa.select(_A.address_key, _A.contact_id, _C.display_name)
             .join(contacts, _C.contact_id == _A.contact_id)
             .where(
                 _C.origin == ContactOrigin.COLLECTED.value,
-                _A.address_key.in_(sa.select(withheld.c.address_key)),
+                _A.address_key.in_(keys[start : start + _CHUNK]),
             )
             .order_by(_A.address_key)
         )
-    )
+    ]
     if not candidates:
         return 0
-    keys = [row.address_key for row in candidates]
-    visible = _names(c, _contributing(_F.visible_to_tools.is_(True)), keys)
-    hidden = _names(c, _contributing(in_withheld), keys)
+    wanted = [row.address_key for row in candidates]
+    visible = _names(
+        c, [_contributing(a, _F.visible_to_tools.is_(True)) for a in sorted(accounts)], wanted
+    )
     changed: set[uuid.UUID] = set()
     for key, contact_id, display_name in candidates:
         shown = visible.get(key)
@@ -102,15 +116,19 @@ def forget_withheld(c: sa.Connection) -> int:
 
 
 def _names(
-    c: sa.Connection, contributing: sa.Select[Any], keys: Sequence[str]
+    c: sa.Connection,
+    contributing: Sequence[sa.Select[Any]],
+    keys: Sequence[str] | None = None,
 ) -> dict[str, list[str]]:
-    """Address key -> the names (as a record keeps them, "" for none) that mail gives it,
-    in the order the mail was stored; a key no such mail names is absent."""
-    found: dict[str, list[str]] = {}
-    for start in range(0, len(keys), _CHUNK):
-        rows = c.execute(
-            contributing.where(_P.address_key.in_(keys[start : start + _CHUNK])).order_by(_P.seq)
-        )
-        for key, display_name, _seq in rows:
-            found.setdefault(key, []).append(kept_name(display_name))
-    return found
+    """Address key -> the names (as a record keeps them, "" for none) that mail of the
+    statements `contributing` (one per account) gives it, of `keys` only when given, in
+    the order the mail was stored; a key no such mail names is absent."""
+    seen: dict[str, list[tuple[int, str]]] = {}
+    for statement in contributing:
+        for start in range(0, len(keys), _CHUNK) if keys is not None else [0]:
+            some = statement
+            if keys is not None:
+                some = statement.where(_P.address_key.in_(keys[start : start + _CHUNK]))
+            for key, display_name, seq in c.execute(some):
+                seen.setdefault(key, []).append((seq, kept_name(display_name)))
+    return {key: [name for _, name in sorted(named)] for key, named in seen.items()}

@@ -35,6 +35,7 @@ PARTITIONED_TABLES = (
 PER_ACCOUNT = (
     "accounts",
     "folders",
+    "folder_versions",
     *PARTITIONED_TABLES,
     "outgoing_emails",
     "drafts",

@@ -46,20 +46,26 @@ def store_url(config: StoreConfig) -> str:
     return sqlite_url(config.sqlite_path)
 
 
-def create_store_engine(url: str, *, read_only: bool = False) -> sa.Engine:
+def create_store_engine(
+    url: str, *, read_only: bool = False, connections: int | None = None
+) -> sa.Engine:
     """An engine for `url` with the session settings the store relies on.
 
     A read-only engine serves the reading tools: on SQLite its transactions begin deferred
     and its connections refuse writes, so a read never takes the write lock a synchronization
-    pass needs (and never waits for one). On PostgreSQL every transaction is a snapshot already,
-    and the same settings serve both. A failed statement's error never carries the values it
-    was given (mail, addresses), so nothing that logs an error can log them."""
+    pass needs (and never waits for one). On PostgreSQL every transaction is a snapshot already;
+    there the read-only engine does not ping a connection before handing it out (a round trip
+    per call): its one user, `SqlMailboxReader.snapshot`, begins again on a new connection
+    when its first statement finds the connection lost. A failed statement's error never
+    carries the values it was given (mail, addresses), so nothing that logs an error can log
+    them. `connections`: the most this engine holds to PostgreSQL (by default
+    `POSTGRESQL_CONNECTIONS`)."""
     if url.startswith("sqlite"):
         return _sqlite_engine(url, read_only=read_only)
     return sa.create_engine(
         url,
-        pool_pre_ping=True,
-        pool_size=POSTGRESQL_CONNECTIONS,
+        pool_pre_ping=not read_only,
+        pool_size=connections or POSTGRESQL_CONNECTIONS,
         max_overflow=0,
         hide_parameters=True,
     )

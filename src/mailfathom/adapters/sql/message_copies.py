@@ -159,7 +159,8 @@ class Chosen:
 
 
 _KEYS = sa.select(messages.c.seq, messages.c.account_id, messages.c.content_key).where(
-    messages.c.seq.in_(sa.bindparam("seqs", expanding=True))
+    messages.c.account_id.in_(sa.bindparam("accounts", expanding=True)),
+    messages.c.seq.in_(sa.bindparam("seqs", expanding=True)),
 )
 
 
@@ -170,7 +171,8 @@ def one_per_message(
     copy in a folder that comes later is left out, and a parent is named by the copy that
     stands for it, also where the conversation hangs a reply under a copy outside the scope
     whose message the scope holds. A parent of which the scope holds no copy is named as it
-    is."""
+    is. A conversation lies in one account, so its parents are looked up in the accounts of
+    `rows`."""
     first: dict[tuple[str, str], tuple[int, int]] = {}
     for r in rows:
         if r.content_key is not None:
@@ -187,8 +189,10 @@ def one_per_message(
         copies.setdefault(standing, []).append(seq)
     read = {r.seq for r in rows}
     outside = sorted({r.parent_seq for r in rows if r.parent_seq is not None} - read)
+    accounts = sorted({r.account_id for r in rows})
     for chunk in chunks(outside):
-        for seq, account_id, content_key in connection.execute(_KEYS, {"seqs": list(chunk)}):
+        bound = {"accounts": accounts, "seqs": list(chunk)}
+        for seq, account_id, content_key in connection.execute(_KEYS, bound):
             found = first.get((account_id, content_key)) if content_key is not None else None
             if found is not None:
                 stand_in[int(seq)] = found[1]

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
-NEWEST_REVISION = "0030_mcp_replicas"
+NEWEST_REVISION = "0032_lease_holder_process"
 """The newest migration under `migrations/versions`; a test holds it to Alembic's own head."""
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.schema import folders, keywords, messages, mutation_records
+from mailfathom.adapters.sql.store_base import accounts_of
 from mailfathom.app.flags.ports import MutationTarget, OpenMutation, RequestIdentityTaken
 from mailfathom.domain.mutations import (
     OPEN_STATES,
@@ -44,7 +45,8 @@ class SqlMutationStore:
             )
         )
         with self._engine.connect() as c:
-            row = c.execute(query).first()
+            accounts = accounts_of(c, folder_ids)
+            row = c.execute(query.where(_M.account_id.in_(accounts))).first()
         if row is None:
             return None
         return MutationTarget(row.stored_email_id, row.account_id, row.folder_id, row.alias)

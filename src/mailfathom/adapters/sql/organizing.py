@@ -14,6 +14,7 @@ import sqlalchemy as sa
 
 from mailfathom.adapters.sql.mutations import record_one
 from mailfathom.adapters.sql.schema import folders, messages
+from mailfathom.adapters.sql.store_base import accounts_of
 from mailfathom.app.flags.ports import MutationTarget
 from mailfathom.domain.mutations import MutationRecord, RequestedMutation
 
@@ -40,11 +41,12 @@ class SqlOrganizeStore:
             )
         )
         with self._engine.connect() as c:
+            accounts = accounts_of(c, folder_ids)
             return {
                 row.stored_email_id: MutationTarget(
                     row.stored_email_id, row.account_id, row.folder_id, row.alias
                 )
-                for row in c.execute(query)
+                for row in c.execute(query.where(_M.account_id.in_(accounts)))
             }
 
     def record_each(

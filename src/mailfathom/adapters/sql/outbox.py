@@ -3,20 +3,25 @@
 Every change of stage is one conditional UPDATE whose WHERE clause states the facts the change
 depends on (the stage, the lease, who holds it), and whoever's statement changed no row lost
 the race. That is what keeps a claim and a cancellation from both succeeding, and a worker
-that lost its lease from writing over what happened since.
+that lost its lease from writing over what happened since. Lease times are set and compared
+on the store's clock (`now`), so workers whose machines' clocks disagree agree on expiry. A
+claim names the claiming process (`adapters.processes`): a send claimed by a process of this
+machine that is provably gone is recovered at once, as if its lease had expired.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
-from datetime import datetime, timedelta
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.processes import MachineProcesses
 from mailfathom.adapters.sql.drafts import mark_promoted
 from mailfathom.adapters.sql.schema import outgoing_emails, outgoing_recipients
+from mailfathom.adapters.sql.store_clock import store_now
 from mailfathom.app.sending.ports import (
     AttemptResult,
     CeilingLimit,
@@ -45,8 +50,26 @@ _OUTBOX_LOCK = 0x6D66_6F62
 
 
 class SqlOutbox:
-    def __init__(self, engine: sa.Engine) -> None:
+    def __init__(
+        self,
+        engine: sa.Engine,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        *,
+        machine: MachineProcesses | None = None,
+        process: str | None = None,
+    ) -> None:
+        """`clock`: this machine's, read by `now` on SQLite only. `machine`: this machine's
+        processes, so that `recover` takes back at once a send claimed by one of them that is
+        gone (None: by lease expiry alone); `process`: how the claim names the claiming
+        process (by default this one)."""
         self._engine = engine
+        self._clock = clock
+        self._machine = machine
+        self._process = process if process is not None or machine is None else machine.own()
+
+    def now(self) -> datetime:
+        """The clock every delivery worker sharing the store reads (`store_now`)."""
+        return store_now(self._engine, self._clock)
 
     # -- writing a send ------------------------------------------------------------------
 
@@ -237,6 +260,7 @@ class SqlOutbox:
                     .values(
                         stage=Stage.SENDING.value,
                         lease_owner=worker,
+                        lease_process=self._process,
                         lease_expires_at=expires,
                         attempt_count=_O.attempt_count + 1,
                         transmission_started_at=None,
@@ -287,6 +311,7 @@ class SqlOutbox:
             "stage": result.stage.value,
             "failure_code": result.failure_code,
             "lease_owner": None,
+            "lease_process": None,
             "lease_expires_at": None,
         }
         if result.stage is Stage.QUEUED:
@@ -311,9 +336,18 @@ class SqlOutbox:
         return True
 
     def recover(self, now: datetime, retry_at: datetime, max_attempts: int) -> int:
-        expired = [_O.stage == Stage.SENDING.value, _O.lease_expires_at <= now]
-        released = {"lease_owner": None, "lease_expires_at": None}
+        """A send claimed by a process of this machine that is gone counts as expired."""
+        released = {"lease_owner": None, "lease_process": None, "lease_expires_at": None}
         with self._engine.begin() as c:
+            ended = _O.lease_expires_at <= now
+            if self._machine is not None:
+                held = sa.select(_O.lease_process).where(
+                    _O.stage == Stage.SENDING.value, _O.lease_expires_at > now
+                )
+                gone = self._machine.gone_among(c.execute(held.distinct()).scalars())
+                if gone:
+                    ended = sa.or_(ended, _O.lease_process.in_(gone))
+            expired = [_O.stage == Stage.SENDING.value, ended]
             unknown = c.execute(
                 sa.update(outgoing_emails)
                 .where(*expired, _O.transmission_started_at.is_not(None))

@@ -96,7 +96,7 @@ class SqlPassageStore(SqlTables):
 
     def unembedded(self, generation_id: int, after_seq: int, limit: int) -> list[MessageText]:
         statement = (
-            sa.select(messages.c.seq, messages.c.subject)
+            sa.select(messages.c.account_id, messages.c.seq, messages.c.subject)
             .where(messages.c.seq > after_seq, *embeddable(), _not_read(generation_id))
             .order_by(messages.c.seq)
             .limit(limit)
@@ -109,7 +109,7 @@ class SqlPassageStore(SqlTables):
         for row in rows:
             body = bodies.get(int(row.seq))
             plain = None if body is None or body.missing else (body.plain or "")
-            found.append(MessageText(int(row.seq), row.subject, plain))
+            found.append(MessageText(str(row.account_id), int(row.seq), row.subject, plain))
         return found
 
     def record(
@@ -118,39 +118,48 @@ class SqlPassageStore(SqlTables):
         """The messages still stored are held against removal until the commit (PostgreSQL:
         FOR KEY SHARE; SQLite's writer holds the database), and a message another process
         recorded meanwhile keeps its row (ON CONFLICT DO NOTHING): only the messages this
-        call notes read get vectors."""
+        call notes read get vectors. Each statement names one account (the batch is looked
+        up account by account)."""
+        by_account: dict[str, list[int]] = {}
+        for account_id, seq, _ in embedded:
+            by_account.setdefault(account_id, []).append(seq)
         with self.engine.begin() as c:
-            present: dict[int, str] = {}
-            for chunk in chunks([seq for seq, _ in embedded]):
-                held = (
-                    sa.select(messages.c.seq, messages.c.account_id)
-                    .where(messages.c.seq.in_(chunk), _not_read(generation_id))
-                    .with_for_update(read=True, key_share=True)
-                )
-                present.update((int(seq), str(account)) for seq, account in c.execute(held))
+            present: set[tuple[str, int]] = set()
+            for account_id, seqs in sorted(by_account.items()):
+                for chunk in chunks(seqs):
+                    held = (
+                        sa.select(messages.c.seq)
+                        .where(
+                            messages.c.account_id == account_id,
+                            messages.c.seq.in_(chunk),
+                            _not_read(generation_id),
+                        )
+                        .with_for_update(read=True, key_share=True)
+                    )
+                    present.update((account_id, int(seq)) for seq in c.execute(held).scalars())
             marks = [
                 {
                     "generation_id": generation_id,
-                    "account_id": present[seq],
+                    "account_id": account_id,
                     "seq": seq,
                     "passages": len(vectors),
                 }
-                for seq, vectors in embedded
-                if seq in present
+                for account_id, seq, vectors in embedded
+                if (account_id, seq) in present
             ]
-            noted: set[int] = set()
+            noted: set[tuple[str, int]] = set()
             if marks:
                 statement = (
                     self._insert(embedded_messages)
                     .values(marks)
                     .on_conflict_do_nothing(index_elements=["generation_id", "account_id", "seq"])
-                    .returning(embedded_messages.c.seq)
+                    .returning(embedded_messages.c.account_id, embedded_messages.c.seq)
                 )
-                noted = {int(seq) for seq in c.execute(statement).scalars()}
+                noted = {(str(a), int(seq)) for a, seq in c.execute(statement)}
             rows = [
-                (generation_id, present[seq], seq, position, *encode(vector))
-                for seq, vectors in embedded
-                if seq in noted
+                (generation_id, account_id, seq, position, *encode(vector))
+                for account_id, seq, vectors in embedded
+                if (account_id, seq) in noted
                 for position, vector in enumerate(vectors)
             ]
             bulk.insert_rows(
@@ -173,12 +182,19 @@ class SqlPassageStore(SqlTables):
                 .values(filled_at=at)
             )
             others = _G.generation_id != generation_id
-            # Row by row the cascade would look each vector up again: the rows go first.
-            older = sa.select(_G.generation_id).where(others).scalar_subquery()
-            c.execute(passage_vectors.delete().where(passage_vectors.c.generation_id.in_(older)))
-            c.execute(
-                embedded_messages.delete().where(embedded_messages.c.generation_id.in_(older))
-            )
+            older = list(c.execute(sa.select(_G.generation_id).where(others)).scalars())
+            if older:
+                # Row by row the cascade would look each vector up again: the rows go first,
+                # an account at a time (every account that holds mail has a folder).
+                accounts = c.execute(sa.select(folders.c.account_id).distinct()).scalars()
+                for account_id in sorted(accounts):
+                    for table in (passage_vectors, embedded_messages):
+                        c.execute(
+                            table.delete().where(
+                                table.c.account_id == account_id,
+                                table.c.generation_id.in_(older),
+                            )
+                        )
             dropped = c.execute(embedding_generations.delete().where(others)).rowcount
         return int(dropped)
 

@@ -13,14 +13,16 @@ class SqlPendingRepairs:
     def __init__(self, engine: sa.Engine) -> None:
         self.engine = engine
 
-    def repairs_by_folder(self) -> dict[int, int]:
-        """How many repair requests wait, per folder identifier (only folders with any)."""
+    def repairs_by_folder(self, account_id: str) -> dict[int, int]:
+        """How many repair requests of the account wait, per folder identifier (only folders
+        with any)."""
         with self.engine.connect() as c:
             rows = c.execute(
                 sa.select(messages.c.folder_id, sa.func.count())
                 .select_from(
                     repair_requests.join(messages, same_message(repair_requests, messages))
                 )
+                .where(repair_requests.c.account_id == account_id)
                 .group_by(messages.c.folder_id)
             ).all()
         return {int(folder_id): int(count) for folder_id, count in rows}

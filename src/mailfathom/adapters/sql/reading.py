@@ -1,25 +1,26 @@
 """The read side of the store: listings, lexical search, content reads and conversations.
 
-A request reads through one snapshot: one connection and one transaction, in which the
-folders visible to tools are read once. Every method narrows the folders it is asked for to
-those, so a withheld folder cannot leak even when a caller passes its id. Pages are found by
-a query over the few columns the order and the filters need; the page's rows, participants
-and keywords are then read in batches by `seq`, a constant number of queries whatever the
-page size. A message kept in several folders of the scope is one row of a listing, a search
-or a conversation (`message_copies`).
+A request reads through one snapshot: one connection and one transaction, whose first
+statement checks the folders visible to tools that the process keeps (`folder_catalog`).
+Every method narrows the folders it is asked for to those, so a withheld folder cannot leak
+even when a caller passes its id. Pages are found by a query over the few columns the order
+and the filters need; the page's rows, participants and keywords are then read in batches by
+`seq`, a constant number of queries whatever the page size. A message kept in several
+folders of the scope is one row of a listing, a search or a conversation (`message_copies`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql import message_copies
+from mailfathom.adapters.sql.folder_catalog import FolderCatalog
 from mailfathom.adapters.sql.index_queries import index_matching, searchable
 from mailfathom.adapters.sql.reading_filters import ICU_ROOT_COLLATION, RowFilters, TextRules
 from mailfathom.adapters.sql.reading_rows import (
@@ -59,15 +60,7 @@ from mailfathom.app.shared.stored_mail import (
 )
 from mailfathom.app.shared.stored_mail_ports import MailboxReadView
 from mailfathom.app.shared.vector_ports import Nearest, PendingNearest
-from mailfathom.domain.folders import FolderRole
 
-_VISIBLE_FOLDERS = sa.select(
-    folders.c.folder_id,
-    folders.c.account_id,
-    folders.c.alias,
-    folders.c.role,
-    folders.c.last_committed_at,
-).where(folders.c.visible_to_tools.is_(True))
 _NO_TEXT = LoadedText(None, None)
 
 
@@ -79,30 +72,49 @@ class SqlMailboxReader:
         engine: sa.Engine,
         texts: TextSource | None = None,
         vectors: VectorCache | None = None,
+        catalog: FolderCatalog | None = None,
     ) -> None:
         """`texts` reads the bodies the content store keeps; without it only the bodies kept
-        in the database are read. `vectors` is the process's matrices of passage vectors,
-        shared by every reader of the store (one of its own when not given)."""
+        in the database are read. `vectors` is the process's matrices of passage vectors and
+        `catalog` its visible folders, each shared by every reader of the store (one of its
+        own when not given)."""
         self._engine = engine
         self._texts = texts
         self._dialect = engine.dialect.name
         self._rules: TextRules | None = None
         self._common = CommonWords()
         self._vectors = vectors if vectors is not None else VectorCache()
+        self._catalog = catalog if catalog is not None else FolderCatalog()
 
     @contextmanager
     def snapshot(self) -> Iterator[SqlReadView]:
         """One connection whose reads all see one snapshot, so a page's rows, participants
         and keywords agree even while synchronization commits (SQLite's transactions already
-        do; PostgreSQL is asked for a repeatable-read, read-only transaction)."""
-        with self._engine.connect() as connection:
-            if self._dialect != "sqlite":
-                connection.execution_options(
-                    isolation_level="REPEATABLE READ", postgresql_readonly=True
-                )
-            yield SqlReadView(
-                connection, self._text(connection), self._common, self._texts, self._vectors
-            )
+        do; PostgreSQL is asked for a repeatable-read, read-only transaction).
+
+        The read engine does not ping a connection it hands out (`create_store_engine`):
+        the first statement, which checks the visible folders, stands for the ping. When it
+        finds the connection lost (a restarted database), the engine drops its connections
+        and the snapshot begins again once on a new one, before anything was read."""
+        for attempt in (1, 2):
+            connection = self._engine.connect()
+            try:
+                if self._dialect != "sqlite":
+                    connection.execution_options(
+                        isolation_level="REPEATABLE READ", postgresql_readonly=True
+                    )
+                visible = self._catalog.visible(connection)
+                break
+            except sa.exc.DBAPIError as error:
+                connection.close()
+                if attempt == 2 or not error.connection_invalidated:
+                    raise
+            except BaseException:
+                connection.close()
+                raise
+        with connection:
+            rules = self._text(connection)
+            yield SqlReadView(connection, visible, rules, self._common, self._texts, self._vectors)
 
     def _text(self, connection: sa.Connection) -> TextRules:
         if self._rules is None:
@@ -206,32 +218,23 @@ class SqlReadView(MailboxReadView):
     def __init__(
         self,
         connection: sa.Connection,
+        visible: Mapping[int, FolderView],
         rules: TextRules,
         common: CommonWords,
         texts: TextSource | None = None,
         vectors: VectorCache | None = None,
     ) -> None:
+        """`visible` is every folder visible to tools in this snapshot, by id."""
         self._c = connection
         self._vectors = vectors if vectors is not None else VectorCache()
         self._texts = texts
         self._common = common
         self._rules = rules
         self._dialect = rules.dialect
-        self._visible: dict[int, FolderView] | None = None
+        self._visible = visible
 
-    def _folders(self) -> dict[int, FolderView]:
-        """Every folder visible to tools, read once per snapshot."""
-        if self._visible is None:
-            self._visible = {
-                int(r.folder_id): FolderView(
-                    folder_id=int(r.folder_id),
-                    account_id=r.account_id,
-                    alias=r.alias,
-                    role=FolderRole(r.role) if r.role is not None else None,
-                    last_committed_at=r.last_committed_at,
-                )
-                for r in self._c.execute(_VISIBLE_FOLDERS)
-            }
+    def _folders(self) -> Mapping[int, FolderView]:
+        """Every folder visible to tools in this snapshot."""
         return self._visible
 
     def _scope(self, folder_ids: Sequence[int]) -> dict[int, str]:
@@ -490,7 +493,7 @@ class SqlReadView(MailboxReadView):
         loaded = load_identified(self._c, wanted, scope)
         seqs = list(loaded)
         bodies = load_texts(self._c, seqs, self._texts, with_html=with_html)
-        files = load_parts(self._c, seqs)
+        files = load_parts(self._c, seqs, (one.summary.account_id for one in loaded.values()))
         result: dict[uuid.UUID, EmailRow] = {}
         for seq, one in loaded.items():
             text = bodies.get(seq, _NO_TEXT)

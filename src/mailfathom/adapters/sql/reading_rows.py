@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
 from mailfathom.adapters.sql.schema import keywords, message_trust, messages, participants, parts
 from mailfathom.adapters.sql.trust_rows import TRUST_COLUMNS, reading_of, verdict_of
@@ -49,68 +50,148 @@ SUMMARY_COLUMNS = tuple(
 )
 DETAIL_COLUMNS = (messages.c.in_reply_to, messages.c.references_header, messages.c.content_key)
 
-# The statements of the read side are built once; each call binds its values. The lists of
-# `seq` and identifiers are expanding parameters, cut to CHUNK values per statement.
-_SEQS: sa.BindParameter[Any] = sa.bindparam("seqs", expanding=True)
-_IDS: sa.BindParameter[Any] = sa.bindparam("ids", expanding=True)
-_FOLDERS: sa.BindParameter[Any] = sa.bindparam("folders", expanding=True)
+# The statements of the read side are built once; each call binds its values, the lists of
+# `seq` and identifiers cut to CHUNK values per statement. A list is one array parameter on
+# PostgreSQL (`= ANY`), so a statement's text is the same whatever the list's length: it is
+# neither rendered again for each length nor parsed again by the server, which prepares it
+# once it has come often enough. SQLite has no arrays: there a list is expanded into one
+# parameter per value (`IN (...)`).
+
+
+def _listed(array: bool, column: sa.ColumnElement[Any], name: str) -> sa.ColumnElement[bool]:
+    if array:
+        return column == sa.any_(sa.bindparam(name, type_=postgresql.ARRAY(column.type)))
+    return column.in_(sa.bindparam(name, expanding=True))
+
+
 # A message's sender verdict and authorship reading come with its row: at most one
-# `message_trust` row per message, so the outer join never multiplies a row.
-_WITH_TRUST = messages.outerjoin(message_trust, message_trust.c.seq == messages.c.seq)
+# `message_trust` row per message, so the outer join never multiplies a row. The children of
+# a message are keyed by `(account_id, seq)` (revision 0028): every statement reading them
+# names the accounts too, or no index could serve it and it would read the whole table.
+_WITH_TRUST = messages.outerjoin(
+    message_trust,
+    sa.and_(
+        message_trust.c.account_id == messages.c.account_id,
+        message_trust.c.seq == messages.c.seq,
+    ),
+)
 _TRUST = tuple(message_trust.c[name] for name in TRUST_COLUMNS if name != "seq")
-_ROWS_BY_SEQ = {
-    details: sa.select(*SUMMARY_COLUMNS, *(DETAIL_COLUMNS if details else ()), *_TRUST)
-    .select_from(_WITH_TRUST)
-    .where(messages.c.seq.in_(_SEQS))
-    for details in (False, True)
-}
-_ROWS_BY_ID = (
-    sa.select(*SUMMARY_COLUMNS, *DETAIL_COLUMNS, *_TRUST)
-    .select_from(_WITH_TRUST)
-    .where(messages.c.stored_email_id.in_(_IDS), messages.c.folder_id.in_(_FOLDERS))
-)
-_PEOPLE = sa.select(
-    participants.c.seq, participants.c.role, participants.c.address, participants.c.display_name
-).order_by(participants.c.seq, participants.c.position)
-_ALL_PEOPLE = _PEOPLE.where(participants.c.seq.in_(_SEQS))
-_LISTED_PEOPLE = _ALL_PEOPLE.where(participants.c.role.in_(("from", "to")))
-_SENDERS = _ALL_PEOPLE.where(participants.c.role == "from")
-_KEYWORDS = sa.select(keywords.c.seq, keywords.c.keyword).where(keywords.c.seq.in_(_SEQS))
-_PARTS = (
-    sa.select(
-        parts.c.seq,
-        parts.c.kind,
-        parts.c.file_name,
-        parts.c.name_was_normalized,
-        parts.c.media_type,
-        parts.c.size_octets,
-        parts.c.part_path,
-    )
-    .where(parts.c.seq.in_(_SEQS))
-    .order_by(parts.c.seq, parts.c.position)
-)
+
+
+def _people_and_keywords(
+    people: sa.Select[Any], words_of: sa.ColumnElement[bool]
+) -> sa.CompoundSelect[Any]:
+    """`people`'s rows and the keywords of the same messages in one statement (one round
+    trip), told apart by `kind`: 0 a participant, in header order, 1 a keyword."""
+    persons = people.with_only_columns(
+        participants.c.seq,
+        sa.literal_column("0").label("kind"),
+        participants.c.position,
+        participants.c.role,
+        participants.c.address,
+        participants.c.display_name,
+    ).order_by(None)
+    words = sa.select(
+        keywords.c.seq,
+        sa.literal_column("1"),
+        sa.literal_column("0"),
+        sa.null(),
+        keywords.c.keyword,
+        sa.null(),
+    ).where(words_of)
+    both = sa.union_all(persons, words)
+    return both.order_by(*(both.selected_columns[n] for n in ("seq", "kind", "position")))
+
+
+@dataclass(frozen=True, slots=True)
+class _Statements:
+    """The read side's statements by `seq` and identifier, in one database's form."""
+
+    rows_by_seq: dict[bool, sa.Select[Any]]
+    rows_by_id: sa.Select[Any]
+    people_and_keywords: dict[bool, sa.CompoundSelect[Any]]
+    senders: sa.Select[Any]
+    parts: sa.Select[Any]
+
+    @classmethod
+    def made(cls, array: bool) -> _Statements:
+        people = sa.select(
+            participants.c.seq,
+            participants.c.role,
+            participants.c.address,
+            participants.c.display_name,
+        ).order_by(participants.c.seq, participants.c.position)
+        all_people = people.where(
+            _listed(array, participants.c.account_id, "accounts"),
+            _listed(array, participants.c.seq, "seqs"),
+        )
+        listed_people = all_people.where(participants.c.role.in_(("from", "to")))
+        words_of = sa.and_(
+            _listed(array, keywords.c.account_id, "accounts"),
+            _listed(array, keywords.c.seq, "seqs"),
+        )
+        return cls(
+            rows_by_seq={
+                details: sa.select(*SUMMARY_COLUMNS, *(DETAIL_COLUMNS if details else ()), *_TRUST)
+                .select_from(_WITH_TRUST)
+                .where(_listed(array, messages.c.seq, "seqs"))
+                for details in (False, True)
+            },
+            rows_by_id=sa.select(*SUMMARY_COLUMNS, *DETAIL_COLUMNS, *_TRUST)
+            .select_from(_WITH_TRUST)
+            .where(
+                _listed(array, messages.c.stored_email_id, "ids"),
+                _listed(array, messages.c.folder_id, "folders"),
+            ),
+            people_and_keywords={
+                details: _people_and_keywords(all_people if details else listed_people, words_of)
+                for details in (False, True)
+            },
+            senders=all_people.where(participants.c.role == "from"),
+            parts=sa.select(
+                parts.c.seq,
+                parts.c.kind,
+                parts.c.file_name,
+                parts.c.name_was_normalized,
+                parts.c.media_type,
+                parts.c.size_octets,
+                parts.c.part_path,
+            )
+            .where(
+                _listed(array, parts.c.account_id, "accounts"),
+                _listed(array, parts.c.seq, "seqs"),
+            )
+            .order_by(parts.c.seq, parts.c.position),
+        )
+
+
+_STATEMENTS = {array: _Statements.made(array) for array in (False, True)}
+
+
+def _statements(connection: sa.Connection) -> _Statements:
+    return _STATEMENTS[connection.dialect.name == "postgresql"]
 
 
 def _by_seq(
-    connection: sa.Connection, statement: sa.Select[Any], seqs: Sequence[int]
+    connection: sa.Connection,
+    statement: Callable[[_Statements], sa.Executable],
+    seqs: Sequence[int],
+    accounts: Iterable[str] | None = None,
 ) -> Iterable[Any]:
+    """The rows of `statement` for `seqs`, whose messages lie in `accounts` (which a
+    statement reading a message's children needs)."""
+    chosen = statement(_statements(connection))
+    bound: dict[str, Any] = {} if accounts is None else {"accounts": sorted(set(accounts))}
     for chunk in chunks(seqs):
-        yield from connection.execute(statement, {"seqs": list(chunk)})
+        yield from connection.execute(chosen, {**bound, "seqs": list(chunk)})
 
 
-def _people(
-    connection: sa.Connection, statement: sa.Select[Any], seqs: Sequence[int]
-) -> dict[int, list[ParticipantRow]]:
-    found: dict[int, list[ParticipantRow]] = {}
-    for seq, role, address, name in _by_seq(connection, statement, seqs):
-        found.setdefault(seq, []).append(ParticipantRow(role, address, name))
-    return found
-
-
-def load_senders(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, str]:
-    """The first From address of each of `seqs` that has one."""
+def load_senders(
+    connection: sa.Connection, seqs: Sequence[int], accounts: Iterable[str]
+) -> dict[int, str]:
+    """The first From address of each of `seqs` (messages of `accounts`) that has one."""
     found: dict[int, str] = {}
-    for seq, _role, address, _name in _by_seq(connection, _SENDERS, seqs):
+    for seq, _role, address, _name in _by_seq(connection, lambda s: s.senders, seqs, accounts):
         found.setdefault(seq, address)
     return found
 
@@ -118,13 +199,6 @@ def load_senders(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, st
 def sender(people: Sequence[ParticipantRow]) -> ParticipantRow | None:
     """The first From mailbox: the one a listing shows as the sender."""
     return next((p for p in people if p.role == "from"), None)
-
-
-def load_keywords(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, tuple[str, ...]]:
-    found: dict[int, set[str]] = {}
-    for seq, keyword in _by_seq(connection, _KEYWORDS, seqs):
-        found.setdefault(seq, set()).add(keyword.lower())
-    return {seq: tuple(sorted(words)) for seq, words in found.items()}
 
 
 def summary_row(
@@ -184,9 +258,19 @@ class Loaded:
 def _assemble(
     connection: sa.Connection, rows: list[sa.Row[Any]], aliases: dict[int, str], details: bool
 ) -> dict[int, Loaded]:
-    seqs = [r.seq for r in rows]
-    people = _people(connection, _ALL_PEOPLE if details else _LISTED_PEOPLE, seqs)
-    words = load_keywords(connection, seqs)
+    people: dict[int, list[ParticipantRow]] = {}
+    found: dict[int, set[str]] = {}
+    for seq, kind, _position, role, value, name in _by_seq(
+        connection,
+        lambda s: s.people_and_keywords[details],
+        [r.seq for r in rows],
+        (r.account_id for r in rows),
+    ):
+        if kind:
+            found.setdefault(seq, set()).add(value.lower())
+        else:
+            people.setdefault(seq, []).append(ParticipantRow(role, value, name))
+    words = {seq: tuple(sorted(kept)) for seq, kept in found.items()}
     loaded: dict[int, Loaded] = {}
     for r in rows:
         mine = people.get(r.seq, [])
@@ -206,7 +290,7 @@ def load_summaries(
 ) -> dict[int, Loaded]:
     """The messages `seqs` (all already known to lie in scope), read in batches. With
     `details`, every participant and the threading and content columns come too."""
-    rows = list(_by_seq(connection, _ROWS_BY_SEQ[details], seqs))
+    rows = list(_by_seq(connection, lambda s: s.rows_by_seq[details], seqs))
     return _assemble(connection, rows, aliases, details)
 
 
@@ -215,15 +299,19 @@ def load_identified(
 ) -> dict[int, Loaded]:
     """The named emails that lie in the folders of `aliases`, with their details."""
     folder_ids = sorted(aliases)
+    statement = _statements(connection).rows_by_id
     rows: list[sa.Row[Any]] = []
     for chunk in chunks(stored_email_ids):
-        rows.extend(connection.execute(_ROWS_BY_ID, {"ids": list(chunk), "folders": folder_ids}))
+        rows.extend(connection.execute(statement, {"ids": list(chunk), "folders": folder_ids}))
     return _assemble(connection, rows, aliases, True)
 
 
-def load_parts(connection: sa.Connection, seqs: Sequence[int]) -> dict[int, list[PartRow]]:
+def load_parts(
+    connection: sa.Connection, seqs: Sequence[int], accounts: Iterable[str]
+) -> dict[int, list[PartRow]]:
+    """The parts of each of `seqs` (messages of `accounts`), in their order."""
     found: dict[int, list[PartRow]] = {}
-    for r in _by_seq(connection, _PARTS, seqs):
+    for r in _by_seq(connection, lambda s: s.parts, seqs, accounts):
         found.setdefault(r.seq, []).append(
             PartRow(
                 r.kind,

@@ -54,7 +54,9 @@ def conversation_members(
         ],
         ranks,
     )
-    senders = load_senders(connection, [c.seq for c in chosen])
+    senders = load_senders(
+        connection, [c.seq for c in chosen], (by_seq[c.seq].account_id for c in chosen)
+    )
     found: dict[uuid.UUID, list[ThreadMember]] = {}
     for c in chosen:
         r = by_seq[c.seq]

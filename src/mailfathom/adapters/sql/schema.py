@@ -43,6 +43,16 @@ folders = sa.Table(
     sa.UniqueConstraint("account_id", "remote_name", name="uq_folders_account_remote"),
 )
 
+# One counter per account, moved by triggers on `folders` (migration 0031) in the transaction
+# of every change the read side would show: what a reading process compares before it uses
+# the visible folders it keeps (`folder_catalog`).
+folder_versions = sa.Table(
+    "folder_versions",
+    metadata,
+    sa.Column("account_id", sa.String(64), primary_key=True),
+    sa.Column("version", sa.BigInteger, nullable=False),
+)
+
 messages = sa.Table(
     "messages",
     metadata,
@@ -258,6 +268,8 @@ outgoing_emails = sa.Table(
     sa.Column("attempt_count", sa.Integer, nullable=False),
     sa.Column("lease_owner", sa.String(64)),
     sa.Column("lease_expires_at", TS),
+    # The claiming process (`adapters.processes`, 0031): recovered at once once it is gone.
+    sa.Column("lease_process", sa.String(64)),
     sa.Column("transmission_started_at", TS),
     sa.Column("failure_code", sa.Integer),
     sa.Column("finished_at", TS),
@@ -684,6 +696,9 @@ work_leases = sa.Table(
     sa.Column("holder", sa.String(128)),
     sa.Column("fence", sa.BigInteger, nullable=False),
     sa.Column("expires_at", TS),
+    # The holder's process (`adapters.processes`, 0031): on its machine, a lease it holds is
+    # taken at once once the process is gone.
+    sa.Column("holder_process", sa.String(64)),
 )
 
 # The workers alive, each until its last heartbeat's `seen_until`: how many share the accounts.
@@ -692,6 +707,7 @@ lease_workers = sa.Table(
     metadata,
     sa.Column("worker_id", sa.String(128), primary_key=True),
     sa.Column("seen_until", TS, nullable=False),
+    sa.Column("process", sa.String(64)),
 )
 
 # What replicas of the MCP endpoint share between requests (see 0030).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -52,6 +53,15 @@ def account_of(c: sa.Connection, folder_id: int) -> str:
     return str(found.scalar_one())
 
 
+def accounts_of(c: sa.Connection, folder_ids: Sequence[int]) -> list[str]:
+    """The accounts the folders belong to (see `account_of`), for a statement on the
+    messages of folders that may lie in several accounts."""
+    found = c.execute(
+        sa.select(folders.c.account_id).where(folders.c.folder_id.in_(folder_ids)).distinct()
+    )
+    return sorted(found.scalars())
+
+
 class SqlTables:
     """A part of the store on one engine."""
 
@@ -64,15 +74,15 @@ class SqlTables:
             return postgresql.insert(table)
         return sqlite.insert(table)
 
-    def _record_repair_request(self, seq: int, reason: str) -> None:
-        """Record that a row's content must be fetched again; a second request for the same
-        row changes nothing."""
+    def _record_repair_request(self, account_id: str, seq: int, reason: str) -> None:
+        """Record that a row of `account_id` must have its content fetched again; a second
+        request for the same row changes nothing."""
         of_message = sa.select(
             messages.c.account_id,
             messages.c.seq,
             sa.literal(reason, sa.String(32)),
             sa.literal(now(), repair_requests.c.requested_at.type),
-        ).where(messages.c.seq == seq)
+        ).where(messages.c.account_id == account_id, messages.c.seq == seq)
         statement = (
             self._insert(repair_requests)
             .from_select(["account_id", "seq", "reason", "requested_at"], of_message)

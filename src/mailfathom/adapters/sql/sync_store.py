@@ -45,9 +45,11 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
 
     def stored_uids(self, folder_id: int, uidvalidity: int) -> set[int]:
         with self.engine.connect() as c:
+            account_id = account_of(c, folder_id)
             return set(
                 c.execute(
                     sa.select(messages.c.uid).where(
+                        messages.c.account_id == account_id,
                         messages.c.folder_id == folder_id,
                         messages.c.uidvalidity == uidvalidity,
                     )
@@ -56,6 +58,12 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
 
     def stored_flags(self, folder_id: int, uidvalidity: int) -> dict[int, FlagChange]:
         with self.engine.connect() as c:
+            account_id = account_of(c, folder_id)
+            mine = (
+                messages.c.account_id == account_id,
+                messages.c.folder_id == folder_id,
+                messages.c.uidvalidity == uidvalidity,
+            )
             rows = c.execute(
                 sa.select(
                     messages.c.seq,
@@ -66,13 +74,13 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
                     messages.c.answered,
                     messages.c.draft,
                     messages.c.deleted,
-                ).where(messages.c.folder_id == folder_id, messages.c.uidvalidity == uidvalidity)
+                ).where(*mine)
             ).all()
             words: dict[int, set[str]] = {}
             for seq, keyword in c.execute(
                 sa.select(keywords.c.seq, keywords.c.keyword)
                 .join(messages, same_message(keywords, messages))
-                .where(messages.c.folder_id == folder_id, messages.c.uidvalidity == uidvalidity)
+                .where(*mine)
             ):
                 words.setdefault(seq, set()).add(keyword)
         return {
@@ -308,9 +316,14 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
     ) -> dict[tuple[str | None, int], list[int]]:
         result: dict[tuple[str | None, int], list[int]] = {}
         with self.engine.connect() as c:
+            account_id = account_of(c, folder_id)
             for seq, message_id, size in c.execute(
                 sa.select(messages.c.seq, messages.c.message_id_header, messages.c.size_octets)
-                .where(messages.c.folder_id == folder_id, messages.c.uidvalidity != uidvalidity)
+                .where(
+                    messages.c.account_id == account_id,
+                    messages.c.folder_id == folder_id,
+                    messages.c.uidvalidity != uidvalidity,
+                )
                 .order_by(messages.c.uid)
             ):
                 result.setdefault((message_id, size), []).append(seq)

@@ -55,7 +55,7 @@ class SqlTrustRecords:
             if verdict is not None or reading is not None
         ]
         with self.engine.begin() as c:
-            replace_trust(c, rows)
+            replace_trust(c, account_id, rows)
             c.execute(trust_positions.delete().where(trust_positions.c.account_id == account_id))
             c.execute(
                 trust_positions.insert().values(
@@ -85,6 +85,6 @@ class SqlTrustRecords:
             )
             return [StoredForTrust(int(seq), key) for seq, key in rows]
 
-    def fill_in(self, records: Sequence[TrustRecord]) -> None:
+    def fill_in(self, account_id: str, records: Sequence[TrustRecord]) -> None:
         with self.engine.begin() as c:
-            replace_trust(c, [trust_tuple(seq, v, r) for seq, v, r in records])
+            replace_trust(c, account_id, [trust_tuple(seq, v, r) for seq, v, r in records])

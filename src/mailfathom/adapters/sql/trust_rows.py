@@ -94,9 +94,12 @@ def insert_trust(
     )
 
 
-def replace_trust(connection: sa.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
-    """Write `rows` over whatever the same messages held (a later verification of stored
-    mail); a message removed meanwhile is skipped, never recreated.
+def replace_trust(
+    connection: sa.Connection, account_id: str, rows: Sequence[tuple[Any, ...]]
+) -> None:
+    """Write `rows` (of the account's messages) over whatever the same messages held (a
+    later verification of stored mail); a message removed meanwhile is skipped, never
+    recreated.
 
     A half a row leaves NULL (its port was not wired for this run) keeps what was stored: a
     verdict reached when the mail arrived may never be reached again once its signing key
@@ -105,27 +108,23 @@ def replace_trust(connection: sa.Connection, rows: Sequence[tuple[Any, ...]]) ->
         return
     seqs = [row[0] for row in rows]
     # Locked (PostgreSQL) so that a message found here is not removed before its row is in.
-    present: dict[int, str] = {
-        int(seq): account_id
-        for seq, account_id in connection.execute(
-            sa.select(messages.c.seq, messages.c.account_id)
-            .where(messages.c.seq.in_(seqs))
+    present = set(
+        connection.execute(
+            sa.select(messages.c.seq)
+            .where(messages.c.account_id == account_id, messages.c.seq.in_(seqs))
             .with_for_update()
-        )
-    }
+        ).scalars()
+    )
+    theirs = (message_trust.c.account_id == account_id, message_trust.c.seq.in_(seqs))
     stored = {
         row[0]: tuple(row)
         for row in connection.execute(
-            sa.select(*(message_trust.c[name] for name in TRUST_COLUMNS)).where(
-                message_trust.c.seq.in_(seqs)
-            )
+            sa.select(*(message_trust.c[name] for name in TRUST_COLUMNS)).where(*theirs)
         )
     }
-    connection.execute(message_trust.delete().where(message_trust.c.seq.in_(seqs)))
+    connection.execute(message_trust.delete().where(*theirs))
     kept = [
-        (present[row[0]], *_kept_halves(row, stored.get(row[0])))
-        for row in rows
-        if row[0] in present
+        (account_id, *_kept_halves(row, stored.get(row[0]))) for row in rows if row[0] in present
     ]
     bulk.insert_rows(connection, "message_trust", ("account_id", *TRUST_COLUMNS), kept)
 
@@ -164,16 +163,18 @@ def reading_of(row: Any) -> AuthorshipReading:
 
 
 _BY_SEQ = sa.select(message_trust).where(
-    message_trust.c.seq.in_(sa.bindparam("seqs", expanding=True))
+    message_trust.c.account_id == sa.bindparam("account_id"),
+    message_trust.c.seq.in_(sa.bindparam("seqs", expanding=True)),
 )
 
 
 def load_trust(
-    connection: sa.Connection, chunks: Iterable[Sequence[int]]
+    connection: sa.Connection, account_id: str, chunks: Iterable[Sequence[int]]
 ) -> dict[int, tuple[SenderVerdict, AuthorshipReading]]:
-    """The stored verdict and reading of each message of `chunks` that has a row."""
+    """The stored verdict and reading of each message of the account in `chunks` that has
+    a row."""
     found: dict[int, tuple[SenderVerdict, AuthorshipReading]] = {}
     for chunk in chunks:
-        for row in connection.execute(_BY_SEQ, {"seqs": list(chunk)}):
+        for row in connection.execute(_BY_SEQ, {"account_id": account_id, "seqs": list(chunk)}):
             found[row.seq] = (verdict_of(row), reading_of(row))
     return found

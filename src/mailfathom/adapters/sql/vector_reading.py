@@ -32,7 +32,13 @@ import numpy.typing as npt
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.reading_rows import chunks, named_folder
-from mailfathom.adapters.sql.schema import embedding_generations, messages, passage_vectors
+from mailfathom.adapters.sql.schema import (
+    embedding_generations,
+    messages,
+    passage_vectors,
+    same_message,
+)
+from mailfathom.adapters.sql.store_base import accounts_of
 from mailfathom.adapters.vectors.codec import as_int8
 from mailfathom.adapters.vectors.scan import (
     CANDIDATE_FACTOR,
@@ -172,7 +178,7 @@ def _extend(connection: sa.Connection, generation_id: int, matrix: VectorMatrix)
     while True:
         rows = connection.execute(
             sa.select(_PV.vector_id, _PV.seq, messages.c.folder_id, _PV.scale, _PV.vector)
-            .join(messages, messages.c.seq == _PV.seq)
+            .join(messages, same_message(passage_vectors, messages))
             .where(_PV.generation_id == generation_id, _PV.vector_id > after)
             .order_by(_PV.vector_id)
             .limit(_LOAD_ROWS)
@@ -218,6 +224,8 @@ def start_nearest(
     if query is None:
         return NearestFound([])
     folders = sorted(scope)
+    # Every statement on the scope's messages names the accounts its folders belong to.
+    of_accounts = messages.c.account_id.in_(accounts_of(connection, folders))
     index = matrix.index
     allowed = np.isin(index.folder_ids, np.asarray(folders, dtype=np.int64))
     checked: Sequence[sa.ColumnElement[bool]] = ()
@@ -225,7 +233,7 @@ def start_nearest(
         named = (
             connection.execute(
                 sa.select(messages.c.seq)
-                .where(messages.c.folder_id.in_(folders), *filters)
+                .where(of_accounts, messages.c.folder_id.in_(folders), *filters)
                 .limit(FEW_ELIGIBLE + 1)
             )
             .scalars()
@@ -240,7 +248,7 @@ def start_nearest(
         connection,
         ranking,
         window,
-        folders,
+        [of_accounts, named_folder(messages.c.folder_id).in_(folders)],
         [*checked, *standing],
         cache.submit(ranking.best, window),
     )
@@ -255,14 +263,15 @@ class NearestUnderWay:
         connection: sa.Connection,
         ranking: Ranking,
         window: int,
-        folders: Sequence[int],
+        in_scope: Sequence[sa.ColumnElement[bool]],
         checked: Sequence[sa.ColumnElement[bool]],
         first: Future[list[tuple[int, float]]],
     ) -> None:
+        """`in_scope`: the conditions that a message lies in the search's folders."""
         self._connection = connection
         self._ranking = ranking
         self._window = window
-        self._folders = folders
+        self._in_scope = in_scope
         self._checked = checked
         self._first = first
 
@@ -271,7 +280,7 @@ class NearestUnderWay:
         found = self._first.result()
         while True:
             seqs = [seq for seq, _ in found]
-            passing = _passing(self._connection, seqs, self._folders, self._checked)
+            passing = _passing(self._connection, seqs, self._in_scope, self._checked)
             kept = [Nearest(seq, score) for seq, score in found if seq in passing]
             if len(kept) >= window or len(found) < wanted:
                 return kept[:window]
@@ -292,14 +301,14 @@ class NearestFound:
 def _passing(
     connection: sa.Connection,
     seqs: list[int],
-    folders: Sequence[int],
+    in_scope: Sequence[sa.ColumnElement[bool]],
     filters: Sequence[sa.ColumnElement[bool]],
 ) -> set[int]:
-    """Which of `seqs` are still stored in `folders` and pass `filters`."""
+    """Which of `seqs` are still stored in the scope and pass `filters`."""
     found: set[int] = set()
     for chunk in chunks(seqs):
         statement: Any = sa.select(messages.c.seq).where(
-            messages.c.seq.in_(chunk), named_folder(messages.c.folder_id).in_(folders), *filters
+            messages.c.seq.in_(chunk), *in_scope, *filters
         )
         found.update(int(s) for s in connection.execute(statement).scalars())
     return found

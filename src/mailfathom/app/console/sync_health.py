@@ -26,8 +26,8 @@ class SyncFailures(Protocol):
 
 
 class PendingRepairs(Protocol):
-    def repairs_by_folder(self) -> dict[int, int]:
-        """Repair requests waiting per folder identifier."""
+    def repairs_by_folder(self, account_id: str) -> dict[int, int]:
+        """Repair requests waiting per folder identifier of the account."""
         ...
 
     def unfinished_reverifications(self) -> frozenset[str]:
@@ -103,10 +103,10 @@ class SyncHealth:
         now = self._clock()
         held = {h.account_id: h for h in self._held()}
         kept = {(f.account_id, f.folder_id): f for f in self._failures.failures()}
-        repairs = self._repairs.repairs_by_folder()
         unfinished = self._repairs.unfinished_reverifications()
         lines = []
         for account in self._accounts:
+            repairs = self._repairs.repairs_by_folder(account.account_id)
             folders = tuple(
                 FolderHealth(
                     alias=line.mapping.alias,

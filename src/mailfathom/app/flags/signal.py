@@ -21,6 +21,19 @@ class MutationSignal:
         with self._lock:
             self._listeners[account_id].append(listener)
 
+    def unlisten(self, account_id: str, listener: Callable[[], None]) -> None:
+        with self._lock:
+            listeners = self._listeners.get(account_id, [])
+            if listener in listeners:
+                listeners.remove(listener)
+            if not listeners:
+                self._listeners.pop(account_id, None)
+
+    def listening(self, account_id: str) -> int:
+        """How many listeners the account has (one per run that listens)."""
+        with self._lock:
+            return len(self._listeners.get(account_id, ()))
+
     def notify(self, account_id: str) -> None:
         with self._lock:
             listeners = list(self._listeners.get(account_id, ()))

@@ -39,13 +39,13 @@ class StoredContentReader:
         found = self._store.content_key_of(stored_email_id)
         if found is None:
             return None
-        seq, key = found
+        account_id, seq, key = found
         if key is None:
             return None
         try:
             return self._content.get(key)
         except ContentMissingError:
-            self._store.request_repair(seq, "content-unreadable")
+            self._store.request_repair(account_id, seq, "content-unreadable")
             log.warning("content.repair_requested")
             raise
 
@@ -57,14 +57,14 @@ class StoredContentReader:
         """Check every stored message's MIME, and its bodies where the content store keeps
         them; file a repair request for each message with anything missing or damaged."""
         checked = bad = 0
-        for seq, key, text_held in self._store.content_references(account_id):
+        for account, seq, key, text_held in self._store.content_references(account_id):
             checked += 1
             try:
                 self._content.get(key)
                 if text_held:
                     self._content.get_text(key)
             except ContentMissingError:
-                self._store.request_repair(seq, "content-unreadable")
+                self._store.request_repair(account, seq, "content-unreadable")
                 bad += 1
         return ContentCheck(checked=checked, bad=bad)
 

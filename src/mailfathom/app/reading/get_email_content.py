@@ -173,7 +173,9 @@ class EmailContentReader:
                 raise ContentMissingError("The stored text of this email is missing.")
             self._content.get(row.content_key)
         except ContentMissingError:
-            self._repairs.request_repair(row.summary.seq, "content-unreadable")
+            self._repairs.request_repair(
+                row.summary.account_id, row.summary.seq, "content-unreadable"
+            )
             log.warning("content.repair_requested")
             return False
         return True

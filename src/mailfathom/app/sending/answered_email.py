@@ -111,7 +111,9 @@ class AnsweredEmails:
                     raise ContentMissingError("The stored text of this email is missing.")
                 raw = self._content.get(row.content_key)
             except ContentMissingError:
-                self._repairs.request_repair(row.summary.seq, "content-unreadable")
+                self._repairs.request_repair(
+                    row.summary.account_id, row.summary.seq, "content-unreadable"
+                )
                 log.warning("content.repair_requested")
                 raise not_answerable() from None
         return Original(row, raw)

@@ -165,9 +165,10 @@ class OutboxStore(Protocol):
         ...
 
     def recover(self, now: datetime, retry_at: datetime, max_attempts: int) -> int:
-        """Sends whose lease expired while sending: failed with an unknown outcome when a
-        transmission had begun; otherwise nothing left this deployment, and they are queued
-        again for `retry_at`, or failed once `max_attempts` attempts have been counted."""
+        """Sends whose lease expired while sending (or whose claiming process is provably
+        gone): failed with an unknown outcome when a transmission had begun; otherwise nothing
+        left this deployment, and they are queued again for `retry_at`, or failed once
+        `max_attempts` attempts have been counted."""
         ...
 
     def listing(

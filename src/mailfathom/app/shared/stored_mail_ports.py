@@ -182,11 +182,13 @@ class ContentStore(Protocol):
 
 
 class ContentRepairStore(Protocol):
-    def content_key_of(self, stored_email_id: uuid.UUID) -> tuple[int, str | None] | None: ...
-
-    def content_references(self, account_id: str | None = None) -> list[tuple[int, str, bool]]:
-        """(seq, content key, whether the bodies are kept in the content store) of every
-        message whose content is meant to be held locally."""
+    def content_key_of(self, stored_email_id: uuid.UUID) -> tuple[str, int, str | None] | None:
+        """(account, seq, content key) of the stored email, or None when none is stored."""
         ...
 
-    def request_repair(self, seq: int, reason: str) -> None: ...
+    def content_references(self, account_id: str | None = None) -> list[tuple[str, int, str, bool]]:
+        """(account, seq, content key, whether the bodies are kept in the content store) of
+        every message whose content is meant to be held locally."""
+        ...
+
+    def request_repair(self, account_id: str, seq: int, reason: str) -> None: ...

@@ -19,7 +19,7 @@ from mailfathom.app.shared.authorization import Permissions, permits
 from mailfathom.app.shared.file_rules import not_served
 from mailfathom.app.shared.files import AttachmentReader, StoredPart
 from mailfathom.app.shared.mailbox_selection import ServedAccount
-from mailfathom.app.shared.stored_mail import PartRow
+from mailfathom.app.shared.stored_mail import PartRow, SummaryRow
 from mailfathom.app.shared.stored_mail_ports import (
     ContentRepairStore,
     ContentStore,
@@ -74,11 +74,11 @@ class StoredParts:
     ) -> PartOfEmail:
         """The part and its decoded octets. With `account_id`, an email of any other account
         is answered as one not held (a download link names the account it was issued for)."""
-        row, content_key, seq = self._locate(caller, stored_email_id, part_id, account_id)
+        row, content_key, summary = self._locate(caller, stored_email_id, part_id, account_id)
         try:
             raw = self._content.get(content_key)
         except ContentMissingError:
-            self._repairs.request_repair(seq, "content-unreadable")
+            self._repairs.request_repair(summary.account_id, summary.seq, "content-unreadable")
             log.warning("content.repair_requested")
             raise
         try:
@@ -93,7 +93,7 @@ class StoredParts:
         stored_email_id: uuid.UUID,
         part_id: str,
         account_id: str | None = None,
-    ) -> tuple[PartRow, str, int]:
+    ) -> tuple[PartRow, str, SummaryRow]:
         not_held = Refusal(Code.EMAIL_NOT_HELD, "No stored email answers to this identifier.")
         if not permits(caller, READ_PERMISSIONS):
             raise not_held
@@ -111,4 +111,4 @@ class StoredParts:
         )
         if part is None:
             raise not_served()
-        return part, email.content_key, summary.seq
+        return part, email.content_key, summary

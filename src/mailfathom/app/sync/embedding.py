@@ -83,7 +83,7 @@ class StoredMailEmbedding:
         walk from the start reads it once it has been repaired."""
         found = self._store.unembedded(generation.generation_id, after_seq, self._batch)
         texts: list[str] = []
-        cut: list[tuple[int, int]] = []
+        cut: list[tuple[str, int, int]] = []
         last = after_seq
         for message in found:
             passages = _passages(message)
@@ -92,7 +92,7 @@ class StoredMailEmbedding:
             last = message.seq
             if message.plain_text is None:
                 continue
-            cut.append((message.seq, len(passages)))
+            cut.append((message.account_id, message.seq, len(passages)))
             texts.extend(passages)
         vectors = self._embedder.embed_passages(texts) if texts else []
         if len(vectors) != len(texts):
@@ -102,8 +102,8 @@ class StoredMailEmbedding:
             raise EmbeddingUnavailable(EmbeddingFailure.MISMATCH)
         embedded: list[EmbeddedMessage] = []
         at = 0
-        for seq, count in cut:
-            embedded.append((seq, vectors[at : at + count]))
+        for account_id, seq, count in cut:
+            embedded.append((account_id, seq, vectors[at : at + count]))
             at += count
         if found:
             self._store.record(generation.generation_id, embedded, last)

@@ -28,16 +28,18 @@ class Generation:
 
 @dataclass(frozen=True, slots=True)
 class MessageText:
-    """A message to embed: its subject and plain body (None: the body could not be read now,
-    as when its stored copy is damaged and waits for repair)."""
+    """A message to embed: its account, its subject and plain body (None: the body could not
+    be read now, as when its stored copy is damaged and waits for repair)."""
 
+    account_id: str
     seq: int
     subject: str | None
     plain_text: str | None
 
 
-# One message's vectors, in passage order (none for a message with no passage).
-EmbeddedMessage = tuple[int, Sequence[Sequence[float]]]
+# One message's account, `seq` and vectors, in passage order (none for a message with no
+# passage).
+EmbeddedMessage = tuple[str, int, Sequence[Sequence[float]]]
 
 
 class PassageStore(FillStates, Protocol):

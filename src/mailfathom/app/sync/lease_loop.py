@@ -2,10 +2,17 @@
 
 `LeaseLoop` is one worker's side of the sharing: every `lease_seconds / 3` it says it is alive,
 renews what it holds, stops the work of a lease found taken over, and evens out its share. For
-accounts (`fair`), a worker's share is M/N rounded up, where M is the number of accounts and N
-the number of workers alive by their heartbeats: a worker above it gives accounts up (their
-work stopped first), one below claims free or expired ones. A deployment's single worker (the
-embedding worker) is one subject that whichever worker claims first holds.
+accounts (`fair`), with M accounts and N workers alive by their heartbeats, the workers sorted
+by name take M // N each and the first M mod N of them one more (`fair_share`): a worker above
+its share gives accounts up (their work stopped first), one below claims free or expired ones.
+A deployment's single worker (the embedding worker) is one subject that whichever worker
+claims first holds.
+
+So that the workers of a fleet settle rather than hand accounts back and forth: a starting
+worker is seen alive for one round before its first claim (workers started together count one
+another and split the accounts once, and a late joiner takes only its share); work given up
+is stopped and released off the round's thread, its lease renewed until the work ended (a pass
+stops at its next batch boundary), so the round's heartbeat and renewals never wait on it.
 
 The work of each lease runs in a thread under the lease's fence (`Fencing.fenced`), so a write
 it makes after losing the lease is refused; losing the lease (a renewal refused, or a write
@@ -44,7 +51,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import structlog
 
@@ -84,7 +91,6 @@ class LeaseLoop:
         *,
         worker: str,
         lease_seconds: float,
-        clock: Callable[[], datetime],
     ) -> None:
         self._leases = leases
         self._fencing = fencing
@@ -92,8 +98,12 @@ class LeaseLoop:
         self.worker = worker
         self._lease = timedelta(seconds=lease_seconds)
         self._every = lease_seconds / ROUNDS_PER_LEASE
-        self._clock = clock
         self._held: dict[str, _Held] = {}
+        # Work given up and still ending: its lease is renewed until it ended, then released.
+        self._ending: dict[str, _Held] = {}
+        self._enders: list[threading.Thread] = []
+        self._offered = False
+        self._announced = False
         self._lock = threading.Lock()
 
     def held(self) -> list[str]:
@@ -102,12 +112,10 @@ class LeaseLoop:
 
     def run(self, stop: threading.Event) -> None:
         """Hold leases and run their work until `stop` is set, then stop the work and give
-        the leases up."""
-        kind = self._work.kind
-        subjects = list(self._work.subjects)
+        the leases up. Rounds keep their cadence whatever a round took."""
         last_round = time.monotonic()
+        next_round = last_round
         try:
-            self._leases.offer(kind, subjects)
             while not stop.is_set():
                 try:
                     self._round()
@@ -120,9 +128,12 @@ class LeaseLoop:
                         # Nothing was renewed for a lease period: another worker may hold
                         # these now, so their work stops (its writes would be refused).
                         self._drop(list(self._held), release=False, patience=self._every)
-                stop.wait(self._every)
+                next_round = max(next_round + self._every, time.monotonic())
+                stop.wait(next_round - time.monotonic())
         finally:
             self._drop(list(self._held), release=True, patience=self._lease.total_seconds())
+            for ender in self._enders:
+                ender.join(self._lease.total_seconds())
             if self._work.fair:
                 try:
                     self._leases.depart(self.worker)
@@ -130,26 +141,37 @@ class LeaseLoop:
                     log.warning("leases.depart_failed", error=type(error).__name__)
 
     def _round(self) -> None:
-        now = self._clock()
+        if not self._offered:
+            # Inside the round, so a store still unreachable at start is asked again.
+            self._leases.offer(self._work.kind, list(self._work.subjects))
+            self._offered = True
+        now = self._leases.now()
         until = now + self._lease
-        live = self._leases.beat(self.worker, now, until) if self._work.fair else 1
-        if self._held:
+        live = self._leases.beat(self.worker, now, until) if self._work.fair else [self.worker]
+        with self._lock:
+            ending = [e.lease for e in self._ending.values()]
+        if self._held or ending:
             kept = self._leases.renew(
-                self.worker, [h.lease for h in self._held.values()], now, until
+                self.worker, [h.lease for h in self._held.values()] + ending, now, until
             )
             for subject in [s for s in self._held if s not in kept]:
                 log.warning("leases.lost", kind=self._work.kind.value, subject=subject)
                 with self._lock:
                     lost = self._held.pop(subject)
                 lost.stop.set()
-        total = len(self._work.subjects)
-        share = -(-total // max(live, 1)) if self._work.fair else total
+        if not self._announced:
+            # A starting worker is first seen alive for a round, so workers started together
+            # count one another before claiming and split the subjects once.
+            self._announced = True
+            if self._work.fair:
+                return
+        share = fair_share(len(self._work.subjects), live, self.worker)
         if len(self._held) > share:
-            # Waiting is bounded by a round, so the leases kept are renewed in time; a run
-            # still ending after that can no longer write once its lease is given up.
-            self._drop(sorted(self._held)[share:], release=True, patience=self._every)
+            self._give_up(sorted(self._held)[share:])
         elif len(self._held) < share:
-            free = [s for s in self._work.subjects if s not in self._held]
+            with self._lock:
+                busy = set(self._held) | set(self._ending)
+            free = [s for s in self._work.subjects if s not in busy]
             claimed = self._leases.claim(
                 self.worker, self._work.kind, free, now, until, share - len(self._held)
             )
@@ -162,6 +184,38 @@ class LeaseLoop:
                     worker=self.worker,
                 )
                 self._start(lease)
+
+    def _give_up(self, subjects: list[str]) -> None:
+        """Stop the work of `subjects` and give their leases up once it ended, off the round's
+        thread: the rounds renew them meanwhile (a pass stops at its next batch boundary), so
+        neither the leases kept nor the heartbeat wait on work that is ending, and the next
+        holder starts only after this one stopped. Work still running a lease period later
+        is left to its fence."""
+        with self._lock:
+            given = [self._held.pop(s) for s in subjects if s in self._held]
+            for held in given:
+                held.stop.set()
+                self._ending[held.lease.subject] = held
+        for held in given:
+            ender = context_thread(self._end, held, name=f"lease-end-{held.lease.subject}")
+            self._enders = [e for e in self._enders if e.is_alive()] + [ender]
+            ender.start()
+
+    def _end(self, held: _Held) -> None:
+        held.thread.join(self._lease.total_seconds())
+        with self._lock:
+            self._ending.pop(held.lease.subject, None)
+        try:
+            self._leases.release(self.worker, [held.lease])
+        except Exception as error:  # it expires instead
+            log.warning("leases.release_failed", error=type(error).__name__)
+            return
+        log.info(
+            "leases.released",
+            kind=held.lease.kind.value,
+            subject=held.lease.subject,
+            worker=self.worker,
+        )
 
     def _start(self, lease: Lease) -> None:
         stop = threading.Event()
@@ -202,3 +256,12 @@ class LeaseLoop:
                 subject=held.lease.subject,
                 worker=self.worker,
             )
+
+
+def fair_share(total: int, live: Sequence[str], worker: str) -> int:
+    """`worker`'s share of `total` subjects among the `live` workers: M // N each, and one
+    more for the first M mod N of them by name, so the shares add up to M exactly and no
+    worker is left idle while another holds two more than it."""
+    workers = sorted({*live, worker})
+    base, extra = divmod(total, len(workers))
+    return base + (1 if workers.index(worker) < extra else 0)

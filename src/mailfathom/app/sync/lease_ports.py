@@ -27,12 +27,16 @@ class Lease:
 
 
 class WorkLeases(Protocol):
+    def now(self) -> datetime:
+        """The clock every worker sharing the store reads: expiries and heartbeats are set
+        from it and compared with it, so machines whose own clocks disagree agree on it."""
+
     def offer(self, kind: LeaseKind, subjects: Sequence[str]) -> None:
         """Make sure every subject has a lease row (free until claimed)."""
 
-    def beat(self, worker: str, now: datetime, until: datetime) -> int:
-        """Say this worker is alive until `until`; answers how many workers are (itself
-        included) at `now`."""
+    def beat(self, worker: str, now: datetime, until: datetime) -> list[str]:
+        """Say this worker is alive until `until`; answers the workers alive at `now`
+        (itself included), sorted by name."""
 
     def claim(
         self,
@@ -43,8 +47,9 @@ class WorkLeases(Protocol):
         until: datetime,
         limit: int,
     ) -> list[Lease]:
-        """Claim up to `limit` of `subjects` whose lease is free or expired at `now` and that
-        `worker` does not hold, until `until`, each under a new fence."""
+        """Claim up to `limit` of `subjects` whose lease is free or expired at `now`, until
+        `until`, each under a new fence. An expired lease still in `worker`'s own name is
+        taken back like any other: the work begun under its former fence is then fenced off."""
 
     def renew(
         self, worker: str, leases: Sequence[Lease], now: datetime, until: datetime

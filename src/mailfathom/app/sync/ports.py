@@ -258,8 +258,8 @@ class SyncStore(Protocol):
         """Whether any message awaits storage room or a repair of its content."""
         ...
 
-    def request_repair(self, seq: int, reason: str) -> None:
-        """Record that a row's content must be fetched again. Idempotent."""
+    def request_repair(self, account_id: str, seq: int, reason: str) -> None:
+        """Record that a row of `account_id` must have its content fetched again. Idempotent."""
         ...
 
 
@@ -282,6 +282,10 @@ class OwnerChanges(Protocol):
 
     def listen(self, account_id: str, wake: Callable[[], None]) -> None:
         """Have `wake` called whenever a change of the account is recorded."""
+        ...
+
+    def unlisten(self, account_id: str, wake: Callable[[], None]) -> None:
+        """Stop calling `wake` (the run that listened ended)."""
         ...
 
 

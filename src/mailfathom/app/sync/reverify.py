@@ -72,10 +72,11 @@ class TrustRecords(Protocol):
         was read."""
         ...
 
-    def fill_in(self, records: Sequence[TrustRecord]) -> None:
-        """Record these readings, a message removed meanwhile skipped; a record with neither
-        reading is kept too, so that a message whose content cannot be read is not asked
-        about again (it reads as not yet verified and not assessed)."""
+    def fill_in(self, account_id: str, records: Sequence[TrustRecord]) -> None:
+        """Record these readings of the account's messages, a message removed meanwhile
+        skipped; a record with neither reading is kept too, so that a message whose content
+        cannot be read is not asked about again (it reads as not yet verified and not
+        assessed)."""
         ...
 
 
@@ -168,7 +169,7 @@ class StoredMailReverification:
                 raw, PreparedMessage(stored.content_key, self._normalize(raw))
             )
             records.append((stored.seq, verdict, reading))
-        self._records.fill_in(records)
+        self._records.fill_in(account_id, records)
         return len(batch), batch[-1].seq
 
     def _raw(self, stored: StoredForTrust) -> bytes | None:

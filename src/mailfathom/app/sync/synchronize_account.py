@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import structlog
 
 from mailfathom.app.shared.context_threads import context_thread
-from mailfathom.app.sync.change_waits import recorded_since, wait_for_changes
+from mailfathom.app.sync.change_carrying import carry_changes
+from mailfathom.app.sync.credential_waits import CredentialWaits
 from mailfathom.app.sync.failure_record import FailureRecord
 from mailfathom.app.sync.folder_visibility import mapped_folders
 from mailfathom.app.sync.pass_activity import PassActivity
@@ -32,7 +33,6 @@ from mailfathom.domain.errors import (
     ConsentRequired,
     LeaseLost,
     MailServerAuthError,
-    SecretUnavailable,
     SyncError,
 )
 from mailfathom.domain.folders import FolderRole
@@ -43,7 +43,6 @@ log = structlog.get_logger("mailfathom.sync")
 IDLE_SECONDS = 25 * 60  # RFC 2177 section 3: re-issue IDLE at least every 29 minutes
 IDLE_SLICE = 10.0  # how long one IDLE waits before checking whether to stop
 WATCH_SLICE = 0.2  # how often a watched mailbox without IDLE is looked at between polls
-CONSENT_SLICE = 5.0  # how often an account waiting for consent reads its refresh token
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,61 +89,8 @@ class AccountSynchronizer:
         # Folders a caller had created on the account's server (organize_email), kept with
         # the configured ones.
         self._created_folders = created_folders
-        # How a run waiting for a person's new grant learns that one was written (without
-        # asking the provider). The connector's logins write the account's health down.
-        self._consent = consent
-        # How a run whose login the server refused learns that the secret was replaced
-        # (reading it locally, never asking the server again with the refused one).
-        self._login_secrets = login_secrets
-
-    def _await_consent(self, account: AccountConfig, stop: threading.Event) -> bool:
-        """Wait, reading only the local refresh token, until a new one is written (True:
-        the run resumes) or the run stops (False). Without a way to tell, the run ends as
-        it does for refused credentials."""
-        log.error("account.consent_required", account=account.account_id, error_code=31003)
-        if self._consent is None:
-            return False
-        interval = min(CONSENT_SLICE, account.poll_interval_seconds)
-        while not stop.is_set():
-            if not self._consent.consent_pending(account):
-                log.info("account.consent_renewed", account=account.account_id)
-                return True
-            stop.wait(interval)
-        return False
-
-    def _await_new_secret(self, account: AccountConfig, stop: threading.Event) -> bool:
-        """Wait, reading only the local secrets, until the ones the server refused are
-        replaced (True: the run resumes) or the run stops (False). Asking the server again
-        with a refused password cannot succeed and may have the mailbox locked out. Without
-        a way to tell, the run ends: the account's health says why."""
-        log.error("account.credentials_refused", account=account.account_id, error_code=31002)
-        if self._login_secrets is None:
-            return False
-        secrets = self._login_secrets
-        try:
-            refused: str | None = secrets.fingerprint(account)
-        except SecretUnavailable:
-            refused = None  # whatever can be read later is another secret
-        interval = min(CONSENT_SLICE, account.poll_interval_seconds)
-        said: str | None = None
-        while not stop.wait(interval):
-            try:
-                now = secrets.fingerprint(account)
-            except SecretUnavailable as error:
-                if error.origin != said:
-                    said = error.origin
-                    log.error(
-                        "account.secret_not_readable",
-                        account=account.account_id,
-                        key=error.origin,
-                        error_code=error.code,
-                    )
-                continue
-            said = None
-            if now != refused:
-                log.info("account.credentials_replaced", account=account.account_id)
-                return True
-        return False
+        # How a run whose login needs a person or an operator waits for them.
+        self._waits = CredentialWaits(consent, login_secrets)
 
     def prepare(self, account: AccountConfig) -> list[FolderRecord]:
         self._store.ensure_account(account)
@@ -156,7 +102,10 @@ class AccountSynchronizer:
         account: AccountConfig,
         on_folder: Callable[[SyncReport], None] | None = None,
         progress: ProgressCallback | None = None,
+        stop: threading.Event | None = None,
     ) -> AccountReport:
+        """One pass over the account; once `stop` is set it ends at the next batch boundary
+        (`PassStopped`)."""
         records = self.prepare(account)
         if not records:
             return AccountReport(account.account_id, (), ())
@@ -170,7 +119,9 @@ class AccountSynchronizer:
                 if self._owner_changes is not None:
                     self._owner_changes.carry(account, session)
                 with self._activity.running():
-                    report = self._pass(session, account, records, on_folder, progress, blamed)
+                    report = self._pass(
+                        session, account, records, on_folder, progress, blamed, stop
+                    )
             finally:
                 session.close()
         except Exception as error:
@@ -191,6 +142,7 @@ class AccountSynchronizer:
         on_folder: Callable[[SyncReport], None] | None,
         progress: ProgressCallback | None = None,
         blamed: list[BaseException] | None = None,
+        stop: threading.Event | None = None,
     ) -> AccountReport:
         existing = set(session.list_folders())
         synchronizer = self._folder_synchronizer(account)
@@ -208,7 +160,9 @@ class AccountSynchronizer:
                 continue
             # The records were read when this pass began, and only this pass moves them on.
             try:
-                report = synchronizer.run(session, record, progress, earlier_new=new_so_far)
+                report = synchronizer.run(
+                    session, record, progress, earlier_new=new_so_far, stop=stop
+                )
             except Exception as error:
                 if failures is not None and blamed is not None and _recordable(error):
                     blamed.append(error)
@@ -253,7 +207,9 @@ class AccountSynchronizer:
         carrier: threading.Thread | None = None
         if self._owner_changes is not None and records:
             carrier = context_thread(
-                self._carry_changes,
+                carry_changes,
+                self._opened,
+                self._waits,
                 account,
                 self._owner_changes,
                 stop,
@@ -302,16 +258,16 @@ class AccountSynchronizer:
         while not stop.is_set():
             try:
                 mark = watch.mark() if watch is not None else None
-                self.run_once(account)
+                self.run_once(account, stop=stop)
                 backoff = 5.0
                 self._wait_for_next_poll(account, stop, watch, mark)
             except LeaseLost:
                 return
             except ConsentRequired:
-                if not self._await_consent(account, stop):
+                if not self._waits.await_consent(account, stop):
                     return
             except MailServerAuthError:
-                if not self._await_new_secret(account, stop):
+                if not self._waits.await_new_secret(account, stop):
                     return
             except Exception as error:  # a continuous run must outlive one bad pass
                 if isinstance(error, SyncError):
@@ -346,11 +302,11 @@ class AccountSynchronizer:
             try:
                 session = self._opened(account)
             except ConsentRequired:
-                if not self._await_consent(account, stop):
+                if not self._waits.await_consent(account, stop):
                     return
                 continue
             except MailServerAuthError:
-                if not self._await_new_secret(account, stop):
+                if not self._waits.await_new_secret(account, stop):
                     return
                 continue
             except LeaseLost:
@@ -367,7 +323,9 @@ class AccountSynchronizer:
                         self._upkeep(account)
                     started = time.monotonic()
                     with self._activity.running():
-                        report = synchronizer.run(session, self._store.folder(record.folder_id))
+                        report = synchronizer.run(
+                            session, self._store.folder(record.folder_id), stop=stop
+                        )
                     elapsed = time.monotonic() - started
                     self._meter.pass_ended(account.account_id, report.stored, elapsed)
                     if self._failures is not None:
@@ -405,53 +363,6 @@ class AccountSynchronizer:
                 backoff = min(backoff * 2, 600.0)
             finally:
                 session.close()
-
-    def _carry_changes(
-        self,
-        account: AccountConfig,
-        changes: OwnerChanges,
-        stop: threading.Event,
-        after_carry: Callable[[], None] | None = None,
-    ) -> None:
-        """Carry recorded changes as soon as one is written and otherwise once per polling
-        interval, over a short session of its own: a folder waiting in IDLE hears of the
-        change from the server and reads it back. A recorder in this process wakes the run
-        at once; one in another process (`serve --no-sync` beside `sync --continuous`) is
-        noticed by reading the store's open records every `LEDGER_SLICE` seconds."""
-        wake = threading.Event()
-        changes.listen(account.account_id, wake.set)
-        backoff = 5.0
-        while not stop.is_set():
-            wake.clear()
-            wait = float(account.poll_interval_seconds)
-            watch: Callable[[], bool] | None = None
-            try:
-                if changes.waiting(account.account_id):
-                    session = self._opened(account)
-                    try:
-                        changes.carry(account, session)
-                    finally:
-                        session.close()
-                    if after_carry is not None:
-                        after_carry()
-                backoff = 5.0
-                watch = recorded_since(changes, account.account_id)
-            except LeaseLost:
-                return
-            except ConsentRequired:
-                if not self._await_consent(account, stop):
-                    return
-                continue
-            except MailServerAuthError:
-                if not self._await_new_secret(account, stop):
-                    return
-                continue
-            except Exception as error:  # the changes are carried again after the back-off
-                if not isinstance(error, SyncError):
-                    log_unexpected(error, account.account_id, backoff)
-                wait = backoff
-                backoff = min(backoff * 2, 600.0)
-            wait_for_changes(wake, stop, wait, watch)
 
 
 def _recordable(error: BaseException) -> bool:

@@ -11,6 +11,7 @@ The pass is written so that it can be killed at any instant and simply run again
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -42,6 +43,7 @@ from mailfathom.app.sync.types import (
     SyncReport,
 )
 from mailfathom.domain.content_state import ContentState, RemoteFlags
+from mailfathom.domain.errors import PassStopped
 
 log = structlog.get_logger("mailfathom.sync")
 
@@ -84,6 +86,7 @@ class FolderSynchronizer:
         self._clock = clock
         self._limits = limits
         self._progress: ProgressCallback | None = None
+        self._stop: threading.Event | None = None
         self._stored_octets = stored_octets
         # The contact book, fed the people each committed batch names (None: the account
         # collects nobody); the account's own addresses, lower-cased, are never collected.
@@ -105,11 +108,15 @@ class FolderSynchronizer:
         folder: FolderRecord,
         progress: ProgressCallback | None = None,
         earlier_new: int = 0,
+        stop: threading.Event | None = None,
     ) -> SyncReport:
         """One pass over the folder. `progress(alias, stored, total)` follows new mail;
         `earlier_new` is how many new messages the same pass brought to other folders before
-        this one (a pass bringing many leaves their readings to the backfill)."""
+        this one (a pass bringing many leaves their readings to the backfill). Once `stop` is
+        set (the run's lease given up, or the worker stopping), the pass commits the batches
+        already fetched and ends with `PassStopped` instead of fetching more."""
         self._progress = progress
+        self._stop = stop
         status = session.select(folder.remote_name)
         report = SyncReport(folder_alias=folder.alias)
         reset = folder.uidvalidity is not None and folder.uidvalidity != status.uidvalidity
@@ -294,10 +301,14 @@ class FolderSynchronizer:
             self._trust_step = TrustStep.for_pass(self._trust, earlier_new + total)
         fetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="imap-fetch")
         fetching: Future[list[FetchedMessage]] | None = None
+        stopped = False
         try:
             for start in range(0, len(uids), ENVELOPE_CHUNK):
                 envelopes = session.fetch_envelopes(uids[start : start + ENVELOPE_CHUNK])
                 for batch in self._batches(envelopes):
+                    stopped = self._stop is not None and self._stop.is_set()
+                    if stopped:
+                        break
                     whole, held, room = self._split(batch, room)
                     fetching = fetcher.submit(self._fetch_batch, session, whole, held)
                     if len(pending) >= self._limits.batches_in_flight:
@@ -306,6 +317,8 @@ class FolderSynchronizer:
                     fetched = fetching.result()
                     fetching = None
                     pending.append(self._hand_off(fetched, held))
+                if stopped:
+                    break
             while pending:
                 report = self._commit(folder, uidvalidity, pending.popleft(), report)
                 self._report_progress(folder, report, total)
@@ -319,6 +332,8 @@ class FolderSynchronizer:
             if self._trust_step is not None:
                 self._trust_step.close()
                 self._trust_step = None
+        if stopped:
+            raise PassStopped("The pass was told to stop; the batches fetched were committed.")
         return report
 
     def _report_progress(self, folder: FolderRecord, report: SyncReport, total: int) -> None:

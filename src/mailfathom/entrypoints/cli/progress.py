@@ -15,6 +15,7 @@ from rich.progress import (
 from mailfathom.app.sync.types import SyncReport
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import AccountConfig
+from mailfathom.entrypoints.workers.synchronization import holding_account
 
 
 def counting_bar(console: Console) -> Progress:
@@ -30,6 +31,12 @@ def counting_bar(console: Console) -> Progress:
 
 
 def sync_with_progress(services: Services, account: AccountConfig, console: Console) -> None:
+    """One pass over the account under its lease (refused while a worker holds it)."""
+    with holding_account(services, account):
+        _pass_with_progress(services, account, console)
+
+
+def _pass_with_progress(services: Services, account: AccountConfig, console: Console) -> None:
     tasks: dict[str, TaskID] = {}
     with counting_bar(console) as bar:
 

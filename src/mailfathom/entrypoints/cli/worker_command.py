@@ -35,6 +35,7 @@ from mailfathom.entrypoints.cli.operations_option import OpsListenOption, with_o
 from mailfathom.entrypoints.cli.terminal import say_error, status_err
 from mailfathom.entrypoints.workers.delivery import run_delivery, sending_configured
 from mailfathom.entrypoints.workers.synchronization import (
+    shares_store,
     start_leased_embedding,
     start_leased_sync,
     worker_id,
@@ -72,6 +73,7 @@ def worker(
 ) -> None:
     """Run background work (synchronization, delivery, embedding) until stopped."""
     try:
+        name = worker_id(given_id)
         deployment = with_ops_listen(load(config), ops_listen)
         roles = set(role)
         if Role.SYNC in roles:
@@ -83,20 +85,31 @@ def worker(
                 raise ConfigurationError("No account may send: there is nothing to deliver.")
             require_secrets(secrets_to_deliver(deployment))
         with Services.open(deployment) as services:
-            _run(services, roles, worker_id(given_id))
+            asked_to_stop = _run(services, roles, name)
     except MailFathomError as error:
         say_error(str(error))
         raise typer.Exit(code=2) from None
+    if not asked_to_stop:
+        # Work that ended by itself is a failure, so a supervisor restarts the worker.
+        say_error("The worker's work ended without being asked to stop.")
+        raise typer.Exit(code=1)
 
 
-def _run(services: Services, roles: set[Role], name: str) -> None:
+def _run(services: Services, roles: set[Role], name: str) -> bool:
     """The roles' work, with the process's liveness, readiness and metrics on the
-    operations listener where one is configured (`[Operations] Listen`, `--ops-listen`)."""
+    operations listener where one is configured (`[Operations] Listen`, `--ops-listen`);
+    answers whether the stop was asked for (a signal)."""
     from prometheus_client import CollectorRegistry
 
     from mailfathom.entrypoints.ops_http import operations_of
     from mailfathom.entrypoints.work_metrics import publish_process
 
+    if roles & {Role.SYNC, Role.EMBEDDING} and not shares_store(services):
+        # On SQLite, serve and sync --continuous do this work without leases.
+        raise ConfigurationError(
+            "The sync and embedding roles share a PostgreSQL store; on SQLite, `serve` or "
+            "`sync --continuous` synchronizes and embeds."
+        )
     registry = CollectorRegistry()
     metrics = publish_process(registry, *sorted(r.value for r in roles))
     services.work_meter = metrics
@@ -104,13 +117,13 @@ def _run(services: Services, roles: set[Role], name: str) -> None:
     if operations is not None:
         status_err.print(f"Operations: at {operations.where}", markup=False, highlight=False)
     try:
-        _work(services, roles, name, metrics)
+        return _work(services, roles, name, metrics)
     finally:
         if operations is not None:
             operations.close()
 
 
-def _work(services: Services, roles: set[Role], name: str, metrics: WorkMetrics) -> None:
+def _work(services: Services, roles: set[Role], name: str, metrics: WorkMetrics) -> bool:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
@@ -141,7 +154,9 @@ def _work(services: Services, roles: set[Role], name: str, metrics: WorkMetrics)
     status_err.print(f"Worker {name}: {', '.join(chosen)}; stop with Ctrl-C.", markup=False)
     while not stop.is_set() and any(t.is_alive() for t in threads):
         stop.wait(1.0)
+    asked = stop.is_set()
     stop.set()
     for thread in threads:
         thread.join(timeout=STOP_SECONDS)
-    log.info("worker.stopped", worker=name)
+    log.info("worker.stopped", worker=name, asked=asked)
+    return asked

@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
@@ -34,12 +37,37 @@ TEXT_FORM = (
 )
 
 _NO_DEFAULT = object()
-Column = tuple[tuple[str, ...], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _Column:
+    """One column a table of a model's objects can have: a path of property names, the
+    default at its end, whether its values can hold an object to write compactly in turn,
+    and how a row's value is read from the JSON form."""
+
+    path: tuple[str, ...]
+    name: str
+    default: Any
+    nested: bool
+    read: Callable[[dict[str, Any]], Any]
 
 
 def compact_text(model: BaseModel, structured: dict[str, Any]) -> str:
     """The text of `model`, whose JSON form (`model_dump(mode="json")`) is `structured`."""
     return json.dumps(_object(model, structured), ensure_ascii=False, separators=(",", ":"))
+
+
+def _may_hold_model(annotation: Any) -> bool:
+    """Whether a value of `annotation` can be, or hold, a model; True whenever unsure."""
+    if annotation is Any or annotation is object:
+        return True
+    if isinstance(annotation, type):
+        # A bare list's items are not known; `list[X]` is not a type and is looked into.
+        return issubclass(annotation, BaseModel | list)
+    if get_origin(annotation) is Literal:
+        return False
+    held = get_args(annotation)
+    return not held or any(_may_hold_model(a) for a in held if a is not type(None))
 
 
 @functools.cache
@@ -53,18 +81,36 @@ def _defaults(model_type: type[BaseModel]) -> dict[str, Any]:
 
 
 @functools.cache
-def _columns(model_type: type[BaseModel]) -> tuple[Column, ...]:
-    """The columns a table of `model_type` objects can have: a path of property names and
-    the default at its end. A property that always holds an object is spread into columns
-    of its own properties; one that may be null stays one column."""
+def _fields(model_type: type[BaseModel]) -> tuple[tuple[str, Any, bool], ...]:
+    """Each field's name, default (or none) and whether its value can hold a model."""
     defaults = _defaults(model_type)
-    columns: list[Column] = []
-    for name, field in model_type.model_fields.items():
-        annotation = field.annotation
+    return tuple(
+        (name, defaults.get(name, _NO_DEFAULT), _may_hold_model(field.annotation))
+        for name, field in model_type.model_fields.items()
+    )
+
+
+@functools.cache
+def _columns(model_type: type[BaseModel]) -> tuple[_Column, ...]:
+    """The columns a table of `model_type` objects can have. A property that always holds
+    an object is spread into columns of its own properties; one that may be null stays one
+    column."""
+    columns: list[_Column] = []
+    for name, default, nested in _fields(model_type):
+        annotation = model_type.model_fields[name].annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            columns.extend(((name, *path), default) for path, default in _columns(annotation))
+            columns.extend(
+                _Column(
+                    (name, *c.path),
+                    f"{name}.{c.name}",
+                    c.default,
+                    c.nested,
+                    functools.partial(_at, path=(name, *c.path)),
+                )
+                for c in _columns(annotation)
+            )
         else:
-            columns.append(((name,), defaults.get(name, _NO_DEFAULT)))
+            columns.append(_Column((name,), name, default, nested, itemgetter(name)))
     return tuple(columns)
 
 
@@ -77,39 +123,41 @@ def _value(instance: Any, data: Any) -> Any:
 
 
 def _object(model: BaseModel, data: dict[str, Any]) -> dict[str, Any]:
-    defaults = _defaults(type(model))
-    return {
-        name: _value(getattr(model, name), data[name])
-        for name in type(model).model_fields
-        if defaults.get(name, _NO_DEFAULT) != data[name]
-    }
+    written: dict[str, Any] = {}
+    for name, default, nested in _fields(type(model)):
+        value = data[name]
+        if default != value:
+            written[name] = _value(getattr(model, name), value) if nested else value
+    return written
 
 
 def _table(items: list[BaseModel], data: list[dict[str, Any]]) -> dict[str, Any]:
-    every = [
-        (path, default, [_at(row, path) for row in data])
-        for path, default in _columns(type(items[0]))
-    ]
-    varying = [c for c in every if any(v != c[2][0] for v in c[2])]
-    if varying:
-        constant = [c for c in every if c not in varying and c[2][0] != c[1]]
-        listed = varying
+    every = [(c, list(map(c.read, data))) for c in _columns(type(items[0]))]
+    varies = [any(v != values[0] for v in values) for _c, values in every]
+    if any(varies):
+        listed = [column for column, varying in zip(every, varies, strict=True) if varying]
+        constant = [
+            (c, values)
+            for (c, values), varying in zip(every, varies, strict=True)
+            if not varying and values[0] != c.default
+        ]
     else:  # every row alike: a column stays, to say how many rows there are
         constant = []
-        listed = [c for c in every if c[2][0] != c[1]] or every[-1:]
+        listed = [(c, values) for c, values in every if values[0] != c.default] or every[-1:]
     table: dict[str, Any] = {}
     if constant:
-        table["shared"] = {
-            ".".join(path): _value(_attribute(items[0], path), values[0])
-            for path, _default, values in constant
-        }
-    table["columns"] = [".".join(path) for path, _default, _values in listed]
+        table["shared"] = {c.name: _cell(c, items[0], values[0]) for c, values in constant}
+    table["columns"] = [c.name for c, _values in listed]
     cells = [
-        [_value(_attribute(item, path), v) for item, v in zip(items, values, strict=True)]
-        for path, _default, values in listed
+        [_cell(c, item, v) for item, v in zip(items, values, strict=True)] if c.nested else values
+        for c, values in listed
     ]
     table["rows"] = [list(row) for row in zip(*cells, strict=True)]
     return table
+
+
+def _cell(column: _Column, item: BaseModel, data: Any) -> Any:
+    return _value(_attribute(item, column.path), data) if column.nested else data
 
 
 def _at(data: dict[str, Any], path: tuple[str, ...]) -> Any:

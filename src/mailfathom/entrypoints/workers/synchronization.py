@@ -15,13 +15,17 @@ import socket
 import threading
 import uuid
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 
 from mailfathom.app.shared.context_threads import context_thread
+from mailfathom.app.sync.lease_hold import holding
 from mailfathom.app.sync.lease_loop import ROUNDS_PER_LEASE, LeaseLoop, LeaseWork
 from mailfathom.app.sync.lease_ports import LeaseKind
 from mailfathom.app.sync.synchronize_account import IDLE_SLICE
 from mailfathom.bootstrap import Services
+from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.config import AccountConfig
+from mailfathom.domain.errors import ConfigurationError
 
 EMBEDDING_LEASE = "embedding"
 
@@ -31,12 +35,23 @@ def shares_store(services: Services) -> bool:
     return services.engine.dialect.name == "postgresql"
 
 
+# The lease rows' `holder` and `worker_id` columns hold this many characters.
+WORKER_ID_LIMIT = 128
+
+
 def worker_id(given: str | None = None) -> str:
     """This process's name in the lease rows: `given`, or the host, process id and a few
-    random characters (a restarted process is a new worker)."""
-    if given:
+    random characters (a restarted process is a new worker). A given name the rows cannot
+    hold is refused (11045): every heartbeat and claim under it would fail."""
+    if given is not None:
+        if not 0 < len(given) <= WORKER_ID_LIMIT or not given.isprintable():
+            raise ConfigurationError(
+                f"--id takes 1 to {WORKER_ID_LIMIT} printable characters.",
+                code=int(CommandCode.WORKER_ID_NOT_USABLE),
+            )
         return given
-    return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    host = socket.gethostname()[: WORKER_ID_LIMIT - 32]
+    return f"{host}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
 
 def start_sync_threads(
@@ -78,6 +93,21 @@ def start_sync_threads(
     for worker_thread in workers:
         worker_thread.start()
     return workers
+
+
+def holding_account(
+    services: Services, account: AccountConfig
+) -> AbstractContextManager[threading.Event]:
+    """The account's lease for a pass run once (`sync`, `import`): refused with `LeaseHeld`
+    while a worker holds it, so a pass and a worker never carry the same changes at once."""
+    return holding(
+        services.work_leases(),
+        services.fencing(),
+        LeaseKind.ACCOUNT,
+        account.account_id,
+        worker=worker_id(),
+        lease_seconds=services.config.sync.lease_seconds,
+    )
 
 
 def start_leased_sync(
@@ -138,7 +168,6 @@ def _start_loops(
             work,
             worker=worker,
             lease_seconds=services.config.sync.lease_seconds,
-            clock=services.clock,
         )
         # The embedding loop keeps the name the unleased embedding thread has.
         name = EMBEDDING_LEASE if work.kind is LeaseKind.DEPLOYMENT else "account-leases"
