@@ -152,6 +152,33 @@ class InProcess:
             self.services.account_synchronizer().run_once(account)
 
 
+def one_reader_config(root: Path, key_sha256: str) -> str:
+    """A deployment of one local account and one caller, `reader`, who may read mail with
+    the API key whose SHA-256 is `key_sha256`."""
+    return f"""
+[Store]
+DataDir = "{root / "data"}"
+
+[[Accounts]]
+Id = "work"
+Kind = "local"
+
+[[Accounts.Folders]]
+Remote = "INBOX"
+Role = "Inbox"
+
+[McpEndpoint]
+Enabled = true
+Listen = "127.0.0.1:8625"
+
+[[McpEndpoint.Callers]]
+Name = "reader"
+Credential = "apiKey"
+ApiKeySha256 = "{key_sha256}"
+Permissions = ["mailfathom.mail.read"]
+"""
+
+
 @contextmanager
 def in_process(
     root: Path, config_text: str, fill: Callable[[Services], None] | None = None

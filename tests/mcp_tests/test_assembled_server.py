@@ -20,35 +20,14 @@ from mailfathom.domain.config import CallerEntry, McpEndpointConfig
 from mailfathom.domain.mcp_oauth import OAuthSubject
 from mailfathom.entrypoints.mcp.assemble import ToolBundles, build_server_from, stdio_caller
 from mcp_tests.client import code, text
-from mcp_tests.in_process import MODES, InProcess, in_process, served_in_thread
+from mcp_tests.in_process import MODES, InProcess, in_process, one_reader_config, served_in_thread
 from mcp_tests.test_read_tools_http import ALL_TOOLS, READ_TOOLS
 
 KEY = "key-assembled-" + uuid.uuid4().hex
 
 
 def _config(root: Path) -> str:
-    return f"""
-[Store]
-DataDir = "{root / "data"}"
-
-[[Accounts]]
-Id = "work"
-Kind = "local"
-
-[[Accounts.Folders]]
-Remote = "INBOX"
-Role = "Inbox"
-
-[McpEndpoint]
-Enabled = true
-Listen = "127.0.0.1:8625"
-
-[[McpEndpoint.Callers]]
-Name = "reader"
-Credential = "apiKey"
-ApiKeySha256 = "{hashlib.sha256(KEY.encode()).hexdigest()}"
-Permissions = ["mailfathom.mail.read"]
-"""
+    return one_reader_config(root, hashlib.sha256(KEY.encode()).hexdigest())
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from prometheus_client.registry import Collector
 
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.entrypoints.mcp.assemble import ToolBundles, build_server_from
-from mcp_tests.in_process import InProcess, in_process, served_in_thread
+from mcp_tests.in_process import InProcess, in_process, one_reader_config, served_in_thread
 
 MARK = "what-the-request-was-about-" + "f" * 12
 METRICS_KEY = "metrics-key-of-this-test"
@@ -28,28 +28,7 @@ class _Failing(Collector):
 
 
 def _config(root: Path) -> str:
-    return f"""
-[Store]
-DataDir = "{root / "data"}"
-
-[[Accounts]]
-Id = "work"
-Kind = "local"
-
-[[Accounts.Folders]]
-Remote = "INBOX"
-Role = "Inbox"
-
-[McpEndpoint]
-Enabled = true
-Listen = "127.0.0.1:8625"
-
-[[McpEndpoint.Callers]]
-Name = "reader"
-Credential = "apiKey"
-ApiKeySha256 = "{"0" * 64}"
-Permissions = ["mailfathom.mail.read"]
-"""
+    return one_reader_config(root, "0" * 64)
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,12 @@ import os
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
+from mailfathom.adapters import processes
 from mailfathom.adapters.processes import MachineProcesses, this_process
 from mailfathom.adapters.sql.work_leases import SqlWorkLeases
 from mailfathom.app.sync.lease_ports import Lease, LeaseKind
@@ -120,3 +122,22 @@ def test_this_process_is_not_gone_and_an_ended_one_is(machine: MachineProcesses)
     )
     pid = int(ended.stdout)
     assert machine.gone(f"{machine.machine}/{pid}/1")
+
+
+def test_a_live_process_hidden_from_proc_is_not_taken_for_gone(
+    machine: MachineProcesses, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """/proc may hide a running process: mounted with `hidepid`, or a systemd unit's
+    `ProtectProc=invisible` hides the processes of other users, such as a one-off `sync` an
+    operator runs as another user beside the service. Hidden is not gone: only a process id
+    that names no process at all frees the lease at once."""
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        identity = machine.identity(live.pid)
+        assert identity is not None
+        monkeypatch.setattr(processes, "_PROC", tmp_path)  # a /proc that shows no process
+        assert not machine.gone(identity)
+    finally:
+        live.kill()
+        live.wait()
+    assert machine.gone(identity)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -87,39 +88,7 @@ def test_refused_credentials_hold_the_account_until_its_secret_changes(
 def test_a_refused_login_is_shown_by_mfctl_accounts(
     tmp_path: Path, imap_account: ImapAccount
 ) -> None:
-    password_file = tmp_path / "imap.password"
-    password_file.write_text("not-the-password\n", "utf-8")
-    config = tmp_path / "mailfathom.toml"
-    config.write_text(
-        f"""
-[Store]
-DataDir = "{tmp_path / "data"}"
-
-[[Accounts]]
-Id = "mail"
-Kind = "imap"
-[Accounts.Imap]
-Host = "{imap_account.host}"
-Port = {imap_account.port}
-Username = "{imap_account.username}"
-Tls = "none"
-Secret = {{ File = "{password_file}" }}
-[[Accounts.Folders]]
-Remote = "INBOX"
-Role = "Inbox"
-""",
-        "utf-8",
-    )
-
-    def mfctl(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "mailfathom", *args, "--config", str(config)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-
+    mfctl, password_file = _imap_commands(tmp_path, imap_account, "not-the-password")
     assert "MailFathom error 31002:" in mfctl("sync").stderr
     listed = mfctl("accounts")
     assert listed.returncode == 2
@@ -138,40 +107,8 @@ def test_a_folder_gone_from_the_server_is_shown_by_mfctl_accounts(
     """The code a folder's last pass stopped on is shown beside it, and cleared by a pass
     that finds the folder again."""
     dovecot.create_folder(imap_account.username, "Projects")
-    password_file = tmp_path / "imap.password"
-    password_file.write_text(imap_account.password + "\n", "utf-8")
+    mfctl, _ = _imap_commands(tmp_path, imap_account, imap_account.password, ["Projects"])
     config = tmp_path / "mailfathom.toml"
-    config.write_text(
-        f"""
-[Store]
-DataDir = "{tmp_path / "data"}"
-
-[[Accounts]]
-Id = "mail"
-Kind = "imap"
-[Accounts.Imap]
-Host = "{imap_account.host}"
-Port = {imap_account.port}
-Username = "{imap_account.username}"
-Tls = "none"
-Secret = {{ File = "{password_file}" }}
-[[Accounts.Folders]]
-Remote = "INBOX"
-Role = "Inbox"
-[[Accounts.Folders]]
-Remote = "Projects"
-""",
-        "utf-8",
-    )
-
-    def mfctl(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "mailfathom", *args, "--config", str(config)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
 
     def projects_row() -> str:
         listed = mfctl("accounts")
@@ -190,3 +127,45 @@ Remote = "Projects"
     dovecot.create_folder(imap_account.username, "Projects")
     assert mfctl("sync").returncode == 0
     assert "31006" not in projects_row()
+
+
+def _imap_commands(
+    root: Path, account: ImapAccount, password: str, folders: Sequence[str] = ()
+) -> tuple[Callable[..., subprocess.CompletedProcess[str]], Path]:
+    """A configuration for `account` logging in with `password` (kept in a file) and mapping
+    INBOX and `folders`: a runner of the command line against it, and the password's file."""
+    password_file = root / "imap.password"
+    password_file.write_text(password + "\n", "utf-8")
+    config = root / "mailfathom.toml"
+    mapped = "".join(f'[[Accounts.Folders]]\nRemote = "{name}"\n' for name in folders)
+    config.write_text(
+        f"""
+[Store]
+DataDir = "{root / "data"}"
+
+[[Accounts]]
+Id = "mail"
+Kind = "imap"
+[Accounts.Imap]
+Host = "{account.host}"
+Port = {account.port}
+Username = "{account.username}"
+Tls = "none"
+Secret = {{ File = "{password_file}" }}
+[[Accounts.Folders]]
+Remote = "INBOX"
+Role = "Inbox"
+{mapped}""",
+        "utf-8",
+    )
+
+    def mfctl(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "mailfathom", *args, "--config", str(config)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
+    return mfctl, password_file

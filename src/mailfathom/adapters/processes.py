@@ -87,13 +87,15 @@ def this_process() -> str | None:
 
 def _started(pid: int) -> int | None:
     """When process `pid` started, in clock ticks since boot; None when no running process has
-    that id. A process whose entry cannot be read for lack of permission is taken as running."""
+    that id. A process whose entry cannot be read for lack of permission, or that /proc hides
+    (`hidepid`, systemd's `ProtectProc=invisible` hide other users' processes), is taken as
+    running: only the kernel's own answer that no process has the id makes it gone."""
     if pid <= 0:
         return None
     try:
         stat = (_PROC / str(pid) / "stat").read_text()
     except (FileNotFoundError, ProcessLookupError):
-        return None
+        return None if _no_such_process(pid) else _UNREADABLE
     except OSError:
         return _UNREADABLE
     # The command name (second field) may hold spaces and parentheses: split after its end.
@@ -101,3 +103,14 @@ def _started(pid: int) -> int | None:
     if fields[0] in _ENDED_STATES:
         return None
     return int(fields[19])
+
+
+def _no_such_process(pid: int) -> bool:
+    """Whether the kernel says no process has id `pid` (signal 0 checks without sending)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
