@@ -755,12 +755,12 @@ class Services:
     def sending(self) -> SendingUseCases:
         """The sending use cases over the outbox; none of them reaches a mail server."""
         served = self._served()
-        outbox = SqlOutbox(self.engine)
+        outbox = SqlOutbox(self.engine, self.clock)
         submission = Submission(
             self.config,
             outbox,
             StdlibComposer(),
-            clock=self.clock,
+            clock=outbox.now,
             confirmed=self._confirmed_sending(),
             drafts=SendsKeptAsDrafts(
                 SqlDraftStore(self.engine), self.draft_copies(), StdlibComposer(), self.clock
@@ -773,7 +773,7 @@ class Services:
             replies=EmailReply(submission, answered),
             forwards=EmailForward(submission, answered, MimeAttachmentReader()),
             outgoing=OutgoingMailReader(outbox),
-            cancellation=OutgoingMailCancellation(outbox, clock=self.clock),
+            cancellation=OutgoingMailCancellation(outbox, clock=outbox.now),
         )
 
     def _confirmed_sending(self) -> ConfirmedSending:
@@ -797,6 +797,7 @@ class Services:
         served = self._served()
         store = SqlDraftStore(self.engine)
         copies = self.draft_copies()
+        outbox = SqlOutbox(self.engine, self.clock)
         composition = DraftComposition(
             self.config,
             served,
@@ -812,18 +813,19 @@ class Services:
             send=DraftPromotion(
                 self.config,
                 store,
-                SqlOutbox(self.engine),
+                outbox,
                 served,
                 self._confirmed_sending(),
                 MimeMessageViewer(),
-                clock=self.clock,
+                clock=outbox.now,
                 recipients=self.vouching(),
             ),
         )
 
     def outbox(self) -> OutboxAdministration:
         """The operator's list, read and withdrawal of queued sends."""
-        return OutboxAdministration(SqlOutbox(self.engine), clock=self.clock)
+        outbox = SqlOutbox(self.engine, self.clock)
+        return OutboxAdministration(outbox, clock=outbox.now)
 
     def flags(self) -> MailFlagChangeRecorder:
         """Flag changes written down for the accounts' synchronization runs to carry."""
@@ -879,7 +881,8 @@ class Services:
 
     def console_outbox(self) -> ConsoleOutbox:
         """The console's outbox: the operator's list and withdrawal of sends."""
-        return ConsoleOutbox(self.outbox(), clock=self.clock)
+        administration = self.outbox()
+        return ConsoleOutbox(administration, clock=administration.now)
 
     def console_mutations(self) -> ConsoleMutations:
         """The console's open and dead-lettered changes, and their retry."""
@@ -949,7 +952,8 @@ class Services:
             SqlConsoleNews(self.engine),
             self.console_access(),
             lambda wake: self.alert_signal.listen(lambda alert: wake()),
-            clock=self.clock,
+            # A send comes due on the clock the delivery pass claims by.
+            clock=SqlOutbox(self.engine, self.clock).now,
         )
 
     def maintenance(self) -> MaintenanceUseCases:
@@ -985,7 +989,7 @@ class Services:
     ) -> DeliveryPass:
         """The delivery pass: queued sends to peer mailboxes and submission servers."""
         peers = LocalPeerMailboxes(self.config, LocalConnector(self.config.store.data_dir))
-        # Leases and due times on the store's clock, which every worker shares.
+        # Leases and due times on the store's clock, as every writer of a send has them.
         from mailfathom.adapters.processes import this_machine
 
         outbox = SqlOutbox(self.engine, self.clock, machine=this_machine())

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import log_audit
-from console.conftest import PASSWORD, Clock
+from console.conftest import PASSWORD
 from console.test_drafts_page import drafts_config
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.app.confirmation.confirmed_sending import NobodyToAsk, Status
@@ -20,6 +20,7 @@ from mailfathom.app.console.signing_in import Visit
 from mailfathom.app.drafting.composition import DraftRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode
+from sending.helpers import StoreTime
 
 ASKS = Caller(ALL_PERMISSIONS, "agent", ConfirmationMode.ASK)
 AGENT = Caller(ALL_PERMISSIONS, "agent")
@@ -27,11 +28,12 @@ FRIEND = "friend@example.net"
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def opened(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Services, Clock]]:
+def opened(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Services, StoreTime]]:
     url = request.getfixturevalue("migrated_postgres_url") if request.param != "sqlite" else None
     log_audit.register_all([PASSWORD, FRIEND, "Plans", "Later"])
-    clock = Clock()
-    with Services.open(load_config(drafts_config(tmp_path, database_url=url)), clock=clock) as s:
+    clock = StoreTime(postgres=url is not None)
+    config = load_config(drafts_config(tmp_path, database_url=url))
+    with Services.open(config, clock=clock.process(timedelta(0))) as s:
         yield s, clock
 
 
@@ -45,7 +47,7 @@ def signed_in(services: Services) -> str:
 
 
 def test_the_mark_moves_with_what_the_live_pages_show(
-    opened: tuple[Services, Clock],
+    opened: tuple[Services, StoreTime],
 ) -> None:
     services, clock = opened
     news: ConsoleNews = services.console_news()
@@ -62,7 +64,7 @@ def test_the_mark_moves_with_what_the_live_pages_show(
     assert drafting.send.settle(ASKS, kept, NobodyToAsk(), None).status is Status.DRAFT
     marks.append(news.look(token))
 
-    clock.advance(1)
+    clock.wait_until(clock.now() + timedelta(seconds=1))
     edited = DraftRequest(account="home", subject="Plans", to=[FRIEND], plain_text_body="B.\n")
     drafting.update.update(ASKS, kept, edited)
     marks.append(news.look(token))
@@ -73,12 +75,13 @@ def test_the_mark_moves_with_what_the_live_pages_show(
 
     later = DraftRequest(account="home", subject="Later", to=[FRIEND], plain_text_body="C.\n")
     saved = drafting.save.save(AGENT, later)
-    instant = (clock() + timedelta(hours=1)).isoformat()
-    outgoing = drafting.send.send(AGENT, str(saved.draft_id), instant).outgoing_id
+    # Comes due on the store's clock, which on PostgreSQL the test waits for.
+    instant = clock.now() + timedelta(seconds=10)
+    outgoing = drafting.send.send(AGENT, str(saved.draft_id), instant.isoformat()).outgoing_id
     marks.append(news.look(token))
     assert news.look(token) == marks[-1]
 
-    clock.advance(2 * 3600)
+    clock.wait_until(instant + timedelta(seconds=1))
     marks.append(news.look(token))
 
     assert services.outbox().withdraw(outgoing) is not None

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import email
 import email.policy
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -37,6 +38,32 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now += timedelta(seconds=seconds)
+
+
+class StoreTime:
+    """The store's clock, the clock of a process `skew` from it, and the passing of time on
+    the store's clock. PostgreSQL reads the real time, so the test waits for it; a SQLite
+    store's clock is the one machine's, which no process of that machine is skewed from."""
+
+    def __init__(self, postgres: bool) -> None:
+        self._manual = None if postgres else Clock(datetime.now(UTC))
+
+    def now(self) -> datetime:
+        return datetime.now(UTC) if self._manual is None else self._manual()
+
+    def process(self, skew: timedelta) -> Callable[[], datetime]:
+        if self._manual is None:
+            return lambda: datetime.now(UTC) + skew
+        return self._manual
+
+    def wait_until(self, instant: datetime) -> None:
+        remaining = (instant - self.now()).total_seconds()
+        if remaining <= 0:
+            return
+        if self._manual is None:
+            time.sleep(remaining)
+        else:
+            self._manual.advance(remaining)
 
 
 def sending_config(

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy import event
 
 from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
@@ -176,3 +179,64 @@ def test_mail_of_any_account_keeps_what_it_supports(store: SqlSyncStore, engine:
     assert book.forget_withheld() == 2
     held = {c.preferred_address: c.display_name for c in book.page(None, None, None, 50)}
     assert held == {"both@x.test": "Shown"}
+
+
+class RowsRead:
+    """How many rows the SELECT statements sent while it counts would hand back: each is run
+    again, as sent, in the same transaction on its own cursor, and its rows counted."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+
+    def after(self, conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if statement.lstrip().upper().startswith(("SELECT", "WITH")):
+            again = conn.connection.dbapi_connection.cursor()
+            again.execute(statement, parameters)
+            self.rows += len(again.fetchall())
+            again.close()
+
+    def of(self, engine: sa.Engine, run: Callable[[], object]) -> int:
+        self.rows = 0
+        event.listen(engine, "after_cursor_execute", self.after)
+        try:
+            run()
+        finally:
+            event.remove(engine, "after_cursor_execute", self.after)
+        return self.rows
+
+
+def _withheld_mail(store: SqlSyncStore, first: int, count: int) -> None:
+    """`count` messages in Private, each from a sender of its own that nobody collected."""
+    (folder,) = store.ensure_folders("acct", [PRIVATE])
+    store.add_messages(
+        folder,
+        VALIDITY,
+        [
+            new_message(
+                uid,
+                normalized(f"S{uid}", message_id=f"{uid}@x", sender=f"s{uid}@many.test"),
+            )
+            for uid in range(first, first + count)
+        ],
+        NOW,
+    )
+
+
+def test_forgetting_reads_the_rows_of_collected_addresses_not_of_all_withheld_mail(
+    store: SqlSyncStore, engine: sa.Engine
+) -> None:
+    """Withheld mail that names nobody the book collected is not read out of the store: the
+    rows `forget_withheld` reads stay the same however much more of it there is."""
+    _account(store)
+    book = SqlContactBook(engine)
+    _mail(store, INBOX, 1, "Shown shown@x.test")
+    _mail(store, PRIVATE, 2, "Hidden hidden@x.test")
+    book.collect([SeenPerson("hidden@x.test", "Hidden")], NOW)
+    _withheld_mail(store, 100, 200)
+    rows = RowsRead()
+    read = rows.of(engine, book.forget_withheld)
+    book.collect([SeenPerson("hidden@x.test", "Hidden")], NOW)
+    _withheld_mail(store, 1000, 400)
+
+    assert rows.of(engine, book.forget_withheld) == read
+    assert book.find_by_address("hidden@x.test") is None

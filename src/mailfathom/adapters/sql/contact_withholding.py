@@ -63,7 +63,9 @@ def forget_withheld(c: sa.Connection) -> int:
     """See `WithheldContacts.forget_withheld`. Runs in the caller's transaction; answers
     how many records changed. The withheld folders are read first, so the mail read is
     theirs alone (none, on a deployment that withholds nothing). The book is the
-    deployment's, so mail of every account counts; it is read an account at a time."""
+    deployment's, so mail of every account counts; it is read an account at a time. The
+    store narrows withheld mail to the collected addresses it names, so only their rows
+    are read out, however much withheld mail names nobody the book collected."""
     withheld_ids: dict[str, list[int]] = {}
     accounts: set[str] = set()
     for folder_id, account_id, visible in c.execute(
@@ -74,27 +76,25 @@ def forget_withheld(c: sa.Connection) -> int:
             withheld_ids.setdefault(account_id, []).append(folder_id)
     if not withheld_ids:
         return 0
-    hidden = _names(
-        c,
-        [_contributing(a, messages.c.folder_id.in_(ids)) for a, ids in withheld_ids.items()],
-    )
-    keys = sorted(hidden)
-    candidates = [
-        row
-        for start in range(0, len(keys), _CHUNK)
-        for row in c.execute(
+    in_withheld = [
+        _contributing(a, messages.c.folder_id.in_(ids)) for a, ids in withheld_ids.items()
+    ]
+    named = sa.union(*(s.with_only_columns(_P.address_key) for s in in_withheld))
+    candidates = list(
+        c.execute(
             sa.select(_A.address_key, _A.contact_id, _C.display_name)
             .join(contacts, _C.contact_id == _A.contact_id)
             .where(
                 _C.origin == ContactOrigin.COLLECTED.value,
-                _A.address_key.in_(keys[start : start + _CHUNK]),
+                _A.address_key.in_(named.scalar_subquery()),
             )
             .order_by(_A.address_key)
         )
-    ]
+    )
     if not candidates:
         return 0
     wanted = [row.address_key for row in candidates]
+    hidden = _names(c, in_withheld, wanted)
     visible = _names(
         c, [_contributing(a, _F.visible_to_tools.is_(True)) for a in sorted(accounts)], wanted
     )
@@ -104,7 +104,7 @@ def forget_withheld(c: sa.Connection) -> int:
         if shown is None:
             release(c, contact_id, key)
             changed.add(contact_id)
-        elif display_name and display_name in hidden[key] and display_name not in shown:
+        elif display_name and display_name in hidden.get(key, ()) and display_name not in shown:
             name = next((n for n in shown if n), "")
             c.execute(
                 contacts.update()
@@ -116,19 +116,15 @@ def forget_withheld(c: sa.Connection) -> int:
 
 
 def _names(
-    c: sa.Connection,
-    contributing: Sequence[sa.Select[Any]],
-    keys: Sequence[str] | None = None,
+    c: sa.Connection, contributing: Sequence[sa.Select[Any]], keys: Sequence[str]
 ) -> dict[str, list[str]]:
     """Address key -> the names (as a record keeps them, "" for none) that mail of the
-    statements `contributing` (one per account) gives it, of `keys` only when given, in
-    the order the mail was stored; a key no such mail names is absent."""
+    statements `contributing` (one per account) gives each of `keys`, in the order the mail
+    was stored; a key no such mail names is absent."""
     seen: dict[str, list[tuple[int, str]]] = {}
     for statement in contributing:
-        for start in range(0, len(keys), _CHUNK) if keys is not None else [0]:
-            some = statement
-            if keys is not None:
-                some = statement.where(_P.address_key.in_(keys[start : start + _CHUNK]))
-            for key, display_name, seq in c.execute(some):
+        for start in range(0, len(keys), _CHUNK):
+            chunk = statement.where(_P.address_key.in_(keys[start : start + _CHUNK]))
+            for key, display_name, seq in c.execute(chunk):
                 seen.setdefault(key, []).append((seq, kept_name(display_name)))
     return {key: [name for _, name in sorted(named)] for key, named in seen.items()}

@@ -68,6 +68,7 @@ class ConsoleOutbox:
         administration: OutboxAdministration,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
+        """`clock`: the outbox's, on which a send is held until its `sendAfter`."""
         self._administration = administration
         self._clock = clock
 

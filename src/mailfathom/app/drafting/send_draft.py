@@ -92,6 +92,8 @@ class DraftPromotion:
         clock: Callable[[], datetime] = _now,
         recipients: RecipientRecords | None = None,
     ) -> None:
+        """`clock`: the one the outbox's due times are compared on (the store's), so the
+        hold and `sendAfter` are measured on it."""
         self._config = config
         self._recipients = recipients
         self._store = store

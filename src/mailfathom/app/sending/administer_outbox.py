@@ -17,8 +17,14 @@ class OutboxAdministration:
     def __init__(
         self, outbox: OutboxStore, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
+        """`clock`: the one the outbox's due times are written and compared on (the
+        store's, which every process sharing it reads)."""
         self._outbox = outbox
         self._clock = clock
+
+    def now(self) -> datetime:
+        """The time on the outbox's clock: what a send's hold and instant are measured on."""
+        return self._clock()
 
     def listing(
         self, limit: int | None, stages: Sequence[Stage] | None = None

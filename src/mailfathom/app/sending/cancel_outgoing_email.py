@@ -24,6 +24,7 @@ class OutgoingMailCancellation:
     def __init__(
         self, outbox: OutboxStore, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
+        """`clock`: the one the outbox's due times are written and compared on."""
         self._outbox = outbox
         self._clock = clock
 

@@ -54,7 +54,10 @@ class Submission:
     ) -> None:
         """`confirmed` and `drafts` are the confirmation step and where it keeps drafts; a
         submission put together without them writes sends (`write`) and settles none.
-        `recipients` is what vouches for an address beyond the deployment's own."""
+        `recipients` is what vouches for an address beyond the deployment's own. `clock`
+        is the one the outbox's due times are compared on (the store's, shared by every
+        process that delivers): a hold measured on another clock would end early or late
+        by the difference."""
         self.config = config
         self.recipients = recipients
         self._outbox = outbox
