@@ -6,10 +6,13 @@ the same storage, checked on every read, and missing or damaged content reported
 from __future__ import annotations
 
 import hashlib
+import random
+import threading
 
 import pytest
 
 from content.conftest import Storage
+from mailfathom.adapters.content import packs
 from mailfathom.adapters.content.texts import encode_text
 from mailfathom.domain.errors import ContentMissingError
 
@@ -160,3 +163,55 @@ def test_appends_are_readable_once_committed(storage: Storage) -> None:
     reader = storage.open()
     assert [reader.get(k) for k in keys] == raws
     assert reader.get_text(keys[0]) == ("body 0", None)
+
+
+def test_concurrent_reads_during_writes_and_compaction_see_only_whole_right_content(
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(packs, "PACK_LIMIT", 16 * 1024)  # a new pack every few batches
+    store, tidier = storage.open(), storage.open()
+    kept: dict[str, tuple[bytes, str]] = {}
+    listed: list[str] = []  # keys readers may pick, grown only once stored
+
+    def stored(batch: int) -> None:
+        raws = [_mail(batch * 100 + n) * (20 + n) for n in range(10)]
+        texts = [f"text {batch}.{n} " * (10 + n) for n in range(10)]
+        keys = store.write_many(raws, [_text(text, None) for text in texts])
+        for n, key in enumerate(keys):
+            if n < 4:
+                kept[key] = (raws[n], texts[n])
+                listed.append(key)
+            else:
+                store.discard(key)  # most of each pack dead: compaction moves the rest
+
+    stored(0)
+    done = threading.Event()
+    reads = [0]
+    wrong: list[str] = []
+
+    def read(seed: int) -> None:
+        picks = random.Random(seed)
+        while not done.is_set():
+            key = picks.choice(listed)
+            raw, text = kept[key]
+            if store.get(key) != raw or store.get_text(key) != (text, None):
+                wrong.append(key)
+            if tidier.get_text(key) != (text, None):
+                wrong.append(key)
+            reads[0] += 1
+
+    readers = [threading.Thread(target=read, args=(seed,)) for seed in range(4)]
+    for reader in readers:
+        reader.start()
+    try:
+        for batch in range(1, 25):
+            stored(batch)
+            (store if batch % 2 else tidier).reclaim()
+            tidier.sweep_temporary()
+    finally:
+        done.set()
+        for reader in readers:
+            reader.join()
+    assert not wrong
+    assert reads[0] > 0
+    assert all(store.get(key) == raw for key, (raw, _) in kept.items())

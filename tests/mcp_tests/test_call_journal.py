@@ -70,3 +70,34 @@ def test_what_waits_is_bounded_by_the_newest() -> None:
 
     asyncio.run(answer())
     assert log.writes == [["t0"], ["t6", "t7", "t8"]]
+
+
+def test_calls_answered_within_the_gathering_time_are_one_write() -> None:
+    log = HeldLog(writes_wanted=1)
+    log.release.set()
+    journal = CallJournal(ToolCalls(log, clock=lambda: NOW))
+
+    async def answer() -> None:
+        journal("t0", "agent", "success", None, 0.001)
+        # The loop is not given back here: a write that waits for the gathering time to
+        # pass on the loop has not begun, whatever this wait lasts.
+        log.entered.wait(0.5)
+        for n in range(1, 4):
+            journal(f"t{n}", "agent", "success", None, 0.001)
+        assert await asyncio.to_thread(log.done.wait, 30)
+
+    asyncio.run(answer())
+    assert log.writes == [["t0", "t1", "t2", "t3"]]
+
+
+def test_stopping_writes_what_is_still_gathering() -> None:
+    log = HeldLog(writes_wanted=1)
+    log.release.set()
+    journal = CallJournal(ToolCalls(log, clock=lambda: NOW))
+
+    async def answer() -> None:
+        journal("t0", "agent", "success", None, 0.001)
+        journal.settle()
+
+    asyncio.run(answer())
+    assert log.writes == [["t0"]]

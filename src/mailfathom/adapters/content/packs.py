@@ -31,11 +31,11 @@ import struct
 import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from mailfathom.adapters.content.pack_reading import PackReaders
 from mailfathom.adapters.content.texts import decode_text, is_text_record
 from mailfathom.adapters.sqlite_wal import use_write_ahead_log
 from mailfathom.domain.errors import ContentMissingError
@@ -45,8 +45,8 @@ MARKER = b"MFC1"
 HEADER = struct.Struct(">4s32sQ")
 # A pack is closed and a new one begun once it would grow past this.
 PACK_LIMIT = 64 * 1024 * 1024
-# Packs kept open for reading, the most recently read first out of the cache last: opening a
-# pack cost about as much as reading a message's text from it.
+# Packs kept open for reading (see `pack_reading`): opening a pack cost about as much as
+# reading a message's text from it.
 _OPEN_FOR_READING = 16
 # How many octets os.writev takes in one call at most is bounded by IOV_MAX buffers.
 _IOV_MAX = 1024
@@ -103,15 +103,12 @@ class PackContentStore:
         self._packs = root / "packs"
         self._packs.mkdir(parents=True, exist_ok=True)
         self._durable = durable
+        # Writers (appending, indexing, compacting) take `_lock`; readers never do, so a read
+        # waits neither for a write of this process nor for the index lock another holds.
         self._lock = threading.RLock()
         self._current: _OpenPack | None = None
-        # Pack name -> descriptor. A pack deleted by compaction in another process stays
-        # readable through its descriptor; nothing looks there again once the index moved its
-        # entries, and the descriptor goes when it drops out of the cache.
-        self._readers: OrderedDict[str, int] = OrderedDict()
-        self._index = sqlite3.connect(
-            root / _INDEX_FILE, timeout=60.0, isolation_level=None, check_same_thread=False
-        )
+        self._readers = PackReaders(_OPEN_FOR_READING, self._connect)
+        self._index = self._connect()
         use_write_ahead_log(self._index, _INDEX_PATIENCE_SECONDS)
         self._index.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         for statement in _SCHEMA:
@@ -259,37 +256,23 @@ class PackContentStore:
     def close(self) -> None:
         with self._lock:
             self._close_pack()
-            while self._readers:
-                os.close(self._readers.popitem()[1])
+            self._readers.close()
             self._index.close()
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(
+            self._root / _INDEX_FILE, timeout=60.0, isolation_level=None, check_same_thread=False
+        )
 
     def _read(self, location: Location) -> bytes:
         """The octets at `location`, through a descriptor kept open for its pack."""
-        name = location.path.name
-        with self._lock:
-            fd = self._readers.get(name)
-            if fd is None:
-                fd = self._readers[name] = os.open(location.path, os.O_RDONLY)
-                if len(self._readers) > _OPEN_FOR_READING:
-                    os.close(self._readers.popitem(last=False)[1])
-            else:
-                self._readers.move_to_end(name)
-            return os.pread(fd, location.length, location.offset)
-
-    def _forget_reader(self, name: str) -> None:
-        with self._lock:
-            fd = self._readers.pop(name, None)
-            if fd is not None:
-                os.close(fd)
+        return self._readers.read(location.path, location.offset, location.length)
 
     # -- reading -------------------------------------------------------------------------
 
     def locate(self, key: str) -> Location | None:
         """Where the octets of `key` are kept in a pack (None: not in any pack)."""
-        with self._lock:
-            row = self._index.execute(
-                "SELECT pack, offset, length FROM entries WHERE key = ?", (key,)
-            ).fetchone()
+        row = self._readers.lookup("SELECT pack, offset, length FROM entries WHERE key = ?", (key,))
         if row is None:
             return None
         return Location(self._packs / row[0], int(row[1]), int(row[2]))
@@ -323,11 +306,9 @@ class PackContentStore:
         if not CONTENT_KEY.match(key):
             raise ContentMissingError("The stored text of this email is missing.")
         for _ in range(2):  # a pack compacted between lookup and read: look up again
-            with self._lock:
-                row = self._index.execute(
-                    "SELECT pack, offset + length, text_length FROM entries WHERE key = ?",
-                    (key,),
-                ).fetchone()
+            row = self._readers.lookup(
+                "SELECT pack, offset + length, text_length FROM entries WHERE key = ?", (key,)
+            )
             if row is None or row[2] is None:
                 break
             try:
@@ -432,7 +413,7 @@ class PackContentStore:
         finally:
             os.close(fd)
         path.unlink(missing_ok=True)
-        self._forget_reader(name)
+        self._readers.forget(name)
         if self._durable:
             _fsync_directory(self._packs)
         return True
@@ -473,7 +454,7 @@ class PackContentStore:
             if path.name in used or path.name == current or not _older(path, limit):
                 continue
             if _remove_unlocked(path):
-                self._forget_reader(path.name)
+                self._readers.forget(path.name)
                 removed += 1
         for path in self._root.glob("[0-9a-f][0-9a-f]/.tmp-*"):
             if _older(path, limit):

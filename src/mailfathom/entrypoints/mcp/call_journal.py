@@ -3,9 +3,11 @@ up or failing the call.
 
 The record is made when the call is answered and handed to a worker thread of the event
 loop's default executor, which is not awaited: a slow or locked store delays the record,
-never the answer, and a cancelled call is still recorded. One write is in flight at a time;
-the records of calls answered meanwhile wait for it and are then kept together in the next
-write, so under load the journal costs one transaction per batch rather than one per call.
+never the answer, and a cancelled call is still recorded. A write begins a short gathering
+time after the first record it keeps (a timer on the loop, not a waiting thread), and one
+write is in flight at a time; the records of calls answered meanwhile wait and are kept
+together, so under load the journal costs one transaction per gathering time rather than
+one every call or two. `settle` writes what is still gathering when the process stops.
 What waits is bounded by what the log keeps (the newest records win). A write that fails is
 logged by its code and the failure's type alone (a database's message can quote the values
 it was handed), and its records are dropped. With no running event loop the write happens
@@ -25,6 +27,9 @@ from mailfathom.domain.codes import Code
 
 log = structlog.get_logger("mailfathom.mcp")
 
+# Long enough to gather a batch under load, short beside reading the recent-calls page.
+GATHERING_SECONDS = 0.1
+
 
 class CallJournal:
     def __init__(self, calls: ToolCalls, waiting_at_most: int = KEPT) -> None:
@@ -33,6 +38,7 @@ class CallJournal:
         self._lock = threading.Lock()
         self._waiting: list[ToolCallRecord] = []
         self._writing = False
+        self._gathering: asyncio.TimerHandle | None = None
 
     def __call__(
         self, tool: str, caller: str | None, outcome: str, code: int | None, seconds: float
@@ -50,13 +56,23 @@ class CallJournal:
         except RuntimeError:
             self._write()
             return
+        self._gathering = loop.call_later(GATHERING_SECONDS, self._begin, loop)
+
+    def _begin(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._gathering = None
         try:
             pending = loop.run_in_executor(None, self._write)
         except RuntimeError:  # the loop's executor is shut down: the process is stopping
-            with self._lock:
-                self._writing = False
+            self._write()
             return
         pending.add_done_callback(_settled)
+
+    def settle(self) -> None:
+        """Write now what is still gathering (on the loop's thread, as a process stops)."""
+        gathering, self._gathering = self._gathering, None
+        if gathering is not None:
+            gathering.cancel()
+            self._write()
 
     def _write(self) -> None:
         """Keep what waits, batch after batch, until nothing does."""

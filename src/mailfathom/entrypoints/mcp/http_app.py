@@ -366,8 +366,11 @@ def build_http_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[None]:
-        async with authorization_servers, server.session_manager.run():
-            yield
+        try:
+            async with authorization_servers, server.session_manager.run():
+                yield
+        finally:
+            server.telemetry.settle()
 
     routes: list[BaseRoute] = [
         *protected_resource_routes(config.host, tokens),

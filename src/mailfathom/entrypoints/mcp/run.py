@@ -52,11 +52,17 @@ class Serving:
         permission is listed at start (ask_mail counts once it can answer)."""
         return len(self.server.available_now(self.server.published_tools()))
 
+    async def _serve_stdio(self) -> None:
+        try:
+            await self.server.run_stdio_async()
+        finally:
+            self.server.telemetry.settle()
+
     def run(self, companions: Sequence[tuple[uvicorn.Server, socket.socket]] = ()) -> None:
         """Serve until interrupted; over HTTP, `companions` (servers on listeners of their
         own, such as the console) are served beside the endpoint and stop with it."""
         if self.listener is None:
-            anyio.run(self.server.run_stdio_async)
+            anyio.run(self._serve_stdio)
             return
         config = self.services.config.mcp
         uvicorn_config = listener_config(

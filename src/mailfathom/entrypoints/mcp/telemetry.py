@@ -14,7 +14,7 @@ without polling `mfctl alerts list`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Protocol
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -27,8 +27,16 @@ log = structlog.get_logger("mailfathom.mcp")
 UNRECOGNIZED = "unrecognized"
 
 
-Journal = Callable[[str, str | None, str, int | None, float], None]
-"""Where each measured call is also kept (tool dimension, caller, outcome, code, seconds)."""
+class Journal(Protocol):
+    """Where each measured call is also kept (tool dimension, caller, outcome, code, seconds)."""
+
+    def __call__(
+        self, tool: str, caller: str | None, outcome: str, code: int | None, seconds: float
+    ) -> None: ...
+
+    def settle(self) -> None:
+        """Keep at once what waits to be kept (the process is stopping)."""
+        ...
 
 
 class ToolTelemetry:
@@ -59,6 +67,11 @@ class ToolTelemetry:
         # Published at 0 from the start, so an alerting rule has a series to watch.
         self.owner_alerts.labels(UNAVAILABLE_REASON)
         self.owner_alerts.labels(SENSITIVE_REASON)
+
+    def settle(self) -> None:
+        """Keep the calls the journal still holds (the process is stopping)."""
+        if self.journal is not None:
+            self.journal.settle()
 
     def owner_alert_raised(self, alert: OwnerAlert) -> None:
         self.owner_alerts.labels(alert.reason).inc()
