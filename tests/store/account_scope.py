@@ -2,7 +2,8 @@
 
 A `before_cursor_execute` listener reads each statement the adapters issue (frames under
 `src/mailfathom`; the tests' own inspection queries and the migrations are not adapters) and
-fails it when it touches a table of `SCOPED_TABLES` without an account predicate:
+fails it when it touches a table of `SCOPED_TABLES` (the partitioned tables, and the children
+of the outbox and the drafts) without an account predicate:
 
 - an INSERT lists `account_id` among its columns;
 - any other statement compares some `account_id` with a value (`= ?`, `IN (...)`), and
@@ -27,9 +28,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy import event
 
-from mailfathom.adapters.sql.distribution import PARTITIONED_TABLES
+from mailfathom.adapters.sql.distribution import PARTITIONED_TABLES, SCOPED_CHILDREN
 
-SCOPED_TABLES = frozenset(PARTITIONED_TABLES)
+SCOPED_TABLES = frozenset((*PARTITIONED_TABLES, *SCOPED_CHILDREN))
 
 SOURCE = str(Path(__file__).resolve().parents[2] / "src" / "mailfathom") + "/"
 MIGRATIONS = SOURCE + "adapters/sql/migrations/"
