@@ -6,9 +6,11 @@ fails it when it touches a table of `SCOPED_TABLES` (the partitioned tables, and
 of the outbox and the drafts) without an account predicate:
 
 - an INSERT lists `account_id` among its columns;
-- any other statement compares some `account_id` with a value (`= ?`, `IN (...)`), and
+- any other statement compares some `account_id` with a value (`= ?`, `IN (...)`, or
+  PostgreSQL's `= ANY (array)`), and
   names `account_id` of every scoped table (or alias) it reads, so a child joined by `seq`
-  alone, which a partitioned layout could not prune, fails.
+  alone, which a partitioned layout could not prune, fails (also when it is the only scoped
+  table of a join: a draft's copies joined to the draft).
 
 What a statement may skip is listed in `CROSS_ACCOUNT_SCANS`, by the function that issues
 it, each with the reason it has to look at every account.
@@ -73,10 +75,6 @@ NOT_YET_SCOPED: frozenset[str] = frozenset(
     }
 )
 
-_TABLE = re.compile(
-    r"\b(?:FROM|JOIN|INTO|UPDATE)\s+(?P<table>\w+)(?:\s+(?:AS\s+)?(?P<alias>\w+))?",
-    re.IGNORECASE,
-)
 _NOT_ALIAS = frozenset(
     {
         "where",
@@ -107,10 +105,18 @@ _NOT_ALIAS = frozenset(
         "intersect",
     }
 )
-_BOUND = re.compile(
-    r"\baccount_id\s*(?:=\s*(?:\?|%s|%\(\w+\)s|:\w+|'[^']*')|IN\s*\()",
+# A word after a table is its alias unless it is a keyword, which is left for the next match
+# (`FROM messages JOIN parts` names both tables).
+_TABLE = re.compile(
+    r"\b(?:FROM|JOIN|INTO|UPDATE)\s+(?P<table>\w+)"
+    rf"(?:\s+(?:AS\s+)?(?!(?:{'|'.join(sorted(_NOT_ALIAS))})\b)(?P<alias>\w+))?",
     re.IGNORECASE,
 )
+_BOUND = re.compile(
+    r"\baccount_id\s*(?:=\s*(?:\?|%s|%\(\w+\)s|:\w+|'[^']*'|ANY\s*\()|IN\s*\()",
+    re.IGNORECASE,
+)
+_JOIN = re.compile(r"\bJOIN\b", re.IGNORECASE)
 _INSERT = re.compile(r"^\s*INSERT\s+INTO\s+(\w+)\s*\(([^)]*)\)", re.IGNORECASE)
 
 
@@ -133,11 +139,10 @@ def unscoped(statement: str) -> str | None:
             return None
     if not _BOUND.search(statement):
         return "no account_id compared with a value"
+    joined = _JOIN.search(statement) is not None
     for table, alias in named:
-        if alias.lower() in _NOT_ALIAS:
-            alias = table
         qualified = re.search(rf"\b{re.escape(alias)}\.account_id\b", statement)
-        if not qualified and len({t for t, _ in named}) > 1:
+        if not qualified and (joined or len({t for t, _ in named}) > 1):
             return f"{table} read without its account_id"
         if not qualified and not re.search(r"\baccount_id\b", statement):
             return f"{table} read without its account_id"
