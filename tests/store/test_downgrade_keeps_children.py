@@ -44,6 +44,7 @@ def test_going_below_the_send_after_column_keeps_every_sends_recipients(
         c.execute(
             sa.insert(outgoing_recipients),
             {
+                "account_id": "a",
                 "outgoing_seq": seq,
                 "position": 0,
                 "field": "to",

@@ -321,6 +321,20 @@ def test_sender_and_recipient_filters_match_the_address_in_its_role_ignoring_cas
     assert _listed(reader, _in(folder, sender_address="nobody@example.org")) == []
 
 
+def test_a_search_filters_by_recipient_too(store: SqlSyncStore, reader: MailboxReadStore) -> None:
+    """A word in few of the messages, so that it is ranked (not read off the timeline)."""
+    folder = add_folder(store, "INBOX")
+    store_mail(
+        store,
+        folder,
+        Mail("to alice", sender="bob@example.net", to=("alice@example.org",), body="heron"),
+        Mail("to carol", sender="bob@example.net", to=("carol@example.org",), body="heron"),
+        *(Mail(f"other {n}", to=("alice@example.org",), body="egret") for n in range(4)),
+    )
+    selection = _in(folder, recipient_address="ALICE@example.org")
+    assert _found(reader, selection, "heron") == ["to alice"]
+
+
 def test_an_address_named_in_thousands_of_messages_still_filters_by_role(
     store: SqlSyncStore, reader: MailboxReadStore
 ) -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.distribution import (
-    AWAITING_ACCOUNT_COLUMN,
     DISTRIBUTION_COLUMN,
     PARTITIONED_TABLES,
     PER_ACCOUNT,
+    SCOPED_CHILDREN,
     SHARED,
 )
 from mailfathom.adapters.sql.partitioning import partitioned_tables
@@ -22,7 +22,7 @@ DOC = (Path(__file__).resolve().parents[2] / "docs" / "scaling.md").read_text(en
 
 
 def test_every_table_is_in_exactly_one_group() -> None:
-    groups = [*PER_ACCOUNT, *AWAITING_ACCOUNT_COLUMN, *SHARED]
+    groups = [*PER_ACCOUNT, *SHARED]
     assert sorted(groups) == sorted(metadata.tables)
 
 
@@ -43,7 +43,7 @@ def test_the_distributed_tables_of_the_docs_are_the_per_account_tables() -> None
 def test_the_docs_mark_the_partitioned_tables_and_list_the_rest() -> None:
     marked = re.findall(r"^\| (\w+) \* \|", DOC, flags=re.MULTILINE)
     assert sorted(marked) == sorted(PARTITIONED_TABLES)
-    for table in (*AWAITING_ACCOUNT_COLUMN, *SHARED):
+    for table in SHARED:
         assert table in DOC
 
 
@@ -58,3 +58,13 @@ def test_every_key_of_a_partitioned_table_holds_the_partition_column() -> None:
         for foreign in table.foreign_key_constraints:
             if foreign.referred_table.name in PARTITIONED_TABLES:
                 assert DISTRIBUTION_COLUMN in foreign.column_keys, (table.name, foreign.name)
+
+
+def test_the_outbox_and_draft_children_are_keyed_by_their_parents_account() -> None:
+    for name in SCOPED_CHILDREN:
+        table = metadata.tables[name]
+        assert table.primary_key.columns.keys()[0] == DISTRIBUTION_COLUMN, name
+        (foreign,) = table.foreign_key_constraints
+        assert foreign.referred_table.name in PER_ACCOUNT
+        assert foreign.column_keys[0] == DISTRIBUTION_COLUMN, name
+        assert foreign.elements[0].column.name == DISTRIBUTION_COLUMN, name

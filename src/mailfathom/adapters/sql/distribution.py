@@ -5,13 +5,15 @@ the schema; docs/scaling.md lists them with the reasons):
 
 - `PER_ACCOUNT`: rows that belong to one account and carry its `account_id`, the column a
   partitioned or distributed layout splits them by;
-- `AWAITING_ACCOUNT_COLUMN`: rows of one account reached only through their parent's key
-  (a draft's or a send's children), to carry `account_id` before their parents can spread;
 - `SHARED`: rows of the deployment as a whole (the console, the contact book, the embedding
   spaces, what callers spent), never split by account.
 
 `PARTITIONED_TABLES` are the large per-account tables: the messages and everything keyed by a
 message's `seq`, which `partitioning.py` lays out as `PARTITION BY HASH (account_id)`.
+
+`SCOPED_CHILDREN` are the per-account children of the outbox and the drafts: keyed by their
+parent's `(account_id, seq)` (revision 0033), and left unpartitioned like their parents (a few
+rows per send or draft, and the delivery pass claims due sends of every account at once).
 """
 
 from __future__ import annotations
@@ -32,12 +34,20 @@ PARTITIONED_TABLES = (
     "passage_vectors",
 )
 
+SCOPED_CHILDREN = (
+    "outgoing_recipients",
+    "draft_recipients",
+    "draft_files",
+    "draft_copies",
+)
+
 PER_ACCOUNT = (
     "accounts",
     "folders",
     "folder_versions",
     *PARTITIONED_TABLES,
     "outgoing_emails",
+    *SCOPED_CHILDREN,
     "drafts",
     "owner_alerts",
     "mutation_records",
@@ -45,13 +55,6 @@ PER_ACCOUNT = (
     "trust_positions",
     "account_health",
     "sync_failures",
-)
-
-AWAITING_ACCOUNT_COLUMN = (
-    "outgoing_recipients",
-    "draft_recipients",
-    "draft_files",
-    "draft_copies",
 )
 
 SHARED = (

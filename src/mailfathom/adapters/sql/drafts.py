@@ -47,12 +47,25 @@ _O = outgoing_emails.c
 
 _APPEND_COLUMNS = ("append_revision", "append_folder", "append_uidvalidity", "append_since_uid")
 
+# A draft's row as its children are keyed: its account and its `seq`.
+_Held = tuple[str, int]
 
-def _put_copy(c: sa.Connection, seq: int, revision: int, place: CopyPlace) -> None:
-    c.execute(sa.delete(draft_copies).where(_C.draft_seq == seq, _C.revision == revision))
+
+def _held(row: Any) -> _Held | None:
+    return None if row is None else (str(row.account_id), int(row.seq))
+
+
+def _put_copy(c: sa.Connection, held: _Held, revision: int, place: CopyPlace) -> None:
+    account_id, seq = held
+    c.execute(
+        sa.delete(draft_copies).where(
+            _C.account_id == account_id, _C.draft_seq == seq, _C.revision == revision
+        )
+    )
     c.execute(
         sa.insert(draft_copies),
         {
+            "account_id": account_id,
             "draft_seq": seq,
             "revision": revision,
             "folder": place.folder,
@@ -94,6 +107,12 @@ def mark_promoted(
     return changed == 1
 
 
+def _of_draft(child: Any) -> sa.ColumnElement[bool]:
+    """`child`'s row (a recipient, file or copy) belongs to the draft: its account and `seq`
+    both, so a join names the account on each side."""
+    return sa.and_(child.account_id == _D.account_id, child.draft_seq == _D.seq)
+
+
 def _at_revision(revision: int | None) -> sa.ColumnElement[bool]:
     """The draft is still at `revision` (any revision when None)."""
     return sa.true() if revision is None else _D.revision == revision
@@ -120,7 +139,7 @@ class SqlDraftStore:
                         "retry_key": new.retry_key,
                     },
                 ).scalar_one()
-                self._write_lists(c, int(seq), new.content)
+                self._write_lists(c, (new.content.account_id, int(seq)), new.content)
                 return self._load(c, int(seq)), True
         except sa.exc.IntegrityError:
             # An identical call wrote the same key first; its draft is the answer.
@@ -136,13 +155,17 @@ class SqlDraftStore:
         return None if found is None else int(found)
 
     @staticmethod
-    def _write_lists(c: sa.Connection, seq: int, content: DraftContent) -> None:
-        c.execute(sa.delete(draft_recipients).where(_R.draft_seq == seq))
+    def _write_lists(c: sa.Connection, held: _Held, content: DraftContent) -> None:
+        account_id, seq = held
+        c.execute(
+            sa.delete(draft_recipients).where(_R.account_id == account_id, _R.draft_seq == seq)
+        )
         if content.recipients:
             c.execute(
                 sa.insert(draft_recipients),
                 [
                     {
+                        "account_id": account_id,
                         "draft_seq": seq,
                         "position": position,
                         "field": r.field.value,
@@ -152,12 +175,13 @@ class SqlDraftStore:
                     for position, r in enumerate(content.recipients)
                 ],
             )
-        c.execute(sa.delete(draft_files).where(_F.draft_seq == seq))
+        c.execute(sa.delete(draft_files).where(_F.account_id == account_id, _F.draft_seq == seq))
         if content.files:
             c.execute(
                 sa.insert(draft_files),
                 [
                     {
+                        "account_id": account_id,
                         "draft_seq": seq,
                         "position": position,
                         "file_name": f.file_name,
@@ -196,7 +220,7 @@ class SqlDraftStore:
             ).scalar_one_or_none()
             if seq is None:
                 return None
-            self._write_lists(c, int(seq), content)
+            self._write_lists(c, (content.account_id, int(seq)), content)
             return self._load(c, int(seq))
 
     def mark_deleted(
@@ -234,15 +258,17 @@ class SqlDraftStore:
         with self._engine.begin() as c:
             c.execute(sa.update(drafts).where(_D.draft_id == draft_id).values(filing_until=None))
 
-    def _seq(self, c: sa.Connection, draft_id: uuid.UUID) -> int | None:
-        found = c.execute(sa.select(_D.seq).where(_D.draft_id == draft_id)).scalar_one_or_none()
-        return None if found is None else int(found)
+    @staticmethod
+    def _held(c: sa.Connection, draft_id: uuid.UUID) -> _Held | None:
+        return _held(
+            c.execute(sa.select(_D.account_id, _D.seq).where(_D.draft_id == draft_id)).first()
+        )
 
     def record_copy(self, draft_id: uuid.UUID, revision: int, place: CopyPlace) -> None:
         with self._engine.begin() as c:
-            seq = self._seq(c, draft_id)
-            if seq is not None:
-                _put_copy(c, seq, revision, place)
+            held = self._held(c, draft_id)
+            if held is not None:
+                _put_copy(c, held, revision, place)
 
     def note_append(self, draft_id: uuid.UUID, pending: PendingAppend) -> None:
         with self._engine.begin() as c:
@@ -259,28 +285,33 @@ class SqlDraftStore:
 
     def settle_append(self, draft_id: uuid.UUID, revision: int, place: CopyPlace | None) -> None:
         with self._engine.begin() as c:
-            seq = self._seq(c, draft_id)
-            if seq is None:
+            held = self._held(c, draft_id)
+            if held is None:
                 return
             if place is not None:
-                _put_copy(c, seq, revision, place)
+                _put_copy(c, held, revision, place)
             c.execute(
                 sa.update(drafts)
-                .where(_D.seq == seq, _D.append_revision == revision)
+                .where(_D.seq == held[1], _D.append_revision == revision)
                 .values(dict.fromkeys(_APPEND_COLUMNS))
             )
 
     def forget_copy(self, draft_id: uuid.UUID, revision: int) -> None:
         with self._engine.begin() as c:
-            seq = self._seq(c, draft_id)
-            if seq is not None:
+            held = self._held(c, draft_id)
+            if held is not None:
+                account_id, seq = held
                 c.execute(
-                    sa.delete(draft_copies).where(_C.draft_seq == seq, _C.revision == revision)
+                    sa.delete(draft_copies).where(
+                        _C.account_id == account_id,
+                        _C.draft_seq == seq,
+                        _C.revision == revision,
+                    )
                 )
 
     def copy_work(self, account_id: str) -> CopyWork:
         with self._engine.connect() as c:
-            filed = sa.exists().where(_C.draft_seq == _D.seq, _C.revision == _D.revision)
+            filed = sa.exists().where(_of_draft(_C), _C.revision == _D.revision)
             unfiled = c.execute(
                 sa.select(_D.seq)
                 .where(_D.account_id == account_id, _D.life == DraftLife.LIVE.value, ~filed)
@@ -292,7 +323,7 @@ class SqlDraftStore:
             )
             rows = c.execute(
                 sa.select(_D.draft_id, _C.revision, _C.folder, _C.uidvalidity, _C.uid)
-                .join(draft_copies, _C.draft_seq == _D.seq)
+                .join(draft_copies, _of_draft(_C))
                 .where(
                     _D.account_id == account_id,
                     sa.or_(
@@ -317,11 +348,12 @@ class SqlDraftStore:
 
     def _load(self, c: sa.Connection, seq: int) -> Draft:
         row = c.execute(sa.select(drafts).where(_D.seq == seq)).one()
+        account_id = row.account_id
         recipients = tuple(
             DraftRecipient(AddressField(f), address, bool(written))
             for f, address, written in c.execute(
                 sa.select(_R.field, _R.address, _R.written)
-                .where(_R.draft_seq == seq)
+                .where(_R.account_id == account_id, _R.draft_seq == seq)
                 .order_by(_R.position)
             )
         )
@@ -329,7 +361,7 @@ class SqlDraftStore:
             DraftFile(name, int(size))
             for name, size in c.execute(
                 sa.select(_F.file_name, _F.size_octets)
-                .where(_F.draft_seq == seq)
+                .where(_F.account_id == account_id, _F.draft_seq == seq)
                 .order_by(_F.position)
             )
         )
@@ -337,7 +369,7 @@ class SqlDraftStore:
             DraftCopy(int(r.revision), CopyPlace(r.folder, int(r.uidvalidity), int(r.uid)))
             for r in c.execute(
                 sa.select(_C.revision, _C.folder, _C.uidvalidity, _C.uid)
-                .where(_C.draft_seq == seq)
+                .where(_C.account_id == account_id, _C.draft_seq == seq)
                 .order_by(_C.revision)
             )
         )

@@ -118,13 +118,25 @@ class SqlFolderRows(SqlTables):
         return int(changed.rowcount)
 
     def stored_participants(self, folder_id: int) -> Iterator[list[Participant]]:
+        """The folder's participants, a batch of messages at a time, each statement naming
+        the folder's account."""
+        with self.engine.connect() as c:
+            account_id = c.execute(
+                sa.select(folders.c.account_id).where(folders.c.folder_id == folder_id)
+            ).scalar_one_or_none()
+        if account_id is None:
+            return
         after = -1
         while True:
             with self.engine.connect() as c:
                 seqs = list(
                     c.execute(
                         sa.select(messages.c.seq)
-                        .where(messages.c.folder_id == folder_id, messages.c.seq > after)
+                        .where(
+                            messages.c.account_id == account_id,
+                            messages.c.folder_id == folder_id,
+                            messages.c.seq > after,
+                        )
                         .order_by(messages.c.seq)
                         .limit(_PARTICIPANT_BATCH)
                     ).scalars()
@@ -135,7 +147,7 @@ class SqlFolderRows(SqlTables):
                     sa.select(
                         participants.c.role, participants.c.address, participants.c.display_name
                     )
-                    .where(participants.c.seq.in_(seqs))
+                    .where(participants.c.account_id == account_id, participants.c.seq.in_(seqs))
                     .order_by(participants.c.seq, participants.c.position)
                 )
                 batch = [Participant(HeaderRole(r.role), r.address, r.display_name) for r in rows]

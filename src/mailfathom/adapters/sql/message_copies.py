@@ -75,6 +75,7 @@ _OTHER_FOLDERS = (
         )
     )
     .where(
+        messages.c.account_id.in_(sa.bindparam("accounts", expanding=True)),
         messages.c.seq.in_(sa.bindparam("seqs", expanding=True)),
         named_folder(_COPY.c.folder_id).in_(sa.bindparam("folders", expanding=True)),
     )
@@ -121,15 +122,18 @@ def other_folders(
     seqs: Sequence[int],
     ranks: Mapping[int, int],
     aliases: Mapping[int, str],
+    accounts: Iterable[str],
 ) -> dict[int, tuple[str, ...]]:
-    """For each of `seqs` (rows standing for their message), the aliases of the other
-    folders of the scope holding a copy, in their order of precedence, whether or not that
-    copy passes the request's filters: the message is in those folders all the same."""
+    """For each of `seqs` (rows standing for their message, in `accounts`: those of the
+    scope's folders), the aliases of the other folders of the scope holding a copy, in their
+    order of precedence, whether or not that copy passes the request's filters: the message
+    is in those folders all the same."""
     if not seqs or not merges(ranks):
         return {}
     found: dict[int, set[int]] = {}
+    held_by = sorted(set(accounts))
     for chunk in chunks(seqs):
-        bound = {"seqs": list(chunk), "folders": sorted(ranks)}
+        bound = {"accounts": held_by, "seqs": list(chunk), "folders": sorted(ranks)}
         for seq, folder_id in connection.execute(_OTHER_FOLDERS, bound):
             found.setdefault(int(seq), set()).add(int(folder_id))
     return {

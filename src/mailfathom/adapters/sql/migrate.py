@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
-NEWEST_REVISION = "0032_lease_holder_process"
+NEWEST_REVISION = "0033_scoped_outbox_children"
 """The newest migration under `migrations/versions`; a test holds it to Alembic's own head."""
 
 

@@ -94,7 +94,10 @@ class SqlMutationStore:
                 sa.case((place.c.folder_id.is_not(None), _M.modseq), else_=None).label("modseq"),
             )
             .join(folders, _F.folder_id == _R.folder_id)
-            .outerjoin(messages, _M.stored_email_id == _R.stored_email_id)
+            .outerjoin(
+                messages,
+                sa.and_(_M.account_id == _R.account_id, _M.stored_email_id == _R.stored_email_id),
+            )
             .outerjoin(
                 place,
                 sa.and_(place.c.folder_id == _M.folder_id, place.c.uidvalidity == _M.uidvalidity),

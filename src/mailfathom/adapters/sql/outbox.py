@@ -116,6 +116,7 @@ class SqlOutbox:
                     sa.insert(outgoing_recipients),
                     [
                         {
+                            "account_id": new.account_id,
                             "outgoing_seq": seq,
                             "position": position,
                             "field": r.field.value,
@@ -175,10 +176,10 @@ class SqlOutbox:
             return None if seq is None else self._load(c, seq)
 
     @staticmethod
-    def _recipients(c: sa.Connection, seq: int) -> tuple[Recipient, ...]:
+    def _recipients(c: sa.Connection, account_id: str, seq: int) -> tuple[Recipient, ...]:
         rows = c.execute(
             sa.select(_R.field, _R.address, _R.state, _R.last_reply_code)
-            .where(_R.outgoing_seq == seq)
+            .where(_R.account_id == account_id, _R.outgoing_seq == seq)
             .order_by(_R.position)
         )
         return tuple(
@@ -188,7 +189,7 @@ class SqlOutbox:
 
     def _load(self, c: sa.Connection, seq: int) -> OutgoingRecord:
         row = c.execute(sa.select(outgoing_emails).where(_O.seq == seq)).one()
-        return _record(row, self._recipients(c, seq))
+        return _record(row, self._recipients(c, row.account_id, seq))
 
     def listing(
         self, limit: int | None, stages: Sequence[Stage] | None = None
@@ -200,7 +201,7 @@ class SqlOutbox:
             rows = c.execute(query.limit(limit)).all()
             return [
                 OutboxListing(
-                    record=_record(r, self._recipients(c, int(r.seq))),
+                    record=_record(r, self._recipients(c, r.account_id, int(r.seq))),
                     idempotency_key=r.idempotency_key,
                     not_before=r.not_before,
                     lease_expires_at=r.lease_expires_at,
@@ -281,7 +282,7 @@ class SqlOutbox:
                         attempt_count=int(row.attempt_count),
                         envelope_from=row.envelope_from,
                         mime=bytes(row.mime),
-                        recipients=self._recipients(c, int(seq)),
+                        recipients=self._recipients(c, row.account_id, int(seq)),
                     )
                 )
         return claimed
@@ -322,15 +323,22 @@ class SqlOutbox:
         else:
             values["finished_at"] = now
         with self._engine.begin() as c:
-            changed = c.execute(
-                sa.update(outgoing_emails).where(*self._held(seq, worker)).values(**values)
-            ).rowcount
-            if changed != 1:
+            account_id = c.execute(
+                sa.update(outgoing_emails)
+                .where(*self._held(seq, worker))
+                .values(**values)
+                .returning(_O.account_id)
+            ).scalar_one_or_none()
+            if account_id is None:
                 return False
             for position, recipient in enumerate(result.recipients):
                 c.execute(
                     sa.update(outgoing_recipients)
-                    .where(_R.outgoing_seq == seq, _R.position == position)
+                    .where(
+                        _R.account_id == account_id,
+                        _R.outgoing_seq == seq,
+                        _R.position == position,
+                    )
                     .values(state=recipient.state.value, last_reply_code=recipient.last_reply_code)
                 )
         return True

@@ -58,7 +58,13 @@ class SqlStoreOverview(SqlTables):
                     sa.func.count(messages.c.seq).filter(messages.c.seen.is_(False)),
                 )
                 .select_from(
-                    folders.outerjoin(messages, messages.c.folder_id == folders.c.folder_id)
+                    folders.outerjoin(
+                        messages,
+                        sa.and_(
+                            messages.c.account_id == folders.c.account_id,
+                            messages.c.folder_id == folders.c.folder_id,
+                        ),
+                    )
                 )
                 .where(folders.c.account_id == account_id)
                 .group_by(folders.c.alias)

@@ -104,7 +104,8 @@ class SqlPassageStore(SqlTables):
         with self.engine.connect() as c:
             rows = c.execute(statement).all()
             seqs = [int(r.seq) for r in rows]
-            bodies = load_texts(c, seqs, self._texts, with_html=False)
+            accounts = (str(r.account_id) for r in rows)
+            bodies = load_texts(c, seqs, accounts, self._texts, with_html=False)
         found: list[MessageText] = []
         for row in rows:
             body = bodies.get(int(row.seq))

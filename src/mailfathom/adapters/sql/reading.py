@@ -242,6 +242,11 @@ class SqlReadView(MailboxReadView):
         visible = self._folders()
         return {i: visible[i].alias for i in sorted(set(folder_ids)) if i in visible}
 
+    def _accounts(self, scope: Mapping[int, str]) -> list[str]:
+        """The accounts of the scope's folders: what every statement of a read names."""
+        visible = self._folders()
+        return sorted({visible[i].account_id for i in scope})
+
     def _ranks(self, scope: dict[int, str]) -> dict[int, int]:
         visible = self._folders()
         return message_copies.precedence(visible[i] for i in scope)
@@ -272,8 +277,9 @@ class SqlReadView(MailboxReadView):
     def _summaries_of(
         self, seqs: list[int], scope: dict[int, str], ranks: dict[int, int]
     ) -> dict[int, SummaryRow]:
-        loaded = load_summaries(self._c, seqs, scope)
-        others = message_copies.other_folders(self._c, seqs, ranks, scope)
+        accounts = self._accounts(scope)
+        loaded = load_summaries(self._c, seqs, scope, accounts)
+        others = message_copies.other_folders(self._c, seqs, ranks, scope, accounts)
         return {
             seq: dataclasses.replace(one.summary, other_folder_aliases=others[seq])
             if seq in others
@@ -383,7 +389,11 @@ class SqlReadView(MailboxReadView):
         hits, scope, ranks = found
         seqs = [h.seq for h in hits]
         loaded = self._summaries_of(seqs, scope, ranks)
-        bodies = load_texts(self._c, seqs, self._texts, with_html=False) if with_bodies else {}
+        bodies = (
+            load_texts(self._c, seqs, self._accounts(scope), self._texts, with_html=False)
+            if with_bodies
+            else {}
+        )
         return [SearchRow(loaded[h.seq], h.rank, indexed(bodies.get(h.seq))) for h in hits]
 
     def ranking(
@@ -407,9 +417,16 @@ class SqlReadView(MailboxReadView):
         ranks = self._ranks(scope)
         where = filters.on()
 
+        accounts = self._accounts(scope)
+
         def in_scope(known: sa.FromClause | None = None) -> list[sa.ColumnElement[bool]]:
             standing = self._standing(ranks, filters, terms, known)
-            return [messages.c.folder_id.in_(sorted(scope)), *where, *standing]
+            return [
+                messages.c.account_id.in_(accounts),
+                messages.c.folder_id.in_(sorted(scope)),
+                *where,
+                *standing,
+            ]
 
         matching = weightless_matching(self._c, terms, self._common)
         if matching is not None:
@@ -464,6 +481,7 @@ class SqlReadView(MailboxReadView):
             for chunk in chunks(list(dict.fromkeys(seqs)))
             for seq in self._c.execute(
                 sa.select(messages.c.seq).where(
+                    messages.c.account_id.in_(self._accounts(scope)),
                     messages.c.seq.in_(chunk),
                     named_folder(messages.c.folder_id).in_(sorted(scope)),
                 )
@@ -475,7 +493,7 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(folder_ids) if seqs else {}
         if not scope:
             return {}
-        return indexed_texts_in(self._c, seqs, sorted(scope), self._texts)
+        return indexed_texts_in(self._c, seqs, sorted(scope), self._accounts(scope), self._texts)
 
     # -- content and conversations -------------------------------------------------------
 
@@ -490,9 +508,10 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(folder_ids) if wanted else {}
         if not scope:
             return {}
-        loaded = load_identified(self._c, wanted, scope)
+        accounts = self._accounts(scope)
+        loaded = load_identified(self._c, wanted, scope, accounts)
         seqs = list(loaded)
-        bodies = load_texts(self._c, seqs, self._texts, with_html=with_html)
+        bodies = load_texts(self._c, seqs, accounts, self._texts, with_html=with_html)
         files = load_parts(self._c, seqs, (one.summary.account_id for one in loaded.values()))
         result: dict[uuid.UUID, EmailRow] = {}
         for seq, one in loaded.items():
@@ -520,4 +539,6 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(folder_ids) if wanted else {}
         if not scope:
             return {}
-        return conversation_members(self._c, wanted, sorted(scope), self._ranks(scope))
+        return conversation_members(
+            self._c, wanted, sorted(scope), self._ranks(scope), self._accounts(scope)
+        )

@@ -103,9 +103,11 @@ def _common_recipient(connection: sa.Connection, text: TextRules, address: str) 
 
 
 def _named_as(rows: NamedFromClause, address: str, per_row: bool) -> sa.ColumnElement[bool]:
-    """Messages naming `address` as a recipient (see `_common_recipient`)."""
+    """Messages naming `address` as a recipient (see `_common_recipient`). The list names
+    each message by its account and `seq`, as its participants are keyed."""
     if not per_row:
-        return rows.c.seq.in_(_naming(address))
+        named = _naming(address).with_only_columns(participants.c.account_id, participants.c.seq)
+        return sa.tuple_(rows.c.account_id, rows.c.seq).in_(named)
     return (
         sa.exists()
         .where(

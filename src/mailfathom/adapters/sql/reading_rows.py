@@ -134,12 +134,16 @@ class _Statements:
             rows_by_seq={
                 details: sa.select(*SUMMARY_COLUMNS, *(DETAIL_COLUMNS if details else ()), *_TRUST)
                 .select_from(_WITH_TRUST)
-                .where(_listed(array, messages.c.seq, "seqs"))
+                .where(
+                    _listed(array, messages.c.account_id, "accounts"),
+                    _listed(array, messages.c.seq, "seqs"),
+                )
                 for details in (False, True)
             },
             rows_by_id=sa.select(*SUMMARY_COLUMNS, *DETAIL_COLUMNS, *_TRUST)
             .select_from(_WITH_TRUST)
             .where(
+                _listed(array, messages.c.account_id, "accounts"),
                 _listed(array, messages.c.stored_email_id, "ids"),
                 _listed(array, messages.c.folder_id, "folders"),
             ),
@@ -285,24 +289,30 @@ def load_summaries(
     connection: sa.Connection,
     seqs: Sequence[int],
     aliases: dict[int, str],
+    accounts: Iterable[str],
     *,
     details: bool = False,
 ) -> dict[int, Loaded]:
-    """The messages `seqs` (all already known to lie in scope), read in batches. With
-    `details`, every participant and the threading and content columns come too."""
-    rows = list(_by_seq(connection, lambda s: s.rows_by_seq[details], seqs))
+    """The messages `seqs` (all already known to lie in scope, in `accounts`: those of its
+    folders), read in batches. With `details`, every participant and the threading and
+    content columns come too."""
+    rows = list(_by_seq(connection, lambda s: s.rows_by_seq[details], seqs, accounts))
     return _assemble(connection, rows, aliases, details)
 
 
 def load_identified(
-    connection: sa.Connection, stored_email_ids: Sequence[Any], aliases: dict[int, str]
+    connection: sa.Connection,
+    stored_email_ids: Sequence[Any],
+    aliases: dict[int, str],
+    accounts: Iterable[str],
 ) -> dict[int, Loaded]:
-    """The named emails that lie in the folders of `aliases`, with their details."""
-    folder_ids = sorted(aliases)
+    """The named emails that lie in the folders of `aliases` (of `accounts`), with their
+    details."""
+    bound = {"accounts": sorted(set(accounts)), "folders": sorted(aliases)}
     statement = _statements(connection).rows_by_id
     rows: list[sa.Row[Any]] = []
     for chunk in chunks(stored_email_ids):
-        rows.extend(connection.execute(statement, {"ids": list(chunk), "folders": folder_ids}))
+        rows.extend(connection.execute(statement, {**bound, "ids": list(chunk)}))
     return _assemble(connection, rows, aliases, True)
 
 

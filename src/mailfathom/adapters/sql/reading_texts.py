@@ -8,7 +8,7 @@ store beside their MIME, found by the content key; messages whose content was fi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -37,6 +37,7 @@ class LoadedText:
 
 
 _SEQS: sa.BindParameter[Any] = sa.bindparam("seqs", expanding=True)
+_ACCOUNTS: sa.BindParameter[Any] = sa.bindparam("accounts", expanding=True)
 _TEXTS = {
     with_html: sa.select(
         messages.c.seq,
@@ -47,7 +48,7 @@ _TEXTS = {
         message_bodies.c.html if with_html else sa.null().label("html"),
     )
     .select_from(messages.outerjoin(message_bodies, same_message(message_bodies, messages)))
-    .where(messages.c.seq.in_(_SEQS))
+    .where(messages.c.account_id.in_(_ACCOUNTS), messages.c.seq.in_(_SEQS))
     for with_html in (False, True)
 }
 _STORED = ContentState.STORED.value
@@ -56,16 +57,20 @@ _STORED = ContentState.STORED.value
 def load_texts(
     connection: sa.Connection,
     seqs: Sequence[int],
+    accounts: Iterable[str],
     source: TextSource | None,
     *,
     with_html: bool,
 ) -> dict[int, LoadedText]:
-    """The bodies of `seqs` (the HTML body only when asked for). A message with no text
-    anywhere (only its header block was fetched) is left out. SQLite reads a long value's
-    overflow pages only when the value is selected, so leaving the HTML out saves reading it."""
+    """The bodies of `seqs` (messages of `accounts`; the HTML body only when asked for). A
+    message with no text anywhere (only its header block was fetched) is left out. SQLite
+    reads a long value's overflow pages only when the value is selected, so leaving the HTML
+    out saves reading it."""
     found: dict[int, LoadedText] = {}
+    held_by = sorted(set(accounts))
     for chunk in chunks(seqs):
-        for row in connection.execute(_TEXTS[with_html], {"seqs": list(chunk)}):
+        bound = {"accounts": held_by, "seqs": list(chunk)}
+        for row in connection.execute(_TEXTS[with_html], bound):
             seq = int(row.seq)
             if row.in_database:
                 found[seq] = LoadedText(row.plain_text, row.html)
@@ -92,17 +97,22 @@ def indexed_texts_in(
     connection: sa.Connection,
     seqs: Sequence[int],
     folder_ids: Sequence[int],
+    accounts: Iterable[str],
     source: TextSource | None,
 ) -> dict[int, str]:
-    """`indexed` of each message of `seqs` lying in `folder_ids`; "" for one without text."""
+    """`indexed` of each message of `seqs` lying in `folder_ids` (of `accounts`); "" for one
+    without text."""
+    held_by = sorted(set(accounts))
     inside: list[int] = []
     for chunk in chunks(sorted(set(seqs))):
         inside.extend(
             connection.execute(
                 sa.select(messages.c.seq).where(
-                    messages.c.seq.in_(chunk), named_folder(messages.c.folder_id).in_(folder_ids)
+                    messages.c.account_id.in_(held_by),
+                    messages.c.seq.in_(chunk),
+                    named_folder(messages.c.folder_id).in_(folder_ids),
                 )
             ).scalars()
         )
-    bodies = load_texts(connection, inside, source, with_html=False)
+    bodies = load_texts(connection, inside, held_by, source, with_html=False)
     return {seq: indexed(bodies.get(seq)) for seq in inside}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -27,6 +27,7 @@ _THREADS = (
         messages.c.content_key,
     )
     .where(
+        messages.c.account_id.in_(sa.bindparam("accounts", expanding=True)),
         messages.c.thread_id.in_(sa.bindparam("threads", expanding=True)),
         messages.c.folder_id.in_(sa.bindparam("folders", expanding=True)),
     )
@@ -39,12 +40,15 @@ def conversation_members(
     thread_ids: Sequence[uuid.UUID],
     folder_ids: Sequence[int],
     ranks: Mapping[int, int],
+    accounts: Iterable[str],
 ) -> dict[uuid.UUID, list[ThreadMember]]:
-    """The members of each conversation lying in `folder_ids` (visible ones, ranked by
-    `ranks`), in the conversation's order, each message once (see `message_copies`)."""
+    """The members of each conversation lying in `folder_ids` (visible ones of `accounts`,
+    ranked by `ranks`), in the conversation's order, each message once (see
+    `message_copies`)."""
+    bound = {"accounts": sorted(set(accounts)), "folders": folder_ids}
     rows: list[sa.Row[Any]] = []
     for chunk in chunks(thread_ids):
-        rows.extend(connection.execute(_THREADS, {"threads": list(chunk), "folders": folder_ids}))
+        rows.extend(connection.execute(_THREADS, {**bound, "threads": list(chunk)}))
     by_seq = {int(r.seq): r for r in rows}
     chosen = one_per_message(
         connection,

@@ -283,21 +283,37 @@ outgoing_emails = sa.Table(
 sa.Index("ix_outgoing_due", outgoing_emails.c.stage, outgoing_emails.c.not_before)
 sa.Index("ix_outgoing_queued", outgoing_emails.c.queued_at)
 
+# What the children's foreign keys refer to: a send by its account and `seq` (see 0033).
+sa.Index(
+    "uq_outgoing_account_seq", outgoing_emails.c.account_id, outgoing_emails.c.seq, unique=True
+)
+
+
+def _of_parent(table: str, parent: str, key: str) -> sa.ForeignKeyConstraint:
+    """A child's foreign key to its send or draft: the account and the parent's `seq`
+    (see 0033), as `_of_message` for a message's children."""
+    return sa.ForeignKeyConstraint(
+        ["account_id", key],
+        [f"{parent}.account_id", f"{parent}.seq"],
+        ondelete="CASCADE",
+        name=f"fk_{table}_parent",
+    )
+
+
 outgoing_recipients = sa.Table(
     "outgoing_recipients",
     metadata,
-    sa.Column(
-        "outgoing_seq",
-        BIGINT,
-        sa.ForeignKey("outgoing_emails.seq", ondelete="CASCADE"),
-        nullable=False,
-    ),
+    _account_column(),
+    sa.Column("outgoing_seq", BIGINT, nullable=False),
     sa.Column("position", sa.Integer, nullable=False),
     sa.Column("field", sa.String(3), nullable=False),
     sa.Column("address", sa.String(998), nullable=False),
     sa.Column("state", sa.String(16), nullable=False),
     sa.Column("last_reply_code", sa.Integer),
-    sa.PrimaryKeyConstraint("outgoing_seq", "position", name="pk_outgoing_recipients"),
+    sa.PrimaryKeyConstraint(
+        "account_id", "outgoing_seq", "position", name="pk_outgoing_recipients"
+    ),
+    _of_parent("outgoing_recipients", "outgoing_emails", "outgoing_seq"),
 )
 
 # Drafts: one row per draft, holding the composed message of its current revision. The retry
@@ -331,16 +347,19 @@ drafts = sa.Table(
 )
 sa.Index("ix_drafts_account_life", drafts.c.account_id, drafts.c.life)
 sa.Index("ix_drafts_outgoing", drafts.c.outgoing_id)
+sa.Index("uq_drafts_account_seq", drafts.c.account_id, drafts.c.seq, unique=True)
 
 draft_recipients = sa.Table(
     "draft_recipients",
     metadata,
-    sa.Column("draft_seq", BIGINT, sa.ForeignKey("drafts.seq", ondelete="CASCADE"), nullable=False),
+    _account_column(),
+    sa.Column("draft_seq", BIGINT, nullable=False),
     sa.Column("position", sa.Integer, nullable=False),
     sa.Column("field", sa.String(3), nullable=False),
     sa.Column("address", sa.String(998), nullable=False),
     sa.Column("written", sa.Boolean, nullable=False),
-    sa.PrimaryKeyConstraint("draft_seq", "position", name="pk_draft_recipients"),
+    sa.PrimaryKeyConstraint("account_id", "draft_seq", "position", name="pk_draft_recipients"),
+    _of_parent("draft_recipients", "drafts", "draft_seq"),
 )
 
 # The files a draft's current revision carries, in the order its message carries them: what
@@ -348,11 +367,13 @@ draft_recipients = sa.Table(
 draft_files = sa.Table(
     "draft_files",
     metadata,
-    sa.Column("draft_seq", BIGINT, sa.ForeignKey("drafts.seq", ondelete="CASCADE"), nullable=False),
+    _account_column(),
+    sa.Column("draft_seq", BIGINT, nullable=False),
     sa.Column("position", sa.Integer, nullable=False),
     sa.Column("file_name", sa.String(255)),
     sa.Column("size_octets", sa.BigInteger, nullable=False),
-    sa.PrimaryKeyConstraint("draft_seq", "position", name="pk_draft_files"),
+    sa.PrimaryKeyConstraint("account_id", "draft_seq", "position", name="pk_draft_files"),
+    _of_parent("draft_files", "drafts", "draft_seq"),
 )
 
 # The copies of a draft appended to the owner's drafts folder and not yet taken out: the one
@@ -360,12 +381,14 @@ draft_files = sa.Table(
 draft_copies = sa.Table(
     "draft_copies",
     metadata,
-    sa.Column("draft_seq", BIGINT, sa.ForeignKey("drafts.seq", ondelete="CASCADE"), nullable=False),
+    _account_column(),
+    sa.Column("draft_seq", BIGINT, nullable=False),
     sa.Column("revision", sa.Integer, nullable=False),
     sa.Column("folder", sa.String(1024), nullable=False),
     sa.Column("uidvalidity", sa.BigInteger, nullable=False),
     sa.Column("uid", sa.BigInteger, nullable=False),
-    sa.PrimaryKeyConstraint("draft_seq", "revision", name="pk_draft_copies"),
+    sa.PrimaryKeyConstraint("account_id", "draft_seq", "revision", name="pk_draft_copies"),
+    _of_parent("draft_copies", "drafts", "draft_seq"),
 )
 
 # Drafts waiting for their owner because nobody could be asked whether to send them: one row

@@ -30,8 +30,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("outgoing_emails") as batch:
-        batch.drop_column("lease_process")
+    # Not by copying the table: SQLite drops a table being replaced with its foreign keys
+    # on, which would delete every send's recipients with it (ON DELETE CASCADE).
+    op.drop_column("outgoing_emails", "lease_process")
     with op.batch_alter_table("lease_workers") as batch:
         batch.drop_column("process")
     with op.batch_alter_table("work_leases") as batch:
