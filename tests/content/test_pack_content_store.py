@@ -137,3 +137,20 @@ def test_a_full_pack_is_closed_and_a_new_one_begun(
     keys = [store.put_many([f"{i}".encode() * 1500])[0] for i in range(6)]
     assert len(_packs(tmp_path)) >= 3
     assert all(store.get(k) for k in keys)
+
+
+def test_a_store_whose_files_were_deleted_answers_missing_and_creates_nothing(
+    tmp_path: Path,
+) -> None:
+    store = PackContentStore(tmp_path)
+    key = store.put_many([b"gone soon"])[0]
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            path.unlink()
+    with pytest.raises(ContentMissingError):
+        store.get(key)
+    with pytest.raises(ContentMissingError):
+        store.get_text(key)
+    assert not store.exists(key)
+    # A reader never lays down an empty index of its own beside the writer's.
+    assert not (tmp_path / "index.sqlite3").exists()

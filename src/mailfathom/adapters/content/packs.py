@@ -34,6 +34,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mailfathom.adapters.content.pack_reading import PackReaders
 from mailfathom.adapters.content.texts import decode_text, is_text_record
@@ -107,7 +108,7 @@ class PackContentStore:
         # waits neither for a write of this process nor for the index lock another holds.
         self._lock = threading.RLock()
         self._current: _OpenPack | None = None
-        self._readers = PackReaders(_OPEN_FOR_READING, self._connect)
+        self._readers = PackReaders(_OPEN_FOR_READING, self._connect_reader)
         self._index = self._connect()
         use_write_ahead_log(self._index, _INDEX_PATIENCE_SECONDS)
         self._index.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
@@ -264,6 +265,25 @@ class PackContentStore:
             self._root / _INDEX_FILE, timeout=60.0, isolation_level=None, check_same_thread=False
         )
 
+    def _connect_reader(self) -> sqlite3.Connection:
+        """A read-only index connection: a reader never lays down an index of its own."""
+        return sqlite3.connect(
+            f"{(self._root / _INDEX_FILE).as_uri()}?mode=ro",
+            uri=True,
+            timeout=60.0,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+
+    def _lookup(self, sql: str, parameters: tuple[str]) -> tuple[Any, ...] | None:
+        """One row of the index; None also when the index itself is gone (nothing held)."""
+        try:
+            return self._readers.lookup(sql, parameters)
+        except sqlite3.OperationalError:
+            if (self._root / _INDEX_FILE).exists():
+                raise
+            return None
+
     def _read(self, location: Location) -> bytes:
         """The octets at `location`, through a descriptor kept open for its pack."""
         return self._readers.read(location.path, location.offset, location.length)
@@ -272,7 +292,7 @@ class PackContentStore:
 
     def locate(self, key: str) -> Location | None:
         """Where the octets of `key` are kept in a pack (None: not in any pack)."""
-        row = self._readers.lookup("SELECT pack, offset, length FROM entries WHERE key = ?", (key,))
+        row = self._lookup("SELECT pack, offset, length FROM entries WHERE key = ?", (key,))
         if row is None:
             return None
         return Location(self._packs / row[0], int(row[1]), int(row[2]))
@@ -306,7 +326,7 @@ class PackContentStore:
         if not CONTENT_KEY.match(key):
             raise ContentMissingError("The stored text of this email is missing.")
         for _ in range(2):  # a pack compacted between lookup and read: look up again
-            row = self._readers.lookup(
+            row = self._lookup(
                 "SELECT pack, offset + length, text_length FROM entries WHERE key = ?", (key,)
             )
             if row is None or row[2] is None:
