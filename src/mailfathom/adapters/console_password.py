@@ -7,13 +7,13 @@ the others wait their turn, so a burst of sign-ins costs time, never the machine
 
 from __future__ import annotations
 
-import threading
-
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from mailfathom.adapters.fair_gate import FairGate
+
 HASHES_AT_ONCE = 2
-_TURNS = threading.BoundedSemaphore(HASHES_AT_ONCE)
+_TURNS = FairGate(HASHES_AT_ONCE)
 
 
 class Argon2Passwords:

@@ -42,6 +42,7 @@ from mailfathom.adapters.content.s3_client import (
     store_failures,
 )
 from mailfathom.adapters.content.texts import decode_text
+from mailfathom.adapters.fair_gate import FairGate
 from mailfathom.domain.codes import StoreCode
 from mailfathom.domain.content_storage import ObjectStoreConfig
 from mailfathom.domain.errors import ContentMissingError, StoreError
@@ -62,15 +63,15 @@ _KEY_OCTETS = 32
 
 # One bound per store configuration in a process, whatever number of `ObjectContentStore`s
 # it opens on it (the services' and the preparer's): `Concurrency` is a process's bound.
-_GATES: dict[ObjectStoreConfig, threading.BoundedSemaphore] = {}
+_GATES: dict[ObjectStoreConfig, FairGate] = {}
 _GATES_LOCK = threading.Lock()
 
 
-def _gate(config: ObjectStoreConfig) -> threading.BoundedSemaphore:
+def _gate(config: ObjectStoreConfig) -> FairGate:
     with _GATES_LOCK:
         gate = _GATES.get(config)
         if gate is None:
-            gate = _GATES[config] = threading.BoundedSemaphore(config.concurrency)
+            gate = _GATES[config] = FairGate(config.concurrency)
         return gate
 
 
