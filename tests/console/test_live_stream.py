@@ -10,7 +10,8 @@ import signal
 import socket
 import subprocess
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import pytest
 import log_audit
 from browser.console import STOP_DEADLINE, Console, served_console
 from console.conftest import PASSWORD, console_config
+from mailfathom.app.console.live import ConsoleNews
 from mailfathom.bootstrap import Services
 from mailfathom.entrypoints.console import live
 from mailfathom.entrypoints.console.live import STREAMS_PER_SESSION
@@ -213,3 +215,32 @@ def test_the_console_holds_a_bounded_number_of_streams_over_all_sessions(
     ):
         assert (one.status_code, two.status_code) == (200, 200)
         assert first.get("/live").status_code == 429
+
+
+def test_a_change_made_as_the_stream_opens_is_told(
+    in_process: InProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page asks for itself again once the stream opens, so the stream must read the
+    store's mark before its answer starts: a change between the two is told, never taken
+    for the state the page already shows."""
+    state = {"mark": 0}
+    looked = ConsoleNews.look
+
+    def slow_look(news: ConsoleNews, token: str | None) -> Hashable | None:
+        signed = looked(news, token)
+        time.sleep(0.5)  # a loaded machine reads the store slowly
+        return None if signed is None else state["mark"]
+
+    monkeypatch.setattr(ConsoleNews, "look", slow_look)
+    monkeypatch.setattr(live, "HEARTBEAT_SECONDS", 0.5)
+    with (
+        signed_in(in_process.origin, PASSWORD) as client,
+        client.stream("GET", "/live") as stream,
+    ):
+        state["mark"] = 1  # changed once the answer started, as the page is fetched again
+        said: list[str] = []
+        for line in stream.iter_lines():
+            said.append(line)
+            if line == "event: changed" or said.count(": idle") >= 3:
+                break
+    assert "event: changed" in said

@@ -105,12 +105,19 @@ class LivePages:
             if self._open[key] <= 0:
                 del self._open[key]
 
-        return _Stream(self._events(self._pages.token(request)), release)
+        token = self._pages.token(request)
+        try:
+            # Read before the answer starts: the page asks for itself again once the stream
+            # opens, so a change after this read is told and one before it is on that page.
+            woken = self._woken()
+            seen: Hashable = await run_in_threadpool(self._news.look, token)
+        except BaseException:
+            release()
+            raise
+        return _Stream(self._events(token, seen, woken), release)
 
-    async def _events(self, token: str | None) -> AsyncIterator[bytes]:
+    async def _events(self, token: str | None, seen: Hashable, woken: int) -> AsyncIterator[bytes]:
         yield f"retry: {RETRY_MILLISECONDS}\n\n".encode()
-        seen: Hashable = await run_in_threadpool(self._news.look, token)
-        woken = self._woken()
         read_at = said_at = time.monotonic()
         while seen is not None and not self._closing.is_set():
             await anyio.sleep(WAKE_SLICE)
