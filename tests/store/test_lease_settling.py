@@ -153,7 +153,11 @@ def test_a_loop_that_need_not_settle_claims_in_its_first_round(
     """A fleet's worker is seen alive a round before it claims; where one process is all that
     synchronizes (SQLite) that round would only delay the start, and is left out."""
     rounds = Rounds(engine)
-    work = LeaseWork(LeaseKind.ACCOUNT, SUBJECTS[:3], lambda _s, stop: stop.wait(), fair=True)
+
+    def run(_subject: str, stop: threading.Event) -> None:
+        stop.wait()
+
+    work = LeaseWork(LeaseKind.ACCOUNT, SUBJECTS[:3], run, fair=True)
     loop = LeaseLoop(
         rounds, StoreFencing(engine), work, worker="w0", lease_seconds=LEASE_SECONDS, settle=settle
     )
