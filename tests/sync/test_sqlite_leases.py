@@ -74,7 +74,11 @@ def _continuous(config: Path, command: str, log: Path) -> subprocess.Popen[bytes
             argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True
         )
     if command == "serve":
-        _wait_for_port(port, process, timeout=180)
+        try:
+            _wait_for_port(port, process, timeout=180)
+        except BaseException:
+            kill(process)
+            raise
     return process
 
 
