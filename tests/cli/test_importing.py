@@ -5,6 +5,7 @@ from __future__ import annotations
 import mailbox
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -23,6 +24,9 @@ from mailfathom.app.reading.search_emails import SearchRequest
 from mailfathom.app.shared.mailbox_selection import SelectionInput
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
+from mcp_tests.deployment import _free_port, _wait_for_port
+from sync.workers import holders
+from waiting import wait_for
 
 READER = Caller(permissions=ALL_PERMISSIONS, label="reader")
 
@@ -270,3 +274,52 @@ def test_imported_mail_is_found_by_the_year_its_date_header_gives(
     sent_first = datetime(2005, 1, 1, 13, 40, 44, tzinfo=UTC)
     assert len(_by_sent_time(tmp_path, sent_first, sent_first + timedelta(seconds=1))[0]) == 1
     assert _by_sent_time(tmp_path, year_2005[0], sent_first) == ([], [])
+
+
+def test_an_import_beside_a_running_serve_is_stored_by_that_serve(tmp_path: Path) -> None:
+    """`serve` holds the account's lease, so the import's own pass is refused: the mail is
+    filed all the same, the import ends as done, and the running `serve` stores it once."""
+    config = _config(tmp_path)
+    config.write_text(
+        config.read_text("utf-8")
+        + '\n[McpEndpoint]\nEnabled = true\n\n[[McpEndpoint.Callers]]\nName = "local"\n'
+        'Credential = "none"\n',
+        "utf-8",
+    )
+    port = _free_port()
+    argv = [sys.executable, "-m", "mailfathom", "serve", "--config", str(config)]
+    serving = subprocess.Popen(
+        [*argv, "--port", str(port)],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        _wait_for_port(port, serving, timeout=180)
+        engine = create_store_engine(sqlite_url(tmp_path / "data" / "mailfathom.sqlite3"))
+        try:
+            wait_for(lambda: holders(engine).get("notes"), "serve holds the account")
+        finally:
+            engine.dispose()
+        source = tmp_path / "saved.mbox"
+        box = mailbox.mbox(source)
+        for raw in _samples(3):
+            box.add(mailbox.mboxMessage(raw))
+        box.close()
+        done = subprocess.run(
+            [*argv[:3], "import", "--config", str(config), "-a", "notes", str(source)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "Imported 3 new message(s)" in done.stdout
+        assert "31008" not in done.stderr
+        wait_for(lambda: _stored(tmp_path) == 3, "serve stored the imported mail")
+    finally:
+        os.killpg(serving.pid, signal.SIGKILL)
+        serving.wait()

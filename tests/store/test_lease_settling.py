@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 import structlog.testing
 
@@ -35,6 +36,31 @@ class Watched:
         taken = self._leases.claim(worker, *args)
         with self._tally.lock:
             self._tally.claims.update((worker, lease.subject) for lease in taken)
+        return taken
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method: Callable[..., Any] = getattr(self._leases, name)
+        return method
+
+
+class Rounds:
+    """The store's leases, counting heartbeats (one a round) and noting the round of each
+    claim that took something."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self._leases = SqlWorkLeases(engine)
+        self.beats = 0
+        self.claimed_in: list[int] = []
+
+    def beat(self, *args: Any) -> list[str]:
+        self.beats += 1
+        live: list[str] = self._leases.beat(*args)
+        return live
+
+    def claim(self, *args: Any) -> list[Lease]:
+        taken = self._leases.claim(*args)
+        if taken:
+            self.claimed_in.append(self.beats)
         return taken
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
@@ -118,3 +144,29 @@ def _settle(engine: sa.Engine, tally: Tally) -> None:
         stop.set()
         for thread in threads:
             thread.join(30)
+
+
+@pytest.mark.parametrize(("settle", "first_claim_round"), [(True, 2), (False, 1)])
+def test_a_loop_that_need_not_settle_claims_in_its_first_round(
+    engine: sa.Engine, settle: bool, first_claim_round: int
+) -> None:
+    """A fleet's worker is seen alive a round before it claims; where one process is all that
+    synchronizes (SQLite) that round would only delay the start, and is left out."""
+    rounds = Rounds(engine)
+
+    def run(_subject: str, stop: threading.Event) -> None:
+        stop.wait()
+
+    work = LeaseWork(LeaseKind.ACCOUNT, SUBJECTS[:3], run, fair=True)
+    loop = LeaseLoop(
+        rounds, StoreFencing(engine), work, worker="w0", lease_seconds=LEASE_SECONDS, settle=settle
+    )
+    stop = threading.Event()
+    thread = threading.Thread(target=loop.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: len(loop.held()) == 3, "the loop holds every subject")
+        assert rounds.claimed_in == [first_claim_round]
+    finally:
+        stop.set()
+        thread.join(30)

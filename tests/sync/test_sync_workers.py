@@ -200,8 +200,8 @@ def test_a_one_off_pass_is_refused_while_a_worker_holds_the_account(
 
 @pytest.mark.parametrize("role", ["sync", "embedding"])
 def test_a_worker_that_would_synchronize_refuses_a_sqlite_store(tmp_path: Path, role: str) -> None:
-    """On SQLite `serve` and `sync --continuous` synchronize without leases: a worker beside
-    them would carry the same owner changes a second time."""
+    """SQLite has one writer: there one process synchronizes and embeds (`serve` or `sync
+    --continuous`, holding every account's lease), and a fleet of workers is for PostgreSQL."""
     account = ImapAccount("127.0.0.1", 1, "nobody", "pw")
     config = write_config(tmp_path, f"sqlite:///{tmp_path / 'store.sqlite3'}", [account])
     command = [sys.executable, "-m", "mailfathom", "worker", "--config", str(config)]

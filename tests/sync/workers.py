@@ -26,14 +26,26 @@ def secret_env(index: int) -> str:
 
 
 def write_config(
-    root: Path, database_url: str, accounts: list[ImapAccount], *, archive: bool = False
+    root: Path,
+    database_url: str,
+    accounts: list[ImapAccount],
+    *,
+    archive: bool = False,
+    lease_seconds: float = LEASE_SECONDS,
+    served: bool = False,
 ) -> Path:
     """A deployment over `accounts` (ids a0, a1, ...), synchronized by push, with short
-    leases; each account's password is read from its own environment variable."""
+    leases (unless `lease_seconds` says otherwise); each account's password is read from its
+    own environment variable. `served`: with an MCP endpoint for `serve` (no credential)."""
     parts = [
         f'[Store]\nDataDir = "{root / "data"}"\nDatabaseUrl = "{database_url}"\n',
-        f"[Sync]\nLeaseSeconds = {LEASE_SECONDS}\n",
+        f"[Sync]\nLeaseSeconds = {lease_seconds}\n",
     ]
+    if served:
+        parts.append(
+            '[McpEndpoint]\nEnabled = true\n\n[[McpEndpoint.Callers]]\nName = "local"\n'
+            'Credential = "none"\n'
+        )
     for index, account in enumerate(accounts):
         os.environ[secret_env(index)] = account.password
         parts.append(

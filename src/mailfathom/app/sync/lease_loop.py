@@ -13,6 +13,8 @@ worker is seen alive for one round before its first claim (workers started toget
 another and split the accounts once, and a late joiner takes only its share); work given up
 is stopped and released off the round's thread, its lease renewed until the work ended (a pass
 stops at its next batch boundary), so the round's heartbeat and renewals never wait on it.
+Where one process is all that synchronizes (`serve` on SQLite) there is nobody to count, and
+its loop claims in its first round (`settle=False`).
 
 The work of each lease runs in a thread under the lease's fence (`Fencing.fenced`), so a write
 it makes after losing the lease is refused; losing the lease (a renewal refused, or a write
@@ -91,7 +93,11 @@ class LeaseLoop:
         *,
         worker: str,
         lease_seconds: float,
+        settle: bool = True,
     ) -> None:
+        """`settle`: a fair loop's first claim waits one round, so loops started together
+        count one another; without it (a store only one such process works on) the first
+        round claims."""
         self._leases = leases
         self._fencing = fencing
         self._work = work
@@ -103,7 +109,7 @@ class LeaseLoop:
         self._ending: dict[str, _Held] = {}
         self._enders: list[threading.Thread] = []
         self._offered = False
-        self._announced = False
+        self._announced = not settle
         self._lock = threading.Lock()
 
     def held(self) -> list[str]:

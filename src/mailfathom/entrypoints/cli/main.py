@@ -37,7 +37,7 @@ from mailfathom.entrypoints.cli.contacts import contact_app
 from mailfathom.entrypoints.cli.deployment import ConfigOption
 from mailfathom.entrypoints.cli.embedding import embed_with_progress
 from mailfathom.entrypoints.cli.folder_check import FoldersNotOnServer, require_folders, show_absent
-from mailfathom.entrypoints.cli.importing import import_into_local
+from mailfathom.entrypoints.cli.importing import import_into_local, synchronize_imported
 from mailfathom.entrypoints.cli.init_command import init as init_command
 from mailfathom.entrypoints.cli.loading import config_file, load, selected_accounts
 from mailfathom.entrypoints.cli.mutations import mutations_app
@@ -360,7 +360,7 @@ def import_mail(
                 f"{count.already_held} were already in the folder."
             )
             (acc,) = selected_accounts(deployment, [account])
-            sync_with_progress(services, acc, status)
+            synchronize_imported(services, acc, status)
     except MailFathomError as error:
         _fail(error)
 

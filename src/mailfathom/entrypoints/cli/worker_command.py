@@ -105,7 +105,8 @@ def _run(services: Services, roles: set[Role], name: str) -> bool:
     from mailfathom.entrypoints.work_metrics import publish_process
 
     if roles & {Role.SYNC, Role.EMBEDDING} and not shares_store(services):
-        # On SQLite, serve and sync --continuous do this work without leases.
+        # SQLite has one writer: there, `serve` or `sync --continuous` is the one process
+        # that synchronizes and embeds.
         raise ConfigurationError(
             "The sync and embedding roles share a PostgreSQL store; on SQLite, `serve` or "
             "`sync --continuous` synchronizes and embeds."

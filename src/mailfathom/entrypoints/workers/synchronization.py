@@ -2,10 +2,17 @@
 account reading what its passes stored without sender verdicts or authorship readings, and,
 while an embedding profile is active, one for the deployment embedding what they stored.
 
-On PostgreSQL, where several processes may share the store, the accounts are not all taken:
-a lease loop claims this process's share of them and runs the same work for each account it
-holds, under the lease's fence (`start_leased_sync`); the embedding worker runs only while
-this process holds the deployment's embedding lease. On SQLite one process does it all.
+Every account's work runs under its lease: a lease loop claims this process's share of the
+accounts and runs the same work for each account it holds, under the lease's fence
+(`start_leased_sync`); the embedding worker runs only while this process holds the
+deployment's embedding lease. So a pass run by hand (`sync`, `import`), which takes the
+account's lease too, is refused while a continuous process holds the account, on SQLite as on
+PostgreSQL: two carriers of one owner change could each send its command.
+
+On PostgreSQL a fleet shares the accounts, and a starting process waits a round to count the
+others before claiming. On SQLite one process synchronizes (`serve --processes` and
+`worker --role sync` refuse it), so it claims in its first round and starts as soon as it did
+before it took leases.
 """
 
 from __future__ import annotations
@@ -31,7 +38,8 @@ EMBEDDING_LEASE = "embedding"
 
 
 def shares_store(services: Services) -> bool:
-    """Whether other processes may work on this store (PostgreSQL): work is then leased."""
+    """Whether processes of a fleet may work on this store (PostgreSQL), splitting the
+    accounts among them; on SQLite one process synchronizes them all."""
     return services.engine.dialect.name == "postgresql"
 
 
@@ -61,38 +69,11 @@ def start_sync_threads(
     *,
     worker: str | None = None,
 ) -> list[threading.Thread]:
-    if shares_store(services):
-        return start_leased_sync(services, accounts, stop, worker_id(worker))
-    synchronizer = services.account_synchronizer()
-    workers = [
-        threading.Thread(
-            target=synchronizer.run_forever,
-            args=(account, stop),
-            daemon=True,
-            name=f"account-{account.account_id}",
-        )
-        for account in accounts
-    ]
-    backfill = services.trust_backfill()
-    workers += [
-        threading.Thread(
-            target=backfill.run_forever,
-            args=(account, stop),
-            daemon=True,
-            name=f"trust-{account.account_id}",
-        )
-        for account in accounts
-    ]
-    embedding = services.embedding_backfill()
-    if embedding is not None:
-        workers.append(
-            threading.Thread(
-                target=embedding.run_forever, args=(stop,), daemon=True, name="embedding"
-            )
-        )
-    for worker_thread in workers:
-        worker_thread.start()
-    return workers
+    """Synchronize `accounts` under their leases until `stop` is set (`serve`, `sync
+    --continuous`); on SQLite the accounts are claimed in the first round."""
+    return start_leased_sync(
+        services, accounts, stop, worker_id(worker), settle=shares_store(services)
+    )
 
 
 def holding_account(
@@ -117,9 +98,12 @@ def start_leased_sync(
     worker: str,
     *,
     embedding: bool = True,
+    settle: bool = True,
 ) -> list[threading.Thread]:
     """Claim this worker's share of `accounts` and synchronize those (and, when `embedding`
-    and a profile is active, embed while holding the deployment's embedding lease)."""
+    and a profile is active, embed while holding the deployment's embedding lease).
+    `settle`: wait a round before claiming, so workers started together split the accounts
+    once (see `LeaseLoop`)."""
     lease_seconds = services.config.sync.lease_seconds
     synchronizer = services.account_synchronizer(
         idle_slice=min(IDLE_SLICE, lease_seconds / ROUNDS_PER_LEASE)
@@ -141,7 +125,7 @@ def start_leased_sync(
     loops = [LeaseWork(LeaseKind.ACCOUNT, list(by_id), run_account, fair=True)] if by_id else []
     if embedding:
         loops += embedding_lease_work(services)
-    return _start_loops(services, loops, stop, worker)
+    return _start_loops(services, loops, stop, worker, settle=settle)
 
 
 def embedding_lease_work(services: Services) -> list[LeaseWork]:
@@ -158,7 +142,12 @@ def embedding_lease_work(services: Services) -> list[LeaseWork]:
 
 
 def _start_loops(
-    services: Services, works: Sequence[LeaseWork], stop: threading.Event, worker: str
+    services: Services,
+    works: Sequence[LeaseWork],
+    stop: threading.Event,
+    worker: str,
+    *,
+    settle: bool = True,
 ) -> list[threading.Thread]:
     threads = []
     for work in works:
@@ -168,6 +157,7 @@ def _start_loops(
             work,
             worker=worker,
             lease_seconds=services.config.sync.lease_seconds,
+            settle=settle,
         )
         # The embedding loop keeps the name the unleased embedding thread has.
         name = EMBEDDING_LEASE if work.kind is LeaseKind.DEPLOYMENT else "account-leases"
