@@ -4,15 +4,11 @@ and none is lost. SQLite rebuilds the tables, PostgreSQL updates them in place; 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
-import pytest
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql import migrate
-from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.domain.content_state import RemoteFlags
 
@@ -22,22 +18,6 @@ NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 BEFORE = "0027_console_first_passkey"
 # The children these messages have rows in (`message_search`: PostgreSQL's search rows).
 CHILDREN = ("participants", "message_identifiers", "keywords", "message_search")
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def unpartitioned(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[sa.Engine]:
-    """A migrated store whose tables are not partitioned (going below 0028 is refused on
-    those: `account_id` is their partition key)."""
-    if request.param == "sqlite":
-        url = sqlite_url(tmp_path / "store.sqlite3")
-    else:
-        url = request.getfixturevalue("migrated_postgres_url")
-    engine = create_store_engine(url)
-    migrate.upgrade(engine)
-    try:
-        yield engine
-    finally:
-        engine.dispose()
 
 
 def _owners(engine: sa.Engine, table: str) -> list[tuple[str, str]]:
@@ -52,8 +32,8 @@ def _owners(engine: sa.Engine, table: str) -> list[tuple[str, str]]:
         return [(str(own), str(message)) for own, message in rows]
 
 
-def test_0028_gives_each_child_row_its_own_messages_account(unpartitioned: sa.Engine) -> None:
-    store = SqlSyncStore(unpartitioned)
+def test_0028_gives_each_child_row_its_own_messages_account(engine: sa.Engine) -> None:
+    store = SqlSyncStore(engine)
     folders = {account: inbox_and_junk(store, account)[0] for account in ("alpha", "beta")}
     for uid in range(1, 5):
         for account, folder in folders.items():
@@ -62,16 +42,16 @@ def test_0028_gives_each_child_row_its_own_messages_account(unpartitioned: sa.En
             )
             flags = RemoteFlags(seen=True, keywords=frozenset({f"$tag{uid}"}))
             store.add_messages(folder, 1, [new_message(uid, message, flags=flags)], NOW)
-    present = set(sa.inspect(unpartitioned).get_table_names())
+    present = set(sa.inspect(engine).get_table_names())
     children = [t for t in CHILDREN if t in present]
     assert len(children) >= 3
-    before = {table: _owners(unpartitioned, table) for table in children}
+    before = {table: _owners(engine, table) for table in children}
     assert all(len({own for own, _ in rows}) == 2 for rows in before.values())
 
-    migrate.downgrade(unpartitioned, BEFORE)
-    migrate.upgrade(unpartitioned)
+    migrate.downgrade(engine, BEFORE)
+    migrate.upgrade(engine)
 
     for table in children:
-        after = _owners(unpartitioned, table)
+        after = _owners(engine, table)
         assert after == before[table], table
         assert all(own == message for own, message in after), table

@@ -6,16 +6,12 @@ PostgreSQL updates them in place; both run."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
-import pytest
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.drafts import SqlDraftStore
-from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.app.drafting.ports import DraftContent, NewDraft
 from mailfathom.app.sending.ports import NewOutgoing
@@ -31,20 +27,6 @@ CHILDREN = (
     ("draft_files", "drafts", "draft_seq"),
     ("draft_copies", "drafts", "draft_seq"),
 )
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def migrated(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[sa.Engine]:
-    if request.param == "sqlite":
-        url = sqlite_url(tmp_path / "store.sqlite3")
-    else:
-        url = request.getfixturevalue("migrated_postgres_url")
-    engine = create_store_engine(url)
-    migrate.upgrade(engine)
-    try:
-        yield engine
-    finally:
-        engine.dispose()
 
 
 def _send(account: str, number: int) -> NewOutgoing:
@@ -96,24 +78,24 @@ def _owners(engine: sa.Engine, child: str, parent: str, key: str) -> list[tuple[
         return sorted((int(seq), str(own), str(theirs)) for seq, own, theirs in rows)
 
 
-def test_0033_gives_each_outbox_and_draft_child_its_parents_account(migrated: sa.Engine) -> None:
-    outbox, drafts = SqlOutbox(migrated), SqlDraftStore(migrated)
+def test_0033_gives_each_outbox_and_draft_child_its_parents_account(engine: sa.Engine) -> None:
+    outbox, drafts = SqlOutbox(engine), SqlDraftStore(engine)
     for number in range(1, 4):
         for account in ("alpha", "beta"):
             outbox.record(_send(account, number), [])
             draft, _ = drafts.create(_draft(account, number))
             drafts.record_copy(draft.draft_id, 1, CopyPlace("Drafts", 7, 10 + number))
-    before = {child: _owners(migrated, child, parent, key) for child, parent, key in CHILDREN}
+    before = {child: _owners(engine, child, parent, key) for child, parent, key in CHILDREN}
     assert all(len({own for _, own, _ in rows}) == 2 for rows in before.values())
 
-    migrate.downgrade(migrated, BEFORE)
-    with migrated.connect() as c:
+    migrate.downgrade(engine, BEFORE)
+    with engine.connect() as c:
         for child, _, _ in CHILDREN:
             columns = {col["name"] for col in sa.inspect(c).get_columns(child)}
             assert "account_id" not in columns, child
-    migrate.upgrade(migrated)
+    migrate.upgrade(engine)
 
     for child, parent, key in CHILDREN:
-        after = _owners(migrated, child, parent, key)
+        after = _owners(engine, child, parent, key)
         assert after == before[child], child
         assert all(own == theirs for _, own, theirs in after), child
