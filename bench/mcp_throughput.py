@@ -24,8 +24,13 @@ content), and every raw answer of the load is checked to be a success.
 Printed: calls/s, p50, p95, p99 per N and the ratio of calls/s to one process, the
 servers' CPU per call (user and system time of the serving processes, from /proc) and the
 database's transactions and statements per call (`pg_stat_statements`, which the private
-server loads; "-" on a server that does not); the figures are written as JSON to
-bench/results/ (which git ignores). With --profile, the same calls
+server loads; "-" on a server that does not).
+
+The baseline, at each N unless --no-baseline: the same load with every call `list_accounts`,
+against the MCP SDK alone (`mcp_bare_sdk.py`: one tool with a fixed answer, served by
+uvicorn on N processes) and against our `serve`. The SDK's figures are the floor this machine
+puts under any of ours; ours are reported as a share of them. The figures are written as
+JSON to bench/results/ (which git ignores). With --profile, the same calls
 are then made in one process under cProfile (`mcp_call_profile.py`), profile kept beside
 the figures. With --work-dir and --database-url the deployment is kept and reused; --code DIR serves
 another copy of src/ (an earlier commit's, `git archive`d) on the same deployment.
@@ -375,34 +380,52 @@ def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, 
             if _comparable(theirs) != _comparable(ours):
                 where = _differences(_comparable(theirs), _comparable(ours))
                 raise RuntimeError(f"a raw answer of {call['name']} differs at {where[:5]}")
-        spec = work / "load.json"
-        spec.write_text(
-            json.dumps(
-                {"port": port, "key": setup["key"], "calls": calls, "clients": args.clients,
-                 "warm": args.warm, "seconds": args.seconds}
-            )
-        )  # fmt: skip
         server_cpu = _cpu_of_tree(process.pid)
         transactions = _transactions(setup["database_url"])
         statements = _statements(setup["database_url"])
-        out = subprocess.run(
-            [sys.executable, str(Path(__file__).resolve()), "--child-load", str(spec)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if out.returncode != 0:
-            raise RuntimeError(f"the load failed:\n{out.stderr[-3000:]}")
+        found = run_load(port, setup["key"], calls, args, work)
         server_cpu = _cpu_of_tree(process.pid) - server_cpu
         transactions = _transactions(setup["database_url"]) - transactions
         after = _statements(setup["database_url"])
         statements = None if after is None or statements is None else after - statements
     finally:
         support.stop_process(process)
-    found = json.loads(out.stdout.strip().splitlines()[-1])
-    times = found["times"]
+    return {
+        **figures(processes, found, server_cpu),
+        # Over the warm-up and the measured seconds alike, so a ratio to the calls of both.
+        "transactions_per_call": transactions / max(1, found["calls_made"]),
+        "statements_per_call": (
+            None if statements is None else statements / max(1, found["calls_made"])
+        ),
+    }
+
+
+def run_load(port: int, key: str, calls: list[dict[str, Any]], args: Any,
+             work: Path) -> dict[str, Any]:  # fmt: skip
+    """The closed-loop load against the server on `port`, run in a process of its own."""
+    spec = work / "load.json"
+    spec.write_text(
+        json.dumps(
+            {"port": port, "key": key, "calls": calls, "clients": args.clients,
+             "warm": args.warm, "seconds": args.seconds}
+        )
+    )  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--child-load", str(spec)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"the load failed:\n{out.stderr[-3000:]}")
+    found: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     if found["failures"]:
         raise RuntimeError(f"{len(found['failures'])} calls failed: {found['failures'][:5]}")
+    return found
+
+
+def figures(processes: int, found: dict[str, Any], server_cpu: float) -> dict[str, Any]:
+    times = found["times"]
     return {
         "processes": processes,
         "calls": len(times),
@@ -412,13 +435,31 @@ def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, 
         "p99_ms": support.percentile(times, 0.99) * 1000,
         "load_cpu_s": found["load_cpu_s"],
         "server_cpu_s": server_cpu,
-        # Over the warm-up and the measured seconds alike, so a ratio to the calls of both.
-        "transactions_per_call": transactions / max(1, found["calls_made"]),
-        "statements_per_call": (
-            None if statements is None else statements / max(1, found["calls_made"])
-        ),
         "server_cpu_ms_per_call": server_cpu * 1000 / max(1, found["calls_made"]),
     }
+
+
+BARE_CALLS = [{"name": "list_accounts", "arguments": {}}]
+
+
+def measure_bare(port: int, processes: int, args: Any, work: Path) -> dict[str, Any]:
+    """The same load against the MCP SDK alone (`mcp_bare_sdk.py`) on `processes`
+    processes: every call its one tool."""
+    command = [sys.executable, str(BENCH_DIR / "mcp_bare_sdk.py"), str(port), str(processes)]
+    env = {**code_env(work), "PYTHONPATH": f"{BENCH_DIR}{os.pathsep}{work / 'code' / 'src'}"}
+    with (work / "bare.log").open("ab") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=out, cwd=str(BENCH_DIR), env=env)
+    try:
+        support.wait_for_port(port, process)
+        raw = raw_answers(port, "no-key", BARE_CALLS)
+        if len(raw[0]["accounts"]) != 3:
+            raise RuntimeError("the bare SDK answered something else")
+        server_cpu = _cpu_of_tree(process.pid)
+        found = run_load(port, "no-key", BARE_CALLS, args, work)
+        server_cpu = _cpu_of_tree(process.pid) - server_cpu
+    finally:
+        support.stop_process(process)
+    return figures(processes, found, server_cpu)
 
 
 VOLATILE = frozenset({"nextCursor", "lastCommittedAt"})
@@ -564,6 +605,25 @@ def report(results: dict[str, Any]) -> None:
         f"target at the most processes: {TARGET_CALLS_PER_S:.0f} calls/s with p95 under "
         f"{TARGET_P95_MS:.0f} ms"
     )
+    if not results["baseline"]:
+        return
+    print(
+        "\nThe same load, every call list_accounts: the MCP SDK alone (one tool, fixed answer,"
+        " no store) and ours; 'of SDK' is ours (and the mix) as a share of the SDK's calls/s"
+    )
+    print(f"{'processes':>9} {'SDK calls/s':>11} {'SDK p95':>8} {'SDK ms/call':>11} "
+          f"{'ours calls/s':>12} {'ours p95':>8} {'ours ms/call':>12} {'of SDK':>6} "
+          f"{'mix of SDK':>10}")  # fmt: skip
+    for bare, alone, run in zip(
+        results["baseline"], results["list_accounts_alone"], runs, strict=True
+    ):
+        print(
+            f"{bare['processes']:>9} {bare['calls_per_s']:>11.1f} {bare['p95_ms']:>8.1f} "
+            f"{bare['server_cpu_ms_per_call']:>11.2f} {alone['calls_per_s']:>12.1f} "
+            f"{alone['p95_ms']:>8.1f} {alone['server_cpu_ms_per_call']:>12.2f} "
+            f"{alone['calls_per_s'] / bare['calls_per_s']:>6.2f} "
+            f"{run['calls_per_s'] / bare['calls_per_s']:>10.2f}"
+        )
 
 
 def _or_dash(value: float | None) -> str:
@@ -583,6 +643,11 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--work-dir", help="keep the deployment here (with --database-url)")
     parser.add_argument("--code", help="serve this copy of src/ (default: the work tree's)")
+    parser.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="skip the MCP SDK alone and our list_accounts alone at each process count",
+    )
     parser.add_argument("--child-load")
     args = parser.parse_args()
     if args.child_load:
@@ -601,6 +666,8 @@ def main() -> None:
         "messages": args.messages,
         "accounts": args.accounts,
         "runs": [],
+        "baseline": [],
+        "list_accounts_alone": [],
     }
     server = None
     with contextlib.ExitStack() as stack:
@@ -642,6 +709,14 @@ def main() -> None:
                 run = measure(setup, calls, count, args, work)
                 log(f"  {run['calls_per_s']:.1f} calls/s, p95 {run['p95_ms']:.1f} ms")
                 results["runs"].append(run)
+                if args.no_baseline:
+                    continue
+                bare = measure_bare(setup["port"], count, args, work)
+                log(f"  the SDK alone: {bare['calls_per_s']:.1f} calls/s")
+                results["baseline"].append(bare)
+                alone = measure(setup, BARE_CALLS, count, args, work)
+                log(f"  our list_accounts alone: {alone['calls_per_s']:.1f} calls/s")
+                results["list_accounts_alone"].append(alone)
             if args.profile:
                 prefix = RESULTS_DIR / f"mcp_throughput-{stamp}-profile"
                 log(f"profiling the calls in one process into {prefix}.txt")
