@@ -24,7 +24,8 @@ content), and every raw answer of the load is checked to be a success.
 Printed: calls/s, p50, p95, p99 per N and the ratio of calls/s to one process, the
 servers' CPU per call (user and system time of the serving processes, from /proc) and the
 database's transactions and statements per call (`pg_stat_statements`, which the private
-server loads; "-" on a server that does not).
+server loads; "-" on a server that does not) and its CPU per call (its processes' user and
+system time, from /proc; "-" for a server on another machine).
 
 The baseline, at each N unless --no-baseline: the same load with every call `list_accounts`,
 against the MCP SDK alone (`mcp_bare_sdk.py`: one tool with a fixed answer, served by
@@ -380,11 +381,16 @@ def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, 
             if _comparable(theirs) != _comparable(ours):
                 where = _differences(_comparable(theirs), _comparable(ours))
                 raise RuntimeError(f"a raw answer of {call['name']} differs at {where[:5]}")
+        postmaster = _postmaster(setup["database_url"])
+        database_cpu = _database_cpu(postmaster)
         server_cpu = _cpu_of_tree(process.pid)
         transactions = _transactions(setup["database_url"])
         statements = _statements(setup["database_url"])
+        timed = _statement_times(setup["database_url"])
         found = run_load(port, setup["key"], calls, args, work)
+        by_statement = _costliest(timed, _statement_times(setup["database_url"]))
         server_cpu = _cpu_of_tree(process.pid) - server_cpu
+        database_after = _database_cpu(postmaster)
         transactions = _transactions(setup["database_url"]) - transactions
         after = _statements(setup["database_url"])
         statements = None if after is None or statements is None else after - statements
@@ -396,6 +402,14 @@ def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, 
         "transactions_per_call": transactions / max(1, found["calls_made"]),
         "statements_per_call": (
             None if statements is None else statements / max(1, found["calls_made"])
+        ),
+        # The statements that took the database the most time during the load (their text
+        # as `pg_stat_statements` keeps it, values replaced by placeholders).
+        "costliest_statements": by_statement,
+        "database_cpu_ms_per_call": (
+            None
+            if database_cpu is None or database_after is None
+            else (database_after - database_cpu) * 1000 / max(1, found["calls_made"])
         ),
     }
 
@@ -551,6 +565,42 @@ def _statements(url: str) -> int | None:
     return int(row[0]) if row else 0
 
 
+Timings = dict[str, tuple[int, float, str]]
+
+
+def _statement_times(url: str) -> Timings:
+    """Per statement kept by `pg_stat_statements`: its calls, its total execution time
+    in ms, and its text; empty where the server does not load it."""
+    import psycopg
+
+    try:
+        with psycopg.connect(_conninfo(url), autocommit=True) as connection:
+            rows = connection.execute(
+                "SELECT s.queryid::text, s.calls, s.total_exec_time, s.query"
+                " FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid"
+                " WHERE d.datname = current_database() AND s.query NOT LIKE %s",
+                (_OWN_READINGS,),
+            ).fetchall()
+    except psycopg.Error:
+        return {}
+    return {str(r[0]): (int(r[1]), float(r[2]), str(r[3])) for r in rows}
+
+
+def _costliest(before: Timings, after: Timings, most: int = 10) -> list[dict[str, Any]]:
+    """The `most` statements whose execution time grew the most from `before` to `after`."""
+    grown: list[tuple[float, int, str]] = []
+    for key, (calls, total, text) in after.items():
+        calls_then, total_then, _ = before.get(key, (0, 0.0, text))
+        if calls > calls_then:
+            grown.append((total - total_then, calls - calls_then, text))
+    grown.sort(reverse=True)
+    return [
+        {"total_ms": round(t, 1), "calls": c, "mean_ms": round(t / c, 3),
+         "statement": " ".join(text.split())[:400]}
+        for t, c, text in grown[:most]
+    ]  # fmt: skip
+
+
 def count_statements(server: Any) -> None:
     """Have the benchmark's own PostgreSQL count statements (`pg_stat_statements` is
     loaded at start only, hence the restart)."""
@@ -560,6 +610,42 @@ def count_statements(server: Any) -> None:
         connection.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
     server.halt()
     server.resume()
+
+
+def _postmaster(url: str) -> int | None:
+    """The PID of the PostgreSQL server holding the benchmark's database, when it runs on
+    this machine and its processes can be read (the parent of a backend's process)."""
+    import psycopg
+
+    with psycopg.connect(_conninfo(url), autocommit=True) as connection:
+        row = connection.execute("SELECT pg_backend_pid()").fetchone()
+    try:
+        stat = Path(f"/proc/{row[0] if row else 0}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def _database_cpu(postmaster: int | None) -> float | None:
+    """User and system seconds of the database server so far: its own, those of the
+    backends it has reaped (the server's children's time), and those of the backends alive
+    now (from /proc); None where it cannot be read."""
+    if postmaster is None:
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    try:
+        fields = Path(f"/proc/{postmaster}/stat").read_text().rsplit(")", 1)[1].split()
+        children = Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split()
+    except OSError:
+        return None
+    total = sum(int(f) for f in fields[11:15]) / ticks
+    for child in children:
+        try:
+            stat = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile: its time is among the server's children's now
+        total += (int(stat[11]) + int(stat[12])) / ticks
+    return total
 
 
 def _cpu_of_tree(pid: int) -> float:
@@ -591,7 +677,7 @@ def report(results: dict[str, Any]) -> None:
     )
     print(f"{'processes':>9} {'calls/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} "
           f"{'ratio':>6} {'server cpu s':>12} {'load cpu s':>10} {'xact/call':>9} "
-          f"{'cpu ms/call':>11} {'stmt/call':>9}")  # fmt: skip
+          f"{'cpu ms/call':>11} {'stmt/call':>9} {'db ms/call':>10}")  # fmt: skip
     for run in runs:
         print(
             f"{run['processes']:>9} {run['calls_per_s']:>9.1f} {run['p50_ms']:>8.1f} "
@@ -599,7 +685,8 @@ def report(results: dict[str, Any]) -> None:
             f"{run['calls_per_s'] / base if base else 0:>6.2f} "
             f"{run['server_cpu_s']:>12.1f} {run['load_cpu_s']:>10.1f} "
             f"{run['transactions_per_call']:>9.2f} {run['server_cpu_ms_per_call']:>11.2f} "
-            f"{_or_dash(run.get('statements_per_call')):>9}"
+            f"{_or_dash(run.get('statements_per_call')):>9} "
+            f"{_or_dash(run.get('database_cpu_ms_per_call')):>10}"
         )
     print(
         f"target at the most processes: {TARGET_CALLS_PER_S:.0f} calls/s with p95 under "
