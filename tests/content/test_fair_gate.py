@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from mailfathom.adapters.fair_gate import FairGate
 from waiting import wait_for
 
@@ -49,5 +51,42 @@ def test_a_waiter_that_gives_up_leaves_no_turn_behind() -> None:
     assert not gate.acquire(timeout=0.01)
     gate.release()
     # The abandoned wait did not swallow the freed turn.
+    assert gate.acquire(blocking=False)
+    gate.release()
+
+
+def test_a_waiter_interrupted_while_waiting_leaves_no_turn_behind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    gate = FairGate(1)
+    gate.acquire()
+
+    class Interrupted(Exception):
+        pass
+
+    real_lock = threading.Lock
+
+    class _InterruptedWait:
+        """A waiter's lock whose wait is cut short, as a Ctrl-C cuts the main thread's."""
+
+        def __init__(self) -> None:
+            self._lock = real_lock()
+
+        def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+            if blocking and self._lock.locked():
+                raise Interrupted
+            return self._lock.acquire(blocking, timeout)
+
+        def release(self) -> None:
+            self._lock.release()
+
+    # Only for the one call: the gate makes each waiter's lock when the waiter queues.
+    monkeypatch.setattr(threading, "Lock", _InterruptedWait)
+    with pytest.raises(Interrupted):
+        gate.acquire()
+    monkeypatch.undo()
+    assert gate.waiting == 0
+    gate.release()
+    # The turn given back went to no one who left: it is free.
     assert gate.acquire(blocking=False)
     gate.release()

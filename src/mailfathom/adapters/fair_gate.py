@@ -39,13 +39,26 @@ class FairGate:
             handed = threading.Lock()
             handed.acquire()
             self._waiters.append(handed)
-        if handed.acquire(timeout=timeout):
-            return True
+        try:
+            if handed.acquire(timeout=timeout):
+                return True
+        except BaseException:
+            # Interrupted (a Ctrl-C in the main thread): leave the queue, and pass on a turn
+            # handed over meanwhile, so that no turn goes to a waiter who is gone.
+            self._leave(handed, keep=False)
+            raise
+        return self._leave(handed, keep=True)
+
+    def _leave(self, handed: threading.Lock, *, keep: bool) -> bool:
+        """Take the waiter `handed` out of the queue; whether a turn was handed to it (kept
+        when `keep`, otherwise given back)."""
         with self._lock:
             if handed in self._waiters:
                 self._waiters.remove(handed)
                 return False
-        # The turn was handed over between the timeout and taking the lock: it is ours.
+        # The turn was handed over before the waiter left.
+        if not keep:
+            self.release()
         return True
 
     def release(self) -> None:
