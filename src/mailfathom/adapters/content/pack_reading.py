@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mailfathom.domain.errors import StoreError
+
 
 @dataclass(slots=True)
 class _Reader:
@@ -45,26 +47,40 @@ class PackReaders:
         # while a writer commits.
         self._idle: list[sqlite3.Connection] = []
         self._connections: list[sqlite3.Connection] = []
+        # Once closed, nothing is opened or kept again: a lookup or read in flight across
+        # `close` closes what it used, and one begun after it is refused.
+        self._closed = False
 
     def lookup(self, sql: str, parameters: tuple[str]) -> tuple[Any, ...] | None:
         """One row of the index, read on a connection no other thread is using."""
         with self._lock:
+            _refuse_if(self._closed)
             connection = self._idle.pop() if self._idle else None
         if connection is None:
             connection = self._connect()
             with self._lock:
-                self._connections.append(connection)
+                closed = self._closed
+                if not closed:
+                    self._connections.append(connection)
+            if closed:
+                connection.close()
+                _refuse_if(closed)
         try:
             rows = connection.execute(sql, parameters).fetchall()
         finally:
             with self._lock:
-                self._idle.append(connection)
+                closed = self._closed
+                if not closed:
+                    self._idle.append(connection)
+            if closed:
+                connection.close()
         return tuple(rows[0]) if rows else None
 
     def read(self, path: Path, offset: int, length: int) -> bytes:
         """`length` octets at `offset` of the pack at `path`."""
         name = path.name
         with self._lock:
+            _refuse_if(self._closed)
             reader = self._open.get(name)
             if reader is not None:
                 self._open.move_to_end(name)
@@ -86,6 +102,9 @@ class PackReaders:
         spare: int | None = None
         evicted: int | None = None
         with self._lock:
+            if self._closed:
+                os.close(opened)
+                _refuse_if(True)
             reader = self._open.get(name)
             if reader is not None:
                 spare = opened
@@ -106,12 +125,18 @@ class PackReaders:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             unused = [_retire(reader) for reader in self._open.values()]
             self._open.clear()
             connections, self._connections, self._idle = self._connections, [], []
         _close_all(unused)
         for connection in connections:
             connection.close()
+
+
+def _refuse_if(closed: bool) -> None:
+    if closed:
+        raise StoreError("The content store was closed while it was being read.")
 
 
 def _retire(reader: _Reader) -> int | None:
