@@ -101,3 +101,35 @@ def test_stopping_writes_what_is_still_gathering() -> None:
 
     asyncio.run(answer())
     assert log.writes == [["t0"]]
+
+
+def test_a_loop_that_ended_without_settling_leaves_the_journal_writing() -> None:
+    log = HeldLog(writes_wanted=1)
+    log.release.set()
+    journal = CallJournal(ToolCalls(log, clock=lambda: NOW))
+
+    async def answer_and_end() -> None:
+        journal("t0", "agent", "success", None, 0.001)  # its write planned on this loop
+
+    asyncio.run(answer_and_end())  # the loop ends before the gathering time has passed
+
+    async def answer() -> None:
+        journal("t1", "agent", "success", None, 0.001)
+        assert await asyncio.to_thread(log.done.wait, 30)
+
+    asyncio.run(answer())
+    assert log.writes == [["t0", "t1"]]
+
+
+def test_a_call_answered_after_settling_is_written_at_once() -> None:
+    log = HeldLog(writes_wanted=1)
+    log.release.set()
+    journal = CallJournal(ToolCalls(log, clock=lambda: NOW))
+
+    async def answer() -> None:
+        journal.settle()
+        journal("t0", "agent", "success", None, 0.001)
+        # Written before the call returned: no timer of a stopping loop holds it.
+        assert log.writes == [["t0"]]
+
+    asyncio.run(answer())
