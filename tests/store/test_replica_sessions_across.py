@@ -11,6 +11,7 @@ import anyio
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.replicas import SqlSharedQuestions, SqlSharedSessions
+from mailfathom.adapters.sql.store_clock import StoreClock
 from mailfathom.entrypoints.mcp.replica_state import Replicas
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -29,6 +30,9 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now += timedelta(seconds=seconds)
+
+    def measure(self) -> None:
+        """Both replicas of a test read this one clock: there is nothing to measure."""
 
 
 def _replica(engine: sa.Engine, clock: Clock) -> Replicas:
@@ -96,12 +100,15 @@ def _local(skew: timedelta) -> Callable[[], datetime]:
 
 
 def _on_machine(engine: sa.Engine, idle: float, skew: timedelta) -> Replicas:
+    """A replica on a machine whose clock is `skew` off, as `serve` makes it."""
+    clock = StoreClock(engine, _local(skew))
+    clock.measure()
     return Replicas(
         SqlSharedSessions(engine),
         SqlSharedQuestions(engine),
         idle_seconds=idle,
         question_seconds=60,
-        clock=_local(skew),
+        clock=clock,
     )
 
 
