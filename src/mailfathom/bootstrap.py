@@ -102,6 +102,7 @@ from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.adapters.sql.pending_repairs import SqlPendingRepairs
 from mailfathom.adapters.sql.readiness import schema_current, store_answers
 from mailfathom.adapters.sql.replicas import SqlSharedQuestions, SqlSharedSessions
+from mailfathom.adapters.sql.store_clock import StoreClock
 from mailfathom.adapters.sql.sync_failures import SqlSyncFailures
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.sql.trust_records import SqlTrustRecords
@@ -512,6 +513,16 @@ class Services:
         if self.config.mcp.state_secret is None:
             return key_from_file(self.config.store.data_dir / "cursor.key")
         return derived_key(read_secret(self.config.mcp.state_secret), CURSORS)
+
+    def shared_clock(self) -> StoreClock:
+        """The store's clock, read without a round trip (`StoreClock`, to be measured).
+        From here on every time this process writes or compares (sessions, console
+        sessions, download links) is read off it, so that processes on several machines
+        sharing the store agree; the clock this process was opened with is taken as the
+        machine's."""
+        if not isinstance(self.clock, StoreClock):
+            self.clock = StoreClock(self.engine, self.clock)
+        return self.clock
 
     def replica_stores(self) -> tuple[SqlSharedSessions, SqlSharedQuestions]:
         """What replicas of the MCP endpoint share: sessions, and questions in flight."""

@@ -14,6 +14,15 @@ from datetime import datetime
 from typing import Protocol
 
 
+class SharedClock(Protocol):
+    """The time every replica reads alike (the store's), answered without a round trip;
+    `measure` sets it again against the store (blocking: a worker thread's to run)."""
+
+    def __call__(self) -> datetime: ...
+
+    def measure(self) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class StoredSession:
     """An open session as every replica sees it. `principal` is the token principal the

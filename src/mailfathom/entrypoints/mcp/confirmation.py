@@ -104,7 +104,8 @@ class Questions:
     """The questions this endpoint puts to people: how long a person has to answer one
     (`timeout`, seconds), and how many one caller entry may keep waiting within calls held
     open (`per_caller`). One process keeps the count on the event loop, which alone changes
-    it; replicas keep it in the store (`replicas`)."""
+    it; replicas keep it in the store (`replicas`), and a question's age on the store's
+    clock, since the call carrying the answer may reach another machine (`now`)."""
 
     def __init__(
         self,
@@ -116,6 +117,12 @@ class Questions:
         self.per_caller = per_caller
         self._replicas = replicas
         self._waiting: dict[str, int] = {}
+
+    def now(self) -> float:
+        """The time a question is asked at and its age judged by, in seconds."""
+        if self._replicas is not None:
+            return self._replicas.now().timestamp()
+        return time.time()
 
     async def waiting(self, caller: str) -> int:
         if self._replicas is not None:
@@ -149,12 +156,15 @@ class ElicitedConfirmation:
     """`Confirmation` for one tool call, asked through that call's client."""
 
     def __init__(
-        self, ctx: Context[Any, Any], questions: Questions, clock: Callable[[], float] = time.time
+        self,
+        ctx: Context[Any, Any],
+        questions: Questions,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self._ctx = ctx
         self._questions = questions
         self._timeout = questions.timeout
-        self._clock = clock
+        self._clock = clock or questions.now
         self._answer: Answer | None = None
 
     def can_ask(self) -> bool:

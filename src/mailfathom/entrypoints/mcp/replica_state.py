@@ -16,6 +16,12 @@ A replica refreshes the last use of the sessions it has a request in flight for 
 call, an open event stream) every third of the idle period, so a session in use is never
 taken as idle by another replica, and the sessions of a replica that died expire as idle.
 A question's place is held at most the time a person has to answer it, and a minute more.
+
+Every time a replica writes or compares is read off the one clock the replicas share, the
+store's (`SharedClock`), never the machine's own: a replica whose clock ran ahead by more
+than the idle period would otherwise take the sessions the others keep in use as idle, and
+one behind would keep dead sessions. The clock answers without a round trip; the heartbeat
+measures it again against the store, in a worker thread.
 """
 
 from __future__ import annotations
@@ -25,13 +31,18 @@ import math
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import anyio
 import anyio.to_thread
 import structlog
 
-from mailfathom.app.shared.replica_ports import SharedQuestions, SharedSessions, StoredSession
+from mailfathom.app.shared.replica_ports import (
+    SharedClock,
+    SharedQuestions,
+    SharedSessions,
+    StoredSession,
+)
 
 log = structlog.get_logger("mailfathom.mcp")
 
@@ -40,10 +51,6 @@ Deliver = Callable[[str, str], Awaitable[None]]
 
 _ANSWER_POLL_SECONDS = 0.1
 _QUESTION_MARGIN_SECONDS = 60.0
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 class Replicas:
@@ -56,7 +63,7 @@ class Replicas:
         *,
         idle_seconds: float,
         question_seconds: float,
-        clock: Callable[[], datetime] = _now,
+        clock: SharedClock,
     ) -> None:
         self.replica = uuid.uuid4().hex
         self._sessions = sessions
@@ -71,6 +78,10 @@ class Replicas:
     @property
     def heartbeat_seconds(self) -> float:
         return max(0.2, min(10.0, self._idle.total_seconds() / 3))
+
+    def now(self) -> datetime:
+        """The time on the clock every replica shares."""
+        return self._clock()
 
     def _live_since(self) -> datetime:
         return self._clock() - self._idle
@@ -173,9 +184,14 @@ class Replicas:
         return routed > 0
 
     async def keep_alive(self) -> None:
-        """Refresh the last use of every session with a request in flight here."""
+        """Refresh the last use of every session with a request in flight here, and this
+        replica's reading of the shared clock."""
         while True:
             await anyio.sleep(self.heartbeat_seconds)
+            try:
+                await anyio.to_thread.run_sync(self._clock.measure)
+            except Exception as error:
+                log.warning("mcp.replica_clock_unread", error_type=type(error).__name__)
             busy = list(self._in_flight)
             if busy:
                 try:

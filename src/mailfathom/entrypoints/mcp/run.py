@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import anyio
+import structlog
 import uvicorn
 from starlette.types import ASGIApp
 
@@ -29,6 +30,8 @@ from mailfathom.entrypoints.mcp.assemble import build_server
 from mailfathom.entrypoints.mcp.http_app import build_http_app
 from mailfathom.entrypoints.mcp.replica_state import Replicas
 from mailfathom.entrypoints.mcp.server import MailFathomMcp
+
+log = structlog.get_logger("mailfathom.mcp")
 
 
 @dataclass
@@ -191,14 +194,22 @@ def open_http(services: Services, *, port: int | None = None) -> Serving:
 
 
 def shared_state(services: Services) -> Replicas:
-    """What this process shares with the other replicas of the endpoint (`replica_state`)."""
+    """What this process shares with the other replicas of the endpoint (`replica_state`),
+    on the store's clock, measured before anything is served (a store that does not answer
+    yet leaves it this machine's until the heartbeat measures it)."""
     config = services.config.mcp
     sessions, questions = services.replica_stores()
+    clock = services.shared_clock()
+    try:
+        clock.measure()
+    except Exception as error:
+        log.warning("mcp.replica_clock_unread", error_type=type(error).__name__)
     return Replicas(
         sessions,
         questions,
         idle_seconds=config.session_idle_seconds,
         question_seconds=config.confirmation_timeout_seconds,
+        clock=clock,
     )
 
 
