@@ -6,7 +6,8 @@ somebody else. A grant thrown away is withdrawn at the provider, so no working t
 anywhere but in the deployment's files. The provider may end the whole authorization the
 token belongs to (Google does): that is the point for a grant nobody keeps.
 
-Withdrawing is a courtesy on the way out of a failed command, so it never raises: it answers
+Withdrawing is a courtesy on the way out of a failed command, so it raises nothing but an
+interrupt (which the caller meets once what it keeps locally is already removed): it answers
 whether the provider confirmed it, and the caller says so. The token, the client's secret and
 the answer are never logged or repeated.
 """
@@ -43,6 +44,7 @@ def revoke_refresh_token(endpoint: str | None, client: OAuthClient, refresh_toke
             follow_redirects=False,
         ) as http:
             answer = http.post(endpoint, data=form, headers={"Accept": "application/json"})
-    except httpx2.HTTPError:
+    except Exception:
+        # Not only HTTPError: an endpoint httpx2 cannot parse raises InvalidURL, which is none.
         return False
     return answer.status_code == 200
