@@ -24,6 +24,7 @@ from .init_runs import CommandRun, Finished, generic_flags, init_by_device, init
 from .metadata_host import metadata, metadata_host
 
 INIT_INTERRUPTED = "Interrupted; nothing was written."
+CONSENT_INTERRUPTED = "Interrupted; the account's refresh token is as it was."
 WITHDRAWN = "The access just granted was withdrawn at the provider."
 CHECKING = re.compile(r"^(Checking the IMAP server)")
 
@@ -131,7 +132,7 @@ def test_consent_while_the_device_code_waits_for_approval(
     run = CommandRun(tmp_path, ["account", "consent", "--config", str(config), "--account", "mail"])
     run.user_code()
     run.interrupt()
-    _interrupted(run.finish(), "Interrupted; the account's refresh token is as it was.")
+    _interrupted(run.finish(), CONSENT_INTERRUPTED)
     assert token_file.read_text("utf-8") == granted
 
 
@@ -194,3 +195,32 @@ def test_while_a_grant_thrown_away_is_withdrawn(
     assert done.stderr.strip().splitlines()[-1] == INIT_INTERRUPTED, done.stderr
     assert "Traceback" not in done.stdout + done.stderr
     _nothing_written(root)
+
+
+def test_consent_while_the_new_grant_is_tried(
+    oauth_server: OAuthServer,
+    oauth_imap_account: ImapAccount,
+    client_id: str,
+    tmp_path: Path,
+    silent_imap: tuple[str, int],
+) -> None:
+    # Ctrl-C says nothing of who signed in: the new grant may share the authorization of the
+    # token the account runs on, so it is deleted and left at the provider.
+    config, _ = init_by_device(oauth_server, client_id, oauth_imap_account, tmp_path)
+    token_file = tmp_path / "secrets" / "mail.refresh"
+    granted = token_file.read_text("utf-8")
+    _, port = silent_imap
+    text = config.read_text("utf-8")
+    config.write_text(text.replace(f"Port = {oauth_imap_account.port}", f"Port = {port}"))
+    run = CommandRun(tmp_path, ["account", "consent", "--config", str(config), "--account", "mail"])
+    oauth_server.approve_device(run.user_code(), oauth_imap_account.username)
+    run.printed(re.compile(r"^(Checking the login)"), "the trial began")
+    revoked = _revocations(oauth_server)
+    run.interrupt()
+    done = run.finish()
+    assert done.returncode == 130, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines()[-1] == CONSENT_INTERRUPTED, done.stderr
+    assert _revocations(oauth_server) == revoked
+    assert "was not withdrawn at the provider (11046)" in done.stdout
+    assert token_file.read_text("utf-8") == granted
+    assert sorted(p.name for p in token_file.parent.iterdir()) == [token_file.name]
