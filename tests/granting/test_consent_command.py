@@ -3,10 +3,13 @@ is granted access again by the person, and is no longer held back."""
 
 from __future__ import annotations
 
+import socket
 import stat
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx2
 import pytest
 
 from log_audit import register_all
@@ -136,6 +139,49 @@ def test_a_grant_for_another_person_leaves_the_working_one_in_place(
     assert sorted(p.name for p in token_file.parent.iterdir()) == [token_file.name]
     synced = _command(tmp_path, "sync", "--config", str(config))
     assert synced.returncode == 0, synced.stdout + synced.stderr
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def test_a_trial_that_cannot_reach_the_server_leaves_the_authorization_working(
+    oauth_server: OAuthServer, oauth_imap_account: ImapAccount, tmp_path: Path
+) -> None:
+    # At Google withdrawing any token of an authorization ends all of it: the grant just
+    # given as the account's own user shares it with the token the account runs on. A trial
+    # that learnt nothing about who signed in withdraws nothing.
+    client_id = f"whole-{uuid.uuid4().hex[:8]}"
+    oauth_server.add_client(client_id, redirect_uris=["http://127.0.0.1"], whole_authorization=True)
+    config, _ = init_by_device(oauth_server, client_id, oauth_imap_account, tmp_path)
+    token_file = tmp_path / "secrets" / "mail.refresh"
+    working = token_file.read_text("utf-8")
+    register_all([working.strip()])
+    text = config.read_text("utf-8")
+    config.write_text(text.replace(f"Port = {oauth_imap_account.port}", f"Port = {_closed_port()}"))
+
+    run = CommandRun(tmp_path, ["account", "consent", "--config", str(config), "--account", "mail"])
+    revoked = oauth_server.counts().get("revocation", 0)
+    oauth_server.approve_device(run.user_code(), oauth_imap_account.username)
+    done = run.finish()
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert oauth_server.counts().get("revocation", 0) == revoked
+    assert "was not withdrawn at the provider (11046)" in done.stdout
+    assert token_file.read_text("utf-8") == working
+    assert sorted(p.name for p in token_file.parent.iterdir()) == [token_file.name]
+    refreshed = httpx2.post(
+        oauth_server.token_endpoint,
+        data={
+            "grant_type": "refresh_token",
+            "refresh_token": working.strip(),
+            "client_id": client_id,
+        },
+    )
+    assert refreshed.status_code == 200, refreshed.text
+    register_all([refreshed.json()["refresh_token"], refreshed.json()["access_token"]])
 
 
 def _submitting_with_oauth(

@@ -383,6 +383,26 @@ def test_revoking_a_refresh_token_ends_its_grant(server: OAuthServer, public_cli
     assert refused.json()["error"] == "invalid_grant"
 
 
+def test_a_client_revoked_by_whole_authorization(server: OAuthServer) -> None:
+    # As at Google: revoking one token ends every grant the subject gave the client, and
+    # nobody else's.
+    client_id = f"app-{uuid.uuid4().hex[:8]}"
+    server.add_client(client_id, whole_authorization=True)
+    subject = f"lea-{uuid.uuid4().hex[:6]}"
+    first, second = (device_grant(server, client_id=client_id, subject=subject) for _ in "12")
+    other = device_grant(server, client_id=client_id, subject=f"other-{subject}")
+    answer = httpx2.post(
+        server.revocation_endpoint,
+        data={"token": second["access_token"], "client_id": client_id},
+    )
+    assert answer.status_code == 200
+    for issued in (first, second):
+        assert _introspect(server, issued["access_token"]) == {"active": False}
+        refused = _refresh(server, client_id, issued["refresh_token"])
+        assert refused.json()["error"] == "invalid_grant"
+    assert _refresh(server, client_id, other["refresh_token"]).status_code == 200
+
+
 def test_revoke_refresh_tokens_of_a_subject(server: OAuthServer, public_client: str) -> None:
     subject = f"jack-{uuid.uuid4().hex[:6]}"
     tokens = [device_grant(server, client_id=public_client, subject=subject) for _ in range(2)]

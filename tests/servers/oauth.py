@@ -180,15 +180,19 @@ class OAuthServer:
         secret: str | None = None,
         redirect_uris: Sequence[str] = (),
         scope: str = "",
+        whole_authorization: bool = False,
     ) -> None:
         """A client registered by an administrator: public without `secret`. Loopback
-        redirect URIs match on any port (RFC 8252 section 7.3); an empty scope allows any."""
+        redirect URIs match on any port (RFC 8252 section 7.3); an empty scope allows any.
+        With `whole_authorization`, revoking any token issued to the client ends every grant
+        its subject gave the client, as at Google."""
         self._control(
             "add_client",
             client_id=client_id,
             secret=secret,
             redirect_uris=list(redirect_uris),
             scope=scope,
+            whole_authorization=whole_authorization,
         )
 
     def approve_device(self, user_code: str, subject: str) -> None:

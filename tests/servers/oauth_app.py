@@ -165,9 +165,19 @@ def control_operations(store: Store) -> dict[str, Callable[..., Any]]:
     """What a test does as the person, the administrator or the clock."""
 
     def add_client(
-        client_id: str, secret: str | None, redirect_uris: list[str], scope: str
+        client_id: str,
+        secret: str | None,
+        redirect_uris: list[str],
+        scope: str,
+        whole_authorization: bool,
     ) -> None:
-        store.clients[client_id] = Client(client_id, secret, list(redirect_uris), scope)
+        store.clients[client_id] = Client(
+            client_id,
+            secret,
+            list(redirect_uris),
+            scope,
+            whole_authorization=whole_authorization,
+        )
 
     def decide_device(user_code: str, subject: str | None) -> None:
         if not any(d["user_code"] == user_code for d in store.devices.values()):

@@ -56,7 +56,8 @@ def _same_redirect(registered: str, given: str) -> bool:
 class Client(ClientMixin):  # type: ignore[misc]
     """A registered client: public (no secret, `token_endpoint_auth_method = none`) or
     confidential (`client_secret_basic` or `client_secret_post`). An empty `scope` allows
-    any scope."""
+    any scope. With `whole_authorization`, revoking any token issued to the client ends
+    every grant its subject gave the client, as Google does."""
 
     client_id: str
     secret: str | None = None
@@ -66,6 +67,7 @@ class Client(ClientMixin):  # type: ignore[misc]
         default_factory=lambda: ["authorization_code", "refresh_token", DEVICE_GRANT]
     )
     response_types: list[str] = field(default_factory=lambda: ["code"])
+    whole_authorization: bool = False
 
     def get_client_id(self) -> str:
         return self.client_id
@@ -263,7 +265,19 @@ class Store:
         return record
 
     def revoke(self, record: AccessRecord | RefreshRecord) -> None:
-        """An access token alone; a refresh token with every token of its grant."""
+        """An access token alone; a refresh token with every token of its grant; either,
+        for a client revoked by whole authorization, with every grant of its subject."""
+        subject, client_id = (
+            (record.claims["sub"], record.claims["client_id"])
+            if isinstance(record, AccessRecord)
+            else (record.subject, record.client_id)
+        )
+        client = self.clients.get(client_id)
+        if client is not None and client.whole_authorization:
+            for item in self.refresh.values():
+                if (item.subject, item.client_id) == (subject, client_id):
+                    self._revoke_grant(item.grant_id)
+            return
         if isinstance(record, AccessRecord):
             record.revoked = True
             return

@@ -192,6 +192,11 @@ class CommandCode(enum.IntEnum):
     # characters and no control character; a longer name or one with a control character
     # is refused before anything starts.
     WORKER_ID_NOT_USABLE = 11045
+    # Not a refusal but a notice: `mfctl account consent` got a grant, could not tell from
+    # the trial login whose it is (the server unreachable, Ctrl-C, the file not writable),
+    # and left it unwithdrawn at the provider, since at some (Google) withdrawing it ends
+    # the account's current access as well. Nothing of it is kept here.
+    GRANT_NOT_WITHDRAWN = 11046
 
 
 class EmbeddingCode(enum.IntEnum):

@@ -4,9 +4,12 @@
 servers are checked with it first, and the person may interrupt, or have signed in as
 somebody else. A grant thrown away is withdrawn at the provider, so no working token is left
 anywhere but in the deployment's files. The provider may end the whole authorization the
-token belongs to (Google does): that is the point for a grant nobody keeps.
+token belongs to (Google does): that is the point for a grant nobody keeps, and the reason
+`consent` withdraws only a grant the server showed to be somebody else's, since one of the
+account's own user shares the authorization of the token the account runs on.
 
-Withdrawing is a courtesy on the way out of a failed command, so it never raises: it answers
+Withdrawing is a courtesy on the way out of a failed command, so it raises nothing but an
+interrupt (which the caller meets once what it keeps locally is already removed): it answers
 whether the provider confirmed it, and the caller says so. The token, the client's secret and
 the answer are never logged or repeated.
 """
@@ -43,6 +46,7 @@ def revoke_refresh_token(endpoint: str | None, client: OAuthClient, refresh_toke
             follow_redirects=False,
         ) as http:
             answer = http.post(endpoint, data=form, headers={"Accept": "application/json"})
-    except httpx2.HTTPError:
+    except Exception:
+        # Not only HTTPError: an endpoint httpx2 cannot parse raises InvalidURL, which is none.
         return False
     return answer.status_code == 200

@@ -6,8 +6,12 @@ health then says consent is needed, and nothing retries it. This command asks th
 again, with the flow `init` used (or the one asked for) and the account's own client and
 scopes, and tries the login with the new refresh token while it is kept in a file of its
 own: a grant the mail server refuses for this account (the person signed in as somebody
-else) leaves the working one in place. Only a login the server accepted has the new refresh
-token written over the account's file, in one step, and the account's health cleared.
+else) leaves the working one in place, and is withdrawn at the provider. Only a login the
+server accepted has the new refresh token written over the account's file, in one step, and
+the account's health cleared. A trial that fails otherwise (the server unreachable, Ctrl-C,
+the file not writable) says nothing of who signed in: the grant may be the account's own
+user's, and at Google withdrawing any token of an authorization ends all of it, the token
+the account runs on included. That grant is deleted here and left at the provider.
 
 An account whose refresh token is read from an environment variable cannot be changed from
 here: the new token, once it logs in, is written to a file (owner only) for the operator to
@@ -97,39 +101,53 @@ def grant_again(
     grant = obtain_grant(plan, chosen, _say, interactive=interactive)
     _say("Checking the login with the new grant before it replaces the old ...")
     kept = False
+    refused: MailFathomError | None = None
     try:
         with trial_secret_file(target, grant.refresh_token) as trial:
-            _try(account, SecretRef(file=trial, origin=oauth.refresh_token.origin))
-            with held(then_raise=False):
-                write_over_secret_file(target, read_secret(SecretRef(file=trial)))
-                kept = True
-                if in_file is not None:
-                    _release(deployment, account.account_id)
+            refused = _refusal(account, SecretRef(file=trial, origin=oauth.refresh_token.origin))
+            if refused is None:
+                with held(then_raise=False):
+                    write_over_secret_file(target, read_secret(SecretRef(file=trial)))
+                    kept = True
+                    if in_file is not None:
+                        _release(deployment, account.account_id)
     except BaseException:
         if not kept:
-            # Withdrawn rather than left working at the provider.
-            withdrawn = revoke_refresh_token(oauth.revocation_endpoint, client, grant.refresh_token)
-            say_withdrawn(withdrawn, _say)
+            _say(NOT_WITHDRAWN)
         raise
+    if refused is not None:
+        # Another identity's grant shares no authorization with the account's.
+        withdrawn = revoke_refresh_token(oauth.revocation_endpoint, client, grant.refresh_token)
+        say_withdrawn(withdrawn, _say)
+        raise refused
     _tell(account, target)
 
 
-def _try(account: AccountConfig, trial: SecretRef) -> None:
-    """Raise `MailServerAuthError` (31002) or `SubmissionCheckFailed` (72002) when the
-    server does not take the new grant for this account, saying the old one is kept; other
-    failures as a login raises them."""
+NOT_WITHDRAWN = (
+    "The access just granted was not withdrawn at the provider "
+    f"({int(CommandCode.GRANT_NOT_WITHDRAWN)}): at some providers that would end the "
+    "account's current access as well. Its refresh token is kept nowhere here."
+)
+
+
+def _refusal(account: AccountConfig, trial: SecretRef) -> MailFathomError | None:
+    """None when the server takes the new grant for this account. When it refuses it, the
+    grant is somebody else's: `MailServerAuthError` (31002) or `SubmissionCheckFailed`
+    (72002), saying the old one is kept, to end with. Other failures are raised as a login
+    raises them."""
     try:
         try_grant(account, trial)
     except ConsentRequired:
         raise
     except MailServerAuthError:
-        raise MailServerAuthError(_not_this_account(account, "mail server")) from None
+        return MailServerAuthError(_not_this_account(account, "mail server"))
     except SubmissionCheckFailed as failed:
         if failed.code != int(CheckCode.SUBMISSION_CREDENTIALS_REFUSED):
             raise
-        raise SubmissionCheckFailed(
+        return SubmissionCheckFailed(
             _not_this_account(account, "submission server"), code=failed.code
-        ) from None
+        )
+    return None
 
 
 def _not_this_account(account: AccountConfig, server: str) -> str:

@@ -68,18 +68,24 @@ class GrantedAccess:
             self.kept = True
 
     def discard(self, say: Say) -> None:
-        """Withdraw the grant at the provider, and remove what `keep` wrote: the file, and
-        the directories it made that nothing else was put in since."""
+        """Remove what `keep` wrote (the file, and the directories it made that nothing else
+        was put in since), then withdraw the grant at the provider. Removing comes first, so
+        a Ctrl-C while the provider is slow to answer cannot leave a working token on disk;
+        one during the removal takes effect after it."""
+        if self.kept:
+            with held():
+                self._remove()
         say_withdrawn(
             revoke_refresh_token(
                 self.credential.revocation_endpoint, self.client, self.refresh_token
             ),
             say,
         )
-        if not self.kept:
-            return
+
+    def _remove(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             self.token_file.unlink()
+        self.kept = False
         for directory in self.made:
             try:
                 directory.rmdir()
