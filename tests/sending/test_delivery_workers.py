@@ -161,3 +161,52 @@ def _began(services: Services, outgoing_id: uuid.UUID) -> bool:
             )
         ).scalar_one()
     return began is not None
+
+
+def test_a_stopped_pass_gives_back_the_sends_it_had_not_begun(
+    tmp_path: Path, smtp: SmtpServer, migrated_postgres_url: str
+) -> None:
+    """Sends claimed under a long lease and not attempted when the pass is told to stop are
+    queued again at once, their attempt uncounted, rather than held until the lease ends."""
+    config_path = sending_config(
+        tmp_path,
+        smtp,
+        deployment=f'DatabaseUrl = "{migrated_postgres_url}"',
+        mail_delivery="LeaseSeconds = 3600",
+    )
+    os.environ["MAILFATHOM_TEST_SMTP_SECRET"] = SMTP_PASSWORD
+    subjects = [f"Stopped pass message {i}" for i in range(3)]
+    register_all(subjects)
+    with Services.open(load_config(config_path)) as services:
+        for subject in subjects:
+            services.sending().send.send(
+                AGENT,
+                SendRequest(
+                    account="work",
+                    to=["ann@example.net"],
+                    subject=subject,
+                    plain_text_body="One of three.\n",
+                    idempotency_key=subject,
+                ),
+            )
+        smtp.set_rules(data_delay=1.0)
+        stop = threading.Event()
+        delivery = services.delivery_pass(tls_context=smtp.client_context)
+        passing = threading.Thread(target=delivery.run_once, kwargs={"stop": stop}, daemon=True)
+        passing.start()
+        wait_for(lambda: _stages(services) == Counter({Stage.SENDING: 3}), "all three claimed")
+        stop.set()
+        passing.join(60)
+        assert not passing.is_alive()
+        assert _stages(services) == Counter({Stage.SENT: 1, Stage.QUEUED: 2})
+        with services.engine.connect() as c:
+            queued = c.execute(
+                sa.select(outgoing_emails.c.lease_owner, outgoing_emails.c.attempt_count).where(
+                    outgoing_emails.c.stage == Stage.QUEUED.value
+                )
+            ).all()
+        assert [tuple(row) for row in queued] == [(None, 0), (None, 0)]
+
+
+def _stages(services: Services) -> Counter[Stage]:
+    return Counter(listed.record.stage for listed in services.outbox().listing(None))

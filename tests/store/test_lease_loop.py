@@ -13,12 +13,13 @@ import pytest
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.fencing import StoreFencing
-from mailfathom.adapters.sql.schema import work_leases
+from mailfathom.adapters.sql.lease_recheck import SqlLeaseRecheck
+from mailfathom.adapters.sql.schema import lease_workers, work_leases
 from mailfathom.adapters.sql.work_leases import SqlWorkLeases
 from mailfathom.app.sync.lease_hold import holding
 from mailfathom.app.sync.lease_loop import LeaseLoop, LeaseWork, fair_share
 from mailfathom.app.sync.lease_ports import LeaseKind
-from mailfathom.domain.errors import LeaseHeld
+from mailfathom.domain.errors import LeaseHeld, LeaseLost
 from waiting import wait_for
 
 LEASE_SECONDS = 1.0
@@ -273,3 +274,43 @@ def test_work_done_once_holds_its_lease_throughout_and_hears_of_a_takeover(
         _take_over(engine, "a1")
         wait_for(lost.is_set, "the holder heard its lease was taken over")
     assert leases.holders(LeaseKind.ACCOUNT) == {"a1": "intruder"}
+
+
+def test_a_stopping_loop_gives_back_the_lease_of_work_deaf_to_its_stop_and_fences_it(
+    engine: sa.Engine,
+) -> None:
+    """The loop waits `stop_seconds` for the work, not the lease period, then gives the lease
+    back and leaves; what the work writes after that is refused."""
+    go_on = threading.Event()
+    outcome: list[str] = []
+
+    def deaf(_subject: str, _stop: threading.Event) -> None:
+        go_on.wait()
+        try:
+            SqlLeaseRecheck(engine).recheck()
+            outcome.append("written")
+        except LeaseLost:
+            outcome.append("refused")
+
+    loop = LeaseLoop(
+        SqlWorkLeases(engine),
+        StoreFencing(engine),
+        LeaseWork(LeaseKind.ACCOUNT, ["a1"], deaf, fair=True),
+        worker="w1",
+        lease_seconds=600,
+        settle=False,
+        stop_seconds=0.5,
+    )
+    stop, thread = _start(loop)
+    try:
+        wait_for(lambda: loop.held() == ["a1"], "the account claimed")
+        stop.set()
+        thread.join(30)
+        assert not thread.is_alive()
+        assert SqlWorkLeases(engine).holders(LeaseKind.ACCOUNT) == {"a1": None}
+        with engine.connect() as c:
+            assert c.execute(sa.select(lease_workers.c.worker_id)).all() == []
+    finally:
+        go_on.set()
+    wait_for(lambda: outcome, "the late work tried to write")
+    assert outcome == ["refused"]

@@ -20,6 +20,7 @@ handed over, an unknown outcome). Neither keeps the other sends of the pass unde
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -88,12 +89,18 @@ class DeliveryPass:
         self.worker = worker or f"worker-{uuid.uuid4().hex[:12]}"
         self._draft_copies = draft_copies
 
-    def run_once(self, limit: int = 20) -> PassReport:
+    def run_once(self, limit: int = 20, stop: threading.Event | None = None) -> PassReport:
+        """Attempt the sends claimed; once `stop` is set, the sends not attempted yet are
+        given back queued, due at once and their attempt uncounted, so another worker takes
+        them now rather than after the lease (`MailDelivery.LeaseSeconds`) ran out."""
         now = self._clock()
         self._outbox.recover(now, now, self._config.max_attempts)
         claimed = self._outbox.claim(self.worker, now, self._config.lease_seconds, limit)
         sent = failed = retried = lost = 0
-        for send in claimed:
+        for index, send in enumerate(claimed):
+            if stop is not None and stop.is_set():
+                self._give_back(claimed[index:])
+                break
             result = self._settle(send)
             try:
                 finished = self._outbox.finish(send.seq, self.worker, result, self._clock())
@@ -117,6 +124,15 @@ class DeliveryPass:
             failed += result.stage is Stage.FAILED
             retried += result.stage is Stage.QUEUED
         return PassReport(len(claimed), sent, failed, retried, self._due_in(), lost)
+
+    def _give_back(self, sends: Sequence[ClaimedSend]) -> None:
+        for send in sends:
+            now = self._clock()
+            back = AttemptResult(Stage.QUEUED, send.recipients, retry_at=now, counted=False)
+            try:
+                self._outbox.finish(send.seq, self.worker, back, now)
+            except Exception as failure:  # the lease runs out and `recover` takes the send
+                log.error("delivery.give_back_failed", error_type=type(failure).__name__)
 
     def _due_in(self) -> float | None:
         due = self._outbox.next_due()

@@ -18,7 +18,13 @@ its loop claims in its first round (`settle=False`).
 
 The work of each lease runs in a thread under the lease's fence (`Fencing.fenced`), so a write
 it makes after losing the lease is refused; losing the lease (a renewal refused, or a write
-refused) sets the work's own stop event, which every loop of the work watches. A worker
+refused) sets the work's own stop event, which every loop of the work watches. A stopping
+worker leaves the fleet at once (`depart`, so the others count it gone at their next round),
+stops the work of every lease and gives each lease back as soon as its work ended; whatever
+work is still running `stop_seconds` after the stop has its lease given back anyway, so the
+loop ends within that bound whatever the lease period (the process waits that long, plus the
+few statements of giving back, before it exits). The fence refuses the writes that late work
+attempts after the release, as it refuses those of a holder whose lease expired. A worker
 killed without giving up its leases leaves them to expire: another worker claims them at its
 next round after that, so a takeover follows within about one lease period and a third.
 
@@ -52,7 +58,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 import structlog
@@ -64,6 +70,9 @@ log = structlog.get_logger("mailfathom.leases")
 
 # How much of the lease period passes between two rounds of renewal.
 ROUNDS_PER_LEASE = 3
+# How long a stopping loop waits in all for the work of its leases to end before it gives the
+# leases of work still running back anyway (the fence refuses what that work writes later).
+STOP_SECONDS = 20.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +86,13 @@ class LeaseWork:
     fair: bool
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Held:
     lease: Lease
     stop: threading.Event
-    thread: threading.Thread
+    thread: threading.Thread = field(init=False)
+    # Set (under the loop's lock) once the work returned.
+    ended: bool = False
 
 
 class LeaseLoop:
@@ -94,10 +105,12 @@ class LeaseLoop:
         worker: str,
         lease_seconds: float,
         settle: bool = True,
+        stop_seconds: float = STOP_SECONDS,
     ) -> None:
         """`settle`: a fair loop's first claim waits one round, so loops started together
         count one another; without it (a store only one such process works on) the first
-        round claims."""
+        round claims. `stop_seconds`: how long a stop waits for work before giving its
+        leases back regardless."""
         self._leases = leases
         self._fencing = fencing
         self._work = work
@@ -110,7 +123,11 @@ class LeaseLoop:
         self._enders: list[threading.Thread] = []
         self._offered = False
         self._announced = not settle
+        self._stop_seconds = stop_seconds
+        self._stopping = False
         self._lock = threading.Lock()
+        # Notified when a work ends and when the loop starts stopping.
+        self._changed = threading.Condition(self._lock)
 
     def held(self) -> list[str]:
         with self._lock:
@@ -133,18 +150,40 @@ class LeaseLoop:
                     if time.monotonic() - last_round >= self._lease.total_seconds():
                         # Nothing was renewed for a lease period: another worker may hold
                         # these now, so their work stops (its writes would be refused).
-                        self._drop(list(self._held), release=False, patience=self._every)
+                        self._abandon(list(self._held), patience=self._every)
                 next_round = max(next_round + self._every, time.monotonic())
                 stop.wait(next_round - time.monotonic())
         finally:
-            self._drop(list(self._held), release=True, patience=self._lease.total_seconds())
-            for ender in self._enders:
-                ender.join(self._lease.total_seconds())
-            if self._work.fair:
-                try:
-                    self._leases.depart(self.worker)
-                except Exception as error:
-                    log.warning("leases.depart_failed", error=type(error).__name__)
+            self._give_back()
+
+    def _give_back(self) -> None:
+        """Leave the fleet, stop every work and give each lease back once its work ended,
+        or, for work still running `stop_seconds` from now, regardless."""
+        deadline = time.monotonic() + self._stop_seconds
+        with self._lock:
+            self._stopping = True
+            pending = [*self._held.values(), *self._ending.values()]
+            self._held.clear()
+            self._ending.clear()
+            self._changed.notify_all()
+        for held in pending:
+            held.stop.set()
+        if self._work.fair:
+            try:
+                self._leases.depart(self.worker)
+            except Exception as error:
+                log.warning("leases.depart_failed", error=type(error).__name__)
+        while pending:
+            with self._lock:
+                self._changed.wait_for(
+                    lambda: any(h.ended for h in pending), deadline - time.monotonic()
+                )
+                ended = [h for h in pending if h.ended]
+            given = ended or pending
+            self._release(given, running=not ended)
+            pending[:] = [h for h in pending if h not in given]
+        for ender in self._enders:
+            ender.join(max(0.0, deadline - time.monotonic()))
 
     def _round(self) -> None:
         if not self._offered:
@@ -208,56 +247,67 @@ class LeaseLoop:
             ender.start()
 
     def _end(self, held: _Held) -> None:
-        held.thread.join(self._lease.total_seconds())
         with self._lock:
-            self._ending.pop(held.lease.subject, None)
+            self._changed.wait_for(
+                lambda: held.ended or self._stopping, self._lease.total_seconds()
+            )
+            if self._ending.get(held.lease.subject) is not held:
+                return  # a stop took it over
+            del self._ending[held.lease.subject]
+        self._release([held], running=not held.ended)
+
+    def _release(self, given: list[_Held], *, running: bool) -> None:
+        """Give the leases of `given` back; `running`: their work has not ended yet, and
+        the fence refuses whatever it writes from now on."""
         try:
-            self._leases.release(self.worker, [held.lease])
-        except Exception as error:  # it expires instead
+            self._leases.release(self.worker, [h.lease for h in given])
+        except Exception as error:  # they expire instead
             log.warning("leases.release_failed", error=type(error).__name__)
             return
-        log.info(
-            "leases.released",
-            kind=held.lease.kind.value,
-            subject=held.lease.subject,
-            worker=self.worker,
-        )
+        for held in given:
+            log.info(
+                "leases.released",
+                kind=held.lease.kind.value,
+                subject=held.lease.subject,
+                worker=self.worker,
+                work_running=running,
+            )
 
     def _start(self, lease: Lease) -> None:
-        stop = threading.Event()
-        thread = context_thread(self._fenced_run, lease, stop, name=f"lease-{lease.subject}")
+        held = _Held(lease, threading.Event())
+        held.thread = context_thread(self._fenced_run, held, name=f"lease-{lease.subject}")
         with self._lock:
-            self._held[lease.subject] = _Held(lease, stop, thread)
-        thread.start()
+            self._held[lease.subject] = held
+        held.thread.start()
 
-    def _fenced_run(self, lease: Lease, stop: threading.Event) -> None:
-        with self._fencing.fenced(self.worker, lease, stop.set):
-            try:
-                self._work.run(lease.subject, stop)
-            except Exception as error:
-                log.error("leases.work_failed", subject=lease.subject, error=type(error).__name__)
+    def _fenced_run(self, held: _Held) -> None:
+        lease, stop = held.lease, held.stop
+        try:
+            with self._fencing.fenced(self.worker, lease, stop.set):
+                try:
+                    self._work.run(lease.subject, stop)
+                except Exception as error:
+                    log.error(
+                        "leases.work_failed", subject=lease.subject, error=type(error).__name__
+                    )
+        finally:
+            with self._lock:
+                held.ended = True
+                self._changed.notify_all()
 
-    def _drop(self, subjects: list[str], *, release: bool, patience: float) -> None:
+    def _abandon(self, subjects: list[str], *, patience: float) -> None:
         """Stop the work of `subjects` (waiting up to `patience` seconds in all for it to
-        end), then give the leases up when `release`."""
+        end) without giving the leases up: the store did not answer, so they expire."""
         with self._lock:
             dropped = [self._held.pop(s) for s in subjects if s in self._held]
-        if not dropped:
-            return
         for held in dropped:
             held.stop.set()
         deadline = time.monotonic() + patience
         for held in dropped:
             held.thread.join(max(0.0, deadline - time.monotonic()))
-        if release:
-            try:
-                self._leases.release(self.worker, [h.lease for h in dropped])
-            except Exception as error:
-                log.warning("leases.release_failed", error=type(error).__name__)
-                return
         for held in dropped:
             log.info(
-                "leases.released" if release else "leases.abandoned",
+                "leases.abandoned",
                 kind=held.lease.kind.value,
                 subject=held.lease.subject,
                 worker=self.worker,

@@ -56,6 +56,7 @@ from mailfathom.entrypoints.cli.terminal import (
     status_err,
 )
 from mailfathom.entrypoints.cli.worker_command import worker as worker_command
+from mailfathom.entrypoints.workers.background import wait_stopped
 from mailfathom.entrypoints.workers.delivery import run_delivery
 from mailfathom.entrypoints.workers.synchronization import start_sync_threads
 
@@ -226,8 +227,7 @@ def sync(
             while any(w.is_alive() for w in workers) and not stop.is_set():
                 stop.wait(1.0)
             stop.set()
-            for worker in workers:
-                worker.join(timeout=30)
+            wait_stopped(workers)
     except MailFathomError as error:
         _fail(error)
 

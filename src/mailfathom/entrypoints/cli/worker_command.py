@@ -33,6 +33,8 @@ from mailfathom.domain.errors import ConfigurationError, MailFathomError
 from mailfathom.entrypoints.cli.loading import load
 from mailfathom.entrypoints.cli.operations_option import OpsListenOption, with_ops_listen
 from mailfathom.entrypoints.cli.terminal import say_error, status_err
+from mailfathom.entrypoints.workers.background import STOP_SECONDS as BACKGROUND_STOP_SECONDS
+from mailfathom.entrypoints.workers.background import wait_stopped
 from mailfathom.entrypoints.workers.delivery import run_delivery, sending_configured
 from mailfathom.entrypoints.workers.synchronization import (
     shares_store,
@@ -45,7 +47,9 @@ if TYPE_CHECKING:
     from mailfathom.entrypoints.work_metrics import WorkMetrics
 
 log = structlog.get_logger("mailfathom.worker")
-STOP_SECONDS = 60.0
+# How long a stopping worker waits for its work, in all: longer than `serve` does (an SMTP
+# session of the delivery role may be near its end), and at least the lease loops' bound.
+STOP_SECONDS = max(60.0, BACKGROUND_STOP_SECONDS)
 
 
 class Role(enum.StrEnum):
@@ -157,7 +161,6 @@ def _work(services: Services, roles: set[Role], name: str, metrics: WorkMetrics)
         stop.wait(1.0)
     asked = stop.is_set()
     stop.set()
-    for thread in threads:
-        thread.join(timeout=STOP_SECONDS)
+    wait_stopped(threads, STOP_SECONDS)
     log.info("worker.stopped", worker=name, asked=asked)
     return asked

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import structlog
 
 from mailfathom.app.shared.query_placement import QueryPlacement
+from mailfathom.app.sync.lease_loop import STOP_SECONDS as LEASE_STOP_SECONDS
 from mailfathom.bootstrap import (
     NeededSecret,
     Services,
@@ -28,10 +30,16 @@ from mailfathom.entrypoints.workers.synchronization import start_sync_threads
 
 log = structlog.get_logger("mailfathom.serve")
 
-# How long stopping waits for the workers to finish what they are doing. A synchronization
-# pass or an SMTP session still running after it is abandoned: each is safe to cut short
-# (batches commit whole, and a send that was being handed over ends as an unknown outcome).
-STOP_SECONDS = 30.0
+# What stopping a lease loop takes beyond its wait for the work of its leases: leaving the
+# fleet and giving the leases back, a few short statements.
+GIVE_BACK_SECONDS = 10.0
+# How long stopping waits for the workers to finish what they are doing, in all: it covers
+# the lease loops' own bound, so a stopping process always gives its leases back and leaves
+# the fleet before it exits. A synchronization pass or an SMTP session still running after
+# it is abandoned: each is safe to cut short (batches commit whole, a pass's writes after its
+# lease was given back are refused by the fence, and a send that was being handed over ends
+# as an unknown outcome).
+STOP_SECONDS = LEASE_STOP_SECONDS + GIVE_BACK_SECONDS
 # How often the re-check of a failed embedding provider looks whether its window has passed.
 RECHECK_POLL_SECONDS = 1.0
 
@@ -83,12 +91,18 @@ class BackgroundWork:
     def close(self, timeout: float = STOP_SECONDS) -> None:
         """Tell every worker to stop and wait for them, up to `timeout` in all."""
         self.stop.set()
-        deadline = time.monotonic() + timeout
-        for thread in self.threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
-        still = [t.name for t in self.threads if t.is_alive()]
-        if still:
-            log.warning("serve.workers_abandoned", workers=still)
+        wait_stopped(self.threads, timeout)
+
+
+def wait_stopped(threads: Sequence[threading.Thread], timeout: float = STOP_SECONDS) -> None:
+    """Wait for `threads`, told to stop, up to `timeout` in all (one deadline, however many
+    there are); those still running are named in a log line and left behind."""
+    deadline = time.monotonic() + timeout
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    still = [t.name for t in threads if t.is_alive()]
+    if still:
+        log.warning("serve.workers_abandoned", workers=still)
 
 
 def start_background(

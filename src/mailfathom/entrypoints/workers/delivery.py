@@ -46,7 +46,7 @@ def run_delivery(
     log.info("delivery.started", worker=delivery.worker)
     while not stop.is_set():
         try:
-            report = delivery.run_once()
+            report = delivery.run_once(stop=stop)
         except Exception as failure:
             log.error("delivery.pass_failed", error_type=type(failure).__name__)
             stop.wait(interval)
