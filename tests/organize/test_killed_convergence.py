@@ -175,6 +175,8 @@ class Oracle:
                 self._conn, "1:*", "UID FLAGS BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)]"
             )
             for uid, items in answers.items():
+                if items[b"BODY[HEADER.FIELDS (MESSAGE-ID)]"] is None:
+                    continue  # expunged by another session, not yet told to this one: gone
                 words = frozenset(f.decode().casefold() for f in items[b"FLAGS"]) - {"\\recent"}
                 header = items[b"BODY[HEADER.FIELDS (MESSAGE-ID)]"].decode()
                 message_id = header.split(":", 1)[1].strip().strip("<>")

@@ -48,9 +48,13 @@ class Mailbox(RemoteMailbox):
     def subjects(self, folder: str) -> dict[int, str]:
         self.conn.select(folder, readonly=True)
         answers = uid_fetch(self.conn, "1:*", "UID BODY.PEEK[HEADER.FIELDS (SUBJECT)]")
+        # A message another session (the synchronizer's MOVE) expunged, which this session
+        # has not been told of yet, is answered with NIL: it is gone, so it is left out.
+        headers = {uid: items[b"BODY[HEADER.FIELDS (SUBJECT)]"] for uid, items in answers.items()}
         return {
-            uid: items[b"BODY[HEADER.FIELDS (SUBJECT)]"].decode().split(":", 1)[1].strip()
-            for uid, items in answers.items()
+            uid: header.decode().split(":", 1)[1].strip()
+            for uid, header in headers.items()
+            if header is not None
         }
 
 

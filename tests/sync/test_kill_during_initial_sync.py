@@ -126,6 +126,8 @@ def read_server(account: ImapAccount) -> dict[str, ServerFolder]:
             answers = uid_fetch(conn, "1:*", "UID BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)]")
             ids: dict[int, str] = {}
             for uid, items in answers.items():
+                if items[b"BODY[HEADER.FIELDS (MESSAGE-ID)]"] is None:
+                    continue  # expunged by another session, not yet told to this one: gone
                 header = items[b"BODY[HEADER.FIELDS (MESSAGE-ID)]"].decode().split(":", 1)[1]
                 ids[uid] = _strip_id(" ".join(header.split()))
             result[name] = ServerFolder(uidvalidity, uid_next, ids)
