@@ -6,68 +6,35 @@ message, not knowing whether the server took it."""
 
 from __future__ import annotations
 
-import contextlib
 import re
 import socket
 import threading
-from types import TracebackType
+
+from servers.loopback_relay import LoopbackRelay, quietly_close
 
 _APPEND = re.compile(rb"(?:^|\r\n)([A-Za-z0-9]+) APPEND ", re.IGNORECASE)
 
 
-class AnswerCuttingProxy:
+class AnswerCuttingProxy(LoopbackRelay):
     def __init__(self, host: str, port: int) -> None:
-        self._target = (host, port)
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.host = "127.0.0.1"
-        self.port = int(self._listener.getsockname()[1])
+        super().__init__(host, port)
         self.armed = threading.Event()
-        self._lock = threading.Lock()
         self.cuts = 0
-        self._open: list[socket.socket] = []
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
+        self.start()
 
-    def __enter__(self) -> AnswerCuttingProxy:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._listener.close()
-        with self._lock:
-            for each in self._open:
-                _quietly_close(each)
-            self._open.clear()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self._listener.accept()
-            except OSError:
-                return
-            try:
-                server = socket.create_connection(self._target)
-            except OSError:
-                client.close()
-                continue
-            with self._lock:
-                self._open += [client, server]
-            session = _Session(self, client, server)
-            threading.Thread(target=session.upstream, daemon=True).start()
-            threading.Thread(target=session.downstream, daemon=True).start()
+    def _accepted(self, client: socket.socket) -> None:
+        server = self._connect(client)
+        if server is None:
+            return
+        session = _Session(self, client, server)
+        threading.Thread(target=session.upstream, daemon=True).start()
+        threading.Thread(target=session.downstream, daemon=True).start()
 
     def _cut(self, client: socket.socket, server: socket.socket) -> None:
         with self._lock:
             self.cuts += 1
         for each in (client, server):
-            _quietly_close(each)
+            quietly_close(each)
 
 
 class _Session:
@@ -89,7 +56,7 @@ class _Session:
         except OSError:
             pass
         finally:
-            _quietly_close(self._server)
+            quietly_close(self._server)
 
     def downstream(self) -> None:
         """Server to client, line by line, holding back a tagged answer to an APPEND while
@@ -108,10 +75,4 @@ class _Session:
         except OSError:
             pass
         finally:
-            _quietly_close(self._client)
-
-
-def _quietly_close(each: socket.socket) -> None:
-    with contextlib.suppress(OSError):
-        each.shutdown(socket.SHUT_RDWR)
-    each.close()
+            quietly_close(self._client)

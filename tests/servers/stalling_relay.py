@@ -8,62 +8,29 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-from types import TracebackType
+
+from servers.loopback_relay import LoopbackRelay
 
 
-class StallingRelay:
+class StallingRelay(LoopbackRelay):
     def __init__(self, host: str, port: int, *, passed: int) -> None:
         """`passed`: how many connections are relayed to the server before it stalls."""
-        self._target = (host, port)
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.host = "127.0.0.1"
-        self.port = int(self._listener.getsockname()[1])
+        super().__init__(host, port)
         self._passed = passed
-        self._lock = threading.Lock()
-        self._open: list[socket.socket] = []
         self.stalled = 0
-        threading.Thread(target=self._accept, daemon=True).start()
+        self.start()
 
-    def __enter__(self) -> StallingRelay:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._listener.close()
+    def _accepted(self, client: socket.socket) -> None:
         with self._lock:
-            for each in self._open:
-                with contextlib.suppress(OSError):
-                    each.close()
-            self._open.clear()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self._listener.accept()
-            except OSError:
+            if self._passed <= 0:
+                self.stalled += 1
                 return
-            with self._lock:
-                self._open.append(client)
-                if self._passed <= 0:
-                    self.stalled += 1
-                    continue
-                self._passed -= 1
-            try:
-                server = socket.create_connection(self._target)
-            except OSError:
-                client.close()
-                continue
-            with self._lock:
-                self._open.append(server)
-            for source, sink in ((client, server), (server, client)):
-                threading.Thread(target=_copy, args=(source, sink), daemon=True).start()
+            self._passed -= 1
+        server = self._connect(client)
+        if server is None:
+            return
+        for source, sink in ((client, server), (server, client)):
+            threading.Thread(target=_copy, args=(source, sink), daemon=True).start()
 
 
 def _copy(source: socket.socket, sink: socket.socket) -> None:
