@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from servers.dovecot import ImapAccount
 from sync.helpers import RemoteMailbox, held_rows, sample
+from sync.workers import start_continuous_sync
 from waiting import wait_for
 
 AGENT = Caller(permissions=ALL_PERMISSIONS, label="agent")
@@ -79,13 +79,7 @@ def test_a_record_written_by_another_process_wakes_the_continuous_run(
     config = load_config(path)
     (account,) = config.accounts
     with Services.open(config) as services:
-        run = subprocess.Popen(
-            [sys.executable, "-m", "mailfathom", "sync", "--config", str(path), "--continuous"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        run = start_continuous_sync(path)
         try:
             wait_for(
                 lambda: len(held_rows(services, account.account_id)) == 2,

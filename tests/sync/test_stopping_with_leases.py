@@ -5,8 +5,6 @@ it gone, instead of waiting out a long lease with a dead member among the worker
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +15,7 @@ from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.adapters.sql.schema import lease_workers
 from servers.dovecot import DovecotServer
 from servers.stalling_relay import StallingRelay
-from sync.workers import holders, kill, stop, write_config
+from sync.workers import holders, kill, start_continuous_sync, stop, write_config
 from waiting import wait_for
 
 pytestmark = [pytest.mark.timeout(300)]
@@ -54,13 +52,7 @@ def test_a_continuous_sync_stopped_during_a_hanging_pass_gives_its_lease_back(
             'Tls = "none"', 'Tls = "none"\nTimeoutSeconds = 3600'
         )
         config.write_text(text, "utf-8")
-        process = subprocess.Popen(
-            [sys.executable, "-m", "mailfathom", "sync", "--config", str(config), "--continuous"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        process = start_continuous_sync(config)
         try:
             wait_for(
                 lambda: holders(engine).get("a0") is not None,

@@ -20,7 +20,15 @@ from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.adapters.sql.schema import messages, work_leases
 from servers.dovecot import DovecotServer, ImapAccount
 from sync.helpers import sample
-from sync.workers import holders, kill, shares, start_worker, stop, write_config
+from sync.workers import (
+    holders,
+    kill,
+    shares,
+    start_continuous_sync,
+    start_worker,
+    stop,
+    write_config,
+)
 from waiting import wait_for
 
 pytestmark = [pytest.mark.timeout(300)]
@@ -120,15 +128,7 @@ def test_a_continuous_sync_on_postgresql_shares_the_accounts_with_a_worker(
     accounts = _accounts(dovecot, 2, "beside")
     _fill(dovecot, accounts, 2, "beside")
     config = write_config(tmp_path, migrated_postgres_url, accounts)
-    processes.append(
-        subprocess.Popen(
-            [sys.executable, "-m", "mailfathom", "sync", "--config", str(config), "--continuous"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    )
+    processes.append(start_continuous_sync(config))
     processes.append(start_worker(config, "w1"))
     wait_for(
         lambda: sorted(shares(engine).values()) == [1, 1] and None not in shares(engine),

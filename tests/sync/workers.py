@@ -89,6 +89,17 @@ def start_worker(
         return _popen(config, name, arguments, env, stderr)
 
 
+def start_continuous_sync(config: Path) -> subprocess.Popen[bytes]:
+    """`mailfathom sync --continuous` in a session of its own, keeping nothing it writes."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "mailfathom", "sync", "--config", str(config), "--continuous"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
 def _popen(
     config: Path,
     name: str,
