@@ -96,6 +96,32 @@ def test_writing_keeps_only_the_newest_calls(engine: sa.Engine) -> None:
     assert [c.at.second for c in log.newest(100)] == [6, 5, 4]
 
 
+def test_the_log_is_trimmed_once_per_tenth_of_its_bound(engine: sa.Engine) -> None:
+    """Trimming the log with every write made its DELETE walk the index over the rows the
+    last writes had just removed: it now runs when the identities cross a tenth of the bound,
+    so the log holds at least the newest `keep` calls and fewer than `keep` plus a tenth."""
+    log = SqlToolCalls(engine)
+    deletes: list[str] = []
+
+    def seen(_c: object, _cursor: object, statement: str, *_rest: object) -> None:
+        if statement.lstrip().upper().startswith("DELETE"):
+            deletes.append(statement)
+
+    sa.event.listen(engine, "before_cursor_execute", seen)
+    try:
+        held: list[int] = []
+        for n in range(250):
+            log.append([_call(n)], keep=100)
+            held.append(len(log.newest(1000)))
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", seen)
+    assert len(deletes) <= 250 // 10 + 1
+    assert held[:100] == list(range(1, 101))
+    assert all(100 <= count < 110 for count in held[100:])
+    newest = [c.duration_us - 1000 for c in log.newest(1000)]
+    assert newest == list(range(249, 249 - len(newest), -1))
+
+
 def test_calls_written_together_are_kept_in_their_order_and_bounded(engine: sa.Engine) -> None:
     log = SqlToolCalls(engine)
     log.append([_call(n) for n in range(3)], keep=100)

@@ -110,7 +110,13 @@ class SqlToolCalls(SqlTables):
                 .scalars()
                 .all()
             )
-            c.execute(sa.delete(console_tool_calls).where(_C.call_id <= max(kept) - keep))
+            # Trimming with every write made each DELETE walk the index over the entries the
+            # writes before it had just removed (dead until vacuumed): it runs when the new
+            # identities cross a multiple of a tenth of the bound, so the log holds the
+            # newest `keep` calls and fewer than a tenth more.
+            step = max(1, keep // 10)
+            if max(kept) // step != (min(kept) - 1) // step:
+                c.execute(sa.delete(console_tool_calls).where(_C.call_id <= max(kept) - keep))
 
     def newest(
         self,

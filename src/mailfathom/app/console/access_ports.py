@@ -71,8 +71,10 @@ class ToolCallLog(Protocol):
 
     def append(self, calls: Sequence[ToolCallRecord], keep: int) -> None:
         """Keep the calls, the later of two given later in `calls` being kept later, and
-        delete every call but the newest `keep` in the same transaction, so the log never
-        holds more than `keep` calls for long."""
+        trim the log to its newest `keep` calls in the same transaction whenever it has
+        grown by a tenth of `keep` since it was last trimmed: it always holds the newest
+        `keep` calls (or every call, while fewer were made) and at most about a tenth more
+        (an identity no write kept may skip the multiple; the next one trims)."""
         ...
 
     def newest(

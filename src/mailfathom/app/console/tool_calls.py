@@ -1,9 +1,9 @@
 """Recent tool calls: each answered call of the MCP endpoint kept as the owner reads it
 (tool, caller entry, outcome, code, duration, when), never an argument or a result.
 
-The log is bounded: each write deletes all but the newest `KEPT` calls. Writing is the
-endpoint's, after the call was answered; a failure to write is the endpoint's to swallow,
-never the call's."""
+The log is bounded: it keeps the newest `KEPT` calls, trimmed once it has grown by a tenth
+of that (see `ToolCallLog.append`). Writing is the endpoint's, after the call was answered;
+a failure to write is the endpoint's to swallow, never the call's."""
 
 from __future__ import annotations
 
