@@ -74,19 +74,41 @@ def _spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
     return spans
 
 
+def _first_end(text: str, terms: Sequence[str]) -> int | None:
+    """Where the first whole-word occurrence of a term in `text` ends (the end of `_spans`'s
+    first span), or None: one occurrence per term is looked for, not every one."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        found = _pattern(tuple(terms)).search(text)
+        return None if found is None else found.end()
+    first: tuple[int, int] | None = None
+    for term in terms:
+        start = lowered.find(term)
+        while start != -1 and (first is None or start <= first[0]):
+            end = start + len(term)
+            if (start == 0 or not _is_word(lowered[start - 1])) and (
+                end == len(lowered) or not _is_word(lowered[end])
+            ):
+                if first is None or (start, -end) < (first[0], -first[1]):
+                    first = (start, end)
+                break
+            start = lowered.find(term, start + 1)
+    return None if first is None else first[1]
+
+
 def extracts(body: str, terms: Sequence[str]) -> tuple[str, ...]:
     if not body or not terms:
         return ()
     # Folding changes white space only, never where a word starts or ends, so a body without
     # a match in its raw text has none once folded (the words of a match may have been found
     # in the subject or an address instead).
-    raw = _spans(body, terms)
-    if not raw:
+    first_end = _first_end(body, terms)
+    if first_end is None:
         return ()
     # A prefix is trusted only up to this far from its cut: a match running over the cut, or
     # a white space run continuing past it, lies within it.
     margin = max(len(t) for t in terms) + 2
-    size = max(_FIRST_PREFIX, 2 * raw[0][1])
+    size = max(_FIRST_PREFIX, 2 * first_end)
     while True:
         whole = size >= len(body)
         # split() with no separator cuts at runs of the characters `\s` matches and drops
