@@ -168,3 +168,22 @@ def test_the_bound_counts_the_new_messages_of_every_folder_the_pass_reached(
         # The inbox's 4 fit the bound; with the archive's 3 the pass brought 7.
         assert sorted(_rows(services)) == [f"Inbox {i}" for i in range(4)]
         assert services.trust_backfill().run_until_done(account) == 3
+
+
+def test_a_one_off_backfill_told_to_stop_reads_no_further_batch(
+    tmp_path: Path, imap_account: ImapAccount, remote: RemoteMailbox
+) -> None:
+    """A one-off run (after `mailfathom sync`'s pass) whose lease is lost stops between
+    batches: what it would read next could not be recorded."""
+    _fill_mailbox(remote)
+    account = imap_account_config(imap_account, max_message_octets=3000)
+    with open_services(tmp_path, account) as services:
+        services.sender_verifier = FakeVerifier()
+        services.authorship_assessor = FakeAssessor()
+        _with_no_inline_share(services)
+        services.account_synchronizer().run_once(account)
+        backfill = TrustBackfill(services.reverification(), services.trust_ports, batch=5)
+        stop = threading.Event()
+        assert backfill.run_until_done(account, lambda _done: stop.set(), stop=stop) == 5
+        assert _row_count(services) == 1 + 5
+        assert backfill.run_until_done(account) == 20

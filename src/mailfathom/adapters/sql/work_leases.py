@@ -188,6 +188,20 @@ class SqlWorkLeases:
             rows = c.execute(sa.select(_L.subject, _L.holder).where(_L.kind == kind.value))
             return {str(row.subject): row.holder for row in rows}
 
+    def held_by_live_worker(self, kind: LeaseKind, subject: str) -> bool:
+        """Whether `subject`'s lease is held, unexpired, by a worker whose heartbeat is live:
+        a continuous process (`serve`, `sync --continuous`, `worker`), which keeps the work
+        going. Work done once (`lease_hold.holding`) holds its lease without a heartbeat."""
+        now = self.now()
+        with self._engine.connect() as c:
+            found = c.execute(
+                sa.select(_L.subject)
+                .join(lease_workers, _W.worker_id == _L.holder)
+                .where(_L.kind == kind.value, _L.subject == subject, ~_free(now))
+                .where(_W.seen_until > now)
+            ).first()
+            return found is not None
+
     def _gone(self, c: sa.Connection, named: sa.Select[Any]) -> list[str]:
         """The processes `named` selects that are of this machine and provably gone."""
         if self._machine is None:

@@ -45,13 +45,18 @@ class TrustBackfill:
         self._clock = clock
 
     def run_until_done(
-        self, account: AccountConfig, progress: Callable[[int], None] | None = None
+        self,
+        account: AccountConfig,
+        progress: Callable[[int], None] | None = None,
+        *,
+        stop: threading.Event | None = None,
     ) -> int:
         """Read every message left without readings, at full speed (a one-off run, after its
-        passes); answers how many were read."""
+        passes), or until `stop` is set (its lease lost: nothing more could be recorded),
+        between batches; answers how many were read."""
         ports = self._ports_of(account)
         done = after = 0
-        while ports.wired:
+        while ports.wired and not (stop is not None and stop.is_set()):
             count, after = self._reverification.fill(account.account_id, ports, self._batch, after)
             if count == 0:
                 break

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -15,6 +17,7 @@ from rich.progress import (
 from mailfathom.app.sync.types import SyncReport
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import AccountConfig
+from mailfathom.domain.errors import LeaseLost, PassStopped
 from mailfathom.entrypoints.workers.synchronization import holding_account
 
 
@@ -31,12 +34,23 @@ def counting_bar(console: Console) -> Progress:
 
 
 def sync_with_progress(services: Services, account: AccountConfig, console: Console) -> None:
-    """One pass over the account under its lease (refused while a worker holds it)."""
-    with holding_account(services, account):
-        _pass_with_progress(services, account, console)
+    """One pass over the account under its lease (refused while a worker holds it, 31008).
+    Once the lease is lost the pass ends at its next batch boundary, fetching no more, and
+    is refused with 31007."""
+    try:
+        with holding_account(services, account) as lost:
+            _pass_with_progress(services, account, console, lost)
+    except LeaseLost as error:
+        raise LeaseLost(
+            f"The pass over account '{account.account_id}' stopped: the account's lease was "
+            "lost to another process, which took it over. What the pass stored is kept, and "
+            "the next pass goes on from there."
+        ) from error
 
 
-def _pass_with_progress(services: Services, account: AccountConfig, console: Console) -> None:
+def _pass_with_progress(
+    services: Services, account: AccountConfig, console: Console, lost: threading.Event
+) -> None:
     tasks: dict[str, TaskID] = {}
     with counting_bar(console) as bar:
 
@@ -52,10 +66,14 @@ def _pass_with_progress(services: Services, account: AccountConfig, console: Con
                 + (", renumbered by the server" if report.uidvalidity_reset else "")
             )
 
-        result = services.account_synchronizer().run_once(account, on_folder=show, progress=advance)
+        result = services.account_synchronizer().run_once(
+            account, on_folder=show, progress=advance, stop=lost
+        )
     for alias in result.missing_folders:
         console.print(f"  {account.account_id}/{alias}: not present on the server")
     # What the pass stored without readings (its inline share spent) is read now, after it.
-    read = services.trust_backfill().run_until_done(account)
+    read = services.trust_backfill().run_until_done(account, stop=lost)
+    if lost.is_set():
+        raise PassStopped("The account's lease was lost; the readings stopped.")
     if read:
         console.print(f"  {account.account_id}: {read} messages verified after the pass")
