@@ -31,17 +31,22 @@ def read_engine(engine: sa.Engine) -> Iterator[sa.Engine]:
 
 @pytest.fixture
 def folder_reads(read_engine: sa.Engine) -> Iterator[list[list[Any]]]:
-    """The values given to each statement of the reader that read folder rows."""
+    """The values given to each statement of the reader that read folder rows (a list bound
+    as one array, on PostgreSQL, gives its values)."""
     found: list[list[Any]] = []
 
     def seen(_c: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
         if "FROM folders" in statement:
             values = parameters.values() if isinstance(parameters, dict) else parameters
-            found.append(list(values))
+            found.append([v for value in values for v in _each(value)])
 
     sa.event.listen(read_engine, "before_cursor_execute", seen)
     yield found
     sa.event.remove(read_engine, "before_cursor_execute", seen)
+
+
+def _each(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list | tuple) else [value]
 
 
 def _shown(reader: SqlMailboxReader, *accounts: str) -> set[tuple[str, str, str | None]]:

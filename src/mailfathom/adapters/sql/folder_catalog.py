@@ -14,24 +14,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.reading_rows import chunks
+from mailfathom.adapters.sql.reading_rows import arrays, chunks, listed
 from mailfathom.adapters.sql.schema import folder_versions, folders
 from mailfathom.app.shared.stored_mail import FolderView
 from mailfathom.domain.folders import FolderRole
 
 _COUNTERS = sa.select(folder_versions.c.account_id, folder_versions.c.version)
-_ACCOUNTS: sa.BindParameter[Any] = sa.bindparam("accounts", expanding=True)
-_VISIBLE = sa.select(
-    folders.c.folder_id,
-    folders.c.account_id,
-    folders.c.alias,
-    folders.c.role,
-    folders.c.last_committed_at,
-).where(folders.c.visible_to_tools.is_(True), folders.c.account_id.in_(_ACCOUNTS))
+_VISIBLE = {
+    array: sa.select(
+        folders.c.folder_id,
+        folders.c.account_id,
+        folders.c.alias,
+        folders.c.role,
+        folders.c.last_committed_at,
+    ).where(folders.c.visible_to_tools.is_(True), listed(array, folders.c.account_id, "accounts"))
+    for array in (False, True)
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +61,9 @@ class FolderCatalog:
             a: found for a, found in kept.by_account.items() if a in counters and a not in moved
         }
         read: dict[str, dict[int, FolderView]] = {a: {} for a in moved}
+        statement = _VISIBLE[arrays(connection)]
         for chunk in chunks(moved):
-            for r in connection.execute(_VISIBLE, {"accounts": list(chunk)}):
+            for r in connection.execute(statement, {"accounts": list(chunk)}):
                 read[r.account_id][int(r.folder_id)] = FolderView(
                     folder_id=int(r.folder_id),
                     account_id=r.account_id,

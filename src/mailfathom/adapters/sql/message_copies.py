@@ -34,8 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
-from mailfathom.adapters.sql.reading_rows import chunks, named_folder
+from mailfathom.adapters.sql.reading_rows import arrays, chunks, listed, named_folder
 from mailfathom.adapters.sql.schema import messages
 from mailfathom.app.shared.stored_mail import FolderView
 from mailfathom.domain.folders import FolderRole
@@ -62,8 +63,8 @@ def merges(ranks: Mapping[int, int]) -> bool:
 # A read writes its filters on EARLIER to ask them of the copies that come first.
 EARLIER = messages.alias("earlier_copy")
 _COPY = messages.alias("copy")
-_OTHER_FOLDERS = (
-    sa.select(messages.c.seq, _COPY.c.folder_id)
+_OTHER_FOLDERS = {
+    array: sa.select(messages.c.seq, _COPY.c.folder_id)
     .select_from(
         messages.join(
             _COPY,
@@ -75,41 +76,57 @@ _OTHER_FOLDERS = (
         )
     )
     .where(
-        messages.c.account_id.in_(sa.bindparam("accounts", expanding=True)),
-        messages.c.seq.in_(sa.bindparam("seqs", expanding=True)),
-        named_folder(_COPY.c.folder_id).in_(sa.bindparam("folders", expanding=True)),
+        listed(array, messages.c.account_id, "accounts"),
+        listed(array, messages.c.seq, "seqs"),
+        listed(array, named_folder(_COPY.c.folder_id), "folders"),
     )
-)
+    for array in (False, True)
+}
 
 
 def first_copies(
-    ranks: Mapping[int, int], passing: Sequence[sa.ColumnElement[bool]] = ()
+    ranks: Mapping[int, int], passing: Sequence[sa.ColumnElement[bool]] = (), *, array: bool
 ) -> sa.ColumnElement[bool]:
     """A row stands for its message: no copy of it passing the conditions `passing` (the
     request's filters and a search's words, written on `EARLIER`) lies in a folder of the
     scope that comes first. A condition on `messages`, added to a read's others, which the
-    row passes too."""
+    row passes too; `array` writes it for PostgreSQL (`reading_rows.arrays`)."""
     key = tuple(sorted(ranks.items()))
     if not passing:
-        return _first_copies(key)
-    return ~_earlier_copies(key).where(*passing).exists()
+        return _first_copies(key, array)
+    return ~_earlier_copies(key, array).where(*passing).exists()
 
 
 @functools.lru_cache(maxsize=256)
-def _first_copies(ranks: tuple[tuple[int, int], ...]) -> sa.ColumnElement[bool]:
+def _first_copies(ranks: tuple[tuple[int, int], ...], array: bool) -> sa.ColumnElement[bool]:
     """Kept per scope: building the condition costs more than SQLite takes to run it."""
-    return ~_earlier_copies(ranks).exists()
+    return ~_earlier_copies(ranks, array).exists()
 
 
 @functools.lru_cache(maxsize=256)
-def _earlier_copies(ranks: tuple[tuple[int, int], ...]) -> sa.Select[Any]:
-    """The copies of the row's message in folders of the scope that come first."""
+def _earlier_copies(ranks: tuple[tuple[int, int], ...], array: bool) -> sa.Select[Any]:
+    """The copies of the row's message in folders of the scope that come first.
 
-    def place(column: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
-        return sa.case(dict(ranks), value=column)
+    SQLite reads a folder's place from a `CASE` of the folders. PostgreSQL reads it from the
+    position of the folder in one array of the scope's folders, ordered by their place, so
+    that the statement's text does not depend on how many folders the scope has. The two
+    places differ, but not their order between two folders of one account, the only ones
+    compared: an account's folders have places of their own (0, 1, ...), and the array lists
+    every folder of place 0 before every folder of place 1."""
+    if array:
+        ordered = [folder for folder, _ in sorted(ranks, key=lambda r: (r[1], r[0]))]
+        folders = sa.bindparam(None, ordered, type_=postgresql.ARRAY(messages.c.folder_id.type))
 
-    # A folder outside the scope has no place (NULL), so its copies never come first; the
-    # copies of one message are a few rows of the index, read in one range.
+        def place(column: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
+            return sa.func.array_position(folders, column, type_=sa.Integer)
+
+    else:
+
+        def place(column: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
+            return sa.case(dict(ranks), value=column)
+
+    # A folder outside the scope has no place (NULL, from either form), so its copies never
+    # come first; the copies of one message are a few rows of the index, read in one range.
     return sa.select(EARLIER.c.folder_id).where(
         EARLIER.c.content_key == messages.c.content_key,
         EARLIER.c.account_id == messages.c.account_id,
@@ -132,9 +149,10 @@ def other_folders(
         return {}
     found: dict[int, set[int]] = {}
     held_by = sorted(set(accounts))
+    statement = _OTHER_FOLDERS[arrays(connection)]
     for chunk in chunks(seqs):
         bound = {"accounts": held_by, "seqs": list(chunk), "folders": sorted(ranks)}
-        for seq, folder_id in connection.execute(_OTHER_FOLDERS, bound):
+        for seq, folder_id in connection.execute(statement, bound):
             found.setdefault(int(seq), set()).add(int(folder_id))
     return {
         seq: tuple(aliases[f] for f in sorted(folder_ids, key=lambda f: ranks[f]))
@@ -162,10 +180,13 @@ class Chosen:
     parent_seq: int | None
 
 
-_KEYS = sa.select(messages.c.seq, messages.c.account_id, messages.c.content_key).where(
-    messages.c.account_id.in_(sa.bindparam("accounts", expanding=True)),
-    messages.c.seq.in_(sa.bindparam("seqs", expanding=True)),
-)
+_KEYS = {
+    array: sa.select(messages.c.seq, messages.c.account_id, messages.c.content_key).where(
+        listed(array, messages.c.account_id, "accounts"),
+        listed(array, messages.c.seq, "seqs"),
+    )
+    for array in (False, True)
+}
 
 
 def one_per_message(
@@ -194,9 +215,10 @@ def one_per_message(
     read = {r.seq for r in rows}
     outside = sorted({r.parent_seq for r in rows if r.parent_seq is not None} - read)
     accounts = sorted({r.account_id for r in rows})
+    statement = _KEYS[arrays(connection)]
     for chunk in chunks(outside):
         bound = {"accounts": accounts, "seqs": list(chunk)}
-        for seq, account_id, content_key in connection.execute(_KEYS, bound):
+        for seq, account_id, content_key in connection.execute(statement, bound):
             found = first.get((account_id, content_key)) if content_key is not None else None
             if found is not None:
                 stand_in[int(seq)] = found[1]

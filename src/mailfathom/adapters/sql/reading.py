@@ -24,11 +24,11 @@ from mailfathom.adapters.sql.folder_catalog import FolderCatalog
 from mailfathom.adapters.sql.index_queries import index_matching, searchable
 from mailfathom.adapters.sql.reading_filters import ICU_ROOT_COLLATION, RowFilters, TextRules
 from mailfathom.adapters.sql.reading_rows import (
-    chunks,
+    among,
+    inside,
     load_identified,
     load_parts,
     load_summaries,
-    named_folder,
 )
 from mailfathom.adapters.sql.reading_search import (
     CommonWords,
@@ -231,6 +231,8 @@ class SqlReadView(MailboxReadView):
         self._common = common
         self._rules = rules
         self._dialect = rules.dialect
+        # Lists are bound as arrays (reading_rows.listed).
+        self._arrays = rules.dialect == "postgresql"
         self._visible = visible
 
     def _folders(self) -> Mapping[int, FolderView]:
@@ -272,7 +274,7 @@ class SqlReadView(MailboxReadView):
             if known is not None:
                 words = sa.or_(earlier.c.seq.in_(sa.select(known.c.seq)), words)
             passing.append(words)
-        return [message_copies.first_copies(ranks, passing)]
+        return [message_copies.first_copies(ranks, passing, array=self._arrays)]
 
     def _summaries_of(
         self, seqs: list[int], scope: dict[int, str], ranks: dict[int, int]
@@ -370,7 +372,7 @@ class SqlReadView(MailboxReadView):
         return (
             sa.select(page.c.seq)
             .select_from(scoped.join(page, sa.true()))
-            .where(scoped.c.folder_id.in_(sorted(scope)))
+            .where(among(True, scoped.c.folder_id, sorted(scope)))
             .order_by(*ordered_by(merged, newest_first))
             .limit(limit)
         )
@@ -422,8 +424,8 @@ class SqlReadView(MailboxReadView):
         def in_scope(known: sa.FromClause | None = None) -> list[sa.ColumnElement[bool]]:
             standing = self._standing(ranks, filters, terms, known)
             return [
-                messages.c.account_id.in_(accounts),
-                messages.c.folder_id.in_(sorted(scope)),
+                among(self._arrays, messages.c.account_id, accounts),
+                among(self._arrays, messages.c.folder_id, sorted(scope)),
                 *where,
                 *standing,
             ]
@@ -467,6 +469,7 @@ class SqlReadView(MailboxReadView):
             generation,
             query_vector,
             list(scope),
+            self._accounts(scope),
             filters.on(),
             window,
             standing=self._standing(self._ranks(scope), filters),
@@ -476,18 +479,8 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(selection.folder_ids) if seqs else {}
         if not scope:
             return {}
-        inside = [
-            int(seq)
-            for chunk in chunks(list(dict.fromkeys(seqs)))
-            for seq in self._c.execute(
-                sa.select(messages.c.seq).where(
-                    messages.c.account_id.in_(self._accounts(scope)),
-                    messages.c.seq.in_(chunk),
-                    named_folder(messages.c.folder_id).in_(sorted(scope)),
-                )
-            ).scalars()
-        ]
-        return self._summaries_of(inside, scope, self._ranks(scope))
+        found = inside(self._c, seqs, scope, self._accounts(scope))
+        return self._summaries_of(found, scope, self._ranks(scope))
 
     def indexed_texts(self, seqs: Sequence[int], folder_ids: Sequence[int]) -> dict[int, str]:
         scope = self._scope(folder_ids) if seqs else {}

@@ -24,6 +24,7 @@ from sqlalchemy.sql.selectable import NamedFromClause
 
 from mailfathom.adapters.sql.engine import SQLITE_FOLD_FUNCTION
 from mailfathom.adapters.sql.index_queries import index_matching, searchable
+from mailfathom.adapters.sql.reading_rows import among
 from mailfathom.adapters.sql.rows import text_value
 from mailfathom.adapters.sql.schema import keywords, messages, participants, same_message
 from mailfathom.app.shared.stored_mail import SummaryFilter
@@ -80,10 +81,13 @@ def _carries_keyword(rows: NamedFromClause, keyword: str) -> sa.ColumnElement[bo
     )
 
 
-def _naming(address: str) -> sa.Select[Any]:
+def _as_recipient(array: bool) -> sa.ColumnElement[bool]:
+    return among(array, participants.c.role, _RECIPIENT_ROLES)
+
+
+def _naming(address: str, array: bool) -> sa.Select[Any]:
     return sa.select(participants.c.seq).where(
-        participants.c.address_key == address_key(address),
-        participants.c.role.in_(_RECIPIENT_ROLES),
+        participants.c.address_key == address_key(address), _as_recipient(array)
     )
 
 
@@ -97,23 +101,27 @@ def _common_recipient(connection: sa.Connection, text: TextRules, address: str) 
     first listing every message the address appears in."""
     if text.dialect != "sqlite":
         return False
-    limited = _naming(address).limit(_SHORT_LIST).subquery()
+    limited = _naming(address, False).limit(_SHORT_LIST).subquery()
     found = connection.execute(sa.select(sa.func.count()).select_from(limited)).scalar_one()
     return bool(found >= _SHORT_LIST)
 
 
-def _named_as(rows: NamedFromClause, address: str, per_row: bool) -> sa.ColumnElement[bool]:
+def _named_as(
+    rows: NamedFromClause, address: str, per_row: bool, array: bool
+) -> sa.ColumnElement[bool]:
     """Messages naming `address` as a recipient (see `_common_recipient`). The list names
     each message by its account and `seq`, as its participants are keyed."""
     if not per_row:
-        named = _naming(address).with_only_columns(participants.c.account_id, participants.c.seq)
+        named = _naming(address, array).with_only_columns(
+            participants.c.account_id, participants.c.seq
+        )
         return sa.tuple_(rows.c.account_id, rows.c.seq).in_(named)
     return (
         sa.exists()
         .where(
             same_message(participants, rows),
             participants.c.address_key == address_key(address),
-            participants.c.role.in_(_RECIPIENT_ROLES),
+            _as_recipient(array),
         )
         .correlate_except(participants)
     )
@@ -186,7 +194,8 @@ class RowFilters:
         if s.sender_address is not None:
             clauses.append(c.sender_key == address_key(s.sender_address))
         if s.recipient_address is not None:
-            clauses.append(_named_as(rows, s.recipient_address, self.recipient_per_row))
+            array = self.text.dialect == "postgresql"
+            clauses.append(_named_as(rows, s.recipient_address, self.recipient_per_row, array))
         if s.subject_fragment:
             clauses.append(self.text.contains(c.subject, text_value(s.subject_fragment)))
         if s.received_on_or_after is not None:

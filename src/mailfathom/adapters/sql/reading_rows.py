@@ -55,13 +55,31 @@ DETAIL_COLUMNS = (messages.c.in_reply_to, messages.c.references_header, messages
 # PostgreSQL (`= ANY`), so a statement's text is the same whatever the list's length: it is
 # neither rendered again for each length nor parsed again by the server, which prepares it
 # once it has come often enough. SQLite has no arrays: there a list is expanded into one
-# parameter per value (`IN (...)`).
+# parameter per value (`IN (...)`). A function's `array` says which form to write: the
+# PostgreSQL one when true (`arrays`).
 
 
-def _listed(array: bool, column: sa.ColumnElement[Any], name: str) -> sa.ColumnElement[bool]:
+def arrays(connection: sa.Connection) -> bool:
+    """Whether a list is bound as one array on `connection`'s database."""
+    return connection.dialect.name == "postgresql"
+
+
+def listed(array: bool, column: sa.ColumnElement[Any], name: str) -> sa.ColumnElement[bool]:
+    """`column` is one of the list bound to `name` at execution."""
     if array:
         return column == sa.any_(sa.bindparam(name, type_=postgresql.ARRAY(column.type)))
     return column.in_(sa.bindparam(name, expanding=True))
+
+
+def among(
+    array: bool, column: sa.ColumnElement[Any], values: Iterable[Any]
+) -> sa.ColumnElement[bool]:
+    """`column` is one of `values`, bound with the condition: for a statement made per call,
+    or a list of constants."""
+    if array:
+        bound = sa.bindparam(None, list(values), type_=postgresql.ARRAY(column.type))
+        return column == sa.any_(bound)
+    return column.in_(list(values))
 
 
 # A message's sender verdict and authorship reading come with its row: at most one
@@ -112,6 +130,7 @@ class _Statements:
     people_and_keywords: dict[bool, sa.CompoundSelect[Any]]
     senders: sa.Select[Any]
     parts: sa.Select[Any]
+    inside: sa.Select[Any]
 
     @classmethod
     def made(cls, array: bool) -> _Statements:
@@ -122,30 +141,30 @@ class _Statements:
             participants.c.display_name,
         ).order_by(participants.c.seq, participants.c.position)
         all_people = people.where(
-            _listed(array, participants.c.account_id, "accounts"),
-            _listed(array, participants.c.seq, "seqs"),
+            listed(array, participants.c.account_id, "accounts"),
+            listed(array, participants.c.seq, "seqs"),
         )
-        listed_people = all_people.where(participants.c.role.in_(("from", "to")))
+        listed_people = all_people.where(among(array, participants.c.role, ("from", "to")))
         words_of = sa.and_(
-            _listed(array, keywords.c.account_id, "accounts"),
-            _listed(array, keywords.c.seq, "seqs"),
+            listed(array, keywords.c.account_id, "accounts"),
+            listed(array, keywords.c.seq, "seqs"),
         )
         return cls(
             rows_by_seq={
                 details: sa.select(*SUMMARY_COLUMNS, *(DETAIL_COLUMNS if details else ()), *_TRUST)
                 .select_from(_WITH_TRUST)
                 .where(
-                    _listed(array, messages.c.account_id, "accounts"),
-                    _listed(array, messages.c.seq, "seqs"),
+                    listed(array, messages.c.account_id, "accounts"),
+                    listed(array, messages.c.seq, "seqs"),
                 )
                 for details in (False, True)
             },
             rows_by_id=sa.select(*SUMMARY_COLUMNS, *DETAIL_COLUMNS, *_TRUST)
             .select_from(_WITH_TRUST)
             .where(
-                _listed(array, messages.c.account_id, "accounts"),
-                _listed(array, messages.c.stored_email_id, "ids"),
-                _listed(array, messages.c.folder_id, "folders"),
+                listed(array, messages.c.account_id, "accounts"),
+                listed(array, messages.c.stored_email_id, "ids"),
+                listed(array, messages.c.folder_id, "folders"),
             ),
             people_and_keywords={
                 details: _people_and_keywords(all_people if details else listed_people, words_of)
@@ -162,10 +181,15 @@ class _Statements:
                 parts.c.part_path,
             )
             .where(
-                _listed(array, parts.c.account_id, "accounts"),
-                _listed(array, parts.c.seq, "seqs"),
+                listed(array, parts.c.account_id, "accounts"),
+                listed(array, parts.c.seq, "seqs"),
             )
             .order_by(parts.c.seq, parts.c.position),
+            inside=sa.select(messages.c.seq).where(
+                listed(array, messages.c.account_id, "accounts"),
+                listed(array, messages.c.seq, "seqs"),
+                listed(array, named_folder(messages.c.folder_id), "folders"),
+            ),
         )
 
 
@@ -173,7 +197,7 @@ _STATEMENTS = {array: _Statements.made(array) for array in (False, True)}
 
 
 def _statements(connection: sa.Connection) -> _Statements:
-    return _STATEMENTS[connection.dialect.name == "postgresql"]
+    return _STATEMENTS[arrays(connection)]
 
 
 def _by_seq(
@@ -188,6 +212,20 @@ def _by_seq(
     bound: dict[str, Any] = {} if accounts is None else {"accounts": sorted(set(accounts))}
     for chunk in chunks(seqs):
         yield from connection.execute(chosen, {**bound, "seqs": list(chunk)})
+
+
+def inside(
+    connection: sa.Connection, seqs: Sequence[int], folders: Iterable[int], accounts: Iterable[str]
+) -> list[int]:
+    """Those of `seqs` that lie in `folders` (of `accounts`), each once."""
+    bound = {"accounts": sorted(set(accounts)), "folders": sorted(set(folders))}
+    statement = _statements(connection).inside
+    found: list[int] = []
+    for chunk in chunks(list(dict.fromkeys(seqs))):
+        found.extend(
+            int(s) for s in connection.execute(statement, {**bound, "seqs": list(chunk)}).scalars()
+        )
+    return found
 
 
 def load_senders(

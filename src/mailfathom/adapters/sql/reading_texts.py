@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.reading_rows import chunks, named_folder
+from mailfathom.adapters.sql.reading_rows import arrays, chunks, inside, listed
 from mailfathom.adapters.sql.schema import message_bodies, messages, same_message
 from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
 from mailfathom.domain.content_state import ContentState
@@ -36,10 +36,8 @@ class LoadedText:
     missing: bool = False
 
 
-_SEQS: sa.BindParameter[Any] = sa.bindparam("seqs", expanding=True)
-_ACCOUNTS: sa.BindParameter[Any] = sa.bindparam("accounts", expanding=True)
 _TEXTS = {
-    with_html: sa.select(
+    (array, with_html): sa.select(
         messages.c.seq,
         messages.c.content_key,
         messages.c.content_state,
@@ -48,7 +46,8 @@ _TEXTS = {
         message_bodies.c.html if with_html else sa.null().label("html"),
     )
     .select_from(messages.outerjoin(message_bodies, same_message(message_bodies, messages)))
-    .where(messages.c.account_id.in_(_ACCOUNTS), messages.c.seq.in_(_SEQS))
+    .where(listed(array, messages.c.account_id, "accounts"), listed(array, messages.c.seq, "seqs"))
+    for array in (False, True)
     for with_html in (False, True)
 }
 _STORED = ContentState.STORED.value
@@ -68,9 +67,10 @@ def load_texts(
     out saves reading it."""
     found: dict[int, LoadedText] = {}
     held_by = sorted(set(accounts))
+    statement = _TEXTS[arrays(connection), with_html]
     for chunk in chunks(seqs):
         bound = {"accounts": held_by, "seqs": list(chunk)}
-        for row in connection.execute(_TEXTS[with_html], bound):
+        for row in connection.execute(statement, bound):
             seq = int(row.seq)
             if row.in_database:
                 found[seq] = LoadedText(row.plain_text, row.html)
@@ -103,16 +103,6 @@ def indexed_texts_in(
     """`indexed` of each message of `seqs` lying in `folder_ids` (of `accounts`); "" for one
     without text."""
     held_by = sorted(set(accounts))
-    inside: list[int] = []
-    for chunk in chunks(sorted(set(seqs))):
-        inside.extend(
-            connection.execute(
-                sa.select(messages.c.seq).where(
-                    messages.c.account_id.in_(held_by),
-                    messages.c.seq.in_(chunk),
-                    named_folder(messages.c.folder_id).in_(folder_ids),
-                )
-            ).scalars()
-        )
-    bodies = load_texts(connection, inside, held_by, source, with_html=False)
-    return {seq: indexed(bodies.get(seq)) for seq in inside}
+    found = inside(connection, sorted(set(seqs)), folder_ids, held_by)
+    bodies = load_texts(connection, found, held_by, source, with_html=False)
+    return {seq: indexed(bodies.get(seq)) for seq in found}

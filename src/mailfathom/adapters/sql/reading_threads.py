@@ -9,12 +9,12 @@ from typing import Any
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.message_copies import Copy, one_per_message
-from mailfathom.adapters.sql.reading_rows import chunks, load_senders
+from mailfathom.adapters.sql.reading_rows import arrays, chunks, listed, load_senders
 from mailfathom.adapters.sql.schema import messages
 from mailfathom.app.shared.stored_mail import ThreadMember
 
-_THREADS = (
-    sa.select(
+_THREADS = {
+    array: sa.select(
         messages.c.seq,
         messages.c.stored_email_id,
         messages.c.thread_id,
@@ -27,12 +27,13 @@ _THREADS = (
         messages.c.content_key,
     )
     .where(
-        messages.c.account_id.in_(sa.bindparam("accounts", expanding=True)),
-        messages.c.thread_id.in_(sa.bindparam("threads", expanding=True)),
-        messages.c.folder_id.in_(sa.bindparam("folders", expanding=True)),
+        listed(array, messages.c.account_id, "accounts"),
+        listed(array, messages.c.thread_id, "threads"),
+        listed(array, messages.c.folder_id, "folders"),
     )
     .order_by(messages.c.thread_id, messages.c.thread_position.asc().nulls_last(), messages.c.seq)
-)
+    for array in (False, True)
+}
 
 
 def conversation_members(
@@ -45,10 +46,11 @@ def conversation_members(
     """The members of each conversation lying in `folder_ids` (visible ones of `accounts`,
     ranked by `ranks`), in the conversation's order, each message once (see
     `message_copies`)."""
-    bound = {"accounts": sorted(set(accounts)), "folders": folder_ids}
+    bound = {"accounts": sorted(set(accounts)), "folders": list(folder_ids)}
+    statement = _THREADS[arrays(connection)]
     rows: list[sa.Row[Any]] = []
     for chunk in chunks(thread_ids):
-        rows.extend(connection.execute(_THREADS, {**bound, "threads": list(chunk)}))
+        rows.extend(connection.execute(statement, {**bound, "threads": list(chunk)}))
     by_seq = {int(r.seq): r for r in rows}
     chosen = one_per_message(
         connection,

@@ -31,14 +31,13 @@ import numpy as np
 import numpy.typing as npt
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.reading_rows import chunks, named_folder
+from mailfathom.adapters.sql.reading_rows import among, arrays, chunks, named_folder
 from mailfathom.adapters.sql.schema import (
     embedding_generations,
     messages,
     passage_vectors,
     same_message,
 )
-from mailfathom.adapters.sql.store_base import accounts_of
 from mailfathom.adapters.vectors.codec import as_int8
 from mailfathom.adapters.vectors.scan import (
     CANDIDATE_FACTOR,
@@ -207,13 +206,15 @@ def start_nearest(
     generation: str,
     query_vector: Sequence[float],
     scope: Sequence[int],
+    accounts: Sequence[str],
     filters: Sequence[sa.ColumnElement[bool]],
     window: int,
     standing: Sequence[sa.ColumnElement[bool]] = (),
 ) -> NearestUnderWay | NearestFound:
-    """Up to `window` messages of `scope` passing `filters`, nearest first (see module),
-    ranked on one of the cache's threads while the caller goes on using `connection`: the
-    statements are all made here and in `NearestUnderWay.result`, on the caller's thread.
+    """Up to `window` messages of `scope` (folders of `accounts`) passing `filters`, nearest
+    first (see module), ranked on one of the cache's threads while the caller goes on using
+    `connection`: the statements are all made here and in `NearestUnderWay.result`, on the
+    caller's thread.
     `standing` (that a row stands for its message among copies) is asked only of the
     nearest rows as they are read off the ranking, never of every eligible one: as a
     correlated condition over the whole scope it costs far more than the scan."""
@@ -224,8 +225,9 @@ def start_nearest(
     if query is None:
         return NearestFound([])
     folders = sorted(scope)
+    array = arrays(connection)
     # Every statement on the scope's messages names the accounts its folders belong to.
-    of_accounts = messages.c.account_id.in_(accounts_of(connection, folders))
+    of_accounts = among(array, messages.c.account_id, sorted(set(accounts)))
     index = matrix.index
     allowed = np.isin(index.folder_ids, np.asarray(folders, dtype=np.int64))
     checked: Sequence[sa.ColumnElement[bool]] = ()
@@ -233,7 +235,7 @@ def start_nearest(
         named = (
             connection.execute(
                 sa.select(messages.c.seq)
-                .where(of_accounts, messages.c.folder_id.in_(folders), *filters)
+                .where(of_accounts, among(array, messages.c.folder_id, folders), *filters)
                 .limit(FEW_ELIGIBLE + 1)
             )
             .scalars()
@@ -248,7 +250,7 @@ def start_nearest(
         connection,
         ranking,
         window,
-        [of_accounts, named_folder(messages.c.folder_id).in_(folders)],
+        [of_accounts, among(array, named_folder(messages.c.folder_id), folders)],
         [*checked, *standing],
         cache.submit(ranking.best, window),
     )
@@ -306,9 +308,10 @@ def _passing(
 ) -> set[int]:
     """Which of `seqs` are still stored in the scope and pass `filters`."""
     found: set[int] = set()
+    array = arrays(connection)
     for chunk in chunks(seqs):
         statement: Any = sa.select(messages.c.seq).where(
-            messages.c.seq.in_(chunk), *in_scope, *filters
+            among(array, messages.c.seq, chunk), *in_scope, *filters
         )
         found.update(int(s) for s in connection.execute(statement).scalars())
     return found
