@@ -245,15 +245,28 @@ def test_a_key_needs_a_sign_in_made_lately_and_signing_in_again_gives_one(
     assert keys.listing().callers[1].keys == ()
 
     form = _tree(owned, "/login?again=keys")
-    (csrf,) = form.xpath('//form[@action="/login"]//input[@name="csrf"]/@value')
+    (csrf,) = form.xpath('//form[@action="/login?again=keys"]//input[@name="csrf"]/@value')
     assert form.get_element_by_id("notice").text_content()
     again = owned.client.post(
-        "/login",
+        "/login?again=keys",
         data={"csrf": csrf, "password": PASSWORD},
         headers={"Origin": ORIGIN},
         follow_redirects=False,
     )
-    assert again.status_code == 303
+    assert (again.status_code, again.headers["location"]) == (303, "/callers")
     action, fields = _create_form(_tree(owned, "/callers"), "agent")
     assert _post(owned, action, fields).status_code == 200
     assert len(keys.listing().callers[1].keys) == 1
+
+
+def test_signing_in_again_leads_back_to_no_page_a_request_names(owned: Console) -> None:
+    (csrf,) = _tree(owned, "/login?again=keys").xpath(
+        "//form[.//input[@name='password']]//input[@name='csrf']/@value"
+    )
+    answer = owned.client.post(
+        "/login?again=//evil.example/callers",
+        data={"csrf": csrf, "password": PASSWORD},
+        headers={"Origin": ORIGIN},
+        follow_redirects=False,
+    )
+    assert (answer.status_code, answer.headers["location"]) == (303, "/")
