@@ -279,6 +279,29 @@ def test_adding_a_passkey_asks_for_a_sign_in_made_lately(services: Services) -> 
     assert len(services.console_passkeys().passkeys()) == 2
 
 
+def test_removing_a_passkey_asks_for_a_sign_in_made_lately(services: Services) -> None:
+    owner = _enrolled(services)
+    assert owner.ceremony("register", "/passkeys", label="Phone").status_code == 303
+    page = owner.page("/passkeys?lang=cs")
+    (remove,) = page.xpath('//tr[@id="passkey-1"]//form/@action')
+    csrf = str(page.xpath('//header//input[@name="csrf"]/@value')[0])
+    clock = services.clock
+    assert isinstance(clock, Clock)
+    clock.advance(FRESH_SIGN_IN_SECONDS + 1)
+    refused = owner.post(remove, csrf=csrf)
+    assert refused.headers["location"] == "/login?lang=cs&again=remove-passkey"
+    assert len(services.console_passkeys().passkeys()) == 2
+
+    notice = owner.page("/login?lang=cs&again=remove-passkey").xpath('string(//*[@id="notice"])')
+    assert "odebrat" in notice
+    signed_in = owner.ceremony("sign-in", "/login?lang=cs&again=remove-passkey")
+    assert (signed_in.status_code, signed_in.headers["location"]) == (303, "/passkeys?lang=cs")
+    csrf = str(owner.page("/passkeys").xpath('//header//input[@name="csrf"]/@value')[0])
+    removed = owner.post(remove, csrf=csrf)
+    assert removed.headers["location"] == "/passkeys?lang=cs&done=removed"
+    assert len(services.console_passkeys().passkeys()) == 1
+
+
 def test_removing_a_passkey_signs_out_every_other_browser(services: Services) -> None:
     owner = _enrolled(services)
     copied = Browser(services, NAMED, ("192.0.2.9", 40000))

@@ -1,8 +1,8 @@
 """Signing in again before a decision that needs a sign-in from the last few minutes
-(adding a passkey, creating an API key): why the sign-in form is opened (`/login?again=`),
-and the page the owner is taken back to once signed in, with either the password or a
-passkey. The way back is chosen among these reasons' pages only, never from a path a
-request names."""
+(adding or removing a passkey, creating an API key): why the sign-in form is opened
+(`/login?again=`), and the page the owner is taken back to once signed in, with either the
+password or a passkey. The way back is chosen among these reasons' pages only, never from a
+path a request names."""
 
 from __future__ import annotations
 
@@ -15,11 +15,13 @@ QUERY = "again"
 
 class Again(enum.Enum):
     ADD_PASSKEY = "passkeys"
+    REMOVE_PASSKEY = "remove-passkey"
     CREATE_KEY = "keys"
 
 
 _PAGES = {
     Again.ADD_PASSKEY: "/passkeys",
+    Again.REMOVE_PASSKEY: "/passkeys",
     Again.CREATE_KEY: "/callers",
 }
 

@@ -1,5 +1,5 @@
 """What the sign-in form says when a signed-in owner is sent to sign in again before adding
-a sign-in credential, in the console's languages."""
+or removing a sign-in credential, in the console's languages."""
 
 from __future__ import annotations
 
@@ -10,17 +10,24 @@ AGAIN_NOTICES: dict[Language, dict[Again, str]] = {
     Language.EN: {
         Again.ADD_PASSKEY: "To add a passkey, sign in again: it needs a sign-in from the last "
         "few minutes. You then return to Passkeys.",
+        Again.REMOVE_PASSKEY: "To remove a passkey, sign in again: it needs a sign-in from the "
+        "last few minutes. You then return to Passkeys.",
         Again.CREATE_KEY: "To create an API key, sign in again: it needs a sign-in from the last "
         "few minutes. You then return to Callers and keys.",
     },
     Language.CS: {
         Again.ADD_PASSKEY: "Chcete-li přidat přístupový klíč, přihlaste se znovu: je k tomu "
         "potřeba přihlášení z posledních několika minut. Pak se vrátíte na Přístupové klíče.",
+        Again.REMOVE_PASSKEY: "Chcete-li odebrat přístupový klíč, přihlaste se znovu: je k tomu "
+        "potřeba přihlášení z posledních několika minut. Pak se vrátíte na Přístupové klíče.",
         Again.CREATE_KEY: "Chcete-li vytvořit klíč API, přihlaste se znovu: je k tomu potřeba "
         "přihlášení z posledních několika minut. Pak se vrátíte na Volající a klíče.",
     },
     Language.SK: {
         Again.ADD_PASSKEY: "Ak chcete pridať prístupový kľúč, prihláste sa znova: je na to "
+        "potrebné prihlásenie z posledných niekoľkých minút. Potom sa vrátite na Prístupové "
+        "kľúče.",
+        Again.REMOVE_PASSKEY: "Ak chcete odobrať prístupový kľúč, prihláste sa znova: je na to "
         "potrebné prihlásenie z posledných niekoľkých minút. Potom sa vrátite na Prístupové "
         "kľúče.",
         Again.CREATE_KEY: "Ak chcete vytvoriť kľúč API, prihláste sa znova: je na to potrebné "

@@ -183,8 +183,8 @@ class _Pages:
         if found is not None and found.signed_in:
             if again is None:
                 return RedirectResponse("/", status_code=303)
-            # A signed-in owner signing in again (before adding a credential): the
-            # form carries the session's own CSRF token, signing in replaces the
+            # A signed-in owner signing in again (before adding or removing a credential):
+            # the form carries the session's own CSRF token, signing in replaces the
             # session and leads back to the page the owner left (`again`).
             return await self._form(request, access, found, token, again, 200)
         ended = EXPIRED_QUERY in request.query_params

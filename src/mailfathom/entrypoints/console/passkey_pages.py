@@ -274,6 +274,10 @@ class PasskeyPages:
         token = self._pages.token(request)
         assert token is not None
         removed = await run_in_threadpool(self._passkeys().remove, credential_id, token)
+        if removed is PasskeyRefused.SIGN_IN_AGAIN:
+            return _sign_in_again(self._pages, request, Again.REMOVE_PASSKEY)
+        if isinstance(removed, PasskeyRefused):
+            return forbidden(request)
         return self._back(request, "removed" if removed else "not-found")
 
 
