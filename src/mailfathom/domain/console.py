@@ -20,7 +20,7 @@ SESSION_LIFETIME_SECONDS = 12 * 3600
 FRESH_SIGN_IN_SECONDS = 5 * 60
 """How long after signing in the owner may add or remove a sign-in credential (a passkey, an
 API key): a session cookie copied from the owner's browser is worth hours, not this, so it
-can neither add an attacker's own credential nor remove the owner's."""
+can neither add an attacker's own credential nor remove the owner's or the agents'."""
 
 SIGN_IN_FORMS_KEPT = 500
 """Sign-in forms (sessions not signed in) kept at most: a visit without a cookie writes

@@ -1,8 +1,8 @@
 """Signing in again before a decision that needs a sign-in from the last few minutes
-(adding or removing a passkey, creating an API key): why the sign-in form is opened
-(`/login?again=`), and the page the owner is taken back to once signed in, with either the
-password or a passkey. The way back is chosen among these reasons' pages only, never from a
-path a request names."""
+(adding or removing a passkey, creating or revoking an API key): why the sign-in form is
+opened (`/login?again=`), and the page the owner is taken back to once signed in, with
+either the password or a passkey. The way back is chosen among these reasons' pages only,
+never from a path a request names."""
 
 from __future__ import annotations
 
@@ -17,12 +17,14 @@ class Again(enum.Enum):
     ADD_PASSKEY = "passkeys"
     REMOVE_PASSKEY = "remove-passkey"
     CREATE_KEY = "keys"
+    REVOKE_KEY = "revoke-key"
 
 
 _PAGES = {
     Again.ADD_PASSKEY: "/passkeys",
     Again.REMOVE_PASSKEY: "/passkeys",
     Again.CREATE_KEY: "/callers",
+    Again.REVOKE_KEY: "/callers",
 }
 
 

@@ -14,6 +14,8 @@ AGAIN_NOTICES: dict[Language, dict[Again, str]] = {
         "last few minutes. You then return to Passkeys.",
         Again.CREATE_KEY: "To create an API key, sign in again: it needs a sign-in from the last "
         "few minutes. You then return to Callers and keys.",
+        Again.REVOKE_KEY: "To revoke an API key, sign in again: it needs a sign-in from the last "
+        "few minutes. You then return to Callers and keys.",
     },
     Language.CS: {
         Again.ADD_PASSKEY: "Chcete-li přidat přístupový klíč, přihlaste se znovu: je k tomu "
@@ -21,6 +23,8 @@ AGAIN_NOTICES: dict[Language, dict[Again, str]] = {
         Again.REMOVE_PASSKEY: "Chcete-li odebrat přístupový klíč, přihlaste se znovu: je k tomu "
         "potřeba přihlášení z posledních několika minut. Pak se vrátíte na Přístupové klíče.",
         Again.CREATE_KEY: "Chcete-li vytvořit klíč API, přihlaste se znovu: je k tomu potřeba "
+        "přihlášení z posledních několika minut. Pak se vrátíte na Volající a klíče.",
+        Again.REVOKE_KEY: "Chcete-li zneplatnit klíč API, přihlaste se znovu: je k tomu potřeba "
         "přihlášení z posledních několika minut. Pak se vrátíte na Volající a klíče.",
     },
     Language.SK: {
@@ -31,6 +35,8 @@ AGAIN_NOTICES: dict[Language, dict[Again, str]] = {
         "potrebné prihlásenie z posledných niekoľkých minút. Potom sa vrátite na Prístupové "
         "kľúče.",
         Again.CREATE_KEY: "Ak chcete vytvoriť kľúč API, prihláste sa znova: je na to potrebné "
+        "prihlásenie z posledných niekoľkých minút. Potom sa vrátite na Volajúci a kľúče.",
+        Again.REVOKE_KEY: "Ak chcete zneplatniť kľúč API, prihláste sa znova: je na to potrebné "
         "prihlásenie z posledných niekoľkých minút. Potom sa vrátite na Volajúci a kľúče.",
     },
 }

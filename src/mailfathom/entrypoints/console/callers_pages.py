@@ -138,7 +138,9 @@ class CallerPages:
         if isinstance(decided, Response):
             return decided
         key_id = str(request.path_params["key_id"])
-        outcome = await run_in_threadpool(self._access().keys.revoke, key_id)
+        outcome = await run_in_threadpool(self._access().keys.revoke, key_id, decided.created_at)
+        if outcome is KeyRefused.SIGN_IN_AGAIN:
+            return self._sign_in_again(request, Again.REVOKE_KEY)
         return _back(self._pages, request, "/callers", outcome.value)
 
     def _sign_in_again(self, request: Request, why: Again) -> Response:
