@@ -263,8 +263,7 @@ def test_adding_a_passkey_after_a_while_asks_to_sign_in_again(
         screenshots.take(page, "the sign-in form asks to sign in again")
         axe(page)
         page.locator("#passkey-button").click()
-        page.wait_for_url(console.named + "/")
-        page.goto(console.named + "/passkeys")
+        page.wait_for_url(console.named + "/passkeys")
         assert page.locator("#passkey-form").is_visible()
         assert page.locator("#passkey-again").count() == 0
 

@@ -83,11 +83,11 @@ def test_a_revoked_key_admits_nothing_from_the_next_check_on(engine: sa.Engine) 
     keys = _keys(engine)
     made = _created(keys)
     other = _created(keys)
-    assert _keys(engine).revoke(made.issued.key_id) is Revoked.NOW
+    assert _keys(engine).revoke(made.issued.key_id, NOW) is Revoked.NOW
     assert keys.admit(made.key) is None
     assert keys.admit(other.key) == READER
-    assert keys.revoke(made.issued.key_id) is Revoked.NOT_ACTIVE
-    assert keys.revoke("0" * 12) is Revoked.NOT_ACTIVE
+    assert keys.revoke(made.issued.key_id, NOW) is Revoked.NOT_ACTIVE
+    assert keys.revoke("0" * 12, NOW) is Revoked.NOT_ACTIVE
     assert [k.key_id for k in keys.listing().callers[0].keys] == [other.issued.key_id]
 
 
@@ -107,7 +107,7 @@ def test_a_key_of_an_entry_no_longer_configured_admits_nothing(engine: sa.Engine
     assert without.admit(made.key) is None
     listing = without.listing()
     assert [k.key_id for k in listing.orphaned] == [made.issued.key_id]
-    assert without.revoke(made.issued.key_id) is Revoked.NOW
+    assert without.revoke(made.issued.key_id, NOW) is Revoked.NOW
     assert without.listing().orphaned == ()
 
 
@@ -152,3 +152,14 @@ def test_a_key_is_made_only_for_a_sign_in_made_lately(engine: sa.Engine) -> None
     assert keys.listing().callers[0].keys == ()
     lately = NOW - timedelta(seconds=FRESH_SIGN_IN_SECONDS)
     assert isinstance(keys.create("reader", new_form_nonce(), lately), NewKey)
+
+
+def test_a_key_is_revoked_only_for_a_sign_in_made_lately(engine: sa.Engine) -> None:
+    keys = _keys(engine)
+    made = _created(keys)
+    long_ago = NOW - timedelta(seconds=FRESH_SIGN_IN_SECONDS + 1)
+    assert keys.revoke(made.issued.key_id, long_ago) is KeyRefused.SIGN_IN_AGAIN
+    assert keys.admit(made.key) == READER
+    lately = NOW - timedelta(seconds=FRESH_SIGN_IN_SECONDS)
+    assert keys.revoke(made.issued.key_id, lately) is Revoked.NOW
+    assert keys.admit(made.key) is None

@@ -245,15 +245,66 @@ def test_a_key_needs_a_sign_in_made_lately_and_signing_in_again_gives_one(
     assert keys.listing().callers[1].keys == ()
 
     form = _tree(owned, "/login?again=keys")
-    (csrf,) = form.xpath('//form[@action="/login"]//input[@name="csrf"]/@value')
+    (csrf,) = form.xpath('//form[@action="/login?again=keys"]//input[@name="csrf"]/@value')
     assert form.get_element_by_id("notice").text_content()
     again = owned.client.post(
-        "/login",
+        "/login?again=keys",
         data={"csrf": csrf, "password": PASSWORD},
         headers={"Origin": ORIGIN},
         follow_redirects=False,
     )
-    assert again.status_code == 303
+    assert (again.status_code, again.headers["location"]) == (303, "/callers")
     action, fields = _create_form(_tree(owned, "/callers"), "agent")
     assert _post(owned, action, fields).status_code == 200
     assert len(keys.listing().callers[1].keys) == 1
+
+
+def test_revoking_a_key_needs_a_sign_in_made_lately_and_returns_to_the_callers_page(
+    owned: Console,
+) -> None:
+    action, fields = _create_form(_tree(owned, "/callers"), "agent")
+    shown = lxml.html.fromstring(_post(owned, action, fields).text)
+    (key,) = shown.xpath("//input[@id='new-key']/@value")
+    log_audit.register(key)
+    tree = _tree(owned, "/callers?lang=sk")
+    (revoke,) = tree.xpath("//section[@id='caller-agent']//tbody/tr//form/@action")
+    (csrf,) = tree.xpath("//section[@id='caller-agent']//tbody/tr//input[@name='csrf']/@value")
+    owned.clock.advance(FRESH_SIGN_IN_SECONDS + 1)
+    keys = owned.services.caller_access().keys
+    stale = _post(owned, revoke, {"csrf": csrf})
+    assert (stale.status_code, stale.headers["location"]) == (
+        303,
+        "/login?lang=sk&again=revoke-key",
+    )
+    assert keys.admit(key) == ENTRIES[1]
+
+    form = _tree(owned, "/login?lang=sk&again=revoke-key")
+    assert "zneplatniť" in form.get_element_by_id("notice").text_content()
+    (login,) = form.xpath("//form[@method='post'][.//input[@name='password']]/@action")
+    (csrf,) = form.xpath("//form[.//input[@name='password']]//input[@name='csrf']/@value")
+    again = owned.client.post(
+        login,
+        data={"csrf": csrf, "password": PASSWORD},
+        headers={"Origin": ORIGIN},
+        follow_redirects=False,
+    )
+    assert (again.status_code, again.headers["location"]) == (303, "/callers?lang=sk")
+    (csrf,) = _tree(owned, "/callers").xpath(
+        "//section[@id='caller-agent']//tbody/tr//input[@name='csrf']/@value"
+    )
+    revoked = _post(owned, revoke, {"csrf": csrf})
+    assert revoked.headers["location"] == "/callers?lang=sk&done=revoked"
+    assert keys.admit(key) is None
+
+
+def test_signing_in_again_leads_back_to_no_page_a_request_names(owned: Console) -> None:
+    (csrf,) = _tree(owned, "/login?again=keys").xpath(
+        "//form[.//input[@name='password']]//input[@name='csrf']/@value"
+    )
+    answer = owned.client.post(
+        "/login?again=//evil.example/callers",
+        data={"csrf": csrf, "password": PASSWORD},
+        headers={"Origin": ORIGIN},
+        follow_redirects=False,
+    )
+    assert (answer.status_code, answer.headers["location"]) == (303, "/")

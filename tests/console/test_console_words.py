@@ -38,6 +38,7 @@ from mailfathom.domain.mutations import (
 from mailfathom.domain.outgoing import AddressField, OutgoingKind, Recipient, Stage
 from mailfathom.domain.request_bounds import FORM_OCTETS
 from mailfathom.domain.unseen import marked
+from mailfathom.entrypoints.console.again import Again
 from mailfathom.entrypoints.console.pages import build_console_app
 from mailfathom.entrypoints.console.record_wording import WORDINGS as RECORD_WORDINGS
 from mailfathom.entrypoints.console.serving import console_use_cases
@@ -328,6 +329,16 @@ def _passkey_pages_compared(services: Services, language: str) -> None:
         )
         == set()
     )
+    for why in Again:
+        english = owner.page(f"/login?lang=en&again={why.value}")
+        other = owner.page(f"/login?lang={language}&again={why.value}")
+        notices = [page.xpath('string(//*[@id="notice"])') for page in (english, other)]
+        assert all(notices), why
+        assert notices[0] != notices[1], why
+        assert (
+            english_left(lxml.html.tostring(english).decode(), lxml.html.tostring(other).decode())
+            == set()
+        ), why
 
 
 def test_every_text_the_scripts_write_is_read_by_the_check() -> None:

@@ -314,6 +314,25 @@ def test_removing_a_passkey_ends_every_other_session(console: Console) -> None:
     assert passkeys.remove(second.credential_id, owner.token) is False
 
 
+def test_removing_a_passkey_needs_a_sign_in_made_lately(console: Console) -> None:
+    key, other = SoftAuthenticator(), SoftAuthenticator()
+    owner = _enrol_first(console, key)
+    passkeys = console.services.console_passkeys()
+    step = Step(owner.token, owner.session.csrf_secret, ORIGIN)
+    options = _options(passkeys, step, Ceremony.REGISTER)
+    assert isinstance(passkeys.enrol(step, other.create(options, ORIGIN), "", "Passkey"), Enrolled)
+    console.clock.advance(FRESH_SIGN_IN_SECONDS + 1)
+    _, second = passkeys.passkeys()
+    assert passkeys.remove(second.credential_id, owner.token) is PasskeyRefused.SIGN_IN_AGAIN
+    assert len(passkeys.passkeys()) == 2
+    assert passkeys.remove(second.credential_id, "no such session") is (PasskeyRefused.FORM_EXPIRED)
+
+    again = passkeys.sign_in(step, key.get(_options(passkeys, step, Ceremony.SIGN_IN), ORIGIN))
+    assert isinstance(again, Visit)
+    assert passkeys.remove(second.credential_id, again.token) is True
+    assert len(passkeys.passkeys()) == 1
+
+
 def test_the_first_enrolment_needs_a_code_given_on_the_machine(console: Console) -> None:
     passkeys = console.services.console_passkeys()
     assert passkeys.first_enrolment_open() is False

@@ -54,8 +54,13 @@ class Browser:
         return lxml.html.fromstring(answer.text)
 
     def csrf(self, path: str = "/login") -> str:
-        (token,) = self.page(path).xpath('//form[@id="passkey-form"]//input[@name="csrf"]/@value')
-        return str(token)
+        return self.passkey_form(path)[0]
+
+    def passkey_form(self, path: str = "/login") -> tuple[str, str]:
+        """The CSRF token and the action of the passkey form the page at `path` shows."""
+        (form,) = self.page(path).xpath('//form[@id="passkey-form"]')
+        (token,) = form.xpath('.//input[@name="csrf"]/@value')
+        return str(token), str(form.get("action"))
 
     def post(self, path: str, origin: str | None = None, **fields: str) -> httpx2.Response:
         return self.client.post(
@@ -66,7 +71,7 @@ class Browser:
         )
 
     def ceremony(self, kind: str, path: str = "/login", **fields: str) -> httpx2.Response:
-        csrf = self.csrf(path)
+        csrf, action = self.passkey_form(path)
         options = self.post(f"/passkeys/options/{kind}", csrf=csrf)
         assert options.status_code == 200, options.text
         assert options.headers["content-type"] == "application/json"
@@ -75,7 +80,7 @@ class Browser:
             if kind == "register"
             else self.key.get(options.text, self.origin)
         )
-        action = "/passkeys/register" if kind == "register" else "/passkeys/sign-in"
+        assert action.startswith(f"/passkeys/{kind}")
         return self.post(action, csrf=csrf, credential=made, **fields)
 
     def signed_in(self) -> bool:
@@ -268,9 +273,33 @@ def test_adding_a_passkey_asks_for_a_sign_in_made_lately(services: Services) -> 
     assert refused.headers["location"] == "/login?again=passkeys"
 
     assert owner.page("/login?again=passkeys").xpath('string(//*[@id="notice"])')
-    assert owner.ceremony("sign-in", "/login?again=passkeys").status_code == 303
+    signed_in = owner.ceremony("sign-in", "/login?again=passkeys")
+    assert (signed_in.status_code, signed_in.headers["location"]) == (303, "/passkeys")
     assert owner.ceremony("register", "/passkeys", label="Phone").status_code == 303
     assert len(services.console_passkeys().passkeys()) == 2
+
+
+def test_removing_a_passkey_asks_for_a_sign_in_made_lately(services: Services) -> None:
+    owner = _enrolled(services)
+    assert owner.ceremony("register", "/passkeys", label="Phone").status_code == 303
+    page = owner.page("/passkeys?lang=cs")
+    (remove,) = page.xpath('//tr[@id="passkey-1"]//form/@action')
+    csrf = str(page.xpath('//header//input[@name="csrf"]/@value')[0])
+    clock = services.clock
+    assert isinstance(clock, Clock)
+    clock.advance(FRESH_SIGN_IN_SECONDS + 1)
+    refused = owner.post(remove, csrf=csrf)
+    assert refused.headers["location"] == "/login?lang=cs&again=remove-passkey"
+    assert len(services.console_passkeys().passkeys()) == 2
+
+    notice = owner.page("/login?lang=cs&again=remove-passkey").xpath('string(//*[@id="notice"])')
+    assert "odebrat" in notice
+    signed_in = owner.ceremony("sign-in", "/login?lang=cs&again=remove-passkey")
+    assert (signed_in.status_code, signed_in.headers["location"]) == (303, "/passkeys?lang=cs")
+    csrf = str(owner.page("/passkeys").xpath('//header//input[@name="csrf"]/@value')[0])
+    removed = owner.post(remove, csrf=csrf)
+    assert removed.headers["location"] == "/passkeys?lang=cs&done=removed"
+    assert len(services.console_passkeys().passkeys()) == 1
 
 
 def test_removing_a_passkey_signs_out_every_other_browser(services: Services) -> None:

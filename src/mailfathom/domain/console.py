@@ -18,9 +18,9 @@ SESSION_LIFETIME_SECONDS = 12 * 3600
 """How long a signed-in session lasts, however active: the owner signs in again after it."""
 
 FRESH_SIGN_IN_SECONDS = 5 * 60
-"""How long after signing in the owner may add a sign-in credential (a passkey, an API key):
-a session cookie copied from the owner's browser is worth hours, not this, so it cannot
-add an attacker's own credential."""
+"""How long after signing in the owner may add or remove a sign-in credential (a passkey, an
+API key): a session cookie copied from the owner's browser is worth hours, not this, so it
+can neither add an attacker's own credential nor remove the owner's or the agents'."""
 
 SIGN_IN_FORMS_KEPT = 500
 """Sign-in forms (sessions not signed in) kept at most: a visit without a cookie writes
@@ -115,7 +115,8 @@ def wait_after(failures: int, free: int) -> int:
 
 
 def signed_in_lately(signed_in_at: datetime, now: datetime) -> bool:
-    """Whether a sign-in made at `signed_in_at` is recent enough at `now` to add a credential."""
+    """Whether a sign-in made at `signed_in_at` is recent enough at `now` to add or remove a
+    credential."""
     return now - signed_in_at <= timedelta(seconds=FRESH_SIGN_IN_SECONDS)
 
 

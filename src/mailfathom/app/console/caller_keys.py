@@ -77,7 +77,8 @@ class NewKey:
 class KeyRefused(enum.Enum):
     NO_SUCH_CALLER = "no-such-caller"
     FORM_USED = "form-used"
-    # The owner signed in too long ago to create a key: signing in again comes first.
+    # The owner signed in too long ago to create or revoke a key: signing in again comes
+    # first.
     SIGN_IN_AGAIN = "sign-in-again"
 
 
@@ -144,8 +145,12 @@ class CallerKeys:
             return KeyRefused.FORM_USED
         return NewKey(issued, key)
 
-    def revoke(self, key_id: str) -> Revoked:
-        """Revoke a console key: the endpoint refuses it from its next request on."""
+    def revoke(self, key_id: str, signed_in_at: datetime) -> Revoked | KeyRefused:
+        """Revoke a console key: the endpoint refuses it from its next request on. Only for
+        an owner who signed in lately (`signed_in_lately`), as `create`: a copied session
+        cookie must not cut every agent off."""
+        if not signed_in_lately(signed_in_at, self._clock()):
+            return KeyRefused.SIGN_IN_AGAIN
         if not self._store.revoke(key_id, self._clock()):
             return Revoked.NOT_ACTIVE
         return Revoked.NOW

@@ -6,11 +6,12 @@ and given back once; the answer is verified against that challenge, the configur
 the origin the request came from, which must be one configured. So a response captured once,
 a response made for another session, another name or another origin, signs nobody in.
 
-Who may enrol: an owner who signed in within the last few minutes
+Who may enrol or remove one: an owner who signed in within the last few minutes
 (`domain.console.FRESH_SIGN_IN_SECONDS`; a cookie copied from the owner's browser lasts
-hours and must not add its holder's passkey); before the owner has any credential (no password,
-no passkey), a visitor the console sees on loopback who gives the one-time code
-`mailfathom console first-passkey` printed, as `set-password` needs a shell on the machine.
+hours and must neither add its holder's passkey nor remove the owner's). Who may enrol
+besides: before the owner has any credential (no password, no passkey), a visitor the
+console sees on loopback who gives the one-time code `mailfathom console first-passkey`
+printed, as `set-password` needs a shell on the machine.
 Loopback alone is not enough: a proxy on the machine that adds no forwarding header makes
 every visitor look local, and a script may forge the `Origin` it would send. That first
 enrolment signs in, like a sign-in does."""
@@ -49,7 +50,8 @@ class PasskeyRefused(enum.Enum):
     NO_CHALLENGE = "no_challenge"
     # The response does not verify, or names no passkey the owner holds.
     NOT_ACCEPTED = "not_accepted"
-    # Signed in, but not lately enough to add a passkey: the owner signs in again first.
+    # Signed in, but not lately enough to add or remove a passkey: the owner signs in
+    # again first.
     SIGN_IN_AGAIN = "sign_in_again"
 
 
@@ -224,10 +226,16 @@ class ConsolePasskeys:
         assert step.token is not None
         return self._access.promote(step.token)
 
-    def remove(self, credential_id: str, token: str) -> bool:
-        """Remove one passkey (a signed-in owner's decision; the page checks the session)
-        and, with it, end every session but the remover's (`token`): whoever signed in with
-        the passkey, or holds a copy of a cookie, signs in again."""
+    def remove(self, credential_id: str, token: str) -> bool | PasskeyRefused:
+        """Remove one passkey and, with it, end every session but the remover's (`token`):
+        whoever signed in with the passkey, or holds a copy of a cookie, signs in again.
+        Whether it was there to remove; or why not: no signed-in session (the page checks
+        its CSRF token), or one not signed in lately, as enrolling needs."""
+        session = self._access.signed_in(token)
+        if session is None:
+            return PasskeyRefused.FORM_EXPIRED
+        if not self._access.lately(session):
+            return PasskeyRefused.SIGN_IN_AGAIN
         return self._store.remove_passkey(credential_id, keep=token_hash(token))
 
     def _session(self, step: Step) -> ConsoleSession | PasskeyRefused:

@@ -138,7 +138,7 @@ class ConsoleAccess:
 
     def lately(self, session: ConsoleSession) -> bool:
         """Whether `session` signed in within the last few minutes (a signed-in session is
-        opened at its sign-in), as adding a sign-in credential needs."""
+        opened at its sign-in), as adding or removing a sign-in credential needs."""
         return session.signed_in and signed_in_lately(session.created_at, self._clock())
 
     def sign_out(self, token: str | None) -> None:

@@ -28,9 +28,9 @@ from mailfathom.app.console.caller_keys import (
 from mailfathom.app.console.tool_calls import OUTCOMES
 from mailfathom.domain import unseen
 from mailfathom.domain.access import ConfirmationMode
+from mailfathom.entrypoints.console.again import Again, again_href
 from mailfathom.entrypoints.console.callers_wording import WORDINGS, CallersWording
 from mailfathom.entrypoints.console.outbox_pages import PageMaker, _back, _decided
-from mailfathom.entrypoints.console.passkey_pages import again_href as _again_href
 from mailfathom.entrypoints.console.wording import chosen_language
 
 
@@ -118,9 +118,7 @@ class CallerPages:
             decided.created_at,
         )
         if made is KeyRefused.SIGN_IN_AGAIN:
-            return RedirectResponse(
-                _again_href(self._pages.lang_query(request), "keys"), status_code=303
-            )
+            return self._sign_in_again(request, Again.CREATE_KEY)
         if not isinstance(made, NewKey):
             return _back(self._pages, request, "/callers", made.value)
         w, c = self._pages.wording(request), _words(request)
@@ -140,8 +138,14 @@ class CallerPages:
         if isinstance(decided, Response):
             return decided
         key_id = str(request.path_params["key_id"])
-        outcome = await run_in_threadpool(self._access().keys.revoke, key_id)
+        outcome = await run_in_threadpool(self._access().keys.revoke, key_id, decided.created_at)
+        if outcome is KeyRefused.SIGN_IN_AGAIN:
+            return self._sign_in_again(request, Again.REVOKE_KEY)
         return _back(self._pages, request, "/callers", outcome.value)
+
+    def _sign_in_again(self, request: Request, why: Again) -> Response:
+        href = again_href(self._pages.lang_query(request), why)
+        return RedirectResponse(href, status_code=303)
 
     async def calls(self, request: Request) -> Response:
         session = await self._pages.session(request)

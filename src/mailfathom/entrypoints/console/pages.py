@@ -45,6 +45,7 @@ from mailfathom.domain.console import SESSION_LIFETIME_SECONDS, SIGN_IN_WINDOW_S
 from mailfathom.domain.delivery_config import MailDeliveryConfig
 from mailfathom.domain.request_bounds import FORM_OCTETS, edit_form_octets
 from mailfathom.entrypoints.body_bound import BodyBound
+from mailfathom.entrypoints.console.again import form_query, reason, returned_to
 from mailfathom.entrypoints.console.again_wording import AGAIN_NOTICES
 from mailfathom.entrypoints.console.callers_pages import CallerPages
 from mailfathom.entrypoints.console.drafts import EDIT_PATH, DraftPages
@@ -177,14 +178,14 @@ class _Pages:
         access = self._use.access()
         token = self._token(request)
         found = await run_in_threadpool(access.session, token)
-        again = AGAIN_NOTICES[Language(self._wording(request)[0])].get(
-            request.query_params.get("again", "")
-        )
+        why = reason(request)
+        again = None if why is None else AGAIN_NOTICES[Language(self._wording(request)[0])][why]
         if found is not None and found.signed_in:
             if again is None:
                 return RedirectResponse("/", status_code=303)
-            # A signed-in owner signing in again (before adding a credential): the form
-            # carries the session's own CSRF token, and signing in replaces the session.
+            # A signed-in owner signing in again (before adding or removing a credential):
+            # the form carries the session's own CSRF token, signing in replaces the
+            # session and leads back to the page the owner left (`again`).
             return await self._form(request, access, found, token, again, 200)
         ended = EXPIRED_QUERY in request.query_params
         notice = self._wording(request)[1].form_expired if ended else None
@@ -207,12 +208,13 @@ class _Pages:
         if found is None or token is None:
             fresh = await run_in_threadpool(access.visit)
             found = fresh.session
-        _, wording, _ = self._wording(request)
+        _, wording, lang_query = self._wording(request)
         response = self._page(
             request,
             "login.html",
             status,
             heading=wording.sign_in,
+            form_query=form_query(request, lang_query),
             csrf=found.csrf_secret,
             notice=notice,
             password_set=password_set,
@@ -242,9 +244,7 @@ class _Pages:
             client[:64],
         )
         if isinstance(outcome, Visit):
-            response = RedirectResponse("/", status_code=303)
-            _set_cookie(response, request, outcome, SESSION_LIFETIME_SECONDS)
-            return response
+            return self.signed_in_redirect(request, outcome)
         return await self._refused(request, access, token, outcome)
 
     async def _refused(
@@ -327,13 +327,15 @@ class _Pages:
         return await _bounded_form(request, limit)
 
     def signed_in_redirect(self, request: Request, visit: Visit) -> Response:
-        """To the overview, holding the new signed-in session's cookie."""
-        response = RedirectResponse("/", status_code=303)
+        """To the overview, or back to the page the owner was sent to sign in again from,
+        holding the new signed-in session's cookie."""
+        response = RedirectResponse(returned_to(request, self.lang_query(request)), status_code=303)
         _set_cookie(response, request, visit, SESSION_LIFETIME_SECONDS)
         return response
 
     async def lately(self, session: ConsoleSession) -> bool:
-        """Whether `session` signed in lately enough to add a sign-in credential."""
+        """Whether `session` signed in lately enough to add a sign-in credential (the
+        passkeys page offers the add form only then)."""
         return self._use.access().lately(session)
 
     async def login_again(self, request: Request, notice: str, status: int) -> Response:

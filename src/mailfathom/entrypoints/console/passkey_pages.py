@@ -28,6 +28,7 @@ from mailfathom.app.console.ports import ConsoleSession
 from mailfathom.app.console.signing_in import Visit, csrf_holds
 from mailfathom.domain import unseen
 from mailfathom.domain.request_bounds import CEREMONY_OCTETS
+from mailfathom.entrypoints.console.again import Again, again_href
 from mailfathom.entrypoints.console.again_wording import AGAIN_LINKS
 from mailfathom.entrypoints.console.first_passkey_wording import (
     FIRST_PASSKEY_WORDINGS,
@@ -212,7 +213,7 @@ class PasskeyPages:
             form.get("code", ""),
         )
         if outcome is PasskeyRefused.SIGN_IN_AGAIN:
-            return _sign_in_again(self._pages, request, "passkeys")
+            return _sign_in_again(self._pages, request, Again.ADD_PASSKEY)
         if isinstance(outcome, Enrolled):
             if outcome.visit is not None:
                 return self._pages.signed_in_redirect(request, outcome.visit)
@@ -258,7 +259,7 @@ class PasskeyPages:
             offered=offered,
             lately=lately,
             again_link=AGAIN_LINKS[_language(request)],
-            again_href=again_href(self._pages.lang_query(request), "passkeys"),
+            again_href=again_href(self._pages.lang_query(request), Again.ADD_PASSKEY),
             elsewhere=None if offered else p.elsewhere.format(origin=uses.origins[0]),
         )
 
@@ -273,15 +274,14 @@ class PasskeyPages:
         token = self._pages.token(request)
         assert token is not None
         removed = await run_in_threadpool(self._passkeys().remove, credential_id, token)
+        if removed is PasskeyRefused.SIGN_IN_AGAIN:
+            return _sign_in_again(self._pages, request, Again.REMOVE_PASSKEY)
+        if isinstance(removed, PasskeyRefused):
+            return forbidden(request)
         return self._back(request, "removed" if removed else "not-found")
 
 
-def again_href(lang_query: str, why: str) -> str:
-    """The sign-in form, for a signed-in owner to sign in again before adding `why`."""
-    return f"/login{lang_query}&again={why}" if lang_query else f"/login?again={why}"
-
-
-def _sign_in_again(pages: PageMaker, request: Request, why: str) -> Response:
+def _sign_in_again(pages: PageMaker, request: Request, why: Again) -> Response:
     return RedirectResponse(again_href(pages.lang_query(request), why), status_code=303)
 
 
