@@ -385,11 +385,16 @@ def measure(setup: dict[str, Any], calls: list[dict[str, Any]], processes: int, 
         url = f"http://127.0.0.1:{port}/mcp"
         sample = calls[:12]
         official = official_calls(url, setup["key"], sample)
-        raw = raw_answers(port, setup["key"], sample)
+        raw = [r["structuredContent"] for r in raw_answers(port, setup["key"], sample)]
         for call, theirs, ours in zip(sample, official, raw, strict=True):
             if _comparable(theirs) != _comparable(ours):
                 where = _differences(_comparable(theirs), _comparable(ours))
                 raise RuntimeError(f"a raw answer of {call['name']} differs at {where[:5]}")
+        recorded = work / ANSWERS_FILE
+        if not recorded.exists():
+            answers = raw_answers(port, setup["key"], calls)
+            kept = [{"name": c["name"], "result": r} for c, r in zip(calls, answers, strict=True)]
+            recorded.write_text(json.dumps(kept))
         postmaster = _postmaster(setup["database_url"])
         database_cpu = _database_cpu(postmaster)
         server_cpu = _cpu_of_tree(process.pid)
@@ -474,11 +479,36 @@ def measure_bare(port: int, processes: int, args: Any, work: Path) -> dict[str, 
         process = subprocess.Popen(command, stdout=out, stderr=out, cwd=str(BENCH_DIR), env=env)
     try:
         support.wait_for_port(port, process)
-        raw = raw_answers(port, "no-key", BARE_CALLS)
+        raw = [r["structuredContent"] for r in raw_answers(port, "no-key", BARE_CALLS)]
         if len(raw[0]["accounts"]) != 3:
             raise RuntimeError("the bare SDK answered something else")
         server_cpu = _cpu_of_tree(process.pid)
         found = run_load(port, "no-key", BARE_CALLS, args, work)
+        server_cpu = _cpu_of_tree(process.pid) - server_cpu
+    finally:
+        support.stop_process(process)
+    return figures(processes, found, server_cpu)
+
+
+ANSWERS_FILE = "answers.json"
+
+
+def measure_replay(port: int, processes: int, calls: list[dict[str, Any]], args: Any,
+                   work: Path) -> dict[str, Any]:  # fmt: skip
+    """The mix's load against the MCP SDK alone answering, per tool, the answers our server
+    gave to the mix's calls (recorded by `measure`), in turn: the floor under the mix."""
+    command = [sys.executable, str(BENCH_DIR / "mcp_bare_sdk.py"), str(port), str(processes)]
+    env = {
+        **code_env(work),
+        "PYTHONPATH": f"{BENCH_DIR}{os.pathsep}{work / 'code' / 'src'}",
+        "MCP_BARE_ANSWERS": str(work / ANSWERS_FILE),
+    }
+    with (work / "bare.log").open("ab") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=out, cwd=str(BENCH_DIR), env=env)
+    try:
+        support.wait_for_port(port, process)
+        server_cpu = _cpu_of_tree(process.pid)
+        found = run_load(port, "no-key", calls, args, work)
         server_cpu = _cpu_of_tree(process.pid) - server_cpu
     finally:
         support.stop_process(process)
@@ -526,7 +556,7 @@ def raw_answers(port: int, key: str, calls: list[dict[str, Any]]) -> list[Any]:
             )
             if answer.status_code != 200:
                 raise RuntimeError(f"HTTP {answer.status_code}: {answer.text[:500]}")
-            found.append(answer.json()["result"]["structuredContent"])
+            found.append(answer.json()["result"])
     return found
 
 
@@ -720,6 +750,18 @@ def report(results: dict[str, Any]) -> None:
             f"{alone['calls_per_s'] / bare['calls_per_s']:>6.2f} "
             f"{run['calls_per_s'] / bare['calls_per_s']:>10.2f}"
         )
+    print(
+        "\nThe mix's load against the MCP SDK alone answering our recorded answers of the mix"
+        " (no store, no tool work): the floor under the mix"
+    )
+    print(f"{'processes':>9} {'calls/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'cpu ms/call':>11} "
+          f"{'mix of it':>9}")  # fmt: skip
+    for replay, run in zip(results["replay"], runs, strict=True):
+        print(
+            f"{replay['processes']:>9} {replay['calls_per_s']:>9.1f} {replay['p50_ms']:>8.1f} "
+            f"{replay['p95_ms']:>8.1f} {replay['server_cpu_ms_per_call']:>11.2f} "
+            f"{run['calls_per_s'] / replay['calls_per_s']:>9.2f}"
+        )
 
 
 def _or_dash(value: float | None) -> str:
@@ -764,6 +806,7 @@ def main() -> None:
         "runs": [],
         "baseline": [],
         "list_accounts_alone": [],
+        "replay": [],
     }
     server = None
     with contextlib.ExitStack() as stack:
@@ -813,6 +856,9 @@ def main() -> None:
                 alone = measure(setup, BARE_CALLS, count, args, work)
                 log(f"  our list_accounts alone: {alone['calls_per_s']:.1f} calls/s")
                 results["list_accounts_alone"].append(alone)
+                replay = measure_replay(setup["port"], count, calls, args, work)
+                log(f"  the SDK alone with the mix's answers: {replay['calls_per_s']:.1f} calls/s")
+                results["replay"].append(replay)
             if args.profile:
                 prefix = RESULTS_DIR / f"mcp_throughput-{stamp}-profile"
                 log(f"profiling the calls in one process into {prefix}.txt")
