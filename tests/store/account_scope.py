@@ -62,9 +62,6 @@ NOT_YET_SCOPED: dict[str, str] = {
     "vectors for every account, read by `vector_id` and filtered by folder afterwards",
     "adapters.sql.vector_reading:_extend": "extends that matrix, over every account",
     "adapters.sql.vector_reading:_newer": "extends that matrix, over every account",
-    "adapters.sql.reading:_timeline": "the page query is scoped by folder; naming the "
-    "account too offers SQLite, which has no statistics, ix_messages_account_received "
-    "besides the folder indexes the timeline is written for: to measure first",
     "adapters.sql.reading_filters:_common_recipient": "SQLite's probe of how common an "
     "address is reads ix_participants_address, which does not start with the account",
     "adapters.sql.reading_filters:_wide_sent_range": "SQLite's probe of a sent range reads "
