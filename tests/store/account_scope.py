@@ -62,10 +62,9 @@ NOT_YET_SCOPED: dict[str, str] = {
     "vectors for every account, read by `vector_id` and filtered by folder afterwards",
     "adapters.sql.vector_reading:_extend": "extends that matrix, over every account",
     "adapters.sql.vector_reading:_newer": "extends that matrix, over every account",
-    "adapters.sql.reading_filters:_common_recipient": "SQLite's probe of how common an "
-    "address is reads ix_participants_address, which does not start with the account",
-    "adapters.sql.reading_filters:_wide_sent_range": "SQLite's probe of a sent range reads "
-    "ix_messages_folder_sent by folder; scoped like the timeline it steers",
+    "adapters.sql.reading_filters:_wide_sent_range": "SQLite's probe of a sent range counts "
+    "up to 2,000 entries of ix_messages_folder_sent alone; checking the account would read "
+    "each row from the table too (85 to 205 us at 2,000 rows)",
 }
 
 _NOT_ALIAS = frozenset(

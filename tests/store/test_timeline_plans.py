@@ -144,3 +144,29 @@ def test_a_page_is_read_from_the_index_of_its_filters(
     first, steps = _listed_by(reader, _selection(folders, **filters))
     assert f" INDEX {index} (" in first, first
     assert all(FOLDER_RANGE.search(step) for step in steps), steps
+
+
+def test_the_probe_of_a_recipient_reads_the_address_index(reader: SqlMailboxReader) -> None:
+    """Whether an address is common is counted from `ix_participants_address` in the
+    accounts read; offered the account as a key, SQLite would count from every participant
+    of the account instead."""
+    probes: list[tuple[str, Any]] = []
+
+    def keep(_c: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if statement.startswith("SELECT count(*)") and "participants" in statement:
+            probes.append((statement, parameters))
+
+    sa.event.listen(reader._engine, "before_cursor_execute", keep)
+    try:
+        selection = _selection(("inbox",), recipient_address="owner@example.net")
+        assert reader.summaries(selection, newest_first=True, after=None, limit=3)
+    finally:
+        sa.event.remove(reader._engine, "before_cursor_execute", keep)
+    [(statement, parameters)] = probes
+    with reader._engine.connect() as connection:
+        raw = connection.connection.driver_connection
+        assert raw is not None
+        plan = [str(r[3]) for r in raw.execute(f"EXPLAIN QUERY PLAN {statement}", parameters)]
+    read = [step for step in plan if step.startswith("SEARCH participants")]
+    assert read, plan
+    assert all(" INDEX ix_participants_address (" in step for step in read), plan

@@ -316,7 +316,7 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(selection.folder_ids)
         if not scope:
             return []
-        filters = RowFilters.of(self._c, selection, self._rules)
+        filters = RowFilters.of(self._c, selection, self._rules, self._accounts(scope))
         ranks = self._ranks(scope)
         where = [*filters.on(), *self._standing(ranks, filters)]
         seqs = self._timeline(scope, where, newest_first, after, limit)
@@ -428,11 +428,10 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(selection.folder_ids)
         if not scope:
             return None
-        filters = RowFilters.of(self._c, selection, self._rules)
+        accounts = self._accounts(scope)
+        filters = RowFilters.of(self._c, selection, self._rules, accounts)
         ranks = self._ranks(scope)
         where = filters.on()
-
-        accounts = self._accounts(scope)
 
         def in_scope(known: sa.FromClause | None = None) -> list[sa.ColumnElement[bool]]:
             standing = self._standing(ranks, filters, terms, known)
@@ -475,7 +474,7 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(eligible.folder_ids)
         if not scope or window <= 0:
             return NearestFound([])
-        filters = RowFilters.of(self._c, eligible, self._rules)
+        filters = RowFilters.of(self._c, eligible, self._rules, self._accounts(scope))
         return start_nearest(
             self._c,
             self._vectors,
