@@ -52,12 +52,6 @@ CROSS_ACCOUNT_SCANS: dict[str, str] = {
 # Statements not yet scoped, by issuer, each with what keeps it so: what is left of the sweep
 # (docs/scaling.md). Remove an entry once its statements name the account; never add one.
 NOT_YET_SCOPED: dict[str, str] = {
-    "adapters.sql.passage_store:unembedded": "the embedding backfill walks every account's "
-    "messages behind one `seq` cursor (embedding_generations.after_seq); a cursor per account "
-    "comes first",
-    "adapters.sql.passage_store:_behind": "the backfill's cursor, over every account",
-    "adapters.sql.passage_store:fill_state": "the backfill's cursor, over every account",
-    "adapters.sql.passage_store:is_filled": "the backfill's cursor, over every account",
     "adapters.sql.vector_reading:matrix": "a process keeps one matrix of a generation's "
     "vectors for every account, read by `vector_id` and filtered by folder afterwards",
     "adapters.sql.vector_reading:_extend": "extends that matrix, over every account",
