@@ -71,7 +71,7 @@ def fill(engine: sa.Engine, messages: int, dimension: int, per_message: float, s
         c.execute(
             sa.text(
                 "INSERT INTO embedding_generations (generation_id, generation, model, version, "
-                "dimension, after_seq, created_at) VALUES (1, :g, 'synthetic', '1', :d, 0, "
+                "dimension, created_at) VALUES (1, :g, 'synthetic', '1', :d, "
                 "'2026-01-01 00:00:00.000000')"
             ),
             {"g": GENERATION.format(dimension=dimension), "d": dimension},

@@ -1,6 +1,7 @@
 """The embedding backfill as a thread, on SQLite and PostgreSQL: it fills the generation and
-notes it filled, embeds mail stored after that by itself, and a failing provider only pauses
-it until the provider answers again, without a restart."""
+notes it filled, embeds mail stored after that by itself (also an account's added since it
+started), and a failing provider only pauses it until the provider answers again, without a
+restart."""
 
 from __future__ import annotations
 
@@ -64,7 +65,12 @@ def test_the_backfill_fills_and_then_follows_new_mail(store: SqlSyncStore) -> No
         assert passages.fill_state(generation).embedded == 20
         _add(store, inbox, range(21, 24))
         wait_for(lambda: passages.fill_state(generation).embedded == 23, "new mail embedded")
-    assert embedder.passages_embedded() == 23
+        added, _ = inbox_and_junk(store, "added")
+        _add(store, added, range(1, 5))
+        wait_for(
+            lambda: passages.fill_state(generation).embedded == 27, "a new account's mail embedded"
+        )
+    assert embedder.passages_embedded() == 27
 
 
 def test_a_failing_provider_pauses_the_backfill_until_it_answers(store: SqlSyncStore) -> None:

@@ -61,7 +61,7 @@ def test_stored_mail_is_embedded_in_batches_and_junk_never(store: SqlSyncStore) 
     embedder = FakeEmbedder()
     states: list[FillState] = []
     report = _use_case(store, embedder).run(states.append)
-    assert (report.messages, report.passages, report.resumed_after) == (25, 25, 0)
+    assert (report.messages, report.passages, report.resumed_with) == (25, 25, 0)
     assert report.state.filled
     assert (report.state.embedded, report.state.eligible) == (25, 25)
     assert all(len(batch) <= max(10, MAX_PASSAGES) for batch in embedder.batches)
@@ -84,15 +84,15 @@ def test_a_failing_provider_leaves_what_was_recorded_and_the_next_run_resumes(
     embedder.fail_next()  # nothing: the first call answers
     use_case = _use_case(store, embedder)
     generation = use_case.generation()
-    first = use_case.step(generation, 0)
+    first = use_case.step(generation, "acct", 0)
     assert (first.messages, first.passages) == (10, 10)
     embedder.fail_next(EmbeddingFailure.UNREACHABLE)
     with pytest.raises(EmbeddingUnavailable):
-        use_case.step(generation, first.after_seq)
+        use_case.step(generation, "acct", first.after_seq)
     state = use_case.fill_state()
     assert (state.embedded, state.filled) == (10, False)
     report = _use_case(store, embedder).run()
-    assert report.resumed_after == first.after_seq
+    assert report.resumed_with == 10
     assert (report.messages, report.state.embedded, report.state.filled) == (20, 30, True)
     sent = list(itertools.chain.from_iterable(embedder.batches))
     assert len(sent) == len(set(sent)) == 30
@@ -122,10 +122,10 @@ def test_new_mail_and_content_that_arrived_late_are_found_by_the_next_walk(
     use_case = _use_case(store, embedder)
     generation = use_case.generation()
     # From the position: the new mail only.
-    step = use_case.step(generation, generation.after_seq)
+    step = use_case.step(generation, "acct", generation.positions["acct"])
     assert step.messages == 2
     # From the start: the message whose content came later.
-    late = use_case.step(generation, 0)
+    late = use_case.step(generation, "acct", 0)
     assert late.messages == 1
     assert embedder.batches[-1] == ["waits for room\nthe leak in the flat"]
     assert use_case.fill_state().remaining == 0
@@ -141,6 +141,38 @@ def test_vectors_of_another_dimension_are_never_stored(store: SqlSyncStore) -> N
 
     use_case = _use_case(store, Wrong())
     with pytest.raises(EmbeddingUnavailable) as raised:
-        use_case.step(use_case.generation(), 0)
+        use_case.step(use_case.generation(), "acct", 0)
     assert raised.value.failure is EmbeddingFailure.MISMATCH
     assert use_case.fill_state().embedded == 0
+
+
+def test_each_account_is_walked_from_its_own_position(store: SqlSyncStore) -> None:
+    """A walk that has passed one account's newest message still reads another account's
+    mail below it: its messages wait behind its own position only (docs/scaling.md)."""
+    inbox, _ = inbox_and_junk(store)
+    other, _ = inbox_and_junk(store, "other")
+    _add(store, inbox, range(1, 4))
+    _add(store, other, range(1, 4), word="flat")
+    use_case = _use_case(store, FakeEmbedder())
+    generation = use_case.generation()
+    assert generation.positions == {"acct": 0, "other": 0}
+    walked = use_case.step(generation, "other", 0)
+    assert walked.messages == 3
+    generation = use_case.generation()
+    assert generation.positions == {"acct": 0, "other": walked.after_seq}
+    behind = use_case.step(generation, "acct", generation.positions["acct"])
+    assert behind.messages == 3
+    assert behind.after_seq < walked.after_seq
+
+
+def test_the_accounts_take_turns_a_batch_each(store: SqlSyncStore) -> None:
+    inbox, _ = inbox_and_junk(store)
+    other, _ = inbox_and_junk(store, "other")
+    _add(store, inbox, range(1, 31))
+    _add(store, other, range(1, 6), word="flat")
+    embedder = FakeEmbedder()
+    report = _use_case(store, embedder).run()
+    assert (report.messages, report.state.filled) == (35, True)
+    # The other account's mail, stored after the first's, waits for one batch only.
+    assert [len(b) for b in embedder.batches] == [10, 5, 10, 10]
+    assert all("flat" in text for text in embedder.batches[1])

@@ -256,7 +256,10 @@ def test_the_nearest_messages_over_several_folders_are_each_message_once(
             (str(a), int(s)) for a, s in c.execute(sa.select(messages.c.account_id, messages.c.seq))
         ]
     vectors.record(
-        generation.generation_id, [(a, s, [[1.0, 0.0]]) for a, s in rows], max(s for _, s in rows)
+        generation.generation_id,
+        [(a, s, [[1.0, 0.0]]) for a, s in rows],
+        "acct",
+        max(s for _, s in rows),
     )
     query = [1.0, 0.0]
     found = reader.nearest(SPACE.generation, query, _in(g.inbox, g.work, g.all), 50)

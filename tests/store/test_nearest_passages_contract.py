@@ -78,10 +78,11 @@ def test_messages_rank_by_their_nearest_passage_under_the_filters(store: SqlSync
             ("acct", seqs[4], [_unit(1, 0.5, 0)]),  # the same as 2: the higher seq first
             ("acct", seqs[9], [_unit(1, 0, 0)]),
         ],
+        "acct",
         seqs[9],
     )
     other = vectors.open_generation(OTHER, NOW)
-    vectors.record(other.generation_id, [("acct", seqs[3], [_unit(1, 0, 0)])], seqs[3])
+    vectors.record(other.generation_id, [("acct", seqs[3], [_unit(1, 0, 0)])], "acct", seqs[3])
     reader = SqlMailboxReader(store.engine)
     query = [2.0, 0.0, 0.0]  # not unit length: it is normalized
     inbox_only = SummaryFilter(folder_ids=(inbox.folder_id,))
@@ -108,12 +109,14 @@ def test_the_next_call_sees_vectors_added_and_messages_removed(store: SqlSyncSto
     inbox, _, seqs = _mail(store)
     vectors = SqlPassageStore(store.engine)
     generation = vectors.open_generation(SPACE, NOW)
-    vectors.record(generation.generation_id, [("acct", seqs[1], [_unit(1, 0, 0)])], seqs[1])
+    vectors.record(generation.generation_id, [("acct", seqs[1], [_unit(1, 0, 0)])], "acct", seqs[1])
     reader = SqlMailboxReader(store.engine)
     inbox_only = SummaryFilter(folder_ids=(inbox.folder_id,))
     query = [1.0, 0.0, 0.0]
     assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 5)] == [seqs[1]]
-    vectors.record(generation.generation_id, [("acct", seqs[2], [_unit(1, 0.2, 0)])], seqs[2])
+    vectors.record(
+        generation.generation_id, [("acct", seqs[2], [_unit(1, 0.2, 0)])], "acct", seqs[2]
+    )
     assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 5)] == [
         seqs[1],
         seqs[2],
@@ -143,7 +146,7 @@ def test_a_search_on_an_older_snapshot_keeps_the_shared_vectors(store: SqlSyncSt
     inbox, _, seqs = _mail(store)
     vectors = SqlPassageStore(store.engine)
     generation = vectors.open_generation(SPACE, NOW)
-    vectors.record(generation.generation_id, [("acct", seqs[1], [_unit(1, 0, 0)])], seqs[1])
+    vectors.record(generation.generation_id, [("acct", seqs[1], [_unit(1, 0, 0)])], "acct", seqs[1])
     cache = VectorCache()
     read_engine = create_store_engine(
         store.engine.url.render_as_string(hide_password=False), read_only=True
@@ -155,7 +158,9 @@ def test_a_search_on_an_older_snapshot_keeps_the_shared_vectors(store: SqlSyncSt
         assert cache.matrix(first, SPACE.generation) is not None
     with reader.snapshot() as older:
         assert [n.seq for n in older.nearest(SPACE.generation, query, inbox_only, 5)] == [seqs[1]]
-        vectors.record(generation.generation_id, [("acct", seqs[2], [_unit(1, 0.2, 0)])], seqs[2])
+        vectors.record(
+            generation.generation_id, [("acct", seqs[2], [_unit(1, 0.2, 0)])], "acct", seqs[2]
+        )
         assert len(reader.nearest(SPACE.generation, query, inbox_only, 5)) == 2
         with read_engine.connect() as c:
             extended = cache.matrix(c, SPACE.generation)
@@ -181,6 +186,7 @@ def test_each_message_s_pooled_vector_follows_its_passages(store: SqlSyncStore) 
     vectors.record(
         generation.generation_id,
         [("acct", seqs[1], [_unit(0, 0, 1), _unit(1, 0, 0)]), ("acct", seqs[2], [_unit(0, 1, 0)])],
+        "acct",
         seqs[2],
     )
     now = [0.0]
@@ -204,7 +210,9 @@ def test_each_message_s_pooled_vector_follows_its_passages(store: SqlSyncStore) 
 
     # New mail embedded: its message is pooled too, and ranks by its passages once its
     # pooled vector brings it among the candidates.
-    vectors.record(generation.generation_id, [("acct", seqs[3], [_unit(1, 0.1, 0)])], seqs[3])
+    vectors.record(
+        generation.generation_id, [("acct", seqs[3], [_unit(1, 0.1, 0)])], "acct", seqs[3]
+    )
     assert held(SPACE.generation)[0] == [seqs[1], seqs[2], seqs[3]]
     assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 1)] == [seqs[3]]
     assert [n.seq for n in reader.nearest(SPACE.generation, query, inbox_only, 2)] == [
@@ -224,7 +232,7 @@ def test_each_message_s_pooled_vector_follows_its_passages(store: SqlSyncStore) 
     # A new generation has pooled vectors of its own; the old one's are untouched.
     other = vectors.open_generation(OTHER, NOW)
     vectors.record(
-        other.generation_id, [("acct", seqs[4], [_unit(0, 0, 1), _unit(0, 1, 0)])], seqs[4]
+        other.generation_id, [("acct", seqs[4], [_unit(0, 0, 1), _unit(0, 1, 0)])], "acct", seqs[4]
     )
     assert held(OTHER.generation) == ([seqs[4]], [2], [[0, 0.71, 0.71]])
     assert held(SPACE.generation)[0] == [seqs[2], seqs[3]]

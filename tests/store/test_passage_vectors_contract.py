@@ -59,27 +59,29 @@ def test_a_generation_is_offered_held_mail_outside_junk_once(store: SqlSyncStore
     vectors = SqlPassageStore(store.engine)
     generation = vectors.open_generation(SPACE, NOW)
     assert vectors.open_generation(SPACE, NOW) == generation
-    assert (generation.after_seq, generation.filled) == (0, False)
-    offered = vectors.unembedded(generation.generation_id, 0, 10)
+    assert (generation.positions, generation.filled) == ({"acct": 0}, False)
+    offered = vectors.unembedded(generation.generation_id, "acct", 0, 10)
     assert [m.seq for m in offered] == [seqs[u] for u in (1, 2, 4, 5)]
     assert (offered[0].subject, offered[0].plain_text) == ("Subject 1", "Body 1")
     assert {m.account_id for m in offered} == {"acct"}
     assert vectors.fill_state(SPACE.generation).embedded == 0
     assert vectors.fill_state(SPACE.generation).eligible == 4
     # A message is found in the account named with it, or not at all.
-    vectors.record(generation.generation_id, [("elsewhere", seqs[1], [_unit(1, 0, 0, 0)])], 0)
+    vectors.record(
+        generation.generation_id, [("elsewhere", seqs[1], [_unit(1, 0, 0, 0)])], "acct", 0
+    )
     assert vectors.fill_state(SPACE.generation).embedded == 0
 
     first = [("acct", seqs[1], [_unit(1, 0, 0, 0), _unit(1, 1, 0, 0)]), ("acct", seqs[2], [])]
-    vectors.record(generation.generation_id, first, seqs[2])
-    vectors.record(generation.generation_id, first, seqs[2])  # a batch recorded twice
-    assert [m.seq for m in vectors.unembedded(generation.generation_id, 0, 10)] == [
+    vectors.record(generation.generation_id, first, "acct", seqs[2])
+    vectors.record(generation.generation_id, first, "acct", seqs[2])  # a batch recorded twice
+    assert [m.seq for m in vectors.unembedded(generation.generation_id, "acct", 0, 10)] == [
         seqs[4],
         seqs[5],
     ]
     state = vectors.fill_state(SPACE.generation)
     assert (state.embedded, state.eligible, state.remaining, state.filled) == (2, 4, 2, False)
-    assert vectors.open_generation(SPACE, NOW).after_seq == seqs[2]
+    assert vectors.open_generation(SPACE, NOW).positions == {"acct": seqs[2]}
     with store.engine.connect() as c:
         rows = c.execute(
             sa.select(passage_vectors.c.position, passage_vectors.c.scale, passage_vectors.c.vector)
@@ -98,14 +100,14 @@ def test_a_new_generation_is_kept_apart_and_replaces_the_old_once_filled(
     seqs = _fill(store)
     vectors = SqlPassageStore(store.engine)
     old = vectors.open_generation(SPACE, NOW)
-    vectors.record(old.generation_id, [("acct", seqs[1], [_unit(1, 0, 0, 0)])], seqs[1])
+    vectors.record(old.generation_id, [("acct", seqs[1], [_unit(1, 0, 0, 0)])], "acct", seqs[1])
     vectors.finish(old.generation_id, NOW)
     assert vectors.fill_state(SPACE.generation).filled
 
     new = vectors.open_generation(OTHER, NOW)
     assert new.generation_id != old.generation_id
-    assert len(vectors.unembedded(new.generation_id, 0, 10)) == 4
-    vectors.record(new.generation_id, [("acct", seqs[2], [_unit(0, 1, 0, 0)])], seqs[2])
+    assert len(vectors.unembedded(new.generation_id, "acct", 0, 10)) == 4
+    vectors.record(new.generation_id, [("acct", seqs[2], [_unit(0, 1, 0, 0)])], "acct", seqs[2])
     # Until the new one is filled, the old one is whole.
     assert vectors.fill_state(SPACE.generation).embedded == 1
     assert vectors.finish(new.generation_id, NOW) == 1
@@ -123,6 +125,7 @@ def test_vectors_leave_with_their_messages(store: SqlSyncStore) -> None:
     vectors.record(
         generation.generation_id,
         [("acct", seqs[1], [_unit(1, 0, 0, 0)]), ("acct", seqs[2], [_unit(0, 1, 0, 0)])],
+        "acct",
         seqs[2],
     )
     inbox, _ = inbox_and_junk(store)
@@ -134,7 +137,9 @@ def test_vectors_leave_with_their_messages(store: SqlSyncStore) -> None:
     assert (state.embedded, state.eligible) == (1, 3)
     # A message removed before its batch is recorded is skipped.
     store.remove_uids(inbox.folder_id, VALIDITY, [4])
-    vectors.record(generation.generation_id, [("acct", seqs[4], [_unit(0, 0, 1, 0)])], seqs[4])
+    vectors.record(
+        generation.generation_id, [("acct", seqs[4], [_unit(0, 0, 1, 0)])], "acct", seqs[4]
+    )
     assert vectors.fill_state(SPACE.generation).embedded == 1
 
 
@@ -142,7 +147,9 @@ def test_going_below_the_vector_revision_and_back(store: SqlSyncStore) -> None:
     seqs = _fill(store)
     vectors = SqlPassageStore(store.engine)
     generation = vectors.open_generation(SPACE, NOW)
-    vectors.record(generation.generation_id, [("acct", seqs[1], [_unit(1, 0, 0, 0)])], seqs[1])
+    vectors.record(
+        generation.generation_id, [("acct", seqs[1], [_unit(1, 0, 0, 0)])], "acct", seqs[1]
+    )
     migrate.downgrade(store.engine, "0020_message_copies")
     tables = set(sa.inspect(store.engine).get_table_names())
     assert not tables & {"embedding_generations", "embedded_messages", "passage_vectors"}
@@ -160,7 +167,9 @@ def test_a_filled_generation_is_unfilled_by_more_mail_waiting_than_it_tolerates(
     vectors = SqlPassageStore(store.engine)
     generation = vectors.open_generation(SPACE, NOW)
     assert not vectors.is_filled(SPACE.generation)
-    vectors.record(generation.generation_id, [("acct", seqs[1], [_unit(1, 0, 0, 0)])], seqs[1])
+    vectors.record(
+        generation.generation_id, [("acct", seqs[1], [_unit(1, 0, 0, 0)])], "acct", seqs[1]
+    )
     vectors.finish(generation.generation_id, NOW)
     monkeypatch.setattr(passage_store, "WAITING_TOLERATED", 3)
     # Three held messages outside junk wait past the position (junk never counts).
@@ -179,11 +188,15 @@ def test_whether_a_generation_is_filled_is_counted_again_when_its_mark_moves(
     now = [0.0]
     vectors = SqlPassageStore(store.engine, clock=lambda: now[0])
     generation = vectors.open_generation(SPACE, NOW)
-    vectors.record(generation.generation_id, [("acct", seqs[1], [_unit(1, 0, 0, 0)])], seqs[1])
+    vectors.record(
+        generation.generation_id, [("acct", seqs[1], [_unit(1, 0, 0, 0)])], "acct", seqs[1]
+    )
     vectors.finish(generation.generation_id, NOW)
     monkeypatch.setattr(passage_store, "WAITING_TOLERATED", 2)
     assert not vectors.is_filled(SPACE.generation)  # uids 2, 4 and 5 wait
-    vectors.record(generation.generation_id, [("acct", seqs[2], [_unit(0, 1, 0, 0)])], seqs[2])
+    vectors.record(
+        generation.generation_id, [("acct", seqs[2], [_unit(0, 1, 0, 0)])], "acct", seqs[2]
+    )
     assert vectors.is_filled(SPACE.generation)
     inbox, _ = inbox_and_junk(store)
     later = normalized("Subject 6", message_id="6@x", body="Body 6")
@@ -211,7 +224,9 @@ def test_a_batch_another_process_recorded_meanwhile_is_kept_once(
     seqs = _fill(store)
     first, second = SqlPassageStore(store.engine), SqlPassageStore(store.engine)
     generation = first.open_generation(SPACE, NOW)
-    first.record(generation.generation_id, [("acct", seqs[1], [_unit(1, 0, 0, 0)])], seqs[1])
+    first.record(
+        generation.generation_id, [("acct", seqs[1], [_unit(1, 0, 0, 0)])], "acct", seqs[1]
+    )
     monkeypatch.setattr(passage_store, "_not_read", lambda _generation_id: sa.true())
     second.record(
         generation.generation_id,
@@ -219,6 +234,7 @@ def test_a_batch_another_process_recorded_meanwhile_is_kept_once(
             ("acct", seqs[1], [_unit(1, 0, 0, 0), _unit(0, 1, 0, 0)]),
             ("acct", seqs[2], [_unit(0, 0, 1, 0)]),
         ],
+        "acct",
         seqs[2],
     )
     with store.engine.connect() as c:

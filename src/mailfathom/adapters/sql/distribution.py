@@ -53,6 +53,7 @@ PER_ACCOUNT = (
     "mutation_records",
     "folder_creations",
     "trust_positions",
+    "embedding_positions",
     "account_health",
     "sync_failures",
 )

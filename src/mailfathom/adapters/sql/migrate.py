@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
-NEWEST_REVISION = "0033_scoped_outbox_children"
+NEWEST_REVISION = "0034_embedding_positions"
 """The newest migration under `migrations/versions`; a test holds it to Alembic's own head."""
 
 

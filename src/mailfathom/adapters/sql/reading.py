@@ -24,6 +24,7 @@ from mailfathom.adapters.sql.folder_catalog import FolderCatalog
 from mailfathom.adapters.sql.index_queries import index_matching, searchable
 from mailfathom.adapters.sql.reading_filters import ICU_ROOT_COLLATION, RowFilters, TextRules
 from mailfathom.adapters.sql.reading_rows import (
+    account_per_row,
     among,
     inside,
     load_identified,
@@ -315,7 +316,7 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(selection.folder_ids)
         if not scope:
             return []
-        filters = RowFilters.of(self._c, selection, self._rules)
+        filters = RowFilters.of(self._c, selection, self._rules, self._accounts(scope))
         ranks = self._ranks(scope)
         where = [*filters.on(), *self._standing(ranks, filters)]
         seqs = self._timeline(scope, where, newest_first, after, limit)
@@ -352,18 +353,30 @@ class SqlReadView(MailboxReadView):
         PostgreSQL reads each folder's own index range (a LATERAL subquery per folder) and
         merges them, since it cannot merge the ranges of `folder_id IN (...)` itself and would
         otherwise sort every row in scope. SQLite reads each folder's range of the index in
-        order and stops it once the page is full, then sorts what it kept."""
+        order and stops it once the page is full, then sorts what it kept.
+
+        Both name the scope's accounts too, as every statement of a read does. SQLite checks
+        them on the rows it reads (`account_per_row`): offered `ix_messages_account_received`,
+        which holds an account's timeline in order as well, it has no statistics to tell
+        that a folder's range is the smaller."""
         keys = (messages.c.received_at, messages.c.seq) if stretch.dated else (messages.c.seq,)
         rows = sa.select(messages.c.seq, messages.c.received_at).where(stretch.condition, *filters)
+        accounts = self._accounts(scope)
         if self._dialect != "postgresql":
             return (
-                rows.where(messages.c.folder_id.in_(sorted(scope)))
+                rows.where(
+                    among(False, account_per_row(messages), accounts),
+                    messages.c.folder_id.in_(sorted(scope)),
+                )
                 .order_by(*ordered_by(keys, newest_first))
                 .limit(limit)
             )
         scoped = folders.alias("scoped")
         page = (
-            rows.where(messages.c.folder_id == scoped.c.folder_id)
+            rows.where(
+                among(True, messages.c.account_id, accounts),
+                messages.c.folder_id == scoped.c.folder_id,
+            )
             .order_by(*ordered_by(keys, newest_first))
             .limit(limit)
             .lateral("page")
@@ -415,11 +428,10 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(selection.folder_ids)
         if not scope:
             return None
-        filters = RowFilters.of(self._c, selection, self._rules)
+        accounts = self._accounts(scope)
+        filters = RowFilters.of(self._c, selection, self._rules, accounts)
         ranks = self._ranks(scope)
         where = filters.on()
-
-        accounts = self._accounts(scope)
 
         def in_scope(known: sa.FromClause | None = None) -> list[sa.ColumnElement[bool]]:
             standing = self._standing(ranks, filters, terms, known)
@@ -462,7 +474,7 @@ class SqlReadView(MailboxReadView):
         scope = self._scope(eligible.folder_ids)
         if not scope or window <= 0:
             return NearestFound([])
-        filters = RowFilters.of(self._c, eligible, self._rules)
+        filters = RowFilters.of(self._c, eligible, self._rules, self._accounts(scope))
         return start_nearest(
             self._c,
             self._vectors,

@@ -16,6 +16,7 @@ plain `lower()` follows the database's LC_CTYPE, which under the C locale is ASC
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +25,7 @@ from sqlalchemy.sql.selectable import NamedFromClause
 
 from mailfathom.adapters.sql.engine import SQLITE_FOLD_FUNCTION
 from mailfathom.adapters.sql.index_queries import index_matching, searchable
-from mailfathom.adapters.sql.reading_rows import among
+from mailfathom.adapters.sql.reading_rows import account_per_row, among
 from mailfathom.adapters.sql.rows import text_value
 from mailfathom.adapters.sql.schema import keywords, messages, participants, same_message
 from mailfathom.app.shared.stored_mail import SummaryFilter
@@ -91,17 +92,22 @@ def _naming(address: str, array: bool) -> sa.Select[Any]:
     )
 
 
-def _common_recipient(connection: sa.Connection, text: TextRules, address: str) -> bool:
+def _common_recipient(
+    connection: sa.Connection, text: TextRules, address: str, accounts: Sequence[str]
+) -> bool:
     """Whether SQLite should check per row that a message names `address`.
 
     PostgreSQL's planner weighs the two ways from its statistics. SQLite has none, so the
-    reader asks first whether the address is common: a rare one is looked up as a list of
-    `seq` (cheap to build, and the scan checks membership), a common one is checked per row
-    as the timeline is read in order, which stops as soon as the page is full instead of
-    first listing every message the address appears in."""
+    reader asks first whether the address is common in the `accounts` read: a rare one is
+    looked up as a list of `seq` (cheap to build, and the scan checks membership), a common
+    one is checked per row as the timeline is read in order, which stops as soon as the page
+    is full instead of first listing every message the address appears in. The count reads
+    `ix_participants_address`; the account is checked on each row it finds there
+    (`account_per_row`), or SQLite would read every participant of the account by its key."""
     if text.dialect != "sqlite":
         return False
-    limited = _naming(address, False).limit(_SHORT_LIST).subquery()
+    named = _naming(address, False).where(among(False, account_per_row(participants), accounts))
+    limited = named.limit(_SHORT_LIST).subquery()
     found = connection.execute(sa.select(sa.func.count()).select_from(limited)).scalar_one()
     return bool(found >= _SHORT_LIST)
 
@@ -165,13 +171,20 @@ class RowFilters:
     sent_per_row: bool = False
 
     @classmethod
-    def of(cls, connection: sa.Connection, selection: SummaryFilter, text: TextRules) -> RowFilters:
+    def of(
+        cls,
+        connection: sa.Connection,
+        selection: SummaryFilter,
+        text: TextRules,
+        accounts: Sequence[str],
+    ) -> RowFilters:
+        """The filters of `selection`, whose folders lie in `accounts`."""
         recipient = selection.recipient_address
         return cls(
             selection,
             text,
             recipient_per_row=recipient is not None
-            and _common_recipient(connection, text, recipient),
+            and _common_recipient(connection, text, recipient, accounts),
             sent_per_row=_wide_sent_range(connection, text, selection),
         )
 

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
+from sqlalchemy.sql.selectable import NamedFromClause
 
 from mailfathom.adapters.sql.schema import keywords, message_trust, messages, participants, parts
 from mailfathom.adapters.sql.trust_rows import TRUST_COLUMNS, reading_of, verdict_of
@@ -37,6 +38,15 @@ def named_folder(column: sa.ColumnElement[int]) -> sa.ColumnElement[int]:
     than a few dozen rows are named (every row of the folders, 200 ms at 100,000 messages)
     instead of from the named rows themselves."""
     return column + 0
+
+
+def account_per_row(rows: NamedFromClause) -> sa.ColumnElement[str]:
+    """The account column of `rows` as SQLite checks it on each row it reads, never through
+    an index: `+table.account_id`, SQLite's way of ruling a term out of index choice (the
+    unary plus leaves text as it is). A statement read from an index it was written for (a
+    folder's timeline) names its accounts this way, so that SQLite, which keeps no
+    statistics, cannot take `ix_messages_account_received` instead. SQLite only."""
+    return sa.literal_column(f"+{rows.name}.account_id", rows.c.account_id.type)
 
 
 SUMMARY_COLUMNS = tuple(

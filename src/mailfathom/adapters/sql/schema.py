@@ -535,8 +535,7 @@ account_health = sa.Table(
     sa.Column("since", TS, nullable=False),
 )
 
-# The embedding spaces stored mail has been placed in, and how far each backfill has walked
-# the messages (see 0021 and app/sync/embedding.py).
+# The embedding spaces stored mail has been placed in (see 0021 and app/sync/embedding.py).
 embedding_generations = sa.Table(
     "embedding_generations",
     metadata,
@@ -545,9 +544,24 @@ embedding_generations = sa.Table(
     sa.Column("model", sa.String(256), nullable=False),
     sa.Column("version", sa.String(256), nullable=False),
     sa.Column("dimension", sa.Integer, nullable=False),
-    sa.Column("after_seq", BIGINT, nullable=False),
     sa.Column("created_at", TS, nullable=False),
     sa.Column("filled_at", TS),
+)
+
+# How far each generation's backfill has walked each account's messages (see 0034); an
+# account without a row has walked none.
+embedding_positions = sa.Table(
+    "embedding_positions",
+    metadata,
+    sa.Column(
+        "generation_id",
+        BIGINT,
+        sa.ForeignKey("embedding_generations.generation_id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    _account_column(),
+    sa.Column("after_seq", BIGINT, nullable=False),
+    sa.PrimaryKeyConstraint("generation_id", "account_id", name="pk_embedding_positions"),
 )
 
 # Each message a generation has read, with how many passages it gave.

@@ -1,14 +1,15 @@
 """The embedding backfill: one thread per deployment placing stored mail, and then each new
 message, in the active profile's space, at its own pace.
 
-It walks the messages from its generation's position, a batch of passages at a time, and
-after a batch that took `t` seconds waits long enough for its own work to stay near `duty` of
-one processor, so a synchronization pass running meanwhile keeps the rest (and its own
-thread: a pass never waits for an embedding). Once nothing is left past the position it
-walks from the start now and then (`sweep_seconds`), for mail whose content arrived after
-the walk passed it; a walk from the start that finds nothing left notes the generation
-filled. Then it rests `idle_seconds` and looks again: mail a pass stored meanwhile lies past
-the position.
+It walks each account's messages from the account's position in its generation, the
+accounts taking turns a batch of passages at a time (`Walk`), and after a batch that took `t`
+seconds waits long enough for its own work to stay near `duty` of one processor, so a
+synchronization pass running meanwhile keeps the rest (and its own thread: a pass never waits
+for an embedding). Once nothing is left past any position it walks from the start now and
+then (`sweep_seconds`), for mail whose content arrived after the walk passed it; a walk from
+the start that finds nothing left notes the generation filled. Then it rests `idle_seconds`,
+reads the positions again (an account added meanwhile joins the walk) and looks again: mail a
+pass stored meanwhile lies past its account's position.
 
 A provider that fails pauses it: it waits `first_pause` seconds, twice as long after each
 further failure up to `longest_pause`, and starts again where it was, since nothing of the
@@ -25,7 +26,7 @@ from collections.abc import Callable
 import structlog
 
 from mailfathom.app.shared.embedding_ports import EmbeddingUnavailable
-from mailfathom.app.sync.embedding import StoredMailEmbedding
+from mailfathom.app.sync.embedding import StoredMailEmbedding, Walk
 from mailfathom.app.sync.embedding_ports import Generation
 from mailfathom.app.sync.pass_activity import PassActivity
 from mailfathom.app.sync.work_meter import Unmetered, WorkMeter
@@ -68,7 +69,7 @@ class EmbeddingBackfill:
     def run_forever(self, stop: threading.Event) -> None:
         """Keep the active generation filled until `stop` is set."""
         generation: Generation | None = None
-        after = 0
+        walk: Walk | None = None
         from_start = False
         swept_at: float | None = None
         pause = self._first_pause
@@ -80,10 +81,14 @@ class EmbeddingBackfill:
             try:
                 if generation is None:
                     generation = self._embedding.generation()
-                    after = generation.after_seq
-                step = self._embedding.step(generation, after)
-                self._meter.passages_embedded(step.passages)
-                if step.after_seq == after and from_start:
+                if walk is None:
+                    positions = generation.positions
+                    walk = Walk(dict.fromkeys(positions, 0) if from_start else positions)
+                turn = walk.turn()
+                if turn is not None:
+                    step = self._embedding.step(generation, *turn)
+                    self._meter.passages_embedded(step.passages)
+                elif from_start:
                     self._finished(generation)
             except EmbeddingUnavailable as failure:
                 log.warning(
@@ -101,19 +106,21 @@ class EmbeddingBackfill:
                 pause = min(pause * 2, self._longest_pause)
                 continue
             pause = self._first_pause
-            if step.after_seq != after:
-                after = step.after_seq
-                worked = self._clock() - started
-                stop.wait(worked * (1.0 - self._duty) / self._duty)
+            if turn is not None:
+                account_id, after = turn
+                walk.went(account_id, step.after_seq)
+                if step.after_seq != after:
+                    worked = self._clock() - started
+                    stop.wait(worked * (1.0 - self._duty) / self._duty)
                 continue
-            # Nothing left past `after`.
+            # Nothing left past any position: the next walk reads them again.
+            walk = None
             now = self._clock()
             if not from_start and (swept_at is None or now - swept_at >= self._sweep):
-                from_start, after, swept_at = True, 0, now
+                from_start, swept_at = True, now
                 continue
-            if from_start:
-                from_start = False
-                generation = None  # read again: its position, and whether it is filled
+            from_start = False
+            generation = None  # read again: the positions, and whether it is filled
             stop.wait(self._idle)
 
     def _finished(self, generation: Generation) -> None:

@@ -6,7 +6,7 @@ reaches a provider: vectors are made by the caller through `Embedder` and only h
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -18,11 +18,12 @@ from mailfathom.domain.embedding import ProfileIdentity
 @dataclass(frozen=True, slots=True)
 class Generation:
     """One embedding space as the store keeps it: its row, how far its backfill has walked
-    the messages (`after_seq`), and whether a walk of every message has once finished."""
+    each account's messages (`positions`: every account, 0 for one not walked yet), and
+    whether a walk of every message has once finished."""
 
     generation_id: int
     identity: ProfileIdentity
-    after_seq: int
+    positions: Mapping[str, int]
     filled: bool
 
 
@@ -44,23 +45,31 @@ EmbeddedMessage = tuple[str, int, Sequence[Sequence[float]]]
 
 class PassageStore(FillStates, Protocol):
     def open_generation(self, identity: ProfileIdentity, at: datetime) -> Generation:
-        """The generation of `identity`, created (position 0, not filled) when the store has
-        none; idempotent, and safe against another process creating it at once."""
+        """The generation of `identity`, created (not filled, every position 0) when the
+        store has none, with the positions of every account as they stand; idempotent, and
+        safe against another process creating it at once."""
         ...
 
-    def unembedded(self, generation_id: int, after_seq: int, limit: int) -> list[MessageText]:
-        """Up to `limit` messages after `after_seq`, in `seq` order, that the generation has
-        not read, that lie in no junk-role folder and whose content is held; with their
-        texts. Junk is never embedded, and mail whose content is not held (too large, or
-        waiting for room) is not offered until its content arrives."""
+    def unembedded(
+        self, generation_id: int, account_id: str, after_seq: int, limit: int
+    ) -> list[MessageText]:
+        """Up to `limit` messages of `account_id` after `after_seq`, in `seq` order, that
+        the generation has not read, that lie in no junk-role folder and whose content is
+        held; with their texts. Junk is never embedded, and mail whose content is not held
+        (too large, or waiting for room) is not offered until its content arrives."""
         ...
 
     def record(
-        self, generation_id: int, embedded: Sequence[EmbeddedMessage], after_seq: int
+        self,
+        generation_id: int,
+        embedded: Sequence[EmbeddedMessage],
+        account_id: str,
+        after_seq: int,
     ) -> None:
         """Store the messages' vectors and note them read, in one transaction, with the
-        position moved to `after_seq` when that is further. A message removed meanwhile, or
-        read already, is skipped, so a batch recorded twice writes nothing twice."""
+        position of `account_id` moved to `after_seq` when that is further. A message
+        removed meanwhile, or read already, is skipped, so a batch recorded twice writes
+        nothing twice."""
         ...
 
     def finish(self, generation_id: int, at: datetime) -> int:

@@ -49,7 +49,7 @@ def embed_with_progress(services: Services, console: Console) -> EmbedReport:
             report = embedding.run(advance)
         except EmbeddingUnavailable as error:
             raise EmbeddingStopped(error, embedding.fill_state()) from None
-    resumed = f" (resumed after message {report.resumed_after})" if report.resumed_after else ""
+    resumed = f" ({report.resumed_with} embedded before)" if report.resumed_with else ""
     console.print(
         f"{report.messages} message(s) embedded, {report.passages} passage(s){resumed}; "
         f"{report.state.embedded} of {report.state.eligible} messages are embedded "
