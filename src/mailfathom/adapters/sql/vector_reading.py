@@ -87,9 +87,8 @@ class VectorCache:
     ) -> Ranking:
         exact, candidates, per_message = self._ranking
         return Ranking(
-            matrix,
+            [(matrix, allowed)],
             query,
-            allowed,
             exact_up_to=exact,
             candidates=candidates,
             per_message=per_message,
