@@ -5,16 +5,17 @@ compared a block of rows at a time, each block widened to float32 only for its p
 the query, so that the float copy stays in the processor's cache instead of costing four
 times the matrix in memory. A message's score is its nearest passage.
 
-The vectors may be held in several matrices, and a ranking spans those the search names, its
-messages ranked as one. Which messages may answer is a mask over each, which the caller
-computes from the store's own filters. When they leave at most
-`EXACT_MESSAGES` messages in all, every passage of each is compared: a filter that leaves
-few messages narrows the scan and can never leave it empty of what it holds, which an
-approximate index searched first and filtered after can. Over more messages, each
-message's pooled vector (`messages.MessageIndex`) is compared first, one row a message
-instead of seven for long mail, and the passages of the `CANDIDATES` nearest messages by
-it are then compared exactly. docs/embeddings-storage.md has the measurements behind both
-numbers and behind choosing numpy over sqlite-vec.
+The vectors may be held in several matrices (a process keeps one per account:
+`adapters/sql/vector_cache.py`) and a ranking spans those the search names, its messages
+ranked as one. Which messages may answer is a mask over each, which the caller computes from
+the store's own filters. When they leave at most `EXACT_MESSAGES` messages in all, every
+passage of each is compared: a filter that leaves few messages narrows the scan and can
+never leave it empty of what it holds, which an approximate index searched first and
+filtered after can. Over more messages, each message's pooled vector
+(`messages.MessageIndex`) is compared first, one row a message instead of seven for long
+mail, and the passages of the `CANDIDATES` nearest messages by it are then compared exactly.
+docs/embeddings-storage.md has the measurements behind both numbers and behind choosing
+numpy over sqlite-vec.
 """
 
 from __future__ import annotations
