@@ -479,7 +479,7 @@ def agreement(config: Path, corpus: dict[str, Any], dated: bool) -> dict[str, An
     every eligible message compared: per number of candidates (`CANDIDATES` and its halves)
     and filter, the share of the exact page's matches found on the page (mean, and lowest
     over the queries), and the share of queries whose page is the same, in the same order."""
-    from mailfathom.adapters.sql.vector_reading import VectorCache
+    from mailfathom.adapters.sql.vector_cache import VectorCache
     from mailfathom.adapters.vectors.scan import CANDIDATES
 
     deployment = load_config(config)

@@ -62,7 +62,7 @@ from labelled_queries import Kind, LabelledQuery  # noqa: E402
 from machine import log  # noqa: E402
 
 from mailfathom.adapters.config.toml_loader import load_config  # noqa: E402
-from mailfathom.adapters.sql.vector_reading import VectorCache  # noqa: E402
+from mailfathom.adapters.sql.vector_cache import VectorCache  # noqa: E402
 from mailfathom.adapters.vectors.scan import CANDIDATES  # noqa: E402
 from mailfathom.app.reading.list_emails import TimelineRequest  # noqa: E402
 from mailfathom.app.reading.search_emails import SearchRequest  # noqa: E402

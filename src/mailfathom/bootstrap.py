@@ -203,7 +203,7 @@ if TYPE_CHECKING:
     from mailfathom.adapters.sql.folder_catalog import FolderCatalog
     from mailfathom.adapters.sql.passage_store import SqlPassageStore
     from mailfathom.adapters.sql.reading import SqlMailboxReader
-    from mailfathom.adapters.sql.vector_reading import VectorCache
+    from mailfathom.adapters.sql.vector_cache import VectorCache
 
 
 def utc_now() -> datetime:
@@ -482,7 +482,7 @@ class Services:
         """A reader on the read-only engine, sharing the process's vectors and folders."""
         from mailfathom.adapters.sql.folder_catalog import FolderCatalog
         from mailfathom.adapters.sql.reading import SqlMailboxReader
-        from mailfathom.adapters.sql.vector_reading import VectorCache
+        from mailfathom.adapters.sql.vector_cache import VectorCache
 
         with self._vectors_lock:
             if self.vectors is None:

@@ -27,6 +27,7 @@ from mailfathom.bootstrap import Services
 from mailfathom.domain.access import Caller, Permission
 from mailfathom.domain.embedding import EmbeddingFailure, RetrievalMode, SemanticState
 from mailfathom.entrypoints.workers.background import recheck_provider
+from store.account_scope import account_scope_checked
 from waiting import wait_for
 
 # Words the test embedder treats as one: what a model does for meanings, here by a table.
@@ -152,6 +153,20 @@ def test_every_filter_narrows_both_rankings(services: Services) -> None:
     subjects, _ = _search(services, "leak", received_before=START + timedelta(days=2))
     assert subjects[0] == "Flat 3"
     assert set(subjects) <= {"Flat 3"}
+
+
+def test_a_hybrid_search_names_the_account_on_every_statement(services: Services) -> None:
+    """Both rankings and the checks of what they found, under the store suites' check
+    (store/account_scope.py)."""
+    _embed_with(services, MeaningEmbedder(dimension=256), Clock())
+    _fill(services)
+    with account_scope_checked() as watch:
+        subjects, result = _search(services, "leak")
+        assert result.retrieval_mode is RetrievalMode.HYBRID
+        assert subjects[:2] == ["Pipes", "Flat 3"]
+        subjects, _ = _search(services, "leak", sender_address="landlord@example.org")
+        assert subjects[0] == "Flat 3"
+    assert watch.found == []
 
 
 def test_a_failing_provider_is_left_alone_then_asked_by_one_search(services: Services) -> None:

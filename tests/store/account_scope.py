@@ -52,10 +52,6 @@ CROSS_ACCOUNT_SCANS: dict[str, str] = {
 # Statements not yet scoped, by issuer, each with what keeps it so: what is left of the sweep
 # (docs/scaling.md). Remove an entry once its statements name the account; never add one.
 NOT_YET_SCOPED: dict[str, str] = {
-    "adapters.sql.vector_reading:matrix": "a process keeps one matrix of a generation's "
-    "vectors for every account, read by `vector_id` and filtered by folder afterwards",
-    "adapters.sql.vector_reading:_extend": "extends that matrix, over every account",
-    "adapters.sql.vector_reading:_newer": "extends that matrix, over every account",
     "adapters.sql.reading_filters:_wide_sent_range": "SQLite's probe of a sent range counts "
     "up to 2,000 entries of ix_messages_folder_sent alone; checking the account would read "
     "each row from the table too (85 to 205 us at 2,000 rows)",

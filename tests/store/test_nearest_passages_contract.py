@@ -15,7 +15,8 @@ from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.schema import messages
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
-from mailfathom.adapters.sql.vector_reading import RECOUNT_SECONDS, VectorCache
+from mailfathom.adapters.sql.vector_cache import RECOUNT_SECONDS, VectorCache
+from mailfathom.adapters.vectors.scan import VectorMatrix
 from mailfathom.app.shared.stored_mail import SummaryFilter
 from mailfathom.app.sync.types import FolderRecord
 from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
@@ -28,6 +29,15 @@ NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 VALIDITY = 7
 SPACE = ProfileIdentity("hashed-words", "1", 3)
 OTHER = ProfileIdentity("hashed-words", "2", 3)
+
+
+def _held(cache: VectorCache, connection: sa.Connection, generation: str) -> VectorMatrix | None:
+    """The cache's matrix of the account's vectors of `generation`, as `connection` sees it."""
+    found = cache.matrices(connection, generation, ["acct"])
+    if found is None:
+        return None
+    (matrix,) = found
+    return matrix
 
 
 def _unit(*values: float) -> list[float]:
@@ -155,7 +165,7 @@ def test_a_search_on_an_older_snapshot_keeps_the_shared_vectors(store: SqlSyncSt
     inbox_only = SummaryFilter(folder_ids=(inbox.folder_id,))
     query = [1.0, 0.0, 0.0]
     with read_engine.connect() as first:
-        assert cache.matrix(first, SPACE.generation) is not None
+        assert _held(cache, first, SPACE.generation) is not None
     with reader.snapshot() as older:
         assert [n.seq for n in older.nearest(SPACE.generation, query, inbox_only, 5)] == [seqs[1]]
         vectors.record(
@@ -163,14 +173,14 @@ def test_a_search_on_an_older_snapshot_keeps_the_shared_vectors(store: SqlSyncSt
         )
         assert len(reader.nearest(SPACE.generation, query, inbox_only, 5)) == 2
         with read_engine.connect() as c:
-            extended = cache.matrix(c, SPACE.generation)
+            extended = _held(cache, c, SPACE.generation)
         assert extended is not None
         assert len(extended) == 2
         # The older snapshot answers from the matrix as it is (the newer vector is of a
         # message it holds too, so answering with it is no harm).
         assert seqs[1] in [n.seq for n in older.nearest(SPACE.generation, query, inbox_only, 5)]
     with read_engine.connect() as c:
-        assert cache.matrix(c, SPACE.generation) is extended
+        assert _held(cache, c, SPACE.generation) is extended
     assert len(extended) == 2
     read_engine.dispose()
 
@@ -197,7 +207,7 @@ def test_each_message_s_pooled_vector_follows_its_passages(store: SqlSyncStore) 
 
     def held(generation: str) -> tuple[list[int], list[int], list[list[float]]]:
         with store.engine.connect() as c:
-            matrix = cache.matrix(c, generation)
+            matrix = _held(cache, c, generation)
         assert matrix is not None
         index = matrix.index
         pooled = (index.pooled * index.scales[:, None].astype(np.float64)).round(2).tolist()
@@ -239,4 +249,4 @@ def test_each_message_s_pooled_vector_follows_its_passages(store: SqlSyncStore) 
     assert [n.seq for n in reader.nearest(OTHER.generation, query, inbox_only, 5)] == [seqs[4]]
     vectors.finish(other.generation_id, NOW)
     with store.engine.connect() as c:
-        assert cache.matrix(c, SPACE.generation) is None
+        assert _held(cache, c, SPACE.generation) is None

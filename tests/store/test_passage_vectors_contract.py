@@ -13,7 +13,7 @@ from mailfathom.adapters.sql import migrate, passage_store
 from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.schema import messages, passage_vectors
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
-from mailfathom.adapters.sql.vector_reading import RECOUNT_SECONDS
+from mailfathom.adapters.sql.vector_cache import RECOUNT_SECONDS
 from mailfathom.adapters.vectors.codec import decode
 from mailfathom.app.shared.vector_ports import FillState
 from mailfathom.domain.content_state import ContentState

@@ -57,14 +57,14 @@ def test_messages_come_off_the_ranking_once_by_their_nearest_passage() -> None:
     assert query is not None
     assert matrix.index.seqs.tolist() == [10, 11, 12, 13]
     everything = np.ones(len(matrix.index), dtype=bool)
-    ranking = Ranking(matrix, query, everything)
+    ranking = Ranking([(matrix, everything)], query)
     assert ranking.exact
     assert [seq for seq, _ in ranking.best(10)] == [10, 12, 11, 13]
     assert [seq for seq, _ in ranking.best(2)] == [10, 12]
     without_first = everything.copy()
     without_first[0] = False
-    assert [seq for seq, _ in Ranking(matrix, query, without_first).best(1)] == [12]
-    assert Ranking(matrix, query, np.zeros(len(matrix.index), dtype=bool)).best(5) == []
+    assert [seq for seq, _ in Ranking([(matrix, without_first)], query).best(1)] == [12]
+    assert Ranking([(matrix, np.zeros(len(matrix.index), dtype=bool))], query).best(5) == []
 
 
 def test_over_many_messages_the_pooled_vectors_pick_whose_passages_are_compared() -> None:
@@ -83,9 +83,9 @@ def test_over_many_messages_the_pooled_vectors_pick_whose_passages_are_compared(
     query = unit_query([1.0, 0.0, 0.0], 3)
     assert query is not None
     everything = np.ones(len(matrix.index), dtype=bool)
-    exact = Ranking(matrix, query, everything).best(4)
+    exact = Ranking([(matrix, everything)], query).best(4)
     assert [seq for seq, _ in exact] == [20, 21, 23, 22]
-    pooled = Ranking(matrix, query, everything, exact_up_to=0, candidates=2, per_message=1)
+    pooled = Ranking([(matrix, everything)], query, exact_up_to=0, candidates=2, per_message=1)
     assert not pooled.exact
     # The two nearest by their pooled vectors are 21 and 23, scored by their passages;
     # a deeper ranking compares more messages' passages.
@@ -93,6 +93,32 @@ def test_over_many_messages_the_pooled_vectors_pick_whose_passages_are_compared(
     assert [seq for seq, _ in best] == [21]
     assert best[0][1] == exact[1][1]
     assert pooled.best(4) == exact
+
+
+def test_messages_held_in_several_matrices_rank_as_one() -> None:
+    """The messages of the pooled test above, held in two matrices (as two accounts' are):
+    the candidates are picked by pooled vector over both, so the answers are the same."""
+    first = _matrix(
+        [
+            (20, _unit(1, 0, 0)),
+            (20, _unit(0, 1, 0)),
+            (20, _unit(0, 0, 1)),
+            (20, _unit(0, -1, 0.2)),
+            (22, _unit(0.6, 0.8, 0)),
+        ]
+    )
+    second = _matrix([(21, _unit(0.8, 0.6, 0)), (23, _unit(0.7, 0, 0.7)), (24, _unit(1, 0, 0))])
+    query = unit_query([1.0, 0.0, 0.0], 3)
+    assert query is not None
+    # 24 is the nearest of all, but not allowed.
+    parts = [(first, np.ones(2, dtype=bool)), (second, np.asarray([True, True, False]))]
+    exact = Ranking(parts, query).best(4)
+    assert [seq for seq, _ in exact] == [20, 21, 23, 22]
+    pooled = Ranking(parts, query, exact_up_to=0, candidates=2, per_message=1)
+    assert not pooled.exact
+    assert [seq for seq, _ in pooled.best(1)] == [21]
+    assert pooled.best(4) == exact
+    assert Ranking([(first, np.zeros(2, dtype=bool)), *parts[1:]], query).best(5) == exact[1:3]
 
 
 def test_an_extension_makes_a_new_snapshot_and_keeps_each_message_s_passages_together() -> None:
@@ -113,5 +139,5 @@ def test_an_extension_makes_a_new_snapshot_and_keeps_each_message_s_passages_tog
     assert third.index.counts.tolist() == [1, 2, 2, 1]
     query = unit_query([0.0, 0.0, 1.0], 3)
     assert query is not None
-    ranked = Ranking(third, query, np.ones(4, dtype=bool)).best(2)
+    ranked = Ranking([(third, np.ones(4, dtype=bool))], query).best(2)
     assert [seq for seq, _ in ranked] == [32, 31]

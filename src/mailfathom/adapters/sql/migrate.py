@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
-NEWEST_REVISION = "0034_embedding_positions"
+NEWEST_REVISION = "0035_passage_vectors_by_account"
 """The newest migration under `migrations/versions`; a test holds it to Alembic's own head."""
 
 

@@ -34,7 +34,7 @@ from mailfathom.adapters.sql.schema import (
     passage_vectors,
 )
 from mailfathom.adapters.sql.store_base import SqlTables
-from mailfathom.adapters.sql.vector_reading import RECOUNT_SECONDS
+from mailfathom.adapters.sql.vector_cache import RECOUNT_SECONDS
 from mailfathom.adapters.vectors.codec import encode
 from mailfathom.app.shared.vector_ports import FillState
 from mailfathom.app.sync.embedding_ports import EmbeddedMessage, Generation, MessageText

@@ -49,7 +49,8 @@ from mailfathom.adapters.sql.reading_threads import conversation_members
 from mailfathom.adapters.sql.schema import folders, messages
 from mailfathom.adapters.sql.threads import split_ids
 from mailfathom.adapters.sql.timeline import Stretch, ordered_by, stretches
-from mailfathom.adapters.sql.vector_reading import NearestFound, VectorCache, start_nearest
+from mailfathom.adapters.sql.vector_cache import VectorCache
+from mailfathom.adapters.sql.vector_reading import NearestFound, start_nearest
 from mailfathom.app.shared.stored_mail import (
     EmailRow,
     FolderView,

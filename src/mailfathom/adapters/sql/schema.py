@@ -600,8 +600,12 @@ passage_vectors = sa.Table(
     sa.Column("vector", sa.LargeBinary, nullable=False),
     _of_message("passage_vectors"),
 )
+# Each account's vectors of a generation in the order they were added (see 0035).
 sa.Index(
-    "ix_passage_vectors_generation", passage_vectors.c.generation_id, passage_vectors.c.vector_id
+    "ix_passage_vectors_account",
+    passage_vectors.c.generation_id,
+    passage_vectors.c.account_id,
+    passage_vectors.c.vector_id,
 )
 sa.Index("ix_passage_vectors_message", passage_vectors.c.account_id, passage_vectors.c.seq)
 

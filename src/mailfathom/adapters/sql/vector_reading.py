@@ -1,17 +1,16 @@
 """The nearest messages to a query among those a search may return, on either database.
 
-Each process keeps each generation's vectors in memory (`VectorCache`), read once and then
-extended by the rows added since (a generation's vectors only grow while it is filled; rows
-leave with their messages). The store is asked only for what changed: the highest vector id
-at each search, and every `RECOUNT_SECONDS` the number of rows, which falls when messages
-were removed and then makes the matrix be read again.
+The vectors come from the process's `VectorCache` (vector_cache.py): a matrix per generation
+and account, kept up to date by statements that each name their account; a search ranks over
+the matrices of the accounts its folders belong to, as one ranking, and never reads another
+account's.
 
 Which rows may answer comes from the same conditions the lexical path applies (folders in
 scope, the filters, one row per message): the scope is matched against the folder each row
 was stored in (a message never changes folder: a move stores a new row); a filter is asked
 of `messages`, before the scan when it leaves few messages, after it otherwise
 (`FEW_ELIGIBLE`). Either way the best messages are checked against `messages` before they
-are answered, so a message removed since the matrix was read is never named.
+are answered, so a message removed since a matrix was read is never named.
 
 The ranking itself (`adapters/vectors/scan.py`) runs on a thread of the cache while the
 search reads its lexical ranking on its own connection; every statement stays on the
@@ -21,183 +20,23 @@ once a search holds it: an extension makes a new one.
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from concurrent.futures import Future
+from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.reading_rows import among, arrays, chunks, named_folder
-from mailfathom.adapters.sql.schema import (
-    embedding_generations,
-    messages,
-    passage_vectors,
-    same_message,
-)
-from mailfathom.adapters.vectors.codec import as_int8
-from mailfathom.adapters.vectors.scan import (
-    CANDIDATE_FACTOR,
-    CANDIDATES,
-    EXACT_MESSAGES,
-    Floats,
-    Ranking,
-    VectorMatrix,
-    unit_query,
-)
+from mailfathom.adapters.sql.schema import messages
+from mailfathom.adapters.sql.vector_cache import VectorCache
+from mailfathom.adapters.vectors.scan import EXACT_MESSAGES, Part, Ranking, unit_query
 from mailfathom.app.shared.vector_ports import Nearest
 
-RECOUNT_SECONDS = 30.0
 # A filter leaving at most this many messages is applied before the scan (only their
 # messages are ranked, exactly: `EXACT_MESSAGES`); one leaving more is checked on the best
 # messages as they are read off the ranking, which then goes deeper until enough pass.
 FEW_ELIGIBLE = EXACT_MESSAGES
-_LOAD_ROWS = 20_000
-# Rankings run at once per process; more would only contend for the processors.
-_WORKERS = 2
-_T = TypeVar("_T")
-_PV = passage_vectors.c
-
-
-class VectorCache:
-    """Each generation's matrix, shared by the reads of one store in one process."""
-
-    def __init__(
-        self,
-        clock: Callable[[], float] = time.monotonic,
-        *,
-        exact_messages: int = EXACT_MESSAGES,
-        candidates: int = CANDIDATES,
-        per_message: int = CANDIDATE_FACTOR,
-    ) -> None:
-        """`exact_messages`, `candidates` and `per_message` are `Ranking`'s (the module's
-        published values unless told)."""
-        self._clock = clock
-        self._ranking = (exact_messages, candidates, per_message)
-        self._lock = threading.Lock()
-        self._held: dict[str, tuple[int, VectorMatrix, float]] = {}
-        self._workers: ThreadPoolExecutor | None = None
-        self._starting = threading.Lock()
-
-    def ranking(
-        self, matrix: VectorMatrix, query: Floats, allowed: npt.NDArray[np.bool_]
-    ) -> Ranking:
-        exact, candidates, per_message = self._ranking
-        return Ranking(
-            matrix,
-            query,
-            allowed,
-            exact_up_to=exact,
-            candidates=candidates,
-            per_message=per_message,
-        )
-
-    def submit(self, work: Callable[[int], _T], argument: int) -> Future[_T]:
-        """`work(argument)` on one of the cache's threads (started at the first call): the
-        scan releases the interpreter while it multiplies, so a search reads its lexical
-        ranking from the store meanwhile."""
-        with self._starting:
-            if self._workers is None:
-                self._workers = ThreadPoolExecutor(_WORKERS, thread_name_prefix="nearest")
-            workers = self._workers
-        return workers.submit(work, argument)
-
-    def matrix(self, connection: sa.Connection, generation: str) -> VectorMatrix | None:
-        """The generation's vectors as the connection's snapshot holds them (None: the store
-        has no such generation)."""
-        found = embedding_generations.c
-        newest = (
-            sa.select(sa.func.max(_PV.vector_id))
-            .where(_PV.generation_id == found.generation_id)
-            .scalar_subquery()
-        )
-        row = connection.execute(
-            sa.select(found.generation_id, found.dimension, newest).where(
-                found.generation == generation
-            )
-        ).one_or_none()
-        if row is None:
-            return None
-        generation_id, dimension, seen = int(row[0]), int(row[1]), int(row[2] or 0)
-        mine = _PV.generation_id == generation_id
-        with self._lock:
-            held = self._held.get(generation)
-            now = self._clock()
-            if held is None or held[0] != generation_id:
-                held = (generation_id, VectorMatrix(dimension), now)
-            _, matrix, counted = held
-            if seen < matrix.highest:
-                # A snapshot older than the one the matrix was last extended in (or the
-                # newest rows were removed): the rows it cannot see belong to messages it
-                # drops when they are checked (`_passing`), so the matrix is kept for the
-                # others; only removals among the rows both can see make it be read again.
-                if now - counted >= RECOUNT_SECONDS:
-                    if _visible(connection, mine, seen) != matrix.held_up_to(seen):
-                        matrix = _extend(connection, generation_id, VectorMatrix(dimension))
-                    counted = now
-                self._held[generation] = (generation_id, matrix, counted)
-                return matrix
-            if now - counted >= RECOUNT_SECONDS:
-                stored = connection.execute(sa.select(sa.func.count()).where(mine)).scalar_one()
-                if int(stored) != len(matrix) + _newer(connection, generation_id, matrix):
-                    matrix = VectorMatrix(dimension)
-                counted = now
-            if seen > matrix.highest:
-                matrix = _extend(connection, generation_id, matrix)
-            self._held[generation] = (generation_id, matrix, counted)
-            return matrix
-
-
-def _visible(connection: sa.Connection, mine: sa.ColumnElement[bool], highest: int) -> int:
-    return int(
-        connection.execute(
-            sa.select(sa.func.count()).where(mine, _PV.vector_id <= highest)
-        ).scalar_one()
-    )
-
-
-def _newer(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) -> int:
-    return int(
-        connection.execute(
-            sa.select(sa.func.count()).where(
-                _PV.generation_id == generation_id, _PV.vector_id > matrix.highest
-            )
-        ).scalar_one()
-    )
-
-
-def _extend(connection: sa.Connection, generation_id: int, matrix: VectorMatrix) -> VectorMatrix:
-    """The matrix and the generation's rows beyond its highest, read in pages and joined
-    once (each extension copies the whole matrix)."""
-    pages: list[Sequence[Any]] = []
-    after = matrix.highest
-    while True:
-        rows = connection.execute(
-            sa.select(_PV.vector_id, _PV.seq, messages.c.folder_id, _PV.scale, _PV.vector)
-            .join(messages, same_message(passage_vectors, messages))
-            .where(_PV.generation_id == generation_id, _PV.vector_id > after)
-            .order_by(_PV.vector_id)
-            .limit(_LOAD_ROWS)
-        ).all()
-        if rows:
-            pages.append(rows)
-            after = int(rows[-1][0])
-        if len(rows) < _LOAD_ROWS:
-            break
-    if not pages:
-        return matrix
-    rows = [row for page in pages for row in page]
-    count = len(rows)
-    return matrix.extended(
-        np.fromiter((r[0] for r in rows), dtype=np.int64, count=count),
-        np.fromiter((r[1] for r in rows), dtype=np.int64, count=count),
-        np.fromiter((r[2] for r in rows), dtype=np.int64, count=count),
-        np.fromiter((r[3] for r in rows), dtype=np.float32, count=count),
-        as_int8([bytes(r[4]) for r in rows], matrix.dimension),
-    )
 
 
 def start_nearest(
@@ -218,18 +57,21 @@ def start_nearest(
     `standing` (that a row stands for its message among copies) is asked only of the
     nearest rows as they are read off the ranking, never of every eligible one: as a
     correlated condition over the whole scope it costs far more than the scan."""
-    matrix = cache.matrix(connection, generation)
-    if matrix is None or window <= 0 or not scope:
+    if window <= 0 or not scope:
         return NearestFound([])
-    query = unit_query(list(query_vector), matrix.dimension)
+    named_accounts = sorted(set(accounts))
+    matrices = cache.matrices(connection, generation, named_accounts)
+    if not matrices:
+        return NearestFound([])
+    query = unit_query(list(query_vector), matrices[0].dimension)
     if query is None:
         return NearestFound([])
     folders = sorted(scope)
     array = arrays(connection)
     # Every statement on the scope's messages names the accounts its folders belong to.
-    of_accounts = among(array, messages.c.account_id, sorted(set(accounts)))
-    index = matrix.index
-    allowed = np.isin(index.folder_ids, np.asarray(folders, dtype=np.int64))
+    of_accounts = among(array, messages.c.account_id, named_accounts)
+    in_folders = np.asarray(folders, dtype=np.int64)
+    parts: list[Part] = [(m, np.isin(m.index.folder_ids, in_folders)) for m in matrices]
     checked: Sequence[sa.ColumnElement[bool]] = ()
     if filters:
         named = (
@@ -242,10 +84,11 @@ def start_nearest(
             .all()
         )
         if len(named) <= FEW_ELIGIBLE:
-            allowed &= np.isin(index.seqs, np.asarray(named, dtype=np.int64))
+            few = np.asarray(named, dtype=np.int64)
+            parts = [(m, allowed & np.isin(m.index.seqs, few)) for m, allowed in parts]
         else:
             checked = filters
-    ranking = cache.ranking(matrix, query, allowed)
+    ranking = cache.ranking(parts, query)
     return NearestUnderWay(
         connection,
         ranking,

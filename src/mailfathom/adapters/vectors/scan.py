@@ -5,18 +5,22 @@ compared a block of rows at a time, each block widened to float32 only for its p
 the query, so that the float copy stays in the processor's cache instead of costing four
 times the matrix in memory. A message's score is its nearest passage.
 
-Which messages may answer is a mask the caller computes from the store's own filters. When
-it leaves at most `EXACT_MESSAGES` messages, every passage of each is compared: a filter
-that leaves few messages narrows the scan and can never leave it empty of what it holds,
-which an approximate index searched first and filtered after can. Over more messages, each
-message's pooled vector (`messages.MessageIndex`) is compared first, one row a message
-instead of seven for long mail, and the passages of the `CANDIDATES` nearest messages by
-it are then compared exactly. docs/embeddings-storage.md has the measurements behind both
-numbers and behind choosing numpy over sqlite-vec.
+The vectors may be held in several matrices (a process keeps one per account:
+`adapters/sql/vector_cache.py`) and a ranking spans those the search names, its messages
+ranked as one. Which messages may answer is a mask over each, which the caller computes from
+the store's own filters. When they leave at most `EXACT_MESSAGES` messages in all, every
+passage of each is compared: a filter that leaves few messages narrows the scan and can
+never leave it empty of what it holds, which an approximate index searched first and
+filtered after can. Over more messages, each message's pooled vector
+(`messages.MessageIndex`) is compared first, one row a message instead of seven for long
+mail, and the passages of the `CANDIDATES` nearest messages by it are then compared exactly.
+docs/embeddings-storage.md has the measurements behind both numbers and behind choosing
+numpy over sqlite-vec.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -140,41 +144,46 @@ def scores(matrix: VectorMatrix, query: Floats, rows: Ints | None = None) -> Flo
     return products(matrix.octets, matrix.scales, query, rows)
 
 
+Part = tuple[VectorMatrix, npt.NDArray[np.bool_]]
+"""One matrix of a ranking and which of its messages may answer (a mask over its index)."""
+
+
 class Ranking:
-    """The `allowed` messages (a mask over `matrix.index`) ranked against a query; `best`
-    reads the messages off it, each scored by its nearest passage, as far down as it is
-    asked. Exact (every passage of every allowed message compared) when at most
-    `exact_up_to` messages are allowed; otherwise the passages compared are those of the
-    messages nearest by their pooled vector (see module)."""
+    """The allowed messages of `parts` (several matrices, as one account's each) ranked
+    against a query as one; `best` reads the messages off it, each scored by its nearest
+    passage, as far down as it is asked. Exact (every passage of every allowed message
+    compared) when at most `exact_up_to` messages are allowed over all the parts; otherwise
+    the passages compared are those of the messages nearest by their pooled vector over all
+    the parts (see module), so splitting a matrix into parts never changes the answer."""
 
     def __init__(
         self,
-        matrix: VectorMatrix,
+        parts: Sequence[Part],
         query: Floats,
-        allowed: npt.NDArray[np.bool_],
         *,
         exact_up_to: int = EXACT_MESSAGES,
         candidates: int = CANDIDATES,
         per_message: int = CANDIDATE_FACTOR,
     ) -> None:
-        self._matrix = matrix
-        self._index = matrix.index
+        found = ((matrix, np.flatnonzero(allowed)) for matrix, allowed in parts)
+        self._parts = [(matrix, members) for matrix, members in found if members.size]
+        # Where each part's allowed messages start in the numbering of all of them.
+        self._starts = np.cumsum([0, *(members.size for _, members in self._parts)])
+        self._allowed = int(self._starts[-1])
         self._query = query
-        self._members = np.flatnonzero(allowed)
-        self._whole = self._members.size == len(self._index)
-        self.exact = self._members.size <= exact_up_to
+        self.exact = self._allowed <= exact_up_to
         self._candidates = candidates
         self._per_message = per_message
         self._pooled: Floats | None = None
-        self._scored: tuple[Ints, Floats] | None = None
+        # How many messages were compared by their passages, their `seq`s and scores.
+        self._scored: tuple[int, Ints, Floats] | None = None
 
     def best(self, count: int) -> list[tuple[int, float]]:
         """Up to `count` messages, best first (ties: higher `seq` first)."""
-        if count <= 0 or self._members.size == 0:
+        if count <= 0 or self._allowed == 0:
             return []
-        members, nearest = self._nearest(count)
-        seqs = self._index.seqs[members]
-        if members.size > count:
+        seqs, nearest = self._nearest(count)
+        if seqs.size > count:
             # Every message scoring at least the count-th best, ties included, then sorted.
             cut = np.partition(-nearest, count - 1)[count - 1]
             kept = -nearest <= cut
@@ -188,30 +197,46 @@ class Ranking:
         `count`, if more)."""
         if self.exact:
             if self._scored is None:
-                self._scored = (self._members, self._passages(self._members))
-            return self._scored
-        wanted = min(self._members.size, max(self._candidates, count * self._per_message))
-        if self._scored is not None and self._scored[0].size >= wanted:
-            return self._scored
+                self._scored = self._compared(np.arange(self._allowed))
+            return self._scored[1:]
+        wanted = min(self._allowed, max(self._candidates, count * self._per_message))
+        if self._scored is not None and self._scored[0] >= wanted:
+            return self._scored[1:]
         pooled = self._pooled_scores()
         if wanted < pooled.size:
-            picked = self._members[np.argpartition(-pooled, wanted - 1)[:wanted]]
+            picked = np.sort(np.argpartition(-pooled, wanted - 1)[:wanted])
         else:
-            picked = self._members
-        self._scored = (picked, self._passages(picked))
-        return self._scored
+            picked = np.arange(self._allowed)
+        self._scored = self._compared(picked)
+        return self._scored[1:]
+
+    def _compared(self, picked: Ints) -> tuple[int, Ints, Floats]:
+        """The `seq` and score of each of `picked` (numbers of allowed messages, ascending)."""
+        bounds = np.searchsorted(picked, self._starts)
+        seqs: list[Ints] = []
+        nearest: list[Floats] = []
+        for number, (matrix, members) in enumerate(self._parts):
+            mine = members[picked[bounds[number] : bounds[number + 1]] - self._starts[number]]
+            seqs.append(matrix.index.seqs[mine])
+            nearest.append(self._passages(matrix, mine))
+        return int(picked.size), np.concatenate(seqs), np.concatenate(nearest)
 
     def _pooled_scores(self) -> Floats:
+        """Each allowed message's similarity by its pooled vector, part after part."""
         if self._pooled is None:
-            index = self._index
-            self._pooled = products(
-                index.pooled, index.scales, self._query, None if self._whole else self._members
-            )
+            scored = [np.zeros(0, dtype=np.float32)]
+            for matrix, members in self._parts:
+                index = matrix.index
+                whole = members.size == len(index)
+                scored.append(
+                    products(index.pooled, index.scales, self._query, None if whole else members)
+                )
+            self._pooled = np.concatenate(scored)
         return self._pooled
 
-    def _passages(self, members: Ints) -> Floats:
-        """Each of `members`'s similarity by its nearest passage."""
-        rows, starts = self._index.rows_of(members)
+    def _passages(self, matrix: VectorMatrix, members: Ints) -> Floats:
+        """Each of `members`'s similarity by its nearest passage (numbers in `matrix`)."""
+        rows, starts = matrix.index.rows_of(members)
         if not rows.size:
             return np.zeros(0, dtype=np.float32)
-        return np.maximum.reduceat(scores(self._matrix, self._query, rows), starts)
+        return np.maximum.reduceat(scores(matrix, self._query, rows), starts)
