@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from cli.operator_cli import local_config
 from fakes.embedder import FakeEmbedder
@@ -122,6 +123,24 @@ def test_without_a_profile_search_is_lexical_and_inactive(services: Services) ->
     assert subjects == ["Pipes"]
     assert result.retrieval_mode is RetrievalMode.LEXICAL
     assert result.semantic_search is SemanticState.INACTIVE
+
+
+def test_without_a_profile_a_search_reads_in_one_snapshot(services: Services) -> None:
+    # Nothing to ask a provider: no second snapshot after it (each begins with the folders'
+    # counters).
+    snapshots: list[str] = []
+
+    def seen(*args: Any) -> None:
+        if "FROM folder_versions" in str(args[2]):
+            snapshots.append(str(args[2]))
+
+    sa.event.listen(sa.Engine, "before_cursor_execute", seen)
+    try:
+        subjects, _ = _search(services, "leak")
+    finally:
+        sa.event.remove(sa.Engine, "before_cursor_execute", seen)
+    assert subjects == ["Pipes"]
+    assert len(snapshots) == 1
 
 
 def test_a_paraphrase_finds_mail_sharing_no_word_with_it(services: Services) -> None:

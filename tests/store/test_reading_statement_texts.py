@@ -141,7 +141,8 @@ def _sent(engine: sa.Engine, read: Read, catalog: FolderCatalog | None = None) -
     def seen(_c: Any, _cursor: Any, statement: str, bound: Any, context: Any, _many: Any) -> None:
         sent.texts.append(statement)
         sent.parameters.append(bound)
-        compiled = context.compiled
+        # A fixed read (fixed_reads) runs without an execution context: never expanded.
+        compiled = None if context is None else context.compiled
         if compiled is not None and (
             compiled.post_compile_params or compiled.literal_execute_params
         ):

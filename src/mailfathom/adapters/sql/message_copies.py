@@ -36,6 +36,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
+from mailfathom.adapters.sql.fixed_reads import rows as fixed_rows
 from mailfathom.adapters.sql.reading_rows import arrays, chunks, listed, named_folder
 from mailfathom.adapters.sql.schema import messages
 from mailfathom.app.shared.stored_mail import FolderView
@@ -152,7 +153,7 @@ def other_folders(
     statement = _OTHER_FOLDERS[arrays(connection)]
     for chunk in chunks(seqs):
         bound = {"accounts": held_by, "seqs": list(chunk), "folders": sorted(ranks)}
-        for seq, folder_id in connection.execute(statement, bound):
+        for seq, folder_id in fixed_rows(connection, statement, bound):
             found.setdefault(int(seq), set()).add(int(folder_id))
     return {
         seq: tuple(aliases[f] for f in sorted(folder_ids, key=lambda f: ranks[f]))

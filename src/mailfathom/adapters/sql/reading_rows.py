@@ -10,6 +10,8 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.sql.selectable import NamedFromClause
 
+from mailfathom.adapters.sql.fixed_reads import rows as fixed_rows
+from mailfathom.adapters.sql.fixed_reads import scalars as fixed_scalars
 from mailfathom.adapters.sql.schema import keywords, message_trust, messages, participants, parts
 from mailfathom.adapters.sql.trust_rows import TRUST_COLUMNS, reading_of, verdict_of
 from mailfathom.app.shared.stored_mail import (
@@ -221,7 +223,7 @@ def _by_seq(
     chosen = statement(_statements(connection))
     bound: dict[str, Any] = {} if accounts is None else {"accounts": sorted(set(accounts))}
     for chunk in chunks(seqs):
-        yield from connection.execute(chosen, {**bound, "seqs": list(chunk)})
+        yield from fixed_rows(connection, chosen, {**bound, "seqs": list(chunk)})
 
 
 def inside(
@@ -233,7 +235,7 @@ def inside(
     found: list[int] = []
     for chunk in chunks(list(dict.fromkeys(seqs))):
         found.extend(
-            int(s) for s in connection.execute(statement, {**bound, "seqs": list(chunk)}).scalars()
+            int(s) for s in fixed_scalars(connection, statement, {**bound, "seqs": list(chunk)})
         )
     return found
 
@@ -360,7 +362,7 @@ def load_identified(
     statement = _statements(connection).rows_by_id
     rows: list[sa.Row[Any]] = []
     for chunk in chunks(stored_email_ids):
-        rows.extend(connection.execute(statement, {**bound, "ids": list(chunk)}))
+        rows.extend(fixed_rows(connection, statement, {**bound, "ids": list(chunk)}))
     return _assemble(connection, rows, aliases, True)
 
 

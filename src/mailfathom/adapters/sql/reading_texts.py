@@ -14,6 +14,7 @@ from typing import Protocol
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql.fixed_reads import rows as fixed_rows
 from mailfathom.adapters.sql.reading_rows import arrays, chunks, inside, listed
 from mailfathom.adapters.sql.schema import message_bodies, messages, same_message
 from mailfathom.adapters.sql.search_index import INDEXED_BODY_CHARACTERS
@@ -70,7 +71,7 @@ def load_texts(
     statement = _TEXTS[arrays(connection), with_html]
     for chunk in chunks(seqs):
         bound = {"accounts": held_by, "seqs": list(chunk)}
-        for row in connection.execute(statement, bound):
+        for row in fixed_rows(connection, statement, bound):
             seq = int(row.seq)
             if row.in_database:
                 found[seq] = LoadedText(row.plain_text, row.html)

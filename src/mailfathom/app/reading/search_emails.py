@@ -185,7 +185,8 @@ class MailboxSearchReader:
         nothing lexically, and would otherwise match everything by meaning), and a search
         with a pattern, whose candidates are the word matches (docs/mcp.md)."""
         placement = self._placement
-        if placement is None:
+        if placement is None or not placement.placing:
+            # No provider to ask: the search is read in the snapshot it resolved in.
             return _INACTIVE
         if (
             words is None

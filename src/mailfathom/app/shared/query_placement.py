@@ -130,6 +130,11 @@ class QueryPlacement:
         worker is given, so that its failures and recoveries are the search's too."""
         return self._embedder
 
+    @property
+    def placing(self) -> bool:
+        """Whether a query may be placed at all: some profile is active."""
+        return self._embedder is not None
+
     def state(self) -> SemanticState:
         embedder = self._embedder
         if embedder is None:
