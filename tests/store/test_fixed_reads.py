@@ -12,6 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql import fixed_reads
+from mailfathom.adapters.sql.engine import create_store_engine
 from mailfathom.adapters.sql.reading_rows import arrays, listed
 from mailfathom.adapters.sql.schema import messages
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
@@ -117,3 +118,29 @@ def test_a_statement_whose_text_depends_on_its_values_runs_through_sqlalchemy(
         ]
         assert fixed_reads.scalars(connection, statement, {"seqs": seqs[:2]}) == seqs[:2]
         assert fixed_reads.scalars(connection, statement, {"seqs": seqs}) == seqs
+
+
+def test_a_lost_connection_drops_every_connection_the_engine_kept(
+    migrated_postgres_url: str,
+) -> None:
+    # The read engine pings no connection it hands out: after a restart of the database
+    # every kept connection is lost, so a lost one found must retire all of them, as
+    # SQLAlchemy's own execution does, or the next snapshot is handed another lost one.
+    engine = create_store_engine(migrated_postgres_url, read_only=True)
+    try:
+        _stored(engine)
+        with engine.connect() as first, engine.connect() as second:
+            pids = [
+                c.exec_driver_sql("SELECT pg_backend_pid()").scalar_one() for c in (first, second)
+            ]
+        outside = sa.create_engine(migrated_postgres_url, poolclass=sa.pool.NullPool)
+        with outside.connect() as other:
+            for pid in pids:
+                other.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
+        with engine.connect() as connection, pytest.raises(sa.exc.DBAPIError) as raised:
+            fixed_reads.rows(connection, STATEMENTS[True], {"accounts": [ACCOUNT]})
+        assert raised.value.connection_invalidated
+        with engine.connect() as connection:
+            assert fixed_reads.rows(connection, STATEMENTS[True], {"accounts": [ACCOUNT]})
+    finally:
+        engine.dispose()

@@ -10,7 +10,8 @@ What SQLAlchemy would still have done is done here too: the statement's bound co
 each value's bind processor, each column's result processor, the engine's
 `before_cursor_execute` and `after_cursor_execute` events (the fence check and the tests'
 statement watchers see these statements as they see any other), and a driver error raised
-as SQLAlchemy's own, the connection invalidated when the error says it was lost.
+as SQLAlchemy's own, the connection invalidated when the error says it was lost, and every
+other connection the engine keeps retired with it.
 
 SQLite, and a statement whose text depends on its values (an expanding list, a value
 rendered into the text), run through SQLAlchemy as before.
@@ -138,6 +139,9 @@ def _run(connection: sa.Connection, prepared: _Prepared, values: Mapping[str, An
         lost = connection.dialect.is_disconnect(error, fairy.dbapi_connection, cursor)
         if lost:
             connection.invalidate(error)
+            # The others the engine keeps are as lost (a restarted database): a new pool
+            # takes their place, as SQLAlchemy's own execution retires them on a loss.
+            connection.engine.dispose(close=False)
         raise sa.exc.DBAPIError.instance(
             text,
             bound,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 
+from mailfathom.adapters.sql.fixed_reads import rows as fixed_rows
 from mailfathom.adapters.sql.reading_rows import arrays, chunks, listed
 from mailfathom.adapters.sql.schema import folder_versions, folders
 from mailfathom.app.shared.stored_mail import FolderView
@@ -52,7 +53,7 @@ class FolderCatalog:
 
     def visible(self, connection: sa.Connection) -> Mapping[int, FolderView]:
         """Every folder visible to tools as `connection`'s transaction sees them, by id."""
-        counters = {str(a): int(v) for a, v in connection.execute(_COUNTERS)}
+        counters = {str(a): int(v) for a, v in fixed_rows(connection, _COUNTERS, {})}
         kept = self._kept
         if counters == kept.counters:
             return kept.visible
@@ -63,7 +64,7 @@ class FolderCatalog:
         read: dict[str, dict[int, FolderView]] = {a: {} for a in moved}
         statement = _VISIBLE[arrays(connection)]
         for chunk in chunks(moved):
-            for r in connection.execute(statement, {"accounts": list(chunk)}):
+            for r in fixed_rows(connection, statement, {"accounts": list(chunk)}):
                 read[r.account_id][int(r.folder_id)] = FolderView(
                     folder_id=int(r.folder_id),
                     account_id=r.account_id,
