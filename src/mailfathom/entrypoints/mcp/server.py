@@ -74,6 +74,10 @@ def requested_categories(values: Sequence[str]) -> frozenset[ToolCategory] | Non
     return frozenset(chosen) if chosen else None
 
 
+# The most sets of visible tools one endpoint keeps (grants times category choices).
+_VISIBLE_KEPT = 256
+
+
 @dataclass(frozen=True, slots=True)
 class EndpointPolicy:
     """What the deployment publishes, and whom a session that carries no HTTP request is
@@ -116,6 +120,9 @@ class MailFathomMcp(MCPServer):
         self.registry = registry
         self.policy = policy
         self.telemetry = telemetry
+        self._visible: dict[
+            tuple[frozenset[Permission], frozenset[ToolCategory], int], frozenset[str]
+        ] = {}
         self._variants: dict[str, list[tuple[frozenset[Permission], Tool]]] = {}
         for spec in registry.specs.values():
             if spec.category is None:
@@ -193,11 +200,20 @@ class MailFathomMcp(MCPServer):
         narrowed = requested_categories(header)
         if narrowed is not None:
             categories = categories & narrowed
-        return frozenset(
-            s.name
-            for s in self.registry.specs.values()
-            if s.category in categories and permits(caller, s.permissions)
-        )
+        # Asked for every message: kept per grant and categories (a few of each), and for
+        # the tools registered when it was worked out.
+        key = (caller.permissions, categories, len(self.registry.specs))
+        found = self._visible.get(key)
+        if found is None:
+            found = frozenset(
+                s.name
+                for s in self.registry.specs.values()
+                if s.category in categories and permits(caller, s.permissions)
+            )
+            if len(self._visible) >= _VISIBLE_KEPT:
+                self._visible.clear()
+            self._visible[key] = found
+        return found
 
     async def _select_tools(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
