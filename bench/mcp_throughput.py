@@ -34,7 +34,9 @@ puts under any of ours; ours are reported as a share of them. The figures are wr
 JSON to bench/results/ (which git ignores). With --profile, the same calls
 are then made in one process under cProfile (`mcp_call_profile.py`), profile kept beside
 the figures. With --work-dir and --database-url the deployment is kept and reused; --code DIR serves
-another copy of src/ (an earlier commit's, `git archive`d) on the same deployment.
+another copy of src/ (an earlier commit's, `git archive`d) on the same deployment. With
+--per-kind each kind of call of the mix is then measured alone on one process
+(`mcp_call_kinds.py`); --against SRC measures that copy of src/ too, kind by kind in turn.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ sys.path.insert(0, str(BENCH_DIR))
 
 import read_latency_support as support  # noqa: E402
 from machine import environment, log  # noqa: E402
+from mcp_call_kinds import measure_kinds, report_kinds  # noqa: E402
 
 REPO = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
@@ -764,6 +767,24 @@ def report(results: dict[str, Any]) -> None:
         )
 
 
+def per_kind(calls: list[dict[str, Any]], work: Path, args: Any,
+             setup: dict[str, Any]) -> list[dict[str, Any]]:  # fmt: skip
+    """Each kind of call alone on one process, under the code measured (and `--against`)."""
+    this = work / "code-this"
+    if this.exists():
+        shutil.rmtree(this)
+    shutil.copytree(work / "code" / "src", this)
+    codes = {"this": this}
+    if args.against is not None:
+        codes["against"] = Path(args.against)
+    log(f"each kind of call alone, under {', '.join(codes)}")
+    try:
+        return measure_kinds(calls, work, codes, lambda alone: measure(setup, alone, 1, args, work))
+    finally:
+        shutil.rmtree(work / "code")
+        shutil.copytree(this, work / "code" / "src")
+
+
 def _or_dash(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
@@ -785,6 +806,15 @@ def main() -> None:
         "--no-baseline",
         action="store_true",
         help="skip the MCP SDK alone and our list_accounts alone at each process count",
+    )
+    parser.add_argument(
+        "--per-kind",
+        action="store_true",
+        help="then each kind of call of the mix alone on one process (mcp_call_kinds.py)",
+    )
+    parser.add_argument(
+        "--against",
+        help="with --per-kind: this copy of src/ too, kind by kind in turn with the code",
     )
     parser.add_argument("--child-load")
     args = parser.parse_args()
@@ -859,6 +889,8 @@ def main() -> None:
                 replay = measure_replay(setup["port"], count, calls, args, work)
                 log(f"  the SDK alone with the mix's answers: {replay['calls_per_s']:.1f} calls/s")
                 results["replay"].append(replay)
+            if args.per_kind or args.against:
+                results["kinds"] = per_kind(calls, work, args, setup)
             if args.profile:
                 prefix = RESULTS_DIR / f"mcp_throughput-{stamp}-profile"
                 log(f"profiling the calls in one process into {prefix}.txt")
@@ -876,6 +908,7 @@ def main() -> None:
     path = RESULTS_DIR / f"mcp_throughput-{stamp}.json"
     path.write_text(json.dumps(results, indent=2))
     report(results)
+    report_kinds(results.get("kinds", []))
     print(f"\nwritten to {path}")
 
 
