@@ -70,6 +70,7 @@ _NO_TEXT = LoadedText(None, None)
 # for every page: an alias made per call would set up its columns again each time (every
 # column of `folders`), which took about as long as the rest of the statement's building.
 _SCOPED = folders.alias("scoped")
+_CUSTOM_PLANS = sa.text("SET LOCAL plan_cache_mode = force_custom_plan")
 
 
 class SqlMailboxReader:
@@ -123,6 +124,10 @@ class SqlMailboxReader:
         with connection:
             rules = self._text(connection)
             yield SqlReadView(connection, visible, rules, self._common, self._texts, self._vectors)
+            # It only read: committed, not rolled back, since the driver forgets every
+            # statement it prepared on a connection when a transaction of it is rolled back
+            # (test_prepared_reads.py). A read that failed is rolled back as it closes.
+            connection.commit()
 
     def _text(self, connection: sa.Connection) -> TextRules:
         if self._rules is None:
@@ -436,6 +441,11 @@ class SqlReadView(MailboxReadView):
         if not scope:
             return None
         accounts = self._accounts(scope)
+        if self._dialect == "postgresql":
+            # The lexical statements are planned for their words, prepared or not: a plan
+            # for any words (a generic plan) cannot tell a rare word from a common one and
+            # ranks every document. Until the snapshot ends.
+            self._c.execute(_CUSTOM_PLANS)
         filters = RowFilters.of(self._c, selection, self._rules, accounts)
         ranks = self._ranks(scope)
         where = filters.on()
