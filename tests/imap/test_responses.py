@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from mailfathom.adapters.imap.responses import (
     FetchItems,
     compress_uids,
+    header_fields,
     parse_internaldate,
     parse_uid_set,
 )
@@ -39,3 +40,18 @@ def test_uid_sets_round_trip() -> None:
     assert parse_uid_set("1:3,7,9:8") == [1, 2, 3, 7, 8, 9]
     assert compress_uids([9, 1, 2, 3, 7, 8]) == "1:3,7:9"
     assert parse_uid_set(compress_uids([5])) == [5]
+
+
+def test_a_nil_header_section_is_no_header_at_all() -> None:
+    # As Dovecot answers for a message another session expunged before this one was told.
+    assert (
+        header_fields(b"2 (UID 2 RFC822.SIZE 0 BODY[HEADER.FIELDS (MESSAGE-ID)] NIL)", None) is None
+    )
+    assert header_fields(b"2 (UID 2 FLAGS (\\Seen) MODSEQ (9))", None) is None
+    # A header without the field is a blank line, whichever way it is written.
+    assert (
+        header_fields(b"4 (UID 4 RFC822.SIZE 41 BODY[HEADER.FIELDS (MESSAGE-ID)] {2}", b"\r\n")
+        == b"\r\n"
+    )
+    assert header_fields(b'4 (UID 4 BODY[HEADER.FIELDS (MESSAGE-ID)] "")', None) == b""
+    assert header_fields(b'4 (UID 4 BODY[HEADER.FIELDS (MESSAGE-ID)] "a\\"b")', None) == b'a"b'

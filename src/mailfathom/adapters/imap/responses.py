@@ -17,6 +17,8 @@ _SIZE = re.compile(rb"\bRFC822\.SIZE (\d+)")
 _MODSEQ = re.compile(rb"\bMODSEQ \((\d+)\)")
 _FLAGS = re.compile(rb"\bFLAGS \(([^)]*)\)")
 _INTERNALDATE = re.compile(rb'\bINTERNALDATE "([^"]+)"')
+_QUOTED_HEADER_FIELDS = re.compile(rb'\bBODY\[HEADER\.FIELDS \([^)]*\)\] "((?:[^"\\]|\\.)*)"', re.I)
+_QUOTED_CHAR = re.compile(rb"\\(.)")
 _MESSAGE_ID = re.compile(rb"^message-id:[ \t]*(.*(?:\r?\n[ \t].*)*)", re.IGNORECASE | re.MULTILINE)
 
 
@@ -121,3 +123,14 @@ def message_id_from_header(block: bytes) -> str | None:
         return None
     value = re.sub(rb"\s+", b" ", match.group(1)).strip()
     return value.decode("utf-8", "replace") or None
+
+
+def header_fields(text: bytes, literal: bytes | None) -> bytes | None:
+    """The octets of the one BODY[HEADER.FIELDS (...)] item of a FETCH response, or None
+    where the server answered NIL or left the item out. That is a message it could no longer
+    read: one another session expunged before this one was told (Dovecot answers NIL then,
+    with RFC822.SIZE 0). A message whose header lacks the fields comes as a blank line."""
+    if literal is not None:
+        return literal
+    quoted = _QUOTED_HEADER_FIELDS.search(text)
+    return _QUOTED_CHAR.sub(rb"\1", quoted.group(1)) if quoted else None

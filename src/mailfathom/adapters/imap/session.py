@@ -23,6 +23,7 @@ from mailfathom.adapters.imap.login import log_in
 from mailfathom.adapters.imap.responses import (
     FetchItems,
     compress_uids,
+    header_fields,
     message_id_from_header,
     parse_uid_set,
 )
@@ -306,10 +307,13 @@ class ImapSession:
             uids, "(UID RFC822.SIZE BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)])"
         ):
             parsed = FetchItems(text)
-            if parsed.uid is None:
+            block = header_fields(text, literal)
+            # NIL (or no answer) is a message expunged meanwhile, never one without a
+            # Message-ID; a FETCH the server sent unasked (flags set elsewhere) names no header.
+            if parsed.uid is None or parsed.size is None or block is None:
                 continue
-            ids = parse_msg_ids(message_id_from_header(literal or b""))
-            result[parsed.uid] = (ids[0] if ids else None, parsed.size or 0)
+            ids = parse_msg_ids(message_id_from_header(block))
+            result[parsed.uid] = (ids[0] if ids else None, parsed.size)
         return result
 
     def changes_since(self, modseq: int) -> ChangeSet:

@@ -72,7 +72,8 @@ class MailboxSession(Protocol):
         ...
 
     def fetch_identity(self, uids: Sequence[int]) -> dict[int, tuple[str | None, int]]:
-        """The Message-ID header value and size per UID, to recognize messages after a reset."""
+        """The Message-ID header value (None where the header has none) and size per UID, to
+        recognize messages after a reset. UIDs that vanished meanwhile are simply absent."""
         ...
 
     def changes_since(self, modseq: int) -> ChangeSet:
