@@ -63,6 +63,7 @@ from mailfathom.adapters.oauth.flows import device_grant as device_grant
 from mailfathom.adapters.oauth.flows import loopback_grant as loopback_grant
 from mailfathom.adapters.oauth.grant_files import check_secret_place as check_secret_place
 from mailfathom.adapters.oauth.grant_files import create_secret_file as create_secret_file
+from mailfathom.adapters.oauth.grant_files import held_refresh_token as held_refresh_token
 from mailfathom.adapters.oauth.grant_files import trial_secret_file as trial_secret_file
 from mailfathom.adapters.oauth.grant_files import write_over_secret_file as write_over_secret_file
 from mailfathom.adapters.oauth.grant_health import GrantHealth

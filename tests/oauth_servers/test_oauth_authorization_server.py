@@ -383,6 +383,27 @@ def test_revoking_a_refresh_token_ends_its_grant(server: OAuthServer, public_cli
     assert refused.json()["error"] == "invalid_grant"
 
 
+def _revoke_refresh(server: OAuthServer, client_id: str, refresh_token: str) -> None:
+    answer = httpx2.post(
+        server.revocation_endpoint,
+        data={"token": refresh_token, "token_type_hint": "refresh_token", "client_id": client_id},
+    )
+    assert answer.status_code == 200
+
+
+def test_revoking_a_rotated_out_refresh_token_leaves_the_grant_working(
+    server: OAuthServer, public_client: str
+) -> None:
+    subject = f"max-{uuid.uuid4().hex[:6]}"
+    first = device_grant(server, client_id=public_client, subject=subject)
+    current = _refresh(server, public_client, first["refresh_token"]).json()["refresh_token"]
+    _revoke_refresh(server, public_client, first["refresh_token"])
+    assert server.live_refresh_tokens(subject) == 1
+    _revoke_refresh(server, public_client, current)
+    assert server.live_refresh_tokens(subject) == 0
+    assert _refresh(server, public_client, current).json()["error"] == "invalid_grant"
+
+
 def test_a_client_revoked_by_whole_authorization(server: OAuthServer) -> None:
     # As at Google: revoking one token ends every grant the subject gave the client, and
     # nobody else's.

@@ -36,7 +36,8 @@ class OAuthServer:
     `exp`, `iat`, `jti`); `aud` is the RFC 8707 `resource` of the request, else the client id.
     Introspection answers a token `active` while it is unexpired and unrevoked, with
     `username` = `sub`. Refresh tokens rotate at each use unless `rotate_refresh_tokens` is
-    false; a rotated-out refresh token is refused with `invalid_grant`.
+    false; a rotated-out refresh token is refused with `invalid_grant`, and revoking it
+    (RFC 7009) is answered 200 and ends nothing, as for any token the server no longer knows.
     """
 
     def __init__(self, *, rotate_refresh_tokens: bool = True, device_interval: int = 1) -> None:
@@ -223,6 +224,12 @@ class OAuthServer:
         expire, as at the big providers). Returns how many were revoked."""
         revoked: int = self._control("revoke_refresh_tokens", subject=subject)
         return revoked
+
+    def live_refresh_tokens(self, subject: str) -> int:
+        """How many refresh tokens of `subject` the server would still take: none once
+        every grant of `subject` ended."""
+        live: int = self._control("live_refresh_tokens", subject=subject)
+        return live
 
     def mint_access_token(
         self,

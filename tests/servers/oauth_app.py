@@ -200,6 +200,7 @@ def control_operations(store: Store) -> dict[str, Callable[..., Any]]:
         "set_device_interval": set_value("device_interval"),
         "set_refresh_rotation": set_value("rotate_refresh"),
         "revoke_refresh_tokens": store.revoke_refresh_tokens,
+        "live_refresh_tokens": store.live_refresh_tokens,
         "mint_access_token": store.mint,
         "rotate_signing_key": store.keys.rotate,
         "counts": lambda: dict(store.counts),

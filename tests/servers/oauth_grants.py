@@ -253,7 +253,12 @@ def bind(store: Store) -> dict[str, Any]:
         CLIENT_AUTH_METHODS = ANY_METHOD
 
         def query_token(self, token_string: str, token_type_hint: str | None) -> Any:
-            return store.find(token_string, token_type_hint)
+            # A refresh token already rotated out (or revoked) is no longer known: RFC 7009
+            # section 2.2 answers 200 for it and nothing more, and its grant goes on.
+            found = store.find(token_string, token_type_hint)
+            if isinstance(found, RefreshRecord) and found.revoked:
+                return None
+            return found
 
         def revoke_token(self, token: AccessRecord | RefreshRecord, request: Any) -> None:
             store.revoke(token)

@@ -289,6 +289,9 @@ class Store:
                 if item.grant_id == grant_id:
                     item.revoked = True
 
+    def live_refresh_tokens(self, subject: str) -> int:
+        return sum(1 for r in self.refresh.values() if r.subject == subject and not r.revoked)
+
     def revoke_refresh_tokens(self, subject: str) -> int:
         found = [r for r in self.refresh.values() if r.subject == subject and not r.revoked]
         for record in found:

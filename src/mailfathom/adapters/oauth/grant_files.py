@@ -17,6 +17,7 @@ import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
+from mailfathom.adapters.config.secrets import read_secret
 from mailfathom.adapters.oauth.tokens import (
     SecretFileOfAnotherUser,
     refresh_lock,
@@ -24,7 +25,11 @@ from mailfathom.adapters.oauth.tokens import (
 )
 from mailfathom.domain.codes import CommandCode
 from mailfathom.domain.config import SecretRef
-from mailfathom.domain.errors import ConfigurationError, ConfigurationFileExists
+from mailfathom.domain.errors import (
+    ConfigurationError,
+    ConfigurationFileExists,
+    SecretUnavailable,
+)
 
 
 def _not_writable() -> ConfigurationError:
@@ -124,6 +129,16 @@ def trial_secret_file(beside: Path, value: str) -> Iterator[Path]:
     finally:
         with contextlib.suppress(FileNotFoundError):
             trial.unlink()
+
+
+def held_refresh_token(path: Path, granted: str) -> str:
+    """The refresh token the file at `path` holds now, which a refresh since it was written
+    with `granted` may have rotated: the one to withdraw, since withdrawing a token rotated
+    out ends nothing. `granted` where the file cannot be read (removed, or never written)."""
+    try:
+        return read_secret(SecretRef(file=path))
+    except SecretUnavailable:
+        return granted
 
 
 def write_over_secret_file(path: Path, value: str) -> None:

@@ -31,6 +31,7 @@ from mailfathom.bootstrap import (
     Services,
     check_secret_place,
     grant_user,
+    held_refresh_token,
     read_secret,
     revoke_refresh_token,
     trial_secret_file,
@@ -102,9 +103,13 @@ def grant_again(
     _say("Checking the login with the new grant before it replaces the old ...")
     kept = False
     refused: MailFathomError | None = None
+    withdraw = grant.refresh_token
     try:
         with trial_secret_file(target, grant.refresh_token) as trial:
             refused = _refusal(account, SecretRef(file=trial, origin=oauth.refresh_token.origin))
+            # The trial's refresh may have rotated the token granted: the one withdrawn is
+            # the one the trial holds now, since withdrawing a token rotated out ends nothing.
+            withdraw = held_refresh_token(trial, grant.refresh_token)
             if refused is None:
                 with held(then_raise=False):
                     write_over_secret_file(target, read_secret(SecretRef(file=trial)))
@@ -117,7 +122,7 @@ def grant_again(
         raise
     if refused is not None:
         # Another identity's grant shares no authorization with the account's.
-        withdrawn = revoke_refresh_token(oauth.revocation_endpoint, client, grant.refresh_token)
+        withdrawn = revoke_refresh_token(oauth.revocation_endpoint, client, withdraw)
         say_withdrawn(withdrawn, _say)
         raise refused
     _tell(account, target)

@@ -25,6 +25,7 @@ from mailfathom.bootstrap import (
     check_secret_place,
     create_secret_file,
     discover,
+    held_refresh_token,
     read_secret,
     revoke_refresh_token,
 )
@@ -71,14 +72,15 @@ class GrantedAccess:
         """Remove what `keep` wrote (the file, and the directories it made that nothing else
         was put in since), then withdraw the grant at the provider. Removing comes first, so
         a Ctrl-C while the provider is slow to answer cannot leave a working token on disk;
-        one during the removal takes effect after it."""
+        one during the removal takes effect after it. The token withdrawn is the one the file
+        held: the checks refreshed through it, and the provider may have rotated it."""
+        current = self.refresh_token
         if self.kept:
             with held():
+                current = held_refresh_token(self.token_file, self.refresh_token)
                 self._remove()
         say_withdrawn(
-            revoke_refresh_token(
-                self.credential.revocation_endpoint, self.client, self.refresh_token
-            ),
+            revoke_refresh_token(self.credential.revocation_endpoint, self.client, current),
             say,
         )
 
