@@ -4,11 +4,14 @@ the command stopping them all. On SQLite, and over stdio, more than one is refus
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,9 @@ DEADLINE = 300.0
 # session of the handshake generation lives in the process that opened it (docs/operations.md).
 MODE = "2026-07-28"
 SECRET_ENV = "MAILFATHOM_TEST_STATE_SECRET"
+# Connections opened together: each lands on a process by a hash of its addresses, so all
+# of them in one of two processes is a chance of 2**-23.
+CLIENTS = 24
 REPLICAS = f'Replicas = true\nStateSecret = {{ Env = "{SECRET_ENV}" }}'
 
 
@@ -41,6 +47,29 @@ def _serving_children(parent: int) -> list[int]:
         if b"spawn_main" in cmdline:
             found.append(pid)
     return sorted(found)
+
+
+def _sockets(pid: int, port: int, state: str) -> list[int]:
+    """The TCP sockets on local `port` in `state` (the kernel's code: "01" established, "0A"
+    listening) that process `pid` holds open, each as its receive queue: for a listening
+    socket, the connections waiting to be accepted."""
+    held = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(FileNotFoundError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                held.add(target.removeprefix("socket:[").removesuffix("]"))
+    found = []
+    for table in ("tcp", "tcp6"):
+        for row in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            local, row_state, queues, inode = (row.split()[i] for i in (1, 3, 4, 9))
+            if row_state == state and int(local.rsplit(":", 1)[1], 16) == port and inode in held:
+                found.append(int(queues.split(":")[1], 16))
+    return found
+
+
+def _taken(pids: list[int], port: int) -> int:
+    return sum(len(_sockets(pid, port, "01")) for pid in pids)
 
 
 def _events(log: Path, name: str) -> list[dict[str, object]]:
@@ -60,9 +89,11 @@ def _until(check: object, what: str) -> None:
         time.sleep(0.2)
 
 
-def test_processes_share_one_address_run_the_work_once_and_come_back(
+@contextlib.contextmanager
+def _serving_two(
     tmp_path: Path, postgres_url: str
-) -> None:
+) -> Iterator[tuple[subprocess.Popen[bytes], int, Path]]:
+    """`serve --processes 2` on PostgreSQL, until both processes serve."""
     port = _free_port()
     config = local_config(
         tmp_path,
@@ -81,8 +112,53 @@ def test_processes_share_one_address_run_the_work_once_and_come_back(
         )
     try:
         _wait_for_port(port, process, timeout=DEADLINE)
-        url = f"http://127.0.0.1:{port}/mcp"
         _until(lambda: len(_events(log, "serve.started")) == 2, "two processes serving")
+        _until(
+            lambda: all(_sockets(p, port, "0A") for p in _serving_children(process.pid)),
+            "every process listening",
+        )
+        yield process, port, log
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_connections_opened_together_are_spread_over_the_processes(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """Keep-alive clients connecting at once land in every process, not all in the first
+    one woken. The burst is made exact by pausing both processes while it connects, then
+    letting the first take what it can before the second runs."""
+    with _serving_two(tmp_path, postgres_url) as (process, port, _):
+        children = _serving_children(process.pid)
+        assert len(children) == 2
+        clients: list[socket.socket] = []
+        try:
+            for pid in children:
+                os.kill(pid, signal.SIGSTOP)
+            clients = [socket.create_connection(("127.0.0.1", port)) for _ in range(CLIENTS)]
+            os.kill(children[0], signal.SIGCONT)
+            _until(
+                lambda: not sum(_sockets(children[0], port, "0A")),
+                "the first process taking what waits for it",
+            )
+            os.kill(children[1], signal.SIGCONT)
+            _until(lambda: _taken(children, port) == CLIENTS, "every connection taken")
+            held = {pid: len(_sockets(pid, port, "01")) for pid in children}
+            assert all(held.values()), held
+        finally:
+            for pid in children:
+                os.kill(pid, signal.SIGCONT)
+            for client in clients:
+                client.close()
+
+
+def test_processes_share_one_address_run_the_work_once_and_come_back(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    with _serving_two(tmp_path, postgres_url) as (process, port, log):
+        url = f"http://127.0.0.1:{port}/mcp"
         first = _serving_children(process.pid)
         assert len(first) == 2
         started = _events(log, "serve.started")
@@ -94,26 +170,26 @@ def test_processes_share_one_address_run_the_work_once_and_come_back(
             assert "notes" in json.dumps(listed)
 
         os.kill(first[0], signal.SIGKILL)
-        # The others answer while it is started again.
-        assert "list_emails" in tool_names(url, None, mode=MODE)
+        # Once it has ended (its socket with it), the others take every new connection while
+        # it is started again.
+        _until(lambda: _events(log, "serve.process_ended"), "the end of the process noticed")
+        for _ in range(6):
+            assert "list_emails" in tool_names(url, None, mode=MODE)
         _until(lambda: _events(log, "serve.process_restarted"), "the dead process restarted")
         _until(lambda: len(_events(log, "serve.started")) == 3, "the new process serving")
         again = _serving_children(process.pid)
         assert len(again) == 2
         assert first[0] not in again
         assert set(first[1:]) <= set(again)
+        (ended,) = _events(log, "serve.process_ended")
         (restarted,) = _events(log, "serve.process_restarted")
-        assert restarted["exit_status"] == -signal.SIGKILL
+        assert ended["exit_status"] == restarted["exit_status"] == -signal.SIGKILL
         assert "list_emails" in tool_names(url, None, mode=MODE)
 
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=DEADLINE) == 0
         for pid in again:
             assert not Path(f"/proc/{pid}").exists() or _is_zombie(pid)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 def _is_zombie(pid: int) -> bool:

@@ -1,14 +1,20 @@
-"""`serve --processes N`: the MCP endpoint answered by N processes on one listening socket.
+"""`serve --processes N`: the MCP endpoint answered by N processes on one address.
 
-This process binds the endpoint's address (and the console's) once, says what is served,
-and starts N serving processes, each handed the bound socket: the kernel gives each
-connection to one of the processes accepting on it. The first process also runs the
+This process binds the endpoint's address N times (`SO_REUSEPORT`, see `mcp.run`) and the
+console's once, says what is served, and starts N serving processes, each handed a socket
+of its own: the kernel gives each new connection to one of the sockets, by a hash of its
+addresses. Where ports cannot be shared so, the processes accept on one socket, and a burst
+of connections tends to go to the first one woken. The first process also runs the
 background work (synchronization, delivery) and the console; the others answer calls only,
 so no account is synchronized and no send is offered twice by one `serve`.
 
-A serving process that ends is started again, after a pause that doubles while they keep
-ending soon after starting. Ctrl-C or SIGTERM stops them all (each stops as one `serve`
-does) and waits for them; a serving process whose parent is gone stops by itself.
+Once a process is started, this one closes its own copy of the process's socket: the
+socket ends with the process, however it ends, and the kernel gives new connections to the
+others at once (those already waiting on it are reset, see docs/operations.md). A process
+that ends is started again on a socket bound afresh, after a pause that doubles while they
+keep ending soon after starting (or while the address cannot be bound again). Ctrl-C or
+SIGTERM stops them all (each stops as one `serve` does) and waits for them; a serving
+process whose parent is gone stops by itself.
 
 Processes are started fresh (`spawn`), not forked: the parent holds a database pool and
 threads that a fork would copy half-way.
@@ -23,7 +29,8 @@ import signal
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType
@@ -32,6 +39,7 @@ import structlog
 from rich.console import Console
 
 from mailfathom.bootstrap import Services
+from mailfathom.domain.errors import ConfigurationError
 from mailfathom.entrypoints import logs
 from mailfathom.entrypoints.logs import LogSettings
 from mailfathom.entrypoints.workers.background import STOP_SECONDS, BackgroundPlan
@@ -48,7 +56,8 @@ PARENT_CHECK_SECONDS = 1.0
 @dataclass(frozen=True, slots=True)
 class ProcessPlan:
     """What each serving process is given: the configuration file it reads again, the bound
-    sockets, and whether the first one synchronizes and delivers."""
+    sockets (`endpoint` its own, where ports are shared), and whether the first one
+    synchronizes and delivers."""
 
     config_path: Path
     endpoint: socket.socket
@@ -70,26 +79,39 @@ class _Slot:
 
 @dataclass
 class ProcessGroup:
+    """The serving processes. Where the port is shared, `listeners` holds the socket each is
+    started with (closed here once it is started) and `rebind` binds one for a process
+    started again; otherwise every process accepts on `plan.endpoint`."""
+
     plan: ProcessPlan
     count: int
+    listeners: list[socket.socket] = field(default_factory=list)
+    rebind: Callable[[], socket.socket] | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     slots: list[_Slot] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._context = multiprocessing.get_context("spawn")
 
-    def _start(self, index: int, pause: float = 0.0) -> _Slot:
+    def _start(self, index: int, listener: socket.socket | None, pause: float = 0.0) -> _Slot:
+        plan = self.plan if listener is None else replace(self.plan, endpoint=listener)
         process = self._context.Process(
             target=serve_one,
-            args=(self.plan, index, os.getpid()),
+            args=(plan, index, os.getpid()),
             name=f"mailfathom-serve-{index}",
         )
-        process.start()
+        try:
+            process.start()
+        finally:
+            if listener is not None:
+                # The process holds the socket now: it is closed when the process ends.
+                listener.close()
         return _Slot(index, process, time.monotonic(), pause)
 
     def run(self) -> None:
         """Start the processes and keep them running until `stop` is set."""
-        self.slots = [self._start(i) for i in range(self.count)]
+        listeners: list[socket.socket | None] = [*self.listeners] or [None] * self.count
+        self.slots = [self._start(i, listener) for i, listener in enumerate(listeners)]
         log.info("serve.processes_started", processes=self.count)
         while not self.stop.is_set():
             sentinels = [s.process.sentinel for s in self.slots]
@@ -101,24 +123,32 @@ class ProcessGroup:
 
     def _restart(self, ended: _Slot) -> None:
         ended.process.join()
-        served = time.monotonic() - ended.started
+        status = ended.process.exitcode
+        log.warning("serve.process_ended", process=ended.index, exit_status=status)
         pause = 0.0
-        if served < STEADY_SECONDS:
-            pause = min(max(ended.pause * 2, FIRST_PAUSE_SECONDS), LONGEST_PAUSE_SECONDS)
+        if time.monotonic() - ended.started < STEADY_SECONDS:
+            pause = _longer(ended.pause)
+        while True:
+            if pause and self.stop.wait(pause):
+                return
+            try:
+                listener = self.rebind() if self.rebind is not None else None
+            except ConfigurationError as error:
+                log.error("serve.process_unbound", process=ended.index, code=error.code)
+                pause = _longer(pause)
+                continue
+            break
         log.warning(
-            "serve.process_restarted",
-            process=ended.index,
-            exit_status=ended.process.exitcode,
-            pause_seconds=pause,
+            "serve.process_restarted", process=ended.index, exit_status=status, pause_seconds=pause
         )
-        if pause and self.stop.wait(pause):
-            return
-        self.slots[ended.index] = self._start(ended.index, pause)
+        self.slots[ended.index] = self._start(ended.index, listener, pause)
 
     def close(self, timeout: float = STOP_SECONDS + 5) -> None:
         """Ask every process to stop (SIGTERM), wait for them up to `timeout` in all, and
         kill what is left."""
         self.stop.set()
+        for listener in self.listeners:
+            listener.close()
         for slot in self.slots:
             if slot.process.is_alive():
                 slot.process.terminate()
@@ -130,6 +160,10 @@ class ProcessGroup:
                 log.warning("serve.process_killed", process=slot.index)
                 slot.process.kill()
                 slot.process.join()
+
+
+def _longer(pause: float) -> float:
+    return min(max(pause * 2, FIRST_PAUSE_SECONDS), LONGEST_PAUSE_SECONDS)
 
 
 def run_processes(
@@ -145,15 +179,21 @@ def run_processes(
     SIGTERM."""
     from mailfathom.entrypoints.cli.serving import announce, console_line
     from mailfathom.entrypoints.console.serving import open_console
-    from mailfathom.entrypoints.mcp.run import open_http
+    from mailfathom.entrypoints.mcp.run import SHARING_PORTS, SharedPort, open_http
 
-    serving = open_http(services, port=port)
+    serving = open_http(services, port=port, share_port=True)
+    assert serving.listener is not None
+    # Every socket is bound before any process starts, so a port in use ends the command.
+    listeners = [serving.listener]
+    rebind = SharedPort.of(serving.listener).bind if SHARING_PORTS else None
     try:
+        while rebind is not None and len(listeners) < processes:
+            listeners.append(rebind())
         web = open_console(services)
     except BaseException:
-        serving.close()
+        for listener in listeners:
+            listener.close()
         raise
-    assert serving.listener is not None
     group = ProcessGroup(
         ProcessPlan(
             config_path=config_path,
@@ -166,6 +206,8 @@ def run_processes(
             logs=logs.settled(),
         ),
         processes,
+        listeners=listeners if rebind is not None else [],
+        rebind=rebind,
     )
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
 
@@ -184,7 +226,8 @@ def run_processes(
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        serving.close()
+        for listener in listeners:
+            listener.close()
         if web is not None:
             web.close()
 

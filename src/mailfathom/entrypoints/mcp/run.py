@@ -5,6 +5,12 @@ starts: `open_http` / `open_stdio` build the server and (over HTTP) bind the soc
 raising `ConfigurationError` with a code for a port out of range (11008), an address that
 cannot be listened on (11009) or a host that does not resolve (11010); `Serving.run` then
 serves until interrupted.
+
+Several processes serving one address (`serve --processes N`) each listen on a socket of
+their own, bound with `SO_REUSEPORT` (`share_port`, `SharedPort`): Linux gives each new
+connection to one socket of the group by a hash of its addresses, so a burst of connections
+is spread over the processes instead of being taken by the first one woken. Elsewhere
+(`SHARING_PORTS` false) they accept on one socket, as one process does.
 """
 
 from __future__ import annotations
@@ -12,9 +18,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import socket
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import anyio
 import structlog
@@ -32,6 +39,10 @@ from mailfathom.entrypoints.mcp.replica_state import Replicas
 from mailfathom.entrypoints.mcp.server import MailFathomMcp
 
 log = structlog.get_logger("mailfathom.mcp")
+
+# Where sockets bound with SO_REUSEPORT share new connections among themselves: elsewhere
+# (BSD, macOS) the option lets them bind but not spread connections.
+SHARING_PORTS = sys.platform == "linux" and hasattr(socket, "SO_REUSEPORT")
 
 
 @dataclass
@@ -144,12 +155,19 @@ class CompanionServer(uvicorn.Server):
 
 
 def bind(
-    host: str, port: int, *, what: str = "MCP", key: str = "McpEndpoint.Listen"
+    host: str,
+    port: int,
+    *,
+    what: str = "MCP",
+    key: str = "McpEndpoint.Listen",
+    share_port: bool = False,
 ) -> socket.socket:
     """A TCP socket bound to `host`:`port`, or `ConfigurationError` with a code saying why
     there is none. It listens once serving starts (the event loop's server calls `listen`):
     until then a connection is refused, so a client that gets through finds the workers
-    started."""
+    started. With `share_port` (where `SHARING_PORTS`), others can be bound beside it
+    (`SharedPort`), and a port another socket holds is still refused: the address is first
+    bound alone, which fails if anything holds it, even a socket that shares its port."""
     if not 0 < port < 65536:
         raise ConfigurationError(
             f"The port to serve {what} on must be from 1 to 65535.",
@@ -163,22 +181,50 @@ def bind(
             code=int(CommandCode.LISTEN_HOST_NOT_RESOLVED),
         ) from None
     family, kind, proto, _, address = found[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-    except OSError as error:
-        sock.close()
-        reason = errno.errorcode.get(error.errno or 0, "an operating system error")
-        raise ConfigurationError(
-            f"The address to serve {what} on cannot be listened on: the port is in use, the "
-            f"address is not this machine's, or it is not permitted ({reason}).",
-            code=int(CommandCode.LISTEN_ADDRESS_UNAVAILABLE),
-        ) from None
-    return sock
+    shared = SharedPort(family, kind, proto, address, what)
+    if not (share_port and SHARING_PORTS):
+        return shared.bind(share=False)
+    shared.bind(share=False).close()
+    return shared.bind()
 
 
-def open_http(services: Services, *, port: int | None = None) -> Serving:
+@dataclass(frozen=True, slots=True)
+class SharedPort:
+    """An address several sockets are bound to at once, each with `SO_REUSEPORT`: the
+    kernel gives each new connection to one of those listening."""
+
+    family: socket.AddressFamily
+    kind: socket.SocketKind
+    proto: int
+    address: Any
+    what: str = "MCP"
+
+    @classmethod
+    def of(cls, listener: socket.socket, what: str = "MCP") -> SharedPort:
+        """The exact address `listener` is bound to (the port it was given, if asked for 0)."""
+        return cls(listener.family, listener.type, listener.proto, listener.getsockname(), what)
+
+    def bind(self, *, share: bool = True) -> socket.socket:
+        """Another socket bound to the address, or `ConfigurationError` (11009)."""
+        sock = socket.socket(self.family, self.kind, self.proto)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if share:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            sock.bind(self.address)
+        except OSError as error:
+            sock.close()
+            reason = errno.errorcode.get(error.errno or 0, "an operating system error")
+            raise ConfigurationError(
+                f"The address to serve {self.what} on cannot be listened on: the port is in "
+                "use, the address is not this machine's, or it is not permitted "
+                f"({reason}).",
+                code=int(CommandCode.LISTEN_ADDRESS_UNAVAILABLE),
+            ) from None
+        return sock
+
+
+def open_http(services: Services, *, port: int | None = None, share_port: bool = False) -> Serving:
     config = services.config.mcp
     if not config.enabled:
         raise ConfigurationError(
@@ -187,7 +233,7 @@ def open_http(services: Services, *, port: int | None = None) -> Serving:
         )
     replicas = shared_state(services) if config.replicas else None
     server = build_server(services, replicas)
-    listener = bind(config.host, port if port is not None else config.port)
+    listener = bind(config.host, port if port is not None else config.port, share_port=share_port)
     bound = listener.getsockname()[1]
     host = f"[{config.host}]" if ":" in config.host else config.host
     return Serving(services, server, f"http://{host}:{bound}/mcp", listener, replicas)
