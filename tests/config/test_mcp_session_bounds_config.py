@@ -1,4 +1,4 @@
-"""The [McpEndpoint] bounds on sessions and the key of `/metrics`."""
+"""The [McpEndpoint] bounds on sessions and tool threads, and the key of `/metrics`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ from typing import Any
 import pytest
 
 from config.test_config_loading import imap_account, parse, problems_of
-from mailfathom.domain.config import DEFAULT_SESSION_IDLE_SECONDS, DEFAULT_SESSIONS_PER_CALLER
+from mailfathom.domain.config import (
+    DEFAULT_SESSION_IDLE_SECONDS,
+    DEFAULT_SESSIONS_PER_CALLER,
+    DEFAULT_TOOL_THREADS,
+)
 
 DIGEST = hashlib.sha256(b"a-scraper-key").hexdigest()
 
@@ -24,6 +28,12 @@ def test_defaults_bound_sessions_and_serve_no_metrics() -> None:
     assert 1 <= DEFAULT_SESSIONS_PER_CALLER <= 100
     assert 60 <= DEFAULT_SESSION_IDLE_SECONDS <= 900
     assert config.mcp.metrics_api_key_sha256 is None
+    assert config.mcp.tool_threads == DEFAULT_TOOL_THREADS
+
+
+def test_tool_threads_are_read() -> None:
+    assert parse(with_endpoint(ToolThreads=1)).mcp.tool_threads == 1
+    assert parse(with_endpoint(ToolThreads=64)).mcp.tool_threads == 64
 
 
 def test_bounds_and_metrics_key_are_read() -> None:
@@ -45,6 +55,9 @@ def test_bounds_and_metrics_key_are_read() -> None:
         ({"SessionIdleSeconds": 86401}, "McpEndpoint.SessionIdleSeconds"),
         ({"MetricsApiKeySha256": "ABC"}, "McpEndpoint.MetricsApiKeySha256"),
         ({"MetricsApiKey": "plain"}, "McpEndpoint.MetricsApiKey"),
+        ({"ToolThreads": 0}, "McpEndpoint.ToolThreads"),
+        ({"ToolThreads": 65}, "McpEndpoint.ToolThreads"),
+        ({"ToolThreads": 2.5}, "McpEndpoint.ToolThreads"),
     ],
 )
 def test_out_of_range_bounds_name_the_key(endpoint: dict[str, Any], key: str) -> None:

@@ -217,6 +217,9 @@ class DeploymentConfig:
 DEFAULT_MCP_PORT = 8625
 DEFAULT_SESSIONS_PER_CALLER = 16
 MAX_SERVE_PROCESSES = 64
+# Use cases of tool calls running at once in one serving process (see `ToolRegistry`).
+DEFAULT_TOOL_THREADS = 4
+MAX_TOOL_THREADS = 64
 DEFAULT_SESSION_IDLE_SECONDS = 300.0
 DEFAULT_CONFIRMATION_TIMEOUT_SECONDS = 300.0
 DEFAULT_QUESTIONS_WAITING_PER_CALLER = 8
@@ -258,7 +261,8 @@ class McpEndpointConfig:
     questions in flight and their bounds are then kept in the store, and whatever a client
     carries sealed is sealed under keys derived from `state_secret`, which every replica
     reads (`replicas` requires it). `serve` answers over HTTP in `processes` processes
-    sharing one listening socket (more than one needs PostgreSQL)."""
+    sharing one listening socket (more than one needs PostgreSQL); each runs at most
+    `tool_threads` calls' use cases at once, calls that wait on a model provider aside."""
 
     enabled: bool = False
     host: str = "127.0.0.1"
@@ -274,3 +278,4 @@ class McpEndpointConfig:
     replicas: bool = False
     state_secret: SecretRef | None = None
     processes: int = 1
+    tool_threads: int = DEFAULT_TOOL_THREADS

@@ -30,7 +30,9 @@ from mailfathom.domain.config import (
     DEFAULT_QUESTIONS_WAITING_PER_CALLER,
     DEFAULT_SESSION_IDLE_SECONDS,
     DEFAULT_SESSIONS_PER_CALLER,
+    DEFAULT_TOOL_THREADS,
     MAX_SERVE_PROCESSES,
+    MAX_TOOL_THREADS,
     CallerEntry,
     McpEndpointConfig,
 )
@@ -52,6 +54,7 @@ _KEYS = frozenset(
         "Replicas",
         "StateSecret",
         "Processes",
+        "ToolThreads",
     }
 )
 _MAX_SESSIONS_PER_CALLER = 1000
@@ -142,6 +145,9 @@ def parse_mcp_endpoint(
         replicas=replicas,
         state_secret=state_secret,
         processes=bounded_integer(table, "Processes", 1, 1, MAX_SERVE_PROCESSES),
+        tool_threads=bounded_integer(
+            table, "ToolThreads", DEFAULT_TOOL_THREADS, 1, MAX_TOOL_THREADS
+        ),
     )
 
 

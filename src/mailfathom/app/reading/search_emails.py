@@ -124,6 +124,11 @@ class MailboxSearchReader:
         self._clock = clock
         self._screen = screen
 
+    def places_queries(self) -> bool:
+        """Whether a search may ask the embedding provider to place its query (and so wait
+        on that provider)."""
+        return self._placement is not None and self._placement.placing
+
     def search(self, caller: Caller, request: SearchRequest) -> SearchResult:
         require(caller, PERMISSIONS)
         limit = DEFAULT_RESULT_LIMIT if request.result_limit is None else request.result_limit

@@ -100,7 +100,7 @@ def build_server_from(
     session without an HTTP request is served as (stdio, or a client in the same process);
     a request over HTTP is always served as the caller its credential admits."""
     timeout = config.confirmation_timeout_seconds
-    registry = ToolRegistry()
+    registry = ToolRegistry(config.tool_threads)
     register_reading_tools(registry, bundles.reading)
     questions = Questions(timeout, config.questions_waiting_per_caller, replicas)
     register_sending_tools(registry, bundles.sending, questions)

@@ -60,4 +60,5 @@ def spec(registry: ToolRegistry, reader: use_case.MailboxQuestionReader) -> Tool
         function=ask_mail,
         available=reader.available,
         capable=reader.answers_questions,
+        waits_on_provider=lambda: True,
     )

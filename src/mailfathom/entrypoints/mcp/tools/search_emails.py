@@ -79,4 +79,5 @@ def spec(registry: ToolRegistry, reader: use_case.MailboxSearchReader) -> ToolSp
         permissions=use_case.PERMISSIONS,
         annotations=READ_ONLY,
         function=search_emails,
+        waits_on_provider=reader.places_queries,
     )
