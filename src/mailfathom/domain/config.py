@@ -217,8 +217,9 @@ class DeploymentConfig:
 DEFAULT_MCP_PORT = 8625
 DEFAULT_SESSIONS_PER_CALLER = 16
 MAX_SERVE_PROCESSES = 64
-# Use cases of tool calls running at once in one serving process (see `ToolRegistry`).
-DEFAULT_TOOL_THREADS = 4
+# Use cases of tool calls running at once in one serving process (see `ToolRegistry`); two
+# beat four and forty in calls per second on two cores (docs/benchmarks-throughput.md).
+DEFAULT_TOOL_THREADS = 2
 MAX_TOOL_THREADS = 64
 DEFAULT_SESSION_IDLE_SECONDS = 300.0
 DEFAULT_CONFIRMATION_TIMEOUT_SECONDS = 300.0

@@ -96,7 +96,8 @@ class ToolRegistry:
     most `store_threads` of them run at once in this process: each reads and writes the store
     with the interpreter's lock held but while it waits on the database, and every further
     thread contending for that lock costs CPU in switches, so thirty calls on thirty threads
-    cost a third more per call than the same calls queued for four. A call that may wait on
+    cost a third more per call than the same calls queued for two (the default: one thread
+    works while the other waits on the database). A call that may wait on
     a model provider for seconds runs outside that bound, so it never holds the store's
     calls back."""
 
