@@ -26,6 +26,7 @@ from mailfathom.adapters.sql.schema import messages
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.shared.stored_mail import SummaryFilter
 from mailfathom.domain.content_state import RemoteFlags
+from store.sqlite_plans import plan_steps, statements_of
 
 from .builders import ATTACHMENT
 from .reading_builders import Mail, add_folder, at, store_mail
@@ -44,26 +45,10 @@ def engine(tmp_path: Path) -> Iterator[sa.Engine]:
 
 def _unkeyed(engine: sa.Engine, read: Any) -> list[str]:
     """Each step of a plan of `read(reader)` reading a child table other than by its key."""
-    seen: list[tuple[str, Any]] = []
-
-    def keep(_c: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
-        if CHILDREN.search(statement):
-            seen.append((statement, parameters))
-
-    sa.event.listen(engine, "before_cursor_execute", keep)
-    try:
+    with statements_of(engine, CHILDREN) as seen:
         read(SqlMailboxReader(engine))
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", keep)
     assert len(seen) >= 4
-    with engine.connect() as connection:
-        raw = connection.connection.driver_connection
-        assert raw is not None
-        steps = [
-            str(row[3])
-            for statement, parameters in seen
-            for row in raw.execute(f"EXPLAIN QUERY PLAN {statement}", parameters)
-        ]
+    steps = [step for plan in plan_steps(engine, seen) for step in plan]
     return [s for s in steps if CHILDREN.search(s) and not BY_KEY.match(s)]
 
 

@@ -13,10 +13,8 @@ import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
 from fakes.embedder import FakeEmbedder
 from mailfathom.adapters.sql import migrate
@@ -24,6 +22,7 @@ from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
 from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.sync.embedding import StoredMailEmbedding
+from store.sqlite_plans import plan_steps, statements_of
 
 from .builders import inbox_and_junk, new_message, normalized
 
@@ -54,29 +53,13 @@ def store(tmp_path: Path) -> Iterator[SqlSyncStore]:
 
 
 def test_the_backfill_reads_each_account_s_messages_by_its_key(store: SqlSyncStore) -> None:
-    seen: list[tuple[str, Any]] = []
-
-    def keep(_c: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
-        if re.search(r"\bFROM messages\b", statement):
-            seen.append((statement, parameters))
-
     embedder = FakeEmbedder()
     passages = SqlPassageStore(store.engine)
-    sa.event.listen(store.engine, "before_cursor_execute", keep)
-    try:
+    with statements_of(store.engine, r"\bFROM messages\b") as seen:
         report = StoredMailEmbedding(passages, embedder, clock=lambda: NOW).run()
         assert report.messages == 10
         assert passages.is_filled(embedder.identity.generation)
-    finally:
-        sa.event.remove(store.engine, "before_cursor_execute", keep)
-    with store.engine.connect() as connection:
-        raw = connection.connection.driver_connection
-        assert raw is not None
-        steps = [
-            str(row[3])
-            for statement, parameters in seen
-            for row in raw.execute(f"EXPLAIN QUERY PLAN {statement}", parameters)
-            if READS_MESSAGES.match(str(row[3]))
-        ]
+    plans = plan_steps(store.engine, seen)
+    steps = [step for plan in plans for step in plan if READS_MESSAGES.match(step)]
     assert len(steps) >= 5
     assert [s for s in steps if not any(key in s for key in BY_KEY)] == []

@@ -28,6 +28,7 @@ from mailfathom.adapters.sql.schema import messages
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.adapters.sql.vector_reading import _passing
 from mailfathom.app.shared.stored_mail import SummaryFilter
+from store.sqlite_plans import plan_steps, statements_of
 
 from .reading_builders import add_folder
 
@@ -50,24 +51,9 @@ def engine(tmp_path: Path) -> Iterator[sa.Engine]:
 
 def _plans(engine: sa.Engine, read: Any) -> list[list[str]]:
     """The plan of each statement `read(connection)` runs naming rows by `seq`."""
-    seen: list[tuple[str, Any]] = []
-
-    def keep(_c: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
-        if "seq IN" in statement:
-            seen.append((statement, parameters))
-
-    with engine.connect() as connection:
-        sa.event.listen(engine, "before_cursor_execute", keep)
-        try:
-            read(connection)
-        finally:
-            sa.event.remove(engine, "before_cursor_execute", keep)
-        raw = connection.connection.driver_connection
-        assert raw is not None
-        return [
-            [str(row[3]) for row in raw.execute(f"EXPLAIN QUERY PLAN {statement}", parameters)]
-            for statement, parameters in seen
-        ]
+    with engine.connect() as connection, statements_of(engine, "seq IN") as seen:
+        read(connection)
+    return plan_steps(engine, seen)
 
 
 def _by_named_rows(plans: list[list[str]]) -> None:

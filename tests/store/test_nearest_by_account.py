@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any
 
 import sqlalchemy as sa
 
@@ -25,6 +24,7 @@ from mailfathom.app.sync.types import FolderRecord
 from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
 from mailfathom.domain.embedding import ProfileIdentity
 from mailfathom.domain.folders import FolderRole
+from store.sqlite_plans import plan_steps, statements_of
 
 from .builders import BASE, new_message, normalized
 
@@ -199,30 +199,14 @@ def test_each_account_s_vectors_are_read_from_its_range_of_the_index(tmp_path: P
     now = [0.0]
     reader = SqlMailboxReader(engine, vectors=VectorCache(lambda: now[0]))
     both = SummaryFilter(folder_ids=(first.folder_id, second.folder_id))
-    seen: list[tuple[str, Any]] = []
-
-    def keep(_c: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
-        if re.search(r"\bFROM passage_vectors\b", statement):
-            seen.append((statement, parameters))
-
-    sa.event.listen(engine, "before_cursor_execute", keep)
-    try:
+    with statements_of(engine, r"\bFROM passage_vectors\b") as seen:
         assert [n.seq for n in reader.nearest(SPACE.generation, QUERY, both, 5)] == [a1, b1]
         vectors.record(generation, [("first", a2, [_unit(1, 0.05, 0)])], "first", a2)
         now[0] += RECOUNT_SECONDS
         assert [n.seq for n in reader.nearest(SPACE.generation, QUERY, both, 5)] == [a1, a2, b1]
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", keep)
     try:
-        with engine.connect() as connection:
-            raw = connection.connection.driver_connection
-            assert raw is not None
-            steps = [
-                str(row[3])
-                for statement, parameters in seen
-                for row in raw.execute(f"EXPLAIN QUERY PLAN {statement}", parameters)
-                if READS_VECTORS.match(str(row[3]))
-            ]
+        plans = plan_steps(engine, seen)
+        steps = [step for plan in plans for step in plan if READS_VECTORS.match(step)]
     finally:
         engine.dispose()
     # The highest ids (twice, two accounts each), the first reads, the recounts, one extension.
