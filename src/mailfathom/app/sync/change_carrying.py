@@ -55,6 +55,11 @@ def _carry_until_stopped(
         wait = float(account.poll_interval_seconds)
         watch: Callable[[], bool] | None = None
         try:
+            # Read before carrying: a change another process records while the carry runs
+            # (after the carry read what was open) leaves the store unlike this reading, so
+            # the wait below ends at its next reading, not at the polling interval. What
+            # the carry itself closes ends it too, for one more look.
+            seen = recorded_since(changes, account.account_id)
             if changes.waiting(account.account_id):
                 session = opened(account)
                 try:
@@ -64,7 +69,7 @@ def _carry_until_stopped(
                 if after_carry is not None:
                     after_carry()
             backoff = 5.0
-            watch = recorded_since(changes, account.account_id)
+            watch = seen
         except LeaseLost:
             return
         except ConsentRequired:

@@ -14,7 +14,8 @@ LEDGER_SLICE = 1.0  # how often a waiting run reads the store for changes record
 
 
 def recorded_since(changes: OwnerChanges, account_id: str) -> Callable[[], bool]:
-    """Whether the store's open changes of the account differ from what they are now."""
+    """Whether the store's open changes of the account differ from what they are now (read
+    before a carry, so that what is recorded while it runs is not taken for carried)."""
     seen = changes.mark(account_id)
 
     def recorded() -> bool:
