@@ -98,6 +98,14 @@ class _Stands:
         self.started.append(stand)
         return stand
 
+    def wait_started(self, count: int, what: str) -> None:
+        """Until `count` processes are made and each holds its socket: a process is listed
+        when made, a moment before the group starts it."""
+        wait_for(
+            lambda: len(self.started) == count and all(s.held is not None for s in self.started),
+            what,
+        )
+
 
 @contextlib.contextmanager
 def _group(
@@ -117,7 +125,7 @@ def _group(
     running = threading.Thread(target=group.run)
     running.start()
     try:
-        wait_for(lambda: len(stands.started) == 2, "both processes started")
+        stands.wait_started(2, "both processes started")
         yield group, stands, port
     finally:
         group.close()
@@ -139,7 +147,7 @@ def test_each_process_is_given_its_own_socket_and_this_one_keeps_none(
         assert all(listener.fileno() == -1 for listener in group.listeners)
 
         first.end()
-        wait_for(lambda: len(stands.started) == 3, "the ended process started again")
+        stands.wait_started(3, "the ended process started again")
         again = stands.started[2]
         assert again.index == 0
         assert again.held is not None
@@ -178,7 +186,7 @@ def test_a_port_that_cannot_be_bound_again_is_tried_again(
     with structlog.testing.capture_logs() as events, _group(rebind) as (group, stands, port):
         fresh.append(SharedPort(socket.AF_INET, socket.SOCK_STREAM, 0, ("127.0.0.1", port)))
         stands.started[1].end()
-        wait_for(lambda: len(stands.started) == 3, "the ended process started again")
+        stands.wait_started(3, "the ended process started again")
         replaced: object = group.slots[1].process
         assert replaced is stands.started[2]
     unbound = [e for e in events if e["event"] == "serve.process_unbound"]
