@@ -51,3 +51,17 @@ def test_a_result_made_another_way_is_still_validated() -> None:
     )
     with pytest.raises(ValidationError):
         _metadata().convert_result(made)
+
+
+def test_the_wire_form_is_the_dump_the_sdk_would_make() -> None:
+    made = _success(Answer(count=3))
+    assert isinstance(made, ModelResult)
+    assert made.wire() == made.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+def test_a_result_given_meta_afterwards_is_dumped_whole() -> None:
+    made = _success(Answer(count=3))
+    assert isinstance(made, ModelResult)
+    made.meta = {"note": "kept"}
+    assert made.wire() == made.model_dump(by_alias=True, mode="json", exclude_none=True)
+    assert made.wire()["_meta"] == {"note": "kept"}

@@ -83,3 +83,20 @@ def test_extracts_agree_with_folding_the_whole_body(seed: int) -> None:
     asked = ["review", "budget", "gamma", "zzz", "Überprüfung"]
     terms = query_terms(rng.sample(asked, rng.randrange(1, 4)))
     assert extracts(body, terms) == _reference(body, terms)
+
+
+def test_a_body_whose_few_matches_lie_early_gives_what_folding_it_whole_gives() -> None:
+    # One or two matches near the start, a long tail without any, and a word at the first
+    # cut that begins like the term: the tail is not needed, the cut word must not count.
+    cut = snippets._FIRST_PREFIX
+    for head in ("review " + "a " * 40, "review " + "a " * 40 + "Review " + "b " * 30):
+        body = head + "c " * ((cut - len(head) - 3) // 2) + "reviewer " + "d " * 20_000
+        assert extracts(body, ["review"]) == _reference(body, ["review"])
+        body = head + "e " * 20_000 + "review end"
+        assert extracts(body, ["review"]) == _reference(body, ["review"])
+
+
+def test_the_last_match_of_a_body_is_found_from_its_end() -> None:
+    assert snippets._last_end("review reviewer x_review previews", ["review"]) == 6
+    assert snippets._last_end("a review. b REVIEW", ["review", "b"]) == 18
+    assert snippets._last_end("b review", ["review", "b"]) == 8

@@ -61,9 +61,7 @@ def _spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
         start = lowered.find(term)
         while start != -1:
             end = start + len(term)
-            if (start == 0 or not _is_word(lowered[start - 1])) and (
-                end == len(lowered) or not _is_word(lowered[end])
-            ):
+            if _whole(lowered, start, end):
                 found.append((start, end))
             start = lowered.find(term, start + 1)
     found.sort(key=lambda span: (span[0], -span[1]))
@@ -86,14 +84,37 @@ def _first_end(text: str, terms: Sequence[str]) -> int | None:
         start = lowered.find(term)
         while start != -1 and (first is None or start <= first[0]):
             end = start + len(term)
-            if (start == 0 or not _is_word(lowered[start - 1])) and (
-                end == len(lowered) or not _is_word(lowered[end])
-            ):
+            if _whole(lowered, start, end):
                 if first is None or (start, -end) < (first[0], -first[1]):
                     first = (start, end)
                 break
             start = lowered.find(term, start + 1)
     return None if first is None else first[1]
+
+
+def _last_end(text: str, terms: Sequence[str]) -> int:
+    """Where the last whole-word occurrence of a term in `text` ends, looked for from the
+    end (`text` holds at least one; when lower-casing changes its length, its length)."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return len(text)
+    last = 0
+    for term in terms:
+        start = lowered.rfind(term)
+        while start != -1 and start + len(term) > last:
+            end = start + len(term)
+            if _whole(lowered, start, end):
+                last = end
+                break
+            start = lowered.rfind(term, 0, end - 1)
+    return last
+
+
+def _whole(lowered: str, start: int, end: int) -> bool:
+    """Whether `lowered[start:end]` is a whole word of `lowered`."""
+    return (start == 0 or not _is_word(lowered[start - 1])) and (
+        end == len(lowered) or not _is_word(lowered[end])
+    )
 
 
 def extracts(body: str, terms: Sequence[str]) -> tuple[str, ...]:
@@ -108,6 +129,7 @@ def extracts(body: str, terms: Sequence[str]) -> tuple[str, ...]:
     # A prefix is trusted only up to this far from its cut: a match running over the cut, or
     # a white space run continuing past it, lies within it.
     margin = max(len(t) for t in terms) + 2
+    last_end: int | None = None  # looked for once a prefix shows fewer extracts than wanted
     size = max(_FIRST_PREFIX, 2 * first_end)
     while True:
         whole = size >= len(body)
@@ -116,14 +138,24 @@ def extracts(body: str, terms: Sequence[str]) -> tuple[str, ...]:
         # within the margin.
         text = " ".join((body if whole else body[:size]).split())
         found, reach = _windows(text, _spans(text, terms))
-        if whole or (len(found) == MAX_SNIPPETS and reach + margin < len(text)):
+        # Enough when the extracts end clear of the prefix's cut and either they are all
+        # there are or every match of the body lies in the prefix, clear of its cut: the
+        # rest of the body would add nothing. (A word cut in two at the cut may look like
+        # a match; its extract would run to the cut.)
+        if whole:
             return tuple(found)
+        if reach + margin < len(text):
+            if len(found) == MAX_SNIPPETS:
+                return tuple(found)
+            if last_end is None:
+                last_end = _last_end(body, terms)
+            if last_end + margin <= size:
+                return tuple(found)
         size *= _GROWTH
 
 
 def _windows(text: str, spans: Sequence[tuple[int, int]]) -> tuple[list[str], int]:
-    """Up to MAX_SNIPPETS marked windows of `text`, and how far into it they reach (all of
-    it when there were fewer matches than windows)."""
+    """Up to MAX_SNIPPETS marked windows of `text`, and where the last of them ends."""
     result: list[str] = []
     covered_until = -1
     for start, _end in spans:
@@ -135,8 +167,8 @@ def _windows(text: str, spans: Sequence[tuple[int, int]]) -> tuple[list[str], in
         result.append(_mark(text, lo, hi, inside))
         covered_until = hi
         if len(result) == MAX_SNIPPETS:
-            return result, hi
-    return result, len(text)
+            break
+    return result, max(covered_until, 0)
 
 
 def _mark(text: str, lo: int, hi: int, spans: Sequence[tuple[int, int]]) -> str:

@@ -41,6 +41,7 @@ from mailfathom.domain.config import DEFAULT_CONFIRMATION_TIMEOUT_SECONDS
 from mailfathom.domain.errors import ConfigurationError
 from mailfathom.entrypoints.mcp.argument_refusals import describe
 from mailfathom.entrypoints.mcp.arguments import with_literal_text
+from mailfathom.entrypoints.mcp.own_results import ModelResult
 from mailfathom.entrypoints.mcp.registry import (
     ToolRegistry,
     current_caller,
@@ -233,6 +234,8 @@ class MailFathomMcp(MCPServer):
         finally:
             current_caller.reset(caller_token)
             current_visible.reset(visible_token)
+        if isinstance(result, ModelResult):
+            return result.wire()
         if ctx.method == "tools/list" and isinstance(result, dict):
             tools = result.get("tools")
             if isinstance(tools, list):
