@@ -18,7 +18,7 @@ from mailfathom.adapters.sql.passage_store import SqlPassageStore
 from mailfathom.adapters.sql.reading import SqlMailboxReader
 from mailfathom.adapters.sql.schema import messages
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
-from mailfathom.adapters.sql.vector_cache import RECOUNT_SECONDS, VectorCache
+from mailfathom.adapters.sql.vector_cache import IDLE_SECONDS, RECOUNT_SECONDS, VectorCache
 from mailfathom.app.shared.stored_mail import SummaryFilter
 from mailfathom.app.sync.types import FolderRecord
 from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
@@ -212,3 +212,50 @@ def test_each_account_s_vectors_are_read_from_its_range_of_the_index(tmp_path: P
     # The highest ids (twice, two accounts each), the first reads, the recounts, one extension.
     assert len(steps) >= 11
     assert [s for s in steps if BY_ACCOUNT not in s] == []
+
+
+NEXT_SPACE = ProfileIdentity("hashed-words", "2", 3)
+
+
+def test_vectors_of_a_replaced_generation_or_an_idle_account_leave_memory(
+    store: SqlSyncStore,
+) -> None:
+    """Matrices no search has named for `IDLE_SECONDS` leave the cache: a generation a filled
+    one replaced, an account no longer searched. A search asking for a generation the store
+    no longer holds drops that generation's matrices at once."""
+    first, (a1,) = _inbox(store, "first", range(1, 2))
+    second, (b1,) = _inbox(store, "second", range(1, 2))
+    vectors = SqlPassageStore(store.engine)
+    old = vectors.open_generation(SPACE, BASE).generation_id
+    vectors.record(old, [("first", a1, [_unit(1, 0, 0)])], "first", a1)
+    vectors.record(old, [("second", b1, [_unit(1, 0.1, 0)])], "second", b1)
+    now = [0.0]
+    cache = VectorCache(lambda: now[0])
+    reader = SqlMailboxReader(store.engine, vectors=cache)
+    only_first = SummaryFilter(folder_ids=(first.folder_id,))
+    only_second = SummaryFilter(folder_ids=(second.folder_id,))
+    both = SummaryFilter(folder_ids=(first.folder_id, second.folder_id))
+    assert [n.seq for n in reader.nearest(SPACE.generation, QUERY, both, 5)] == [a1, b1]
+    assert cache.held() == {(SPACE.generation, "first"), (SPACE.generation, "second")}
+    cache_of_old = VectorCache(lambda: 0.0)  # another process, whose clock stands still
+    old_reader = SqlMailboxReader(store.engine, vectors=cache_of_old)
+    assert [n.seq for n in old_reader.nearest(SPACE.generation, QUERY, only_first, 5)] == [a1]
+    new = vectors.open_generation(NEXT_SPACE, BASE).generation_id
+    vectors.record(new, [("first", a1, [_unit(1, 0, 0)])], "first", a1)
+    vectors.record(new, [("second", b1, [_unit(1, 0.1, 0)])], "second", b1)
+    vectors.finish(new, BASE)
+    assert [n.seq for n in reader.nearest(NEXT_SPACE.generation, QUERY, both, 5)] == [a1, b1]
+    assert len(cache.held()) == 4
+    # Only the second account is named again within IDLE_SECONDS.
+    now[0] += IDLE_SECONDS / 2
+    assert [n.seq for n in reader.nearest(NEXT_SPACE.generation, QUERY, only_second, 5)] == [b1]
+    now[0] += IDLE_SECONDS / 2 + 1
+    assert [n.seq for n in reader.nearest(NEXT_SPACE.generation, QUERY, only_second, 5)] == [b1]
+    assert cache.held() == {(NEXT_SPACE.generation, "second")}
+    # The first account's vectors are read again when it is searched again.
+    assert [n.seq for n in reader.nearest(NEXT_SPACE.generation, QUERY, only_first, 5)] == [a1]
+    # A search of the replaced generation, in a process that held it, finds nothing and
+    # drops what was held of it (its matrices were named too recently to have gone idle).
+    assert cache_of_old.held() == {(SPACE.generation, "first")}
+    assert old_reader.nearest(SPACE.generation, QUERY, both, 5) == []
+    assert cache_of_old.held() == set()

@@ -9,6 +9,11 @@ messages were removed and then makes that account's matrix be read again. A sear
 several accounts ranks over their matrices as one (`scan.Ranking`).
 
 A matrix is never changed once a search holds it: an extension makes a new one.
+
+Matrices leave memory once no search names them for `IDLE_SECONDS`: those of a generation a
+filled one replaced (the store deletes it; a search still asking for it finds none and drops
+its matrices at once), of an account removed, or of one merely quiet (its vectors are read
+again when it is next searched).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from mailfathom.adapters.vectors.scan import (
 )
 
 RECOUNT_SECONDS = 30.0
+IDLE_SECONDS = 600.0
 _LOAD_ROWS = 20_000
 # Accounts whose highest vector id one statement asks for (a subquery each).
 _NEWEST_AT_ONCE = 100
@@ -68,6 +74,9 @@ class VectorCache:
         self._lock = threading.Lock()
         # (generation, account) -> (generation id, matrix, when its rows were last counted)
         self._held: dict[tuple[str, str], tuple[int, VectorMatrix, float]] = {}
+        # (generation, account) -> when a search last named it
+        self._used: dict[tuple[str, str], float] = {}
+        self._swept = clock()
         self._workers: ThreadPoolExecutor | None = None
         self._starting = threading.Lock()
 
@@ -93,14 +102,35 @@ class VectorCache:
         """The generation's vectors of each of `accounts`, in their order, as the
         connection's snapshot holds them (None: the store has no such generation)."""
         found = _newest(connection, generation, accounts)
-        if found is None:
-            return None
-        generation_id, dimension, seen = found
         with self._lock:
+            self._sweep(generation if found is None else None)
+            if found is None:
+                return None
+            generation_id, dimension, seen = found
+            now = self._clock()
+            for account in accounts:
+                self._used[(generation, account)] = now
             return [
                 self._matrix(connection, (generation, account), generation_id, dimension, newest)
                 for account, newest in zip(accounts, seen, strict=True)
             ]
+
+    def held(self) -> set[tuple[str, str]]:
+        """The (generation, account) pairs whose matrices are in memory."""
+        with self._lock:
+            return set(self._held)
+
+    def _sweep(self, gone: str | None) -> None:
+        """Drops the matrices of `gone` (a generation the store does not hold), and every
+        `RECOUNT_SECONDS` those no search has named for `IDLE_SECONDS`; under the lock."""
+        now = self._clock()
+        stale = {k for k in self._held if k[0] == gone}
+        if now - self._swept >= RECOUNT_SECONDS:
+            self._swept = now
+            stale |= {k for k, used in self._used.items() if now - used >= IDLE_SECONDS}
+        for key in stale:
+            self._held.pop(key, None)
+            self._used.pop(key, None)
 
     def _matrix(
         self,
