@@ -43,10 +43,6 @@ CROSS_ACCOUNT_SCANS: dict[str, str] = {
     "accounts hold it: a key is free only when no account's row names it",
     "adapters.sql.partitioning:partition": "lays the tables out for every account at once, "
     "and applies only while no account holds a row",
-    "adapters.sql.reading_search:all_common": "whether a word is common is counted over the "
-    "whole lexical index, as FTS5's bm25 weighs it over every account's rows",
-    "adapters.sql.reading_search:_occurrences": "counts a word's rows over the whole lexical "
-    "index (all_common)",
 }
 
 # Statements not yet scoped, by issuer, each with what keeps it so: what is left of the sweep

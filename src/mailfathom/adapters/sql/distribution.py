@@ -45,6 +45,7 @@ PER_ACCOUNT = (
     "accounts",
     "folders",
     "folder_versions",
+    "search_versions",
     *PARTITIONED_TABLES,
     "outgoing_emails",
     *SCOPED_CHILDREN,

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
-NEWEST_REVISION = "0035_passage_vectors_by_account"
+NEWEST_REVISION = "0036_search_versions"
 """The newest migration under `migrations/versions`; a test holds it to Alembic's own head."""
 
 

@@ -7,7 +7,8 @@ tables hold no row: on a database just migrated to the newest revision. A databa
 holding mail is refused and left as it is (its rows would have to be copied into the new
 tables under a lock on every one of them; dump and restore into a new partitioned database
 instead). Every later migration alters the partitioned parents, which PostgreSQL applies to
-each partition.
+each partition. The migrations' triggers on the tables replaced are made again, as the
+database words them, on the partitioned parents.
 
 A partitioned table can enforce a unique key only if the key holds the partition column, so
 three keys differ from the unpartitioned layout (`WIDENED_KEYS`): the primary keys of
@@ -151,6 +152,19 @@ def partition(engine: sa.Engine, partitions: int) -> bool:
                     "holds mail and is left unpartitioned (see docs/scaling.md)."
                 )
         tables = partitioned_tables()
+        # The migrations' triggers on these tables (0036: `message_search`) are made again on
+        # the partitioned tables, as the database itself words them.
+        triggers = list(
+            connection.execute(
+                sa.text(
+                    "SELECT pg_get_triggerdef(t.oid) FROM pg_trigger t"
+                    " JOIN pg_class c ON c.oid = t.tgrelid"
+                    " WHERE NOT t.tgisinternal AND c.relname = ANY(:names)"
+                    " AND c.relnamespace = current_schema()::regnamespace ORDER BY t.tgname"
+                ),
+                {"names": list(PARTITIONED_TABLES)},
+            ).scalars()
+        )
         for table in reversed(tables):
             connection.execute(sa.text(f"DROP TABLE {table.name}"))
         for table in tables:
@@ -162,4 +176,6 @@ def partition(engine: sa.Engine, partitions: int) -> bool:
                         f"FOR VALUES WITH (MODULUS {partitions}, REMAINDER {remainder})"
                     )
                 )
+        for trigger in triggers:
+            connection.exec_driver_sql(trigger)
     return True

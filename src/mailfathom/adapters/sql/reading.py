@@ -459,7 +459,7 @@ class SqlReadView(MailboxReadView):
                 *standing,
             ]
 
-        matching = weightless_matching(self._c, terms, self._common)
+        matching = weightless_matching(self._c, terms, self._common, accounts)
         if matching is not None:
             # Nothing to rank by (see reading_search): the newest matches, all ranked 0.
             standing = self._standing(ranks, filters, terms)

@@ -9,11 +9,12 @@ statement over every match, whenever the matches it left out could still belong 
 results (fewer than `limit` survived the scope, or the last result ties the worst score the
 window holds).
 
-A word found in at least half of the indexed mail carries no weight in bm25 (its inverse
-document frequency is zero or less, which FTS5 replaces with a token 1e-6). A query made only
-of such words has nothing to rank by, so every match ranks 0 and the newest come first: the
-timeline of the scope, narrowed to the matches, read newest first and stopped when the page
-is full, instead of scoring most of the mailbox to order it by noise.
+A word found in at least half of the indexed mail (on PostgreSQL: of the accounts searched)
+carries no weight in bm25 (its inverse document frequency is zero or less, which FTS5
+replaces with a token 1e-6). A query made only of such words has nothing to rank by, so
+every match ranks 0 and the newest come first: the timeline of the scope, narrowed to the
+matches, read newest first and stopped when the page is full, instead of scoring most of the
+mailbox to order it by noise.
 
 PostgreSQL combines its GIN index with the folder filter itself and computes ts_rank only
 for rows in scope.
@@ -36,7 +37,8 @@ from mailfathom.adapters.sql.index_queries import (
     index_matching,
     tsquery,
 )
-from mailfathom.adapters.sql.schema import message_search, messages, same_message
+from mailfathom.adapters.sql.reading_rows import among
+from mailfathom.adapters.sql.schema import message_search, messages, same_message, search_versions
 
 # The first window keeps this many matches (at least), and each widening multiplies it by
 # _GROWTH; past _WIDEST the statement over every match is cheaper than another window.
@@ -70,43 +72,57 @@ def _best_first(candidates: list[_Candidate]) -> list[_Candidate]:
     return ordered
 
 
-# The state of the index a word's frequency was counted in: how many rows it holds and the
-# highest row identity. An added row raises the second, a removed one lowers the first.
-_INDEX_STATE: dict[str, Any] = {
-    # Two subqueries: SQLite counts a table from its B-tree alone and finds the highest id
-    # with one descent, where one SELECT of both would walk every row.
-    "sqlite": sa.text(
-        "SELECT (SELECT count(*) FROM message_fts_docsize), "
-        "(SELECT coalesce(max(id), 0) FROM message_fts_docsize)"
-    ),
-    "postgresql": sa.select(
-        sa.func.count(), sa.func.coalesce(sa.func.max(message_search.c.seq), 0)
-    ),
-}
+# What a word's frequency is counted under, and the state of the index it was counted in.
+# SQLite: FTS5's bm25 weighs a word over the whole index, so the rule counts there too, under
+# how many rows the index holds, its highest row and the changes every account's rows saw
+# (three subqueries: SQLite counts a table from its B-tree alone and finds the highest id with
+# one descent, where one SELECT of both would walk every row). PostgreSQL: over the rows of
+# the accounts searched, under their counters, an indexed read of one row per account.
+_SQLITE_STATE = sa.text(
+    "SELECT (SELECT count(*) FROM message_fts_docsize), "
+    "(SELECT coalesce(max(id), 0) FROM message_fts_docsize), "
+    "(SELECT coalesce(sum(changes), 0) FROM search_versions)"
+)
+_V = search_versions.c
+
+
+def _postgresql_state(accounts: Sequence[str]) -> sa.Select[Any]:
+    return sa.select(
+        sa.func.coalesce(sa.func.sum(_V.rows), 0), sa.func.coalesce(sa.func.sum(_V.changes), 0)
+    ).where(among(True, _V.account_id, accounts))
 
 
 class CommonWords:
-    """Which words occur in at least half of the indexed rows, remembered for the state of
-    the index they were counted in.
+    """Which words occur in at least half of the indexed rows (on PostgreSQL, of the accounts
+    searched), remembered for the state of the index they were counted in.
 
     FTS5 keeps no document frequency per word (Xapian and Lucene do); counting one walks the
     word's list of rows. The answer changes only when the index does, so it is kept per word
-    with the index state and counted again once that state has moved on."""
+    (and accounts) with the index state and counted again once that state has moved on."""
 
     def __init__(self, capacity: int = 4096) -> None:
         self._capacity = capacity
-        self._known: OrderedDict[tuple[str, str], tuple[tuple[int, int], bool]] = OrderedDict()
+        self._known: OrderedDict[tuple[str, tuple[str, ...], str], tuple[tuple[int, ...], bool]] = (
+            OrderedDict()
+        )
         self._lock = threading.Lock()
 
-    def all_common(self, connection: sa.Connection, words: Sequence[str]) -> bool:
+    def all_common(
+        self, connection: sa.Connection, words: Sequence[str], accounts: Sequence[str]
+    ) -> bool:
         dialect = connection.dialect.name
-        rows, highest = connection.execute(_INDEX_STATE[dialect]).one()
-        state = (int(rows), int(highest))
+        scope: tuple[str, ...] = ()
+        if dialect == "postgresql":
+            scope = tuple(sorted(set(accounts)))
+            found = connection.execute(_postgresql_state(scope)).one()
+        else:
+            found = connection.execute(_SQLITE_STATE).one()
+        state = tuple(int(v) for v in found)
         half = (state[0] + 1) // 2
-        if state[0] == 0:
+        if state[0] <= 0:
             return False
         for word in words:
-            key = (dialect, word)
+            key = (dialect, scope, word)
             with self._lock:
                 known = self._known.get(key)
                 if known is not None:
@@ -114,7 +130,7 @@ class CommonWords:
             if known is not None and known[0] == state:
                 common = known[1]
             else:
-                common = _occurrences(connection, word, half) >= half
+                common = _occurrences(connection, word, scope, half) >= half
                 with self._lock:
                     self._known[key] = (state, common)
                     self._known.move_to_end(key)
@@ -130,27 +146,35 @@ _SQLITE_OCCURRENCES = sa.text(
 )
 
 
-def _occurrences(connection: sa.Connection, word: str, limit: int) -> int:
-    """How many indexed rows carry `word`, counted up to `limit`."""
+def _occurrences(connection: sa.Connection, word: str, accounts: Sequence[str], limit: int) -> int:
+    """How many indexed rows (on PostgreSQL, of `accounts`) carry `word`, counted up to
+    `limit`."""
     if connection.dialect.name != "postgresql":
         found = connection.execute(_SQLITE_OCCURRENCES, {"q": fts5_phrases([word])[0], "n": limit})
         return int(found.scalar_one())
     carrying = sa.select(sa.literal(1)).where(
-        message_search.c.document.bool_op("@@")(tsquery([word]))
+        among(True, message_search.c.account_id, accounts),
+        message_search.c.document.bool_op("@@")(tsquery([word])),
     )
     counted = sa.select(sa.func.count()).select_from(carrying.limit(limit).subquery())
     return int(connection.execute(counted).scalar_one())
 
 
 def weightless_matching(
-    connection: sa.Connection, words: Sequence[str], common: CommonWords
+    connection: sa.Connection,
+    words: Sequence[str],
+    common: CommonWords,
+    accounts: Sequence[str],
 ) -> sa.ColumnElement[bool] | None:
     """When every word occurs in at least half of the indexed rows (where bm25's inverse
     document frequency stops being positive), the condition that a message matches them;
     otherwise None. Counting stops at half, so a common word costs half a walk of its list
     and a rare one its whole, short, list. The rule is applied on PostgreSQL as well, whose
-    ts_rank weighs no word by its frequency, so that both stores answer such a query alike."""
-    if not common.all_common(connection, words):
+    ts_rank weighs no word by its frequency, so that both stores answer such a query alike;
+    there over the rows of the accounts searched (`CommonWords`), so what one search costs
+    does not grow with every other account's mail, and for a deployment of one account (or
+    a search of every account) both stores count the same rows."""
+    if not common.all_common(connection, words, accounts):
         return None
     return index_matching(connection.dialect.name, words)
 

@@ -53,6 +53,18 @@ folder_versions = sa.Table(
     sa.Column("version", sa.BigInteger, nullable=False),
 )
 
+# How many rows of the lexical index each account has, and how many times they changed: moved
+# in the transaction of every change to them (on PostgreSQL by triggers on `message_search`,
+# on SQLite by the statements that write `message_fts`; migration 0036). What a search compares
+# before it takes a word's frequency it counted earlier (`reading_search.CommonWords`).
+search_versions = sa.Table(
+    "search_versions",
+    metadata,
+    sa.Column("account_id", sa.String(64), primary_key=True),
+    sa.Column("rows", sa.BigInteger, nullable=False),
+    sa.Column("changes", sa.BigInteger, nullable=False),
+)
+
 messages = sa.Table(
     "messages",
     metadata,

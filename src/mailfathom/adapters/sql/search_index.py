@@ -3,10 +3,14 @@
 SQLite: an FTS5 table whose rowid is the message's `seq`. PostgreSQL: a tsvector per message
 under the `simple` configuration (no stemming, no stop words: one index serves mail in every
 language), weighted subject > participants > body.
+
+Every change to an account's index rows moves its `search_versions` row in the same
+transaction: on PostgreSQL by triggers (migration 0036), on SQLite here, since FTS5 takes none.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -60,6 +64,20 @@ def index_documents(connection: sa.Connection, documents: Sequence[IndexDocument
         (d.seq, d.subject, d.participants, _indexed_body(d.body, as_text=False)) for d in documents
     ]
     connection.exec_driver_sql(_SQLITE_INSERT, rows)
+    for account_id, count in Counter(d.account_id for d in documents).items():
+        _moved(connection, account_id, count, count)
+
+
+_SQLITE_MOVED = sa.text(
+    "INSERT INTO search_versions (account_id, rows, changes) VALUES (:account, :rows, :changes) "
+    "ON CONFLICT (account_id) DO UPDATE SET rows = search_versions.rows + excluded.rows, "
+    "changes = search_versions.changes + excluded.changes"
+)
+
+
+def _moved(connection: sa.Connection, account_id: str, rows: int, changes: int) -> None:
+    """SQLite: the account's index rows grew by `rows` (fewer when negative) in `changes`."""
+    connection.execute(_SQLITE_MOVED, {"account": account_id, "rows": rows, "changes": changes})
 
 
 def _indexed_body(body: str | bytes, *, as_text: bool) -> str | bytes:
@@ -72,13 +90,18 @@ def _indexed_body(body: str | bytes, *, as_text: bool) -> str | bytes:
     return body[:INDEXED_BODY_CHARACTERS]
 
 
-def unindex(connection: sa.Connection, seqs: Sequence[int]) -> None:
-    """Remove index rows. PostgreSQL's rows go with the message by cascade."""
+_SQLITE_DELETE = sa.text("DELETE FROM message_fts WHERE rowid IN :seqs").bindparams(
+    sa.bindparam("seqs", expanding=True)
+)
+
+
+def unindex(connection: sa.Connection, account_id: str, seqs: Sequence[int]) -> None:
+    """Remove an account's index rows. PostgreSQL's rows go with the message by cascade."""
     if not seqs or connection.dialect.name == "postgresql":
         return
-    connection.execute(
-        sa.text("DELETE FROM message_fts WHERE rowid = :seq"), [{"seq": s} for s in seqs]
-    )
+    removed = connection.execute(_SQLITE_DELETE, {"seqs": list(seqs)}).rowcount
+    if removed:
+        _moved(connection, account_id, -removed, removed)
 
 
 def replace_document(connection: sa.Connection, document: IndexDocument) -> None:
@@ -88,5 +111,5 @@ def replace_document(connection: sa.Connection, document: IndexDocument) -> None
             {"account": document.account_id, "seq": document.seq},
         )
     else:
-        unindex(connection, [document.seq])
+        unindex(connection, document.account_id, [document.seq])
     index_documents(connection, [document])

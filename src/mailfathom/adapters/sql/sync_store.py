@@ -297,7 +297,7 @@ class SqlSyncStore(SqlFolderRows, SqlHeldBackContent):
                         keys.add(key)
                     if thread_id is not None:
                         thread_ids.add(thread_id)
-                search_index.unindex(c, chunk)
+                search_index.unindex(c, account_id, chunk)
                 c.execute(messages.delete().where(of_account, messages.c.seq.in_(chunk)))
             if thread_ids:
                 remaining = list(
