@@ -69,3 +69,40 @@ def environment(tools: Mapping[str, list[str]]) -> dict[str, Any]:
         "sqlalchemy": sqlalchemy.__version__,
         **{name: tool_version(args) for name, args in tools.items()},
     }
+
+
+def _spin(seconds: float) -> float:
+    """Work done per second of this process's CPU time, spinning for `seconds` of it."""
+    import time
+
+    start = time.process_time()
+    done = 0
+    while time.process_time() - start < seconds:
+        for _ in range(10_000):
+            done += 1
+    return done / (time.process_time() - start)
+
+
+def busy_cores_speed(rounds: int = 3, seconds: float = 2.0) -> dict[str, Any]:
+    """How fast a core works while every core is busy, against one core busy alone: the same
+    spinning loop in one process, then in one process per core at once, `rounds` times in
+    turn. A ratio under 1 means a CPU second buys less work when the cores are all busy
+    (cores sharing a physical core or its cache, a clock that slows with the load, a host's
+    other guests), so CPU per call measured with every core busy is that much higher."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    cores = os.cpu_count() or 1
+    alone: list[float] = []
+    together: list[float] = []
+    with ProcessPoolExecutor(cores) as pool:
+        for _ in range(rounds):
+            alone.append(pool.submit(_spin, seconds).result())
+            together.extend(f.result() for f in [pool.submit(_spin, seconds) for _ in range(cores)])
+    one = sorted(alone)[len(alone) // 2]
+    all_busy = sorted(together)[len(together) // 2]
+    return {
+        "cores": cores,
+        "work_per_cpu_second_alone": alone,
+        "work_per_cpu_second_all_busy": together,
+        "ratio": all_busy / one,
+    }

@@ -62,7 +62,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 
 import read_latency_support as support  # noqa: E402
-from machine import environment, log  # noqa: E402
+from machine import busy_cores_speed, environment, log  # noqa: E402
 from mcp_call_kinds import measure_kinds, report_kinds  # noqa: E402
 
 REPO = BENCH_DIR.parent
@@ -873,6 +873,10 @@ def main() -> None:
                 if args.work_dir is not None and args.database_url is not None:
                     kept.write_text(json.dumps({**setup, "config": str(setup["config"]),
                                                 "calls": calls}))  # fmt: skip
+            speed = busy_cores_speed()
+            results["machine"]["busy_cores_speed"] = speed
+            log(f"with every core busy, a core does {speed['ratio']:.0%} of the work per CPU "
+                "second it does alone")  # fmt: skip
             for count in counts:
                 log(f"{count} process(es): {args.clients} clients for {args.seconds:.0f} s")
                 run = measure(setup, calls, count, args, work)
