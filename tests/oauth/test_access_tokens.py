@@ -322,6 +322,33 @@ def test_a_rotated_token_the_file_would_not_take_is_written_again_soon(
     assert [r["refresh_token"] for r in server.requests] == [GRANTED]
 
 
+def test_a_file_unreadable_when_written_again_leaves_the_held_token_in_use(
+    server: FakeTokenServer,
+    endpoint: TokenEndpoint,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server.responder = Issuer(lifetime=3600, rotate_to=ROTATED)
+
+    def refusing(path: Path, value: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tokens_module, "replace_secret_file", refusing)
+    ref = secret_file(tmp_path)
+    assert ref.file is not None
+    clock = Clock()
+    tokens = AccessTokens(endpoint, clock=clock)
+    login = credential(server, ref)
+    first = tokens.current("work", login)
+    ref.file.unlink()
+    clock.now += WRITE_AGAIN_SECONDS
+    with structlog.testing.capture_logs() as events:
+        assert tokens.current("work", login) == first
+    assert [e.get("error") for e in events if e["event"] == "oauth.refresh_token_not_written"] == [
+        "SecretUnavailable"
+    ]
+
+
 def test_a_grant_written_during_a_refresh_is_not_overwritten_by_its_rotation(
     server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path
 ) -> None:

@@ -166,7 +166,18 @@ class AccessTokens:
         state.write_again_at = None
         with refresh_lock(ref):
             kept, over = state.kept_refresh, state.kept_over
-            if kept is None or ref.file is None or over != _fingerprint(self._read(ref)):
+            try:
+                stored = self._read(ref)
+            except Exception as failure:  # the access token held is still good: try later
+                state.write_again_at = self._clock() + WRITE_AGAIN_SECONDS
+                log.error(
+                    "oauth.refresh_token_not_written",
+                    account=account_id,
+                    key=f"{ref.origin}.File",
+                    error=type(failure).__name__,
+                )
+                return
+            if kept is None or ref.file is None or over != _fingerprint(stored):
                 # Another grant was written meanwhile: it is the one to use.
                 state.kept_refresh = state.kept_over = None
                 return
