@@ -3,6 +3,7 @@ after a refusal, remembering a refused grant, and keeping a rotated refresh toke
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -14,8 +15,9 @@ import pytest
 import structlog
 
 import log_audit
+from mailfathom.adapters.oauth import tokens as tokens_module
 from mailfathom.adapters.oauth.endpoint import TokenEndpoint
-from mailfathom.adapters.oauth.tokens import AccessTokens
+from mailfathom.adapters.oauth.tokens import WRITE_AGAIN_SECONDS, AccessTokens
 from mailfathom.domain.config import SecretRef
 from mailfathom.domain.errors import ConsentRequired, SyncError, TokenRefused
 from mailfathom.domain.oauth import OAuthCredential, OAuthProvider
@@ -263,6 +265,88 @@ def test_a_rotated_token_from_an_environment_variable_is_kept_in_memory_and_said
     clock.now += 5
     tokens.current("work", login)
     assert server.requests[-1]["refresh_token"] == REGRANTED
+
+
+def test_a_rotated_token_the_file_would_not_take_is_written_again_soon(
+    server: FakeTokenServer,
+    endpoint: TokenEndpoint,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rotated refresh token that could not be written back (a full disk, a file system
+    mounted read-only for a while) is written again `WRITE_AGAIN_SECONDS` later by the next
+    connection, not only at the next refresh, so a restart in between does not present the
+    used one."""
+    server.responder = issuer = Issuer(lifetime=3600, rotate_to=ROTATED)
+    writes: list[str] = []
+    real_write = tokens_module.replace_secret_file
+
+    def failing(path: Path, value: str) -> None:
+        writes.append(value)
+        if len(writes) < 3:
+            raise OSError(errno.EROFS, "Read-only file system")
+        real_write(path, value)
+
+    monkeypatch.setattr(tokens_module, "replace_secret_file", failing)
+    ref = secret_file(tmp_path)
+    assert ref.file is not None
+    clock = Clock()
+    tokens = AccessTokens(endpoint, clock=clock)
+    login = credential(server, ref)
+    with structlog.testing.capture_logs() as events:
+        first = tokens.current("work", login)
+    assert [e["event"] for e in events if e["event"].startswith("oauth.refresh_token")] == [
+        "oauth.refresh_token_not_written"
+    ]
+    assert writes == [ROTATED]
+    assert ref.file.read_text() == GRANTED + "\n"
+    clock.now += WRITE_AGAIN_SECONDS - 1
+    assert tokens.current("work", login) == first
+    assert writes == [ROTATED]
+    clock.now += 1
+    assert tokens.current("work", login) == first  # tried again, and refused again
+    assert writes == [ROTATED, ROTATED]
+    clock.now += WRITE_AGAIN_SECONDS
+    with structlog.testing.capture_logs() as events:
+        assert tokens.current("work", login) == first
+    assert writes == [ROTATED, ROTATED, ROTATED]
+    assert ref.file.read_text() == ROTATED + "\n"
+    assert [e["event"] for e in events if e["event"].startswith("oauth.refresh_token")] == [
+        "oauth.refresh_token_rotated"
+    ]
+    # Written: nothing more to write, and the next refresh presents the written token.
+    clock.now += WRITE_AGAIN_SECONDS
+    tokens.current("work", login)
+    assert len(writes) == 3
+    assert issuer.issued == 1
+    assert [r["refresh_token"] for r in server.requests] == [GRANTED]
+
+
+def test_a_file_unreadable_when_written_again_leaves_the_held_token_in_use(
+    server: FakeTokenServer,
+    endpoint: TokenEndpoint,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server.responder = Issuer(lifetime=3600, rotate_to=ROTATED)
+
+    def refusing(path: Path, value: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tokens_module, "replace_secret_file", refusing)
+    ref = secret_file(tmp_path)
+    assert ref.file is not None
+    clock = Clock()
+    tokens = AccessTokens(endpoint, clock=clock)
+    login = credential(server, ref)
+    first = tokens.current("work", login)
+    ref.file.unlink()
+    clock.now += WRITE_AGAIN_SECONDS
+    with structlog.testing.capture_logs() as events:
+        assert tokens.current("work", login) == first
+    assert [e.get("error") for e in events if e["event"] == "oauth.refresh_token_not_written"] == [
+        "SecretUnavailable"
+    ]
 
 
 def test_a_grant_written_during_a_refresh_is_not_overwritten_by_its_rotation(

@@ -21,13 +21,15 @@ grant written to the file is taken at the next connection without a restart.
 
 A provider may issue a new refresh token with any refresh (section 6); the new one replaces
 the old in its File atomically (`replace_secret_file`: same owner, group and permissions,
-through a symbolic link to the file it names). One kept in an environment
-variable cannot be replaced: the new one is kept in memory for this process and an event
-says so, without any value. Where the server takes a used refresh token as stolen (Keycloak's
-"Revoke Refresh Token", Auth0 and Okta rotation), a second process or this one after a
-restart presents the variable's used value and the whole grant is revoked: the first
-refresh of a `generic` account whose token is in a variable warns of it. It is not refused,
-since a server that does not rotate, or rotates without revoking, works with a variable.
+through a symbolic link to the file it names). When the file will not take it, the new one is
+used from memory and written again `WRITE_AGAIN_SECONDS` later by the next connection. One
+kept in an environment variable cannot be replaced: the new one is kept in memory for this
+process and an event says so, without any value. Where the server takes a used refresh
+token as stolen (Keycloak's "Revoke Refresh Token", Auth0 and Okta rotation), a second
+process or this one after a restart presents the variable's used value and the whole grant
+is revoked: the first refresh of a `generic` account whose token is in a variable warns of
+it. It is not refused, since a server that does not rotate, or rotates without revoking,
+works with a variable.
 """
 
 from __future__ import annotations
@@ -73,6 +75,9 @@ CONSENT_ERRORS = frozenset(
 # How long a token is taken to live when the server does not say (RFC 6749 section 5.1
 # leaves `expires_in` optional); a refusal before then is answered by `after_refusal`.
 ASSUMED_LIFETIME_SECONDS = 600.0
+# A rotated refresh token its file would not take is written again this long after the last
+# try, by the next connection that asks for an access token.
+WRITE_AGAIN_SECONDS = 60.0
 
 
 def _fingerprint(value: str) -> str:
@@ -100,6 +105,7 @@ class _AccountTokens:
     # secret's value it replaced: it is used while the secret still holds that value.
     kept_refresh: str | None = field(default=None, repr=False)
     kept_over: str | None = None
+    write_again_at: float | None = None  # when to write `kept_refresh` to its file again
     refused: str | None = None  # `_presented` of the refresh the provider refused
     unreadable: bool = False  # the secret could not be read while waiting for consent
     refreshes: int = 0
@@ -148,9 +154,34 @@ class AccessTokens:
         the refresh token or client secret cannot be read."""
         state = self._state(account_id)
         with state.lock:
+            if state.write_again_at is not None and self._clock() >= state.write_again_at:
+                self._write_again(account_id, state, credential.refresh_token)
             if state.access_token is not None and self._clock() < state.renew_at:
                 return state.access_token
             return self._refresh(account_id, state, credential)
+
+    def _write_again(self, account_id: str, state: _AccountTokens, ref: SecretRef) -> None:
+        """Write the rotated refresh token kept in memory to its file, where the file still
+        holds the value it replaced; under the account's lock."""
+        state.write_again_at = None
+        with refresh_lock(ref):
+            kept, over = state.kept_refresh, state.kept_over
+            try:
+                stored = self._read(ref)
+            except Exception as failure:  # the access token held is still good: try later
+                state.write_again_at = self._clock() + WRITE_AGAIN_SECONDS
+                log.error(
+                    "oauth.refresh_token_not_written",
+                    account=account_id,
+                    key=f"{ref.origin}.File",
+                    error=type(failure).__name__,
+                )
+                return
+            if kept is None or ref.file is None or over != _fingerprint(stored):
+                # Another grant was written meanwhile: it is the one to use.
+                state.kept_refresh = state.kept_over = None
+                return
+            self._write_rotated(account_id, state, ref, ref.file, kept)
 
     def after_refusal(self, account_id: str, credential: OAuthCredential, refused: str) -> str:
         """A token to log in with once more after a server refused `refused`: the one another
@@ -285,31 +316,36 @@ class AccessTokens:
         """Put the rotated refresh token where the old one was read from."""
         stored = self._read(ref)
         ours = stored == used or state.kept_over == _fingerprint(stored)
-        if ref.file is not None and ours:
-            try:
-                replace_secret_file(ref.file, new)
-            except OSError as failure:
-                log.error(
-                    "oauth.refresh_token_not_written",
-                    account=account_id,
-                    key=f"{ref.origin}.File",
-                    error=type(failure).__name__,
-                )
-            else:
-                state.kept_refresh = state.kept_over = None
-                log.info("oauth.refresh_token_rotated", account=account_id)
-                return
-        elif ref.file is not None:
+        if ref.file is not None and not ours:
             # Someone wrote a new grant while this refresh ran: theirs is kept.
             return
-        else:
-            log.warning(
-                "oauth.refresh_token_kept_in_memory",
-                account=account_id,
-                key=f"{ref.origin}.Env",
-            )
         state.kept_refresh = new
         state.kept_over = _fingerprint(stored)
+        if ref.file is not None:
+            self._write_rotated(account_id, state, ref, ref.file, new)
+            return
+        log.warning(
+            "oauth.refresh_token_kept_in_memory", account=account_id, key=f"{ref.origin}.Env"
+        )
+
+    def _write_rotated(
+        self, account_id: str, state: _AccountTokens, ref: SecretRef, path: Path, new: str
+    ) -> None:
+        """Write `new` (kept in memory meanwhile) to the file; when the file will not take it,
+        it stays kept and is written again `WRITE_AGAIN_SECONDS` later."""
+        try:
+            replace_secret_file(path, new)
+        except OSError as failure:
+            state.write_again_at = self._clock() + WRITE_AGAIN_SECONDS
+            log.error(
+                "oauth.refresh_token_not_written",
+                account=account_id,
+                key=f"{ref.origin}.File",
+                error=type(failure).__name__,
+            )
+            return
+        state.kept_refresh = state.kept_over = None
+        log.info("oauth.refresh_token_rotated", account=account_id)
 
 
 def _consent_required(account_id: str) -> ConsentRequired:
