@@ -94,3 +94,23 @@ def test_0036_counts_each_account_s_rows_when_it_arrives(store: SqlSyncStore) ->
     # Changes after the revision still move the state the words were counted in.
     _inbox(store, "third", ["alpha three", "alpha four", "alpha five"])
     assert _common(store, common, "alpha", ["first", "second", "third"])
+
+
+def test_removed_messages_leave_the_counts_and_move_the_state(store: SqlSyncStore) -> None:
+    """Messages removed from a folder take their index rows with them (on PostgreSQL by the
+    cascade from `messages`): the counts fall, and a word counted before is counted again."""
+    _inbox(store, "first", ["alpha one", "beta two", "beta three", "beta four"])
+    common = CommonWords()
+    assert not _common(store, common, "alpha", ["first"])
+    with store.engine.connect() as c:
+        inbox = c.execute(
+            sa.select(messages.c.folder_id).where(messages.c.account_id == "first").limit(1)
+        ).scalar_one()
+    store.remove_uids(inbox, VALIDITY, [3, 4])
+    if store.engine.dialect.name == "postgresql":
+        with store.engine.connect() as c:
+            rows = c.execute(
+                sa.text("SELECT rows FROM search_versions WHERE account_id = 'first'")
+            ).scalar_one()
+        assert rows == 2
+    assert _common(store, common, "alpha", ["first"])
