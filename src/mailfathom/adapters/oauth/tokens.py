@@ -169,13 +169,7 @@ class AccessTokens:
             try:
                 stored = self._read(ref)
             except Exception as failure:  # the access token held is still good: try later
-                state.write_again_at = self._clock() + WRITE_AGAIN_SECONDS
-                log.error(
-                    "oauth.refresh_token_not_written",
-                    account=account_id,
-                    key=f"{ref.origin}.File",
-                    error=type(failure).__name__,
-                )
+                self._write_later(account_id, state, ref, failure)
                 return
             if kept is None or ref.file is None or over != _fingerprint(stored):
                 # Another grant was written meanwhile: it is the one to use.
@@ -336,16 +330,22 @@ class AccessTokens:
         try:
             replace_secret_file(path, new)
         except OSError as failure:
-            state.write_again_at = self._clock() + WRITE_AGAIN_SECONDS
-            log.error(
-                "oauth.refresh_token_not_written",
-                account=account_id,
-                key=f"{ref.origin}.File",
-                error=type(failure).__name__,
-            )
+            self._write_later(account_id, state, ref, failure)
             return
         state.kept_refresh = state.kept_over = None
         log.info("oauth.refresh_token_rotated", account=account_id)
+
+    def _write_later(
+        self, account_id: str, state: _AccountTokens, ref: SecretRef, failure: Exception
+    ) -> None:
+        """The kept token is written again `WRITE_AGAIN_SECONDS` from now; said each time."""
+        state.write_again_at = self._clock() + WRITE_AGAIN_SECONDS
+        log.error(
+            "oauth.refresh_token_not_written",
+            account=account_id,
+            key=f"{ref.origin}.File",
+            error=type(failure).__name__,
+        )
 
 
 def _consent_required(account_id: str) -> ConsentRequired:
