@@ -124,7 +124,7 @@ class VectorCache:
         """Drops the matrices of `gone` (a generation the store does not hold), and every
         `RECOUNT_SECONDS` those no search has named for `IDLE_SECONDS`; under the lock."""
         now = self._clock()
-        stale = {k for k in self._held if k[0] == gone}
+        stale = set() if gone is None else {k for k in self._held if k[0] == gone}
         if now - self._swept >= RECOUNT_SECONDS:
             self._swept = now
             stale |= {k for k, used in self._used.items() if now - used >= IDLE_SECONDS}
