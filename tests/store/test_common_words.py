@@ -11,22 +11,15 @@ from mailfathom.adapters.sql.reading_search import CommonWords
 from mailfathom.adapters.sql.schema import messages
 from mailfathom.adapters.sql.search_index import IndexDocument
 from mailfathom.adapters.sql.sync_store import SqlSyncStore
-from mailfathom.domain.config import AccountConfig, AccountKind, FolderMapping
-from mailfathom.domain.folders import FolderRole
 
-from .builders import BASE, new_message, normalized
+from .builders import BASE, inbox_and_junk, new_message, normalized
 
 VALIDITY = 7
 
 
 def _inbox(store: SqlSyncStore, account_id: str, subjects: list[str]) -> list[int]:
     """An account whose inbox holds one message per subject; their `seq`s, in order."""
-    store.ensure_account(
-        AccountConfig(
-            account_id=account_id, display_name=account_id, kind=AccountKind.LOCAL, folders=()
-        )
-    )
-    inbox = store.ensure_folder(account_id, FolderMapping("INBOX", "INBOX", FolderRole.INBOX))
+    inbox, _junk = inbox_and_junk(store, account_id)
     store.add_messages(
         inbox,
         VALIDITY,
