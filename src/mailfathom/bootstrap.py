@@ -191,7 +191,7 @@ from mailfathom.app.sync.trust_backfill import TrustBackfill
 from mailfathom.app.sync.trust_ports import AuthorshipAssessor, SenderVerifier
 from mailfathom.app.sync.trust_step import TrustPorts
 from mailfathom.app.sync.work_meter import Unmetered, WorkMeter
-from mailfathom.domain.account_health import AccountHealth, HealthState
+from mailfathom.domain.account_health import AccountHealth, AccountWarning, HealthState
 from mailfathom.domain.authorship_assessor import build_authorship_assessor
 from mailfathom.domain.config import AccountConfig, AccountKind, DeploymentConfig, RemoteImages
 from mailfathom.domain.contacts import ContactWriter
@@ -931,6 +931,7 @@ class Services:
             self.config.accounts,
             StoreOverview(self.overview),
             self.account_health,
+            self.account_warnings,
             SqlSyncFailures(self.engine),
             SqlPendingRepairs(self.engine),
             clock=self.clock,
@@ -1091,6 +1092,17 @@ class Services:
             for h in SqlAccountHealth(self.engine).states()
             if h.account_id in (granted if h.state is HealthState.CONSENT_REQUIRED else logging_in)
         ]
+
+    def account_warnings(self) -> list[AccountWarning]:
+        """What to mend on an account though nothing holds it back (`mfctl accounts`): a
+        rotated refresh token its file would not take, for an account whose configuration
+        still reads its refresh token from a file."""
+        in_file = {
+            a.account_id
+            for a in self.config.accounts
+            if a.oauth is not None and a.oauth.refresh_token.file is not None
+        }
+        return [w for w in SqlAccountHealth(self.engine).warnings() if w.account_id in in_file]
 
     def close(self) -> None:
         if self.chat_model is not None:

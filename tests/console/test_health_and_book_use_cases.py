@@ -21,7 +21,12 @@ from mailfathom.app.contacts.ports import PeerEntry
 from mailfathom.app.maintenance.store_overview import StoreOverview
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
-from mailfathom.domain.account_health import AccountHealth, HealthState
+from mailfathom.domain.account_health import (
+    AccountHealth,
+    AccountWarning,
+    HealthState,
+    WarningState,
+)
 from mailfathom.domain.contact_collection import SeenPerson
 from mailfathom.domain.contacts import ContactWriter
 
@@ -36,11 +41,14 @@ def services(tmp_path: Path) -> Iterator[Services]:
         yield opened
 
 
-def _health(services: Services, held: list[AccountHealth]) -> SyncHealth:
+def _health(
+    services: Services, held: list[AccountHealth], warned: list[AccountWarning] | None = None
+) -> SyncHealth:
     return SyncHealth(
         services.config.accounts,
         StoreOverview(services.overview),
         lambda: held,
+        lambda: list(warned or []),
         SqlSyncFailures(services.engine),
         SqlPendingRepairs(services.engine),
         clock=services.clock,
@@ -79,6 +87,21 @@ def test_freshness_failures_and_consent_are_read_together(services: Services) ->
     (line,) = _health(services, refused).report().accounts
     # A refused login is fixed by replacing the secret, not by a grant: no consent command.
     assert line.consent_command is None
+
+
+def test_a_warning_is_read_beside_a_held_state_and_holds_nothing_itself(
+    services: Services,
+) -> None:
+    at = services.clock()
+    unsaved = AccountWarning("home", WarningState.REFRESH_TOKEN_UNSAVED, 31009, at)
+    (line,) = _health(services, [], [unsaved]).report().accounts
+    assert (line.held, line.warnings, line.consent_command) == (None, (unsaved,), None)
+    held = [AccountHealth("home", HealthState.CONSENT_REQUIRED, 31003, at)]
+    report = _health(services, held, [unsaved]).report()
+    (line,) = report.accounts
+    assert line.held == held[0]
+    assert line.warnings == (unsaved,)
+    assert report.needing_consent == (line,)
 
 
 def test_identifiers_that_name_nobody_change_nothing(services: Services) -> None:

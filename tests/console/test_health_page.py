@@ -23,7 +23,12 @@ from mailfathom.adapters.sql.trust_records import SqlTrustRecords
 from mailfathom.app.console.sync_health import SyncHealth
 from mailfathom.app.maintenance.store_overview import StoreOverview
 from mailfathom.bootstrap import Services
-from mailfathom.domain.account_health import AccountHealth, HealthState
+from mailfathom.domain.account_health import (
+    AccountHealth,
+    AccountWarning,
+    HealthState,
+    WarningState,
+)
 from mailfathom.domain.sync_failures import FOLDER_NOT_ON_SERVER
 from mailfathom.entrypoints.console.health_pages import shown_time
 from mailfathom.entrypoints.console.pages import build_console_app
@@ -40,14 +45,16 @@ from .conftest import (
 )
 
 HELD: list[AccountHealth] = []
+WARNED: list[AccountWarning] = []
 
 
 @pytest.fixture
 def owned(tmp_path: Path) -> Iterator[Console]:
-    """The console over a deployment whose account health the test sets in `HELD` (a local
-    account has no grant or login for a server to refuse)."""
+    """The console over a deployment whose account health the test sets in `HELD` and
+    `WARNED` (a local account has no grant or login for a server to refuse)."""
     log_audit.register(PASSWORD, HOSTILE_NAME)
     HELD.clear()
+    WARNED.clear()
     clock = Clock()
     with Services.open(console_config(tmp_path), clock=clock) as services:
         services.console_access().set_password(PASSWORD)
@@ -57,6 +64,7 @@ def owned(tmp_path: Path) -> Iterator[Console]:
                 services.config.accounts,
                 StoreOverview(services.overview),
                 lambda: list(HELD),
+                lambda: list(WARNED),
                 SqlSyncFailures(services.engine),
                 SqlPendingRepairs(services.engine),
                 clock=clock,
@@ -175,6 +183,33 @@ def test_an_account_waiting_for_consent_is_listed_with_its_command(owned: Consol
     assert tree.xpath('//section[@id="account-home"]//dd[@class="state"]')[0].text_content() == (
         "Needs access granted again"
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "label", "advice"),
+    [
+        ("en", "Refresh token not saved since", "Do not restart the process"),
+        ("cs", "Obnovovací token není uložen od", "Do té doby nerestartujte proces"),
+        ("sk", "Obnovovací token nie je uložený od", "Dovtedy nereštartujte proces"),
+    ],
+)
+def test_a_refresh_token_not_saved_is_a_warning_on_an_account_still_synchronizing(
+    owned: Console, lang: str, label: str, advice: str
+) -> None:
+    _synchronized(owned)
+    assert _tree(owned).xpath("//p[@data-warning]") == []
+    since = owned.clock()
+    WARNED.append(AccountWarning("home", WarningState.REFRESH_TOKEN_UNSAVED, 31009, since))
+    tree = _tree(owned, f"/health?lang={lang}")
+    (section,) = tree.xpath('//section[@id="account-home"]')
+    # Not held: the state stays, nothing waits for consent.
+    assert section.get("data-state") == "healthy"
+    assert tree.get_element_by_id("none-needing-consent") is not None
+    (warning,) = section.xpath('.//p[@data-warning="refresh_token_unsaved"]')
+    text = " ".join(warning.text_content().split())
+    assert text.startswith(f"31009 {label} {shown_time(since)}: ")
+    assert advice in text
+    assert warning.xpath(".//time")[0].get("datetime") == since.isoformat()
 
 
 @pytest.mark.parametrize(

@@ -66,6 +66,31 @@ def test_a_revoked_grant_is_granted_again_and_the_account_is_released(
         assert second not in output.stdout + output.stderr
 
 
+def test_a_new_grant_ends_the_warning_of_a_refresh_token_not_saved(
+    oauth_server: OAuthServer, oauth_imap_account: ImapAccount, client_id: str, tmp_path: Path
+) -> None:
+    """A process (since ended) could not write a rotated refresh token; the person grants
+    access again, and the file holds the token to use: the warning is over."""
+    config, _ = init_by_device(oauth_server, client_id, oauth_imap_account, tmp_path)
+    with Services.open(load_config(config)) as services:
+        SqlAccountHealth(services.engine).refresh_token_unsaved("mail", datetime.now(UTC))
+    warned = _command(tmp_path, "accounts", "--config", str(config))
+    assert warned.returncode == 0, warned.stdout + warned.stderr
+    assert "mail: refresh token not saved (31009) since" in warned.stdout
+    assert "MailFathom warning 31009:" in warned.stderr
+
+    run = CommandRun(tmp_path, ["account", "consent", "--config", str(config), "--account", "mail"])
+    oauth_server.approve_device(run.user_code(), oauth_imap_account.username)
+    done = run.finish()
+    assert done.returncode == 0, done.stdout + done.stderr
+    register_all([(tmp_path / "secrets" / "mail.refresh").read_text("utf-8").strip()])
+    with Services.open(load_config(config)) as services:
+        assert services.account_warnings() == []
+    listed = _command(tmp_path, "accounts", "--config", str(config))
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "31009" not in listed.stdout + listed.stderr
+
+
 def test_an_account_without_oauth_cannot_be_granted_again(tmp_path: Path) -> None:
     config = tmp_path / "mailfathom.toml"
     config.write_text(

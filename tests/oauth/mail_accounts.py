@@ -4,6 +4,8 @@ counts what reaches it."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -100,6 +102,44 @@ def oauth_account_config(
             refresh_margin_seconds=margin,
         ),
         **overrides,
+    )
+
+
+def oauth_account_toml(account: AccountConfig) -> str:
+    """The account's `[[Accounts]]` block of a configuration file, for a command run in a
+    process of its own."""
+    assert account.imap is not None
+    assert account.oauth is not None
+    return f"""
+[[Accounts]]
+Id = "{account.account_id}"
+Kind = "imap"
+[Accounts.Imap]
+Host = "{account.imap.host}"
+Port = {account.imap.port}
+Username = "{account.imap.username}"
+Tls = "none"
+Auth = "oauth2"
+[Accounts.OAuth]
+Provider = "generic"
+ClientId = "{account.oauth.client_id}"
+RefreshToken = {{ File = "{account.oauth.refresh_token.file}" }}
+TokenEndpoint = "{account.oauth.token_endpoint}"
+Scopes = ["mail"]
+[[Accounts.Folders]]
+Remote = "INBOX"
+Role = "Inbox"
+"""
+
+
+def mfctl_accounts(config: Path) -> subprocess.CompletedProcess[str]:
+    """`mfctl accounts` in a process of its own, as an operator runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "mailfathom", "accounts", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 

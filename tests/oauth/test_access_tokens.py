@@ -1,5 +1,6 @@
 """The access-token cache: refreshing before expiry, once per account across threads, once
-after a refusal, remembering a refused grant, and keeping a rotated refresh token."""
+after a refusal, remembering a refused grant, keeping a rotated refresh token, and saying
+whether the refresh token's file holds the token in use."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import stat
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,11 @@ import structlog
 import log_audit
 from mailfathom.adapters.oauth import tokens as tokens_module
 from mailfathom.adapters.oauth.endpoint import TokenEndpoint
-from mailfathom.adapters.oauth.tokens import WRITE_AGAIN_SECONDS, AccessTokens
+from mailfathom.adapters.oauth.tokens import (
+    WRITE_AGAIN_SECONDS,
+    AccessTokens,
+    replace_secret_file,
+)
 from mailfathom.domain.config import SecretRef
 from mailfathom.domain.errors import ConsentRequired, SyncError, TokenRefused
 from mailfathom.domain.oauth import OAuthCredential, OAuthProvider
@@ -347,6 +353,131 @@ def test_a_file_unreadable_when_written_again_leaves_the_held_token_in_use(
     assert [e.get("error") for e in events if e["event"] == "oauth.refresh_token_not_written"] == [
         "SecretUnavailable"
     ]
+
+
+class Saying:
+    """What the access tokens said of each account's refresh token file, in order."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def token_unsaved(self, account_id: str) -> None:
+        self.said.append(f"{account_id} unsaved")
+
+    def token_saved(self, account_id: str) -> None:
+        self.said.append(f"{account_id} saved")
+
+
+@dataclass
+class Unwritable:
+    """An account whose provider rotates its refresh token, and whose file takes none."""
+
+    tokens: AccessTokens
+    login: OAuthCredential
+    clock: Clock
+    path: Path
+    saying: Saying = field(default_factory=Saying)
+
+    def current(self) -> str:
+        return self.tokens.current("work", self.login, self.saying)
+
+
+def _refusing(path: Path, value: str) -> None:
+    raise OSError(errno.EROFS, "Read-only file system")
+
+
+@pytest.fixture
+def unwritable(
+    server: FakeTokenServer,
+    endpoint: TokenEndpoint,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Unwritable:
+    server.responder = Issuer(lifetime=3600, rotate_to=ROTATED)
+    monkeypatch.setattr(tokens_module, "replace_secret_file", _refusing)
+    ref = secret_file(tmp_path)
+    assert ref.file is not None
+    clock = Clock()
+    return Unwritable(AccessTokens(endpoint, clock=clock), credential(server, ref), clock, ref.file)
+
+
+def test_a_rotated_token_not_written_is_said_until_the_file_takes_it(
+    unwritable: Unwritable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = unwritable.current()
+    assert unwritable.saying.said == ["work unsaved"]
+    # Each failed write is said again (another process may have cleared it meanwhile).
+    unwritable.clock.now += WRITE_AGAIN_SECONDS
+    assert unwritable.current() == first
+    assert unwritable.saying.said == ["work unsaved", "work unsaved"]
+    # Nothing new while the write waits: nothing said.
+    assert unwritable.current() == first
+    assert len(unwritable.saying.said) == 2
+    monkeypatch.setattr(tokens_module, "replace_secret_file", replace_secret_file)
+    unwritable.clock.now += WRITE_AGAIN_SECONDS
+    unwritable.current()
+    assert unwritable.path.read_text() == ROTATED + "\n"
+    assert unwritable.saying.said == ["work unsaved", "work unsaved", "work saved"]
+    unwritable.clock.now += WRITE_AGAIN_SECONDS
+    unwritable.current()
+    assert len(unwritable.saying.said) == 3
+
+
+@pytest.mark.parametrize("written", [REGRANTED, ROTATED], ids=["a-new-grant", "the-kept-token"])
+def test_a_file_found_holding_another_token_than_the_replaced_one_is_said_to_hold_it(
+    unwritable: Unwritable, written: str
+) -> None:
+    """Someone wrote the file meanwhile (the person's new grant, or another process the
+    token kept here): the kept token is dropped, and nothing is left unsaved."""
+    unwritable.current()
+    unwritable.path.write_text(written + "\n")
+    unwritable.clock.now += WRITE_AGAIN_SECONDS
+    unwritable.current()
+    assert unwritable.saying.said == ["work unsaved", "work saved"]
+    assert unwritable.path.read_text() == written + "\n"
+
+
+def test_what_nobody_was_told_is_said_to_the_next_connection_that_reports(
+    unwritable: Unwritable,
+) -> None:
+    unwritable.tokens.current("work", unwritable.login)  # a connection that reports nowhere
+    assert unwritable.saying.said == []
+    unwritable.current()
+    assert unwritable.saying.said == ["work unsaved"]
+
+
+def test_a_refresh_with_the_files_own_token_says_the_file_holds_it(
+    server: FakeTokenServer, endpoint: TokenEndpoint, tmp_path: Path
+) -> None:
+    """A process started after a warning was recorded (by one that has ended) finds the
+    file's token accepted and nothing to write: the warning is over."""
+    server.responder = Issuer(lifetime=1)
+    clock = Clock()
+    tokens = AccessTokens(endpoint, clock=clock)
+    login = credential(server, secret_file(tmp_path))
+    saying = Saying()
+    tokens.current("work", login, saying)
+    assert saying.said == ["work saved"]
+
+
+def test_a_token_in_a_variable_is_never_said_unsaved(
+    server: FakeTokenServer, endpoint: TokenEndpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A variable cannot be written: what is kept in memory is said once by an event (above),
+    and is no file to mend."""
+    server.responder = Issuer(lifetime=1, rotate_to=ROTATED)
+    monkeypatch.setenv("WORK_REFRESH", GRANTED)
+    clock = Clock()
+    tokens = AccessTokens(endpoint, clock=clock)
+    login = credential(
+        server, SecretRef(env="WORK_REFRESH", origin="Accounts[0].OAuth.RefreshToken")
+    )
+    saying = Saying()
+    tokens.current("work", login, saying)
+    clock.now += 5
+    tokens.current("work", login, saying)
+    assert len(server.requests) == 2
+    assert saying.said == []
 
 
 def test_a_grant_written_during_a_refresh_is_not_overwritten_by_its_rotation(

@@ -3,8 +3,6 @@ provider again, the other accounts keep synchronizing, and a new grant resumes i
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +16,9 @@ from mailfathom.domain.config import AccountConfig, DeploymentConfig, StoreConfi
 from oauth.mail_accounts import (
     counting_token_endpoint,
     grant,
+    mfctl_accounts,
     oauth_account_config,
+    oauth_account_toml,
     process_tokens_recorded,
     write_grant,
 )
@@ -37,36 +37,14 @@ def short_tokens(oauth_server: OAuthServer) -> Iterator[None]:
 
 def _config_file(tmp_path: Path, oauth: AccountConfig, password: AccountConfig) -> Path:
     """The same two accounts as a configuration file, for `mfctl accounts`."""
-    assert oauth.imap is not None
-    assert oauth.oauth is not None
     assert password.imap is not None
     assert password.imap.secret is not None
-    refresh = oauth.oauth.refresh_token.file
     path = tmp_path / "mailfathom.toml"
     path.write_text(
         f"""
 [Store]
 DataDir = "{tmp_path / "data"}"
-
-[[Accounts]]
-Id = "{oauth.account_id}"
-Kind = "imap"
-[Accounts.Imap]
-Host = "{oauth.imap.host}"
-Port = {oauth.imap.port}
-Username = "{oauth.imap.username}"
-Tls = "none"
-Auth = "oauth2"
-[Accounts.OAuth]
-Provider = "generic"
-ClientId = "{oauth.oauth.client_id}"
-RefreshToken = {{ File = "{refresh}" }}
-TokenEndpoint = "{oauth.oauth.token_endpoint}"
-Scopes = ["mail"]
-[[Accounts.Folders]]
-Remote = "INBOX"
-Role = "Inbox"
-
+{oauth_account_toml(oauth)}
 [[Accounts]]
 Id = "{password.account_id}"
 Kind = "imap"
@@ -87,16 +65,6 @@ Role = "Inbox"
 
 def _wait_for_rows(services: Services, account_id: str, count: int) -> None:
     wait_for(lambda: len(stored_rows(services, account_id)) == count, "the account's new mail")
-
-
-def _mfctl_accounts(config: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mailfathom", "accounts", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 @pytest.mark.process
@@ -146,7 +114,7 @@ def test_a_revoked_grant_holds_only_its_account_until_a_new_one_is_written(
                     )
                     _wait_for_rows(services, other.account_id, number)
                 oauth_dovecot.save_message(user, sample("While the grant was withdrawn"))
-                listing = _mfctl_accounts(_config_file(tmp_path, held, other))
+                listing = mfctl_accounts(_config_file(tmp_path, held, other))
                 assert listing.returncode != 0
                 assert "needs consent (31003)" in listing.stdout
                 assert "31003" in listing.stderr
@@ -163,7 +131,7 @@ def test_a_revoked_grant_holds_only_its_account_until_a_new_one_is_written(
                     "the held account to resume with its new grant",
                 )
                 wait_for(lambda: services.account_health() == [], "the health to clear")
-                assert _mfctl_accounts(_config_file(tmp_path, held, other)).returncode == 0
+                assert mfctl_accounts(_config_file(tmp_path, held, other)).returncode == 0
             finally:
                 stop.set()
                 for run in runs:

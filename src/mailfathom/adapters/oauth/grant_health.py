@@ -7,6 +7,10 @@ mailbox), reports through its `OAuthLogin`: a grant the provider refused is writ
 and a server accepting the account's token clears it. Writing it here, where the token is
 asked for, spares every caller remembering to. An IMAP login the server refused is written
 down the same way, with a password or a grant, and a password it accepted clears only that.
+
+The account's access tokens say here whether its refresh token file holds the token in use:
+a rotated one the file would not take is a warning (the account is not held, and a login
+does not clear it), cleared once the file holds the token in use again.
 """
 
 from __future__ import annotations
@@ -39,3 +43,17 @@ class GrantHealth:
         """The IMAP server accepted the account's password: a refused login is over (a
         refused grant the account's submission may use is not)."""
         self._store.restored(account_id, HealthState.CREDENTIALS_REFUSED)
+
+    def token_unsaved(self, account_id: str) -> None:
+        """A rotated refresh token of the account could not be written to its file."""
+        self._store.refresh_token_unsaved(account_id, self._clock())
+
+    def token_saved(self, account_id: str) -> None:
+        """The account's refresh token file holds the token this process uses."""
+        self._store.refresh_token_saved(account_id)
+
+    def granted_again(self, account_id: str) -> None:
+        """A new grant that logs in was written over the account's file (`mfctl account
+        consent`): whatever held the account is over, and the file holds the token to use."""
+        self._store.restored(account_id)
+        self._store.refresh_token_saved(account_id)

@@ -58,8 +58,9 @@ def error_reply(mechanism: SaslMechanism) -> bytes:
 @dataclass(frozen=True, slots=True)
 class OAuthLogin:
     """How one account's connections get their access token, and say how the account's
-    grant fared: a refused grant and a token a server accepted are reported to `health`
-    (none: nothing is written down, as before a configuration exists)."""
+    grant fared: a refused grant, a token a server accepted and a rotated refresh token its
+    file would not take (or holds again) are reported to `health` (none: nothing is written
+    down, as before a configuration exists)."""
 
     account_id: str
     credential: OAuthCredential
@@ -68,11 +69,11 @@ class OAuthLogin:
 
     def token(self) -> str:
         with self._reporting():
-            return self.tokens.current(self.account_id, self.credential)
+            return self.tokens.current(self.account_id, self.credential, self.health)
 
     def after_refusal(self, refused: str) -> str:
         with self._reporting():
-            return self.tokens.after_refusal(self.account_id, self.credential, refused)
+            return self.tokens.after_refusal(self.account_id, self.credential, refused, self.health)
 
     def accepted(self) -> None:
         """The server accepted the token: whatever state the account was held in is over."""

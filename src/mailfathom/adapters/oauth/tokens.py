@@ -22,7 +22,13 @@ grant written to the file is taken at the next connection without a restart.
 A provider may issue a new refresh token with any refresh (section 6); the new one replaces
 the old in its File atomically (`replace_secret_file`: same owner, group and permissions,
 through a symbolic link to the file it names). When the file will not take it, the new one is
-used from memory and written again `WRITE_AGAIN_SECONDS` later by the next connection. One
+used from memory and written again `WRITE_AGAIN_SECONDS` later by the next connection. Until
+then a restarted process (or another one) would present the replaced token, which a provider
+taking refresh tokens once refuses, so the operator is warned (`mfctl accounts`; the account
+is not held): the `RefreshTokenSaving` a connection gives is told the token is unsaved at
+each failed write, and saved once it is written, once the file is found holding another
+token than the replaced one, or once a refresh with the file's own token succeeds with
+nothing left to write. One
 kept in an environment variable cannot be replaced: the new one is kept in memory for this
 process and an event says so, without any value. Where the server takes a used refresh
 token as stolen (Keycloak's "Revoke Refresh Token", Auth0 and Okta rotation), a second
@@ -46,6 +52,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import structlog
 
@@ -80,6 +87,19 @@ ASSUMED_LIFETIME_SECONDS = 600.0
 WRITE_AGAIN_SECONDS = 60.0
 
 
+class RefreshTokenSaving(Protocol):
+    """Where an account's connections say whether its refresh token file holds the token in
+    use (`GrantHealth`). Both are idempotent, and said under the account's lock, in order."""
+
+    def token_unsaved(self, account_id: str) -> None:
+        """A rotated refresh token the file would not take is kept in memory."""
+        ...
+
+    def token_saved(self, account_id: str) -> None:
+        """The file holds the refresh token in use."""
+        ...
+
+
 def _fingerprint(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8")).hexdigest()
 
@@ -106,6 +126,9 @@ class _AccountTokens:
     kept_refresh: str | None = field(default=None, repr=False)
     kept_over: str | None = None
     write_again_at: float | None = None  # when to write `kept_refresh` to its file again
+    # What to say next of the refresh token's file: False, a rotated token it would not take
+    # is kept in memory; True, it holds the token in use; None, nothing new since last said.
+    file_holds: bool | None = None
     refused: str | None = None  # `_presented` of the refresh the provider refused
     unreadable: bool = False  # the secret could not be read while waiting for consent
     refreshes: int = 0
@@ -146,19 +169,29 @@ class AccessTokens:
         """How many refreshes this process made for the account (an operator's figure)."""
         return self._state(account_id).refreshes
 
-    def current(self, account_id: str, credential: OAuthCredential) -> str:
+    def current(
+        self,
+        account_id: str,
+        credential: OAuthCredential,
+        saving: RefreshTokenSaving | None = None,
+    ) -> str:
         """An access token for the account, refreshed first when none is held or it is within
-        the margin of its expiry. Raises `ConsentRequired` (31003) when the provider refused
-        the refresh token now or before (and the secret still holds it), `SyncError` (31004,
-        31005) when no token could be obtained for another reason, `SecretUnavailable` when
-        the refresh token or client secret cannot be read."""
+        the margin of its expiry. Whether the refresh token file holds the token in use, when
+        that changed, is said to `saving` (kept to be said to the next one given, if none).
+        Raises `ConsentRequired` (31003) when the provider refused the refresh token now or
+        before (and the secret still holds it), `SyncError` (31004, 31005) when no token
+        could be obtained for another reason, `SecretUnavailable` when the refresh token or
+        client secret cannot be read."""
         state = self._state(account_id)
         with state.lock:
             if state.write_again_at is not None and self._clock() >= state.write_again_at:
                 self._write_again(account_id, state, credential.refresh_token)
             if state.access_token is not None and self._clock() < state.renew_at:
-                return state.access_token
-            return self._refresh(account_id, state, credential)
+                token = state.access_token
+            else:
+                token = self._refresh(account_id, state, credential)
+            _say_file(account_id, state, saving)
+            return token
 
     def _write_again(self, account_id: str, state: _AccountTokens, ref: SecretRef) -> None:
         """Write the rotated refresh token kept in memory to its file, where the file still
@@ -172,21 +205,31 @@ class AccessTokens:
                 self._write_later(account_id, state, ref, failure)
                 return
             if kept is None or ref.file is None or over != _fingerprint(stored):
-                # Another grant was written meanwhile: it is the one to use.
+                # Another grant was written meanwhile (or this very token): it is the one to use.
                 state.kept_refresh = state.kept_over = None
+                state.file_holds = True
                 return
             self._write_rotated(account_id, state, ref, ref.file, kept)
 
-    def after_refusal(self, account_id: str, credential: OAuthCredential, refused: str) -> str:
+    def after_refusal(
+        self,
+        account_id: str,
+        credential: OAuthCredential,
+        refused: str,
+        saving: RefreshTokenSaving | None = None,
+    ) -> str:
         """A token to log in with once more after a server refused `refused`: the one another
-        connection obtained meanwhile, or a new one. Raises as `current` does."""
+        connection obtained meanwhile, or a new one. Says to `saving` and raises as `current`
+        does."""
         state = self._state(account_id)
         with state.lock:
             held = state.access_token
             if held is not None and held != refused and self._clock() < state.expires_at:
                 return held
             state.access_token = None
-            return self._refresh(account_id, state, credential)
+            token = self._refresh(account_id, state, credential)
+            _say_file(account_id, state, saving)
+            return token
 
     def consent_pending(self, account_id: str, credential: OAuthCredential) -> bool:
         """Whether the account's refresh token and client are still those the provider
@@ -223,7 +266,10 @@ class AccessTokens:
         if state.kept_refresh is not None:
             if state.kept_over == _fingerprint(stored):
                 return state.kept_refresh
+            # Another grant was written over the file: it is the one to use.
             state.kept_refresh = state.kept_over = None
+            if credential.refresh_token.file is not None:
+                state.file_holds = True
         self._unless_refused(account_id, state, credential, stored)
         return stored
 
@@ -303,6 +349,9 @@ class AccessTokens:
         state.renew_at = started + lifetime - margin
         if answer.refresh_token is not None and answer.refresh_token != used:
             self._rotate(account_id, state, credential.refresh_token, used, answer.refresh_token)
+        elif credential.refresh_token.file is not None and state.kept_refresh is None:
+            # The file's own token was taken, and nothing is left to write to it.
+            state.file_holds = True
 
     def _rotate(
         self, account_id: str, state: _AccountTokens, ref: SecretRef, used: str, new: str
@@ -333,6 +382,7 @@ class AccessTokens:
             self._write_later(account_id, state, ref, failure)
             return
         state.kept_refresh = state.kept_over = None
+        state.file_holds = True
         log.info("oauth.refresh_token_rotated", account=account_id)
 
     def _write_later(
@@ -340,12 +390,26 @@ class AccessTokens:
     ) -> None:
         """The kept token is written again `WRITE_AGAIN_SECONDS` from now; said each time."""
         state.write_again_at = self._clock() + WRITE_AGAIN_SECONDS
+        state.file_holds = False
         log.error(
             "oauth.refresh_token_not_written",
             account=account_id,
             key=f"{ref.origin}.File",
             error=type(failure).__name__,
         )
+
+
+def _say_file(account_id: str, state: _AccountTokens, saving: RefreshTokenSaving | None) -> None:
+    """Say what changed of the refresh token's file, under the account's lock (so two
+    connections say it in the order it happened); kept when there is nobody to say it to,
+    or saying it failed."""
+    if saving is None or state.file_holds is None:
+        return
+    if state.file_holds:
+        saving.token_saved(account_id)
+    else:
+        saving.token_unsaved(account_id)
+    state.file_holds = None
 
 
 def _consent_required(account_id: str) -> ConsentRequired:

@@ -56,6 +56,7 @@ PER_ACCOUNT = (
     "trust_positions",
     "embedding_positions",
     "account_health",
+    "account_warnings",
     "sync_failures",
 )
 

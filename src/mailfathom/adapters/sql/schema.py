@@ -547,6 +547,17 @@ account_health = sa.Table(
     sa.Column("since", TS, nullable=False),
 )
 
+# What an operator should mend on an account that is not held, one row per account and
+# warning (see 0037).
+account_warnings = sa.Table(
+    "account_warnings",
+    metadata,
+    sa.Column("account_id", sa.String(64), primary_key=True),
+    sa.Column("warning", sa.String(32), primary_key=True),
+    sa.Column("code", sa.Integer, nullable=False),
+    sa.Column("since", TS, nullable=False),
+)
+
 # The embedding spaces stored mail has been placed in (see 0021 and app/sync/embedding.py).
 embedding_generations = sa.Table(
     "embedding_generations",

@@ -1,7 +1,8 @@
 """The console's synchronization health: per account and mapped folder, when a pass last
 committed progress and how long ago (what `mfctl accounts` shows), the code the last failed
-pass stopped on, the repairs that wait, and which accounts wait for the person to grant
-access again, with the command that does it.
+pass stopped on, the repairs that wait, which accounts wait for the person to grant access
+again, with the command that does it, and the warnings of accounts that are not held (a
+rotated refresh token not written to its file).
 
 Codes, counts, times and the configuration's own names only: a health report holds no
 message, address or server text. Nothing here decides anything; the fixes are commands."""
@@ -14,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from mailfathom.app.maintenance.store_overview import StoreOverview
-from mailfathom.domain.account_health import AccountHealth, HealthState
+from mailfathom.domain.account_health import AccountHealth, AccountWarning, HealthState
 from mailfathom.domain.config import AccountConfig
 from mailfathom.domain.sync_failures import SyncFailure
 
@@ -52,6 +53,8 @@ class AccountLine:
     account_id: str
     display_name: str
     held: AccountHealth | None
+    # What to mend though nothing holds the account back.
+    warnings: tuple[AccountWarning, ...]
     failure: SyncFailure | None
     folders: tuple[FolderHealth, ...]
     reverify_unfinished: bool
@@ -88,6 +91,7 @@ class SyncHealth:
         accounts: Sequence[AccountConfig],
         overview: StoreOverview,
         held_accounts: Callable[[], list[AccountHealth]],
+        warned_accounts: Callable[[], list[AccountWarning]],
         failures: SyncFailures,
         repairs: PendingRepairs,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
@@ -95,6 +99,7 @@ class SyncHealth:
         self._accounts = tuple(accounts)
         self._overview = overview
         self._held = held_accounts
+        self._warned = warned_accounts
         self._failures = failures
         self._repairs = repairs
         self._clock = clock
@@ -102,6 +107,9 @@ class SyncHealth:
     def report(self) -> HealthReport:
         now = self._clock()
         held = {h.account_id: h for h in self._held()}
+        warned: dict[str, list[AccountWarning]] = {}
+        for warning in self._warned():
+            warned.setdefault(warning.account_id, []).append(warning)
         kept = {(f.account_id, f.folder_id): f for f in self._failures.failures()}
         unfinished = self._repairs.unfinished_reverifications()
         lines = []
@@ -128,6 +136,7 @@ class SyncHealth:
                     account_id=account.account_id,
                     display_name=account.display_name,
                     held=health,
+                    warnings=tuple(warned.get(account.account_id, ())),
                     failure=kept.get((account.account_id, None)),
                     folders=folders,
                     reverify_unfinished=account.account_id in unfinished,

@@ -116,7 +116,7 @@ class MailboxConnector(Protocol):
 
 class AccountHealthStore(Protocol):
     """Where an account's health is kept for operators (`mfctl accounts`). Synchronous;
-    both writes are idempotent."""
+    every write is idempotent."""
 
     def consent_required(self, account_id: str, at: datetime) -> None:
         """A login of the account ended in `ConsentRequired`; a state already recorded keeps
@@ -131,6 +131,17 @@ class AccountHealthStore(Protocol):
     def restored(self, account_id: str, only: HealthState | None = None) -> None:
         """A login of the account succeeded: the state it had is cleared, or only `only`
         (a password login says nothing about the account's grant)."""
+        ...
+
+    def refresh_token_unsaved(self, account_id: str, at: datetime) -> None:
+        """A refresh token the provider issued the account could not be written to its file
+        (`REFRESH_TOKEN_UNSAVED`): a warning, which holds nothing back and which no login
+        clears; one already recorded keeps its first `since`."""
+        ...
+
+    def refresh_token_saved(self, account_id: str) -> None:
+        """The account's refresh token file holds the token in use again (written, or a new
+        grant written over it): the warning is cleared."""
         ...
 
 

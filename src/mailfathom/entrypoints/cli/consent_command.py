@@ -8,10 +8,11 @@ scopes, and tries the login with the new refresh token while it is kept in a fil
 own: a grant the mail server refuses for this account (the person signed in as somebody
 else) leaves the working one in place, and is withdrawn at the provider. Only a login the
 server accepted has the new refresh token written over the account's file, in one step, and
-the account's health cleared. A trial that fails otherwise (the server unreachable, Ctrl-C,
-the file not writable) says nothing of who signed in: the grant may be the account's own
-user's, and at Google withdrawing any token of an authorization ends all of it, the token
-the account runs on included. That grant is deleted here and left at the provider.
+the account's health cleared, with the warning that a rotated refresh token was not written
+(the file holds the token to use now). A trial that fails otherwise (the server unreachable,
+Ctrl-C, the file not writable) says nothing of who signed in: the grant may be the account's
+own user's, and at Google withdrawing any token of an authorization ends all of it, the
+token the account runs on included. That grant is deleted here and left at the provider.
 
 An account whose refresh token is read from an environment variable cannot be changed from
 here: the new token, once it logs in, is written to a file (owner only) for the operator to
@@ -168,7 +169,7 @@ def _release(deployment: DeploymentConfig, account_id: str) -> None:
     """The new grant logs in: whatever held the account is over, in every process."""
     with Services.open(deployment) as services:
         assert services.grant_health is not None
-        services.grant_health.accepted(account_id)
+        services.grant_health.granted_again(account_id)
 
 
 def _tell(account: AccountConfig, target: Path) -> None:

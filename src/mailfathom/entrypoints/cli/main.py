@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -19,10 +20,14 @@ from mailfathom.bootstrap import (
     secrets_to_synchronize,
 )
 from mailfathom.domain.account_health import (
+    REFRESH_TOKEN_UNSAVED,
     AccountHealth,
+    AccountWarning,
     HealthState,
+    WarningState,
     consent_message,
     refused_message,
+    unsaved_message,
 )
 from mailfathom.domain.config import MAX_SERVE_PROCESSES
 from mailfathom.domain.errors import ConsentRequired, MailFathomError, MailServerAuthError
@@ -130,13 +135,39 @@ _HEALTH_TEXT = {
 }
 
 
-def _health_text(health: AccountHealth | None) -> str:
-    return "ok" if health is None else _HEALTH_TEXT[health.state]
+# Warnings hold nothing back: the account still synchronizes and sends.
+_WARNING_TEXT = {WarningState.REFRESH_TOKEN_UNSAVED: "refresh token not saved"}
 
 
-def _health_line(health: AccountHealth) -> str:
-    since = health.since.isoformat(timespec="seconds")
-    return f"{_health_text(health)} ({health.code}) since {since}"
+def _health_text(health: AccountHealth | None, warnings: list[AccountWarning]) -> str:
+    held = "ok" if health is None else _HEALTH_TEXT[health.state]
+    return "; ".join([held, *(_WARNING_TEXT[w.state] for w in warnings)])
+
+
+def _state_line(text: str, code: int, since: datetime) -> str:
+    return f"{text} ({code}) since {since.isoformat(timespec='seconds')}"
+
+
+def _say_states(
+    account_ids: list[str],
+    held: dict[str, AccountHealth],
+    warned: dict[str, list[AccountWarning]],
+) -> None:
+    """A line per account's state and warning; then, on standard error, what to do about a
+    refresh token not saved."""
+    for account_id in account_ids:
+        h = held.get(account_id)
+        if h is not None:
+            answers.print(f"{account_id}: {_state_line(_HEALTH_TEXT[h.state], h.code, h.since)}")
+        for w in warned.get(account_id, []):
+            answers.print(f"{account_id}: {_state_line(_WARNING_TEXT[w.state], w.code, w.since)}")
+    unsaved = [
+        account_id
+        for account_id in account_ids
+        if any(w.state is WarningState.REFRESH_TOKEN_UNSAVED for w in warned.get(account_id, []))
+    ]
+    if unsaved:
+        say_error(f"MailFathom warning {REFRESH_TOKEN_UNSAVED}: {unsaved_message(unsaved)}")
 
 
 def _held_error(held: list[AccountHealth]) -> MailFathomError:
@@ -240,6 +271,9 @@ def list_accounts(config: ConfigOption = None) -> None:
         with Services.open(deployment) as services:
             overview = services.maintenance().overview
             held = {h.account_id: h for h in services.account_health()}
+            warned: dict[str, list[AccountWarning]] = {}
+            for warning in services.account_warnings():
+                warned.setdefault(warning.account_id, []).append(warning)
             failed = {(f.account_id, f.folder_id): f for f in services.sync_failures().failures()}
             table = Table(
                 "account",
@@ -252,7 +286,7 @@ def list_accounts(config: ConfigOption = None) -> None:
                 "failure",
             )
             for acc in deployment.accounts:
-                health = _health_text(held.get(acc.account_id))
+                health = _health_text(held.get(acc.account_id), warned.get(acc.account_id, []))
                 if not acc.folders:
                     table.add_row(acc.account_id, health, "(no folders mapped)", "", "", "", "", "")
                 for line in overview.folders(acc):
@@ -270,9 +304,17 @@ def list_accounts(config: ConfigOption = None) -> None:
                     )
             print_uncut(table)
             waiting = [a.account_id for a in deployment.accounts if a.account_id in held]
-            for account_id in waiting:
-                answers.print(f"{account_id}: {_health_line(held[account_id])}")
-            require_folders(services, [a for a in deployment.accounts if a.account_id not in held])
+            _say_states([a.account_id for a in deployment.accounts], held, warned)
+            # An account whose new refresh token only a running process holds is not logged in
+            # to from here: this process would present the replaced one.
+            require_folders(
+                services,
+                [
+                    a
+                    for a in deployment.accounts
+                    if a.account_id not in held and a.account_id not in warned
+                ],
+            )
             if waiting:
                 raise _held_error([held[a] for a in waiting])
     except MailFathomError as error:

@@ -1,6 +1,7 @@
 """The console's synchronization health page: per account and folder, freshness, the last
 failure's code, the repairs that wait and the accounts that wait for access to be granted
-again, with the commands that fix them written out.
+again, with the commands that fix them written out, and the warnings of accounts that are not
+held (a rotated refresh token not written to its file), with what to do.
 
 Read only: every fix is a command run on the server (a grant of access needs the person at
 a browser of the provider, and a check of stored copies runs for as long as the store is
@@ -25,7 +26,7 @@ from mailfathom.app.console.sync_health import (
     reverify_command,
 )
 from mailfathom.domain import unseen
-from mailfathom.domain.account_health import HealthState
+from mailfathom.domain.account_health import AccountWarning, HealthState, WarningState
 from mailfathom.domain.sync_failures import SyncFailure
 from mailfathom.entrypoints.console.contact_pages import ContactPages
 from mailfathom.entrypoints.console.health_wording import HEALTH_WORDINGS, HealthWording, age_text
@@ -41,6 +42,16 @@ class Failure:
     meaning: str
     at: str
     iso: str
+
+
+@dataclass(frozen=True, slots=True)
+class ShownWarning:
+    value: str
+    code: int
+    label: str
+    since: str
+    iso: str
+    explain: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +71,7 @@ class ShownAccount:
     name: str
     state: str
     state_value: str
+    warnings: tuple[ShownWarning, ...]
     failure: Failure | None
     folders: tuple[ShownFolder, ...]
     explain: str | None
@@ -86,6 +98,19 @@ def _failure(failure: SyncFailure | None, h: HealthWording) -> Failure | None:
     at = shown_time(failure.at)
     meaning = h.codes.get(failure.code, "")
     return Failure(failure.code, meaning, h.failed_at.format(time=at), failure.at.isoformat())
+
+
+def _warning(warning: AccountWarning, h: HealthWording) -> ShownWarning:
+    words = {WarningState.REFRESH_TOKEN_UNSAVED: (h.unsaved, h.unsaved_explain)}
+    label, explain = words[warning.state]
+    return ShownWarning(
+        value=warning.state.value,
+        code=warning.code,
+        label=label,
+        since=h.warned_since.format(time=shown_time(warning.since)),
+        iso=warning.since.isoformat(),
+        explain=explain,
+    )
 
 
 def _folder(folder: FolderHealth, h: HealthWording) -> ShownFolder:
@@ -121,6 +146,7 @@ def shown_account(line: AccountLine, w: ConsoleWording, h: HealthWording) -> Sho
         name=unseen.marked(line.display_name),
         state=labels[state],
         state_value="healthy" if state is None else state.value,
+        warnings=tuple(_warning(w, h) for w in line.warnings),
         failure=_failure(line.failure, h),
         folders=tuple(_folder(f, h) for f in line.folders),
         explain=explains[state],

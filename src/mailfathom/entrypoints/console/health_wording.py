@@ -48,6 +48,11 @@ class HealthWording:
     consent_none: str
     consent_explain: str
     refused_explain: str
+    # A rotated refresh token its file would not take: a warning, the account not held.
+    unsaved: str
+    # `{time}`: when the warning was first recorded.
+    warned_since: str
+    unsaved_explain: str
     # Each code a pass is recorded with, explained.
     codes: dict[int, str]
 
@@ -112,6 +117,18 @@ HEALTH_WORDINGS: dict[Language, HealthWording] = {
             "with (its password, or with OAuth a new grant); a running synchronization "
             "resumes by itself."
         ),
+        unsaved="Refresh token not saved",
+        warned_since="since {time}",
+        unsaved_explain=(
+            "The provider issued this account a new refresh token that its file would not "
+            "take; the account still synchronizes and sends on the token kept in memory. Make "
+            "the file and its directory writable again (free disk space, a file system "
+            "mounted read-write, write permission for the service's user): the token is "
+            "written a minute after the last try, at the account's next connection. Do not "
+            "restart the process, or run a command that logs in to the account, before that: "
+            "it would present the replaced token, which a provider that takes refresh tokens "
+            "once refuses, and the person would have to grant access again."
+        ),
         codes=_codes(
             "a synchronization step failed; it is tried again",
             "the server refused the login",
@@ -163,6 +180,18 @@ HEALTH_WORDINGS: dict[Language, HealthWording] = {
             "Poštovní server odmítl přihlášení tohoto účtu: vyměňte tajný údaj, kterým se "
             "přihlašuje (heslo, nebo u OAuth nové oprávnění); běžící synchronizace pak "
             "pokračuje sama."
+        ),
+        unsaved="Obnovovací token není uložen",
+        warned_since="od {time}",
+        unsaved_explain=(
+            "Poskytovatel vydal tomuto účtu nový obnovovací token, který jeho soubor "
+            "nepřijal; účet se dál synchronizuje a odesílá s tokenem drženým v paměti. "
+            "Umožněte znovu zápis do souboru a jeho adresáře (volné místo na disku, souborový "
+            "systém připojený pro zápis, právo zápisu pro uživatele služby): token se zapíše "
+            "minutu po posledním pokusu, při příštím spojení účtu. Do té doby nerestartujte "
+            "proces ani nespouštějte příkaz, který se k účtu přihlašuje: předložil by "
+            "nahrazený token, který poskytovatel přijímající obnovovací token jen jednou "
+            "odmítne, a člověk by musel znovu udělit přístup."
         ),
         codes=_codes(
             "krok synchronizace selhal; zkusí se znovu",
@@ -217,6 +246,18 @@ HEALTH_WORDINGS: dict[Language, HealthWording] = {
             "Poštový server odmietol prihlásenie tohto účtu: vymeňte tajný údaj, ktorým sa "
             "prihlasuje (heslo, alebo pri OAuth nové oprávnenie); bežiaca synchronizácia "
             "potom pokračuje sama."
+        ),
+        unsaved="Obnovovací token nie je uložený",
+        warned_since="od {time}",
+        unsaved_explain=(
+            "Poskytovateľ vydal tomuto účtu nový obnovovací token, ktorý jeho súbor "
+            "neprijal; účet sa ďalej synchronizuje a odosiela s tokenom drženým v pamäti. "
+            "Umožnite znova zápis do súboru a jeho adresára (voľné miesto na disku, súborový "
+            "systém pripojený na zápis, právo zápisu pre používateľa služby): token sa zapíše "
+            "minútu po poslednom pokuse, pri ďalšom spojení účtu. Dovtedy nereštartujte "
+            "proces ani nespúšťajte príkaz, ktorý sa k účtu prihlasuje: predložil by "
+            "nahradený token, ktorý poskytovateľ prijímajúci obnovovací token len raz "
+            "odmietne, a človek by musel znova udeliť prístup."
         ),
         codes=_codes(
             "krok synchronizácie zlyhal; skúsi sa znova",
