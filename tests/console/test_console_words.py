@@ -36,6 +36,7 @@ from mailfathom.domain.mutations import (
     MutationState,
 )
 from mailfathom.domain.outgoing import AddressField, OutgoingKind, Recipient, Stage
+from mailfathom.domain.passkeys import MOST_PASSKEYS
 from mailfathom.domain.request_bounds import FORM_OCTETS
 from mailfathom.domain.unseen import marked
 from mailfathom.entrypoints.console.again import Again
@@ -57,7 +58,7 @@ from .english_left import READ_ATTRIBUTES, english_left
 from .test_caller_pages import ENTRIES, HIDDEN_SUBJECT
 from .test_drafts_page import FRIEND
 from .test_drafts_page import signed_in as drafts_signed_in
-from .test_passkey_pages import HOSTILE_LABEL, LOOPBACK, NAMED, Browser, _enrolled
+from .test_passkey_pages import HOSTILE_LABEL, LOOPBACK, NAMED, Browser, _enrolled, fill_passkeys
 
 AGENT = Caller(ALL_PERMISSIONS, "agent")
 ADDRESSES = ("ann@example.net", "bob@example.net", "eve@example.net")
@@ -326,6 +327,21 @@ def _passkey_pages_compared(services: Services, language: str) -> None:
             owner.client.get("/passkeys?lang=en").text,
             owner.client.get(f"/passkeys?lang={language}").text,
             {marked(HOSTILE_LABEL)},
+        )
+        == set()
+    )
+    fill_passkeys(services, MOST_PASSKEYS - 1)
+    english, other = (
+        owner.page(f"/passkeys?lang={lang}&done=too_many") for lang in ("en", language)
+    )
+    for page in (english, other):
+        assert page.xpath('//*[@id="notice"]')
+        assert page.xpath('//*[@id="passkey-full"]')
+    assert (
+        english_left(
+            lxml.html.tostring(english).decode(),
+            lxml.html.tostring(other).decode(),
+            {marked(HOSTILE_LABEL), *(f"Device {n}" for n in range(MOST_PASSKEYS))},
         )
         == set()
     )

@@ -25,6 +25,12 @@ CEREMONY_TIMEOUT_MILLISECONDS = 60_000
 LONGEST_LABEL = 64
 """Characters a passkey's label keeps at most."""
 
+MOST_PASSKEYS = 20
+"""How many passkeys the owner may hold. A person's phones, computers, security keys and
+password managers come to a handful; every one held is listed on the Passkeys page and
+named in each enrolment's options (so that a device holding one is not enrolled twice), so
+the store, the page and the options stay small."""
+
 DEFAULT_PASSKEY_NAME = "localhost"
 
 _LABEL_REMOVED = re.compile(r"[\x00-\x1f\x7f-\x9f]")
