@@ -27,6 +27,7 @@ from mailfathom.app.sending import explanations as send_explanations
 from mailfathom.app.sending.ports import AttemptResult, NewOutgoing
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, Permission, ToolCategory
+from mailfathom.domain.api_keys import MOST_KEYS_PER_CALLER
 from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.config import McpEndpointConfig
 from mailfathom.domain.mutations import (
@@ -55,7 +56,7 @@ from .conftest import (
     console_config,
 )
 from .english_left import READ_ATTRIBUTES, english_left
-from .test_caller_pages import ENTRIES, HIDDEN_SUBJECT
+from .test_caller_pages import ENTRIES, HIDDEN_SUBJECT, fill_keys
 from .test_drafts_page import FRIEND
 from .test_drafts_page import signed_in as drafts_signed_in
 from .test_passkey_pages import HOSTILE_LABEL, LOOPBACK, NAMED, Browser, _enrolled, fill_passkeys
@@ -289,6 +290,18 @@ def test_a_new_key_and_the_keys_listed_are_shown_in_czech_or_slovak(
     log_audit.register(*shown)
     assert english_left(english, other, SHOWN_AS_IS) == set()
     assert _in_both(furnished.client, "/callers", language) == set()
+
+
+@pytest.mark.parametrize("language", ["cs", "sk"])
+def test_an_entry_holding_its_bound_of_keys_is_shown_in_czech_or_slovak(
+    furnished: Console, language: str
+) -> None:
+    assert furnished.sign_in().status_code == 303
+    fill_keys(furnished, "agent", MOST_KEYS_PER_CALLER)
+    page = lxml.html.fromstring(furnished.client.get("/callers?done=too-many").text)
+    assert page.xpath('//*[@id="notice"]')
+    assert page.xpath('//*[@id="caller-agent-full"]')
+    assert _in_both(furnished.client, "/callers?done=too-many", language) == set()
 
 
 @pytest.mark.parametrize("language", ["cs", "sk"])

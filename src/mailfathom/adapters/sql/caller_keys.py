@@ -2,8 +2,10 @@
 PostgreSQL.
 
 A key is found by its identifier (the primary key) and compared by its digest by the use
-case, in constant time. A call is appended and the log trimmed to its newest rows in one
-transaction, by the call identifiers the database hands out in order."""
+case, in constant time. Adds of keys wait for each other, so an entry's active keys are
+counted against their bound with no other add between. A call is appended and the log
+trimmed to its newest rows in one transaction, by the call identifiers the database hands
+out in order."""
 
 from __future__ import annotations
 
@@ -14,8 +16,13 @@ from typing import Any
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.schema import console_api_keys, console_tool_calls
-from mailfathom.adapters.sql.store_base import SqlTables
-from mailfathom.app.console.access_ports import DuplicateForm, IssuedKey, ToolCallRecord
+from mailfathom.adapters.sql.store_base import SqlTables, serialize_writers
+from mailfathom.app.console.access_ports import (
+    DuplicateForm,
+    IssuedKey,
+    ToolCallRecord,
+    TooManyKeys,
+)
 
 _K = console_api_keys.c
 _C = console_tool_calls.c
@@ -33,9 +40,20 @@ def _key(row: sa.Row[Any]) -> IssuedKey:
 
 
 class SqlApiKeys(SqlTables):
-    def add(self, key: IssuedKey) -> None:
+    def add(self, key: IssuedKey, most: int) -> None:
         statement = self._insert(console_api_keys).on_conflict_do_nothing()
         with self.engine.begin() as c:
+            serialize_writers(c, console_api_keys)
+            used = c.execute(sa.select(_K.key_id).where(_K.form_nonce == key.form_nonce))
+            if used.first() is not None:
+                raise DuplicateForm(key.key_id)
+            held = c.execute(
+                sa.select(sa.func.count())
+                .select_from(console_api_keys)
+                .where(_K.caller == key.caller, _K.revoked_at.is_(None))
+            ).scalar_one()
+            if held >= most:
+                raise TooManyKeys(key.caller)
             added = c.execute(
                 statement.values(
                     key_id=key.key_id,
