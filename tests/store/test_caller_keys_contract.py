@@ -1,8 +1,8 @@
 """What console keys and recent tool calls rely on from the store, on SQLite and PostgreSQL:
 a key found by its identifier until revoked, one key per form, an entry's active keys
-bounded (also against adds at once), revocation seen by the next reader; calls read newest
-first, filtered and paged, and trimmed to the newest as they are written; and the 0024
-migration both ways."""
+bounded (also against adds at once), revocation seen by the next reader and the newest
+revoked keys kept; calls read newest first, filtered and paged, and trimmed to the newest
+as they are written; and the 0024 migration both ways."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from .overlapping_writes import overlapped
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 MOST = 50
+KEPT = 1000
 
 
 def _key(key_id: str, caller: str = "agent", nonce: str | None = None) -> IssuedKey:
@@ -56,9 +57,9 @@ def test_a_key_is_found_by_its_identifier_until_it_is_revoked(engine: sa.Engine)
     assert keys.find("c3" * 6) is None
     assert [k.key_id for k in keys.active()] == ["a1" * 6, "b2" * 6]
 
-    assert keys.revoke("a1" * 6, T0 + timedelta(minutes=1))
-    assert not keys.revoke("a1" * 6, T0 + timedelta(minutes=2))
-    assert not keys.revoke("c3" * 6, T0)
+    assert keys.revoke("a1" * 6, T0 + timedelta(minutes=1), KEPT)
+    assert not keys.revoke("a1" * 6, T0 + timedelta(minutes=2), KEPT)
+    assert not keys.revoke("c3" * 6, T0, KEPT)
     found = keys.find("a1" * 6)
     assert found is not None
     assert found.revoked_at == T0 + timedelta(minutes=1)
@@ -90,7 +91,7 @@ def test_an_entry_holds_at_most_its_bound_of_active_keys(engine: sa.Engine) -> N
     with pytest.raises(DuplicateForm):
         keys.add(_key("f" * 12, nonce=_numbered(0).form_nonce), 3)
     keys.add(_numbered(4, caller="other"), 3)
-    assert keys.revoke(_numbered(0).key_id, T0)
+    assert keys.revoke(_numbered(0).key_id, T0, KEPT)
     keys.add(_numbered(5), 3)
     assert [k.key_id for k in keys.active() if k.caller == "agent"] == [
         _numbered(n).key_id for n in (1, 2, 5)
@@ -112,6 +113,21 @@ def test_of_two_keys_added_at_once_for_the_last_place_one_is_kept(engine: sa.Eng
     assert first is None
     assert isinstance(second, TooManyKeys)
     assert len(keys.active()) == 5
+
+
+def test_revoking_keeps_only_the_newest_revoked_keys(engine: sa.Engine) -> None:
+    keys = SqlApiKeys(engine)
+    for n in range(5):
+        keys.add(_numbered(n), MOST)
+    for n in (3, 0, 4, 1):
+        assert keys.revoke(_numbered(n).key_id, T0 + timedelta(minutes=n), 2)
+    with engine.connect() as c:
+        kept = c.execute(sa.text("SELECT key_id FROM console_api_keys")).scalars().all()
+    assert sorted(kept) == sorted(_numbered(n).key_id for n in (2, 3, 4))
+    # A revoked key kept still keeps its form used.
+    with pytest.raises(DuplicateForm):
+        keys.add(_key("f" * 12, nonce=_numbered(4).form_nonce), MOST)
+    assert [k.key_id for k in keys.active()] == [_numbered(2).key_id]
 
 
 def test_calls_are_read_newest_first_filtered_and_paged(engine: sa.Engine) -> None:

@@ -2,10 +2,10 @@
 PostgreSQL.
 
 A key is found by its identifier (the primary key) and compared by its digest by the use
-case, in constant time. Adds of keys wait for each other, so an entry's active keys are
-counted against their bound with no other add between. A call is appended and the log
-trimmed to its newest rows in one transaction, by the call identifiers the database hands
-out in order."""
+case, in constant time. Adds and revocations of keys wait for each other, so an entry's
+active keys are counted against their bound, and the revoked ones trimmed to theirs, with
+no other write between. A call is appended and the log trimmed to its newest rows in one
+transaction, by the call identifiers the database hands out in order."""
 
 from __future__ import annotations
 
@@ -81,14 +81,28 @@ class SqlApiKeys(SqlTables):
             ).all()
         return [_key(r) for r in rows]
 
-    def revoke(self, key_id: str, at: datetime) -> bool:
+    def revoke(self, key_id: str, at: datetime, keep_revoked: int) -> bool:
         with self.engine.begin() as c:
+            serialize_writers(c, console_api_keys)
             revoked = c.execute(
                 sa.update(console_api_keys)
                 .where(_K.key_id == key_id, _K.revoked_at.is_(None))
                 .values(revoked_at=at)
             )
-        return revoked.rowcount == 1
+            if revoked.rowcount != 1:
+                return False
+            kept = (
+                sa.select(_K.key_id)
+                .where(_K.revoked_at.is_not(None))
+                .order_by(_K.revoked_at.desc(), _K.key_id.desc())
+                .limit(keep_revoked)
+            )
+            c.execute(
+                sa.delete(console_api_keys).where(
+                    _K.revoked_at.is_not(None), _K.key_id.not_in(kept.scalar_subquery())
+                )
+            )
+        return True
 
 
 def _call(row: sa.Row[Any]) -> ToolCallRecord:

@@ -52,9 +52,11 @@ class ApiKeyStore(Protocol):
         """Every key not revoked, oldest first."""
         ...
 
-    def revoke(self, key_id: str, at: datetime) -> bool:
+    def revoke(self, key_id: str, at: datetime, keep_revoked: int) -> bool:
         """Mark the key revoked at `at`; False when there is no such key or it already was.
-        From the commit on, `find` answers it revoked to every reader."""
+        From the commit on, `find` answers it revoked to every reader. In the same
+        transaction, every revoked key but the `keep_revoked` revoked last is deleted (`find`
+        answers None for it: it admits nothing either way)."""
         ...
 
 

@@ -11,7 +11,8 @@ The key's text is answered once, by `create`, and kept nowhere: the store holds 
 and a presented key is compared with that digest in constant time.
 
 An entry holds at most `MOST_KEYS_PER_CALLER` active keys, counted where the key is
-written; revoked keys are not listed."""
+written; revoked keys are not listed, and the store keeps the `REVOKED_KEYS_KEPT` revoked
+last."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from mailfathom.domain.api_keys import (
     CONSOLE_KEY_ID_HEX,
     CONSOLE_KEY_SECRET_BYTES,
     MOST_KEYS_PER_CALLER,
+    REVOKED_KEYS_KEPT,
     console_key,
     console_key_id,
     key_digest,
@@ -171,7 +173,7 @@ class CallerKeys:
         cookie must not cut every agent off."""
         if not signed_in_lately(signed_in_at, self._clock()):
             return KeyRefused.SIGN_IN_AGAIN
-        if not self._store.revoke(key_id, self._clock()):
+        if not self._store.revoke(key_id, self._clock(), REVOKED_KEYS_KEPT):
             return Revoked.NOT_ACTIVE
         return Revoked.NOW
 
