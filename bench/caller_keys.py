@@ -37,7 +37,7 @@ from mailfathom.adapters.sql.engine import create_store_engine  # noqa: E402
 from mailfathom.adapters.sql.schema import console_tool_calls  # noqa: E402
 from mailfathom.app.console.caller_keys import CallerKeys, NewKey, new_form_nonce  # noqa: E402
 from mailfathom.app.console.tool_calls import KEPT, ToolCalls  # noqa: E402
-from mailfathom.domain.api_keys import key_digest  # noqa: E402
+from mailfathom.domain.api_keys import MOST_KEYS_PER_CALLER, key_digest  # noqa: E402
 from mailfathom.domain.config import CallerEntry  # noqa: E402
 from mailfathom.entrypoints.mcp.http_app import AdmissionGate  # noqa: E402
 
@@ -75,7 +75,8 @@ def _measure(label: str, url: str, requests: int) -> None:
         file_key = "mf-file-key-of-the-bench"
         entries = [CallerEntry("agent", key_digest(file_key)), CallerEntry("other", None)]
         keys = CallerKeys(SqlApiKeys(engine), entries)
-        for _ in range(50):
+        # The entry's last active key is the one admitted, found among as many as it holds.
+        for _ in range(MOST_KEYS_PER_CALLER - 1):
             keys.create("agent", new_form_nonce(), datetime.now(UTC))
         made = keys.create("agent", new_form_nonce(), datetime.now(UTC))
         assert isinstance(made, NewKey)

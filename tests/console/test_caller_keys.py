@@ -24,7 +24,12 @@ from mailfathom.app.console.caller_keys import (
 )
 from mailfathom.app.console.tool_calls import ToolCalls
 from mailfathom.domain.access import ConfirmationMode, Permission, ToolCategory
-from mailfathom.domain.api_keys import console_key_id, is_api_key_shaped, key_digest
+from mailfathom.domain.api_keys import (
+    MOST_KEYS_PER_CALLER,
+    console_key_id,
+    is_api_key_shaped,
+    key_digest,
+)
 from mailfathom.domain.config import CallerEntry
 from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS
 
@@ -163,3 +168,20 @@ def test_a_key_is_revoked_only_for_a_sign_in_made_lately(engine: sa.Engine) -> N
     lately = NOW - timedelta(seconds=FRESH_SIGN_IN_SECONDS)
     assert keys.revoke(made.issued.key_id, lately) is Revoked.NOW
     assert keys.admit(made.key) is None
+
+
+def test_an_entry_holds_at_most_its_bound_of_active_keys(engine: sa.Engine) -> None:
+    keys = _keys(engine)
+    held = [_created(keys) for _ in range(MOST_KEYS_PER_CALLER - 1)]
+    assert not keys.listing().callers[0].full
+    held.append(_created(keys))
+    assert keys.create("reader", new_form_nonce(), NOW) is KeyRefused.TOO_MANY
+    assert len(SqlApiKeys(engine).active()) == MOST_KEYS_PER_CALLER
+    reader, filed = keys.listing().callers
+    assert (reader.full, filed.full) == (True, False)
+    # Another entry's keys are counted apart.
+    assert isinstance(keys.create("filed", new_form_nonce(), NOW), NewKey)
+    # A revoked key makes room for one more.
+    assert keys.revoke(held[0].issued.key_id, NOW) is Revoked.NOW
+    assert isinstance(keys.create("reader", new_form_nonce(), NOW), NewKey)
+    assert keys.create("reader", new_form_nonce(), NOW) is KeyRefused.TOO_MANY

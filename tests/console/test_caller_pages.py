@@ -20,6 +20,7 @@ from mailfathom.app.console.access_ports import IssuedKey
 from mailfathom.bootstrap import Services
 from mailfathom.domain import unseen
 from mailfathom.domain.access import ConfirmationMode, Permission
+from mailfathom.domain.api_keys import MOST_KEYS_PER_CALLER
 from mailfathom.domain.config import CallerEntry, McpEndpointConfig
 from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS
 from mailfathom.domain.mcp_oauth import OAuthSubject
@@ -67,6 +68,14 @@ def _post(
     return console.client.post(
         action, data=data, headers={"Origin": origin}, follow_redirects=False
     )
+
+
+def fill_keys(console: Console, caller: str, count: int) -> None:
+    """`count` active keys for the entry `caller`, as its forms would have made them."""
+    keys = SqlApiKeys(console.services.engine)
+    for n in range(count):
+        made = IssuedKey(f"{n:012x}", caller, "f" * 64, f"{caller[0]}{n:031x}", console.clock())
+        keys.add(made, MOST_KEYS_PER_CALLER)
 
 
 def _create_form(tree: lxml.html.HtmlElement, caller: str) -> tuple[str, dict[str, str]]:
@@ -221,7 +230,7 @@ def test_a_key_of_an_entry_no_longer_configured_is_listed_apart_and_revocable(
     owned: Console,
 ) -> None:
     SqlApiKeys(owned.services.engine).add(
-        IssuedKey("0a1b2c3d4e5f", "gone", "f" * 64, "e" * 32, owned.clock())
+        IssuedKey("0a1b2c3d4e5f", "gone", "f" * 64, "e" * 32, owned.clock()), MOST_KEYS_PER_CALLER
     )
     tree = _tree(owned, "/callers")
     (row,) = tree.xpath("//section[@id='orphaned']//tbody/tr")
@@ -308,3 +317,38 @@ def test_signing_in_again_leads_back_to_no_page_a_request_names(owned: Console) 
         follow_redirects=False,
     )
     assert (answer.status_code, answer.headers["location"]) == (303, "/")
+
+
+def test_an_entry_holding_its_bound_of_keys_is_refused_another(owned: Console) -> None:
+    action, fields = _create_form(_tree(owned, "/callers"), "agent")
+    fill_keys(owned, "agent", MOST_KEYS_PER_CALLER)
+    keys = owned.services.caller_access().keys
+    tree = _tree(owned, "/callers")
+    agent = tree.get_element_by_id("caller-agent")
+    assert len(agent.xpath(".//tbody/tr")) == MOST_KEYS_PER_CALLER
+    assert agent.xpath(".//form[@class='create-key']") == []
+    assert agent.xpath(".//p[@id='caller-agent-full']/text()") == [
+        f"This entry holds {MOST_KEYS_PER_CALLER} active keys, the most it may: revoke one to "
+        "create another."
+    ]
+    assert tree.xpath("//form[@class='create-key']/@action") == [
+        "/callers/reader/keys",
+        "/callers/person/keys",
+    ]
+
+    # A form shown before the entry was full makes no key and says why.
+    refused = _post(owned, action, fields)
+    assert (refused.status_code, refused.headers["location"]) == (303, "/callers?done=too-many")
+    notice = _tree(owned, "/callers?done=too-many").get_element_by_id("notice")
+    assert notice.text_content() == (
+        f"No key was created: an entry may hold at most {MOST_KEYS_PER_CALLER} active keys. "
+        "Revoke one it no longer needs first."
+    )
+    assert len(keys.listing().callers[1].keys) == MOST_KEYS_PER_CALLER
+
+    (revoke,) = agent.xpath(".//tr[@id='key-000000000000']//form/@action")
+    (csrf,) = agent.xpath(".//tr[@id='key-000000000000']//input[@name='csrf']/@value")
+    assert _post(owned, revoke, {"csrf": csrf}).headers["location"] == "/callers?done=revoked"
+    action, fields = _create_form(_tree(owned, "/callers"), "agent")
+    assert _post(owned, action, fields).status_code == 200
+    assert len(keys.listing().callers[1].keys) == MOST_KEYS_PER_CALLER

@@ -27,6 +27,7 @@ from mailfathom.app.sending import explanations as send_explanations
 from mailfathom.app.sending.ports import AttemptResult, NewOutgoing
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, Permission, ToolCategory
+from mailfathom.domain.api_keys import MOST_KEYS_PER_CALLER
 from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.config import McpEndpointConfig
 from mailfathom.domain.mutations import (
@@ -36,6 +37,7 @@ from mailfathom.domain.mutations import (
     MutationState,
 )
 from mailfathom.domain.outgoing import AddressField, OutgoingKind, Recipient, Stage
+from mailfathom.domain.passkeys import MOST_PASSKEYS
 from mailfathom.domain.request_bounds import FORM_OCTETS
 from mailfathom.domain.unseen import marked
 from mailfathom.entrypoints.console.again import Again
@@ -54,10 +56,10 @@ from .conftest import (
     console_config,
 )
 from .english_left import READ_ATTRIBUTES, english_left
-from .test_caller_pages import ENTRIES, HIDDEN_SUBJECT
+from .test_caller_pages import ENTRIES, HIDDEN_SUBJECT, fill_keys
 from .test_drafts_page import FRIEND
 from .test_drafts_page import signed_in as drafts_signed_in
-from .test_passkey_pages import HOSTILE_LABEL, LOOPBACK, NAMED, Browser, _enrolled
+from .test_passkey_pages import HOSTILE_LABEL, LOOPBACK, NAMED, Browser, _enrolled, fill_passkeys
 
 AGENT = Caller(ALL_PERMISSIONS, "agent")
 ADDRESSES = ("ann@example.net", "bob@example.net", "eve@example.net")
@@ -291,6 +293,18 @@ def test_a_new_key_and_the_keys_listed_are_shown_in_czech_or_slovak(
 
 
 @pytest.mark.parametrize("language", ["cs", "sk"])
+def test_an_entry_holding_its_bound_of_keys_is_shown_in_czech_or_slovak(
+    furnished: Console, language: str
+) -> None:
+    assert furnished.sign_in().status_code == 303
+    fill_keys(furnished, "agent", MOST_KEYS_PER_CALLER)
+    page = lxml.html.fromstring(furnished.client.get("/callers?done=too-many").text)
+    assert page.xpath('//*[@id="notice"]')
+    assert page.xpath('//*[@id="caller-agent-full"]')
+    assert _in_both(furnished.client, "/callers?done=too-many", language) == set()
+
+
+@pytest.mark.parametrize("language", ["cs", "sk"])
 def test_a_waiting_draft_and_its_edit_form_are_shown_in_czech_or_slovak(
     tmp_path: Path, language: str
 ) -> None:
@@ -326,6 +340,21 @@ def _passkey_pages_compared(services: Services, language: str) -> None:
             owner.client.get("/passkeys?lang=en").text,
             owner.client.get(f"/passkeys?lang={language}").text,
             {marked(HOSTILE_LABEL)},
+        )
+        == set()
+    )
+    fill_passkeys(services, MOST_PASSKEYS - 1)
+    english, other = (
+        owner.page(f"/passkeys?lang={lang}&done=too_many") for lang in ("en", language)
+    )
+    for page in (english, other):
+        assert page.xpath('//*[@id="notice"]')
+        assert page.xpath('//*[@id="passkey-full"]')
+    assert (
+        english_left(
+            lxml.html.tostring(english).decode(),
+            lxml.html.tostring(other).decode(),
+            {marked(HOSTILE_LABEL), *(f"Device {n}" for n in range(MOST_PASSKEYS))},
         )
         == set()
     )

@@ -15,8 +15,11 @@ import pytest
 from starlette.testclient import TestClient
 
 import log_audit
+from mailfathom.adapters.sql.console_passkeys import SqlPasskeyStore
+from mailfathom.app.console.passkey_ports import Passkey
 from mailfathom.bootstrap import Services
 from mailfathom.domain.console import FRESH_SIGN_IN_SECONDS
+from mailfathom.domain.passkeys import MOST_PASSKEYS
 from mailfathom.domain.unseen import marker
 from mailfathom.entrypoints.console.pages import build_console_app
 from mailfathom.entrypoints.console.serving import console_use_cases
@@ -108,6 +111,16 @@ def _enrolled(services: Services) -> Browser:
     assert answer.headers["location"] == "/"
     assert owner.signed_in()
     return owner
+
+
+def fill_passkeys(services: Services, count: int) -> None:
+    """`count` more passkeys of the owner, as enrolments on other devices keep them."""
+    store = SqlPasskeyStore(services.engine)
+    held = store.passkeys()
+    handle = held[0].user_handle
+    for n in range(len(held), len(held) + count):
+        made = Passkey(f"other-{n}", handle, b"\xa5\x01", 0, f"Device {n}", services.clock())
+        assert store.add_passkey(made, only_if_first=False, most=MOST_PASSKEYS)
 
 
 def test_the_first_passkey_is_offered_on_loopback_at_the_passkey_origin_only(
@@ -328,3 +341,37 @@ def test_a_forged_local_visit_without_the_code_makes_no_passkey(services: Servic
     assert guessed.status_code == 403
     assert services.console_passkeys().passkeys() == []
     assert not forged.signed_in()
+
+
+def test_the_owner_holding_the_bound_of_passkeys_is_refused_another(services: Services) -> None:
+    owner = _enrolled(services)
+    fill_passkeys(services, MOST_PASSKEYS - 2)
+    # A ceremony begun with room for one more, answered once another device took it.
+    csrf, action = owner.passkey_form("/passkeys")
+    options = owner.post("/passkeys/options/register", csrf=csrf)
+    assert options.status_code == 200
+    made = owner.key.create(options.text, owner.origin)
+    fill_passkeys(services, 1)
+    refused = owner.post(action, csrf=csrf, credential=made, label="Tablet")
+    assert refused.headers["location"] == "/passkeys?done=too_many"
+    assert len(services.console_passkeys().passkeys()) == MOST_PASSKEYS
+
+    page = owner.page("/passkeys?done=too_many")
+    assert page.xpath('string(//*[@id="notice"])') == (
+        f"No passkey was added: the owner may hold at most {MOST_PASSKEYS}. Remove one you "
+        "no longer use first."
+    )
+    assert page.xpath('string(//*[@id="passkey-full"])') == (
+        f"You hold {MOST_PASSKEYS} passkeys, the most the console keeps: remove one you no "
+        "longer use to add another."
+    )
+    assert page.xpath('//form[@id="passkey-form"]') == []
+    assert len(page.xpath("//tbody/tr")) == MOST_PASSKEYS
+    again = owner.post("/passkeys/options/register", csrf=csrf)
+    assert (again.status_code, again.json()) == (403, {"refused": "too_many"})
+
+    (remove,) = page.xpath('//tr[@id="passkey-2"]//form/@action')
+    assert owner.post(remove, csrf=csrf).headers["location"] == "/passkeys?done=removed"
+    assert owner.page("/passkeys").xpath('//*[@id="passkey-full"]') == []
+    assert owner.ceremony("register", "/passkeys", label="Tablet").status_code == 303
+    assert len(services.console_passkeys().passkeys()) == MOST_PASSKEYS

@@ -1,7 +1,8 @@
 """What console keys and recent tool calls rely on from the store, on SQLite and PostgreSQL:
-a key found by its identifier until revoked, one key per form, revocation seen by the next
-reader; calls read newest first, filtered and paged, and trimmed to the newest as they are
-written; and the 0024 migration both ways."""
+a key found by its identifier until revoked, one key per form, an entry's active keys
+bounded (also against adds at once), revocation seen by the next reader and the newest
+revoked keys kept; calls read newest first, filtered and paged, and trimmed to the newest
+as they are written; and the 0024 migration both ways."""
 
 from __future__ import annotations
 
@@ -12,9 +13,19 @@ import sqlalchemy as sa
 
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.caller_keys import SqlApiKeys, SqlToolCalls
-from mailfathom.app.console.access_ports import DuplicateForm, IssuedKey, ToolCallRecord
+from mailfathom.adapters.sql.schema import console_api_keys
+from mailfathom.app.console.access_ports import (
+    DuplicateForm,
+    IssuedKey,
+    ToolCallRecord,
+    TooManyKeys,
+)
+
+from .overlapping_writes import overlapped
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+MOST = 50
+KEPT = 1000
 
 
 def _key(key_id: str, caller: str = "agent", nonce: str | None = None) -> IssuedKey:
@@ -40,15 +51,15 @@ def _call(n: int, caller: str = "agent", outcome: str = "success") -> ToolCallRe
 
 def test_a_key_is_found_by_its_identifier_until_it_is_revoked(engine: sa.Engine) -> None:
     keys = SqlApiKeys(engine)
-    keys.add(_key("a1" * 6))
-    keys.add(_key("b2" * 6, caller="other"))
+    keys.add(_key("a1" * 6), MOST)
+    keys.add(_key("b2" * 6, caller="other"), MOST)
     assert keys.find("a1" * 6) == _key("a1" * 6)
     assert keys.find("c3" * 6) is None
     assert [k.key_id for k in keys.active()] == ["a1" * 6, "b2" * 6]
 
-    assert keys.revoke("a1" * 6, T0 + timedelta(minutes=1))
-    assert not keys.revoke("a1" * 6, T0 + timedelta(minutes=2))
-    assert not keys.revoke("c3" * 6, T0)
+    assert keys.revoke("a1" * 6, T0 + timedelta(minutes=1), KEPT)
+    assert not keys.revoke("a1" * 6, T0 + timedelta(minutes=2), KEPT)
+    assert not keys.revoke("c3" * 6, T0, KEPT)
     found = keys.find("a1" * 6)
     assert found is not None
     assert found.revoked_at == T0 + timedelta(minutes=1)
@@ -59,10 +70,64 @@ def test_a_key_is_found_by_its_identifier_until_it_is_revoked(engine: sa.Engine)
 
 def test_a_form_makes_one_key(engine: sa.Engine) -> None:
     keys = SqlApiKeys(engine)
-    keys.add(_key("a1" * 6, nonce="f" * 32))
+    keys.add(_key("a1" * 6, nonce="f" * 32), MOST)
     with pytest.raises(DuplicateForm):
-        keys.add(_key("b2" * 6, nonce="f" * 32))
+        keys.add(_key("b2" * 6, nonce="f" * 32), MOST)
     assert [k.key_id for k in keys.active()] == ["a1" * 6]
+
+
+def _numbered(n: int, caller: str = "agent") -> IssuedKey:
+    return _key(f"{n:012x}", caller=caller, nonce=f"{n:032x}")
+
+
+def test_an_entry_holds_at_most_its_bound_of_active_keys(engine: sa.Engine) -> None:
+    keys = SqlApiKeys(engine)
+    for n in range(3):
+        keys.add(_numbered(n), 3)
+    with pytest.raises(TooManyKeys):
+        keys.add(_numbered(3), 3)
+    assert keys.find(_numbered(3).key_id) is None
+    # A form already used says so, at the bound as below it.
+    with pytest.raises(DuplicateForm):
+        keys.add(_key("f" * 12, nonce=_numbered(0).form_nonce), 3)
+    keys.add(_numbered(4, caller="other"), 3)
+    assert keys.revoke(_numbered(0).key_id, T0, KEPT)
+    keys.add(_numbered(5), 3)
+    assert [k.key_id for k in keys.active() if k.caller == "agent"] == [
+        _numbered(n).key_id for n in (1, 2, 5)
+    ]
+
+
+def test_of_two_keys_added_at_once_for_the_last_place_one_is_kept(engine: sa.Engine) -> None:
+    """The count is taken in the transaction that writes, with writers of keys serialized:
+    a second add counting while the first has written but not committed waits for it."""
+    keys = SqlApiKeys(engine)
+    for n in range(4):
+        keys.add(_numbered(n), 5)
+    first, second = overlapped(
+        engine,
+        console_api_keys,
+        lambda: keys.add(_numbered(10), 5),
+        lambda: keys.add(_numbered(11), 5),
+    )
+    assert first is None
+    assert isinstance(second, TooManyKeys)
+    assert len(keys.active()) == 5
+
+
+def test_revoking_keeps_only_the_newest_revoked_keys(engine: sa.Engine) -> None:
+    keys = SqlApiKeys(engine)
+    for n in range(5):
+        keys.add(_numbered(n), MOST)
+    for n in (3, 0, 4, 1):
+        assert keys.revoke(_numbered(n).key_id, T0 + timedelta(minutes=n), 2)
+    with engine.connect() as c:
+        kept = c.execute(sa.text("SELECT key_id FROM console_api_keys")).scalars().all()
+    assert sorted(kept) == sorted(_numbered(n).key_id for n in (2, 3, 4))
+    # A revoked key kept still keeps its form used.
+    with pytest.raises(DuplicateForm):
+        keys.add(_key("f" * 12, nonce=_numbered(4).form_nonce), MOST)
+    assert [k.key_id for k in keys.active()] == [_numbered(2).key_id]
 
 
 def test_calls_are_read_newest_first_filtered_and_paged(engine: sa.Engine) -> None:
@@ -133,7 +198,7 @@ def test_calls_written_together_are_kept_in_their_order_and_bounded(engine: sa.E
 
 
 def test_the_migration_goes_down_and_up_again(engine: sa.Engine) -> None:
-    SqlApiKeys(engine).add(_key("a1" * 6))
+    SqlApiKeys(engine).add(_key("a1" * 6), MOST)
     migrate.downgrade(engine, "0023_console")
     assert not sa.inspect(engine).has_table("console_api_keys")
     assert not sa.inspect(engine).has_table("console_tool_calls")

@@ -1,5 +1,6 @@
 """What the console's passkeys rely on from the store, on SQLite and PostgreSQL: passkeys
-kept by credential id, a first enrolment only while the owner has no credential (and only
+kept by credential id and no more than their bound (also against adds at once), a first
+enrolment only while the owner has no credential (and only
 one of two at once), a signature count that moves only from the value a verification saw, a
 challenge per session and ceremony given back once and only until it expires; and the 0026
 migration both ways."""
@@ -9,16 +10,21 @@ from __future__ import annotations
 import threading
 from datetime import UTC, datetime, timedelta
 
+import pytest
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.console import SqlConsoleStore
 from mailfathom.adapters.sql.console_passkeys import SqlPasskeyStore
-from mailfathom.app.console.passkey_ports import Ceremony, Passkey
+from mailfathom.adapters.sql.schema import console_passkeys
+from mailfathom.app.console.passkey_ports import Ceremony, Passkey, TooManyPasskeys
 from mailfathom.app.console.ports import ConsoleSession
+
+from .overlapping_writes import overlapped
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 MINUTE = timedelta(minutes=1)
+MOST = 20
 
 
 def _passkey(credential_id: str, *, at: datetime = T0, count: int = 0) -> Passkey:
@@ -35,14 +41,46 @@ def _passkey(credential_id: str, *, at: datetime = T0, count: int = 0) -> Passke
 def test_passkeys_are_kept_by_credential_id_oldest_first(engine: sa.Engine) -> None:
     store = SqlPasskeyStore(engine)
     long_id = "L" * 1364
-    assert store.add_passkey(_passkey("b", at=T0 + MINUTE), only_if_first=False)
-    assert store.add_passkey(_passkey(long_id), only_if_first=False)
-    assert not store.add_passkey(_passkey("b"), only_if_first=False)
+    assert store.add_passkey(_passkey("b", at=T0 + MINUTE), only_if_first=False, most=MOST)
+    assert store.add_passkey(_passkey(long_id), only_if_first=False, most=MOST)
+    assert not store.add_passkey(_passkey("b"), only_if_first=False, most=MOST)
     assert [p.credential_id for p in store.passkeys()] == [long_id, "b"]
     assert store.passkey("b") == _passkey("b", at=T0 + MINUTE)
     assert store.passkey("c") is None
     assert store.remove_passkey("b", keep="") is True
     assert store.remove_passkey("b", keep="") is False
+
+
+def test_the_owner_holds_at_most_the_bound_of_passkeys(engine: sa.Engine) -> None:
+    store = SqlPasskeyStore(engine)
+    for n in range(3):
+        assert store.add_passkey(_passkey(f"k{n}"), only_if_first=False, most=3)
+    with pytest.raises(TooManyPasskeys):
+        store.add_passkey(_passkey("k3"), only_if_first=False, most=3)
+    assert store.passkey("k3") is None
+    assert store.remove_passkey("k0", keep="")
+    assert store.add_passkey(_passkey("k3"), only_if_first=False, most=3)
+    assert [p.credential_id for p in store.passkeys()] == ["k1", "k2", "k3"]
+
+
+def test_of_two_passkeys_added_at_once_for_the_last_place_one_is_kept(
+    engine: sa.Engine,
+) -> None:
+    """The count is taken in the transaction that writes, with writers of passkeys
+    serialized: a second add counting while the first has written but not committed waits
+    for it."""
+    store = SqlPasskeyStore(engine)
+    for n in range(4):
+        assert store.add_passkey(_passkey(f"k{n}"), only_if_first=False, most=5)
+    first, second = overlapped(
+        engine,
+        console_passkeys,
+        lambda: store.add_passkey(_passkey("r1"), only_if_first=False, most=5),
+        lambda: store.add_passkey(_passkey("r2"), only_if_first=False, most=5),
+    )
+    assert first is True
+    assert isinstance(second, TooManyPasskeys)
+    assert len(store.passkeys()) == 5
 
 
 def _session(token_hash: str, *, signed_in: bool = True) -> ConsoleSession:
@@ -51,7 +89,7 @@ def _session(token_hash: str, *, signed_in: bool = True) -> ConsoleSession:
 
 def test_removing_a_passkey_ends_every_session_but_the_one_kept(engine: sa.Engine) -> None:
     store, sessions = SqlPasskeyStore(engine), SqlConsoleStore(engine)
-    assert store.add_passkey(_passkey("a"), only_if_first=False)
+    assert store.add_passkey(_passkey("a"), only_if_first=False, most=MOST)
     for name, signed_in in (("owner", True), ("copied", True), ("form", False)):
         sessions.open_session(_session(name, signed_in=signed_in), T0)
     assert store.remove_passkey("missing", keep="owner") is False
@@ -65,7 +103,7 @@ def test_removing_a_passkey_ends_every_session_but_the_one_kept(engine: sa.Engin
 def test_a_first_enrolment_needs_an_owner_without_credentials(engine: sa.Engine) -> None:
     store = SqlPasskeyStore(engine)
     SqlConsoleStore(engine).set_owner_password("$argon2id$x", T0)
-    assert not store.add_passkey(_passkey("a"), only_if_first=True)
+    assert not store.add_passkey(_passkey("a"), only_if_first=True, most=MOST)
     assert store.passkeys() == []
 
 
@@ -77,7 +115,9 @@ def test_of_two_first_enrolments_at_once_one_is_kept(engine: sa.Engine) -> None:
 
     def enrol(n: int) -> None:
         start.wait()
-        kept.append(store.add_passkey(_passkey(f"k{n}"), only_if_first=True, first_code="code"))
+        kept.append(
+            store.add_passkey(_passkey(f"k{n}"), only_if_first=True, most=MOST, first_code="code")
+        )
 
     threads = [threading.Thread(target=enrol, args=(n,)) for n in range(6)]
     for thread in threads:
@@ -90,7 +130,7 @@ def test_of_two_first_enrolments_at_once_one_is_kept(engine: sa.Engine) -> None:
 
 def test_a_count_moves_only_from_the_value_seen(engine: sa.Engine) -> None:
     store = SqlPasskeyStore(engine)
-    store.add_passkey(_passkey("a", count=4), only_if_first=False)
+    store.add_passkey(_passkey("a", count=4), only_if_first=False, most=MOST)
     assert store.record_use("a", 4, 5, T0 + MINUTE)
     assert not store.record_use("a", 4, 6, T0 + 2 * MINUTE)
     assert not store.record_use("gone", 0, 1, T0)
@@ -165,15 +205,15 @@ def test_of_two_takers_at_once_one_gets_the_challenge(engine: sa.Engine) -> None
 def test_a_first_passkey_needs_the_code_waiting_and_takes_it(engine: sa.Engine) -> None:
     store = SqlPasskeyStore(engine)
     assert not store.first_enrolment_waiting(T0)
-    assert not store.add_passkey(_passkey("a"), only_if_first=True, first_code=None)
+    assert not store.add_passkey(_passkey("a"), only_if_first=True, most=MOST, first_code=None)
     store.open_first_enrolment("old", T0 + 15 * MINUTE)
     store.open_first_enrolment("new", T0 + 15 * MINUTE)
     assert store.first_enrolment_waiting(T0)
     assert not store.first_enrolment_waiting(T0 + 15 * MINUTE)
-    assert not store.add_passkey(_passkey("a"), only_if_first=True, first_code="old")
+    assert not store.add_passkey(_passkey("a"), only_if_first=True, most=MOST, first_code="old")
     late = _passkey("a", at=T0 + 15 * MINUTE)
-    assert not store.add_passkey(late, only_if_first=True, first_code="new")
-    assert store.add_passkey(_passkey("a"), only_if_first=True, first_code="new")
+    assert not store.add_passkey(late, only_if_first=True, most=MOST, first_code="new")
+    assert store.add_passkey(_passkey("a"), only_if_first=True, most=MOST, first_code="new")
     assert not store.first_enrolment_waiting(T0)
     assert [p.credential_id for p in store.passkeys()] == ["a"]
 
@@ -187,7 +227,7 @@ def test_the_first_passkey_code_migration_goes_down_and_up_again(engine: sa.Engi
 
 
 def test_the_migration_goes_down_and_up_again(engine: sa.Engine) -> None:
-    SqlPasskeyStore(engine).add_passkey(_passkey("a"), only_if_first=False)
+    SqlPasskeyStore(engine).add_passkey(_passkey("a"), only_if_first=False, most=MOST)
     migrate.downgrade(engine, "0025_sync_failures")
     assert "console_passkeys" not in sa.inspect(engine).get_table_names()
     migrate.upgrade(engine)

@@ -22,6 +22,16 @@ CONSOLE_KEY_PREFIX = API_KEY_PREFIX + "k"
 CONSOLE_KEY_ID_HEX = 12
 CONSOLE_KEY_SECRET_BYTES = 32
 
+MOST_KEYS_PER_CALLER = 50
+"""How many active console keys one caller entry may hold: room for a key of its own on each
+machine or agent that admits as the entry, so that one can be revoked alone, while the
+callers page lists every one. Agents past that are better written as entries of their own."""
+
+REVOKED_KEYS_KEPT = 1000
+"""How many revoked console keys the store keeps, the last revoked: a revoked key's row keeps
+its form used, so a create form sent again makes no key. Older ones are deleted as keys are
+revoked."""
+
 _CONSOLE_KEY = re.compile(
     re.escape(CONSOLE_KEY_PREFIX) + f"([0-9a-f]{{{CONSOLE_KEY_ID_HEX}}})-[A-Za-z0-9_-]{{43}}"
 )

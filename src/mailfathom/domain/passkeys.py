@@ -12,18 +12,24 @@ import re
 from urllib.parse import urlsplit
 
 CHALLENGE_LIFETIME_SECONDS = 120
+"""How long a ceremony's challenge stays usable once issued: it is used once, then gone."""
 
 FIRST_PASSKEY_CODE_SECONDS = 15 * 60
 """How long a code of `mailfathom console first-passkey` lets the owner's first passkey be
 made: long enough to open the console after printing it, short enough that a code copied
 from a terminal's scrollback later is worth nothing."""
-"""How long a ceremony's challenge stays usable once issued: it is used once, then gone."""
 
 CEREMONY_TIMEOUT_MILLISECONDS = 60_000
 """How long the browser is asked to wait for the authenticator; shorter than the challenge."""
 
 LONGEST_LABEL = 64
 """Characters a passkey's label keeps at most."""
+
+MOST_PASSKEYS = 20
+"""How many passkeys the owner may hold. A person's phones, computers, security keys and
+password managers come to a handful; every one held is listed on the Passkeys page and
+named in each enrolment's options (so that a device holding one is not enrolled twice), so
+the store, the page and the options stay small."""
 
 DEFAULT_PASSKEY_NAME = "localhost"
 

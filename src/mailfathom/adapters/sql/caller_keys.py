@@ -2,7 +2,9 @@
 PostgreSQL.
 
 A key is found by its identifier (the primary key) and compared by its digest by the use
-case, in constant time. A call is appended and the log trimmed to its newest rows in one
+case, in constant time. Adds and revocations of keys wait for each other, so an entry's
+active keys are counted against their bound, and the revoked ones trimmed to theirs, with
+no other write between. A call is appended and the log trimmed to its newest rows in one
 transaction, by the call identifiers the database hands out in order."""
 
 from __future__ import annotations
@@ -14,8 +16,13 @@ from typing import Any
 import sqlalchemy as sa
 
 from mailfathom.adapters.sql.schema import console_api_keys, console_tool_calls
-from mailfathom.adapters.sql.store_base import SqlTables
-from mailfathom.app.console.access_ports import DuplicateForm, IssuedKey, ToolCallRecord
+from mailfathom.adapters.sql.store_base import SqlTables, serialize_writers
+from mailfathom.app.console.access_ports import (
+    DuplicateForm,
+    IssuedKey,
+    ToolCallRecord,
+    TooManyKeys,
+)
 
 _K = console_api_keys.c
 _C = console_tool_calls.c
@@ -33,9 +40,20 @@ def _key(row: sa.Row[Any]) -> IssuedKey:
 
 
 class SqlApiKeys(SqlTables):
-    def add(self, key: IssuedKey) -> None:
+    def add(self, key: IssuedKey, most: int) -> None:
         statement = self._insert(console_api_keys).on_conflict_do_nothing()
         with self.engine.begin() as c:
+            serialize_writers(c, console_api_keys)
+            used = c.execute(sa.select(_K.key_id).where(_K.form_nonce == key.form_nonce))
+            if used.first() is not None:
+                raise DuplicateForm(key.key_id)
+            held = c.execute(
+                sa.select(sa.func.count())
+                .select_from(console_api_keys)
+                .where(_K.caller == key.caller, _K.revoked_at.is_(None))
+            ).scalar_one()
+            if held >= most:
+                raise TooManyKeys(key.caller)
             added = c.execute(
                 statement.values(
                     key_id=key.key_id,
@@ -63,14 +81,28 @@ class SqlApiKeys(SqlTables):
             ).all()
         return [_key(r) for r in rows]
 
-    def revoke(self, key_id: str, at: datetime) -> bool:
+    def revoke(self, key_id: str, at: datetime, keep_revoked: int) -> bool:
         with self.engine.begin() as c:
+            serialize_writers(c, console_api_keys)
             revoked = c.execute(
                 sa.update(console_api_keys)
                 .where(_K.key_id == key_id, _K.revoked_at.is_(None))
                 .values(revoked_at=at)
             )
-        return revoked.rowcount == 1
+            if revoked.rowcount != 1:
+                return False
+            kept = (
+                sa.select(_K.key_id)
+                .where(_K.revoked_at.is_not(None))
+                .order_by(_K.revoked_at.desc(), _K.key_id.desc())
+                .limit(keep_revoked)
+            )
+            c.execute(
+                sa.delete(console_api_keys).where(
+                    _K.revoked_at.is_not(None), _K.key_id.not_in(kept.scalar_subquery())
+                )
+            )
+        return True
 
 
 def _call(row: sa.Row[Any]) -> ToolCallRecord:

@@ -2,7 +2,9 @@
 
 A challenge is taken by deleting exactly the row that was read: of two takers racing, only
 the one whose delete removed it gets the challenge. A signature count moves only from the
-value the verification saw, so two sign-ins racing with one passkey cannot both count."""
+value the verification saw, so two sign-ins racing with one passkey cannot both count. The
+passkeys held are counted against their bound in the transaction that adds one, writers of
+passkeys waiting for each other, so two enrolments at once cannot pass it together."""
 
 from __future__ import annotations
 
@@ -18,8 +20,8 @@ from mailfathom.adapters.sql.schema import (
     console_passkeys,
     console_sessions,
 )
-from mailfathom.adapters.sql.store_base import SqlTables
-from mailfathom.app.console.passkey_ports import Ceremony, Passkey
+from mailfathom.adapters.sql.store_base import SqlTables, serialize_writers
+from mailfathom.app.console.passkey_ports import Ceremony, Passkey, TooManyPasskeys
 
 _P = console_passkeys.c
 _C = console_challenges.c
@@ -54,15 +56,14 @@ class SqlPasskeyStore(SqlTables):
         return None if row is None else _passkey(row)
 
     def add_passkey(
-        self, passkey: Passkey, *, only_if_first: bool, first_code: str | None = None
+        self, passkey: Passkey, *, only_if_first: bool, most: int, first_code: str | None = None
     ) -> bool:
         with self.engine.begin() as c:
-            if c.dialect.name == "postgresql":
-                c.execute(sa.text("LOCK TABLE console_passkeys IN SHARE ROW EXCLUSIVE MODE"))
+            serialize_writers(c, console_passkeys)
+            held = c.execute(sa.select(sa.func.count()).select_from(console_passkeys)).scalar_one()
             if only_if_first:
-                held = c.execute(sa.select(sa.func.count()).select_from(console_passkeys))
                 owner = c.execute(sa.select(sa.func.count()).select_from(console_owner))
-                if held.scalar_one() or owner.scalar_one():
+                if held or owner.scalar_one():
                     return False
                 code = c.execute(
                     sa.delete(console_first_passkey).where(
@@ -73,6 +74,8 @@ class SqlPasskeyStore(SqlTables):
                 if code.rowcount != 1:
                     return False
                 c.execute(sa.delete(console_first_passkey))
+            if held >= most:
+                raise TooManyPasskeys(most)
             added = c.execute(
                 self._insert(console_passkeys)
                 .values(

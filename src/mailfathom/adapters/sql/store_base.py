@@ -62,6 +62,14 @@ def accounts_of(c: sa.Connection, folder_ids: Sequence[int]) -> list[str]:
     return sorted(found.scalars())
 
 
+def serialize_writers(c: sa.Connection, table: sa.Table) -> None:
+    """Make the other writers of `table` wait for this transaction's end (PostgreSQL), so a
+    bound counted in it still holds when it commits; readers are not held. SQLite needs
+    nothing: the store's engine begins every writing transaction with BEGIN IMMEDIATE."""
+    if c.dialect.name == "postgresql":
+        c.execute(sa.text(f"LOCK TABLE {table.name} IN SHARE ROW EXCLUSIVE MODE"))
+
+
 class SqlTables:
     """A part of the store on one engine."""
 

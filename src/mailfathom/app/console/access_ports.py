@@ -30,12 +30,18 @@ class DuplicateForm(Exception):
     """A key was already created from the form carrying this nonce."""
 
 
+class TooManyKeys(Exception):
+    """The caller entry holds as many active keys as it may already."""
+
+
 class ApiKeyStore(Protocol):
     """Synchronous; every method is one transaction."""
 
-    def add(self, key: IssuedKey) -> None:
+    def add(self, key: IssuedKey, most: int) -> None:
         """Keep a new key. Raises `DuplicateForm` when a key was already made from the same
-        form (its nonce), and keeps nothing then."""
+        form (its nonce), else `TooManyKeys` when the key's entry holds `most` active keys
+        already, and keeps nothing then. Both are checked in the transaction that writes,
+        other writers of keys waiting: two adds at once cannot take an entry past `most`."""
         ...
 
     def find(self, key_id: str) -> IssuedKey | None:
@@ -46,9 +52,11 @@ class ApiKeyStore(Protocol):
         """Every key not revoked, oldest first."""
         ...
 
-    def revoke(self, key_id: str, at: datetime) -> bool:
+    def revoke(self, key_id: str, at: datetime, keep_revoked: int) -> bool:
         """Mark the key revoked at `at`; False when there is no such key or it already was.
-        From the commit on, `find` answers it revoked to every reader."""
+        From the commit on, `find` answers it revoked to every reader. In the same
+        transaction, every revoked key but the `keep_revoked` revoked last is deleted (`find`
+        answers None for it: it admits nothing either way)."""
         ...
 
 

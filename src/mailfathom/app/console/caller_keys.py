@@ -8,7 +8,11 @@ nothing once revoked or once no entry of that name is configured. A key configur
 file (`ApiKeySha256`) is not the console's to revoke: the page says to remove it there.
 
 The key's text is answered once, by `create`, and kept nowhere: the store holds its SHA-256,
-and a presented key is compared with that digest in constant time."""
+and a presented key is compared with that digest in constant time.
+
+An entry holds at most `MOST_KEYS_PER_CALLER` active keys, counted where the key is
+written; revoked keys are not listed, and the store keeps the `REVOKED_KEYS_KEPT` revoked
+last."""
 
 from __future__ import annotations
 
@@ -19,11 +23,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from mailfathom.app.console.access_ports import ApiKeyStore, DuplicateForm, IssuedKey
+from mailfathom.app.console.access_ports import (
+    ApiKeyStore,
+    DuplicateForm,
+    IssuedKey,
+    TooManyKeys,
+)
 from mailfathom.domain.access import ToolCategory
 from mailfathom.domain.api_keys import (
     CONSOLE_KEY_ID_HEX,
     CONSOLE_KEY_SECRET_BYTES,
+    MOST_KEYS_PER_CALLER,
+    REVOKED_KEYS_KEPT,
     console_key,
     console_key_id,
     key_digest,
@@ -55,6 +66,12 @@ class CallerView:
     def file_key_digest(self) -> str | None:
         return self.entry.api_key_sha256
 
+    @property
+    def full(self) -> bool:
+        """The entry holds as many active keys as it may: one is revoked before another is
+        made."""
+        return len(self.keys) >= MOST_KEYS_PER_CALLER
+
 
 @dataclass(frozen=True, slots=True)
 class CallerListing:
@@ -80,6 +97,8 @@ class KeyRefused(enum.Enum):
     # The owner signed in too long ago to create or revoke a key: signing in again comes
     # first.
     SIGN_IN_AGAIN = "sign-in-again"
+    # The entry holds `MOST_KEYS_PER_CALLER` active keys already.
+    TOO_MANY = "too-many"
 
 
 class Revoked(enum.Enum):
@@ -123,7 +142,8 @@ class CallerKeys:
     def create(self, caller: str, form_nonce: str, signed_in_at: datetime) -> NewKey | KeyRefused:
         """A new key admitting as the entry `caller`, made once per form (`form_nonce`), by
         an owner who signed in at `signed_in_at`: only lately (`signed_in_lately`), since a
-        key is a credential and a copied session cookie must not mint one."""
+        key is a credential and a copied session cookie must not mint one; and only while
+        the entry holds fewer than `MOST_KEYS_PER_CALLER` active keys."""
         if not signed_in_lately(signed_in_at, self._clock()):
             return KeyRefused.SIGN_IN_AGAIN
         if caller not in self._entries:
@@ -140,9 +160,11 @@ class CallerKeys:
             created_at=self._clock(),
         )
         try:
-            self._store.add(issued)
+            self._store.add(issued, MOST_KEYS_PER_CALLER)
         except DuplicateForm:
             return KeyRefused.FORM_USED
+        except TooManyKeys:
+            return KeyRefused.TOO_MANY
         return NewKey(issued, key)
 
     def revoke(self, key_id: str, signed_in_at: datetime) -> Revoked | KeyRefused:
@@ -151,7 +173,7 @@ class CallerKeys:
         cookie must not cut every agent off."""
         if not signed_in_lately(signed_in_at, self._clock()):
             return KeyRefused.SIGN_IN_AGAIN
-        if not self._store.revoke(key_id, self._clock()):
+        if not self._store.revoke(key_id, self._clock(), REVOKED_KEYS_KEPT):
             return Revoked.NOT_ACTIVE
         return Revoked.NOW
 

@@ -47,6 +47,10 @@ class Assertion:
     sign_count: int
 
 
+class TooManyPasskeys(Exception):
+    """The owner holds as many passkeys as they may already."""
+
+
 class PasskeyStore(Protocol):
     """Synchronous; every method is one transaction."""
 
@@ -57,13 +61,15 @@ class PasskeyStore(Protocol):
     def passkey(self, credential_id: str) -> Passkey | None: ...
 
     def add_passkey(
-        self, passkey: Passkey, *, only_if_first: bool, first_code: str | None = None
+        self, passkey: Passkey, *, only_if_first: bool, most: int, first_code: str | None = None
     ) -> bool:
         """Keep a new passkey; False when its credential id is kept already, or, with
         `only_if_first`, when the owner has a password or a passkey already or the code
         whose SHA-256 is `first_code` is not the one waiting (unexpired at the passkey's
-        `created_at`). All of it is checked in the same transaction, and a first passkey
-        kept deletes the code: two first enrolments at once cannot both succeed."""
+        `created_at`). Raises `TooManyPasskeys`, keeping nothing, when the owner holds
+        `most` passkeys already. All of it is checked in the same transaction, with other
+        adds waiting, and a first passkey kept deletes the code: two first enrolments at
+        once cannot both succeed, nor two enrolments at once take the owner past `most`."""
         ...
 
     def open_first_enrolment(self, code_sha256: str, expires_at: datetime) -> None:

@@ -11,7 +11,8 @@ Who may enrol or remove one: an owner who signed in within the last few minutes
 hours and must neither add its holder's passkey nor remove the owner's). Who may enrol
 besides: before the owner has any credential (no password, no passkey), a visitor the
 console sees on loopback who gives the one-time code `mailfathom console first-passkey`
-printed, as `set-password` needs a shell on the machine.
+printed, as `set-password` needs a shell on the machine. The owner holds at most
+`MOST_PASSKEYS`, counted where a passkey is kept.
 Loopback alone is not enough: a proxy on the machine that adds no forwarding header makes
 every visitor look local, and a script may forge the `Origin` it would send. That first
 enrolment signs in, like a sign-in does."""
@@ -31,12 +32,14 @@ from mailfathom.app.console.passkey_ports import (
     Passkey,
     PasskeyCeremonies,
     PasskeyStore,
+    TooManyPasskeys,
 )
 from mailfathom.app.console.ports import ConsoleSession
 from mailfathom.app.console.signing_in import ConsoleAccess, Visit, csrf_holds, token_hash
 from mailfathom.domain.passkeys import (
     CHALLENGE_LIFETIME_SECONDS,
     FIRST_PASSKEY_CODE_SECONDS,
+    MOST_PASSKEYS,
     cleaned_label,
 )
 
@@ -53,6 +56,8 @@ class PasskeyRefused(enum.Enum):
     # Signed in, but not lately enough to add or remove a passkey: the owner signs in
     # again first.
     SIGN_IN_AGAIN = "sign_in_again"
+    # The owner holds `MOST_PASSKEYS` already: one is removed before another is added.
+    TOO_MANY = "too_many"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +118,11 @@ class ConsolePasskeys:
     def passkeys(self) -> list[Passkey]:
         return self._store.passkeys()
 
+    @staticmethod
+    def full(held: list[Passkey]) -> bool:
+        """Whether the owner holding `held` may add no passkey before removing one."""
+        return len(held) >= MOST_PASSKEYS
+
     def first_enrolment_open(self) -> bool:
         """Whether the owner's first passkey may be made: no password, no passkey, and a
         first-passkey code (`first_enrolment_code`) waiting."""
@@ -139,10 +149,16 @@ class ConsolePasskeys:
         session = self._session(step)
         if isinstance(session, PasskeyRefused):
             return session
+        held: list[Passkey] = []
         if ceremony is Ceremony.REGISTER:
             refused = self._enrolment_refused(session, step)
             if refused is not None:
                 return refused
+            held = self._store.passkeys()
+            # Refused before the authenticator makes a credential the store would not keep
+            # (`enrol` is refused where the passkey is written, should one be added meanwhile).
+            if self.full(held):
+                return PasskeyRefused.TOO_MANY
         challenge = self._new_challenge()
         self._store.issue_challenge(
             session.token_hash,
@@ -153,7 +169,6 @@ class ConsolePasskeys:
         )
         if ceremony is Ceremony.SIGN_IN:
             return self._ceremonies.sign_in_options(rp_id=self.name, challenge=challenge)
-        held = self._store.passkeys()
         # The first passkey's user handle is its enrolment's challenge: random, new, and
         # known again when the answer comes back, with nothing more kept.
         handle = _raw(held[0].user_handle) if held else challenge
@@ -194,7 +209,13 @@ class ConsolePasskeys:
             created_at=self._clock(),
         )
         first_code = _code_hash(code) if first else None
-        if not self._store.add_passkey(passkey, only_if_first=first, first_code=first_code):
+        try:
+            kept = self._store.add_passkey(
+                passkey, only_if_first=first, most=MOST_PASSKEYS, first_code=first_code
+            )
+        except TooManyPasskeys:
+            return PasskeyRefused.TOO_MANY
+        if not kept:
             return PasskeyRefused.NOT_ACCEPTED
         assert step.token is not None
         return Enrolled(passkey, self._access.promote(step.token) if first else None)

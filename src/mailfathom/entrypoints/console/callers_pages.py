@@ -28,6 +28,7 @@ from mailfathom.app.console.caller_keys import (
 from mailfathom.app.console.tool_calls import OUTCOMES
 from mailfathom.domain import unseen
 from mailfathom.domain.access import ConfirmationMode
+from mailfathom.domain.api_keys import MOST_KEYS_PER_CALLER
 from mailfathom.entrypoints.console.again import Again, again_href
 from mailfathom.entrypoints.console.callers_wording import WORDINGS, CallersWording
 from mailfathom.entrypoints.console.outbox_pages import PageMaker, _back, _decided
@@ -86,6 +87,7 @@ class CallerPages:
             Revoked.NOT_ACTIVE.value: c.not_active,
             KeyRefused.FORM_USED.value: c.form_used,
             KeyRefused.NO_SUCH_CALLER.value: c.no_such_caller,
+            KeyRefused.TOO_MANY.value: c.too_many.format(most=MOST_KEYS_PER_CALLER),
         }
         return self._pages.page(
             request,
@@ -100,6 +102,7 @@ class CallerPages:
                 for view in listing.callers
             ],
             orphaned=listing.orphaned,
+            full=c.full.format(most=MOST_KEYS_PER_CALLER),
             ask=view_asks,
             categories=sorted(category.value for category in listing.published),
         )

@@ -46,6 +46,10 @@ class CallersWording:
     not_active: str
     form_used: str
     no_such_caller: str
+    # `{most}`: how many active keys an entry may hold.
+    too_many: str
+    # Said in place of an entry's create form while it holds `{most}` active keys.
+    full: str
     new_key: str
     # `{caller}`: the entry the key admits as.
     new_key_for: str
@@ -126,6 +130,11 @@ WORDINGS: dict[Language, CallersWording] = {
             "was not copied."
         ),
         no_such_caller="The configuration names no caller entry of that name.",
+        too_many=(
+            "No key was created: an entry may hold at most {most} active keys. Revoke one it "
+            "no longer needs first."
+        ),
+        full="This entry holds {most} active keys, the most it may: revoke one to create another.",
         new_key="New API key",
         new_key_for="A new key admitting as {caller}",
         shown_once=(
@@ -207,6 +216,14 @@ WORDINGS: dict[Language, CallersWording] = {
             "nezkopírovali, vytvořte jiný klíč."
         ),
         no_such_caller="Konfigurace neuvádí položku volajícího s tímto názvem.",
+        too_many=(
+            "Klíč nebyl vytvořen: položka smí mít nejvýše {most} platných klíčů. Nejprve "
+            "zneplatněte některý, který už nepotřebuje."
+        ),
+        full=(
+            "Tato položka má {most} platných klíčů, nejvíc, kolik smí mít: chcete-li vytvořit "
+            "další, jeden zneplatněte."
+        ),
         new_key="Nový API klíč",
         new_key_for="Nový klíč s přístupem jako {caller}",
         shown_once=(
@@ -288,6 +305,14 @@ WORDINGS: dict[Language, CallersWording] = {
             "neskopírovali, vytvorte iný kľúč."
         ),
         no_such_caller="Konfigurácia neuvádza položku volajúceho s týmto názvom.",
+        too_many=(
+            "Kľúč nebol vytvorený: položka smie mať najviac {most} platných kľúčov. Najprv "
+            "zneplatnite niektorý, ktorý už nepotrebuje."
+        ),
+        full=(
+            "Táto položka má {most} platných kľúčov, najviac, koľko smie mať: ak chcete "
+            "vytvoriť ďalší, jeden zneplatnite."
+        ),
         new_key="Nový API kľúč",
         new_key_for="Nový kľúč s prístupom ako {caller}",
         shown_once=(

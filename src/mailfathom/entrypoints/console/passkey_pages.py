@@ -27,6 +27,7 @@ from mailfathom.app.console.passkeys import ConsolePasskeys, Enrolled, PasskeyRe
 from mailfathom.app.console.ports import ConsoleSession
 from mailfathom.app.console.signing_in import Visit, csrf_holds
 from mailfathom.domain import unseen
+from mailfathom.domain.passkeys import MOST_PASSKEYS
 from mailfathom.domain.request_bounds import CEREMONY_OCTETS
 from mailfathom.entrypoints.console.again import Again, again_href
 from mailfathom.entrypoints.console.again_wording import AGAIN_LINKS
@@ -258,6 +259,7 @@ class PasskeyPages:
             rows=[(k, unseen.marked(k.label)) for k in held],
             offered=offered,
             lately=lately,
+            full=p.full.format(most=MOST_PASSKEYS) if uses.full(held) else None,
             again_link=AGAIN_LINKS[_language(request)],
             again_href=again_href(self._pages.lang_query(request), Again.ADD_PASSKEY),
             elsewhere=None if offered else p.elsewhere.format(origin=uses.origins[0]),
@@ -292,4 +294,5 @@ def _notice(p: PasskeyWording, refused: PasskeyRefused) -> str:
         PasskeyRefused.NO_CHALLENGE: p.expired,
         PasskeyRefused.NOT_ACCEPTED: p.not_accepted,
         PasskeyRefused.SIGN_IN_AGAIN: p.expired,
+        PasskeyRefused.TOO_MANY: p.too_many.format(most=MOST_PASSKEYS),
     }[refused]

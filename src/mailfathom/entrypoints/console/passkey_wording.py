@@ -38,6 +38,10 @@ class PasskeyWording:
     not_accepted: str
     expired: str
     not_offered: str
+    # `{most}`: how many passkeys the owner may hold.
+    too_many: str
+    # Said in place of the add form while the owner holds `{most}` passkeys.
+    full: str
 
 
 PASSKEY_WORDINGS: dict[Language, PasskeyWording] = {
@@ -72,6 +76,14 @@ PASSKEY_WORDINGS: dict[Language, PasskeyWording] = {
         not_accepted="That passkey was not accepted.",
         expired="The passkey request expired or was used already. Try again.",
         not_offered="Passkeys cannot be used here.",
+        too_many=(
+            "No passkey was added: the owner may hold at most {most}. Remove one you no "
+            "longer use first."
+        ),
+        full=(
+            "You hold {most} passkeys, the most the console keeps: remove one you no longer "
+            "use to add another."
+        ),
     ),
     Language.CS: PasskeyWording(
         heading="Přístupové klíče",
@@ -106,6 +118,14 @@ PASSKEY_WORDINGS: dict[Language, PasskeyWording] = {
         not_accepted="Tento přístupový klíč nebyl přijat.",
         expired="Žádost o přístupový klíč vypršela nebo už byla použita. Zkuste to znovu.",
         not_offered="Přístupové klíče zde nelze použít.",
+        too_many=(
+            "Přístupový klíč nebyl přidán: vlastník jich smí mít nejvýše {most}. Nejprve "
+            "odeberte některý, který už nepoužíváte."
+        ),
+        full=(
+            "Máte {most} přístupových klíčů, nejvíc, kolik konzole uchová: chcete-li přidat "
+            "další, odeberte některý, který už nepoužíváte."
+        ),
     ),
     Language.SK: PasskeyWording(
         heading="Prístupové kľúče",
@@ -140,5 +160,13 @@ PASSKEY_WORDINGS: dict[Language, PasskeyWording] = {
         not_accepted="Tento prístupový kľúč nebol prijatý.",
         expired="Žiadosť o prístupový kľúč vypršala alebo už bola použitá. Skúste to znova.",
         not_offered="Prístupové kľúče tu nemožno použiť.",
+        too_many=(
+            "Prístupový kľúč nebol pridaný: vlastník ich smie mať najviac {most}. Najprv "
+            "odoberte niektorý, ktorý už nepoužívate."
+        ),
+        full=(
+            "Máte {most} prístupových kľúčov, najviac, koľko konzola uchová: ak chcete pridať "
+            "ďalší, odoberte niektorý, ktorý už nepoužívate."
+        ),
     ),
 }
