@@ -85,7 +85,9 @@ def test_a_dead_lettered_change_is_listed_behind_any_number_of_newer_open_ones(
     mutations.settle(
         [oldest.record_id], MutationState.DEAD_LETTERED, int(MutationFailure.ATTEMPTS_SPENT), T0
     )
-    entries = ConsoleMutations(MutationAdministration(records)).entries()
+    entries = ConsoleMutations(
+        MutationAdministration(records, backend.creation_records())
+    ).entries()
     assert entries[0].record.record_id == oldest.record_id
     assert entries[0].record.state is MutationState.DEAD_LETTERED
     assert len(entries) == CHANGES_SHOWN + 1
