@@ -207,6 +207,8 @@ PAGES = (
     "/outbox?done=now",
     "/mutations",
     "/mutations?done=now",
+    "/mutations?done=alias-claimed",
+    "/mutations?done=not-found",
     "/health",
     "/contacts",
     "/callers",

@@ -15,6 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 
 import log_audit
+from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
 from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.app.flags.set_mail_flags import FlagChangeRequest
@@ -221,3 +222,55 @@ def test_a_folder_alias_with_hidden_characters_is_shown_with_them_written_out(
     page = owned.client.get("/mutations").text
     assert lookalike not in page
     assert "Arc⟦U+200B ZERO WIDTH SPACE⟧hive" in page
+
+
+def _folder_asked(
+    owned: Console, name: str, request_id: str, parent: str | None = None
+) -> uuid.UUID:
+    """A folder creation an agent asked for, pending."""
+    organizer = owned.services.organizer()
+    asked = OrganizeRequest(
+        "createFolder", account="home", name=name, parent=parent, request_id=request_id
+    )
+    outcome = organizer.organize(AGENT, asked)
+    assert outcome.folder is not None
+    return outcome.folder.record.creation_id
+
+
+def _creation_dead_lettered(owned: Console, creation_id: uuid.UUID, code: MutationFailure) -> None:
+    """One attempt begun, then the record dead-lettered under `code`, as a run does."""
+    store = SqlFolderCreations(owned.services.engine)
+    now = owned.clock()
+    store.begin(creation_id, "noted", now)
+    store.settle(creation_id, MutationState.DEAD_LETTERED, int(code), now)
+
+
+def test_a_retry_of_a_folder_whose_name_was_taken_meanwhile_says_so(owned: Console) -> None:
+    """A retry posted by hand for a creation whose alias another request claims now: the
+    record stays dead-lettered and the page says why and what to do."""
+    first = _folder_asked(owned, "Receipts", "f1")
+    _creation_dead_lettered(owned, first, MutationFailure.ATTEMPTS_SPENT)
+    _folder_asked(owned, "Receipts", "f2")
+    answer = _post(owned, f"/mutations/{first}/retry", owned.form_token("/"))
+    assert answer.headers["location"] == "/mutations?done=alias-claimed"
+    found = owned.services.mutations().find(first)
+    assert found is not None
+    assert found.state is MutationState.DEAD_LETTERED
+    notice = _tree(owned, "/mutations?done=alias-claimed").get_element_by_id("notice")
+    assert notice.text_content() == (
+        "The folder's name is now taken by another folder or folder request, so the change "
+        "stays dead-lettered; ask for the folder again under another name."
+    )
+
+
+@pytest.mark.parametrize("language", ["en", "cs", "sk"])
+def test_every_outcome_of_a_retry_has_a_notice_of_its_own(owned: Console, language: str) -> None:
+    def notice(path: str, done: str) -> str:
+        tree = _tree(owned, f"{path}?lang={language}&done={done}")
+        return str(tree.get_element_by_id("notice").text_content())
+
+    outcomes = ("now", "not-dead-lettered", "alias-claimed", "not-found")
+    notices = [notice("/mutations", done) for done in outcomes]
+    assert len(set(notices)) == len(outcomes)
+    # A change not found is not told as a send not found.
+    assert notice("/outbox", "not-found") not in notices

@@ -142,7 +142,8 @@ class OutboxPages:
         notices = {
             Retried.NOW.value: d.retried_now,
             Retried.NOT_DEAD_LETTERED.value: d.not_dead_lettered,
-            "not-found": d.not_found,
+            Retried.ALIAS_CLAIMED.value: d.alias_claimed,
+            "not-found": d.no_change,
         }
         return self._pages.page(
             request,
