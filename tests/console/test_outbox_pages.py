@@ -18,6 +18,7 @@ import log_audit
 from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
 from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.adapters.sql.outbox import SqlOutbox
+from mailfathom.app.flags.explanations import explain
 from mailfathom.app.flags.set_mail_flags import FlagChangeRequest
 from mailfathom.app.organize.organize_email import OrganizeRequest
 from mailfathom.app.sending.ports import NewOutgoing
@@ -243,6 +244,49 @@ def _creation_dead_lettered(owned: Console, creation_id: uuid.UUID, code: Mutati
     now = owned.clock()
     store.begin(creation_id, "noted", now)
     store.settle(creation_id, MutationState.DEAD_LETTERED, int(code), now)
+
+
+def _cells(row: lxml.html.HtmlElement) -> dict[str, str]:
+    return {str(td.get("data-label")): td.text_content().strip() for td in row.xpath("./td")}
+
+
+def test_folder_creations_are_listed_and_a_dead_lettered_one_retried_by_its_form(
+    owned: Console,
+) -> None:
+    services = owned.services
+    services.account_synchronizer().run_once(services.config.accounts[0])
+    gone = _folder_asked(owned, "Receipts", "f1", parent="INBOX")
+    _creation_dead_lettered(owned, gone, MutationFailure.FOLDER_GONE)
+    waiting = _folder_asked(owned, "Later", "f2")
+    tree = _tree(owned, "/mutations")
+    assert [row.get("id") for row in tree.xpath("//tbody/tr")] == [
+        f"change-{gone}",
+        f"change-{waiting}",
+    ]
+    row = tree.get_element_by_id(f"change-{gone}")
+    assert row.get("data-state") == "dead-lettered"
+    assert row.xpath("string(.//span[@class='kind'])") == "(create folder)"
+    cells = _cells(row)
+    assert (cells["Folder"], cells["Value"], cells["Attempts"]) == (
+        "INBOX/Receipts",
+        "under INBOX",
+        "1",
+    )
+    code = MutationFailure.FOLDER_GONE
+    assert row.xpath(".//span[@class='code']/text()") == [str(int(code))]
+    assert row.xpath(".//span[@class='reason']/text()") == [explain(code, creation=True)]
+    pending = tree.get_element_by_id(f"change-{waiting}")
+    assert pending.get("data-state") == "pending"
+    assert (_cells(pending)["Folder"], _cells(pending)["Value"]) == ("Later", "(top level)")
+    assert pending.xpath(".//form") == []
+
+    (action,) = row.xpath(".//form/@action")
+    (csrf,) = row.xpath('.//input[@name="csrf"]/@value')
+    answer = _post(owned, action, csrf)
+    assert answer.headers["location"] == "/mutations?done=now"
+    assert services.mutations().find(gone).state is MutationState.PENDING  # type: ignore[union-attr]
+    row = _tree(owned, "/mutations").get_element_by_id(f"change-{gone}")
+    assert (row.get("data-state"), row.xpath(".//form")) == ("pending", [])
 
 
 def test_a_retry_of_a_folder_whose_name_was_taken_meanwhile_says_so(owned: Console) -> None:

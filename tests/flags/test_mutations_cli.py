@@ -19,7 +19,7 @@ from mailfathom.app.flags.set_mail_flags import FlagChangeRequest
 from mailfathom.app.organize.organize_email import OrganizeRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
-from mailfathom.domain.mutations import MutationFailure
+from mailfathom.domain.mutations import CREATION_FAILURES, MutationFailure
 from sync.helpers import sample, stored_rows
 
 AGENT = Caller(permissions=ALL_PERMISSIONS, label="agent")
@@ -287,13 +287,7 @@ def test_folder_creations_are_listed_shown_and_retried_under_the_same_rules(
 
 
 def test_a_creation_has_a_sentence_for_every_code_it_ends_with() -> None:
-    creation_codes = (
-        MutationFailure.ATTEMPTS_SPENT,
-        MutationFailure.FOLDER_GONE,
-        MutationFailure.FOLDER_EXISTS,
-        MutationFailure.FOLDER_NAME_REFUSED,
-    )
-    for code in creation_codes:
+    for code in CREATION_FAILURES:
         assert "folder" in explain(code, creation=True)
     assert explain(MutationFailure.FOLDER_GONE, creation=True) != explain(
         MutationFailure.FOLDER_GONE

@@ -68,6 +68,14 @@ class MutationFailure(enum.IntEnum):
     FOLDER_NAME_REFUSED = 9
 
 
+# The codes a folder creation record is dead-lettered with.
+CREATION_FAILURES = (
+    MutationFailure.ATTEMPTS_SPENT,
+    MutationFailure.FOLDER_GONE,
+    MutationFailure.FOLDER_EXISTS,
+    MutationFailure.FOLDER_NAME_REFUSED,
+)
+
 MAX_ATTEMPTS = 5
 
 

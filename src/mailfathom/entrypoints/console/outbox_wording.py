@@ -47,6 +47,10 @@ class OutboxWording:
     keywords: str
     # `{folder}`: where a move takes the message.
     move_to: str
+    # `{folder}`: the folder a new one is created under.
+    under: str
+    # A new folder with no parent.
+    top_level: str
     converging: str
     on: str
     off: str
@@ -89,6 +93,8 @@ WORDINGS: dict[Language, OutboxWording] = {
         folder_gone="(folder no longer held)",
         keywords="{n} keyword(s)",
         move_to="to {folder}",
+        under="under {folder}",
+        top_level="(top level)",
         converging="Being issued",
         on="on",
         off="off",
@@ -129,6 +135,8 @@ WORDINGS: dict[Language, OutboxWording] = {
         folder_gone="(složka už není k dispozici)",
         keywords="klíčová slova: {n}",
         move_to="do {folder}",
+        under="pod {folder}",
+        top_level="(nejvyšší úroveň)",
         converging="Provádí se",
         on="zapnout",
         off="vypnout",
@@ -169,6 +177,8 @@ WORDINGS: dict[Language, OutboxWording] = {
         folder_gone="(priečinok už nie je k dispozícii)",
         keywords="kľúčové slová: {n}",
         move_to="do {folder}",
+        under="pod {folder}",
+        top_level="(najvyššia úroveň)",
         converging="Vykonáva sa",
         on="zapnúť",
         off="vypnúť",
