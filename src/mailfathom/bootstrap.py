@@ -90,6 +90,7 @@ from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.engine import create_store_engine, store_url
 from mailfathom.adapters.sql.fencing import StoreFencing
+from mailfathom.adapters.sql.folder_creation_admin import SqlFolderCreationRecords
 from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
 from mailfathom.adapters.sql.lease_recheck import SqlLeaseRecheck
 from mailfathom.adapters.sql.moves import SqlMoveLedger
@@ -863,7 +864,10 @@ class Services:
     def mutations(self) -> MutationAdministration:
         """The operator's list, read and retry of recorded mailbox changes."""
         return MutationAdministration(
-            SqlMutationRecords(self.engine), wake=self.mutation_signal.notify, clock=self.clock
+            SqlMutationRecords(self.engine),
+            SqlFolderCreationRecords(self.engine),
+            wake=self.mutation_signal.notify,
+            clock=self.clock,
         )
 
     def alerts(self) -> OwnerAlertAdministration:

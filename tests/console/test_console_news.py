@@ -1,6 +1,7 @@
 """The mark the console's live pages watch, read from SQLite and PostgreSQL: it holds still
 while nothing changes, moves when an owner alert is raised or dismissed, a draft is edited, a
-send is queued, comes due or is cancelled, and the visit's look ends at sign-out."""
+send is queued, comes due or is cancelled, or a folder creation is asked for, carried or
+dead-lettered, and the visit's look ends at sign-out."""
 
 from __future__ import annotations
 
@@ -14,12 +15,15 @@ import log_audit
 from console.conftest import PASSWORD
 from console.test_drafts_page import drafts_config
 from mailfathom.adapters.config.toml_loader import load_config
+from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
 from mailfathom.app.confirmation.confirmed_sending import NobodyToAsk, Status
 from mailfathom.app.console.live import ConsoleNews
 from mailfathom.app.console.signing_in import Visit
 from mailfathom.app.drafting.composition import DraftRequest
+from mailfathom.app.organize.organize_email import OrganizeRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller, ConfirmationMode
+from mailfathom.domain.mutations import MutationFailure, MutationState
 from sending.helpers import StoreTime
 
 ASKS = Caller(ALL_PERMISSIONS, "agent", ConfirmationMode.ASK)
@@ -90,3 +94,30 @@ def test_the_mark_moves_with_what_the_live_pages_show(
 
     services.console_access().sign_out(token)
     assert news.look(token) is None
+
+
+def test_the_mark_moves_with_a_folder_creation_the_mailbox_changes_list(
+    opened: tuple[Services, StoreTime],
+) -> None:
+    services, clock = opened
+    news: ConsoleNews = services.console_news()
+    token = signed_in(services)
+    marks = [news.look(token)]
+    asked = OrganizeRequest("createFolder", account="home", name="Receipts", request_id="f1")
+    folder = services.organizer().organize(AGENT, asked).folder
+    assert folder is not None
+    creation_id = folder.record.creation_id
+    marks.append(news.look(token))
+    assert news.look(token) == marks[-1]
+
+    creations = SqlFolderCreations(services.engine)
+    creations.begin(creation_id, "Receipts", clock.now())
+    marks.append(news.look(token))
+    spent = int(MutationFailure.ATTEMPTS_SPENT)
+    creations.settle(creation_id, MutationState.DEAD_LETTERED, spent, clock.now())
+    marks.append(news.look(token))
+    # Pending again, as when it was asked for: the later instant tells the two apart.
+    clock.wait_until(clock.now() + timedelta(seconds=1))
+    assert services.mutations().retry(creation_id) is not None
+    marks.append(news.look(token))
+    assert len(set(marks)) == len(marks), marks

@@ -18,11 +18,13 @@ from starlette.testclient import TestClient
 
 import log_audit
 from mailfathom.adapters.local.sample_mail import _PEOPLE as SAMPLE_PEOPLE
+from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
 from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.app.confirmation.wording import Language
 from mailfathom.app.flags import explanations as change_explanations
 from mailfathom.app.flags.set_mail_flags import FlagChangeRequest
+from mailfathom.app.organize.organize_email import OrganizeRequest
 from mailfathom.app.sending import explanations as send_explanations
 from mailfathom.app.sending.ports import AttemptResult, NewOutgoing
 from mailfathom.bootstrap import Services
@@ -31,6 +33,7 @@ from mailfathom.domain.api_keys import MOST_KEYS_PER_CALLER
 from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.config import McpEndpointConfig
 from mailfathom.domain.mutations import (
+    CREATION_FAILURES,
     MutationFailure,
     MutationKind,
     MutationRecord,
@@ -63,6 +66,9 @@ from .test_passkey_pages import HOSTILE_LABEL, LOOPBACK, NAMED, Browser, _enroll
 
 AGENT = Caller(ALL_PERMISSIONS, "agent")
 ADDRESSES = ("ann@example.net", "bob@example.net", "eve@example.net")
+# The folders agents asked for, each dead-lettered under one of the codes a creation ends
+# with: the first under the Inbox, the rest at the top level.
+CREATED = {code: f"Folder{int(code)}" for code in CREATION_FAILURES}
 # The data the pages show as it is, in every language.
 DATA = {"home", HOSTILE_NAME, HOSTILE_NAME_SHOWN, "INBOX", "agent", *ADDRESSES}
 
@@ -132,6 +138,16 @@ def _every_dead_letter(console: Console) -> None:
     store.begin([r.record_id for r in records], now)
     for record, code in zip(records, MutationFailure, strict=False):
         store.settle([record.record_id], MutationState.DEAD_LETTERED, int(code), now)
+    creations = SqlFolderCreations(services.engine)
+    for n, (code, name) in enumerate(CREATED.items()):
+        parent = "INBOX" if n == 0 else None
+        asked = OrganizeRequest(
+            "createFolder", account="home", name=name, parent=parent, request_id=name
+        )
+        folder = services.organizer().organize(AGENT, asked).folder
+        assert folder is not None
+        creations.begin(folder.record.creation_id, name, now)
+        creations.settle(folder.record.creation_id, MutationState.DEAD_LETTERED, int(code), now)
 
 
 def _left(console: Console, path: str, language: str) -> set[str]:
@@ -161,6 +177,8 @@ def test_every_kind_field_and_failure_has_its_words_in_every_language() -> None:
     english = RECORD_WORDINGS[Language.EN]
     assert english.send_failures == send_explanations.FAILURE_EXPLANATIONS
     assert english.change_failures == change_explanations.FAILURE_EXPLANATIONS
+    for code in CREATION_FAILURES:
+        assert english.creation_failure(code) == change_explanations.explain(code, creation=True)
     for language, words in RECORD_WORDINGS.items():
         assert set(words.send_kinds) == set(OutgoingKind)
         assert set(words.change_kinds) == set(MutationKind)
@@ -168,10 +186,17 @@ def test_every_kind_field_and_failure_has_its_words_in_every_language() -> None:
         assert set(words.send_failures) == set(DeliveryCode)
         assert set(words.change_failures) == set(MutationFailure)
         assert words.send_failure(99999) == words.change_failure(99) == words.undescribed
+        assert words.creation_failure(99) == words.undescribed
+        # A creation's own sentences for the codes a message's would not fit.
+        assert set(words.creation_failures) == set(change_explanations.CREATION_EXPLANATIONS)
+        for code in words.creation_failures:
+            assert words.creation_failure(code) != words.change_failure(code)
         if language is not Language.EN:
+            assert words.folder_creation != english.folder_creation
             for ours, theirs in (
                 (words.send_failures, english.send_failures),
                 (words.change_failures, english.change_failures),
+                (words.creation_failures, english.creation_failures),
                 (words.change_kinds, english.change_kinds),
                 (words.send_kinds, english.send_kinds),
             ):
@@ -209,6 +234,8 @@ PAGES = (
     "/outbox?done=now",
     "/mutations",
     "/mutations?done=now",
+    "/mutations?done=alias-claimed",
+    "/mutations?done=not-found",
     "/health",
     "/contacts",
     "/callers",

@@ -15,8 +15,10 @@ import pytest
 from starlette.testclient import TestClient
 
 import log_audit
+from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
 from mailfathom.adapters.sql.mutations import SqlMutationStore
 from mailfathom.adapters.sql.outbox import SqlOutbox
+from mailfathom.app.flags.explanations import explain
 from mailfathom.app.flags.set_mail_flags import FlagChangeRequest
 from mailfathom.app.organize.organize_email import OrganizeRequest
 from mailfathom.app.sending.ports import NewOutgoing
@@ -221,3 +223,98 @@ def test_a_folder_alias_with_hidden_characters_is_shown_with_them_written_out(
     page = owned.client.get("/mutations").text
     assert lookalike not in page
     assert "Arc⟦U+200B ZERO WIDTH SPACE⟧hive" in page
+
+
+def _folder_asked(
+    owned: Console, name: str, request_id: str, parent: str | None = None
+) -> uuid.UUID:
+    """A folder creation an agent asked for, pending."""
+    organizer = owned.services.organizer()
+    asked = OrganizeRequest(
+        "createFolder", account="home", name=name, parent=parent, request_id=request_id
+    )
+    outcome = organizer.organize(AGENT, asked)
+    assert outcome.folder is not None
+    return outcome.folder.record.creation_id
+
+
+def _creation_dead_lettered(owned: Console, creation_id: uuid.UUID, code: MutationFailure) -> None:
+    """One attempt begun, then the record dead-lettered under `code`, as a run does."""
+    store = SqlFolderCreations(owned.services.engine)
+    now = owned.clock()
+    store.begin(creation_id, "noted", now)
+    store.settle(creation_id, MutationState.DEAD_LETTERED, int(code), now)
+
+
+def _cells(row: lxml.html.HtmlElement) -> dict[str, str]:
+    return {str(td.get("data-label")): td.text_content().strip() for td in row.xpath("./td")}
+
+
+def test_folder_creations_are_listed_and_a_dead_lettered_one_retried_by_its_form(
+    owned: Console,
+) -> None:
+    services = owned.services
+    services.account_synchronizer().run_once(services.config.accounts[0])
+    gone = _folder_asked(owned, "Receipts", "f1", parent="INBOX")
+    _creation_dead_lettered(owned, gone, MutationFailure.FOLDER_GONE)
+    waiting = _folder_asked(owned, "Later", "f2")
+    tree = _tree(owned, "/mutations")
+    assert [row.get("id") for row in tree.xpath("//tbody/tr")] == [
+        f"change-{gone}",
+        f"change-{waiting}",
+    ]
+    row = tree.get_element_by_id(f"change-{gone}")
+    assert row.get("data-state") == "dead-lettered"
+    assert row.xpath("string(.//span[@class='kind'])") == "(create folder)"
+    cells = _cells(row)
+    assert (cells["Folder"], cells["Value"], cells["Attempts"]) == (
+        "INBOX/Receipts",
+        "under INBOX",
+        "1",
+    )
+    code = MutationFailure.FOLDER_GONE
+    assert row.xpath(".//span[@class='code']/text()") == [str(int(code))]
+    assert row.xpath(".//span[@class='reason']/text()") == [explain(code, creation=True)]
+    pending = tree.get_element_by_id(f"change-{waiting}")
+    assert pending.get("data-state") == "pending"
+    assert (_cells(pending)["Folder"], _cells(pending)["Value"]) == ("Later", "(top level)")
+    assert pending.xpath(".//form") == []
+
+    (action,) = row.xpath(".//form/@action")
+    (csrf,) = row.xpath('.//input[@name="csrf"]/@value')
+    answer = _post(owned, action, csrf)
+    assert answer.headers["location"] == "/mutations?done=now"
+    assert services.mutations().find(gone).state is MutationState.PENDING  # type: ignore[union-attr]
+    row = _tree(owned, "/mutations").get_element_by_id(f"change-{gone}")
+    assert (row.get("data-state"), row.xpath(".//form")) == ("pending", [])
+
+
+def test_a_retry_of_a_folder_whose_name_was_taken_meanwhile_says_so(owned: Console) -> None:
+    """A retry posted by hand for a creation whose alias another request claims now: the
+    record stays dead-lettered and the page says why and what to do."""
+    first = _folder_asked(owned, "Receipts", "f1")
+    _creation_dead_lettered(owned, first, MutationFailure.ATTEMPTS_SPENT)
+    _folder_asked(owned, "Receipts", "f2")
+    answer = _post(owned, f"/mutations/{first}/retry", owned.form_token("/"))
+    assert answer.headers["location"] == "/mutations?done=alias-claimed"
+    found = owned.services.mutations().find(first)
+    assert found is not None
+    assert found.state is MutationState.DEAD_LETTERED
+    notice = _tree(owned, "/mutations?done=alias-claimed").get_element_by_id("notice")
+    assert notice.text_content() == (
+        "The folder's name is now taken by another folder or folder request, so the change "
+        "stays dead-lettered; ask for the folder again under another name."
+    )
+
+
+@pytest.mark.parametrize("language", ["en", "cs", "sk"])
+def test_every_outcome_of_a_retry_has_a_notice_of_its_own(owned: Console, language: str) -> None:
+    def notice(path: str, done: str) -> str:
+        tree = _tree(owned, f"{path}?lang={language}&done={done}")
+        return str(tree.get_element_by_id("notice").text_content())
+
+    outcomes = ("now", "not-dead-lettered", "alias-claimed", "not-found")
+    notices = [notice("/mutations", done) for done in outcomes]
+    assert len(set(notices)) == len(outcomes)
+    # A change not found is not told as a send not found.
+    assert notice("/outbox", "not-found") not in notices

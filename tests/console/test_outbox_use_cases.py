@@ -131,7 +131,7 @@ def _dead_letter(store: InMemoryMutationStore, record_id: uuid.UUID) -> None:
 
 def test_open_and_dead_lettered_changes_are_shown_with_their_reason_and_retried() -> None:
     memory, _, woken = _changes()
-    administration = MutationAdministration(memory.mutations, wake=woken.append)
+    administration = MutationAdministration(memory.mutations, memory.creations, wake=woken.append)
     console = ConsoleMutations(administration)
     entries = console.entries()
     assert len(entries) == 2
@@ -155,7 +155,7 @@ def test_open_and_dead_lettered_changes_are_shown_with_their_reason_and_retried(
 
 def test_completed_changes_are_not_shown() -> None:
     memory, _, _ = _changes()
-    console = ConsoleMutations(MutationAdministration(memory.mutations))
+    console = ConsoleMutations(MutationAdministration(memory.mutations, memory.creations))
     for entry in console.entries():
         memory.mutations.begin([entry.record.record_id], T0)
         memory.mutations.settle([entry.record.record_id], MutationState.COMPLETED, None, T0)

@@ -21,6 +21,6 @@ class MemoryStore:
         self.contacts = InMemoryContactBook()
         self.local = InMemoryLocalCopy()
         self.mutations = InMemoryMutationStore(self.local)
-        self.creations = InMemoryFolderCreations()
+        self.creations = InMemoryFolderCreations(self.local)
         self.answering_ledger = MemoryLedger()
         self.chat_health = MemoryChatHealth()

@@ -197,7 +197,7 @@ def test_the_operator_retries_a_dead_lettered_change_once(boxes: Mailboxes) -> N
     (record,) = recorded.records
     woken: list[str] = []
     administration = MutationAdministration(
-        boxes.memory.mutations, wake=woken.append, clock=boxes.clock
+        boxes.memory.mutations, boxes.memory.creations, wake=woken.append, clock=boxes.clock
     )
     assert administration.retry(record.record_id) == administration.retry(record.record_id)
     retry = administration.retry(record.record_id)

@@ -2,25 +2,32 @@
 IMAP client: the folder is created (and subscribed) by the next synchronization run, under a
 parent when one is named, published under its alias, and an email moved into it in the same
 run arrives there and keeps its identifier. A name already on the server is never taken
-over, and a run cut off after its CREATE finishes the record instead of refusing it."""
+over, and a run cut off after its CREATE finishes the record instead of refusing it; so does
+the run after an operator's retry (`mfctl mutations retry`) of a record dead-lettered
+then."""
 
 from __future__ import annotations
 
+import os
 import threading
+import uuid
 from pathlib import Path
 
 import pytest
 
+from cli.operator_cli import run_to_exit
+from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.adapters.imap.folder_writer import ImapFolderWriter
 from mailfathom.adapters.imap.session import ImapSession
 from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
+from mailfathom.app.flags.administer_mutations import Retried
 from mailfathom.app.organize.create_folder import CreatedFolder
 from mailfathom.app.organize.folder_creations import FolderCreationConvergence
 from mailfathom.app.organize.organize_email import OrganizeRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import SyncMode
-from mailfathom.domain.errors import Refusal
-from mailfathom.domain.mutations import MutationFailure
+from mailfathom.domain.errors import Refusal, SyncError
+from mailfathom.domain.mutations import MAX_ATTEMPTS, MutationFailure
 from servers.dovecot import DovecotServer, ImapAccount
 from sync.helpers import imap_account_config, open_services, sample, stored_rows
 from waiting import wait_for
@@ -119,6 +126,17 @@ def test_a_name_already_on_the_server_is_not_taken_over(
                 int(MutationFailure.FOLDER_EXISTS),
             )
             assert "Unmapped" not in _aliases(services, account.account_id)
+            # An operator's retry is carried under the same rule: the record never noted
+            # that name, so it is not its own folder.
+            retry = services.mutations().retry(outcome.record.creation_id)
+            assert retry is not None
+            assert retry.outcome is Retried.NOW
+            sync.run_once(account)
+            assert _record(services, outcome) == (
+                "dead-lettered",
+                int(MutationFailure.FOLDER_EXISTS),
+            )
+            assert "Unmapped" not in _aliases(services, account.account_id)
 
 
 def test_a_run_cut_off_after_its_create_completes_the_record_next_time(
@@ -150,6 +168,95 @@ def test_a_run_cut_off_after_its_create_completes_the_record_next_time(
             sync.run_once(account)
             assert _record(services, outcome) == ("completed", None)
             assert "Halfway" in _aliases(services, account.account_id)
+
+
+def _config_file(root: Path, user: ImapAccount, database_url: str | None) -> Path:
+    """The deployment over the Dovecot user as `mfctl` reads it, with `FOLDERS` mapped."""
+    secret = f"MF_TEST_SECRET_{uuid.uuid4().hex[:8].upper()}"
+    os.environ[secret] = user.password
+    store = f'DatabaseUrl = "{database_url}"' if database_url else ""
+    mapped = "".join(
+        f'\n[[Accounts.Folders]]\nRemote = "{f.remote_name}"\nAlias = "{f.alias}"\n'
+        + (f'Role = "{f.role.value}"\n' if f.role else "")
+        for f in FOLDERS
+    )
+    path = root / "mailfathom.toml"
+    path.write_text(
+        f"""[Store]
+DataDir = "{root / "data"}"
+{store}
+
+[[Accounts]]
+Id = "imap"
+Kind = "imap"
+
+[Accounts.Imap]
+Host = "{user.host}"
+Port = {user.port}
+Username = "{user.username}"
+Tls = "none"
+Secret = {{ Env = "{secret}" }}
+{mapped}""",
+        "utf-8",
+    )
+    return path
+
+
+class _SpentWriter(ImapFolderWriter):
+    """Every attempt fails; with `creates`, after its CREATE reached the server."""
+
+    def __init__(self, session: ImapSession, creates: bool) -> None:
+        super().__init__(session)
+        self._creates = creates
+
+    def create(self, remote_name: str) -> None:
+        if self._creates:
+            super().create(remote_name)
+        raise SyncError("The connection was lost.")
+
+
+@pytest.mark.parametrize("last_created", [False, True], ids=["never-created", "cut-off"])
+def test_an_operator_retry_of_a_spent_creation_is_carried_out_by_the_next_run(
+    tmp_path: Path, dovecot: DovecotServer, database_url: str | None, last_created: bool
+) -> None:
+    """Every attempt failed (code 4). After `mfctl mutations retry` the run creates the
+    folder, or, when the last attempt's CREATE had reached the server, finds the name it
+    noted and completes the record without a second CREATE."""
+    user = _user(dovecot)
+    for remote in _mailbox(user):
+        config = _config_file(tmp_path, user, database_url)
+        (account,) = load_config(config).accounts
+        with Services.open(load_config(config)) as services:
+            services.account_synchronizer().run_once(account)
+            created = _create(services, account.account_id, "Receipts")
+            convergence = FolderCreationConvergence(SqlFolderCreations(services.engine))
+            session = services.connectors.open(account)
+            assert isinstance(session, ImapSession)
+            try:
+                for attempt in range(1, MAX_ATTEMPTS + 1):
+                    creates = last_created and attempt == MAX_ATTEMPTS
+                    convergence.converge(account.account_id, _SpentWriter(session, creates))
+            finally:
+                session.close()
+            assert _record(services, created) == (
+                "dead-lettered",
+                int(MutationFailure.ATTEMPTS_SPENT),
+            )
+        assert ("Receipts" in _listed(remote)) is last_created
+        record_id = str(created.record.creation_id)
+        retried = run_to_exit(tmp_path, "mutations", "retry", record_id, "--config", str(config))
+        assert retried.returncode == 0, retried.stderr
+        assert "state           pending" in retried.stdout
+        assert "attempts        0" in retried.stdout
+        with Services.open(load_config(config)) as services:
+            services.account_synchronizer().run_once(account)
+            assert _record(services, created) == ("completed", None)
+            assert "Receipts" in _aliases(services, account.account_id)
+        assert "Receipts" in _listed(remote, "LSUB")
+        shown = run_to_exit(tmp_path, "mutations", "show", record_id, "--config", str(config))
+        assert "state           completed" in shown.stdout
+        # The noted name was found: completed with no attempt begun, no second CREATE.
+        assert f"attempts        {0 if last_created else 1}" in shown.stdout
 
 
 def test_a_continuous_run_watches_a_folder_it_created(

@@ -23,6 +23,7 @@ from mailfathom.adapters.sql.contacts import SqlContactBook
 from mailfathom.adapters.sql.conversation_store import SqlConversationStore
 from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.adapters.sql.engine import create_store_engine, sqlite_url
+from mailfathom.adapters.sql.folder_creation_admin import SqlFolderCreationRecords
 from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
 from mailfathom.adapters.sql.mutation_admin import SqlMutationRecords
 from mailfathom.adapters.sql.mutations import SqlMutationStore
@@ -35,7 +36,7 @@ from mailfathom.adapters.sql.sync_store import SqlSyncStore
 from mailfathom.app.confirmation.ports import OwnerAlerts
 from mailfathom.app.contacts.ports import ContactBook
 from mailfathom.app.drafting.ports import DraftStore
-from mailfathom.app.flags.ports import MutationRecords
+from mailfathom.app.flags.ports import FolderCreationRecords, MutationRecords
 from mailfathom.app.organize.ports import OrganizeStore
 from mailfathom.app.sending.ports import OutboxStore
 from mailfathom.app.shared.stored_mail_ports import FolderDirectory
@@ -116,6 +117,9 @@ class Backend:
 
     def folder_creations(self) -> Creations:
         return self.memory.creations if self.memory else SqlFolderCreations(self._sql())
+
+    def creation_records(self) -> FolderCreationRecords:
+        return self.memory.creations if self.memory else SqlFolderCreationRecords(self._sql())
 
     def answering_ledger(self) -> SqlAnsweringLedger | MemoryLedger:
         return self.memory.answering_ledger if self.memory else SqlAnsweringLedger(self._sql())

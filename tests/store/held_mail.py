@@ -64,7 +64,10 @@ class Mutations(MutationStore, MutationLedger, Protocol):
 
 
 class Creations(FolderCreations, Protocol):
-    """Folder creation records as a call writes them, and their end as a run settles it."""
+    """Folder creation records as a call writes them, and their attempts and end as a run
+    carries them."""
+
+    def begin(self, creation_id: uuid.UUID, remote_name: str, now: datetime) -> None: ...
 
     def settle(
         self, creation_id: uuid.UUID, state: MutationState, error_code: int | None, now: datetime

@@ -85,8 +85,62 @@ def test_a_dead_lettered_change_is_listed_behind_any_number_of_newer_open_ones(
     mutations.settle(
         [oldest.record_id], MutationState.DEAD_LETTERED, int(MutationFailure.ATTEMPTS_SPENT), T0
     )
-    entries = ConsoleMutations(MutationAdministration(records)).entries()
+    entries = ConsoleMutations(
+        MutationAdministration(records, backend.creation_records())
+    ).entries()
     assert entries[0].record.record_id == oldest.record_id
     assert entries[0].record.state is MutationState.DEAD_LETTERED
     assert len(entries) == CHANGES_SHOWN + 1
     assert {e.record.state for e in entries[1:]} == {MutationState.PENDING}
+
+
+def test_folder_creations_are_listed_beside_message_changes_under_the_same_bounds(
+    backend: Backend,
+) -> None:
+    """A dead-lettered folder creation comes first however many newer changes wait, and the
+    open ones of both kinds share the page's bound, newest first."""
+    held = backend.held_mail()
+    inbox = held.ensure_folder("work", "INBOX", "Inbox")
+    held.record_progress(inbox, 7, T0)
+    mails = held.add_messages(
+        inbox, 7, [(n + 1, RemoteFlags(), 1) for n in range(CHANGES_SHOWN)], T0
+    )
+    creations = backend.folder_creations()
+    spent = creations.request("work", "Receipts", "Inbox/Receipts", inbox, "agent", "r1", T0)
+    creations.begin(spent.creation_id, "INBOX/Receipts", T0)
+    code = int(MutationFailure.ATTEMPTS_SPENT)
+    creations.settle(spent.creation_id, MutationState.DEAD_LETTERED, code, T0)
+    recorder = MailFlagChangeRecorder(
+        backend.mutations(),
+        backend.folders(),
+        [ServedAccount("work", "Work", "continuous")],
+        clock=lambda: T0 + timedelta(minutes=1),
+    )
+    for mail in mails:
+        recorder.record(AGENT, FlagChangeRequest(str(mail), seen=True))
+    later = T0 + timedelta(minutes=2)
+    newest = creations.request("work", "Bills", "Bills", None, "agent", "r2", later)
+
+    records = backend.mutation_records()
+    entries = ConsoleMutations(
+        MutationAdministration(records, backend.creation_records())
+    ).entries()
+    assert len(entries) == CHANGES_SHOWN + 1
+    first, second = entries[:2]
+    assert (first.record.record_id, first.record.state) == (
+        spent.creation_id,
+        MutationState.DEAD_LETTERED,
+    )
+    assert (first.folder, first.parent, first.record.last_error_code) == (
+        "Inbox/Receipts",
+        "Inbox",
+        code,
+    )
+    assert (second.record.record_id, second.folder, second.parent) == (
+        newest.creation_id,
+        "Bills",
+        None,
+    )
+    # The oldest message change is the one the bound leaves off.
+    (oldest,) = records.listing(None, (MutationState.PENDING,), None)[-1:]
+    assert oldest.record_id not in {e.record.record_id for e in entries}

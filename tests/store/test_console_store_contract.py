@@ -16,11 +16,13 @@ from drafting.test_draft_store_contract import _new as new_draft
 from mailfathom.adapters.sql import migrate
 from mailfathom.adapters.sql.console import SqlConsoleOverview, SqlConsoleStore
 from mailfathom.adapters.sql.drafts import SqlDraftStore
+from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
 from mailfathom.adapters.sql.outbox import SqlOutbox
 from mailfathom.adapters.sql.owner_alerts import SqlOwnerAlerts
 from mailfathom.adapters.sql.schema import mutation_records
 from mailfathom.app.confirmation.ports import OwnerAlert
 from mailfathom.app.console.ports import ConsoleSession, LoginFailures, OutboxState
+from mailfathom.domain.mutations import MutationFailure, MutationState
 
 from .test_outbox_contract import _new
 
@@ -197,6 +199,22 @@ def test_the_overview_counts_alerts_sends_by_state_and_mutations(engine: sa.Engi
     assert counts.outbox[OutboxState.SENT] == 0
     assert (counts.mutations_pending, counts.mutations_dead_lettered) == (2, 1)
     assert overview.counts(later).outbox[OutboxState.HELD] == 0
+
+
+def test_the_overview_counts_folder_creations_among_the_mailbox_changes(
+    engine: sa.Engine,
+) -> None:
+    """The mailbox-changes page lists folder creations, so the overview counts them too."""
+    creations = SqlFolderCreations(engine)
+    _, converging, dead, done = (
+        creations.request("acct", name, name, None, "agent", name, T0).creation_id
+        for name in ("Pending", "Converging", "Dead", "Done")
+    )
+    creations.begin(converging, "Converging", T0)
+    creations.settle(dead, MutationState.DEAD_LETTERED, int(MutationFailure.FOLDER_EXISTS), T0)
+    creations.settle(done, MutationState.COMPLETED, None, T0)
+    counts = SqlConsoleOverview(engine).counts(T0)
+    assert (counts.mutations_pending, counts.mutations_dead_lettered) == (2, 1)
 
 
 def test_the_migration_goes_down_and_up_again(engine: sa.Engine) -> None:

@@ -4,7 +4,9 @@ A record is written when the change is asked for and carried by the account's ow
 synchronization run to one of two endings: completed, or dead-lettered with a failure code.
 The record names the stored email, the kind of change and its value; nothing else about the
 message. Its identity is the email, the kind, who asked and the request identity, so a
-retried request finds the record its first attempt wrote.
+retried request finds the record its first attempt wrote. A folder a caller asked to create
+is a record of its own kind, with the same states and failure codes, in the same identifier
+space.
 """
 
 from __future__ import annotations
@@ -66,6 +68,14 @@ class MutationFailure(enum.IntEnum):
     FOLDER_NAME_REFUSED = 9
 
 
+# The codes a folder creation record is dead-lettered with.
+CREATION_FAILURES = (
+    MutationFailure.ATTEMPTS_SPENT,
+    MutationFailure.FOLDER_GONE,
+    MutationFailure.FOLDER_EXISTS,
+    MutationFailure.FOLDER_NAME_REFUSED,
+)
+
 MAX_ATTEMPTS = 5
 
 
@@ -101,6 +111,29 @@ class MutationRecord:
     value: str
     requester: str
     request_id: str
+    state: MutationState
+    attempts: int
+    last_error_code: int | None
+    created_at: datetime
+    updated_at: datetime
+
+
+# The name a folder creation record's change goes by beside `MutationKind`'s.
+CREATE_FOLDER = "create-folder"
+
+
+@dataclass(frozen=True, slots=True)
+class FolderCreationRecord:
+    """A folder creation record as the operator sees it: the alias the new folder is
+    published under (its parent's alias, a slash and its name under a parent), the parent
+    folder, who asked, and where the record stands."""
+
+    record_id: uuid.UUID
+    account_id: str
+    alias: str
+    # None for a folder at the top level.
+    parent_folder_id: int | None
+    requester: str
     state: MutationState
     attempts: int
     last_error_code: int | None

@@ -11,6 +11,7 @@ two tries never wait on each other's rows crosswise); a bound not due undoes the
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -22,6 +23,7 @@ from mailfathom.adapters.sql.schema import (
     console_login_failures,
     console_owner,
     console_sessions,
+    folder_creations,
     mutation_records,
     outgoing_emails,
     owner_alerts,
@@ -173,7 +175,7 @@ _STAGES = {
 
 class SqlConsoleOverview(SqlTables):
     """The counts of the console's overview, from the tables `mfctl alerts`, `mfctl outbox`
-    and `mfctl mutations` read."""
+    and `mfctl mutations` read (message changes and folder creations alike)."""
 
     def counts(self, now: datetime) -> OverviewCounts:
         out = outgoing_emails.c
@@ -190,17 +192,16 @@ class SqlConsoleOverview(SqlTables):
             ):
                 state = OutboxState.HELD if is_held else _STAGES[Stage(stage)]
                 outbox[state] += int(count)
-            mutations: dict[str, int] = {
-                str(state): int(count)
+            # Message changes and folder creations, as the mailbox-changes page lists both.
+            mutations: Counter[str] = Counter()
+            for table in (mutation_records, folder_creations):
                 for state, count in c.execute(
-                    sa.select(mutation_records.c.state, sa.func.count()).group_by(
-                        mutation_records.c.state
-                    )
-                )
-            }
+                    sa.select(table.c.state, sa.func.count()).group_by(table.c.state)
+                ):
+                    mutations[str(state)] += int(count)
         return OverviewCounts(
             alerts_waiting=int(alerts),
             outbox=outbox,
-            mutations_pending=sum(mutations.get(s.value, 0) for s in OPEN_STATES),
-            mutations_dead_lettered=mutations.get(MutationState.DEAD_LETTERED.value, 0),
+            mutations_pending=sum(mutations[s.value] for s in OPEN_STATES),
+            mutations_dead_lettered=mutations[MutationState.DEAD_LETTERED.value],
         )

@@ -1,7 +1,7 @@
 """The console's live pages' mark of the store (`NewsMarks`): counts and latest instants of
-the tables the overview, the drafts waiting, the outbox and the mailbox changes read, in one
-transaction. A draft's edit moves its `saved_at`, so a draft changed under an open page is
-news too."""
+the tables the overview, the drafts waiting, the outbox and the mailbox changes (message
+changes and folder creations) read, in one transaction. A draft's edit moves its
+`saved_at`, so a draft changed under an open page is news too."""
 
 from __future__ import annotations
 
@@ -10,16 +10,31 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.schema import drafts, mutation_records, outgoing_emails, owner_alerts
+from mailfathom.adapters.sql.schema import (
+    drafts,
+    folder_creations,
+    mutation_records,
+    outgoing_emails,
+    owner_alerts,
+)
 from mailfathom.adapters.sql.store_base import SqlTables
 from mailfathom.domain.outgoing import Stage
+
+
+def _states(c: sa.Connection, table: sa.Table) -> tuple[tuple[object, ...], ...]:
+    """How many records of the table stand in each state, and the latest change to one."""
+    query = (
+        sa.select(table.c.state, sa.func.count(), sa.func.max(table.c.updated_at))
+        .group_by(table.c.state)
+        .order_by(table.c.state)
+    )
+    return tuple(tuple(row) for row in c.execute(query))
 
 
 class SqlConsoleNews(SqlTables):
     def mark(self, now: datetime) -> Hashable:
         alerts = owner_alerts.c
         out = outgoing_emails.c
-        changes = mutation_records.c
         due = sa.and_(out.stage == Stage.QUEUED.value, sa.func.coalesce(out.send_after, now) <= now)
         with self.engine.connect() as c:
             alert_mark = c.execute(
@@ -41,15 +56,12 @@ class SqlConsoleNews(SqlTables):
                 .group_by(out.stage, due)
                 .order_by(out.stage, due)
             ).all()
-            states = c.execute(
-                sa.select(changes.state, sa.func.count(), sa.func.max(changes.updated_at))
-                .group_by(changes.state)
-                .order_by(changes.state)
-            ).all()
+            # Message changes and folder creations, as the mailbox-changes page lists both.
+            changes = tuple(_states(c, t) for t in (mutation_records, folder_creations))
             kept = c.execute(sa.select(sa.func.count(), sa.func.max(drafts.c.saved_at))).one()
         return (
             tuple(alert_mark),
             tuple(map(tuple, stages)),
-            tuple(map(tuple, states)),
+            changes,
             tuple(kept),
         )

@@ -19,6 +19,21 @@ _F = folders.c
 _CLAIMING = [s.value for s in OPEN_STATES] + [MutationState.COMPLETED.value]
 
 
+def claimed_by_record(
+    c: sa.Connection, account_id: str, alias: str, other_than: uuid.UUID | None = None
+) -> bool:
+    """Whether a pending, converging or completed record of the account (other than
+    `other_than`) publishes a folder under this alias, compared without regard to case."""
+    query = sa.select(sa.func.count()).where(
+        _C.account_id == account_id,
+        _C.alias_key == alias.casefold(),
+        _C.state.in_(_CLAIMING),
+    )
+    if other_than is not None:
+        query = query.where(_C.creation_id != other_than)
+    return bool(c.execute(query).scalar_one())
+
+
 def _creation(row: Any) -> FolderCreation:
     return FolderCreation(
         creation_id=row.creation_id,
@@ -106,13 +121,8 @@ class SqlFolderCreations:
         return _creation(row) if row is not None else None
 
     def alias_claimed(self, account_id: str, alias: str) -> bool:
-        query = sa.select(sa.func.count()).where(
-            _C.account_id == account_id,
-            _C.alias_key == alias.casefold(),
-            _C.state.in_(_CLAIMING),
-        )
         with self._engine.connect() as c:
-            return bool(c.execute(query).scalar_one())
+            return claimed_by_record(c, account_id, alias)
 
     def find(self, creation_id: uuid.UUID) -> FolderCreation | None:
         with self._engine.connect() as c:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Collection, Sequence
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -15,6 +16,21 @@ from mailfathom.domain.mutations import MutationRecord, MutationState, Requested
 _R = mutation_records.c
 
 
+def newest(
+    table: sa.Table, limit: int | None, states: Sequence[MutationState], account_id: str | None
+) -> sa.Select[Any]:
+    """The table's records of these states (and of this account when given), newest first."""
+    query = (
+        sa.select(table)
+        .where(table.c.state.in_([s.value for s in states]))
+        .order_by(table.c.seq.desc())
+        .limit(limit)
+    )
+    if account_id is not None:
+        query = query.where(table.c.account_id == account_id)
+    return query
+
+
 class SqlMutationRecords:
     def __init__(self, engine: sa.Engine) -> None:
         self._engine = engine
@@ -22,14 +38,7 @@ class SqlMutationRecords:
     def listing(
         self, limit: int | None, states: Sequence[MutationState], account_id: str | None
     ) -> list[MutationRecord]:
-        query = (
-            sa.select(mutation_records)
-            .where(_R.state.in_([s.value for s in states]))
-            .order_by(_R.seq.desc())
-            .limit(limit)
-        )
-        if account_id is not None:
-            query = query.where(_R.account_id == account_id)
+        query = newest(mutation_records, limit, states, account_id)
         with self._engine.connect() as c:
             return [record_of(row) for row in c.execute(query)]
 

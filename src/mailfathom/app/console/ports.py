@@ -107,6 +107,7 @@ class OutboxState(enum.Enum):
 class OverviewCounts:
     alerts_waiting: int
     outbox: dict[OutboxState, int]
+    # Message changes and folder creations alike, as the mailbox-changes page lists them.
     mutations_pending: int
     mutations_dead_lettered: int
 

@@ -44,12 +44,29 @@ FAILURE_EXPLANATIONS: dict[MutationFailure, str] = {
     ),
 }
 
+# What a folder creation record's code means where a message's sentence would not fit; the
+# codes a creation ends with otherwise (8, 9) speak of creating a folder already.
+CREATION_EXPLANATIONS: dict[MutationFailure, str] = {
+    MutationFailure.ATTEMPTS_SPENT: (
+        "Every attempt to create the folder failed (no connection, or the server did not "
+        "complete the command), so it was given up."
+    ),
+    MutationFailure.FOLDER_GONE: (
+        "The folder the new one was to be created under is no longer on the mail server or "
+        "no longer mapped."
+    ),
+}
+
 # A code this version has no sentence for (a newer version wrote the record).
 UNDESCRIBED = "A failure this version does not describe."
 
 
-def explain(code: int) -> str:
+def explain(code: int, *, creation: bool = False) -> str:
+    """The sentence for a record's code; `creation` for a folder creation record's."""
     try:
-        return FAILURE_EXPLANATIONS[MutationFailure(code)]
+        failure = MutationFailure(code)
     except ValueError:
         return UNDESCRIBED
+    if creation and failure in CREATION_EXPLANATIONS:
+        return CREATION_EXPLANATIONS[failure]
+    return FAILURE_EXPLANATIONS[failure]

@@ -11,6 +11,7 @@ from typing import Protocol
 
 from mailfathom.domain.content_state import RemoteFlags
 from mailfathom.domain.mutations import (
+    FolderCreationRecord,
     MutationKind,
     MutationRecord,
     MutationState,
@@ -171,4 +172,32 @@ class MutationRecords(Protocol):
 
     def folder_aliases(self, folder_ids: Collection[int]) -> dict[int, str]:
         """The published alias of each folder still held (a folder gone is absent)."""
+        ...
+
+
+class AliasClaimed(Exception):
+    """The alias of a folder creation record is carried by a folder or claimed by another
+    record of the account meanwhile."""
+
+
+class FolderCreationRecords(Protocol):
+    """Folder creation records as the operator sees them (`mfctl mutations`)."""
+
+    def listing(
+        self, limit: int | None, states: Sequence[MutationState], account_id: str | None
+    ) -> list[FolderCreationRecord]:
+        """The newest records first, of these states (and this account when given);
+        every one with `limit` None."""
+        ...
+
+    def find(self, record_id: uuid.UUID) -> FolderCreationRecord | None: ...
+
+    def revive(self, record_id: uuid.UUID, now: datetime) -> FolderCreationRecord | None:
+        """A dead-lettered record back to pending with no attempt counted and no failure
+        code, keeping the server name it noted, in one commit; any other record is left as
+        it is. Raises `AliasClaimed`, leaving the record as it is, when a folder of the
+        account visible to tools carries its alias, or another pending, converging or
+        completed record claims it (compared without regard to case), as a call asking for
+        the folder now would be refused. Answers the record as it then stands (None when
+        none is held)."""
         ...

@@ -8,6 +8,7 @@ use cases log what they log already."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from starlette.concurrency import run_in_threadpool
@@ -21,7 +22,7 @@ from mailfathom.app.console.ports import ConsoleSession
 from mailfathom.app.flags.administer_mutations import Retried
 from mailfathom.app.sending.administer_outbox import Withdrawn
 from mailfathom.domain import unseen
-from mailfathom.domain.mutations import MutationKind, MutationState
+from mailfathom.domain.mutations import FolderCreationRecord, MutationKind, MutationState
 from mailfathom.entrypoints.console.form_checks import posted_form
 from mailfathom.entrypoints.console.outbox_wording import WORDINGS, OutboxWording
 from mailfathom.entrypoints.console.record_wording import WORDINGS as RECORD_WORDINGS
@@ -142,7 +143,8 @@ class OutboxPages:
         notices = {
             Retried.NOW.value: d.retried_now,
             Retried.NOT_DEAD_LETTERED.value: d.not_dead_lettered,
-            "not-found": d.not_found,
+            Retried.ALIAS_CLAIMED.value: d.alias_claimed,
+            "not-found": d.no_change,
         }
         return self._pages.page(
             request,
@@ -153,9 +155,7 @@ class OutboxPages:
             signed_in=True,
             d=d,
             notice=notices.get(request.query_params.get("done", "")),
-            rows=[(e, states[e.record.state], _value(e, d)) for e in entries],
-            k=k,
-            explain=k.change_failure,
+            rows=[_change_row(e, states[e.record.state], d, k) for e in entries],
         )
 
     async def retry(self, request: Request) -> Response:
@@ -168,13 +168,44 @@ class OutboxPages:
         return _back(self._pages, request, "/mutations", done)
 
 
+@dataclass(frozen=True, slots=True)
+class _ChangeRow:
+    """One change as the page shows it, in the page's language."""
+
+    entry: ChangeEntry
+    state: str
+    kind: str
+    value: str
+    # The sentence for the record's failure code; None while it has none.
+    reason: str | None
+
+
+def _change_row(entry: ChangeEntry, state: str, d: OutboxWording, k: RecordWording) -> _ChangeRow:
+    record = entry.record
+    code = record.last_error_code
+    if isinstance(record, FolderCreationRecord):
+        kind, explain = k.folder_creation, k.creation_failure
+    else:
+        kind, explain = k.change_kinds[record.kind], k.change_failure
+    reason = None if code is None else explain(code)
+    return _ChangeRow(entry, state, kind, _value(entry, d), reason)
+
+
 def _value(entry: ChangeEntry, d: OutboxWording) -> str:
     """What the change asks for, as `mfctl mutations` shows it: a flag's value, how many
-    keywords (never which), or where a move goes."""
+    keywords (never which), where a move goes, or the folder a new one is created under."""
+    record = entry.record
+    if isinstance(record, FolderCreationRecord):
+        if record.parent_folder_id is None:
+            return d.top_level
+        return d.under.format(folder=_shown(entry.parent, d))
     if entry.keywords is not None:
         return d.keywords.format(n=entry.keywords)
-    if entry.record.kind is MutationKind.MOVE:
-        destination = entry.destination
-        shown = d.folder_gone if destination is None else unseen.marked(destination)
-        return d.move_to.format(folder=shown)
-    return d.on if entry.record.value == "true" else d.off
+    if record.kind is MutationKind.MOVE:
+        return d.move_to.format(folder=_shown(entry.destination, d))
+    return d.on if record.value == "true" else d.off
+
+
+def _shown(alias: str | None, d: OutboxWording) -> str:
+    """A folder's alias with every character that displays as nothing written out."""
+    return d.folder_gone if alias is None else unseen.marked(alias)

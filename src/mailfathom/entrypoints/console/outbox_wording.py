@@ -39,11 +39,18 @@ class OutboxWording:
     retry_label: str
     retried_now: str
     not_dead_lettered: str
+    # A folder creation whose name a served folder or another request carries now.
+    alias_claimed: str
+    no_change: str
     folder_gone: str
     # `{n}`: how many keywords a keyword change names.
     keywords: str
     # `{folder}`: where a move takes the message.
     move_to: str
+    # `{folder}`: the folder a new one is created under.
+    under: str
+    # A new folder with no parent.
+    top_level: str
     converging: str
     on: str
     off: str
@@ -78,9 +85,16 @@ WORDINGS: dict[Language, OutboxWording] = {
         retry_label="Retry change {n}",
         retried_now="The change is pending again; the account's next pass issues it.",
         not_dead_lettered="The change is not dead-lettered; nothing changed.",
+        alias_claimed=(
+            "The folder's name is now taken by another folder or folder request, so the "
+            "change stays dead-lettered; ask for the folder again under another name."
+        ),
+        no_change="No mailbox change is held under that identifier.",
         folder_gone="(folder no longer held)",
         keywords="{n} keyword(s)",
         move_to="to {folder}",
+        under="under {folder}",
+        top_level="(top level)",
         converging="Being issued",
         on="on",
         off="off",
@@ -113,9 +127,16 @@ WORDINGS: dict[Language, OutboxWording] = {
         retry_label="Zkusit znovu změnu {n}",
         retried_now="Změna znovu čeká; provede ji příští průchod účtu.",
         not_dead_lettered="Změna není neproveditelná; nic se nezměnilo.",
+        alias_claimed=(
+            "Název složky teď nese jiná složka nebo jiný požadavek na složku, proto změna "
+            "zůstává neproveditelná; požádejte o složku znovu pod jiným názvem."
+        ),
+        no_change="Pod tímto identifikátorem není žádná změna schránky.",
         folder_gone="(složka už není k dispozici)",
         keywords="klíčová slova: {n}",
         move_to="do {folder}",
+        under="pod {folder}",
+        top_level="(nejvyšší úroveň)",
         converging="Provádí se",
         on="zapnout",
         off="vypnout",
@@ -148,9 +169,16 @@ WORDINGS: dict[Language, OutboxWording] = {
         retry_label="Skúsiť znova zmenu {n}",
         retried_now="Zmena znova čaká; vykoná ju ďalší prechod účtu.",
         not_dead_lettered="Zmena nie je nevykonateľná; nič sa nezmenilo.",
+        alias_claimed=(
+            "Názov priečinka teraz nesie iný priečinok alebo iná požiadavka na priečinok, "
+            "preto zmena zostáva nevykonateľná; požiadajte o priečinok znova pod iným názvom."
+        ),
+        no_change="Pod týmto identifikátorom nie je žiadna zmena schránky.",
         folder_gone="(priečinok už nie je k dispozícii)",
         keywords="kľúčové slová: {n}",
         move_to="do {folder}",
+        under="pod {folder}",
+        top_level="(najvyššia úroveň)",
         converging="Vykonáva sa",
         on="zapnúť",
         off="vypnúť",

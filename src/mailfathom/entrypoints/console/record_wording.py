@@ -27,6 +27,11 @@ class RecordWording:
     address_fields: dict[AddressField, str]
     send_failures: dict[DeliveryCode, str]
     change_failures: dict[MutationFailure, str]
+    # What a folder creation is called beside the kinds of `change_kinds`.
+    folder_creation: str
+    # A folder creation's own sentences for the codes whose message sentence would not fit;
+    # the other codes a creation ends with (8, 9) speak of creating a folder already.
+    creation_failures: dict[MutationFailure, str]
     # A code this version has no sentence for (a newer version wrote the record).
     undescribed: str
 
@@ -41,6 +46,15 @@ class RecordWording:
             return self.change_failures[MutationFailure(code)]
         except ValueError:
             return self.undescribed
+
+    def creation_failure(self, code: int) -> str:
+        """The sentence for a folder creation record's code, as `explain(code,
+        creation=True)` says it."""
+        try:
+            failure = MutationFailure(code)
+        except ValueError:
+            return self.undescribed
+        return self.creation_failures.get(failure, self.change_failures[failure])
 
 
 WORDINGS: dict[Language, RecordWording] = {
@@ -61,6 +75,8 @@ WORDINGS: dict[Language, RecordWording] = {
         address_fields={AddressField.TO: "to", AddressField.CC: "cc", AddressField.BCC: "bcc"},
         send_failures=send_explanations.FAILURE_EXPLANATIONS,
         change_failures=change_explanations.FAILURE_EXPLANATIONS,
+        folder_creation="create folder",
+        creation_failures=change_explanations.CREATION_EXPLANATIONS,
         undescribed=send_explanations.UNDESCRIBED,
     ),
     Language.CS: RecordWording(
@@ -153,6 +169,17 @@ WORDINGS: dict[Language, RecordWording] = {
             _M.FOLDER_NAME_REFUSED: (
                 "Poštovní server odmítl složku vytvořit, nebo název obsahuje znak, kterým "
                 "server odděluje úrovně složek."
+            ),
+        },
+        folder_creation="vytvořit složku",
+        creation_failures={
+            _M.ATTEMPTS_SPENT: (
+                "Všechny pokusy o vytvoření složky selhaly (žádné spojení, nebo server příkaz "
+                "nedokončil), proto se od něj upustilo."
+            ),
+            _M.FOLDER_GONE: (
+                "Složka, pod kterou se měla nová vytvořit, už na poštovním serveru není nebo "
+                "už není namapovaná."
             ),
         },
         undescribed="Selhání, které tato verze nepopisuje.",
@@ -251,6 +278,17 @@ WORDINGS: dict[Language, RecordWording] = {
             _M.FOLDER_NAME_REFUSED: (
                 "Poštový server odmietol priečinok vytvoriť, alebo názov obsahuje znak, ktorým "
                 "server oddeľuje úrovne priečinkov."
+            ),
+        },
+        folder_creation="vytvoriť priečinok",
+        creation_failures={
+            _M.ATTEMPTS_SPENT: (
+                "Všetky pokusy o vytvorenie priečinka zlyhali (žiadne spojenie, alebo server "
+                "príkaz nedokončil), preto sa od neho upustilo."
+            ),
+            _M.FOLDER_GONE: (
+                "Priečinok, pod ktorým sa mal nový vytvoriť, už na poštovom serveri nie je "
+                "alebo už nie je namapovaný."
             ),
         },
         undescribed="Zlyhanie, ktoré táto verzia neopisuje.",
