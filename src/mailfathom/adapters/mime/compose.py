@@ -17,10 +17,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from email import message_from_string
 from email.contentmanager import ContentManager, raw_data_manager
-from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
+from mailfathom.adapters.mime import literal_headers as literal
 from mailfathom.adapters.mime.seven_bit import CARRIED, carried_message, encoded
 from mailfathom.app.sending.ports import AuthoredMessage, ComposedMessage
 from mailfathom.app.shared.files import Attachment
@@ -39,27 +39,30 @@ def _header_safe(value: str) -> str:
 class StdlibComposer:
     def compose(self, message: AuthoredMessage) -> ComposedMessage:
         mail = EmailMessage(policy=_POLICY)
-        local, _, domain = message.from_address.rpartition("@")
-        mail["From"] = Address(
-            display_name=_header_safe(message.from_name or ""), username=local, domain=domain
+        _, _, domain = message.from_address.rpartition("@")
+        literal.set_mailbox(
+            mail, "From", _header_safe(message.from_name or ""), message.from_address
         )
         if message.to:
-            mail["To"] = ", ".join(_header_safe(a) for a in message.to)
+            literal.set_items(mail, "To", [_header_safe(a) for a in message.to], ", ")
         if message.cc:
-            mail["Cc"] = ", ".join(_header_safe(a) for a in message.cc)
-        mail["Subject"] = _header_safe(message.subject)
+            literal.set_items(mail, "Cc", [_header_safe(a) for a in message.cc], ", ")
+        literal.set_text(mail, "Subject", _header_safe(message.subject))
         mail["Date"] = format_datetime(message.sent_at or datetime.now(UTC))
         message_id = _header_safe(message.message_id or make_msgid(domain=domain))
         mail["Message-ID"] = message_id
         if message.in_reply_to is not None:
-            mail["In-Reply-To"] = _header_safe(message.in_reply_to)
+            literal.set_items(mail, "In-Reply-To", [_header_safe(message.in_reply_to)], " ")
         if message.references:
-            mail["References"] = " ".join(_header_safe(r) for r in message.references)
+            literal.set_items(
+                mail, "References", [_header_safe(r) for r in message.references], " "
+            )
         mail.set_content(message.plain_text)
         if message.html is not None:
             mail.add_alternative(message.html, subtype="html")
         for attachment in message.attachments:
             mail.add_attachment(attachment, content_manager=_FILES)
+        literal.check_written(mail)
         return ComposedMessage(message_id=message_id, mime=mail.as_bytes(policy=_POLICY))
 
 
@@ -69,8 +72,8 @@ def _has_control(text: str) -> bool:
 
 def _parameters(attachment: Attachment) -> list[tuple[str, str]]:
     """The original part's Content-Type parameters. `name` is the file name as this
-    deployment keeps it (the written one may be unsafe); a value no header can carry is left
-    out."""
+    deployment keeps it (the written one may be unsafe); a value no header can carry, or one
+    holding an encoded word, is left out."""
     kept = []
     for name, value in attachment.parameters:
         if name == "boundary":
@@ -79,6 +82,10 @@ def _parameters(attachment: Attachment) -> list[tuple[str, str]]:
             if attachment.file_name is None:
                 continue
             value = attachment.file_name
+        elif literal.holds_encoded_word(value):
+            # No encoded word belongs in a parameter (RFC 2047 section 5), yet readers decode
+            # one there: written, it would be read as other text than the part carried.
+            continue
         if not _has_control(name) and not _has_control(value):
             kept.append((name, value))
     return kept
@@ -97,19 +104,15 @@ def _set_file(part: EmailMessage, attachment: Attachment) -> None:
             subtype="rfc822",
             cte="7bit",
             disposition="attachment",
-            filename=attachment.file_name,
-            params=dict(parameters),
         )
+        _name_file(part, attachment.file_name, parameters)
         return
     body, transfer_encoding = encoded(attachment.content, maintype, attachment.transfer_encoding)
     media_type = f"{maintype}/{subtype}"
     part["Content-Type"] = media_type
-    for name, value in parameters:
-        part.set_param(name, value)
     part["Content-Transfer-Encoding"] = transfer_encoding
     part["Content-Disposition"] = "attachment"
-    if attachment.file_name is not None:
-        part.set_param("filename", attachment.file_name, header="Content-Disposition")
+    _name_file(part, attachment.file_name, parameters)
     if maintype == "message":
         # The writer expects the body of a message/* part in the shape the parser gives it
         # (header blocks for a delivery report, a message for the rest), so it is parsed.
@@ -118,6 +121,15 @@ def _set_file(part: EmailMessage, attachment: Attachment) -> None:
         part.set_payload(entity.get_payload())
     else:
         part.set_payload(body)
+
+
+def _name_file(
+    part: EmailMessage, file_name: str | None, parameters: list[tuple[str, str]]
+) -> None:
+    for name, value in parameters:
+        literal.set_parameter(part, name, value, "Content-Type")
+    if file_name is not None:
+        literal.set_parameter(part, "filename", file_name, "Content-Disposition")
 
 
 _FILES = ContentManager()
