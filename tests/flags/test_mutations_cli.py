@@ -16,6 +16,7 @@ from log_audit import register_all
 from mailfathom.adapters.config.toml_loader import load_config
 from mailfathom.app.flags.explanations import FAILURE_EXPLANATIONS, UNDESCRIBED, explain
 from mailfathom.app.flags.set_mail_flags import FlagChangeRequest
+from mailfathom.app.organize.folder_creations import NUMBERED_NAMES
 from mailfathom.app.organize.organize_email import OrganizeRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
@@ -208,8 +209,9 @@ def _field(output: str, name: str) -> str:
 def test_folder_creations_are_listed_shown_and_retried_under_the_same_rules(
     tmp_path: Path,
 ) -> None:
-    """A name already there is dead-lettered (code 8); the operator sees it beside the other
-    changes, retries it, and the run dead-letters it again, since it never noted that name.
+    """A name already there with all its numbered names is dead-lettered (code 8); the
+    operator sees it beside the other changes, retries it, and the run dead-letters it again,
+    since it never noted one of those names.
     Once the operator maps that folder under the same alias, a retry is refused: two folders
     would be published under one alias."""
     register_all([SUBJECT])
@@ -217,7 +219,8 @@ def test_folder_creations_are_listed_shown_and_retried_under_the_same_rules(
     with Services.open(load_config(config)) as services:
         local = services.connectors.local
         local.folder("notes", "INBOX").deliver(sample(SUBJECT))
-        local.folder("notes", "Taken").create()
+        for name in ["Taken", *(f"Taken {n}" for n in range(2, NUMBERED_NAMES + 1))]:
+            local.folder("notes", name).create()
         (account,) = load_config(config).accounts
         sync = services.account_synchronizer()
         sync.run_once(account)

@@ -2,13 +2,14 @@
 IMAP client: the folder is created (and subscribed) by the next synchronization run, under a
 parent when one is named, published under its alias, and an email moved into it in the same
 run arrives there and keeps its identifier. A name already on the server is never taken
-over, and a run cut off after its CREATE finishes the record instead of refusing it; so does
-the run after an operator's retry (`mfctl mutations retry`) of a record dead-lettered
-then."""
+over nor told of (the folder gets the next free numbered name), and a run cut off after its
+CREATE finishes the record instead of refusing it; so does the run after an operator's retry
+(`mfctl mutations retry`) of a record dead-lettered then."""
 
 from __future__ import annotations
 
 import os
+import re
 import threading
 import uuid
 from pathlib import Path
@@ -22,7 +23,7 @@ from mailfathom.adapters.imap.session import ImapSession
 from mailfathom.adapters.sql.folder_creations import SqlFolderCreations
 from mailfathom.app.flags.administer_mutations import Retried
 from mailfathom.app.organize.create_folder import CreatedFolder
-from mailfathom.app.organize.folder_creations import FolderCreationConvergence
+from mailfathom.app.organize.folder_creations import NUMBERED_NAMES, FolderCreationConvergence
 from mailfathom.app.organize.organize_email import OrganizeRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import SyncMode
@@ -54,10 +55,15 @@ def _aliases(services: Services, account_id: str) -> set[str]:
     return {f.alias for f in services._reader().readable_folders([account_id])}
 
 
+_LIST_LINE = re.compile(r'\((?:[^)]*)\) (?:NIL|"(?:\\.|[^"])*") (?P<name>.*)')
+
+
 def _listed(remote: Mailbox, command: str = "LIST") -> set[str]:
     typ, data = remote.conn.lsub() if command == "LSUB" else remote.conn.list()
     assert typ == "OK"
-    return {line.decode().rsplit(" ", 1)[-1].strip('"') for line in data if isinstance(line, bytes)}
+    # `(flags) "delimiter" name`, the name quoted where it holds a space.
+    listed = (_LIST_LINE.fullmatch(line.decode()) for line in data if isinstance(line, bytes))
+    return {m["name"].strip('"') for m in listed if m is not None}
 
 
 def test_a_folder_is_created_published_and_filled_in_one_run(
@@ -109,25 +115,61 @@ def test_a_folder_is_created_published_and_filled_in_one_run(
             assert taken.value.code == 51020
 
 
-def test_a_name_already_on_the_server_is_not_taken_over(
+def test_a_name_already_on_the_server_is_not_taken_over_nor_told(
     tmp_path: Path, dovecot: DovecotServer
 ) -> None:
+    """A folder of that name the deployment withholds (or does not map) is left as it is, and
+    the caller is told nothing of it: the new folder is created under the next free numbered
+    name and published under the alias asked for, as if the name had been free."""
     user = _user(dovecot)
     for remote in _mailbox(user):
         remote.conn.create("Unmapped")
+        _fill(remote, "Kept where it is")
+        remote.conn.select("INBOX")
+        remote.conn.copy("1:*", "Unmapped")
         account = imap_account_config(user, FOLDERS)
         with open_services(tmp_path, account) as services:
             sync = services.account_synchronizer()
             sync.run_once(account)
-            outcome = _create(services, account.account_id, "Unmapped")
+            outcome = _create(services, account.account_id, "Unmapped", request_id="u-1")
+            free = _create(services, account.account_id, "Free", request_id="f-1")
+            sync.run_once(account)
+            assert _record(services, outcome) == ("completed", None)
+            assert _record(services, free) == ("completed", None)
+            again = _create(services, account.account_id, "Unmapped", request_id="u-1")
+            assert again.record.state.value == "completed"
+            assert {"Unmapped", "Free"} <= _aliases(services, account.account_id)
+            assert {"Unmapped", "Unmapped 2", "Free"} <= _listed(remote)
+            assert "Free 2" not in _listed(remote)
+            assert list(remote.subjects("Unmapped").values()) == ["Kept where it is"]
+            assert remote.subjects('"Unmapped 2"') == {}
+            ids = _ids(services, account)
+            _organize(services, "move", [ids["Kept where it is"]], folder="unmapped")
+            sync.run_once(account)
+            assert list(remote.subjects('"Unmapped 2"').values()) == ["Kept where it is"]
+            assert list(remote.subjects("Unmapped").values()) == ["Kept where it is"]
+
+
+def test_a_creation_finding_every_numbered_name_taken_is_dead_lettered(
+    tmp_path: Path, dovecot: DovecotServer
+) -> None:
+    user = _user(dovecot)
+    for remote in _mailbox(user):
+        for name in ["Taken", *(f'"Taken {n}"' for n in range(2, NUMBERED_NAMES + 1))]:
+            assert remote.conn.create(name)[0] == "OK"
+        account = imap_account_config(user, FOLDERS)
+        with open_services(tmp_path, account) as services:
+            sync = services.account_synchronizer()
+            sync.run_once(account)
+            outcome = _create(services, account.account_id, "Taken")
             sync.run_once(account)
             assert _record(services, outcome) == (
                 "dead-lettered",
                 int(MutationFailure.FOLDER_EXISTS),
             )
-            assert "Unmapped" not in _aliases(services, account.account_id)
+            assert "Taken" not in _aliases(services, account.account_id)
             # An operator's retry is carried under the same rule: the record never noted
-            # that name, so it is not its own folder.
+            # one of those names, so none is its own folder.
             retry = services.mutations().retry(outcome.record.creation_id)
             assert retry is not None
             assert retry.outcome is Retried.NOW
@@ -136,7 +178,7 @@ def test_a_name_already_on_the_server_is_not_taken_over(
                 "dead-lettered",
                 int(MutationFailure.FOLDER_EXISTS),
             )
-            assert "Unmapped" not in _aliases(services, account.account_id)
+            assert f"Taken {NUMBERED_NAMES + 1}" not in _listed(remote)
 
 
 def test_a_run_cut_off_after_its_create_completes_the_record_next_time(

@@ -60,8 +60,8 @@ class MutationFailure(enum.IntEnum):
     # The copy could not be found in the destination (no COPYUID, and no Message-ID to look
     # it up by), so the original was left where it is.
     MOVE_NOT_CONFIRMED = 7
-    # A folder of that name is already on the server: it is never taken over, since it may
-    # be one the deployment withholds from tools or does not map.
+    # Folders of that name and of each of its numbered names are already on the server: none
+    # is taken over, since it may be one the deployment withholds from tools or does not map.
     FOLDER_EXISTS = 8
     # The server refused to create the folder, or the name holds the server's hierarchy
     # delimiter (it would name a folder under another one).

@@ -35,8 +35,9 @@ FAILURE_EXPLANATIONS: dict[MutationFailure, str] = {
         "and the message has no Message-ID to find it by), so the original was left in place."
     ),
     MutationFailure.FOLDER_EXISTS: (
-        "A folder of that name was already on the mail server; it was not taken over, since "
-        "the deployment may not serve it. The operator can map it in the configuration."
+        "A folder of that name, and of each of its numbered names (name 2 to name 10), was "
+        "already on the mail server; none was taken over, since the deployment may not serve "
+        "them. The operator can map one in the configuration, or free a name."
     ),
     MutationFailure.FOLDER_NAME_REFUSED: (
         "The mail server refused to create the folder, or the name holds the character the "

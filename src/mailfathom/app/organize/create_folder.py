@@ -6,7 +6,8 @@ moved into it by later calls, or by calls made before it exists: their moves wai
 same run, which creates folders first. The alias is the name at the top level, and the
 parent's alias, a slash and the name under a parent. A name no folder served to the caller
 carries, and that no earlier request claimed, is required; a folder already on the server is
-never taken over (its record is dead-lettered), since it may be one withheld from tools.
+never taken over, since it may be one withheld from tools, nor told of: the run creates the
+new one under a numbered name instead (see folder_creations).
 """
 
 from __future__ import annotations

@@ -4,9 +4,11 @@ A record names the folder (and its parent, a folder of the account). The run bui
 server name from the parent's name and the server's hierarchy delimiter, notes it on the
 record, then issues CREATE and SUBSCRIBE; once the folder exists its row is published under
 the record's alias and the record completes. A name already on the server is never taken
-over (it may be a folder the deployment withholds or does not map): the record is
-dead-lettered, unless the name is the one this record noted before an attempt that was cut
-off after its CREATE, which is then known to be this record's own folder. Creations run
+over (it may be a folder the deployment withholds or does not map), nor told of: telling the
+caller would say that a folder it may not see exists. The folder is created under the first
+free name of `name 2` to `name 10` instead, published under the alias asked for all the same;
+the record is dead-lettered only when all ten are taken. The name this record noted before an
+attempt that was cut off after its CREATE is known to be its own folder. Creations run
 before the flag changes and moves of the same run, so a move into the new folder asked
 together with it is carried in the same run.
 """
@@ -23,6 +25,9 @@ from mailfathom.domain.errors import SyncError
 from mailfathom.domain.mutations import MAX_ATTEMPTS, MutationFailure, MutationState
 
 log = structlog.get_logger("mailfathom.organize")
+
+# How many server names a creation tries: its name, then `name 2` up to this.
+NUMBERED_NAMES = 10
 
 
 class FolderCreationConvergence:
@@ -58,16 +63,15 @@ class FolderCreationConvergence:
             # The name would name a level of its own, or the server keeps no levels.
             self._end(record, MutationFailure.FOLDER_NAME_REFUSED)
             return 0
-        remote = (
-            record.name
-            if record.parent_remote is None
-            else f"{record.parent_remote}{delimiter or ''}{record.name}"
-        )
-        if writer.exists(remote):
-            if record.noted_remote_name != remote:
+        noted = record.noted_remote_name
+        if noted is not None and writer.exists(noted):
+            remote = noted
+        else:
+            free = _free_name(writer, record, delimiter)
+            if free is None:
                 self._end(record, MutationFailure.FOLDER_EXISTS)
                 return 0
-        else:
+            remote = free
             self._ledger.begin(record.creation_id, remote, self._clock())
             try:
                 writer.create(remote)
@@ -82,3 +86,18 @@ class FolderCreationConvergence:
         self._ledger.settle(
             record.creation_id, MutationState.DEAD_LETTERED, int(failure), self._clock()
         )
+
+
+def _free_name(writer: FolderWriter, record: OpenCreation, delimiter: str | None) -> str | None:
+    """The first server name of the record's folder not on the server: its name, then its
+    numbered names; None when every one is taken."""
+    for number in range(1, NUMBERED_NAMES + 1):
+        leaf = record.name if number == 1 else f"{record.name} {number}"
+        if number > 1 and delimiter and delimiter in leaf:
+            return None
+        remote = (
+            leaf if record.parent_remote is None else f"{record.parent_remote}{delimiter}{leaf}"
+        )
+        if not writer.exists(remote):
+            return remote
+    return None

@@ -163,8 +163,9 @@ WORDINGS: dict[Language, RecordWording] = {
                 "Message-ID, podle kterého by ji šlo najít), takže originál zůstal na místě."
             ),
             _M.FOLDER_EXISTS: (
-                "Složka toho jména už na poštovním serveru byla; nebyla převzata, protože ji "
-                "nasazení nemusí obsluhovat. Správce ji může namapovat v konfiguraci."
+                "Složka toho jména i složky jeho číslovaných jmen (jméno 2 až jméno 10) už na "
+                "poštovním serveru byly; žádná nebyla převzata, protože je nasazení nemusí "
+                "obsluhovat. Správce může jednu namapovat v konfiguraci, nebo jméno uvolnit."
             ),
             _M.FOLDER_NAME_REFUSED: (
                 "Poštovní server odmítl složku vytvořit, nebo název obsahuje znak, kterým "
@@ -272,8 +273,9 @@ WORDINGS: dict[Language, RecordWording] = {
                 "originál zostal na mieste."
             ),
             _M.FOLDER_EXISTS: (
-                "Priečinok toho mena už na poštovom serveri bol; nebol prevzatý, pretože ho "
-                "nasadenie nemusí obsluhovať. Správca ho môže namapovať v konfigurácii."
+                "Priečinok toho mena aj priečinky jeho číslovaných mien (meno 2 až meno 10) už "
+                "na poštovom serveri boli; žiadny nebol prevzatý, pretože ich nasadenie nemusí "
+                "obsluhovať. Správca môže jeden namapovať v konfigurácii, alebo meno uvoľniť."
             ),
             _M.FOLDER_NAME_REFUSED: (
                 "Poštový server odmietol priečinok vytvoriť, alebo názov obsahuje znak, ktorým "

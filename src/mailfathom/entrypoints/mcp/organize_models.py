@@ -44,9 +44,9 @@ class CreatedFolderModel(Published):
     state: ChangeState = Field(
         description="pending: written, not yet created on the mail server; converging: the "
         "synchronization run is creating it; completed: the folder exists and is listed; "
-        "dead-lettered: given up on (a folder of that name is already on the server and is "
-        "not taken over, the server refused the name, the parent is gone, or the attempts "
-        "were spent)."
+        "dead-lettered: given up on (the name and its numbered names, name 2 to name 10, "
+        "are all taken on the server, the server refused the name, the parent is gone, or "
+        "the attempts were spent)."
     )
 
 
