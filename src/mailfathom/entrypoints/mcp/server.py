@@ -4,7 +4,8 @@ A tool is served when its category is published by the deployment (and not remov
 caller's `MailFathom-Tool-Categories` header) and the caller's grant names every permission
 the use case behind it declares.
 Anything else is absent from `tools/list`, and a call naming it is answered exactly as a call
-naming a tool that does not exist. A served tool the deployment cannot serve at the moment
+naming a tool that does not exist: the JSON-RPC error `protocol_errors.unknown_tool`, which
+repeats nothing of the name. A served tool the deployment cannot serve at the moment
 (ask_mail without a working chat endpoint) is also left out of the listing, but a call to it
 reaches its use case, which says why it cannot be served.
 
@@ -42,6 +43,7 @@ from mailfathom.domain.errors import ConfigurationError
 from mailfathom.entrypoints.mcp.argument_refusals import describe
 from mailfathom.entrypoints.mcp.arguments import with_literal_text
 from mailfathom.entrypoints.mcp.own_results import ModelResult
+from mailfathom.entrypoints.mcp.protocol_errors import unknown_tool
 from mailfathom.entrypoints.mcp.registry import (
     ToolRegistry,
     current_caller,
@@ -259,7 +261,7 @@ class MailFathomMcp(MCPServer):
         tool = self.offered_tool(name, caller) if name in visible else None
         if tool is None:
             self.telemetry.record(name, "unknownTool", None, time.perf_counter() - started, label)
-            raise ToolError(f"Unknown tool: {name}")
+            raise unknown_tool()
         try:
             result = await tool.run(
                 arguments,
