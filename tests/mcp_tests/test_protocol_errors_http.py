@@ -1,11 +1,15 @@
 """What the endpoint answers a request it cannot serve as asked, over HTTP in both protocol
 generations: a JSON-RPC error with a fixed message, never anything the request carried, never a
-library's report. A tool this caller is not served is a tool that does not exist."""
+library's report. JSON-RPC 2.0 decides the code: -32601 for a method this server has none of,
+-32602 for parameters the method cannot take; a tool this caller is not served is a tool that
+does not exist."""
 
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Iterator
+from typing import Any
 
 import anyio
 import httpx2
@@ -17,8 +21,9 @@ from mcp.types import CallToolResult
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.entrypoints.mcp.assemble import ToolBundles, build_server_from
 from mcp_tests.client import UNKNOWN_TOOL, Answer, answer_of
+from mcp_tests.hardened import close_session
 from mcp_tests.in_process import LEGACY, MODERN, in_process, one_reader_config, served_in_thread
-from mcp_tests.raw_rpc import Endpoint, request
+from mcp_tests.raw_rpc import Endpoint, answer, request
 
 KEY = "protocol-errors-key"
 MARK = "divorce-lawyer-" + "q" * 8
@@ -82,3 +87,90 @@ def test_a_call_naming_no_tool_repeats_nothing_of_the_name(
             "id": 7,
             "error": UNKNOWN_TOOL.model_dump(exclude_none=True),
         }
+
+
+# Requests refused, or failed on, inside the server: each answer is its code's fixed message,
+# with nothing of the request beside it, and nothing of it reaches the log either.
+METHOD_NOT_FOUND = {"code": -32601, "message": "Method not found"}
+INVALID_PARAMS = {"code": -32602, "message": "Invalid params"}
+REFUSED_INSIDE: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = [
+    # (request, answer in the handshake generation, answer in the modern one)
+    (request(MARK + "/method", {}), METHOD_NOT_FOUND, METHOD_NOT_FOUND),
+    (
+        request(
+            "completion/complete",
+            {"ref": {"type": "ref/prompt", "name": MARK}, "argument": {"name": "a", "value": MARK}},
+        ),
+        METHOD_NOT_FOUND,
+        METHOD_NOT_FOUND,
+    ),
+    (
+        request("resources/subscribe", {"uri": f"file:///{MARK}"}),
+        METHOD_NOT_FOUND,
+        METHOD_NOT_FOUND,
+    ),
+    (request("logging/setLevel", {"level": MARK}), INVALID_PARAMS, METHOD_NOT_FOUND),
+    (request("resources/read", {"uri": f"file:///{MARK}"}), INVALID_PARAMS, INVALID_PARAMS),
+    (
+        request("prompts/get", {"name": MARK, "arguments": {"a": MARK}}),
+        {"code": -32602, "message": "Unknown prompt"},
+        {"code": -32602, "message": "Unknown prompt"},
+    ),
+    (
+        request("tools/call", {"name": 5, "arguments": {}}),
+        INVALID_PARAMS,
+        # Before the request is read, the modern generation's own check of the name header.
+        {
+            "code": -32020,
+            "message": "mcp-name header does not match the request body's 'name' parameter",
+        },
+    ),
+    (
+        request("tools/call", {"name": "list_accounts", "arguments": [MARK]}),
+        INVALID_PARAMS,
+        INVALID_PARAMS,
+    ),
+    (request("tools/call", {"arguments": {"q": MARK}}), INVALID_PARAMS, INVALID_PARAMS),
+]
+
+
+@pytest.mark.parametrize("generation", ["handshake", "modern"])
+@pytest.mark.parametrize(
+    ("body", "handshake", "modern"), REFUSED_INSIDE, ids=range(len(REFUSED_INSIDE))
+)
+def test_a_request_the_server_cannot_serve_is_answered_in_fixed_words(
+    url: str,
+    http: httpx2.Client,
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
+    generation: str,
+    body: dict[str, Any],
+    handshake: dict[str, Any],
+    modern: dict[str, Any],
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with Endpoint.reached(http, url, KEY, generation) as endpoint:
+        response = endpoint.post(http, body)
+        assert MARK not in response.text
+        assert endpoint.ask(http, body) == {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "error": modern if generation == "modern" else handshake,
+        }
+        out, err = capfd.readouterr()
+        logged = caplog.text + out + err
+        assert MARK not in logged
+        assert "Traceback" not in logged
+
+
+def test_an_initialize_with_parameters_of_the_wrong_shape_is_invalid_params(
+    url: str, http: httpx2.Client
+) -> None:
+    endpoint = Endpoint(url, KEY, "handshake-unopened")
+    body = request("initialize", {"protocolVersion": 5, "capabilities": MARK, "clientInfo": [MARK]})
+    response = endpoint.post(http, body)
+    opened = response.headers.get("mcp-session-id")
+    if opened is not None:
+        close_session(http, url, KEY, opened)
+    assert MARK not in response.text
+    assert answer(response) == {"jsonrpc": "2.0", "id": 7, "error": INVALID_PARAMS}
