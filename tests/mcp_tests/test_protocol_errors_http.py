@@ -1,8 +1,8 @@
 """What the endpoint answers a request it cannot serve as asked, over HTTP in both protocol
 generations: a JSON-RPC error with a fixed message, never anything the request carried, never a
 library's report. JSON-RPC 2.0 decides the code: -32601 for a method this server has none of,
--32602 for parameters the method cannot take; a tool this caller is not served is a tool that
-does not exist."""
+-32602 for parameters the method cannot take (a cursor included: no listing is ever cut
+short); a tool this caller is not served is a tool that does not exist."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult
+from mcp_types import ErrorData
 
 from mailfathom.domain.access import ALL_PERMISSIONS, Caller
 from mailfathom.entrypoints.mcp.assemble import ToolBundles, build_server_from
@@ -87,6 +89,35 @@ def test_a_call_naming_no_tool_repeats_nothing_of_the_name(
             "id": 7,
             "error": UNKNOWN_TOOL.model_dump(exclude_none=True),
         }
+
+
+@pytest.mark.parametrize("generation", ["handshake", "modern"])
+@pytest.mark.parametrize(
+    "method", ["tools/list", "resources/list", "resources/templates/list", "prompts/list"]
+)
+def test_a_listing_given_a_cursor_this_server_never_issued_is_invalid_params(
+    url: str, http: httpx2.Client, generation: str, method: str
+) -> None:
+    with Endpoint.reached(http, url, KEY, generation) as endpoint:
+        for cursor in ("garbage", "", MARK * 100):
+            answered = endpoint.ask(http, request(method, {"cursor": cursor}))
+            assert answered["error"] == {"code": -32602, "message": "Invalid cursor"}
+        listed = endpoint.ask(http, request(method, {}))
+        assert "error" not in listed
+        assert "nextCursor" not in listed["result"]
+
+
+def test_the_official_client_is_told_a_cursor_is_invalid(url: str) -> None:
+    async def run() -> ErrorData:
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {KEY}"}) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            with pytest.raises(MCPError) as refused:
+                await client.list_tools(cursor="garbage")
+            return refused.value.error
+
+    assert anyio.run(run) == ErrorData(code=-32602, message="Invalid cursor")
 
 
 # Requests refused, or failed on, inside the server: each answer is its code's fixed message,

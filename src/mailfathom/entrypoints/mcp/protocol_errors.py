@@ -9,7 +9,10 @@ and is answered in JSON-RPC 2.0's words for that code, without `data`. An error 
 JSON-RPC's own codes is one of the protocol's (an unsupported version, a capability the client
 lacks), written by the SDK from what the server knows, and is kept as it is. A failure that is
 no protocol error at all is logged by kind and place, like a tool's (54001), and answered
--32603."""
+-32603.
+
+A listing method is given a `cursor` only to continue a listing it issued, and this server
+lists everything at once: a cursor is refused as one it never issued (-32602)."""
 
 from __future__ import annotations
 
@@ -41,6 +44,7 @@ JSON_RPC_WORDS = {
     INVALID_PARAMS: "Invalid params",
     INTERNAL_ERROR: "Internal error",
 }
+LISTINGS = frozenset({"tools/list", "resources/list", "resources/templates/list", "prompts/list"})
 
 
 class Refusal(MCPError):
@@ -48,13 +52,16 @@ class Refusal(MCPError):
 
 
 def unknown_tool() -> Refusal:
-    """A call naming a tool this caller is not served, whether or not it exists. A protocol
-    error, as MCP has it, and never the name: it is the caller's text, of any length."""
+    """A call naming a tool this caller is not served, whether or not it exists."""
     return Refusal(INVALID_PARAMS, "Unknown tool")
 
 
 def unknown_prompt() -> Refusal:
     return Refusal(INVALID_PARAMS, "Unknown prompt")
+
+
+def invalid_cursor() -> Refusal:
+    return Refusal(INVALID_PARAMS, "Invalid cursor")
 
 
 def in_json_rpc_words(code: int) -> MCPError:
@@ -68,6 +75,8 @@ async def answer_in_fixed_words(
     notification is passed on untouched: nothing answers one."""
     if ctx.request_id is None:
         return await call_next(ctx)
+    if ctx.method in LISTINGS and (ctx.params or {}).get("cursor") is not None:
+        raise invalid_cursor()
     try:
         return await call_next(ctx)
     except Refusal:
