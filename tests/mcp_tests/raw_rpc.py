@@ -24,6 +24,10 @@ MODERN_META = {
 # The parameter each method names its subject by, sent again in `Mcp-Name`.
 NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
+GENERATIONS = ["handshake", "handshake-unopened", "modern"]
+"""Within an open session of the handshake generation, outside any session of it (as a
+request that would open one), and as a single exchange of the modern generation."""
+
 
 @dataclass(frozen=True)
 class Endpoint:

@@ -1,8 +1,10 @@
 """What the endpoint answers a request it cannot serve as asked, over HTTP in both protocol
 generations: a JSON-RPC error with a fixed message, never anything the request carried, never a
-library's report. JSON-RPC 2.0 decides the code: -32601 for a method this server has none of,
--32602 for parameters the method cannot take (a cursor included: no listing is ever cut
-short); a tool this caller is not served is a tool that does not exist."""
+library's report. JSON-RPC 2.0 decides the code: -32700 for a body that is not JSON, -32600 for
+one that is not a single request, notification or response (a request's id is a string or an
+integer), -32601 for a method this server has none of, -32602 for parameters the method cannot
+take (a cursor included: no listing is ever cut short); a tool this caller is not served is a
+tool that does not exist."""
 
 from __future__ import annotations
 
@@ -25,10 +27,16 @@ from mailfathom.entrypoints.mcp.assemble import ToolBundles, build_server_from
 from mcp_tests.client import UNKNOWN_TOOL, Answer, answer_of
 from mcp_tests.hardened import close_session
 from mcp_tests.in_process import LEGACY, MODERN, in_process, one_reader_config, served_in_thread
-from mcp_tests.raw_rpc import Endpoint, answer, request
+from mcp_tests.raw_rpc import GENERATIONS, Endpoint, answer, request
 
 KEY = "protocol-errors-key"
 MARK = "divorce-lawyer-" + "q" * 8
+INVALID_REQUEST = {
+    "jsonrpc": "2.0",
+    "id": None,
+    "error": {"code": -32600, "message": "Invalid Request"},
+}
+PARSE_ERROR = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +97,77 @@ def test_a_call_naming_no_tool_repeats_nothing_of_the_name(
             "id": 7,
             "error": UNKNOWN_TOOL.model_dump(exclude_none=True),
         }
+
+
+MALFORMED: list[Any] = [
+    {
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "search_emails", "arguments": {"q": MARK}},
+    },
+    {"jsonrpc": "1.0", "id": 1, "method": "ping", "params": {"q": MARK}},
+    [{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"q": MARK}}],
+    [],
+    {"jsonrpc": "2.0", "id": 1, "method": 5, "params": {"q": MARK}},
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": MARK},
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": [MARK]},
+    {"jsonrpc": "2.0", "method": ["ping"], "params": {"q": MARK}},
+    {"jsonrpc": "2.0", "id": 6, "error": {"code": MARK, "message": 5}},
+    {"jsonrpc": "2.0", "id": 6.5, "result": {"q": MARK}},
+    MARK,
+    5,
+    None,
+]
+
+
+NOT_JSON = [b'{"jsonrpc": "2.0", "id": 1, "method": "ping"', b"\xff\xfe" + MARK.encode(), b""]
+REFUSED_UNREAD = [(body, INVALID_REQUEST) for body in MALFORMED] + [
+    (body, PARSE_ERROR) for body in NOT_JSON
+]
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+@pytest.mark.parametrize(("body", "expected"), REFUSED_UNREAD, ids=range(len(REFUSED_UNREAD)))
+def test_a_body_that_is_no_json_rpc_message_is_refused_unread(
+    url: str, http: httpx2.Client, generation: str, body: Any, expected: dict[str, Any]
+) -> None:
+    """-32600 for JSON that is no single message, -32700 for a body that is not JSON."""
+    with Endpoint.reached(http, url, KEY, generation) as endpoint:
+        response = endpoint.post(http, body)
+        assert (response.status_code, response.json()) == (400, expected)
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+@pytest.mark.parametrize("ident", [None, 1.5, 2.0, True, False, {"a": MARK}, [1]])
+def test_a_request_whose_id_is_no_string_and_no_integer_is_an_invalid_request(
+    url: str, http: httpx2.Client, generation: str, ident: Any
+) -> None:
+    with Endpoint.reached(http, url, KEY, generation) as endpoint:
+        for body in (request("ping", id=ident), request("tools/list", {}, id=ident)):
+            response = endpoint.post(http, body)
+            assert (response.status_code, response.json()) == (400, INVALID_REQUEST)
+
+
+@pytest.mark.parametrize("generation", ["handshake", "modern"])
+def test_well_formed_messages_and_odd_but_valid_ids_still_pass(
+    url: str, http: httpx2.Client, generation: str
+) -> None:
+    with Endpoint.reached(http, url, KEY, generation) as endpoint:
+        for ident in ("", MARK, 0, -3, 2**70):
+            listed = endpoint.ask(http, request("tools/list", {}, id=ident))
+            assert listed["id"] == ident
+            assert [t["name"] for t in listed["result"]["tools"]] == [
+                "list_accounts",
+                "list_emails",
+                "get_email_content",
+                "search_emails",
+            ]
+        notification = {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": 9},
+        }
+        assert endpoint.post(http, notification).status_code == 202
 
 
 @pytest.mark.parametrize("generation", ["handshake", "modern"])
