@@ -34,10 +34,8 @@ from answering.served import (
 )
 from mailfathom.app.answering.envelope import SYSTEM_TEXT
 from mailfathom.entrypoints.mcp.untrusted import MAIL_CONTENT, MAIL_CONTENT_IS_DATA
-from mcp_tests.client import over_http
+from mcp_tests.client import UNKNOWN_TOOL, over_http, refusal
 from servers.model_provider import CHAT, EMBEDDINGS, ModelProvider
-
-ANSWERED_BY_NOBODY = "Unknown tool: ask_mail"
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +76,8 @@ def test_ask_mail_is_offered_only_to_a_caller_granted_asking_and_reading(
     assert "ask_mail" in deployment.tools("asker")
     for caller in ("reader", "ask-only"):
         assert "ask_mail" not in deployment.tools(caller)
-        hidden = deployment.ask({"question": QUESTION}, caller)
-        assert message_text(hidden) == ANSWERED_BY_NOBODY
+        hidden = refusal(deployment.url, KEYS[caller], "ask_mail", {"question": QUESTION})
+        assert hidden == UNKNOWN_TOOL
 
 
 @pytest.mark.parametrize("how", ["401", "500"])

@@ -13,12 +13,19 @@ from mcp import Client, StdioServerParameters
 from mcp.client.session import ElicitationFnT
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult
+from mcp_types import ErrorData
 
 from mailfathom.entrypoints.mcp.untrusted import CONTENT_TRUST_NOTICE
 from mcp_tests.result_text import expand_text
 
 T = TypeVar("T")
+
+# What a call naming a tool the caller is not served is answered with, whether the tool
+# exists or not: a JSON-RPC error, not a tool result.
+UNKNOWN_TOOL = ErrorData(code=-32602, message="Unknown tool")
+Answer = CallToolResult | ErrorData
 
 
 def over_http(
@@ -71,6 +78,25 @@ def call(
 ) -> CallToolResult:
     async def work(client: Client) -> CallToolResult:
         return await client.call_tool(tool, arguments or {})
+
+    return over_http(url, key, work, **options)
+
+
+async def answer_of(client: Client, tool: str, arguments: dict[str, Any]) -> Answer:
+    """What a call is answered with: its result, or the JSON-RPC error answering it instead."""
+    try:
+        return await client.call_tool(tool, arguments)
+    except MCPError as error:
+        return error.error
+
+
+def refusal(
+    url: str, key: str | None, tool: str, arguments: dict[str, Any] | None = None, **options: Any
+) -> Answer:
+    """The JSON-RPC error a call over HTTP is answered with (its result where it has one)."""
+
+    async def work(client: Client) -> Answer:
+        return await answer_of(client, tool, arguments or {})
 
     return over_http(url, key, work, **options)
 

@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from mailfathom.domain.codes import Code
-from mcp_tests.client import code, structured
+from mcp_tests.client import UNKNOWN_TOOL, Answer, answer_of, code, structured
 from mcp_tests.in_process import MODES, InProcess
 from mcp_tests.in_process import mailbox as mailbox
 
@@ -146,10 +146,6 @@ def _arguments(tool: str) -> dict[str, Any]:
     return arguments[tool]
 
 
-def _shape(result: CallToolResult, name: str) -> str:
-    return result.model_dump_json().replace(name, "NAME")
-
-
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("grant", sorted(GRANTS))
 def test_listing_offers_exactly_the_tools_the_grant_covers(
@@ -167,22 +163,23 @@ def test_listing_offers_exactly_the_tools_the_grant_covers(
 def test_offered_tools_answer_and_hidden_ones_are_unknown(
     mailbox: InProcess, grant: str, mode: str
 ) -> None:
-    async def work(client: Client) -> dict[str, tuple[bool, CallToolResult, CallToolResult]]:
+    async def work(client: Client) -> dict[str, tuple[bool, Answer, Answer]]:
         offered = {t.name for t in (await client.list_tools()).tools}
         answers = {}
         for tool in REQUIRED:
-            result = await client.call_tool(tool, _arguments(tool))
-            unknown = await client.call_tool(tool + "_absent", _arguments(tool))
+            result = await answer_of(client, tool, _arguments(tool))
+            unknown = await answer_of(client, tool + "_absent", _arguments(tool))
             answers[tool] = (tool in offered, result, unknown)
         return answers
 
     answers = mailbox.session(grant, work, mode=mode)
     for tool, (offered, result, unknown) in answers.items():
+        assert unknown == UNKNOWN_TOOL, tool
         if offered:
+            assert isinstance(result, CallToolResult), tool
             assert code(result) != Code.UNDIAGNOSED, tool
         else:
-            assert result.is_error, tool
-            assert _shape(result, tool) == _shape(unknown, tool + "_absent"), tool
+            assert result == UNKNOWN_TOOL, tool
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -194,22 +191,24 @@ def test_arguments_are_held_to_the_schema_only_on_offered_tools(
     that is not offered answers it exactly as a tool that does not exist, so no schema answer
     tells a caller that a tool it may not use is there."""
 
-    async def work(client: Client) -> dict[str, tuple[bool, CallToolResult, CallToolResult]]:
+    async def work(client: Client) -> dict[str, tuple[bool, Answer, Answer]]:
         offered = {t.name for t in (await client.list_tools()).tools}
         answers = {}
         for tool in REQUIRED:
             arguments = {**_arguments(tool), "unpublished": 1}
-            result = await client.call_tool(tool, arguments)
-            unknown = await client.call_tool(tool + "_absent", arguments)
+            result = await answer_of(client, tool, arguments)
+            unknown = await answer_of(client, tool + "_absent", arguments)
             answers[tool] = (tool in offered, result, unknown)
         return answers
 
     answers = mailbox.session(grant, work, mode=mode)
     for tool, (offered, result, unknown) in answers.items():
+        assert unknown == UNKNOWN_TOOL, tool
         if offered:
+            assert isinstance(result, CallToolResult), tool
             assert code(result) == Code.ARGUMENTS_NOT_MATCHING_SCHEMA, tool
         else:
-            assert _shape(result, tool) == _shape(unknown, tool + "_absent"), tool
+            assert result == UNKNOWN_TOOL, tool
 
 
 @pytest.mark.parametrize("grant", sorted(GRANTS))
@@ -249,16 +248,20 @@ def test_saving_arguments_are_unknown_to_a_caller_that_may_not_save(
     held_by_nobody = str(uuid.uuid4())
     arguments = {"storedEmailIds": [held_by_nobody], "savePart": "2", "saveTo": target}
 
-    async def work(client: Client) -> tuple[CallToolResult, CallToolResult, CallToolResult]:
-        saving = await client.call_tool("get_email_content", arguments)
-        reading = await client.call_tool("get_email_content", {"storedEmailIds": [held_by_nobody]})
-        unknown = await client.call_tool("get_email_content_absent", arguments)
+    async def work(client: Client) -> tuple[Answer, Answer, Answer]:
+        saving = await answer_of(client, "get_email_content", arguments)
+        reading = await answer_of(client, "get_email_content", {"storedEmailIds": [held_by_nobody]})
+        unknown = await answer_of(client, "get_email_content_absent", arguments)
         return saving, reading, unknown
 
     saving, reading, unknown = mailbox.session(grant, work)
+    assert unknown == UNKNOWN_TOOL
     if READ not in GRANTS[grant]:
-        assert _shape(saving, "get_email_content") == _shape(unknown, "get_email_content_absent")
-    elif GRANTS[grant] >= SAVING:
+        assert saving == reading == UNKNOWN_TOOL
+        return
+    assert isinstance(saving, CallToolResult)
+    assert isinstance(reading, CallToolResult)
+    if GRANTS[grant] >= SAVING:
         assert code(saving) not in (Code.ARGUMENTS_NOT_MATCHING_SCHEMA, Code.UNDIAGNOSED)
         assert code(reading) is None
         assert reading.structured_content is not None

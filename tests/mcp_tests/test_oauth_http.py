@@ -15,7 +15,7 @@ from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 
 from mailfathom.domain.access import Permission
-from mcp_tests.client import call, code, structured, text, tool_names
+from mcp_tests.client import UNKNOWN_TOOL, call, code, refusal, structured, tool_names
 from mcp_tests.deployment import KEYS, Deployment
 from mcp_tests.hardened import Served, close_session, initialize, list_tools, open_session
 from mcp_tests.oauth_deployment import SUBJECTS, minted, serve_oauth, with_oauth_client
@@ -176,11 +176,11 @@ def test_a_token_whose_scopes_carry_no_permission_is_served_an_empty_listing(
     # An entry nobody narrowed, and a client that received no permission scope.
     none = minted(oauth_server, "person", url, "openid", "profile")
     assert tool_names(url, none) == []
-    assert text(call(url, none, "list_accounts")) == "Unknown tool: list_accounts"
+    assert refusal(url, none, "list_accounts") == UNKNOWN_TOOL
     # An entry granting reading, and a token carrying only what it does not grant.
     outside = minted(oauth_server, "reading-person", url, SEND)
     assert tool_names(url, outside) == []
-    assert text(call(url, outside, "list_emails")) == "Unknown tool: list_emails"
+    assert refusal(url, outside, "list_emails") == UNKNOWN_TOOL
 
 
 def test_a_token_lacking_a_required_scope_is_answered_403_naming_the_required_ones(
@@ -252,8 +252,7 @@ def test_a_token_is_served_exactly_what_its_entry_and_scopes_grant(
     # Scopes narrow an entry granting everything.
     person = minted(oauth_server, "person", url, READ)
     assert tool_names(url, person) == reading
-    refused = call(url, person, "send_email", {"account": "work"})
-    assert text(refused) == "Unknown tool: send_email"
+    assert refusal(url, person, "send_email", {"account": "work"}) == UNKNOWN_TOOL
     # An entry narrows scopes that ask for more.
     both = minted(oauth_server, "reading-person", url, READ, SEND)
     assert tool_names(url, both) == reading

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp_types import ErrorData
 
-from mcp_tests.client import code, over_stdio, structured
+from mcp_tests.client import UNKNOWN_TOOL, answer_of, code, over_stdio, structured
 from mcp_tests.deployment import Deployment
 
 
@@ -64,3 +66,27 @@ def test_stdio_reads_a_conversation(mcp_deployment: Deployment) -> None:
     )
     subjects = [e["content"]["headers"]["subject"] for e in result["emails"]]
     assert subjects == ["Quarterly report draft", "Re: Quarterly report draft"]
+
+
+def test_stdio_answers_what_it_cannot_serve_with_json_rpc_errors(
+    mcp_deployment: Deployment,
+) -> None:
+    async def work(client: Client) -> list[object]:
+        try:
+            await client.list_tools(cursor="garbage")
+            listed: object = "listed"
+        except MCPError as error:
+            listed = error.error
+        return [
+            await answer_of(client, "list_accountz", {}),
+            await answer_of(client, "list_emails\n{}", {}),
+            listed,
+        ]
+
+    answers = over_stdio(
+        mcp_deployment.config_path,
+        mcp_deployment.env,
+        work,
+        mcp_deployment.data_dir.parent / "stdio.log",
+    )
+    assert answers == [UNKNOWN_TOOL, UNKNOWN_TOOL, ErrorData(code=-32602, message="Invalid cursor")]

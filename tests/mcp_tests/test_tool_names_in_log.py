@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 import log_audit
-from mcp_tests.client import call
+from mcp_tests.client import UNKNOWN_TOOL, refusal
 from mcp_tests.deployment import KEYS, Deployment
 from waiting import wait_for
 
@@ -17,7 +17,7 @@ def test_a_caller_chosen_name_spelled_like_a_tool_is_not_logged(
     chosen = "leak_" + "".join(chr(ord("a") + int(c, 16)) for c in uuid.uuid4().hex[:24])
     log_audit.register(chosen)
     before = mcp_deployment.server_log.read_text("utf-8", "replace").count('"unknownTool"')
-    assert call(mcp_deployment.url, KEYS["full"], chosen, {}).is_error
+    assert refusal(mcp_deployment.url, KEYS["full"], chosen) == UNKNOWN_TOOL
 
     def logged() -> str | None:
         log = mcp_deployment.server_log.read_text("utf-8", "replace")

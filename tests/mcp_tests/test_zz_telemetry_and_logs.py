@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import httpx2
 
-from mcp_tests.client import call, structured, text
+from mcp_tests.client import UNKNOWN_TOOL, call, refusal, structured, text
 from mcp_tests.deployment import KEYS, SENSITIVE, Deployment
 from waiting import wait_for
 
 
 def test_metrics_count_calls_by_published_tool_only(mcp_deployment: Deployment) -> None:
     call(mcp_deployment.url, KEYS["full"], "list_emails", {"pageSize": 0})
-    call(mcp_deployment.url, KEYS["full"], "not_a_tool_x", {})
+    assert refusal(mcp_deployment.url, KEYS["full"], "not_a_tool_x") == UNKNOWN_TOOL
     call(mcp_deployment.url, KEYS["full"], "list_accounts", {})
     scraper = {"Authorization": f"Bearer {KEYS['metrics']}"}
     metrics = httpx2.get(mcp_deployment.metrics_url, headers=scraper).text
@@ -46,7 +46,7 @@ def test_server_log_records_calls_and_carries_no_mail_content(
     call(mcp_deployment.url, KEYS["full"], "list_emails", {"senderAddress": "alice@example.org"})
     call(mcp_deployment.url, KEYS["full"], "list_emails", {"pageSize": "Quarterly report draft"})
     # A caller-chosen name never reaches the log; only published tool names do.
-    call(mcp_deployment.url, KEYS["full"], "Ask Alice Anything", {})
+    assert refusal(mcp_deployment.url, KEYS["full"], "Ask Alice Anything") == UNKNOWN_TOOL
 
     def logged() -> str | None:
         log = mcp_deployment.server_log.read_text("utf-8", "replace")

@@ -72,6 +72,7 @@ from mailfathom.entrypoints.mcp.challenges import (
     unavailable,
 )
 from mailfathom.entrypoints.mcp.download_route import download_route
+from mailfathom.entrypoints.mcp.envelope import EnvelopeCheck
 from mailfathom.entrypoints.mcp.oauth.admission import Admitted, TokenAdmission
 from mailfathom.entrypoints.mcp.oauth.assemble import token_admission
 from mailfathom.entrypoints.mcp.oauth.authorization_server import (
@@ -374,7 +375,7 @@ def build_http_app(
 
     routes: list[BaseRoute] = [
         *protected_resource_routes(config.host, tokens),
-        Mount("/", app=mcp_app),
+        Mount("/", app=EnvelopeCheck(mcp_app, server, MCP_PATH)),
     ]
     if config.metrics_api_key_sha256 is not None:
         routes.insert(0, metrics_route(server, config.metrics_api_key_sha256, config.host))

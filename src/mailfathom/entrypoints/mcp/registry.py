@@ -143,12 +143,12 @@ def log_undiagnosed(name: str, error: BaseException) -> CallToolResult:
         correlation_id=correlation,
         internal_code=code,
         error_type=type(error).__name__,
-        stack=_frames(error),
+        stack=failure_frames(error),
     )
     return error_result(Code.UNDIAGNOSED, UNDIAGNOSED_MESSAGE)
 
 
-def _frames(error: BaseException) -> list[str]:
+def failure_frames(error: BaseException) -> list[str]:
     """Where the failure happened, frame by frame, without the exception's message: a
     library's message can quote the values it was handed, and those can be mail."""
     frames: list[str] = []
