@@ -25,9 +25,10 @@ import sqlalchemy as sa
 
 from waiting import wait_for
 
+# Any lock: on a table, a row another transaction wrote (its transaction id), an advisory one.
 _WAITING = sa.text(
-    "SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database"
-    " WHERE NOT l.granted AND d.datname = current_database()"
+    "SELECT count(*) FROM pg_stat_activity"
+    " WHERE datname = current_database() AND wait_event_type = 'Lock'"
 )
 
 
@@ -77,8 +78,17 @@ def _held(
             if not between:
                 hold()
 
-    def begins(_c: object) -> None:
-        if holder == [threading.get_ident()] and reached.is_set():
+    def next_transaction() -> bool:
+        return between and holder == [threading.get_ident()] and reached.is_set()
+
+    # Held before the next transaction takes anything: on PostgreSQL when it begins (its
+    # first statement opens it), on SQLite before the store's BEGIN IMMEDIATE is sent.
+    def begins(c: sa.Connection) -> None:
+        if next_transaction() and c.dialect.name != "sqlite":
+            hold()
+
+    def sqlite_begins(_c: object, _cursor: object, statement: str, *_rest: Any) -> None:
+        if next_transaction() and statement.startswith("BEGIN"):
             hold()
 
     def run(name: str, work: Callable[[], object]) -> None:
@@ -90,8 +100,8 @@ def _held(
             answers[name] = error
 
     sa.event.listen(engine, "after_cursor_execute", ran)
-    # Ahead of the store's own listener, which begins SQLite's transactions IMMEDIATE.
-    sa.event.listen(engine, "begin", begins, insert=True)
+    sa.event.listen(engine, "begin", begins)
+    sa.event.listen(engine, "before_cursor_execute", sqlite_begins)
     threads = {
         name: threading.Thread(target=run, args=(name, work))
         for name, work in (("first", first), ("second", second))
@@ -112,4 +122,5 @@ def _held(
                 thread.join()
         sa.event.remove(engine, "after_cursor_execute", ran)
         sa.event.remove(engine, "begin", begins)
+        sa.event.remove(engine, "before_cursor_execute", sqlite_begins)
     return answers["first"], answers["second"]
