@@ -13,7 +13,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
+from mailfathom.adapters.sql.drafts import SqlDraftStore
+from mailfathom.adapters.sql.schema import drafts
 from mailfathom.app.drafting.ports import DraftContent, NewDraft
 from mailfathom.app.sending.ports import (
     AttemptResult,
@@ -40,6 +43,7 @@ from mailfathom.domain.outgoing import (
     Stage,
 )
 from store.conftest import Backend
+from store.overlapping_writes import overlapped
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -162,20 +166,21 @@ def test_a_write_naming_a_revision_applies_only_to_that_revision(backend: Backen
     assert gone.life is DraftLife.DELETED
 
 
-def test_twenty_racing_identical_saves_leave_one_draft(backend: Backend) -> None:
-    store = backend.drafts()
-    barrier = threading.Barrier(20)
+def test_identical_saves_at_once_leave_one_draft(engine: sa.Engine) -> None:
+    """The second save comes while the first has written its draft but not committed: it
+    meets the key's unique constraint (or waits at SQLite's BEGIN) and answers that draft."""
+    store = SqlDraftStore(engine)
 
-    def save(_: int) -> tuple[uuid.UUID, bool]:
-        barrier.wait()
+    def save() -> tuple[uuid.UUID, bool]:
         draft, created = store.create(_new("same-key"))
         return draft.draft_id, created
 
-    with ThreadPoolExecutor(max_workers=20) as pool:
-        results = list(pool.map(save, range(20)))
-    assert len({draft_id for draft_id, _ in results}) == 1
-    assert sum(created for _, created in results) == 1
-    (draft_id,) = {draft_id for draft_id, _ in results}
+    first, second = overlapped(engine, save, save, at=f"^INSERT INTO {drafts.name} ")
+    assert isinstance(first, tuple)
+    assert isinstance(second, tuple)
+    assert (first[1], second[1]) == (True, False)
+    assert second[0] == first[0]
+    draft_id = first[0]
     assert [d.draft_id for d in store.copy_work("acct").to_file] == [draft_id]
 
 
@@ -372,19 +377,21 @@ def test_copies_say_what_the_folder_still_needs(backend: Backend) -> None:
 
 
 def test_one_claim_to_file_a_copy_at_a_time_and_a_lapsed_one_is_taken_again(
-    backend: Backend,
+    engine: sa.Engine,
 ) -> None:
-    store = backend.drafts()
+    """The second claim comes while the first's is written but not committed: it waits for
+    it, and then finds the copy claimed."""
+    store = SqlDraftStore(engine)
     draft, _ = store.create(_new())
     until = T0 + timedelta(minutes=5)
-    barrier = threading.Barrier(10)
 
-    def claim(_: int) -> bool:
-        barrier.wait()
+    def claim() -> bool:
         return store.claim_filing(draft.draft_id, T0, until)
 
-    with ThreadPoolExecutor(max_workers=10) as pool:
-        assert sum(pool.map(claim, range(10))) == 1
+    assert overlapped(engine, claim, claim, at=rf"^UPDATE {drafts.name} SET filing_until=") == (
+        True,
+        False,
+    )
     assert not store.claim_filing(draft.draft_id, T0 + timedelta(minutes=4), until)
     # A holder that never released it (a crash) holds it only until it lapses.
     assert store.claim_filing(draft.draft_id, until, until + timedelta(minutes=5))

@@ -74,9 +74,9 @@ def test_of_two_passkeys_added_at_once_for_the_last_place_one_is_kept(
         assert store.add_passkey(_passkey(f"k{n}"), only_if_first=False, most=5)
     first, second = overlapped(
         engine,
-        console_passkeys,
         lambda: store.add_passkey(_passkey("r1"), only_if_first=False, most=5),
         lambda: store.add_passkey(_passkey("r2"), only_if_first=False, most=5),
+        at=f"^INSERT INTO {console_passkeys.name} ",
     )
     assert first is True
     assert isinstance(second, TooManyPasskeys)

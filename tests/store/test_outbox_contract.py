@@ -8,13 +8,15 @@ from __future__ import annotations
 import dataclasses
 import threading
 import uuid
-from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
+from mailfathom.adapters.sql.outbox import SqlOutbox
+from mailfathom.adapters.sql.schema import outgoing_emails
 from mailfathom.app.sending.ports import (
     AttemptResult,
     CeilingLimit,
@@ -26,11 +28,18 @@ from mailfathom.domain.codes import DeliveryCode
 from mailfathom.domain.outgoing import (
     AddressField,
     OutgoingKind,
+    OutgoingRecord,
     Recipient,
     RecipientState,
     Stage,
 )
 from store.conftest import Backend
+from store.overlapping_writes import interleaved, overlapped
+
+_WRITING_A_SEND = f"^INSERT INTO {outgoing_emails.name} "
+_TAKING_A_SEND = f"^UPDATE {outgoing_emails.name} SET stage="
+# The claim's first transaction, which reads the sends due; it takes them in later ones.
+_READING_THE_DUE = rf"ORDER BY {outgoing_emails.name}\.not_before"
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -87,17 +96,21 @@ def test_the_same_key_answers_the_first_record_and_another_account_may_reuse_it(
     assert other.outgoing_id != first.outgoing_id
 
 
-def test_twenty_racing_calls_with_one_key_leave_one_record(outbox: OutboxStore) -> None:
-    start = threading.Barrier(20)
-
-    def call(_: int) -> uuid.UUID:
-        start.wait(timeout=30)
-        return outbox.record(_new("race"), [])[0].outgoing_id
-
-    with ThreadPoolExecutor(20) as pool:
-        answers = set(pool.map(call, range(20)))
-    assert len(answers) == 1
-    assert [entry.record.outgoing_id for entry in outbox.listing(100)] == list(answers)
+def test_two_calls_with_one_key_at_once_leave_one_record(engine: sa.Engine) -> None:
+    """The second call comes while the first has written its send but not committed: it
+    waits for the first (or meets the key's unique constraint) and answers its record."""
+    outbox = SqlOutbox(engine)
+    first, second = overlapped(
+        engine,
+        lambda: outbox.record(_new("race"), []),
+        lambda: outbox.record(_new("race"), []),
+        at=_WRITING_A_SEND,
+    )
+    assert isinstance(first, tuple)
+    assert isinstance(second, tuple)
+    assert (first[1], second[1]) == (True, False)
+    assert second[0] == first[0]
+    assert [entry.record.outgoing_id for entry in outbox.listing(100)] == [first[0].outgoing_id]
 
 
 def _hourly(account: str) -> CeilingLimit:
@@ -200,49 +213,48 @@ def test_a_send_is_found_by_its_account_and_key_at_every_stage(outbox: OutboxSto
     assert outbox.find_key("acct", "w") == cancelled
 
 
-def _race(claim: Any, cancel: Any) -> list[Any]:
-    """Run a claim and a cancellation released at the same moment; the claim's result."""
-    start = threading.Barrier(2)
-    claimed: list[Any] = []
-
-    def claiming() -> None:
-        start.wait(timeout=30)
-        claimed.extend(claim())
-
-    def cancelling() -> None:
-        start.wait(timeout=30)
-        cancel()
-
-    threads = [threading.Thread(target=claiming), threading.Thread(target=cancelling)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return claimed
+def _one_winner(outbox: SqlOutbox, outgoing_id: uuid.UUID, claimed: object) -> Stage:
+    """The stage a send raced by a claim and a cancellation ended in, checked to be the
+    winner's: the claim's answer, or the cancellation's."""
+    assert isinstance(claimed, list)
+    final = outbox.find(outgoing_id)
+    assert final is not None
+    if claimed:
+        assert final.stage is Stage.SENDING
+        assert outbox.finish(claimed[0].seq, "w1", AttemptResult(Stage.SENT, final.recipients), T0)
+    else:
+        assert final.stage is Stage.CANCELLED
+    return final.stage
 
 
-def test_cancellation_racing_a_claim_never_leaves_both_winning(outbox: OutboxStore) -> None:
-    for round_ in range(60):
-        record = outbox.record(_new(f"r{round_}"), [])[0]
-        claimed = _race(
-            lambda worker=f"w{round_}": outbox.claim(worker, T0, 60, 1),
-            lambda outgoing_id=record.outgoing_id: outbox.cancel(outgoing_id, T0),
-        )
-        final = outbox.find(record.outgoing_id)
-        assert final is not None
-        if claimed:
-            assert final.stage is Stage.SENDING
-            assert outbox.finish(
-                claimed[0].seq,
-                f"w{round_}",
-                AttemptResult(Stage.SENT, final.recipients),
-                T0,
-            )
-        else:
-            assert final.stage is Stage.CANCELLED
-    stages = Counter(entry.record.stage for entry in outbox.listing(100))
-    assert sum(stages.values()) == 60
-    assert set(stages) <= {Stage.SENT, Stage.CANCELLED}
+def test_a_cancellation_between_a_claims_read_and_its_write_wins(engine: sa.Engine) -> None:
+    """The claim read the send as due, then the send was cancelled: the claim's write must
+    find it due no longer."""
+    outbox = SqlOutbox(engine)
+    record = outbox.record(_new(), [])[0]
+    claimed, _ = interleaved(
+        engine,
+        lambda: outbox.claim("w1", T0, 60, 1),
+        lambda: outbox.cancel(record.outgoing_id, T0),
+        after=_READING_THE_DUE,
+    )
+    assert _one_winner(outbox, record.outgoing_id, claimed) is Stage.CANCELLED
+
+
+def test_a_cancellation_meeting_a_claims_open_write_loses(engine: sa.Engine) -> None:
+    """The claim has taken the send but not committed when the cancellation comes: the
+    cancellation must wait for it, and then find the send taken."""
+    outbox = SqlOutbox(engine)
+    record = outbox.record(_new(), [])[0]
+    claimed, cancelled = overlapped(
+        engine,
+        lambda: outbox.claim("w1", T0, 60, 1),
+        lambda: outbox.cancel(record.outgoing_id, T0),
+        at=_TAKING_A_SEND,
+    )
+    assert _one_winner(outbox, record.outgoing_id, claimed) is Stage.SENDING
+    assert isinstance(cancelled, OutgoingRecord)
+    assert cancelled.stage is Stage.SENDING
 
 
 def test_finishing_needs_the_lease_and_writes_each_recipient(outbox: OutboxStore) -> None:
@@ -320,13 +332,14 @@ def test_the_operator_listing_is_newest_first(outbox: OutboxStore) -> None:
     assert [e.idempotency_key for e in outbox.listing(10, [Stage.CANCELLED])] == []
 
 
-def test_several_workers_claiming_together_take_each_send_once(outbox: OutboxStore) -> None:
-    for i in range(40):
+def test_two_workers_claiming_together_take_each_send_once(engine: sa.Engine) -> None:
+    """The first worker read the due sends, then the second took them all: the first's
+    writes must find them taken."""
+    outbox = SqlOutbox(engine)
+    for i in range(6):
         outbox.record(_new(f"k{i}"), [])
-    start = threading.Barrier(4)
 
     def work(worker: str) -> list[int]:
-        start.wait(timeout=30)
         taken: list[int] = []
         while True:
             claimed = outbox.claim(worker, T0, 60, 3)
@@ -334,11 +347,14 @@ def test_several_workers_claiming_together_take_each_send_once(outbox: OutboxSto
                 return taken
             taken.extend(c.seq for c in claimed)
 
-    with ThreadPoolExecutor(4) as pool:
-        results = list(pool.map(work, [f"w{i}" for i in range(4)]))
-    every = [seq for taken in results for seq in taken]
-    assert len(every) == 40
-    assert len(set(every)) == 40
+    first, second = interleaved(
+        engine, lambda: work("w1"), lambda: work("w2"), after=_READING_THE_DUE
+    )
+    assert first == []
+    assert isinstance(second, list)
+    every = [*first, *second]
+    assert len(every) == 6
+    assert len(set(every)) == 6
 
 
 def test_instants_given_in_another_zone_are_kept_and_compared_as_instants(
