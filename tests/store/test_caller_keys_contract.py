@@ -106,9 +106,9 @@ def test_of_two_keys_added_at_once_for_the_last_place_one_is_kept(engine: sa.Eng
         keys.add(_numbered(n), 5)
     first, second = overlapped(
         engine,
-        console_api_keys,
         lambda: keys.add(_numbered(10), 5),
         lambda: keys.add(_numbered(11), 5),
+        at=f"^INSERT INTO {console_api_keys.name} ",
     )
     assert first is None
     assert isinstance(second, TooManyKeys)
