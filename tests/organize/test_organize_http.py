@@ -299,6 +299,8 @@ def test_create_folder_is_answered_with_the_folder_and_its_refusals_name_the_rul
         ({"action": "createFolder", "account": "work", "name": "x" * 257}, NOT_ACCEPTED),
         ({"action": "createFolder", "account": "work", "name": "inbox"}, NOT_ACCEPTED),
         ({"action": "createFolder", "account": "work", "name": "heap"}, NOT_ACCEPTED),
+        ({"action": "createFolder", "account": "work", "name": "IN\u200bBOX"}, NOT_ACCEPTED),
+        ({"action": "createFolder", "account": "work", "name": "Hol\u200cder"}, NOT_ACCEPTED),
         ({"action": "createFolder", "account": "nobody", "name": "Holder"}, 53001),
         ({"action": "createFolder", "account": "work", "name": "Sub", "parent": "Private"}, 53012),
         ({"action": "createFolder", "account": "work", "name": "Sub", "parent": "Nowhere"}, 53012),
@@ -313,6 +315,9 @@ def test_create_folder_is_answered_with_the_folder_and_its_refusals_name_the_rul
         assert code(refused) == expected, arguments
         assert "Holder" not in refused.content[0].text
         assert "Another name" not in refused.content[0].text
+    unseen = _organize(d, action="createFolder", account="work", name="IN\u200bBOX")
+    assert "renders as nothing" in unseen.content[0].text
+    assert "IN\u200bBOX" not in unseen.content[0].text
     withheld = _organize(d, action="createFolder", account="work", name="Private")
     # A withheld folder's name is not refused as taken: it is written, and the run never
     # takes the server's folder over (dead-lettered there), so the answer reveals nothing.

@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from mailfathom.domain import text_rules
+from mailfathom.domain import text_rules, unseen
 
 # The categories a one-line value may not hold: controls (C0, DEL, C1 with NEL), the line
 # and paragraph separators, and surrogates.
@@ -72,3 +72,22 @@ def test_a_body_may_break_lines_but_holds_no_nul() -> None:
 def test_a_bidirectional_override_is_one_line_but_no_name() -> None:
     assert text_rules.is_one_line("photo\u202egpj.exe")
     assert not text_rules.is_name("photo\u202egpj.exe")
+
+
+def test_a_shown_name_also_refuses_every_character_that_renders_as_nothing() -> None:
+    disagreeing = [
+        hex(point)
+        for point in range(sys.maxunicode + 1)
+        if text_rules.is_shown_name(chr(point))
+        == (not text_rules.is_name(chr(point)) or unseen.is_unseen(chr(point)))
+    ]
+    assert disagreeing == []
+
+
+@pytest.mark.parametrize(
+    "text", ["IN\u200bBOX", "Gar\u2060den", "\ufeffGarden", "Garden\ufe0f", "\u3164"]
+)
+def test_a_name_that_may_look_like_another_is_a_name_but_no_shown_name(text: str) -> None:
+    assert text_rules.is_name(text)
+    assert not text_rules.is_shown_name(text)
+    assert text_rules.is_shown_name("Grüße à tous")

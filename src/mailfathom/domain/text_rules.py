@@ -9,6 +9,9 @@ Three shapes of text are told apart:
   written as UTF-8 at all.
 - A name a person reads (an account's or a folder's) is a one-line value that also holds no
   bidirectional override or isolate, which can make one name display as another.
+- A name a caller gives something people are then shown (a folder it creates, a contact, a
+  file) is a name that holds no character that renders as nothing at all (`unseen`): a
+  zero-width space makes `IN<U+200B>BOX` display exactly as `INBOX`.
 - Multi-line text (a body) may break lines and hold tabs, but is made of Unicode scalar values
   only, and holds no NUL.
 
@@ -63,6 +66,13 @@ def is_name(text: str) -> bool:
     """Whether `text` may stand as a name a person reads: one line, and displayed in the
     order it is written."""
     return not has_control_character(text) and not has_bidi_control(text)
+
+
+def is_shown_name(text: str) -> bool:
+    """Whether `text` may stand as a name a caller gives something people are shown: a name
+    (`is_name`) without any character that renders as nothing, so that it cannot display
+    as another name."""
+    return is_name(text) and not has_invisible_character(text)
 
 
 def is_scalar_text(text: str) -> bool:
