@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import structlog
+
+from log_audit import register
 from mailfathom.app.organize.organize_email import OrganizeRequest
 from mailfathom.bootstrap import Services
 from mailfathom.domain.config import (
@@ -101,3 +104,33 @@ def test_a_local_account_creates_a_folder_and_files_mail_in_it(tmp_path: Path) -
         assert sum(1 for sub in ("new", "cur") for _ in (root / "Archive.Later" / sub).iterdir())
         rows = stored_rows(services, account.account_id)
         assert {r.subject: str(r.stored_email_id) for r in rows} == ids
+
+
+def test_no_log_line_carries_the_name_a_caller_gave_a_folder(tmp_path: Path) -> None:
+    """A created folder's alias is text a caller chose: the run's log lines name the folder by
+    its identifier in the store and its role, never by alias."""
+    name = "Garden plans of the neighbours"
+    register(name)
+    account = AccountConfig(
+        account_id="local",
+        display_name="Local",
+        kind=AccountKind.LOCAL,
+        folders=(FolderMapping("INBOX", "INBOX", FolderRole.INBOX),),
+    )
+    config = DeploymentConfig(store=StoreConfig(data_dir=tmp_path / "data"), accounts=(account,))
+    with Services.open(config) as services, structlog.testing.capture_logs() as logs:
+        services.connectors.local.folder("local", "INBOX").deliver(sample("Local filed"))
+        sync = services.account_synchronizer()
+        sync.run_once(account)
+        services.organizer().organize(
+            AGENT, OrganizeRequest(action="createFolder", account="local", name=name)
+        )
+        sync.run_once(account)
+        sync.run_once(account)
+        created = {
+            f.folder_id for f in services._reader().readable_folders(["local"]) if f.alias == name
+        }
+    synchronized = [e for e in logs if e["event"] == "folder.synchronized"]
+    assert created <= {e["folder_id"] for e in synchronized}
+    assert {e["role"] for e in synchronized} == {"Inbox", None}
+    assert not [e for e in logs if any(name in str(value) for value in e.values())]
