@@ -21,11 +21,11 @@ from log_audit import register_all
 from mailfathom.adapters.sql.drafts import SqlDraftStore
 from mailfathom.domain.drafts import DraftLife
 from mailfathom.domain.outgoing import Stage
-from mcp_tests.client import code, structured
+from mcp_tests.client import code, structured, text
 from mcp_tests.in_process import MODES, InProcess, caller_entries, in_process
 from sending.served import _local_account
 
-from .asking import NO_CHOICE, NO_CHOICE_IDS, Answering, Person, choosing
+from .asking import NO_CHOICE, NO_CHOICE_IDS, Answering, Person, acting, choosing
 
 SUBJECT = "Lunch on the terrace"
 BODY = "Shall we take the table in the sun?\nNoon suits me.\n"
@@ -194,6 +194,19 @@ def test_an_answer_that_is_no_choice_sends_and_saves_nothing(
     assert code(result) == expected
     assert arguments["idempotencyKey"] not in _outbox_keys(deployment)
     assert _alert_count(deployment) == alerts
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("action", ["decline", "cancel"], ids=["declined", "dismissed"])
+def test_a_declined_or_dismissed_question_is_told_as_such(
+    deployment: InProcess, mode: str, action: str
+) -> None:
+    arguments = _send_arguments()
+    result = _call(deployment, "send_email", arguments, mode, Person(acting(action)))
+    assert text(result) == (
+        "MailFathom error 59001: The person who was asked declined or dismissed the "
+        "question; nothing was sent or saved."
+    )
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -86,3 +86,22 @@ def test_a_local_account_with_more_addresses_than_a_record_holds_is_a_lawful_pee
         assert peer.addresses == addresses[:MAX_ADDRESSES]
         _assert_rules_hold(peer)
         assert_round_trip(services)
+
+
+def test_a_local_account_whose_name_renders_partly_as_nothing_is_a_lawful_peer(
+    store: StoreConfig,
+) -> None:
+    """A record's name holds no character that renders as nothing, so a peer whose
+    configured name holds one is named by its account identifier instead."""
+    account = AccountConfig(
+        account_id="hidden-name",
+        display_name="Front\u200bDesk",
+        kind=AccountKind.LOCAL,
+        folders=(FolderMapping("INBOX", "INBOX", FolderRole.INBOX),),
+        addresses=("desk@peer.example",),
+    )
+    with Services.open(DeploymentConfig(store=store, accounts=(account,))) as services:
+        (peer,) = whole_book(services)
+        assert (peer.origin, peer.display_name) == (ContactOrigin.ASSERTED, "hidden-name")
+        _assert_rules_hold(peer)
+        assert_round_trip(services)

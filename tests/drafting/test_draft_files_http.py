@@ -283,6 +283,16 @@ def _refused_files(d: FilesServed) -> list[tuple[str, dict[str, str], int]]:
         ("climbing", {"filePath": f"{d.allowed}/../outside/secret.txt"}, Code.FILE_NOT_SERVED),
         ("symlink", {"filePath": str(link / "secret.txt")}, Code.FILE_NOT_SERVED),
         ("oversized", {"filePath": big}, Code.MESSAGE_TOO_LARGE),
+        (
+            "unseen-name",
+            {"filePath": _file(d, "plain.txt", b"plain\n"), "fileName": "shed\u200b.pdf"},
+            Code.FILE_REQUEST_NOT_ACCEPTED,
+        ),
+        (
+            "unseen-path-name",
+            {"filePath": _file(d, "sh\u200bed.txt", b"plain\n")},
+            Code.FILE_REQUEST_NOT_ACCEPTED,
+        ),
     ]
 
 

@@ -19,6 +19,7 @@ from mailfathom.app.flags.ports import (
     RequestIdentityTaken,
 )
 from mailfathom.app.organize.ports import OrganizeStore
+from mailfathom.domain.mutation_requests import request_digest, retried
 from mailfathom.domain.mutations import (
     OPEN_STATES,
     MutationKind,
@@ -83,45 +84,47 @@ class InMemoryMutationStore:
         request_id: str,
         now: datetime,
     ) -> list[MutationRecord]:
-        """One record per (email, value), or the one held under the same email, kind,
-        requester and request identity; all or nothing, as one commit is."""
+        """One record per (email, value), or the ones this same request wrote under the
+        requester and request identity; another request's under it on one of these emails
+        raise `RequestIdentityTaken`. All or nothing, as one commit is."""
+        named = [(target.stored_email_id, mutation) for target, mutation in asked]
+        digest = request_digest(named)
+        emails = {email for email, _ in named}
         with self._local.lock:
-            answered: list[MutationRecord] = []
-            written: list[MutationRecord] = []
-            for target, mutation in asked:
-                held = next(
-                    (
-                        r
-                        for r in (*self._records, *written)
-                        if (r.stored_email_id, r.kind, r.requester, r.request_id)
-                        == (target.stored_email_id, mutation.kind, requester, request_id)
-                    ),
-                    None,
-                )
-                if held is not None and held.value != mutation.value:
+            held = [
+                r
+                for r in self._records
+                if (r.requester, r.request_id) == (requester, request_id)
+                and r.stored_email_id in emails
+            ]
+            if held:
+                answered = retried(held, named, digest)
+                if answered is None:
                     raise RequestIdentityTaken
-                if held is None:
-                    held = MutationRecord(
-                        record_id=uuid.uuid4(),
-                        kind=mutation.kind,
-                        account_id=target.account_id,
-                        stored_email_id=target.stored_email_id,
-                        folder_id=target.folder_id,
-                        value=mutation.value,
-                        requester=requester,
-                        request_id=request_id,
-                        state=MutationState.PENDING,
-                        attempts=0,
-                        last_error_code=None,
-                        created_at=now,
-                        updated_at=now,
-                    )
-                    written.append(held)
-                answered.append(held)
+                return answered
+            written = [
+                MutationRecord(
+                    record_id=uuid.uuid4(),
+                    kind=mutation.kind,
+                    account_id=target.account_id,
+                    stored_email_id=target.stored_email_id,
+                    folder_id=target.folder_id,
+                    value=mutation.value,
+                    requester=requester,
+                    request_id=request_id,
+                    state=MutationState.PENDING,
+                    attempts=0,
+                    last_error_code=None,
+                    created_at=now,
+                    updated_at=now,
+                    request_digest=digest,
+                )
+                for target, mutation in asked
+            ]
             self._records.extend(written)
             for record in written:
                 self._show(record)
-            return answered
+            return written
 
     def _show(self, record: MutationRecord) -> None:
         """The local copy shows the asked value at once; a move shows nothing until the

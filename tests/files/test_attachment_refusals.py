@@ -264,6 +264,11 @@ def test_a_stored_part_needs_the_grant_a_content_read_needs(
         {"stored_email_id": str(uuid.uuid4()), "part_id": "1..2"},
         {"file_path": "/a", "file_name": "line\nbreak"},
         {"file_path": "/a", "file_name": "a/b"},
+        {"file_path": "/a", "file_name": "shed\u200b.pdf"},
+        {"file_path": "/a", "file_name": "\u2060"},
+        {"file_path": "/a", "file_name": "plan\u202egpj.exe"},
+        # No fileName: the path's last component is the name the file travels under.
+        {"file_path": "/a/sh\u200bed.pdf"},
         {"file_path": "/a", "media_type": "pdf"},
         {"file_path": "/a\x00b"},
         {"file_path": "/" + "a" * 4096},
@@ -275,3 +280,12 @@ def test_a_malformed_reference_is_refused_before_anything_is_looked_up(
     with pytest.raises(Refusal) as refused:
         attachment_reference(**arguments)
     assert refused.value.code == Code.FILE_REQUEST_NOT_ACCEPTED
+
+
+def test_only_the_name_a_file_travels_under_is_held_to_the_name_rule() -> None:
+    """A directory of the path is no name anybody is shown; a fileName given names the file
+    instead of the path's last component."""
+    inside = attachment_reference(file_path="/a/sh\u200bed/plan.pdf")
+    assert inside.file_name is None
+    named = attachment_reference(file_path="/a/sh\u200bed.pdf", file_name="shed.pdf")
+    assert named.file_name == "shed.pdf"

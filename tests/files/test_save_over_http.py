@@ -153,6 +153,20 @@ def test_a_malformed_save_is_refused(mcp_deployment: Deployment, arguments: dict
     assert code(result) == Code.FILE_REQUEST_NOT_ACCEPTED
 
 
+@pytest.mark.parametrize("name", ["report\u200b.pdf", "\u2060", "report\u202efdp.exe"])
+def test_a_file_name_holding_a_character_that_renders_as_nothing_is_not_written(
+    mcp_deployment: Deployment, name: str
+) -> None:
+    d = mcp_deployment
+    email_id, part = _quarterly(d)
+    before = _listing(d.files_dir)
+    result = _save(d, "full", email_id, part, str(d.files_dir / name))
+    assert code(result) == Code.FILE_REQUEST_NOT_ACCEPTED
+    assert "renders as nothing" in text(result)
+    assert name not in text(result)
+    assert _listing(d.files_dir) == before
+
+
 def test_a_save_names_one_email_and_one_of_its_attachments(mcp_deployment: Deployment) -> None:
     d = mcp_deployment
     email_id, part = _quarterly(d)

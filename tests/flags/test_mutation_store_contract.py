@@ -126,6 +126,33 @@ def test_a_reused_identity_for_another_value_writes_nothing_of_the_call(
     assert mail.flags_of(target.stored_email_id)[1].flagged is False
 
 
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ([SEEN], [SEEN, FLAGGED]),
+        ([SEEN, FLAGGED], [SEEN]),
+        ([SEEN, FLAGGED], [FLAGGED]),
+    ],
+    ids=["a-change-added", "a-change-left-out", "another-subset"],
+)
+def test_a_reused_identity_is_a_retry_only_for_the_whole_request(
+    mail: HeldMail,
+    mutations: Mutations,
+    first: list[RequestedMutation],
+    then: list[RequestedMutation],
+) -> None:
+    """A request identity names the whole request: asking more, or less, under it is not a
+    retry and writes nothing."""
+    target, _ = _held(mail)
+    written = mutations.record(target, "agent", "r1", first, T0)
+    with pytest.raises(RequestIdentityTaken):
+        mutations.record(target, "agent", "r1", then, T0)
+    assert [r.record_id for r in mutations.open_mutations("acct")] == [r.record_id for r in written]
+    assert mail.flags_of(target.stored_email_id)[1].flagged is (FLAGGED in first)
+    again = mutations.record(target, "agent", "r1", first, T0)
+    assert [r.record_id for r in again] == [r.record_id for r in written]
+
+
 def test_open_records_carry_their_message_and_end_once(
     mail: HeldMail, mutations: Mutations
 ) -> None:

@@ -82,6 +82,17 @@ def test_a_retry_answers_the_same_records_and_a_reuse_for_another_value_is_refus
     ids = [c["changeRecordId"] for c in first["recordedChanges"]]
     assert [c["changeRecordId"] for c in again["recordedChanges"]] == ids
     assert code(_set(d, storedEmailId=email, flagged=False, requestId=request)) == ASK_NOTHING
+    # The identity names the whole request: a change added to it, or one left out of a
+    # request of two, is another request, refused without writing anything.
+    added = _set(d, storedEmailId=email, flagged=True, seen=True, requestId=request)
+    assert code(added) == ASK_NOTHING
+    both = uuid.uuid4().hex
+    pair = structured(_set(d, storedEmailId=email, seen=True, flagged=True, requestId=both))
+    assert code(_set(d, storedEmailId=email, seen=True, requestId=both)) == ASK_NOTHING
+    repeated = structured(_set(d, storedEmailId=email, seen=True, flagged=True, requestId=both))
+    assert [c["changeRecordId"] for c in repeated["recordedChanges"]] == [
+        c["changeRecordId"] for c in pair["recordedChanges"]
+    ]
     fresh = structured(_set(d, storedEmailId=email, flagged=True))
     assert [c["changeRecordId"] for c in fresh["recordedChanges"]] != ids
     unnamed = structured(_set(d, storedEmailId=email, flagged=True))

@@ -165,6 +165,49 @@ def test_a_value_outside_the_listed_values_is_refused_with_the_list(
     assert secret not in logged_since(mark, 1)
 
 
+ENTRY_PROPERTIES = "storedEmailId, partId, filePath, fileName and mediaType"
+
+
+def _with_attachments(tool: str, entries: list[Any]) -> dict[str, Any]:
+    arguments = {"account": "work", "subject": "Schema check", "plainTextBody": "Schema check."}
+    if tool == "update_draft":
+        arguments["draftId"] = ZERO
+    return {**arguments, "attachments": entries}
+
+
+@pytest.mark.parametrize("tool", ["save_draft", "update_draft"])
+@pytest.mark.parametrize(
+    ("entry", "told"),
+    [
+        (
+            {"storedEmailId": ZERO, "part": "1"},
+            "an entry of 'attachments' holds a property it does not take (each takes only "
+            f"{ENTRY_PROPERTIES})",
+        ),
+        (
+            {"filePath": "/leak-path", "leak-not-a-name": 1, "x": 2},
+            "an entry of 'attachments' holds a property it does not take (each takes only "
+            f"{ENTRY_PROPERTIES})",
+        ),
+        ("leak-a-path", "each entry of 'attachments' must be an object"),
+        ({"storedEmailId": ZERO, "partId": 2}, "'partId' in an entry of 'attachments' must be"),
+    ],
+    ids=["unknown-property", "unknown-properties", "not-an-object", "wrong-type"],
+)
+def test_an_entry_of_a_list_of_objects_is_told_what_is_wrong_with_it(
+    mailbox: InProcess, tool: str, entry: Any, told: str
+) -> None:
+    """The list is a list: what is wrong is in an entry, and the sentence says what, naming
+    only what the schema publishes (never a property name the caller wrote)."""
+    mark = log_mark()
+    body = _refused(mailbox.call("full", tool, _with_attachments(tool, [entry])), hidden=[])
+    assert told in body
+    assert "must be a list" not in body
+    for written in ("part'", "leak-", "'x'"):
+        assert written not in body
+        assert written not in logged_since(mark, 1)
+
+
 def test_several_problems_are_all_named_in_one_order(mailbox: InProcess) -> None:
     secret = _secret()
     problems = {"zeta": 1, "to": {"x": secret}, "audience": 2, "account": "work", "alpha": secret}

@@ -101,7 +101,7 @@ def test_a_retry_answers_the_same_records_and_a_reuse_for_another_change_is_refu
     organized: Deployment,
 ) -> None:
     d = organized
-    emails = _ids(d, "INBOX", "Filler note 0")[6:9]
+    *emails, beside = [_ids(d, "INBOX", f"Filler note {n:02d}")[0] for n in (6, 7, 8, 9)]
     request = uuid.uuid4().hex
     first = structured(_organize(d, action="archive", storedEmailIds=emails, requestId=request))
     again = structured(_organize(d, action="archive", storedEmailIds=emails, requestId=request))
@@ -111,6 +111,13 @@ def test_a_retry_answers_the_same_records_and_a_reuse_for_another_change_is_refu
     # the second call is written.
     reused = _organize(d, action="trash", storedEmailIds=emails, requestId=request)
     assert code(reused) == NOT_ACCEPTED
+    # The emails are part of the request: one more, or one fewer, is another request.
+    for named in ([*emails, beside], emails[:2]):
+        refused = _organize(d, action="archive", storedEmailIds=named, requestId=request)
+        assert code(refused) == NOT_ACCEPTED
+    assert beside in [e["storedEmailId"] for e in _emails(d, "INBOX")]
+    reordered = _organize(d, action="archive", storedEmailIds=emails[::-1], requestId=request)
+    assert [c["changeRecordId"] for c in structured(reordered)["changed"]] == ids[::-1]
     fresh = structured(_organize(d, action="archive", storedEmailIds=emails))
     assert not {c["changeRecordId"] for c in fresh["changed"]} & set(ids)
 
@@ -299,6 +306,8 @@ def test_create_folder_is_answered_with_the_folder_and_its_refusals_name_the_rul
         ({"action": "createFolder", "account": "work", "name": "x" * 257}, NOT_ACCEPTED),
         ({"action": "createFolder", "account": "work", "name": "inbox"}, NOT_ACCEPTED),
         ({"action": "createFolder", "account": "work", "name": "heap"}, NOT_ACCEPTED),
+        ({"action": "createFolder", "account": "work", "name": "IN\u200bBOX"}, NOT_ACCEPTED),
+        ({"action": "createFolder", "account": "work", "name": "Hol\u200cder"}, NOT_ACCEPTED),
         ({"action": "createFolder", "account": "nobody", "name": "Holder"}, 53001),
         ({"action": "createFolder", "account": "work", "name": "Sub", "parent": "Private"}, 53012),
         ({"action": "createFolder", "account": "work", "name": "Sub", "parent": "Nowhere"}, 53012),
@@ -313,6 +322,9 @@ def test_create_folder_is_answered_with_the_folder_and_its_refusals_name_the_rul
         assert code(refused) == expected, arguments
         assert "Holder" not in refused.content[0].text
         assert "Another name" not in refused.content[0].text
+    unseen = _organize(d, action="createFolder", account="work", name="IN\u200bBOX")
+    assert "renders as nothing" in unseen.content[0].text
+    assert "IN\u200bBOX" not in unseen.content[0].text
     withheld = _organize(d, action="createFolder", account="work", name="Private")
     # A withheld folder's name is not refused as taken: it is written, and the run never
     # takes the server's folder over (dead-lettered there), so the answer reveals nothing.

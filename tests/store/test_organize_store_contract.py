@@ -104,3 +104,33 @@ def test_a_retry_answers_the_records_as_they_stand_and_a_reused_identity_writes_
     every = backend.mutation_records().listing(100, tuple(MutationState), None)
     assert sorted(r.record_id for r in every) == sorted(r.record_id for r in first)
     assert backend.held_mail().flags_of(c)[1].keywords == {"old"}
+
+
+def test_a_reused_identity_is_a_retry_only_for_the_same_emails_and_change(
+    backend: Backend,
+) -> None:
+    """The emails are part of the request: more or fewer of them under one identity is
+    another request, refused whole; the same ones in another order are the same request."""
+    inbox, (a, b, c) = _inbox(backend)
+    store = backend.organize()
+
+    def targets(*emails: uuid.UUID) -> list[MutationTarget]:
+        return [MutationTarget(e, "acct", inbox, "Inbox") for e in emails]
+
+    first = store.record_each(targets(a, b), "agent", "r1", LABEL, T0)
+    for emails in ((a, b, c), (a,), (c, a)):
+        with pytest.raises(RequestIdentityTaken):
+            store.record_each(targets(*emails), "agent", "r1", LABEL, T0)
+    every = backend.mutation_records().listing(100, tuple(MutationState), None)
+    assert sorted(r.record_id for r in every) == sorted(r.record_id for r in first)
+    assert backend.held_mail().flags_of(c)[1].keywords == {"old"}
+    reordered = store.record_each(targets(b, a), "agent", "r1", LABEL, T0)
+    assert [r.record_id for r in reordered] == [first[1].record_id, first[0].record_id]
+    # A flag change under the same identity on one of these emails is another request too.
+    with pytest.raises(RequestIdentityTaken):
+        backend.mutations().record(
+            targets(a)[0], "agent", "r1", [RequestedMutation(MutationKind.SET_SEEN, "true")], T0
+        )
+    # An email the identity never named is a request of its own (the identity is per email).
+    (alone,) = store.record_each(targets(c), "agent", "r1", LABEL, T0)
+    assert alone.record_id not in {r.record_id for r in first}

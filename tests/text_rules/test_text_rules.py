@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from mailfathom.domain import text_rules
+from mailfathom.domain import text_rules, unseen
 
 # The categories a one-line value may not hold: controls (C0, DEL, C1 with NEL), the line
 # and paragraph separators, and surrogates.
@@ -72,3 +72,55 @@ def test_a_body_may_break_lines_but_holds_no_nul() -> None:
 def test_a_bidirectional_override_is_one_line_but_no_name() -> None:
     assert text_rules.is_one_line("photo\u202egpj.exe")
     assert not text_rules.is_name("photo\u202egpj.exe")
+
+
+def test_a_shown_name_also_refuses_every_character_that_renders_as_nothing() -> None:
+    disagreeing = [
+        hex(point)
+        for point in range(sys.maxunicode + 1)
+        if text_rules.is_shown_name(chr(point))
+        == (not text_rules.is_name(chr(point)) or unseen.is_unseen(chr(point)))
+    ]
+    assert disagreeing == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",  # Persian: a non-joiner between letters
+        "\u0915\u094d\u200d\u0937",  # Devanagari: a joiner after a virama
+        "\u0d7b\u0d4d\u200c",  # Malayalam: a non-joiner after a virama
+        "\U0001f468\u200d\U0001f469\u200d\U0001f467",  # an emoji sequence
+        "\u2764\ufe0f Notes",  # a variation selector after a symbol
+        "\u845b\U000e0100",  # an ideographic variation selector
+    ],
+)
+def test_a_joiner_or_selector_that_does_its_work_may_stand_in_a_shown_name(text: str) -> None:
+    """Zero-width joiners and non-joiners where RFC 5892's contextual rules allow them (the
+    scripts that need them), between pictographs, and variation selectors after a character
+    other than ASCII: each changes how its neighbours are drawn, as these scripts and
+    sequences require."""
+    assert text_rules.is_shown_name(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "IN\u200bBOX",
+        "Gar\u2060den",
+        "\ufeffGarden",
+        "Garden\ufe0f",
+        "\u3164",
+        "IN\u200dBOX",
+        "IN\u200cBOX",
+        "\u200dInbox",
+        "Inbox\u200c",
+        "\ufe0fInbox",
+        "\U0001f468\u200d",
+        "\u0645\u200c\u200c\u062e",
+    ],
+)
+def test_a_name_that_may_look_like_another_is_a_name_but_no_shown_name(text: str) -> None:
+    assert text_rules.is_name(text)
+    assert not text_rules.is_shown_name(text)
+    assert text_rules.is_shown_name("Grüße à tous")

@@ -119,6 +119,13 @@ def _check_name(display_name: object) -> str:
         )
     if not text_rules.is_name(display_name):
         raise _broken("A contact's name (displayName) holds a control character.")
+    if not text_rules.is_shown_name(display_name):
+        # Collection keeps no such name either (`contact_collection.kept_name`).
+        raise _broken(
+            "A contact's name (displayName) holds a character that renders as nothing (a "
+            "zero-width or other invisible character), which would let it look like another "
+            "name, or like none."
+        )
     return display_name
 
 

@@ -116,6 +116,9 @@ class MutationRecord:
     last_error_code: int | None
     created_at: datetime
     updated_at: datetime
+    # The digest of the whole request that wrote the record (`mutation_requests`); None on
+    # a record written before requests were kept whole.
+    request_digest: str | None = None
 
 
 # The name a folder creation record's change goes by beside `MutationKind`'s.

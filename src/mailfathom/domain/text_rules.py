@@ -9,6 +9,9 @@ Three shapes of text are told apart:
   written as UTF-8 at all.
 - A name a person reads (an account's or a folder's) is a one-line value that also holds no
   bidirectional override or isolate, which can make one name display as another.
+- A name a caller gives something people are then shown (a folder it creates, a contact, a
+  file) is a name that holds no character that renders as nothing at all (`unseen`): a
+  zero-width space makes `IN<U+200B>BOX` display exactly as `INBOX`.
 - Multi-line text (a body) may break lines and hold tabs, but is made of Unicode scalar values
   only, and holds no NUL.
 
@@ -21,8 +24,16 @@ where text enters, never repaired.
 from __future__ import annotations
 
 import re
+import unicodedata
+
+from idna.core import valid_contextj
 
 from mailfathom.domain import unseen
+
+_ZWJ = "\u200d"
+_JOINERS = frozenset({"\u200c", _ZWJ})
+# Symbols and modifier symbols: pictographs and the skin tones joined to them.
+_PICTOGRAPHS = frozenset({"So", "Sk"})
 
 # C0 controls, DEL, C1 controls (NEL among them), the line and paragraph separators (the
 # whole of the Zl and Zp categories), and the surrogate code points.
@@ -63,6 +74,44 @@ def is_name(text: str) -> bool:
     """Whether `text` may stand as a name a person reads: one line, and displayed in the
     order it is written."""
     return not has_control_character(text) and not has_bidi_control(text)
+
+
+def is_shown_name(text: str) -> bool:
+    """Whether `text` may stand as a name a caller gives something people are shown: a name
+    (`is_name`) without any character that renders as nothing, so that it cannot display
+    as another name, but for those that do a visible job where they stand (`_draws`)."""
+    if not is_name(text):
+        return False
+    if not unseen.has_unseen(text):
+        return True
+    return all(_draws(text, index) for index, char in enumerate(text) if unseen.is_unseen(char))
+
+
+def _draws(text: str, index: int) -> bool:
+    """Whether the unseen character at `index` changes how its neighbours are drawn, as the
+    script or sequence around it requires: a zero-width non-joiner or joiner where RFC 5892's
+    contextual rules allow it (after a virama, or between letters of a joining script such as
+    Persian), a joiner between two pictographs (an emoji sequence), a variation selector after
+    a visible character outside ASCII. Anywhere else it would only hide a difference."""
+    char = text[index]
+    if char in _JOINERS:
+        if valid_contextj(text, index):
+            return True
+        return (
+            char == _ZWJ
+            and 0 < index < len(text) - 1
+            and unicodedata.category(text[index - 1]) in _PICTOGRAPHS
+            and unicodedata.category(text[index + 1]) in _PICTOGRAPHS
+        )
+    if _is_selector(char):
+        before = text[index - 1] if index else ""
+        return bool(before) and not before.isascii() and not unseen.is_unseen(before)
+    return False
+
+
+def _is_selector(char: str) -> bool:
+    point = ord(char)
+    return 0xFE00 <= point <= 0xFE0F or 0xE0100 <= point <= 0xE01EF
 
 
 def is_scalar_text(text: str) -> bool:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
-NEWEST_REVISION = "0037_account_warnings"
+NEWEST_REVISION = "0038_request_digests"
 """The newest migration under `migrations/versions`; a test holds it to Alembic's own head."""
 
 

@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from mailfathom.adapters.sql.schema import folders, keywords, messages, mutation_records
 from mailfathom.adapters.sql.store_base import accounts_of
 from mailfathom.app.flags.ports import MutationTarget, OpenMutation, RequestIdentityTaken
+from mailfathom.domain.mutation_requests import request_digest, retried
 from mailfathom.domain.mutations import (
     OPEN_STATES,
     MutationKind,
@@ -74,9 +75,7 @@ class SqlMutationStore:
         now: datetime,
     ) -> list[MutationRecord]:
         with self._engine.begin() as c:
-            return [
-                record_one(c, target, requester, request_id, mutation, now) for mutation in asked
-            ]
+            return record_request(c, [(target, m) for m in asked], requester, request_id, now)
 
     def open_mutations(self, account_id: str) -> list[OpenMutation]:
         # A record follows its email: where the stored row is now (a move carried since the
@@ -189,29 +188,44 @@ class SqlMutationStore:
         return None if row is None else record_of(row)
 
 
-def record_one(
+def record_request(
+    c: sa.Connection,
+    asked: Sequence[tuple[MutationTarget, RequestedMutation]],
+    requester: str,
+    request_id: str,
+    now: datetime,
+) -> list[MutationRecord]:
+    """Write the records of one request inside the caller's transaction, in the order asked,
+    or answer the ones this same request already wrote under the requester and request
+    identity; records another request wrote under that identity on one of these emails
+    raise `RequestIdentityTaken` (`mutation_requests`)."""
+    named = [(target.stored_email_id, mutation) for target, mutation in asked]
+    digest = request_digest(named)
+    held = c.execute(
+        sa.select(mutation_records).where(
+            _R.account_id.in_(sorted({target.account_id for target, _ in asked})),
+            _R.stored_email_id.in_(sorted({email for email, _ in named})),
+            _R.requester == requester,
+            _R.request_id == request_id,
+        )
+    ).all()
+    if held:
+        answered = retried([record_of(row) for row in held], named, digest)
+        if answered is None:
+            raise RequestIdentityTaken
+        return answered
+    return [_write(c, t, requester, request_id, m, digest, now) for t, m in asked]
+
+
+def _write(
     c: sa.Connection,
     target: MutationTarget,
     requester: str,
     request_id: str,
     mutation: RequestedMutation,
+    digest: str,
     now: datetime,
 ) -> MutationRecord:
-    """Write one record inside the caller's transaction, or answer the one already written
-    under the same email, kind, requester and request identity; a different value under that
-    identity raises `RequestIdentityTaken`."""
-    held = c.execute(
-        sa.select(mutation_records).where(
-            _R.stored_email_id == target.stored_email_id,
-            _R.kind == mutation.kind.value,
-            _R.requester == requester,
-            _R.request_id == request_id,
-        )
-    ).first()
-    if held is not None:
-        if held.value != mutation.value:
-            raise RequestIdentityTaken
-        return record_of(held)
     values = {
         "record_id": uuid.uuid4(),
         "kind": mutation.kind.value,
@@ -221,6 +235,7 @@ def record_one(
         "value": mutation.value,
         "requester": requester,
         "request_id": request_id,
+        "request_digest": digest,
         "state": MutationState.PENDING.value,
         "attempts": 0,
         "last_error_code": None,
@@ -294,4 +309,5 @@ def record_of(row: Any) -> MutationRecord:
         last_error_code=m["last_error_code"],
         created_at=m["created_at"],
         updated_at=m["updated_at"],
+        request_digest=m["request_digest"],
     )

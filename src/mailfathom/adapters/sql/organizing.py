@@ -12,7 +12,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from mailfathom.adapters.sql.mutations import record_one
+from mailfathom.adapters.sql.mutations import record_request
 from mailfathom.adapters.sql.schema import folders, messages
 from mailfathom.adapters.sql.store_base import accounts_of
 from mailfathom.app.flags.ports import MutationTarget
@@ -72,4 +72,4 @@ class SqlOrganizeStore:
         now: datetime,
     ) -> list[MutationRecord]:
         with self._engine.begin() as c:
-            return [record_one(c, t, requester, request_id, asked, now) for t in targets]
+            return record_request(c, [(t, asked) for t in targets], requester, request_id, now)

@@ -433,6 +433,8 @@ mutation_records = sa.Table(
     sa.Column("value", sa.Text, nullable=False),
     sa.Column("requester", sa.String(64), nullable=False),
     sa.Column("request_id", sa.String(128), nullable=False),
+    # SHA-256 (hex) of the whole request that wrote the record: a retry must match it.
+    sa.Column("request_digest", sa.String(64)),
     sa.Column("state", sa.String(16), nullable=False),
     sa.Column("attempts", sa.Integer, nullable=False),
     sa.Column("last_error_code", sa.Integer),

@@ -157,7 +157,8 @@ class ConfirmedSending:
         if answer.kind is AnswerKind.DECLINED:
             raise Refusal(
                 Code.CONFIRMATION_DECLINED,
-                "The person asked did not answer the question; nothing was sent or saved.",
+                "The person who was asked declined or dismissed the question; nothing was "
+                "sent or saved.",
             )
         if answer.kind is AnswerKind.EXPIRED:
             raise Refusal(

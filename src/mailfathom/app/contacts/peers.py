@@ -6,7 +6,8 @@ its name or addresses change, erased when it goes. The note on a peer record is 
 and is kept. An address an owner's own (non-peer) asserted record already holds stays with
 that record; one a collected record holds moves to the peer. A peer record is held to the
 rules of every asserted record: an account with more addresses than one holds is the first
-MAX_ADDRESSES of them.
+MAX_ADDRESSES of them, and one whose name holds a character that renders as nothing is named
+by its account identifier.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from mailfathom.app.contacts.ports import ContactBook, PeerEntry, PeerUpkeep
-from mailfathom.domain import addresses
+from mailfathom.domain import addresses, text_rules
 from mailfathom.domain.config import AccountKind, DeploymentConfig
 from mailfathom.domain.contacts import MAX_ADDRESSES, address_key
 
@@ -37,6 +38,10 @@ def peer_entries(config: DeploymentConfig) -> list[PeerEntry]:
         if not spelt:
             continue
         name = (delivery.display_name if delivery else None) or account.display_name
+        if not text_rules.is_shown_name(name):
+            # A record's name holds no character that renders as nothing; the account's
+            # identifier always may stand as one.
+            name = account.account_id
         # A record holds at most MAX_ADDRESSES: the first ones written, the delivery
         # address first, so the peer record stays one the book's rules allow.
         held = tuple(spelt.values())[:MAX_ADDRESSES]

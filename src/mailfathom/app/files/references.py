@@ -55,7 +55,11 @@ def attachment_reference(
             "An attachment names either storedEmailId with partId, or filePath; exactly one."
         )
     if not stored:
-        return LocalFileReference(file_rules.file_path(file_path, "filePath"), name, kind)
+        path = file_rules.file_path(file_path, "filePath")
+        if name is None:
+            # The file travels under the path's last component.
+            file_rules.shown_name(file_rules.last_component(path), "filePath")
+        return LocalFileReference(path, name, kind)
     if stored_email_id is None or part_id is None:
         raise file_rules.not_accepted("storedEmailId and partId are given together.")
     identifier = parse_identifier(stored_email_id, Code.NOT_AN_EMAIL_IDENTIFIER, "storedEmailId")

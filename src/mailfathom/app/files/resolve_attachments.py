@@ -135,7 +135,7 @@ class AttachmentResolver:
             if over.size > self._bounds.max_attachment_octets:
                 raise _file_too_large(self._bounds) from None
             raise _total_too_large(self._bounds) from None
-        name = reference.file_name or reference.path.rstrip("/").rpartition("/")[2] or None
+        name = reference.file_name or file_rules.last_component(reference.path) or None
         return Attachment(
             file_name=name,
             media_type=reference.media_type or media_types.from_file_name(name),

@@ -31,7 +31,7 @@ class MutationTarget:
 
 
 class RequestIdentityTaken(Exception):
-    """The request identity was already used on this email for a different value."""
+    """The request identity was already used on one of the emails for another request."""
 
 
 class MutationStore(Protocol):
@@ -50,10 +50,11 @@ class MutationStore(Protocol):
         asked: Sequence[RequestedMutation],
         now: datetime,
     ) -> list[MutationRecord]:
-        """One record per value, in the order asked, all in one commit. A value already
-        recorded under the same email, kind, requester and request identity is answered with
-        that record as it stands; one recorded with a different value raises
-        `RequestIdentityTaken` and nothing is written. A new record's value is shown on the
+        """One record per value, in the order asked, all in one commit. Records this same
+        request (the same values of the same email) already wrote under the requester and
+        request identity are answered as they stand; records another request wrote under
+        them on this email, whatever their values, raise `RequestIdentityTaken` and nothing
+        is written (`domain/mutation_requests.py`). A new record's value is shown on the
         local copy in the same commit."""
         ...
 

@@ -83,8 +83,8 @@ class MailFlagChangeRecorder:
             )
         except RequestIdentityTaken:
             raise rules.refuse(
-                "The requestId was already used on this email for a different change; send a "
-                "new requestId."
+                "The requestId was already used on this email for another request (a retry "
+                "asks exactly what the first call asked); send a new requestId."
             ) from None
         for record in records:
             log.info(

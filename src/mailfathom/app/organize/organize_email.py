@@ -260,6 +260,6 @@ class EmailOrganizer:
             )
         except RequestIdentityTaken:
             raise rules.refuse(
-                "The requestId was already used on one of these emails for a different change; "
-                "send a new requestId."
+                "The requestId was already used on one of these emails for another request (a "
+                "retry names the same emails and asks the same change); send a new requestId."
             ) from None

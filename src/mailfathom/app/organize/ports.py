@@ -29,10 +29,11 @@ class OrganizeStore(Protocol):
         asked: RequestedMutation,
         now: datetime,
     ) -> list[MutationRecord]:
-        """One record of `asked` per target, in the order given, all in one commit. A target
-        already holding a record of the same kind under this requester and request identity
-        is answered with that record as it stands; one holding it with a different value
-        raises `RequestIdentityTaken` and nothing is written. A keyword change is shown on
+        """One record of `asked` per target, in the order given, all in one commit. Records
+        this same request (the same value of the same emails, in any order) already wrote
+        under this requester and request identity are answered as they stand; records
+        another request wrote under them on one of these emails raise `RequestIdentityTaken`
+        and nothing is written (`domain/mutation_requests.py`). A keyword change is shown on
         the local copy in the same commit; a move is shown once it has happened."""
         ...
 

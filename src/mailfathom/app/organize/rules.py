@@ -63,7 +63,8 @@ _NOT_IN_NAMES = frozenset('/\\.*%"')
 
 def folder_name(value: object) -> str:
     """The name of a folder to create: one line of 1 to 256 characters, without surrounding
-    space, wildcards or a hierarchy delimiter (a parent is named apart)."""
+    space, wildcards or a hierarchy delimiter (a parent is named apart), and without a
+    character that renders as nothing."""
     if not isinstance(value, str) or not value.strip():
         raise refuse("createFolder names the new folder in name.")
     if (
@@ -76,6 +77,11 @@ def folder_name(value: object) -> str:
             f"A folder name is one line of at most {MAX_FOLDER_CHARACTERS} characters, "
             "without surrounding space and without / \\ . * % or a quotation mark; name its "
             "parent in parent."
+        )
+    if not text_rules.is_shown_name(value):
+        raise refuse(
+            "A folder name holds no character that renders as nothing (a zero-width or other "
+            "invisible character), which would let it look like another folder's name."
         )
     if value.casefold() == "inbox":
         raise refuse("A folder name is not INBOX, which every account already has.")

@@ -55,6 +55,7 @@ def save_request(
         )
     part_id = file_rules.part_id(save_part, "savePart")
     path = file_rules.file_path(save_to, "saveTo")
+    file_rules.shown_name(file_rules.last_component(path), "saveTo")
     return SaveRequest(stored_email_ids[0], part_id, path)
 
 

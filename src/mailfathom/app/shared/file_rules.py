@@ -1,6 +1,11 @@
 """The rules a caller's words about a file are held to before anything is looked up: a path,
 a part of a stored email, a display name, a media type.
 
+A name a file is given (a display name, the new file a save writes, the last component of a
+path a file travels under when no display name is given) holds no character that renders as
+nothing (`text_rules.is_shown_name`): people are shown it, as an attachment or in a
+directory, where nothing writes such a character out.
+
 Every refusal names the argument and the rule, never the value: a path or a file name is
 caller input, and it may itself be mail (a name copied from an attachment).
 """
@@ -49,6 +54,21 @@ def file_path(value: object, argument: str) -> str:
     return value
 
 
+def shown_name(name: str, argument: str) -> str:
+    """`name`, which people are shown as a file's name, when no character of it renders as
+    nothing; `argument` says where the name was written."""
+    if not text_rules.is_shown_name(name):
+        raise not_accepted(
+            f"The file name in {argument} holds a character that renders as nothing (a "
+            "zero-width, bidirectional or other invisible character)."
+        )
+    return name
+
+
+def last_component(path: str) -> str:
+    return path.rstrip("/").rpartition("/")[2]
+
+
 def part_id(value: object, argument: str) -> str:
     if not isinstance(value, str) or _PART_ID.fullmatch(value) is None:
         raise not_accepted(
@@ -72,7 +92,7 @@ def display_name(value: object, argument: str) -> str | None:
             f"{argument} must be 1 to {NAME_LIMIT} characters on one line, without control "
             "characters or a slash."
         )
-    return value
+    return shown_name(value, argument)
 
 
 def media_type(value: object, argument: str) -> str | None:

@@ -356,7 +356,8 @@ class AccountSynchronizer:
                 log.warning(
                     "folder.watch_failed",
                     account=account.account_id,
-                    folder=record.alias,
+                    folder_id=record.folder_id,
+                    role=record.role,
                     retry_in=backoff,
                 )
                 stop.wait(backoff)

@@ -173,9 +173,12 @@ class FolderSynchronizer:
         )
         if self._withheld is not None and support_may_have_moved(folder, report):
             self._withheld.forget_withheld()
+        # A folder is named by its identifier and role, never its alias: a folder created
+        # through organize_email carries the name a caller chose.
         log.info(
             "folder.synchronized",
-            folder=folder.alias,
+            folder_id=folder.folder_id,
+            role=folder.role,
             account=folder.account_id,
             stored=report.stored,
             fetched=report.fetched_bodies,
@@ -249,7 +252,12 @@ class FolderSynchronizer:
         the new UIDs by Message-ID and size and moved over, keeping their local identity;
         whatever cannot be matched is fetched anew, and rows left unmatched are dropped only
         after that, so no message is ever missing from the copy in between."""
-        log.warning("folder.uidvalidity_changed", folder=folder.alias, account=folder.account_id)
+        log.warning(
+            "folder.uidvalidity_changed",
+            folder_id=folder.folder_id,
+            role=folder.role,
+            account=folder.account_id,
+        )
         stale = self._store.stale_identities(folder.folder_id, status.uidvalidity)
         already = self._store.stored_uids(folder.folder_id, status.uidvalidity)
         candidates = [u for u in session.search_uids() if u not in already]

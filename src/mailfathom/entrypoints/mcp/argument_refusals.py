@@ -9,6 +9,11 @@ own arguments come first in their published order, then the names it does not ta
 alphabetical order, so the same call is always answered with the same sentence. A name the
 tool does not take is repeated only when it is spelled like an argument name; any other is
 counted. Nothing of a value given, not even its length, is part of the answer.
+
+An argument that is a list of objects is a list even when an entry of it is at fault, so such
+an entry is told apart: one that is no object, one holding a property the entry does not take
+(told with the properties it does take, never with the name the caller wrote), and a property
+of it breaking its own rule (named as the schema publishes it).
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ _RULE_OF = {
     ),
 }
 _PRECEDENCE = (_MISSING, _LISTED, _BOUNDED, _TYPED)
+# What is wrong with an entry of a list of objects itself, as opposed to one of its properties.
+_NOT_OBJECT, _UNKNOWN_PROPERTY = "entryNotObject", "entryUnknownProperty"
 _BOUND_WORDS = (
     ("minimum", "at least {}"),
     ("exclusiveMinimum", "greater than {}"),
@@ -69,7 +76,11 @@ class SchemaMismatch:
 
 def describe(error: ValidationError, schema: Mapping[str, Any]) -> SchemaMismatch:
     properties: Mapping[str, Any] = schema.get("properties", {})
+    definitions: Mapping[str, Any] = schema.get("$defs", {})
     rules: dict[str, str] = {}
+    # Faults of entries of a list of objects, by argument: what is wrong with an entry
+    # (_NOT_OBJECT, _UNKNOWN_PROPERTY) or with a published property of one, and its rule.
+    entries: dict[str, dict[str, str]] = {}
     unknown: set[str] = set()
     unnamed = 0
     for problem in error.errors(include_url=False, include_context=False, include_input=False):
@@ -81,12 +92,20 @@ def describe(error: ValidationError, schema: Mapping[str, Any]) -> SchemaMismatc
             else:
                 unnamed += 1
             continue
-        rule = _RULE_OF.get(problem["type"], _TYPED)
-        earlier = rules.get(name)
-        if earlier is None or _PRECEDENCE.index(rule) < _PRECEDENCE.index(earlier):
-            rules[name] = rule
-    known = [(n, rules[n]) for n in properties if n in rules]
-    clauses = [_clause(n, rule, properties[n]) for n, rule in known]
+        entry = _entry_schema(properties.get(name), definitions)
+        if entry is not None and len(location) > 1 and isinstance(location[1], int):
+            _note_entry(entries.setdefault(name, {}), location[2:], problem["type"], entry)
+            continue
+        _note(rules, name, _RULE_OF.get(problem["type"], _TYPED))
+    known: list[tuple[str, str]] = []
+    clauses: list[str] = []
+    for n, node in properties.items():
+        if n in rules:
+            known.append((n, rules[n]))
+            clauses.append(_clause(f"'{n}'", rules[n], node))
+        elif n in entries:
+            known += [(_logged(n, fault), rule) for fault, rule in entries[n].items()]
+            clauses += _entry_clauses(n, entries[n], _entry_schema(node, definitions) or {})
     if any(n not in properties for n in rules):
         clauses.append("the arguments must be an object of the published shape")
     named = sorted(unknown)[:_NAMED_UNKNOWN]
@@ -102,14 +121,72 @@ def describe(error: ValidationError, schema: Mapping[str, Any]) -> SchemaMismatc
     return SchemaMismatch(sentence, tuple(known), len(unknown) + unnamed)
 
 
-def _clause(name: str, rule: str, node: Any) -> str:
+def _note(rules: dict[str, str], name: str, rule: str) -> None:
+    """Keep the rule that comes first in `_PRECEDENCE` for `name`."""
+    earlier = rules.get(name)
+    if earlier is None or _PRECEDENCE.index(rule) < _PRECEDENCE.index(earlier):
+        rules[name] = rule
+
+
+def _entry_schema(node: Any, definitions: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The schema of an entry when `node` publishes a list of objects, else None."""
+    for branch in _branches(node):
+        if branch.get("type") != "array":
+            continue
+        items = branch.get("items")
+        if isinstance(items, dict) and isinstance(items.get("$ref"), str):
+            items = definitions.get(items["$ref"].rpartition("/")[2])
+        if isinstance(items, dict) and items.get("type") == "object":
+            return items
+    return None
+
+
+def _note_entry(
+    faults: dict[str, str], inside: tuple[Any, ...], kind: str, entry: Mapping[str, Any]
+) -> None:
+    """Note what a problem at `inside` (the location within one entry) says of the entry."""
+    published: Mapping[str, Any] = entry.get("properties", {})
+    if not inside:
+        faults[_NOT_OBJECT] = _NOT_OBJECT
+    elif kind == "extra_forbidden" or str(inside[0]) not in published:
+        faults[_UNKNOWN_PROPERTY] = _UNKNOWN_PROPERTY
+    else:
+        _note(faults, str(inside[0]), _RULE_OF.get(kind, _TYPED))
+
+
+def _entry_clauses(name: str, faults: Mapping[str, str], entry: Mapping[str, Any]) -> list[str]:
+    published: Mapping[str, Any] = entry.get("properties", {})
+    clauses = []
+    if _NOT_OBJECT in faults:
+        clauses.append(f"each entry of '{name}' must be an object")
+    if _UNKNOWN_PROPERTY in faults:
+        names = list(published)
+        taken = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+        clauses.append(
+            f"an entry of '{name}' holds a property it does not take (each takes only {taken})"
+        )
+    clauses += [
+        _clause(f"'{p}' in an entry of '{name}'", faults[p], published[p])
+        for p in published
+        if p in faults
+    ]
+    return clauses
+
+
+def _logged(name: str, fault: str) -> str:
+    """How the server log names a fault of an entry: the argument, and the published
+    property at fault when there is one."""
+    return name if fault in (_NOT_OBJECT, _UNKNOWN_PROPERTY) else f"{name}.{fault}"
+
+
+def _clause(subject: str, rule: str, node: Any) -> str:
     if rule == _MISSING:
-        return f"'{name}' is required"
+        return f"{subject} is required"
     if rule == _LISTED and (values := _listed(node)):
-        return f"'{name}' must be one of " + ", ".join(values)
+        return f"{subject} must be one of " + ", ".join(values)
     if rule == _BOUNDED and (bounds := _bounds(node)):
-        return f"'{name}' must be " + " and ".join(bounds)
-    return f"'{name}' must be " + _form(node)
+        return f"{subject} must be " + " and ".join(bounds)
+    return f"{subject} must be " + _form(node)
 
 
 def _branches(node: Any) -> list[dict[str, Any]]:

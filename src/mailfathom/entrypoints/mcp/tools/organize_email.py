@@ -103,8 +103,9 @@ def spec(registry: ToolRegistry, organizer: use_case.EmailOrganizer) -> ToolSpec
             str | None,
             Field(
                 description="Your own identity for this request, up to 128 characters. The "
-                "same value on a retry answers the records the first call wrote, as they stand "
-                "now; reused for a different change it is refused. Omitted: a new request."
+                "same value on a retry naming the same emails and change answers the records "
+                "the first call wrote, as they stand now; reused for anything else (another "
+                "change, an email more or fewer) it is refused. Omitted: a new request."
             ),
         ] = None,
     ) -> Annotated[CallToolResult, OrganizeResult]:

@@ -75,8 +75,9 @@ def spec(registry: ToolRegistry, recorder: use_case.MailFlagChangeRecorder) -> T
             str | None,
             Field(
                 description="Your own identity for this request, up to 128 characters. The "
-                "same value on a retry answers the records the first call wrote, as they stand "
-                "now; reused for a different value it is refused. Omitted: a new request."
+                "same value on a retry asking exactly what the first call asked answers the "
+                "records that call wrote, as they stand now; reused for anything else (another "
+                "value, a change more or fewer) it is refused. Omitted: a new request."
             ),
         ] = None,
     ) -> Annotated[CallToolResult, FlagChangeResult]:
