@@ -195,16 +195,17 @@ def test_a_dead_lettered_change_shows_its_reason_and_is_retried_by_its_form(
 def test_a_folder_alias_with_hidden_characters_is_shown_with_them_written_out(
     owned: Console,
 ) -> None:
-    """An agent may name a folder it creates with a character that renders as nothing, so
-    that it reads like another: the change's folder and destination show every character."""
+    """A folder created with a character that renders as nothing, so that it reads like
+    another (asked for before such names were refused, or mapped so by the operator): the
+    change's folder and destination show every character."""
     services = owned.services
     account = services.config.accounts[0]
     services.deliver_sample_mail("home", 1)
     services.account_synchronizer().run_once(account)
     lookalike = "Arc\u200bhive"
     organizer = services.organizer()
-    organizer.organize(
-        AGENT, OrganizeRequest("createFolder", account="home", name=lookalike, request_id="f1")
+    SqlFolderCreations(services.engine).request(
+        "home", lookalike, lookalike, None, AGENT.label, "f1", owned.clock()
     )
     services.account_synchronizer().run_once(account)
     email = next(iter(stored_rows(services, "home"))).stored_email_id

@@ -8,6 +8,7 @@ every value as written and with its separators dropped."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -125,9 +126,17 @@ def redacting(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcess]:
         yield deployment
 
 
+def _as_written(secret: str) -> re.Pattern[str]:
+    """`secret` as written or with its separators dropped, standing apart from the letters
+    and digits around it: an identifier or a timestamp's fraction of a second may hold the
+    same digits by chance (a one-time code is six of them)."""
+    forms = "|".join(re.escape(f) for f in {secret, secret.replace(" ", "")})
+    return re.compile(rf"(?<![0-9A-Za-z])(?:{forms})(?![0-9A-Za-z])")
+
+
 def _leaked(result: CallToolResult) -> list[str]:
     whole = result.model_dump_json()
-    return [s for s in SECRETS if s in whole or s.replace(" ", "") in whole]
+    return [s for s in SECRETS if _as_written(s).search(whole)]
 
 
 def _every_answer(d: InProcess) -> dict[str, CallToolResult]:
