@@ -27,6 +27,13 @@ from mailfathom.adapters.imap.responses import (
     message_id_from_header,
     parse_uid_set,
 )
+from mailfathom.adapters.imap.uid_listing import (
+    MAX_UID,
+    fits_whole,
+    uids_in_set,
+    window_span,
+    windows,
+)
 from mailfathom.adapters.oauth.grant_health import GrantHealth
 from mailfathom.adapters.oauth.sasl import OAuthLogin
 from mailfathom.adapters.oauth.tokens import AccessTokens, process_tokens
@@ -46,6 +53,10 @@ from mailfathom.domain.role_proposal import ServerFolder
 _APPENDUID = re.compile(rb"\[APPENDUID (\d+) (\d+)\]", re.IGNORECASE)
 
 FETCH_CHUNK = 250
+# The longest response line imaplib accepts (its `_MAXLINE`); commands whose one-line answer
+# grows with the folder are planned so that answer stays within half of it.
+LINE_LIMIT: int = getattr(imaplib, "_MAXLINE", 1_000_000)
+_ESEARCH_ALL = re.compile(rb"\bALL ([0-9:,]+)")
 _NETWORK_ERRORS = (OSError, socket.timeout, imaplib.IMAP4.error, imap_errors.IMAPClientError)
 
 
@@ -68,7 +79,10 @@ class CommandRefused(SyncError):
 class ImapConnector:
     """Opens a session per call. `tokens` gives the access tokens of accounts that log in
     with OAuth (the process's own by default, so every connector shares them); `health`
-    is where their logins report how the account's grant fared."""
+    is where their logins report how the account's grant fared. `line_limit` is the longest
+    answer line the sessions plan for (see `ImapSession`)."""
+
+    line_limit: int = LINE_LIMIT
 
     def __init__(
         self, tokens: AccessTokens | None = None, health: GrantHealth | None = None
@@ -123,7 +137,7 @@ class ImapConnector:
         except BaseException:  # the account's health could not be written, for one
             _quietly_close(client)
             raise
-        return ImapSession(client, account.account_id)
+        return ImapSession(client, account.account_id, line_limit=self.line_limit)
 
 
 def _text(value: object) -> str:
@@ -141,8 +155,14 @@ def _quietly_close(client: Any) -> None:
 
 
 class ImapSession:
-    def __init__(self, client: Any, account_id: str) -> None:
+    """One logged-in connection. `line_limit` is the longest response line the connection
+    accepts (imaplib's own limit by default): the commands whose one-line answer grows with
+    the folder (UID SEARCH) ask about windows of UIDs small enough for each answer to stay
+    within half of it."""
+
+    def __init__(self, client: Any, account_id: str, line_limit: int = LINE_LIMIT) -> None:
         self._client = client
+        self._budget = line_limit // 2
         self._imap: imaplib.IMAP4 = client._imap  # the underlying imaplib connection
         self._account_id = account_id
         client.normalise_times = False
@@ -152,11 +172,14 @@ class ImapSession:
         self._idle = b"IDLE" in caps
         self._uidplus = b"UIDPLUS" in caps
         self._move = b"MOVE" in caps
+        self._esearch = b"ESEARCH" in caps
         if self._qresync:
             self._guard(lambda: client.enable("QRESYNC"))
         elif self._condstore:
             self._guard(lambda: client.enable("CONDSTORE"))
         self._selected: str | None = None
+        self._exists = 0
+        self._uid_next: int | None = None
 
     @property
     def supports_condstore(self) -> bool:
@@ -222,12 +245,14 @@ class ImapSession:
         self._imap.untagged_responses.clear()
         self._selected = remote_name
         modseq = info.get(b"HIGHESTMODSEQ")
-        return FolderStatus(
+        status = FolderStatus(
             uidvalidity=int(info[b"UIDVALIDITY"]),
             uid_next=int(info[b"UIDNEXT"]) if b"UIDNEXT" in info else None,
             exists=int(info.get(b"EXISTS", 0)),
             highest_modseq=int(modseq) if modseq is not None and self._condstore else None,
         )
+        self._exists, self._uid_next = status.exists, status.uid_next
+        return status
 
     def _uid(self, command: str, *args: str) -> list[Any]:
         def run() -> list[Any]:
@@ -240,12 +265,65 @@ class ImapSession:
         return result
 
     def search_uids(self) -> list[int]:
-        data = self._uid("SEARCH", "ALL")
+        """Every UID of the selected folder, ascending. A folder whose answer could outgrow
+        the line budget is listed window by window (`uid_listing`). UIDs never change and
+        never come back, so a message present from the first window to the last is in its
+        window's answer whatever is expunged meanwhile (an EXPUNGE may come during a UID
+        command, RFC 3501 section 7.4.1): the listing lacks only messages expunged while it
+        ran, and holds every message that arrived before its last window."""
+        if fits_whole(self._budget, self._exists):
+            return self._search(1, MAX_UID, ("ALL",))
+        low, high = self._uid_bounds()
         uids: list[int] = []
-        for line in data:
-            if line:
-                uids.extend(int(x) for x in line.split())
-        return sorted(uids)
+        for start, end in windows(low, high, self._budget):
+            uids.extend(self._search(start, end, ("UID", f"{start}:{end}")))
+        # What arrived since the bounds were read carries a higher UID than any before it.
+        uids.extend(self._search(high + 1, MAX_UID, ("UID", f"{high + 1}:*")))
+        return uids
+
+    def _search(self, low: int, high: int, criteria: tuple[str, ...]) -> list[int]:
+        """The UIDs from `low` to `high` a UID SEARCH finds, ascending: with ESEARCH the
+        compact `RETURN (ALL)` answer (RFC 4731 section 3.1), otherwise the plain one. A
+        server's `n:*` holds the highest UID even below `n` (RFC 3501 section 6.4.8), so
+        answers are kept to the window asked about."""
+        most = min(high - low + 1, window_span(self._budget, high))
+        if not self._esearch:
+            found: set[int] = set()
+            for line in self._uid("SEARCH", *criteria):
+                if isinstance(line, bytes):
+                    found.update(int(x) for x in line.split() if x.isdigit())
+            return sorted(u for u in found if low <= u <= high)
+        self._imap.untagged_responses.pop("ESEARCH", None)
+        self._uid("SEARCH", "RETURN", "(ALL)", *criteria)
+        listed: list[int] = []
+        for line in self._imap.untagged_responses.pop("ESEARCH", []):
+            named = _ESEARCH_ALL.search(line if isinstance(line, bytes) else b"")
+            if named is None:
+                continue
+            try:
+                listed.extend(uids_in_set(named.group(1).decode(), low, high, most - len(listed)))
+            except ValueError as exc:
+                raise SyncError(
+                    f"The mail server of account '{self._account_id}' answered a SEARCH "
+                    "with more messages than it asked about."
+                ) from exc
+        return sorted(set(listed))
+
+    def _uid_bounds(self) -> tuple[int, int]:
+        """The lowest and highest UID of the selected folder: those of its first and last
+        message, by a FETCH of message numbers, during which a server may not expunge
+        (RFC 3501 section 7.4.1). Any other message's UID lies between them."""
+        typ, data = self._guard(lambda: self._imap.fetch("1,*", "(UID)"))
+        found = [
+            uid
+            for entry in (data if typ == "OK" else [])
+            if isinstance(entry, bytes) and (uid := FetchItems(entry).uid) is not None
+        ]
+        if found:
+            return min(found), max(found)
+        if self._uid_next is None:
+            raise SyncError(f"The mail server of account '{self._account_id}' named no UIDs.")
+        return 1, self._uid_next - 1
 
     def _fetch(self, uids: Sequence[int], items: str) -> Iterator[tuple[bytes, bytes | None]]:
         """Yield (item text, literal or None) per FETCH response, in chunks of UIDs."""
