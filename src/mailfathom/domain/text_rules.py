@@ -26,12 +26,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from idna.core import valid_contextj
-
 from mailfathom.domain import unseen
 
 _ZWJ = "\u200d"
 _JOINERS = frozenset({"\u200c", _ZWJ})
+# The canonical combining class of a virama.
+_VIRAMA = 9
 # Symbols and modifier symbols: pictographs and the skin tones joined to them.
 _PICTOGRAPHS = frozenset({"So", "Sk"})
 
@@ -89,24 +89,40 @@ def is_shown_name(text: str) -> bool:
 
 def _draws(text: str, index: int) -> bool:
     """Whether the unseen character at `index` changes how its neighbours are drawn, as the
-    script or sequence around it requires: a zero-width non-joiner or joiner where RFC 5892's
-    contextual rules allow it (after a virama, or between letters of a joining script such as
-    Persian), a joiner between two pictographs (an emoji sequence), a variation selector after
-    a visible character outside ASCII. Anywhere else it would only hide a difference."""
+    script or sequence around it requires: a zero-width non-joiner or joiner after a virama
+    (RFC 5892's first contextual rule), a non-joiner between two letters of a joining script
+    written right to left such as Persian (the second rule, read from the letters' bidi class,
+    marks between skipped), a joiner between two pictographs (an emoji sequence), a variation
+    selector after a visible character outside ASCII. Anywhere else it would only hide a
+    difference."""
     char = text[index]
     if char in _JOINERS:
-        if valid_contextj(text, index):
+        before, after = _letter(text, index, -1), _letter(text, index, 1)
+        if index and unicodedata.combining(text[index - 1]) == _VIRAMA:
             return True
+        if char != _ZWJ:
+            return _joins(before) and _joins(after)
         return (
-            char == _ZWJ
-            and 0 < index < len(text) - 1
-            and unicodedata.category(text[index - 1]) in _PICTOGRAPHS
-            and unicodedata.category(text[index + 1]) in _PICTOGRAPHS
+            unicodedata.category(before or " ") in _PICTOGRAPHS
+            and unicodedata.category(after or " ") in _PICTOGRAPHS
         )
     if _is_selector(char):
         before = text[index - 1] if index else ""
         return bool(before) and not before.isascii() and not unseen.is_unseen(before)
     return False
+
+
+def _letter(text: str, index: int, step: int) -> str:
+    """The nearest character from `index` in the direction of `step` that is not a
+    combining mark; empty at the end of the text."""
+    index += step
+    while 0 <= index < len(text) and unicodedata.category(text[index]) == "Mn":
+        index += step
+    return text[index] if 0 <= index < len(text) else ""
+
+
+def _joins(char: str) -> bool:
+    return bool(char) and unicodedata.bidirectional(char) == "AL" and char.isalpha()
 
 
 def _is_selector(char: str) -> bool:
